@@ -1,0 +1,99 @@
+/**
+ * Per-frame data the renderer uploads, built without allocation: body
+ * matrices from the Float64 state, the shadow plane and its projection
+ * matrix, and the byte layout of the frame uniform (mirrors `Frame` and
+ * `Instance` in shaders/render_common.wgsl).
+ */
+import type { RenderWorld } from './sceneRenderer.ts';
+
+/** Frame uniform: 2 mat4 + 5 vec4 = 13 * 16 bytes. */
+export const FRAME_BYTES = 208;
+export const FRAME_FLOATS = FRAME_BYTES / 4;
+/** Offsets (in floats) of the Frame fields. */
+export const FRAME = { viewProj: 0, shadowProj: 16, eye: 32, lightDir: 36, viewport: 40, fog: 44, target: 48 } as const;
+
+/** Instance: mat4 model (64 bytes) + vec4 colour (16 bytes). */
+export const INSTANCE_BYTES = 80;
+export const INSTANCE_FLOATS = INSTANCE_BYTES / 4;
+
+/**
+ * Column-major model matrix of body i (rotation from its quaternion, then its
+ * centre of mass), written as Float32 at out[o..o+15]. The mesh is already in
+ * the centre-of-mass frame, so no offset is needed.
+ */
+export function bodyMatrix(pos: Float64Array, quat: Float64Array, i: number, out: Float32Array, o: number): void {
+  const x = quat[4 * i]!, y = quat[4 * i + 1]!, z = quat[4 * i + 2]!, w = quat[4 * i + 3]!;
+  out[o] = 1 - 2 * (y * y + z * z);
+  out[o + 1] = 2 * (x * y + z * w);
+  out[o + 2] = 2 * (x * z - y * w);
+  out[o + 3] = 0;
+  out[o + 4] = 2 * (x * y - z * w);
+  out[o + 5] = 1 - 2 * (x * x + z * z);
+  out[o + 6] = 2 * (y * z + x * w);
+  out[o + 7] = 0;
+  out[o + 8] = 2 * (x * z + y * w);
+  out[o + 9] = 2 * (y * z - x * w);
+  out[o + 10] = 1 - 2 * (x * x + y * y);
+  out[o + 11] = 0;
+  out[o + 12] = pos[3 * i]!;
+  out[o + 13] = pos[3 * i + 1]!;
+  out[o + 14] = pos[3 * i + 2]!;
+  out[o + 15] = 1;
+}
+
+export interface Plane {
+  /** Unit normal (world). */
+  n: [number, number, number];
+  /** Offset: the plane is n . x = d. */
+  d: number;
+}
+
+/**
+ * The plane that receives shadows: the first static analytic plane whose
+ * normal points up (within 60 degrees). Null when the scene has none.
+ */
+export function shadowPlane(world: RenderWorld): Plane | null {
+  const b = world.bodies;
+  for (let i = 0; i < b.count; i++) {
+    const s = world.shapes[b.shape[i]!];
+    if (!s || s.kind !== 'plane' || !b.isStatic[i]) continue;
+    const ln = s.planeNormal ?? [0, 1, 0];
+    const x = b.quat[4 * i]!, y = b.quat[4 * i + 1]!, z = b.quat[4 * i + 2]!, w = b.quat[4 * i + 3]!;
+    // Rotate the local normal by the body's quaternion.
+    const nx =
+      (1 - 2 * (y * y + z * z)) * ln[0] + 2 * (x * y - z * w) * ln[1] + 2 * (x * z + y * w) * ln[2];
+    const ny =
+      2 * (x * y + z * w) * ln[0] + (1 - 2 * (x * x + z * z)) * ln[1] + 2 * (y * z - x * w) * ln[2];
+    const nz =
+      2 * (x * z - y * w) * ln[0] + 2 * (y * z + x * w) * ln[1] + (1 - 2 * (x * x + y * y)) * ln[2];
+    const len = Math.hypot(nx, ny, nz) || 1;
+    if (ny / len < 0.5) continue;
+    const n: [number, number, number] = [nx / len, ny / len, nz / len];
+    return { n, d: n[0] * b.pos[3 * i]! + n[1] * b.pos[3 * i + 1]! + n[2] * b.pos[3 * i + 2]! };
+  }
+  return null;
+}
+
+/**
+ * Column-major matrix that moves a world point along the light direction L
+ * onto the plane n . x = d, then `lift` metres along n (so the shadow is not
+ * in the plane's depth): x' = x - L (n . x - d) / (n . L) + lift n.
+ * Returns false (and writes the identity) when the light grazes the plane.
+ */
+export function shadowMatrix(plane: Plane, light: readonly number[], lift: number, out: Float32Array, o = 0): boolean {
+  const n = plane.n;
+  const nl = n[0] * light[0]! + n[1] * light[1]! + n[2] * light[2]!;
+  if (nl < 0.05) {
+    for (let k = 0; k < 16; k++) out[o + k] = k % 5 === 0 ? 1 : 0;
+    return false;
+  }
+  for (let col = 0; col < 3; col++) {
+    for (let row = 0; row < 3; row++) {
+      out[o + 4 * col + row] = (row === col ? 1 : 0) - (light[row]! * n[col]!) / nl;
+    }
+    out[o + 4 * col + 3] = 0;
+  }
+  for (let row = 0; row < 3; row++) out[o + 12 + row] = (light[row]! * plane.d) / nl + lift * n[row]!;
+  out[o + 15] = 1;
+  return true;
+}

@@ -1,0 +1,124 @@
+/**
+ * Mouse, wheel and keys -> orbit camera (camera.ts does the math).
+ *   left drag: orbit      right drag / shift+drag / middle drag: pan
+ *   wheel: zoom           W A S D / arrows: move the target, Q / E: down / up
+ *   F: frame the scene    Space: play / pause    N or .: single step   R: reset
+ * Keys are ignored while a text field or the panel has focus.
+ */
+import { orbit, pan, walk, zoom, type OrbitCamera } from './camera.ts';
+
+export interface InputActions {
+  onCameraChange(): void;
+  togglePlay(): void;
+  step(): void;
+  reset(): void;
+  frame(): void;
+}
+
+export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera, actions: InputActions): () => void {
+  let dragging: 'orbit' | 'pan' | null = null;
+  let lastX = 0;
+  let lastY = 0;
+  const held = new Set<string>();
+  let raf = 0;
+  let lastT = 0;
+
+  const down = (e: PointerEvent) => {
+    const panMode = e.button === 2 || e.button === 1 || e.shiftKey;
+    dragging = panMode ? 'pan' : 'orbit';
+    lastX = e.clientX;
+    lastY = e.clientY;
+    canvas.setPointerCapture(e.pointerId);
+    canvas.classList.add('dragging');
+    e.preventDefault();
+  };
+  const move = (e: PointerEvent) => {
+    if (!dragging) return;
+    const dx = e.clientX - lastX;
+    const dy = e.clientY - lastY;
+    lastX = e.clientX;
+    lastY = e.clientY;
+    if (dragging === 'orbit') orbit(camera, dx, dy);
+    else pan(camera, dx, dy, canvas.clientHeight);
+    actions.onCameraChange();
+  };
+  const up = (e: PointerEvent) => {
+    dragging = null;
+    canvas.classList.remove('dragging');
+    if (canvas.hasPointerCapture(e.pointerId)) canvas.releasePointerCapture(e.pointerId);
+  };
+  const wheel = (e: WheelEvent) => {
+    e.preventDefault();
+    // deltaMode 1 = lines (Firefox): about 40 pixels each.
+    const d = e.deltaMode === 1 ? e.deltaY * 40 : e.deltaY;
+    zoom(camera, d);
+    actions.onCameraChange();
+  };
+  const menu = (e: Event) => e.preventDefault();
+
+  const typing = (e: KeyboardEvent) => {
+    const t = e.target as HTMLElement | null;
+    return !!t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable);
+  };
+  const MOVE_KEYS = new Set(['w', 'a', 's', 'd', 'q', 'e', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright']);
+  const keydown = (e: KeyboardEvent) => {
+    if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+    const k = e.key.toLowerCase();
+    if (MOVE_KEYS.has(k)) {
+      held.add(k);
+      if (!raf) {
+        lastT = performance.now();
+        raf = requestAnimationFrame(tick);
+      }
+      e.preventDefault();
+    } else if (k === ' ') {
+      actions.togglePlay();
+      e.preventDefault();
+    } else if (k === 'n' || k === '.') actions.step();
+    else if (k === 'r') actions.reset();
+    else if (k === 'f') actions.frame();
+  };
+  const keyup = (e: KeyboardEvent) => held.delete(e.key.toLowerCase());
+  const blur = () => held.clear();
+  // Keys move the target at a speed proportional to the distance, so they feel the same at every zoom.
+  const tick = (t: number) => {
+    const dt = Math.min(0.1, (t - lastT) / 1000);
+    lastT = t;
+    const v = camera.distance * 0.6 * dt;
+    let f = 0, r = 0, u = 0;
+    if (held.has('w') || held.has('arrowup')) f += v;
+    if (held.has('s') || held.has('arrowdown')) f -= v;
+    if (held.has('d') || held.has('arrowright')) r += v;
+    if (held.has('a') || held.has('arrowleft')) r -= v;
+    if (held.has('e')) u += v;
+    if (held.has('q')) u -= v;
+    if (f || r || u) {
+      walk(camera, f, r);
+      camera.target[1] += u;
+      actions.onCameraChange();
+    }
+    raf = held.size > 0 ? requestAnimationFrame(tick) : 0;
+  };
+
+  canvas.addEventListener('pointerdown', down);
+  canvas.addEventListener('pointermove', move);
+  canvas.addEventListener('pointerup', up);
+  canvas.addEventListener('pointercancel', up);
+  canvas.addEventListener('wheel', wheel, { passive: false });
+  canvas.addEventListener('contextmenu', menu);
+  window.addEventListener('keydown', keydown);
+  window.addEventListener('keyup', keyup);
+  window.addEventListener('blur', blur);
+  return () => {
+    canvas.removeEventListener('pointerdown', down);
+    canvas.removeEventListener('pointermove', move);
+    canvas.removeEventListener('pointerup', up);
+    canvas.removeEventListener('pointercancel', up);
+    canvas.removeEventListener('wheel', wheel);
+    canvas.removeEventListener('contextmenu', menu);
+    window.removeEventListener('keydown', keydown);
+    window.removeEventListener('keyup', keyup);
+    window.removeEventListener('blur', blur);
+    if (raf) cancelAnimationFrame(raf);
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * CPU-built overlay geometry shared by the WebGPU renderer and the Canvas2D
+ * fallback: coloured world-space vertices for AABB boxes, contact normals and
+ * points, plus the palettes bodies are painted with.
+ *
+ * One vertex layout serves lines (a vertex buffer, float32x3 + unorm8x4) and
+ * points (a storage buffer of `struct { pos: vec3f, color: u32 }`): 16 bytes,
+ * position at byte 0, packed RGBA8 at byte 12. The lists grow by doubling and
+ * are reused frame to frame, so a steady frame allocates nothing.
+ */
+import type { Aabb } from '../geometry/mesh.ts';
+
+export const VERTEX_BYTES = 16;
+
+export class VertexList {
+  count = 0;
+  buffer: ArrayBuffer;
+  f32: Float32Array;
+  u32: Uint32Array;
+
+  constructor(capacity = 256) {
+    this.buffer = new ArrayBuffer(capacity * VERTEX_BYTES);
+    this.f32 = new Float32Array(this.buffer);
+    this.u32 = new Uint32Array(this.buffer);
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  push(x: number, y: number, z: number, rgba: number): void {
+    if ((this.count + 1) * VERTEX_BYTES > this.buffer.byteLength) this.grow();
+    const o = this.count * 4;
+    this.f32[o] = x;
+    this.f32[o + 1] = y;
+    this.f32[o + 2] = z;
+    this.u32[o + 3] = rgba >>> 0;
+    this.count++;
+  }
+
+  /** The used bytes (a view, no copy). */
+  bytes(): Uint8Array {
+    return new Uint8Array(this.buffer, 0, this.count * VERTEX_BYTES);
+  }
+
+  private grow(): void {
+    const b = new ArrayBuffer(this.buffer.byteLength * 2);
+    new Uint8Array(b).set(new Uint8Array(this.buffer));
+    this.buffer = b;
+    this.f32 = new Float32Array(b);
+    this.u32 = new Uint32Array(b);
+  }
+}
+
+/** Packs 0..1 floats into the u32 that WGSL's unpack4x8unorm reads back as (r, g, b, a). */
+export function packColor(r: number, g: number, b: number, a = 1): number {
+  const c = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 255);
+  return (c(r) | (c(g) << 8) | (c(b) << 16) | (c(a) << 24)) >>> 0;
+}
+
+export function unpackColor(rgba: number): [number, number, number, number] {
+  return [(rgba & 255) / 255, ((rgba >>> 8) & 255) / 255, ((rgba >>> 16) & 255) / 255, ((rgba >>> 24) & 255) / 255];
+}
+
+/** Soft, distinguishable body colours (linear-ish RGB; the shader applies gamma). */
+const BODY_PALETTE: readonly [number, number, number][] = [
+  [0.80, 0.30, 0.12],
+  [0.12, 0.36, 0.75],
+  [0.85, 0.60, 0.12],
+  [0.25, 0.58, 0.30],
+  [0.60, 0.22, 0.55],
+  [0.12, 0.55, 0.58],
+  [0.80, 0.28, 0.30],
+  [0.38, 0.36, 0.78],
+];
+const STATIC_COLOR: readonly [number, number, number] = [0.32, 0.34, 0.38];
+
+/** Colour of body i: static bodies neutral grey, dynamic ones from the palette by index. */
+export function bodyColor(i: number, isStatic: boolean, out: Float32Array | number[], o = 0): void {
+  const c = isStatic ? STATIC_COLOR : BODY_PALETTE[i % BODY_PALETTE.length]!;
+  out[o] = c[0];
+  out[o + 1] = c[1];
+  out[o + 2] = c[2];
+}
+
+/**
+ * Colour of a contact-graph level: -1 (static / not in contact) grey, level 0
+ * deep blue, rising through green and yellow to red, repeating every 12
+ * levels so a tall stack still shows its steps.
+ */
+export function levelColor(level: number, out: Float32Array | number[], o = 0): void {
+  if (level < 0) {
+    out[o] = 0.35;
+    out[o + 1] = 0.36;
+    out[o + 2] = 0.4;
+    return;
+  }
+  const t = (level % 12) / 11;
+  // A short piecewise ramp blue -> cyan -> green -> yellow -> red.
+  const stops = LEVEL_STOPS;
+  const x = t * (stops.length - 1);
+  const k = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - k;
+  for (let c = 0; c < 3; c++) out[o + c] = stops[k]![c]! * (1 - f) + stops[k + 1]![c]! * f;
+}
+const LEVEL_STOPS: readonly [number, number, number][] = [
+  [0.2, 0.3, 0.9],
+  [0.15, 0.75, 0.85],
+  [0.3, 0.85, 0.35],
+  [0.95, 0.85, 0.2],
+  [0.95, 0.3, 0.2],
+];
+
+/**
+ * World AABB of a body: its local bounds turned by the quaternion (the box of
+ * the turned box, |R| times the half extents) and moved to the position.
+ * Writes min xyz then max xyz into out[o..o+5].
+ */
+export function worldAabb(
+  local: Aabb,
+  pos: Float64Array,
+  p: number,
+  quat: Float64Array,
+  q: number,
+  out: Float64Array | Float32Array,
+  o = 0,
+): void {
+  const x = quat[q]!, y = quat[q + 1]!, z = quat[q + 2]!, w = quat[q + 3]!;
+  // Rotation matrix rows from the unit quaternion.
+  const r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - z * w), r02 = 2 * (x * z + y * w);
+  const r10 = 2 * (x * y + z * w), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - x * w);
+  const r20 = 2 * (x * z - y * w), r21 = 2 * (y * z + x * w), r22 = 1 - 2 * (x * x + y * y);
+  const cx = 0.5 * (local.min[0] + local.max[0]), cy = 0.5 * (local.min[1] + local.max[1]), cz = 0.5 * (local.min[2] + local.max[2]);
+  const hx = 0.5 * (local.max[0] - local.min[0]), hy = 0.5 * (local.max[1] - local.min[1]), hz = 0.5 * (local.max[2] - local.min[2]);
+  const wx = pos[p]! + r00 * cx + r01 * cy + r02 * cz;
+  const wy = pos[p + 1]! + r10 * cx + r11 * cy + r12 * cz;
+  const wz = pos[p + 2]! + r20 * cx + r21 * cy + r22 * cz;
+  const ex = Math.abs(r00) * hx + Math.abs(r01) * hy + Math.abs(r02) * hz;
+  const ey = Math.abs(r10) * hx + Math.abs(r11) * hy + Math.abs(r12) * hz;
+  const ez = Math.abs(r20) * hx + Math.abs(r21) * hy + Math.abs(r22) * hz;
+  out[o] = wx - ex;
+  out[o + 1] = wy - ey;
+  out[o + 2] = wz - ez;
+  out[o + 3] = wx + ex;
+  out[o + 4] = wy + ey;
+  out[o + 5] = wz + ez;
+}
+
+/** The 12 edges of a box as 24 line vertices. */
+export function pushBoxLines(list: VertexList, b: ArrayLike<number>, o: number, rgba: number): void {
+  const x0 = b[o]!, y0 = b[o + 1]!, z0 = b[o + 2]!, x1 = b[o + 3]!, y1 = b[o + 4]!, z1 = b[o + 5]!;
+  // Four edges along x, four along y, four along z.
+  for (let k = 0; k < 4; k++) {
+    const ya = k & 1 ? y1 : y0;
+    const za = k & 2 ? z1 : z0;
+    list.push(x0, ya, za, rgba);
+    list.push(x1, ya, za, rgba);
+    const xb = k & 1 ? x1 : x0;
+    list.push(xb, y0, za, rgba);
+    list.push(xb, y1, za, rgba);
+    const yb = k & 2 ? y1 : y0;
+    list.push(xb, yb, z0, rgba);
+    list.push(xb, yb, z1, rgba);
+  }
+}
+
+/** A contact: a point and a short segment along its normal. */
+export function pushContact(
+  points: VertexList,
+  lines: VertexList,
+  p: ArrayLike<number>,
+  n: ArrayLike<number>,
+  i: number,
+  length: number,
+  pointRgba: number,
+  lineRgba: number,
+): void {
+  const x = p[3 * i]!, y = p[3 * i + 1]!, z = p[3 * i + 2]!;
+  points.push(x, y, z, pointRgba);
+  lines.push(x, y, z, lineRgba);
+  lines.push(x + n[3 * i]! * length, y + n[3 * i + 1]! * length, z + n[3 * i + 2]! * length, lineRgba);
+}

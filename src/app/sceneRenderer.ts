@@ -1,0 +1,36 @@
+/**
+ * What a renderer draws and the interface both renderers share: the WebGPU
+ * one (gpuRenderer.ts) and the Canvas2D wireframe fallback
+ * (fallbackRenderer.ts) used when WebGPU is missing or the device is lost.
+ */
+import type { BodyStore } from '../dynamics/bodies.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
+import type { ContactView } from '../dynamics/world.ts';
+import type { OrbitCamera } from './camera.ts';
+import type { ViewState } from './views.ts';
+
+/** The part of World a renderer reads (a World is one). */
+export interface RenderWorld {
+  readonly bodies: BodyStore;
+  readonly shapes: readonly RigidShape[];
+  readonly level: Int32Array;
+  readonly contacts: ContactView;
+}
+
+export interface SceneRenderer {
+  readonly kind: 'webgpu' | 'canvas2d';
+  readonly canvas: HTMLCanvasElement;
+  /** A new world (new scene or reset): upload its shapes. */
+  setWorld(world: RenderWorld | null): void;
+  /** Size of the drawing buffer in device pixels. */
+  resize(width: number, height: number): void;
+  render(camera: OrbitCamera, views: ViewState): void;
+  destroy(): void;
+}
+
+/** Direction towards the key light (unit), shared by shading and planar shadows. */
+export const LIGHT_DIR: readonly [number, number, number] = (() => {
+  const v = [0.55, 1.0, 0.4];
+  const l = Math.hypot(v[0]!, v[1]!, v[2]!);
+  return [v[0]! / l, v[1]! / l, v[2]! / l] as [number, number, number];
+})();

@@ -1,0 +1,248 @@
+/**
+ * The app's simulation controller: builds the World for a scene, runs steps
+ * while playing, switches the query backend between steps, and resets by
+ * rebuilding from the same scene.
+ *
+ * Every operation that touches the world or a backend (step, load, reset,
+ * backend switch) runs through one queue, so a scene change never replaces
+ * a world (or re-uploads a backend's shapes) while a GPU step is in flight.
+ * Stepping is not tied to animation frames: the loop steps back to back,
+ * never ahead of wall-clock time, and yields a frame every ~25 ms so the
+ * renderer keeps drawing while a slow CPU step runs.
+ */
+import { createBackend, type Backend } from '../collision/backends.ts';
+import type { BackendKind } from '../collision/query.ts';
+import type { World } from '../dynamics/world.ts';
+import { createWorld } from '../scene/build.ts';
+import type { SceneDesc, SolverSettings } from '../scene/types.ts';
+
+export interface SceneIo {
+  readText(path: string): Promise<string>;
+}
+
+/** Solver settings the user changed in the panel; they survive reset. */
+export type SolverOverrides = Partial<Pick<
+  SolverSettings,
+  'scheme' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
+>> & { dt?: number };
+
+export interface SimulationEvents {
+  /** After each step (for monitors). */
+  onStep?(world: World): void;
+  /** A new world was built (load or reset). */
+  onWorld?(world: World): void;
+  /** A step or a load failed; the simulation is paused. */
+  onError?(error: unknown): void;
+  /** Playing state changed. */
+  onPlaying?(playing: boolean): void;
+  warn?(message: string): void;
+}
+
+export class Simulation {
+  world: World | null = null;
+  scene: SceneDesc | null = null;
+  playing = false;
+  overrides: SolverOverrides = {};
+  private io: SceneIo | null = null;
+  private readonly backends = new Map<BackendKind, Backend>();
+  private backendKind: BackendKind;
+  private queue: Promise<unknown> = Promise.resolve();
+  private looping = false;
+  /** Wall-clock ms and sim time when play was last pressed (for the real-time cap). */
+  private wallStart = 0;
+  private simStart = 0;
+
+  /**
+   * @param gpuAvailable whether the GPU backend may be used (createBackend('gpu')
+   *   shares the page's one device, src/gpu/device.ts sharedGpu).
+   */
+  constructor(
+    private gpuOk: boolean,
+    backend: BackendKind,
+    private readonly events: SimulationEvents = {},
+  ) {
+    this.backendKind = gpuOk ? backend : 'cpu';
+  }
+
+  get backend(): BackendKind {
+    return this.backendKind;
+  }
+
+  get gpuAvailable(): boolean {
+    return this.gpuOk;
+  }
+
+  /** Runs `fn` after every queued operation; failures do not block later ones. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** The query backend and SDF baker of one kind, created once (the same twins the CLI and bench use). */
+  private async backendFor(kind: BackendKind): Promise<Backend> {
+    const k: BackendKind = kind === 'gpu' && this.gpuOk ? 'gpu' : 'cpu';
+    let b = this.backends.get(k);
+    if (!b) {
+      b = await createBackend(k);
+      this.backends.set(k, b);
+    }
+    return b;
+  }
+
+  private async build(scene: SceneDesc, io: SceneIo): Promise<World> {
+    const b = await this.backendFor(this.backendKind);
+    return createWorld(scene, b.query, {
+      readText: (p) => io.readText(p),
+      bake: b.bake,
+      warn: (m) => this.events.warn?.(m),
+    });
+  }
+
+  /** Builds a world for the scene; the old one stays until the new one is ready. */
+  load(scene: SceneDesc, io: SceneIo): Promise<World> {
+    return this.exclusive(async () => {
+      const world = await this.build(scene, io);
+      this.scene = scene;
+      this.io = io;
+      this.install(world);
+      return world;
+    });
+  }
+
+  /** Rebuilds the current scene (time 0, initial state), keeping the user's solver settings. */
+  reset(): Promise<World | null> {
+    return this.exclusive(async () => {
+      if (!this.scene || !this.io) return null;
+      const world = await this.build(this.scene, this.io);
+      this.install(world);
+      return world;
+    });
+  }
+
+  private install(world: World): void {
+    this.world = world;
+    this.applyOverrides();
+    this.restartClock();
+    this.events.onWorld?.(world);
+  }
+
+  /** Changes solver settings now and after every reset. */
+  setOverrides(o: SolverOverrides): void {
+    this.overrides = { ...this.overrides, ...o };
+    this.applyOverrides();
+  }
+
+  private applyOverrides(): void {
+    const w = this.world;
+    if (!w) return;
+    const { dt, ...solver } = this.overrides;
+    Object.assign(w.solver, solver);
+    if (dt !== undefined && dt > 0) {
+      w.dt = dt;
+      this.restartClock();
+    }
+  }
+
+  /** Switch between CPU and GPU queries while running (takes effect before the next step). */
+  setBackend(kind: BackendKind): Promise<void> {
+    return this.exclusive(async () => {
+      const k: BackendKind = kind === 'gpu' && this.gpuOk ? 'gpu' : 'cpu';
+      const b = await this.backendFor(k);
+      this.backendKind = k;
+      this.world?.setBackend(b.query);
+    });
+  }
+
+  /** The GPU is gone (device lost): from now on everything runs on the CPU. */
+  dropGpu(): Promise<void> {
+    this.gpuOk = false;
+    return this.exclusive(async () => {
+      const gpu = this.backends.get('gpu');
+      this.backends.delete('gpu');
+      this.backendKind = 'cpu';
+      this.world?.setBackend((await this.backendFor('cpu')).query);
+      try {
+        gpu?.destroy();
+      } catch {
+        // Its buffers went with the device.
+      }
+    });
+  }
+
+  step(): Promise<void> {
+    return this.exclusive(async () => {
+      const w = this.world;
+      if (!w) return;
+      await w.step();
+      this.events.onStep?.(w);
+    });
+  }
+
+  play(): void {
+    if (this.playing) return;
+    this.playing = true;
+    this.restartClock();
+    this.events.onPlaying?.(true);
+    void this.loop();
+  }
+
+  pause(): void {
+    if (!this.playing) return;
+    this.playing = false;
+    this.events.onPlaying?.(false);
+  }
+
+  private restartClock(): void {
+    this.wallStart = performance.now();
+    this.simStart = this.world?.time ?? 0;
+  }
+
+  private async loop(): Promise<void> {
+    if (this.looping) return;
+    this.looping = true;
+    let lastYield = performance.now();
+    try {
+      while (this.playing && this.world) {
+        const w = this.world;
+        const wall = (performance.now() - this.wallStart) / 1000;
+        if (w.time - this.simStart >= wall) {
+          await nextFrame();
+          lastYield = performance.now();
+          continue;
+        }
+        await this.step();
+        if (performance.now() - lastYield > 25) {
+          await nextFrame();
+          lastYield = performance.now();
+        }
+      }
+    } catch (e) {
+      this.pause();
+      this.events.onError?.(e);
+    } finally {
+      this.looping = false;
+    }
+  }
+
+  /** Waits for queued operations (tests and the recorder use it). */
+  idle(): Promise<void> {
+    return this.exclusive(async () => {});
+  }
+
+  destroy(): void {
+    this.playing = false;
+    for (const b of this.backends.values()) b.destroy();
+    this.backends.clear();
+  }
+}
+
+function nextFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible') {
+      requestAnimationFrame(() => resolve());
+    } else {
+      setTimeout(resolve, 16);
+    }
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * Step time split by stage (StepProfile.ms) as a stacked bar per step over
+ * the last HISTORY steps, with a legend that shows the latest milliseconds.
+ * A plain 2D canvas: tweakpane's graph monitor shows one number only.
+ */
+import { STAGES, type StepProfile } from '../dynamics/profile.ts';
+
+const HISTORY = 120;
+
+/** One colour per stage, queries in warm colours (they are what the GPU accelerates). */
+const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
+  predict: '#5b6b8c',
+  broadphase: '#7d8fb3',
+  collisionQuery: '#ff8a3d',
+  collisionSolve: '#e0b84a',
+  velocityUpdate: '#8aa0a8',
+  contactGraph: '#6fcf97',
+  contactQuery: '#ff5d5d',
+  contactSolve: '#f2c94c',
+  shockPropagation: '#bb6bd9',
+  joints: '#56ccf2',
+  integrate: '#9aa5b1',
+};
+
+export class StageChart {
+  readonly element: HTMLElement;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly ctx: CanvasRenderingContext2D;
+  private readonly legend: HTMLElement;
+  private readonly legendValues: HTMLElement[] = [];
+  private readonly data = new Float32Array(HISTORY * STAGES.length);
+  private head = 0;
+  private filled = 0;
+  private dirty = false;
+
+  constructor() {
+    this.element = document.createElement('div');
+    this.element.className = 'stage-chart';
+    const title = document.createElement('div');
+    title.className = 'stage-chart-title';
+    title.textContent = 'step time by stage (ms)';
+    this.canvas = document.createElement('canvas');
+    this.canvas.width = 280;
+    this.canvas.height = 90;
+    this.ctx = this.canvas.getContext('2d')!;
+    this.legend = document.createElement('div');
+    this.legend.className = 'stage-legend';
+    for (const s of STAGES) {
+      const row = document.createElement('span');
+      row.className = 'stage-legend-item';
+      const sw = document.createElement('i');
+      sw.style.background = STAGE_COLORS[s];
+      const name = document.createElement('span');
+      name.textContent = s;
+      const val = document.createElement('b');
+      val.textContent = '0.0';
+      row.append(sw, name, val);
+      this.legend.append(row);
+      this.legendValues.push(val);
+    }
+    this.element.append(title, this.canvas, this.legend);
+  }
+
+  push(p: StepProfile): void {
+    const o = this.head * STAGES.length;
+    for (let k = 0; k < STAGES.length; k++) this.data[o + k] = p.ms[STAGES[k]!];
+    this.head = (this.head + 1) % HISTORY;
+    this.filled = Math.min(HISTORY, this.filled + 1);
+    this.dirty = true;
+  }
+
+  clear(): void {
+    this.head = 0;
+    this.filled = 0;
+    this.data.fill(0);
+    this.dirty = true;
+  }
+
+  /** Redraws when new steps arrived (called once per animation frame). */
+  draw(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    const { ctx, canvas } = this;
+    const W = canvas.width;
+    const H = canvas.height;
+    ctx.clearRect(0, 0, W, H);
+    let max = 1e-3;
+    for (let i = 0; i < this.filled; i++) {
+      let t = 0;
+      for (let k = 0; k < STAGES.length; k++) t += this.data[i * STAGES.length + k]!;
+      if (t > max) max = t;
+    }
+    // Round the scale up to 1, 2 or 5 times a power of ten so the grid line reads well.
+    const pow = Math.pow(10, Math.floor(Math.log10(max)));
+    const scale = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= max)!;
+    ctx.strokeStyle = 'rgba(255,255,255,0.08)';
+    ctx.fillStyle = 'rgba(255,255,255,0.45)';
+    ctx.font = '10px system-ui, sans-serif';
+    for (const f of [0.5, 1]) {
+      const y = H - f * (H - 12);
+      ctx.beginPath();
+      ctx.moveTo(0, y);
+      ctx.lineTo(W, y);
+      ctx.stroke();
+      ctx.fillText(`${+(scale * f).toPrecision(3)} ms`, 2, y + 10);
+    }
+    const bw = W / HISTORY;
+    for (let n = 0; n < this.filled; n++) {
+      // Oldest on the left.
+      const slot = (this.head - this.filled + n + HISTORY) % HISTORY;
+      let y = H;
+      for (let k = 0; k < STAGES.length; k++) {
+        const h = (this.data[slot * STAGES.length + k]! / scale) * (H - 12);
+        if (h <= 0) continue;
+        ctx.fillStyle = STAGE_COLORS[STAGES[k]!];
+        ctx.fillRect(n * bw, y - h, Math.max(1, bw - 0.5), h);
+        y -= h;
+      }
+    }
+    const last = (this.head - 1 + HISTORY) % HISTORY;
+    for (let k = 0; k < STAGES.length; k++) {
+      this.legendValues[k]!.textContent = this.filled > 0 ? this.data[last * STAGES.length + k]!.toFixed(2) : '0.00';
+    }
+  }
+}

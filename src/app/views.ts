@@ -1,0 +1,121 @@
+/**
+ * Which debug views are on (the seed's viewer, ALGORITHM.md 8, plus a few).
+ * A small pure module: the panel writes it, the renderers read it, the URL
+ * carries it, and unit tests check the rules without a browser.
+ *
+ * Rules that live here rather than in the UI:
+ *  - the depth field and its slice need a body with an SDF; when the chosen
+ *    body has none (a plane) or is gone after a scene change, the first body
+ *    with an SDF is chosen instead, or the view shows nothing;
+ *  - the slice offset is a fraction of the grid along the slice axis, clamped
+ *    to [0, 1], so it survives a change of body or scene.
+ */
+
+export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'levels'] as const;
+export type ViewName = (typeof VIEW_NAMES)[number];
+
+/** Labels shown in the panel, in panel order. */
+export const VIEW_LABELS: Record<ViewName, string> = {
+  wireframe: 'wireframe',
+  samples: 'sample points',
+  depthField: 'depth field',
+  aabbs: 'world AABBs',
+  contacts: 'contacts',
+  levels: 'graph levels',
+};
+
+export type SliceAxis = 'x' | 'y' | 'z';
+
+export interface ViewState {
+  readonly wireframe: boolean;
+  readonly samples: boolean;
+  readonly depthField: boolean;
+  readonly aabbs: boolean;
+  readonly contacts: boolean;
+  readonly levels: boolean;
+  /** Body whose SDF the depth field and slice show (index into the world's bodies, -1 none). */
+  readonly sliceBody: number;
+  readonly sliceAxis: SliceAxis;
+  /** Position of the slice across the grid along sliceAxis, 0 = first node, 1 = last. */
+  readonly sliceOffset: number;
+}
+
+export function defaultViews(): ViewState {
+  return {
+    wireframe: false,
+    samples: false,
+    depthField: false,
+    aabbs: false,
+    contacts: false,
+    levels: false,
+    sliceBody: -1,
+    sliceAxis: 'z',
+    sliceOffset: 0.5,
+  };
+}
+
+export function setView(s: ViewState, name: ViewName, on: boolean): ViewState {
+  return s[name] === on ? s : { ...s, [name]: on };
+}
+
+export function toggleView(s: ViewState, name: ViewName): ViewState {
+  return setView(s, name, !s[name]);
+}
+
+export function setSliceOffset(s: ViewState, offset: number): ViewState {
+  const o = Number.isFinite(offset) ? Math.min(1, Math.max(0, offset)) : 0.5;
+  return o === s.sliceOffset ? s : { ...s, sliceOffset: o };
+}
+
+export function setSliceAxis(s: ViewState, axis: SliceAxis): ViewState {
+  return axis === s.sliceAxis ? s : { ...s, sliceAxis: axis };
+}
+
+/**
+ * The body the depth field shows, made valid for a world of `bodyCount`
+ * bodies where `hasSdf(i)` tells which can be shown: keeps a valid choice,
+ * else the first body with an SDF, else -1.
+ */
+export function resolveSliceBody(s: ViewState, bodyCount: number, hasSdf: (i: number) => boolean): ViewState {
+  if (s.sliceBody >= 0 && s.sliceBody < bodyCount && hasSdf(s.sliceBody)) return s;
+  let pick = -1;
+  for (let i = 0; i < bodyCount; i++) {
+    if (hasSdf(i)) {
+      pick = i;
+      break;
+    }
+  }
+  return pick === s.sliceBody ? s : { ...s, sliceBody: pick };
+}
+
+/** Choose a body (from the panel); invalid choices are fixed by resolveSliceBody. */
+export function setSliceBody(s: ViewState, body: number): ViewState {
+  const b = Number.isInteger(body) ? body : -1;
+  return b === s.sliceBody ? s : { ...s, sliceBody: b };
+}
+
+export function activeViews(s: ViewState): ViewName[] {
+  return VIEW_NAMES.filter((n) => s[n]);
+}
+
+/** Whether the solid bodies are drawn (wireframe replaces them). */
+export function drawsSolids(s: ViewState): boolean {
+  return !s.wireframe;
+}
+
+/** The `views` URL parameter: active view names joined by commas ("" when none). */
+export function viewsToParam(s: ViewState): string {
+  return activeViews(s).join(',');
+}
+
+/** Parses a `views` URL parameter; unknown names are ignored (links from newer versions still open). */
+export function viewsFromParam(param: string | null, base: ViewState = defaultViews()): ViewState {
+  let s: ViewState = base;
+  for (const n of VIEW_NAMES) s = setView(s, n, false);
+  if (!param) return s;
+  for (const raw of param.split(',')) {
+    const n = raw.trim() as ViewName;
+    if ((VIEW_NAMES as readonly string[]).includes(n)) s = setView(s, n, true);
+  }
+  return s;
+}

@@ -1,0 +1,130 @@
+/**
+ * `stackfield bench [SCENE.json | --builtin NAME --bodies N] [--steps N] [--backend cpu,gpu] [--json]`
+ * and `stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]` (bake only).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import type { Command } from './main.ts';
+import { intFlag, parseArgs, stringFlag } from './args.ts';
+import { extractParams, loadSceneArg } from './run.ts';
+import { InputError } from '../errors.ts';
+import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
+import { listBuiltins } from '../scene/builtins.ts';
+import { createBackend, parseBackendKind } from '../collision/backends.ts';
+import type { BackendKind } from '../collision/query.ts';
+import { sphereMesh } from '../geometry/shapes.ts';
+import { triangleCount } from '../geometry/mesh.ts';
+import { nodeCount } from '../sdf/grid.ts';
+
+const help = `stackfield bench - time SDF bakes, penetration queries and whole steps per backend
+
+Usage:
+  stackfield bench [SCENE.json | --builtin NAME [--bodies N] [--param k=v ...]] [options]
+  stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]
+
+Options:
+  --builtin NAME      a built-in scene (default: rings); --bodies N sets its count parameter
+  --steps N           measured steps (default 50); a warm-up of max(2, steps/10) (at most 20) runs first
+  --warmup N          warm-up steps instead of the default
+  --backend LIST      comma-separated backends (default cpu)
+  --json              print the results as JSON instead of a table
+  --out FILE.json     also write the JSON results there (commit them per machine to compare)
+  --sdf               bake-only benchmark: a ~3000-triangle sphere at each of --cells (default 64,128)
+  --repeats N         SDF bake repeats (default 3)
+
+Reports median and p95 per phase (milliseconds), queries per second, pairs and contacts per step.
+GPU times are wall-clock around submit + readback.
+`;
+
+function parseBackends(s: string | undefined): BackendKind[] {
+  const list = (s ?? 'cpu').split(',').map((x) => x.trim()).filter(Boolean);
+  if (!list.length) throw new InputError('expected a list like cpu,gpu', undefined, '--backend');
+  return list.map((x) => parseBackendKind(x));
+}
+
+async function sdfBench(backends: BackendKind[], cellsList: number[], repeats: number, json: boolean): Promise<unknown> {
+  const mesh = sphereMesh(1, 64, 24);
+  const tris = triangleCount(mesh);
+  const out: unknown[] = [];
+  for (const kind of backends) {
+    const b = await createBackend(kind);
+    try {
+      for (const cells of cellsList) {
+        const times: number[] = [];
+        let nodes = 0;
+        for (let r = 0; r < repeats; r++) {
+          const t0 = performance.now();
+          const g = await b.bake(mesh, { cells, padding: 2 });
+          times.push(performance.now() - t0);
+          nodes = nodeCount(g);
+        }
+        const s = stats(times);
+        const row = { backend: kind, adapter: b.description, triangles: tris, cells, nodes, ms: s, nodesPerSecond: nodes / (s.median / 1000) };
+        out.push(row);
+        if (!json) {
+          process.stdout.write(
+            `${kind.padEnd(4)} ${String(cells).padStart(4)} cells  ${tris} triangles  ${nodes} nodes  median ${s.median.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms  ${(row.nodesPerSecond / 1e6).toFixed(2)} M nodes/s\n`,
+          );
+        }
+      }
+    } finally {
+      b.destroy();
+    }
+  }
+  return { benchmark: 'sdf', date: new Date().toISOString(), platform: platform(), results: out };
+}
+
+function platform(): string {
+  return `node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, ${os.platform()}`;
+}
+
+export const benchCommand: Command = {
+  summary: 'benchmark backends',
+  help,
+  async run(argv) {
+    const { rest, params } = extractParams(argv);
+    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'backend', 'out', 'cells', 'repeats']);
+    const backends = parseBackends(stringFlag(args, 'backend'));
+    const json = args.flags.has('json');
+    const repeats = intFlag(args, 'repeats', 3, 1, 1000);
+    const out = stringFlag(args, 'out');
+    let result: unknown;
+    if (args.flags.has('sdf')) {
+      const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
+        const n = Number(c);
+        if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
+        return n;
+      });
+      result = await sdfBench(backends, cells, repeats, json);
+    } else {
+      let builtin = stringFlag(args, 'builtin');
+      const file = args.positionals[0];
+      if (!file && !builtin) builtin = 'rings';
+      const p = { ...params };
+      const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
+      if (bodies !== undefined) {
+        if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
+        const info = listBuiltins().find((b) => b.name === builtin);
+        const first = info?.params[0];
+        if (!first) throw new InputError(`scene "${builtin}" has no count parameter`, undefined, '--bodies');
+        p[first.name] = bodies;
+      }
+      const scene = await loadSceneArg(file, builtin, p);
+      const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
+      const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
+      const tty = process.stderr.isTTY === true;
+      const r: BenchResults = await runBenchmark(
+        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), bakeRepeats: repeats, backends },
+        { readText: (path) => readFile(path, 'utf8'), platform: platform() },
+        tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
+      );
+      if (tty) process.stderr.write('\n');
+      if (builtin) r.scene = builtin;
+      result = r;
+      if (!json) process.stdout.write(formatTable(r) + '\n');
+    }
+    if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    if (out) await writeFile(out, JSON.stringify(result, null, 2) + '\n');
+    return 0;
+  },
+};

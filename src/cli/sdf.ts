@@ -1,0 +1,216 @@
+/**
+ * `stackfield sdf MESH.obj [--cells 64] [--padding 2] [--backend cpu|gpu] --out GRID.json`
+ * (SCENE_FORMAT.md "Command line"): bake a mesh's signed distance field and
+ * write it with the mesh's mass properties as JSON:
+ *   {"origin": [x,y,z], "cellSize": h, "dims": [nx,ny,nz], "values": [...],
+ *    "mass": m, "centerOfMass": [x,y,z], "inertia": [[..],[..],[..]]}
+ * values x fastest (index = x + nx*(y + ny*z)), in the mesh's own frame (not
+ * re-centred); mass, centre of mass and inertia (about the centre of mass) at
+ * density 1 from the exact mesh integral (src/sdf/mass.ts).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from './main.ts';
+import { intFlag, parseArgs, stringFlag } from './args.ts';
+import { InputError } from '../errors.ts';
+import { parseObjWithWarnings } from '../geometry/obj.ts';
+import { validateMesh } from '../geometry/validate.ts';
+import type { TriMesh } from '../geometry/mesh.ts';
+import type { SdfGrid } from '../sdf/grid.ts';
+import { bakeSdfCpu } from '../sdf/bake.ts';
+import { massFromMesh, type MassProperties } from '../sdf/mass.ts';
+
+export const SDF_DEFAULT_CELLS = 64;
+export const SDF_DEFAULT_PADDING = 2;
+
+const help = `stackfield sdf - bake a signed distance field and mass properties
+
+Usage:
+  stackfield sdf MESH.obj --out GRID.json [options]
+
+Options:
+  --out GRID.json    where to write the result (required)
+  --cells N          grid cells along the longest axis of the mesh bounds (default ${SDF_DEFAULT_CELLS})
+  --padding N        extra cells on every side (default ${SDF_DEFAULT_PADDING})
+  --backend cpu|gpu  bake on the CPU (exact, BVH) or with WebGPU (default cpu)
+
+The mesh must be closed, manifold and consistently oriented (an inside-out
+mesh is flipped with a warning). Output, in the mesh's own frame:
+  {"origin": [x,y,z], "cellSize": h, "dims": [nx,ny,nz], "values": [...],
+   "mass": m, "centerOfMass": [x,y,z], "inertia": [[..],[..],[..]]}
+values: signed distances, negative inside, x fastest (index = x + nx*(y + ny*z)).
+mass, centerOfMass, inertia (about the centre of mass): density 1, exact mesh integral.
+Exit codes: 0 success, 1 GPU or internal error, 2 bad input.
+`;
+
+export const sdfCommand: Command = {
+  summary: 'bake a signed distance field and mass properties',
+  help,
+  async run(argv: string[]): Promise<number> {
+    const args = parseArgs(argv, [], ['cells', 'padding', 'backend', 'out']);
+    if (args.positionals.length !== 1) {
+      throw new InputError(
+        `expected exactly one mesh file, got ${args.positionals.length}${args.positionals.length ? ` (${args.positionals.join(' ')})` : ''}`,
+        undefined,
+        'command line',
+      );
+    }
+    const file = args.positionals[0]!;
+    const cells = intFlag(args, 'cells', SDF_DEFAULT_CELLS, 2, 1024);
+    const padding = intFlag(args, 'padding', SDF_DEFAULT_PADDING, 1, 64);
+    const backend = stringFlag(args, 'backend') ?? 'cpu';
+    if (backend !== 'cpu' && backend !== 'gpu') {
+      throw new InputError(`expected cpu or gpu, got "${backend}"`, undefined, '--backend');
+    }
+    const out = stringFlag(args, 'out');
+    if (out === undefined) throw new InputError('missing --out GRID.json (where to write the field)', undefined, 'command line');
+
+    const mesh = await loadMesh(file);
+    const mass = massFromMesh(mesh);
+    const t0 = performance.now();
+    const grid = backend === 'gpu' ? await bakeOnGpu(mesh, cells, padding) : bakeSdfCpu(mesh, { cells, padding });
+    const seconds = (performance.now() - t0) / 1000;
+
+    try {
+      await writeFile(out, gridJson(grid, mass));
+    } catch (e) {
+      throw new InputError(`cannot write the output (${errorCode(e)})`, out);
+    }
+    const [nx, ny, nz] = grid.dims;
+    process.stdout.write(
+      `${out}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
+    );
+    return 0;
+  },
+};
+
+/** Read, parse and validate an OBJ mesh; warnings go to standard error. */
+async function loadMesh(file: string): Promise<TriMesh> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = errorCode(e);
+    if (code === 'ENOENT') throw new InputError('file not found; expected an OBJ mesh', file);
+    if (code === 'EISDIR') throw new InputError('is a directory; expected an OBJ mesh file', file);
+    throw new InputError(`cannot read the file (${code})`, file);
+  }
+  const parsed = parseObjWithWarnings(text, file);
+  const valid = validateMesh(parsed.mesh, file);
+  for (const w of [...parsed.warnings, ...valid.warnings]) process.stderr.write(`stackfield: warning: ${w}\n`);
+  return valid.mesh;
+}
+
+async function bakeOnGpu(mesh: TriMesh, cells: number, padding: number): Promise<SdfGrid> {
+  // Loaded only here, so the CPU path never touches Dawn.
+  const { acquireGpu } = await import('../gpu/device.ts');
+  const { bakeSdfGpu } = await import('../gpu/sdfBakePass.ts');
+  const gpu = await acquireGpu();
+  try {
+    return await bakeSdfGpu(gpu.device, mesh, { cells, padding });
+  } finally {
+    gpu.destroy();
+  }
+}
+
+/** The output document (SCENE_FORMAT.md) as UTF-8 bytes. */
+export function gridJson(grid: SdfGrid, mass: MassProperties): Uint8Array {
+  const I = mass.inertia;
+  const head = JSON.stringify({ origin: grid.origin, cellSize: grid.cellSize, dims: grid.dims });
+  const tail = JSON.stringify({
+    mass: mass.volume,
+    centerOfMass: mass.centerOfMass,
+    inertia: [
+      [I[0]!, I[1]!, I[2]!],
+      [I[3]!, I[4]!, I[5]!],
+      [I[6]!, I[7]!, I[8]!],
+    ],
+  });
+  const enc = new TextEncoder();
+  const parts = [enc.encode(`${head.slice(0, -1)},"values":[`), float32JsonList(grid.values), enc.encode(`],${tail.slice(1)}\n`)];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** 10^k at POW10[k + POW10_BIAS], for every decimal exponent a float32 (subnormals included) needs. */
+const POW10_BIAS = 60;
+const POW10 = Float64Array.from({ length: 2 * POW10_BIAS + 1 }, (_, i) => Number(`1e${i - POW10_BIAS}`));
+
+/**
+ * Float32 values as comma-separated JSON numbers, written byte by byte: 9
+ * significant digits (always enough to read back the same float32), trailing
+ * zeros dropped. Number-to-string conversion through JS strings took longer
+ * than the bake itself for a 128^3 grid (2.4 million values).
+ */
+export function float32JsonList(values: Float32Array): Uint8Array {
+  let buf = new Uint8Array(values.length * 12 + 64);
+  const d = new Uint8Array(9);
+  const bits = new Float32Array(1);
+  const ints = new Int32Array(bits.buffer);
+  let n = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (buf.length - n < 40) {
+      const next = new Uint8Array(buf.length * 2);
+      next.set(buf);
+      buf = next;
+    }
+    if (i > 0) buf[n++] = 44; // ,
+    let x = values[i]!;
+    if (x === 0 || !Number.isFinite(x)) {
+      buf[n++] = 48; // 0 (an SDF holds no infinities or NaN; never write invalid JSON)
+      continue;
+    }
+    if (x < 0) {
+      buf[n++] = 45; // -
+      x = -x;
+    }
+    // x = m * 10^(e - 8) with m a 9-digit integer. The decimal exponent from
+    // the binary one (log10(2) ~ 0.30103), corrected by one comparison each way.
+    bits[0] = x;
+    let e = Math.floor((((ints[0]! >>> 23) & 0xff) - 127) * 0.3010299956639812);
+    if (x >= POW10[e + 1 + POW10_BIAS]!) e++;
+    else if (x < POW10[e + POW10_BIAS]!) e--;
+    let m = Math.round(x * POW10[8 - e + POW10_BIAS]!);
+    // Rounding may carry into a tenth digit; subnormals need several steps down.
+    while (m >= 1e9) m = Math.round(x * POW10[8 - ++e + POW10_BIAS]!);
+    while (m < 1e8) m = Math.round(x * POW10[8 - --e + POW10_BIAS]!);
+    for (let k = 8; k >= 0; k--) {
+      const q = Math.floor(m / 10);
+      d[k] = m - 10 * q;
+      m = q;
+    }
+    let len = 9;
+    while (len > 1 && d[len - 1] === 0) len--;
+    if (e >= 0 && e < 9) {
+      for (let k = 0; k <= e; k++) buf[n++] = 48 + (k < len ? d[k]! : 0);
+      if (len > e + 1) {
+        buf[n++] = 46; // .
+        for (let k = e + 1; k < len; k++) buf[n++] = 48 + d[k]!;
+      }
+    } else if (e < 0 && e >= -7) {
+      buf[n++] = 48;
+      buf[n++] = 46;
+      for (let k = e + 1; k < 0; k++) buf[n++] = 48;
+      for (let k = 0; k < len; k++) buf[n++] = 48 + d[k]!;
+    } else {
+      buf[n++] = 48 + d[0]!;
+      if (len > 1) {
+        buf[n++] = 46;
+        for (let k = 1; k < len; k++) buf[n++] = 48 + d[k]!;
+      }
+      buf[n++] = 101; // e
+      const exp = String(e);
+      for (let k = 0; k < exp.length; k++) buf[n++] = exp.charCodeAt(k);
+    }
+  }
+  return buf.subarray(0, n);
+}
+
+function errorCode(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e);
+}

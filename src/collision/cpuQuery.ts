@@ -1,0 +1,139 @@
+/**
+ * CPU twin of shaders/penetration.wgsl (see src/collision/query.ts for the
+ * contract). Float64 arithmetic on the same Float32 inputs the GPU gets.
+ *
+ * Cost model: per task, one bounding-sphere-vs-grid-box test (skips most
+ * tasks whose shapes only touch at the far side), then per sample a rigid
+ * transform and a box test; only samples inside B's grid pay for a trilinear
+ * lookup, and only inside ones for the gradient.
+ */
+import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
+import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+
+export class CpuPenetrationBackend implements PenetrationBackend {
+  readonly kind = 'cpu' as const;
+  private shapes: readonly QueryShape[] = [];
+  /** Radius of each shape's samples about its local origin. */
+  private radius = new Float64Array(0);
+  private result: QueryResult = {
+    count: 0,
+    taskStart: new Uint32Array(1),
+    sample: new Uint32Array(256),
+    phi: new Float32Array(256),
+    normal: new Float32Array(768),
+  };
+  private readonly n = new Float64Array(3);
+
+  setShapes(shapes: readonly QueryShape[]): void {
+    this.shapes = shapes.slice();
+    this.radius = new Float64Array(shapes.length);
+    shapes.forEach((s, i) => {
+      let r = 0;
+      const p = s.samples.points;
+      for (let k = 0; k < p.length; k += 4) r = Math.max(r, Math.hypot(p[k]!, p[k + 1]!, p[k + 2]!));
+      this.radius[i] = r;
+    });
+  }
+
+  async query(batch: QueryBatch): Promise<QueryResult> {
+    return this.querySync(batch);
+  }
+
+  /** The same as query(), without the promise (for tests and the CPU timing path). */
+  querySync(batch: QueryBatch): QueryResult {
+    const res = this.result;
+    if (res.taskStart.length < batch.count + 1) res.taskStart = new Uint32Array(batch.count + 1);
+    res.count = 0;
+    const poses = batch.poses;
+    const nrm = this.n;
+    for (let t = 0; t < batch.count; t++) {
+      res.taskStart[t] = res.count;
+      const sa = batch.shapeA[t]!;
+      const A = this.shapes[sa];
+      const B = this.shapes[batch.shapeB[t]!];
+      if (!A || !B) throw new RangeError(`query task ${t} names shape ${A ? batch.shapeB[t] : sa}, but only ${this.shapes.length} shapes are loaded`);
+      const o = t * POSE_STRIDE;
+      const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
+      const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
+      const g = B.sdf;
+      const h = g.cellSize;
+      const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
+      const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
+      // Whole-task cull: A's bounding sphere against B's grid box.
+      const r = this.radius[sa]!;
+      const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
+      if (dx * dx + dy * dy + dz * dz > r * r) continue;
+      // Rotation matrix of q (row-major).
+      const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
+      const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
+      const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
+      const s = A.samples;
+      const pts = s.points;
+      const nv = s.vertexCount;
+      const k = s.edgeSamples;
+      const items = nv + s.edgeCount;
+      for (let item = 0; item < items; item++) {
+        let first: number, count: number;
+        if (item < nv) {
+          first = item;
+          count = 1;
+        } else {
+          first = nv + (item - nv) * k;
+          count = k;
+        }
+        let best = -1;
+        let bestPhi = 0;
+        let bx = 0, by = 0, bz = 0;
+        for (let si = first; si < first + count; si++) {
+          const ps = si * 4;
+          const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
+          const px = m00 * ax + m01 * ay + m02 * az + tx;
+          if (px < x0 || px > x1) continue;
+          const py = m10 * ax + m11 * ay + m12 * az + ty;
+          if (py < y0 || py > y1) continue;
+          const pz = m20 * ax + m21 * ay + m22 * az + tz;
+          if (pz < z0 || pz > z1) continue;
+          const phi = sampleSdf(g, px, py, pz);
+          if (phi < 0 && phi !== OUTSIDE_DISTANCE && (best < 0 || phi < bestPhi)) {
+            best = si;
+            bestPhi = phi;
+            bx = px;
+            by = py;
+            bz = pz;
+          }
+        }
+        if (best < 0) continue;
+        sampleSdf(g, bx, by, bz, nrm);
+        this.push(best, bestPhi, nrm);
+      }
+    }
+    res.taskStart[batch.count] = res.count;
+    return res;
+  }
+
+  private push(sample: number, phi: number, n: Float64Array): void {
+    const res = this.result;
+    if (res.count === res.sample.length) {
+      const c = res.sample.length * 2;
+      const s = new Uint32Array(c);
+      s.set(res.sample);
+      const p = new Float32Array(c);
+      p.set(res.phi);
+      const nn = new Float32Array(3 * c);
+      nn.set(res.normal);
+      res.sample = s;
+      res.phi = p;
+      res.normal = nn;
+    }
+    const i = res.count++;
+    res.sample[i] = sample;
+    res.phi[i] = phi;
+    res.normal[3 * i] = n[0]!;
+    res.normal[3 * i + 1] = n[1]!;
+    res.normal[3 * i + 2] = n[2]!;
+  }
+
+  destroy(): void {
+    this.shapes = [];
+  }
+}

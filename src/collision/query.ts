@@ -1,0 +1,106 @@
+import type { CollisionSamples } from '../geometry/samples.ts';
+import type { SdfGrid } from '../sdf/grid.ts';
+
+/**
+ * The penetration query, the one hot path shared by collision and contact
+ * resolution (ALGORITHM.md 4.3). It has two twins with this one interface:
+ * `CpuPenetrationBackend` (src/collision/cpuQuery.ts) and
+ * `GpuPenetrationBackend` (src/gpu/penetrationPass.ts, shaders/penetration.wgsl).
+ *
+ * A *task* is one direction of one candidate pair: "the samples of shape A,
+ * posed in the frame of shape B, against B's SDF". The world sends both
+ * directions of every overlapping pair of one iteration in ONE call.
+ *
+ * Results: every vertex of A with phi_B < 0, and for every edge of A its
+ * deepest sample with phi_B < 0 (none if no sample of the edge is inside).
+ * Records are sorted by task, then by sample index, so both twins return
+ * identical lists (the GPU appends in arbitrary order and the host sorts).
+ */
+
+/** A shape as the query sees it: its samples and its SDF (null for analytic planes, never queried). */
+export interface QueryShape {
+  samples: CollisionSamples;
+  sdf: SdfGrid;
+}
+
+/** Floats per task pose: rotation quaternion (x, y, z, w), then translation (x, y, z, 0). */
+export const POSE_STRIDE = 8;
+
+export interface QueryBatch {
+  count: number;
+  /** Shape index (into the array given to setShapes) of the sampled body A. */
+  shapeA: Uint32Array;
+  /** Shape index of the body B whose SDF is sampled. */
+  shapeB: Uint32Array;
+  /** Pose of A's frame in B's frame, POSE_STRIDE floats per task: p_B = rotate(q, p_A) + t. */
+  poses: Float32Array;
+}
+
+export interface QueryResult {
+  /** Number of records. */
+  count: number;
+  /** Records of task t are [taskStart[t], taskStart[t + 1]). Length: tasks + 1. */
+  taskStart: Uint32Array;
+  /** Sample index within shape A's samples. */
+  sample: Uint32Array;
+  /** phi_B at the sample (< 0). */
+  phi: Float32Array;
+  /** Unit normal (grad phi_B) in B's frame, 3 floats per record. */
+  normal: Float32Array;
+}
+
+export type BackendKind = 'cpu' | 'gpu';
+
+export interface PenetrationBackend {
+  readonly kind: BackendKind;
+  /** Upload every shape once (replaces the previous set). */
+  setShapes(shapes: readonly QueryShape[]): void;
+  /** Run every task of the batch; the result is valid until the next call. */
+  query(batch: QueryBatch): Promise<QueryResult>;
+  /** Release buffers (GPU). */
+  destroy(): void;
+}
+
+/** A growable batch, reused across iterations so a step allocates nothing once warm. */
+export class QueryBatchBuilder implements QueryBatch {
+  count = 0;
+  shapeA = new Uint32Array(64);
+  shapeB = new Uint32Array(64);
+  poses = new Float32Array(64 * POSE_STRIDE);
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Appends a task; q = rotation of A's frame into B's frame, t = A's origin in B's frame. */
+  push(a: number, b: number, qx: number, qy: number, qz: number, qw: number, tx: number, ty: number, tz: number): number {
+    if (this.count === this.shapeA.length) this.grow();
+    const i = this.count++;
+    this.shapeA[i] = a;
+    this.shapeB[i] = b;
+    const o = i * POSE_STRIDE;
+    const p = this.poses;
+    p[o] = qx;
+    p[o + 1] = qy;
+    p[o + 2] = qz;
+    p[o + 3] = qw;
+    p[o + 4] = tx;
+    p[o + 5] = ty;
+    p[o + 6] = tz;
+    p[o + 7] = 0;
+    return i;
+  }
+
+  private grow(): void {
+    const n = this.shapeA.length * 2;
+    const a = new Uint32Array(n);
+    a.set(this.shapeA);
+    const b = new Uint32Array(n);
+    b.set(this.shapeB);
+    const p = new Float32Array(n * POSE_STRIDE);
+    p.set(this.poses);
+    this.shapeA = a;
+    this.shapeB = b;
+    this.poses = p;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Body state as a structure of arrays (STYLE.md point 2). The solver refers to
+ * bodies by index; names and shape references live beside it in plain arrays.
+ *
+ * Per body i:
+ *   pos[3i..3i+2]   centre of mass, world
+ *   quat[4i..4i+3]  orientation, [x, y, z, w]
+ *   vel[3i..]       linear velocity;  angVel[3i..]  angular velocity (world)
+ *   invMass[i]      0 for static (or frozen) bodies
+ *   invInertia[9i..] inverse inertia in the body frame, row-major
+ *   restitution, friction, rollingFriction, spinningFriction
+ *   isStatic[i]     1 for static bodies
+ *   shape[i]        index into World.shapes
+ */
+export class BodyStore {
+  count = 0;
+  capacity: number;
+  pos: Float64Array;
+  quat: Float64Array;
+  vel: Float64Array;
+  angVel: Float64Array;
+  invMass: Float64Array;
+  mass: Float64Array;
+  invInertia: Float64Array;
+  restitution: Float64Array;
+  friction: Float64Array;
+  rollingFriction: Float64Array;
+  spinningFriction: Float64Array;
+  isStatic: Uint8Array;
+  shape: Int32Array;
+  names: string[] = [];
+
+  constructor(capacity = 16) {
+    this.capacity = capacity;
+    this.pos = new Float64Array(3 * capacity);
+    this.quat = new Float64Array(4 * capacity);
+    this.vel = new Float64Array(3 * capacity);
+    this.angVel = new Float64Array(3 * capacity);
+    this.invMass = new Float64Array(capacity);
+    this.mass = new Float64Array(capacity);
+    this.invInertia = new Float64Array(9 * capacity);
+    this.restitution = new Float64Array(capacity);
+    this.friction = new Float64Array(capacity);
+    this.rollingFriction = new Float64Array(capacity);
+    this.spinningFriction = new Float64Array(capacity);
+    this.isStatic = new Uint8Array(capacity);
+    this.shape = new Int32Array(capacity);
+  }
+
+  private grow(): void {
+    const c = this.capacity * 2;
+    const g = <T extends Float64Array | Uint8Array | Int32Array>(a: T, k: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(c * k);
+      b.set(a);
+      return b;
+    };
+    this.pos = g(this.pos, 3);
+    this.quat = g(this.quat, 4);
+    this.vel = g(this.vel, 3);
+    this.angVel = g(this.angVel, 3);
+    this.invMass = g(this.invMass, 1);
+    this.mass = g(this.mass, 1);
+    this.invInertia = g(this.invInertia, 9);
+    this.restitution = g(this.restitution, 1);
+    this.friction = g(this.friction, 1);
+    this.rollingFriction = g(this.rollingFriction, 1);
+    this.spinningFriction = g(this.spinningFriction, 1);
+    this.isStatic = g(this.isStatic, 1);
+    this.shape = g(this.shape, 1);
+    this.capacity = c;
+  }
+
+  /** Adds a body at rest with identity orientation; returns its index. */
+  add(name: string, shape: number): number {
+    if (this.count === this.capacity) this.grow();
+    const i = this.count++;
+    this.names[i] = name;
+    this.shape[i] = shape;
+    this.quat[4 * i + 3] = 1;
+    return i;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The impulse at one contact point (ALGORITHM.md 5, seed ch. 7): frictionless,
+ * sticking (static friction cone) or sliding, then rolling and spinning
+ * friction for sticking contacts.
+ *
+ * Body 1 owns the sample point; body 2's SDF was hit, so the normal N points
+ * out of body 2 toward body 1 and u_rel = u1 - u2 approaches when u_rel.N < 0.
+ * A body with invMass 0 (static, or frozen by shock propagation) contributes
+ * K = 0 and is not changed.
+ */
+import { addCollisionMatrix, invert3 } from './math.ts';
+
+/** The state the impulse reads and writes; the world owns these arrays. */
+export interface ImpulseState {
+  /** Centres of mass used for the lever arms (the predicted ones). */
+  centre: Float64Array;
+  vel: Float64Array;
+  angVel: Float64Array;
+  /** Effective inverse mass (0 for static/frozen). */
+  invMass: Float64Array;
+  /** World inverse inertia, 9 per body (zero for static/frozen). */
+  invInertiaW: Float64Array;
+}
+
+export interface Material {
+  restitution: number;
+  friction: number;
+  rolling: number;
+  spinning: number;
+}
+
+const K = new Float64Array(9);
+const Kinv = new Float64Array(9);
+const L = new Float64Array(9);
+const Linv = new Float64Array(9);
+
+/** Relative normal velocity u_rel . N at point p (world). */
+export function normalVelocity(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+): number {
+  const c = s.centre, v = s.vel, w = s.angVel;
+  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
+  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
+  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
+  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
+  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
+  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
+  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  return ux * nx + uy * ny + uz * nz;
+}
+
+/**
+ * Applies the impulse for restitution `eps` at point p with normal N if the
+ * point approaches (u_rel.N < 0). Returns the normal impulse magnitude j_n
+ * (0 when nothing was applied).
+ */
+export function applyContactImpulse(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+  eps: number, m: Material,
+): number {
+  const c = s.centre, v = s.vel, w = s.angVel, im = s.invMass, I = s.invInertiaW;
+  const im1 = im[b1]!, im2 = im[b2]!;
+  if (im1 === 0 && im2 === 0) return 0;
+  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
+  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
+  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
+  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
+  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
+  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
+  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  const un = ux * nx + uy * ny + uz * nz;
+  if (!(un < 0)) return 0;
+
+  K.fill(0);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+
+  let Jx: number, Jy: number, Jz: number;
+  let jn: number;
+  let sticking = false;
+  const mu = m.friction;
+  const KNx = K[0]! * nx + K[1]! * ny + K[2]! * nz;
+  const KNy = K[3]! * nx + K[4]! * ny + K[5]! * nz;
+  const KNz = K[6]! * nx + K[7]! * ny + K[8]! * nz;
+  const nKn = nx * KNx + ny * KNy + nz * KNz;
+  if (!(nKn > 0)) return 0;
+  if (mu > 0 && invert3(K, Kinv)) {
+    // Sticking: u_rel' = -eps u_n N (7.20).
+    const dx = -eps * un * nx - ux, dy = -eps * un * ny - uy, dz = -eps * un * nz - uz;
+    Jx = Kinv[0]! * dx + Kinv[1]! * dy + Kinv[2]! * dz;
+    Jy = Kinv[3]! * dx + Kinv[4]! * dy + Kinv[5]! * dz;
+    Jz = Kinv[6]! * dx + Kinv[7]! * dy + Kinv[8]! * dz;
+    jn = Jx * nx + Jy * ny + Jz * nz;
+    const tx = Jx - jn * nx, ty = Jy - jn * ny, tz = Jz - jn * nz;
+    const jt = Math.hypot(tx, ty, tz);
+    if (jn > 0 && jt <= mu * jn) {
+      sticking = true;
+    } else {
+      // Sliding (7.25-7.26): friction opposes the tangential velocity.
+      let Tx = ux - un * nx, Ty = uy - un * ny, Tz = uz - un * nz;
+      let tl = Math.hypot(Tx, Ty, Tz);
+      if (tl < 1e-12 && jt > 0) {
+        // No tangential motion yet, but sticking needed more than the cone:
+        // the friction impulse would point along -T, so take T from it.
+        Tx = -tx;
+        Ty = -ty;
+        Tz = -tz;
+        tl = jt;
+      }
+      if (tl > 0) {
+        Tx /= tl;
+        Ty /= tl;
+        Tz /= tl;
+        const ax = nx - mu * Tx, ay = ny - mu * Ty, az = nz - mu * Tz;
+        const den = KNx * ax + KNy * ay + KNz * az; // N^T K (N - mu T), K symmetric
+        if (den > 1e-12 * nKn) {
+          jn = (-(1 + eps) * un) / den;
+          Jx = jn * ax;
+          Jy = jn * ay;
+          Jz = jn * az;
+        } else {
+          jn = (-(1 + eps) * un) / nKn;
+          Jx = jn * nx;
+          Jy = jn * ny;
+          Jz = jn * nz;
+        }
+      } else {
+        jn = (-(1 + eps) * un) / nKn;
+        Jx = jn * nx;
+        Jy = jn * ny;
+        Jz = jn * nz;
+      }
+    }
+  } else {
+    // Frictionless (7.15-7.16).
+    jn = (-(1 + eps) * un) / nKn;
+    Jx = jn * nx;
+    Jy = jn * ny;
+    Jz = jn * nz;
+  }
+
+  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
+  if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, nx, ny, nz, jn, m);
+  return jn;
+}
+
+/** v1 += J/m1, w1 += I1^-1 (r1 x J); the opposite on body 2 (7.17-7.18). */
+export function applyImpulsePair(
+  s: ImpulseState, b1: number, b2: number,
+  r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
+  Jx: number, Jy: number, Jz: number,
+): void {
+  applyImpulseAt(s, b1, r1x, r1y, r1z, Jx, Jy, Jz);
+  applyImpulseAt(s, b2, r2x, r2y, r2z, -Jx, -Jy, -Jz);
+}
+
+export function applyImpulseAt(s: ImpulseState, b: number, rx: number, ry: number, rz: number, Jx: number, Jy: number, Jz: number): void {
+  const im = s.invMass[b]!;
+  if (im === 0) return;
+  const v = s.vel, w = s.angVel, I = s.invInertiaW;
+  v[3 * b] += Jx * im;
+  v[3 * b + 1] += Jy * im;
+  v[3 * b + 2] += Jz * im;
+  const tx = ry * Jz - rz * Jy, ty = rz * Jx - rx * Jz, tz = rx * Jy - ry * Jx;
+  const o = 9 * b;
+  w[3 * b] += I[o]! * tx + I[o + 1]! * ty + I[o + 2]! * tz;
+  w[3 * b + 1] += I[o + 3]! * tx + I[o + 4]! * ty + I[o + 5]! * tz;
+  w[3 * b + 2] += I[o + 6]! * tx + I[o + 7]! * ty + I[o + 8]! * tz;
+}
+
+/** Angular impulse L: w1 += I1^-1 L, w2 -= I2^-1 L. */
+export function applyAngularImpulsePair(s: ImpulseState, b1: number, b2: number, Lx: number, Ly: number, Lz: number): void {
+  const w = s.angVel, I = s.invInertiaW;
+  if (s.invMass[b1] !== 0) {
+    const o = 9 * b1;
+    w[3 * b1] += I[o]! * Lx + I[o + 1]! * Ly + I[o + 2]! * Lz;
+    w[3 * b1 + 1] += I[o + 3]! * Lx + I[o + 4]! * Ly + I[o + 5]! * Lz;
+    w[3 * b1 + 2] += I[o + 6]! * Lx + I[o + 7]! * Ly + I[o + 8]! * Lz;
+  }
+  if (s.invMass[b2] !== 0) {
+    const o = 9 * b2;
+    w[3 * b2] -= I[o]! * Lx + I[o + 1]! * Ly + I[o + 2]! * Lz;
+    w[3 * b2 + 1] -= I[o + 3]! * Lx + I[o + 4]! * Ly + I[o + 5]! * Lz;
+    w[3 * b2 + 2] -= I[o + 6]! * Lx + I[o + 7]! * Ly + I[o + 8]! * Lz;
+  }
+}
+
+/**
+ * Rolling and spinning friction (7.27-7.28): shrink the spin part of the
+ * relative angular velocity by mu_spin * j_n and the rolling part by
+ * mu_roll * j_n (clamped at zero, never reversed), through the angular
+ * impulse L_T^-1 (w' - w) with L_T = I1^-1 + I2^-1.
+ */
+function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, m: Material): void {
+  const w = s.angVel, I = s.invInertiaW;
+  const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
+  const wn = wx * nx + wy * ny + wz * nz;
+  const snx = wn * nx, sny = wn * ny, snz = wn * nz;
+  const rx = wx - snx, ry = wy - sny, rz = wz - snz;
+  const sMag = Math.abs(wn);
+  const rMag = Math.hypot(rx, ry, rz);
+  const sScale = sMag > 0 ? Math.max(0, sMag - m.spinning * jn) / sMag : 1;
+  const rScale = rMag > 0 ? Math.max(0, rMag - m.rolling * jn) / rMag : 1;
+  const dx = (sScale - 1) * snx + (rScale - 1) * rx;
+  const dy = (sScale - 1) * sny + (rScale - 1) * ry;
+  const dz = (sScale - 1) * snz + (rScale - 1) * rz;
+  if (dx === 0 && dy === 0 && dz === 0) return;
+  L.fill(0);
+  if (s.invMass[b1] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b1 + k]!;
+  if (s.invMass[b2] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b2 + k]!;
+  if (!invert3(L, Linv)) return;
+  const Lx = Linv[0]! * dx + Linv[1]! * dy + Linv[2]! * dz;
+  const Ly = Linv[3]! * dx + Linv[4]! * dy + Linv[5]! * dz;
+  const Lz = Linv[6]! * dx + Linv[7]! * dy + Linv[8]! * dz;
+  applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
+}
+
+/**
+ * The torque a flat contact patch can hold (not in the seed; see
+ * World.resolvePair): after the normal impulse j_n at the patch centroid, stop
+ * the relative rotation about the tangent axes (tipping) with an angular
+ * impulse of at most j_n * radius, and the spin about the normal with at most
+ * mu * j_n * radius. Equal and opposite on the two bodies, so momentum and
+ * angular momentum are kept.
+ */
+export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, maxTilt: number, mu: number): void {
+  const w = s.angVel, I = s.invInertiaW;
+  const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
+  const wn = wx * nx + wy * ny + wz * nz;
+  L.fill(0);
+  if (s.invMass[b1] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b1 + k]!;
+  if (s.invMass[b2] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b2 + k]!;
+  if (!invert3(L, Linv)) return;
+  // Desired change of relative angular velocity: remove it all.
+  const dx = -wx, dy = -wy, dz = -wz;
+  let Lx = Linv[0]! * dx + Linv[1]! * dy + Linv[2]! * dz;
+  let Ly = Linv[3]! * dx + Linv[4]! * dy + Linv[5]! * dz;
+  let Lz = Linv[6]! * dx + Linv[7]! * dy + Linv[8]! * dz;
+  // Clamp the tangential (tipping) and normal (spin) parts separately.
+  const ln = Lx * nx + Ly * ny + Lz * nz;
+  let tx = Lx - ln * nx, ty = Ly - ln * ny, tz = Lz - ln * nz;
+  const tl = Math.hypot(tx, ty, tz);
+  if (tl > maxTilt) {
+    const f = maxTilt / tl;
+    tx *= f;
+    ty *= f;
+    tz *= f;
+  }
+  const maxSpin = mu * maxTilt;
+  const lnc = Math.max(-maxSpin, Math.min(maxSpin, ln));
+  void wn;
+  Lx = tx + lnc * nx;
+  Ly = ty + lnc * ny;
+  Lz = tz + lnc * nz;
+  applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
+}

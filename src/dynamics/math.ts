@@ -1,0 +1,135 @@
+/**
+ * Small Float64 helpers for the solver. Quaternions are [x, y, z, w] at an
+ * offset in a flat array; 3x3 matrices are row-major, 9 numbers at an offset.
+ * Every function writes into a destination so hot loops allocate nothing.
+ */
+
+export type Arr = Float64Array | number[];
+
+/** Rotation matrix (row-major) of the unit quaternion q[o..o+3] into m[mo..mo+8]. */
+export function quatToMat3(q: Arr, o: number, m: Arr, mo = 0): void {
+  const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
+  m[mo] = 1 - 2 * (y * y + z * z);
+  m[mo + 1] = 2 * (x * y - z * w);
+  m[mo + 2] = 2 * (x * z + y * w);
+  m[mo + 3] = 2 * (x * y + z * w);
+  m[mo + 4] = 1 - 2 * (x * x + z * z);
+  m[mo + 5] = 2 * (y * z - x * w);
+  m[mo + 6] = 2 * (x * z - y * w);
+  m[mo + 7] = 2 * (y * z + x * w);
+  m[mo + 8] = 1 - 2 * (x * x + y * y);
+}
+
+/**
+ * q <- normalise(q + dt/2 * (omega, 0) * q) (ALGORITHM.md 3, eq. 4.10), reading
+ * q from src[so..] and writing dst[do_..] (may alias).
+ */
+export function integrateQuat(src: Arr, so: number, wx: number, wy: number, wz: number, dt: number, dst: Arr, d: number): void {
+  const x = src[so]!, y = src[so + 1]!, z = src[so + 2]!, w = src[so + 3]!;
+  const h = 0.5 * dt;
+  // (omega, 0) * q, quaternion product with omega as a pure quaternion.
+  let nx = x + h * (wx * w + wy * z - wz * y);
+  let ny = y + h * (wy * w + wz * x - wx * z);
+  let nz = z + h * (wz * w + wx * y - wy * x);
+  let nw = w + h * (-wx * x - wy * y - wz * z);
+  const len = Math.hypot(nx, ny, nz, nw);
+  nx /= len;
+  ny /= len;
+  nz /= len;
+  nw /= len;
+  dst[d] = nx;
+  dst[d + 1] = ny;
+  dst[d + 2] = nz;
+  dst[d + 3] = nw;
+}
+
+/** c = a * b for quaternions at offsets (Hamilton product; c may not alias). */
+export function quatMul(a: Arr, ao: number, b: Arr, bo: number, c: Arr, co: number): void {
+  const ax = a[ao]!, ay = a[ao + 1]!, az = a[ao + 2]!, aw = a[ao + 3]!;
+  const bx = b[bo]!, by = b[bo + 1]!, bz = b[bo + 2]!, bw = b[bo + 3]!;
+  c[co] = aw * bx + ax * bw + ay * bz - az * by;
+  c[co + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  c[co + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  c[co + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/** R_w^-1 = R I0^-1 R^T (4.19): world inverse inertia from the body-frame one. */
+export function worldInverseInertia(R: Arr, ro: number, I0: Arr, io: number, out: Arr, oo: number): void {
+  // T = R * I0
+  const t = scratch9;
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      t[i * 3 + j] = R[ro + i * 3]! * I0[io + j]! + R[ro + i * 3 + 1]! * I0[io + 3 + j]! + R[ro + i * 3 + 2]! * I0[io + 6 + j]!;
+    }
+  }
+  // out = T * R^T
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      out[oo + i * 3 + j] = t[i * 3]! * R[ro + j * 3]! + t[i * 3 + 1]! * R[ro + j * 3 + 1]! + t[i * 3 + 2]! * R[ro + j * 3 + 2]!;
+    }
+  }
+}
+const scratch9 = new Float64Array(9);
+
+/**
+ * Adds the collision matrix of one body, K = (1/m) I - r~ I^-1 r~ (7.8), to K
+ * (9 numbers at 0). r~ is the cross-product matrix of r.
+ */
+export function addCollisionMatrix(invMass: number, Iw: Arr, io: number, rx: number, ry: number, rz: number, K: Arr): void {
+  // K += invMass * I + r~^T Iw r~  (since -r~ A r~ = r~^T A r~)
+  // M = Iw * r~ ; r~ = [[0,-rz,ry],[rz,0,-rx],[-ry,rx,0]]
+  const a00 = Iw[io]!, a01 = Iw[io + 1]!, a02 = Iw[io + 2]!;
+  const a10 = Iw[io + 3]!, a11 = Iw[io + 4]!, a12 = Iw[io + 5]!;
+  const a20 = Iw[io + 6]!, a21 = Iw[io + 7]!, a22 = Iw[io + 8]!;
+  const m00 = a01 * rz - a02 * ry, m01 = -a00 * rz + a02 * rx, m02 = a00 * ry - a01 * rx;
+  const m10 = a11 * rz - a12 * ry, m11 = -a10 * rz + a12 * rx, m12 = a10 * ry - a11 * rx;
+  const m20 = a21 * rz - a22 * ry, m21 = -a20 * rz + a22 * rx, m22 = a20 * ry - a21 * rx;
+  // r~^T = [[0, rz, -ry], [-rz, 0, rx], [ry, -rx, 0]]
+  K[0] = K[0]! + invMass + rz * m10 - ry * m20;
+  K[1] = K[1]! + rz * m11 - ry * m21;
+  K[2] = K[2]! + rz * m12 - ry * m22;
+  K[3] = K[3]! - rz * m00 + rx * m20;
+  K[4] = K[4]! + invMass - rz * m01 + rx * m21;
+  K[5] = K[5]! - rz * m02 + rx * m22;
+  K[6] = K[6]! + ry * m00 - rx * m10;
+  K[7] = K[7]! + ry * m01 - rx * m11;
+  K[8] = K[8]! + invMass + ry * m02 - rx * m12;
+}
+
+/** Inverse of the 3x3 matrix m into out; returns false if singular. */
+export function invert3(m: Arr, out: Arr): boolean {
+  const a = m[0]!, b = m[1]!, c = m[2]!, d = m[3]!, e = m[4]!, f = m[5]!, g = m[6]!, h = m[7]!, i = m[8]!;
+  const A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  const scale = Math.abs(a) + Math.abs(e) + Math.abs(i);
+  if (!(Math.abs(det) > 1e-30 * scale * scale * scale) || !Number.isFinite(det)) return false;
+  const s = 1 / det;
+  out[0] = A * s;
+  out[1] = -(b * i - c * h) * s;
+  out[2] = (b * f - c * e) * s;
+  out[3] = B * s;
+  out[4] = (a * i - c * g) * s;
+  out[5] = -(a * f - c * d) * s;
+  out[6] = C * s;
+  out[7] = -(a * h - b * g) * s;
+  out[8] = (a * e - b * d) * s;
+  return true;
+}
+
+/** A small deterministic PRNG (xorshift32) for the shuffled pair order. */
+export class Rng {
+  private s: number;
+  constructor(seed: number) {
+    this.s = (seed >>> 0) || 0x9e3779b9;
+  }
+  next(): number {
+    let x = this.s;
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    this.s = x;
+    return x / 4294967296;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Per-stage timings of one step (STYLE.md point 3). Each stage of
+ * World.step() is bracketed by begin/end; the UI graphs them and `bench`
+ * reports them.
+ */
+export const STAGES = [
+  'predict',
+  'broadphase',
+  'collisionQuery',
+  'collisionSolve',
+  'velocityUpdate',
+  'contactGraph',
+  'contactQuery',
+  'contactSolve',
+  'shockPropagation',
+  'joints',
+  'integrate',
+] as const;
+
+export type Stage = (typeof STAGES)[number];
+
+export class StepProfile {
+  /** Milliseconds spent in each stage during the last step. */
+  readonly ms: Record<Stage, number>;
+  totalMs = 0;
+  /** Candidate pairs (broad phase) and contact points (deepest points resolved) in the last step. */
+  pairs = 0;
+  contacts = 0;
+  /** Sample/SDF evaluations issued to the query backend in the last step. */
+  queries = 0;
+  /** Query calls (dispatches + readbacks on the GPU) in the last step. */
+  queryCalls = 0;
+  private t0 = 0;
+
+  constructor() {
+    this.ms = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
+  }
+
+  reset(): void {
+    for (const s of STAGES) this.ms[s] = 0;
+    this.totalMs = 0;
+    this.pairs = 0;
+    this.contacts = 0;
+    this.queries = 0;
+    this.queryCalls = 0;
+  }
+
+  begin(): void {
+    this.t0 = performance.now();
+  }
+
+  /** Adds the time since the last begin()/end() to `stage`. */
+  end(stage: Stage): void {
+    const t = performance.now();
+    this.ms[stage] += t - this.t0;
+    this.t0 = t;
+  }
+}

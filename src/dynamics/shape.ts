@@ -1,0 +1,30 @@
+import type { Aabb, TriMesh, Vec3 } from '../geometry/mesh.ts';
+import type { CollisionSamples } from '../geometry/samples.ts';
+import type { SdfGrid } from '../sdf/grid.ts';
+
+/**
+ * A shape ready for simulation: mesh, collision samples and SDF, all in the
+ * centre-of-mass frame ("local" frame). Shared by every body that uses it.
+ */
+export interface RigidShape {
+  name: string;
+  kind: 'mesh' | 'plane';
+  /** Closed, outward mesh, re-centred on the centre of mass (for a plane: a large quad, for drawing only). */
+  mesh: TriMesh;
+  /** Vertices + edge samples, re-centred (empty for a plane). */
+  samples: CollisionSamples;
+  /** SDF in the local frame (null for a plane, whose distance is analytic). */
+  sdf: SdfGrid | null;
+  /** Where the centre of mass sits in the shape's own (file / procedural) frame. */
+  comOffset: Vec3;
+  /** Volume (m^3); mass = density * volume. */
+  volume: number;
+  /** Inertia tensor about the centre of mass for density 1, row-major 3x3. */
+  inertiaUnit: Float64Array;
+  /** Bounds of the mesh in the local frame. */
+  localBounds: Aabb;
+  /** Largest distance of a mesh vertex from the local origin. */
+  radius: number;
+  /** Plane only: unit normal in the local frame; the plane passes through the local origin. */
+  planeNormal?: Vec3;
+}

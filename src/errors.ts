@@ -1,0 +1,29 @@
+/**
+ * Errors that carry where they come from. Every user-facing failure (bad file,
+ * bad mesh, bad scene, missing GPU) is one of these, so the CLI can map it to
+ * an exit code and the app can show it in the page instead of crashing.
+ */
+
+/** Bad input: a file, a JSON path or a line, and what was expected. CLI exit code 2. */
+export class InputError extends Error {
+  override name = 'InputError';
+  constructor(
+    message: string,
+    /** File name (or "<scene>" for in-memory input). */
+    readonly file?: string,
+    /** JSON path like `bodies[3].mass`, or `line 12`. */
+    readonly where?: string,
+  ) {
+    super([file, where].filter(Boolean).join(': ') + (file || where ? ': ' : '') + message);
+  }
+}
+
+/** The simulation could not go on (NaN in the state, device lost). CLI exit code 1. */
+export class SimulationError extends Error {
+  override name = 'SimulationError';
+}
+
+/** WebGPU is missing or failed; the message says what to do instead. */
+export class GpuUnavailableError extends Error {
+  override name = 'GpuUnavailableError';
+}

@@ -1,0 +1,194 @@
+import type { TriMesh } from './mesh.ts';
+
+/**
+ * Collision sample points of a body (ALGORITHM.md 4.3): every mesh vertex,
+ * then face samples of large triangles, then for every unique edge
+ * `edgeSamples` interior points evenly spaced along it.
+ *
+ * Layout (shared by the CPU and GPU query, see src/gpu/layout.ts):
+ *  - samples [0, vertexCount) are single points: the mesh vertices in mesh
+ *    order ([0, meshVertexCount)), then the face samples;
+ *  - samples [vertexCount + e*edgeSamples, vertexCount + (e+1)*edgeSamples) belong to edge e.
+ * The query reports every single point inside the other body, and for each
+ * edge only its deepest interior sample.
+ *
+ * Why face samples (not in the seed): two boxes stacked face on face, edges
+ * aligned, put every vertex and rim edge sample of one exactly on the side
+ * faces of the other, where the distance field is ~0 with a sideways normal;
+ * only the face diagonals' samples would then hold the upper box, and it
+ * rocks and sinks. A triangle much larger than an SDF cell therefore also
+ * carries its centroid and three points pulled 20% from its corners toward
+ * the centroid, which lie inside the face footprint and see the true normal.
+ */
+export interface CollisionSamples {
+  /** x, y, z, 0 per sample (vec4-packed for the GPU), body-local frame. */
+  points: Float32Array;
+  /** Single-point samples: mesh vertices, then face samples. */
+  vertexCount: number;
+  /** Mesh vertices among them (the first ones). */
+  meshVertexCount?: number;
+  edgeCount: number;
+  /** Interior samples per edge. */
+  edgeSamples: number;
+  /** Endpoints (vertex indices) of each unique edge, 2 per edge. */
+  edges: Uint32Array;
+  /**
+   * Outward unit normal of the surface at each sample (x, y, z, 0): the
+   * angle-weighted pseudonormal at vertices, the face normal for face samples,
+   * the sum of the two face normals for edge samples. The host uses it to drop
+   * shallow contacts whose surfaces do not face each other (world.ts).
+   */
+  normals?: Float32Array;
+}
+
+export function sampleCount(s: CollisionSamples): number {
+  return s.vertexCount + s.edgeCount * s.edgeSamples;
+}
+
+/** Work items of a query: one per vertex, one per edge (which checks its samples). */
+export function itemCount(s: CollisionSamples): number {
+  return s.vertexCount + s.edgeCount;
+}
+
+/** Unique undirected edges of a mesh, in first-seen order. */
+export function uniqueEdges(mesh: TriMesh): Uint32Array {
+  const idx = mesh.indices;
+  const seen = new Map<number, number>();
+  const out: number[] = [];
+  const nv = mesh.positions.length / 3;
+  for (let t = 0; t < idx.length; t += 3) {
+    for (let k = 0; k < 3; k++) {
+      const a = idx[t + k]!;
+      const b = idx[t + ((k + 1) % 3)]!;
+      const lo = Math.min(a, b);
+      const hi = Math.max(a, b);
+      const key = lo * nv + hi;
+      if (!seen.has(key)) {
+        seen.set(key, out.length / 2);
+        out.push(lo, hi);
+      }
+    }
+  }
+  return Uint32Array.from(out);
+}
+
+/** Fraction of the way from a triangle corner to its centroid for the inset face samples. */
+export const FACE_INSET = 0.2;
+
+/**
+ * @param edgeSamples interior samples per edge
+ * @param faceMinInradius triangles whose inscribed-circle radius exceeds this get face samples (Infinity: none)
+ */
+export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = Infinity): CollisionSamples {
+  if (!Number.isInteger(edgeSamples) || edgeSamples < 0 || edgeSamples > 64) {
+    throw new RangeError(`edgeSamples must be an integer in [0, 64], got ${edgeSamples}`);
+  }
+  const edges = uniqueEdges(mesh);
+  const p = mesh.positions;
+  const idx = mesh.indices;
+  const nv = p.length / 3;
+  const ne = edges.length / 2;
+  // Face samples of large triangles.
+  const face: number[] = [];
+  if (Number.isFinite(faceMinInradius)) {
+    for (let t = 0; t < idx.length; t += 3) {
+      const a = 3 * idx[t]!, b = 3 * idx[t + 1]!, c = 3 * idx[t + 2]!;
+      const lab = Math.hypot(p[b]! - p[a]!, p[b + 1]! - p[a + 1]!, p[b + 2]! - p[a + 2]!);
+      const lbc = Math.hypot(p[c]! - p[b]!, p[c + 1]! - p[b + 1]!, p[c + 2]! - p[b + 2]!);
+      const lca = Math.hypot(p[a]! - p[c]!, p[a + 1]! - p[c + 1]!, p[a + 2]! - p[c + 2]!);
+      const ux = p[b]! - p[a]!, uy = p[b + 1]! - p[a + 1]!, uz = p[b + 2]! - p[a + 2]!;
+      const vx = p[c]! - p[a]!, vy = p[c + 1]! - p[a + 1]!, vz = p[c + 2]! - p[a + 2]!;
+      const area = 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+      const inradius = (2 * area) / (lab + lbc + lca);
+      if (!(inradius > faceMinInradius)) continue;
+      const cx = (p[a]! + p[b]! + p[c]!) / 3, cy = (p[a + 1]! + p[b + 1]! + p[c + 1]!) / 3, cz = (p[a + 2]! + p[b + 2]! + p[c + 2]!) / 3;
+      face.push(cx, cy, cz);
+      for (const v of [a, b, c]) {
+        face.push(p[v]! + FACE_INSET * (cx - p[v]!), p[v + 1]! + FACE_INSET * (cy - p[v + 1]!), p[v + 2]! + FACE_INSET * (cz - p[v + 2]!));
+      }
+    }
+  }
+  const nf = face.length / 3;
+  const single = nv + nf;
+  const n = single + ne * edgeSamples;
+  const pts = new Float32Array(n * 4);
+  for (let v = 0; v < nv; v++) {
+    pts[v * 4] = p[v * 3]!;
+    pts[v * 4 + 1] = p[v * 3 + 1]!;
+    pts[v * 4 + 2] = p[v * 3 + 2]!;
+  }
+  for (let f = 0; f < nf; f++) {
+    pts[(nv + f) * 4] = face[3 * f]!;
+    pts[(nv + f) * 4 + 1] = face[3 * f + 1]!;
+    pts[(nv + f) * 4 + 2] = face[3 * f + 2]!;
+  }
+  for (let e = 0; e < ne; e++) {
+    const a = edges[e * 2]! * 3;
+    const b = edges[e * 2 + 1]! * 3;
+    for (let s = 0; s < edgeSamples; s++) {
+      const t = (s + 1) / (edgeSamples + 1);
+      const o = (single + e * edgeSamples + s) * 4;
+      pts[o] = p[a]! + t * (p[b]! - p[a]!);
+      pts[o + 1] = p[a + 1]! + t * (p[b + 1]! - p[a + 1]!);
+      pts[o + 2] = p[a + 2]! + t * (p[b + 2]! - p[a + 2]!);
+    }
+  }
+  // Outward normals per sample.
+  const vn = new Float64Array(3 * nv);
+  const fnByEdge = new Map<number, number[]>();
+  const faceNormals: number[] = [];
+  for (let t = 0; t < idx.length; t += 3) {
+    const ia = idx[t]!, ib = idx[t + 1]!, ic = idx[t + 2]!;
+    const ux = p[3 * ib]! - p[3 * ia]!, uy = p[3 * ib + 1]! - p[3 * ia + 1]!, uz = p[3 * ib + 2]! - p[3 * ia + 2]!;
+    const vx = p[3 * ic]! - p[3 * ia]!, vy = p[3 * ic + 1]! - p[3 * ia + 1]!, vz = p[3 * ic + 2]! - p[3 * ia + 2]!;
+    let nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    const l = Math.hypot(nx, ny, nz) || 1;
+    nx /= l;
+    ny /= l;
+    nz /= l;
+    faceNormals.push(nx, ny, nz);
+    const tri = [ia, ib, ic];
+    for (let k = 0; k < 3; k++) {
+      const v = tri[k]!, v1 = tri[(k + 1) % 3]!, v2 = tri[(k + 2) % 3]!;
+      const ax = p[3 * v1]! - p[3 * v]!, ay = p[3 * v1 + 1]! - p[3 * v]!, az = p[3 * v1 + 2]! - p[3 * v]!;
+      const bx = p[3 * v2]! - p[3 * v]!, by = p[3 * v2 + 1]! - p[3 * v]!, bz = p[3 * v2 + 2]! - p[3 * v]!;
+      const ang = Math.acos(Math.max(-1, Math.min(1, (ax * bx + ay * by + az * bz) / ((Math.hypot(ax, ay, az) * Math.hypot(bx, by, bz)) || 1))));
+      vn[3 * v] += ang * nx;
+      vn[3 * v + 1] += ang * ny;
+      vn[3 * v + 2] += ang * nz;
+      const lo = Math.min(v, v1), hi = Math.max(v, v1);
+      const key = lo * nv + hi;
+      const acc = fnByEdge.get(key);
+      if (acc) {
+        acc[0] += nx;
+        acc[1] += ny;
+        acc[2] += nz;
+      } else fnByEdge.set(key, [nx, ny, nz]);
+    }
+  }
+  const normals = new Float32Array(n * 4);
+  const put = (i: number, x: number, y: number, z: number) => {
+    const l = Math.hypot(x, y, z) || 1;
+    normals[4 * i] = x / l;
+    normals[4 * i + 1] = y / l;
+    normals[4 * i + 2] = z / l;
+  };
+  for (let v = 0; v < nv; v++) put(v, vn[3 * v]!, vn[3 * v + 1]!, vn[3 * v + 2]!);
+  // Face samples come 4 per qualifying triangle, in triangle order.
+  if (nf > 0) {
+    let f = 0;
+    for (let t = 0; t < idx.length / 3 && f < nf; t++) {
+      // Re-test which triangles qualified: their centroid is the next face sample.
+      const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, c = 3 * idx[3 * t + 2]!;
+      const cx = (p[a]! + p[b]! + p[c]!) / 3, cy = (p[a + 1]! + p[b + 1]! + p[c + 1]!) / 3, cz = (p[a + 2]! + p[b + 2]! + p[c + 2]!) / 3;
+      if (Math.abs(face[3 * f]! - cx) + Math.abs(face[3 * f + 1]! - cy) + Math.abs(face[3 * f + 2]! - cz) > 1e-12 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz))) continue;
+      for (let k = 0; k < 4; k++) put(nv + f + k, faceNormals[3 * t]!, faceNormals[3 * t + 1]!, faceNormals[3 * t + 2]!);
+      f += 4;
+    }
+  }
+  for (let e = 0; e < ne; e++) {
+    const acc = fnByEdge.get(edges[2 * e]! * nv + edges[2 * e + 1]!) ?? [0, 1, 0];
+    for (let k = 0; k < edgeSamples; k++) put(single + e * edgeSamples + k, acc[0]!, acc[1]!, acc[2]!);
+  }
+  return { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
+}

@@ -1,0 +1,596 @@
+/**
+ * GPU penetration query: the twin of CpuPenetrationBackend
+ * (src/collision/cpuQuery.ts), same interface, same records. Kernel:
+ * shaders/penetration.wgsl; byte layouts: src/gpu/layout.ts.
+ *
+ * Per call the host does O(tasks + chunks + records) work and the GPU does all
+ * the sampling:
+ *  1. tasks are written into a reused buffer; the host culls a task whose
+ *     posed bounding sphere of A misses B's grid box (it cannot have records)
+ *     and cuts the rest into chunks of WORKGROUP_SIZE work items;
+ *  2. ONE dispatch covers every chunk of every task (2D when the chunk count
+ *     exceeds the per-dimension limit);
+ *  3. ONE readback copies the record counter and up to `capacity` records
+ *     (plus the timestamps, when enabled) into a mappable staging buffer.
+ *     The capacity is min(records the tasks could possibly produce, a learnt
+ *     size); if the counter says more were found, the capacity grows and the
+ *     dispatch runs once more (the set of records is deterministic, so once
+ *     is enough);
+ *  4. the host sorts records by (task, sample) with a radix sort over
+ *     reused scratch arrays and fills the reused QueryResult.
+ * Buffers only grow; a warm query allocates nothing on the GPU side.
+ */
+import type { PenetrationBackend, QueryBatch, QueryResult, QueryShape } from '../collision/query.ts';
+import { POSE_STRIDE } from '../collision/query.ts';
+import { sampleCount } from '../geometry/samples.ts';
+import { checkErrors, createComputePipelineChecked, passSource, deviceLostReason } from './device.ts';
+import { CHUNK, QUERY_OUTPUT, QUERY_PARAMS, RECORD, SAMPLE_STRIDE, SDF_INFO, SHAPE_INFO, TASK, WORKGROUP_SIZE } from './layout.ts';
+
+export interface GpuPenetrationOptions {
+  /** Time the dispatch with timestamp queries when the device allows it (default true). */
+  timestamps?: boolean;
+  /** Records the output buffer holds before it first has to grow (default 4096). */
+  initialCapacity?: number;
+}
+
+interface QueryPipeline {
+  pipeline: GPUComputePipeline;
+  bindGroupLayout: GPUBindGroupLayout;
+}
+
+const pipelines = new WeakMap<GPUDevice, Promise<QueryPipeline>>();
+
+function queryPipeline(device: GPUDevice): Promise<QueryPipeline> {
+  let p = pipelines.get(device);
+  if (!p) {
+    p = createQueryPipeline(device);
+    pipelines.set(device, p);
+    p.catch(() => pipelines.delete(device));
+  }
+  return p;
+}
+
+async function createQueryPipeline(device: GPUDevice): Promise<QueryPipeline> {
+  const ro = { type: 'read-only-storage' } as const;
+  const bindGroupLayout = device.createBindGroupLayout({
+    label: 'penetration',
+    entries: [
+      { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: ro }, // sdf values
+      { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: ro }, // samples
+      { binding: 2, visibility: GPUShaderStage.COMPUTE, buffer: ro }, // shapes
+      { binding: 3, visibility: GPUShaderStage.COMPUTE, buffer: ro }, // tasks
+      { binding: 4, visibility: GPUShaderStage.COMPUTE, buffer: ro }, // chunks
+      { binding: 5, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } }, // output
+      { binding: 6, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } }, // params
+    ],
+  });
+  const pipeline = await createComputePipelineChecked(device, {
+    label: 'penetration.wgsl',
+    ...passSource('penetration.wgsl'),
+    layout: device.createPipelineLayout({ label: 'penetration', bindGroupLayouts: [bindGroupLayout] }),
+    constants: { WORKGROUP_SIZE },
+  });
+  return { pipeline, bindGroupLayout };
+}
+
+/** Bytes of the timestamp block at the start of the staging buffer (two u64). */
+const TIMESTAMP_BYTES = 16;
+
+export class GpuPenetrationBackend implements PenetrationBackend {
+  readonly kind = 'gpu' as const;
+  /** GPU time of the last query's dispatch in ms (null without timestamp queries). */
+  lastGpuMs: number | null = null;
+  /** Dispatches the last query needed (1, or 2 after the output had to grow). */
+  lastDispatches = 0;
+
+  private readonly device: GPUDevice;
+  private readonly timestamps: boolean;
+  private destroyed = false;
+  private busy = false;
+
+  // Shapes (setShapes).
+  private shapeCount = 0;
+  private valueBuf: GPUBuffer | null = null;
+  private sampleBuf: GPUBuffer | null = null;
+  private shapeBuf: GPUBuffer | null = null;
+  /** Per shape: bounding sphere of the samples (cx, cy, cz, r), local frame. */
+  private sphere = new Float64Array(0);
+  /** Per shape: grid box (min xyz, max xyz), local frame. */
+  private box = new Float64Array(0);
+  /** Per shape: work items (vertices, plus edges when they carry samples). */
+  private items = new Uint32Array(0);
+
+  // Per-query buffers; they grow and are reused.
+  private taskBuf: GPUBuffer | null = null;
+  private chunkBuf: GPUBuffer | null = null;
+  private outBuf: GPUBuffer | null = null;
+  private stagingBuf: GPUBuffer | null = null;
+  private readonly paramBuf: GPUBuffer;
+  private readonly querySet: GPUQuerySet | null;
+  private readonly resolveBuf: GPUBuffer | null;
+  private bindGroup: GPUBindGroup | null = null;
+  /** Records the output holds right now; grows on overflow. */
+  private capacity: number;
+
+  // Host scratch, reused.
+  private taskData = new ArrayBuffer(0);
+  private chunkData = new Uint32Array(0);
+  private readonly paramData = new Uint32Array(QUERY_PARAMS.size / 4);
+  private recTask = new Uint32Array(0);
+  private recSample = new Uint32Array(0);
+  private recPhi = new Float32Array(0);
+  private recNormal = new Float32Array(0);
+  private perm = new Uint32Array(0);
+  private permTmp = new Uint32Array(0);
+  private readonly digitCount = new Uint32Array(257);
+  private taskCount = new Uint32Array(0);
+  private readonly result: QueryResult = {
+    count: 0,
+    taskStart: new Uint32Array(1),
+    sample: new Uint32Array(0),
+    phi: new Float32Array(0),
+    normal: new Float32Array(0),
+  };
+  private taskStartStore = new Uint32Array(1);
+
+  constructor(device: GPUDevice, opts: GpuPenetrationOptions = {}) {
+    this.device = device;
+    this.timestamps = opts.timestamps !== false && device.features.has('timestamp-query');
+    this.capacity = Math.max(1, opts.initialCapacity ?? 4096);
+    this.paramBuf = device.createBuffer({
+      label: 'penetration params',
+      size: QUERY_PARAMS.size,
+      usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
+    });
+    if (this.timestamps) {
+      this.querySet = device.createQuerySet({ label: 'penetration timestamps', type: 'timestamp', count: 2 });
+      this.resolveBuf = device.createBuffer({
+        label: 'penetration timestamps',
+        size: TIMESTAMP_BYTES,
+        usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC,
+      });
+    } else {
+      this.querySet = null;
+      this.resolveBuf = null;
+    }
+    // Start compiling now; errors surface (with the compiler's message) in the first query.
+    queryPipeline(device).catch(() => {});
+  }
+
+  setShapes(shapes: readonly QueryShape[]): void {
+    this.assertUsable('setShapes');
+    // The running query reads the buffers about to be replaced.
+    if (this.busy) throw new Error('GpuPenetrationBackend.setShapes called while a query is running');
+    const n = shapes.length;
+    let totalSamples = 0;
+    let totalValues = 0;
+    for (let s = 0; s < n; s++) {
+      const sh = shapes[s]!;
+      const count = sampleCount(sh.samples);
+      if (sh.samples.points.length < count * 4) {
+        throw new RangeError(`shape ${s}: ${count} samples need ${count * 4} floats, got ${sh.samples.points.length}`);
+      }
+      const g = sh.sdf;
+      const nodes = g.dims[0] * g.dims[1] * g.dims[2];
+      if (g.dims.some((d) => !Number.isInteger(d) || d < 2) || g.values.length !== nodes) {
+        throw new RangeError(`shape ${s}: SDF dims ${g.dims.join('x')} do not match ${g.values.length} values (or are below 2)`);
+      }
+      totalSamples += count;
+      totalValues += nodes;
+    }
+    const lim = this.device.limits.maxStorageBufferBindingSize;
+    if (totalSamples * SAMPLE_STRIDE > lim || totalValues * 4 > lim) {
+      throw new RangeError(`the shapes need ${totalSamples} samples and ${totalValues} SDF values, beyond this device's ${lim}-byte storage binding limit`);
+    }
+
+    const points = new Float32Array(Math.max(4, totalSamples * 4));
+    const values = new Float32Array(Math.max(4, totalValues));
+    const table = new ArrayBuffer(Math.max(SHAPE_INFO.size, n * SHAPE_INFO.size));
+    const tf = new Float32Array(table);
+    const tu = new Uint32Array(table);
+    this.sphere = new Float64Array(n * 4);
+    this.box = new Float64Array(n * 6);
+    this.items = new Uint32Array(n);
+    let sampleAt = 0;
+    let valueAt = 0;
+    for (let s = 0; s < n; s++) {
+      const { samples, sdf } = shapes[s]!;
+      const count = sampleCount(samples);
+      points.set(samples.points.subarray(0, count * 4), sampleAt * 4);
+      values.set(sdf.values, valueAt);
+      const w = (s * SHAPE_INFO.size) / 4;
+      const g = w + SHAPE_INFO.offsets.sdf / 4;
+      tf[g + SDF_INFO.offsets.origin / 4] = sdf.origin[0];
+      tf[g + SDF_INFO.offsets.origin / 4 + 1] = sdf.origin[1];
+      tf[g + SDF_INFO.offsets.origin / 4 + 2] = sdf.origin[2];
+      tf[g + SDF_INFO.offsets.cellSize / 4] = sdf.cellSize;
+      tu[g + SDF_INFO.offsets.dims / 4] = sdf.dims[0];
+      tu[g + SDF_INFO.offsets.dims / 4 + 1] = sdf.dims[1];
+      tu[g + SDF_INFO.offsets.dims / 4 + 2] = sdf.dims[2];
+      tu[g + SDF_INFO.offsets.valueOffset / 4] = valueAt;
+      tu[w + SHAPE_INFO.offsets.sampleOffset / 4] = sampleAt;
+      tu[w + SHAPE_INFO.offsets.vertexCount / 4] = samples.vertexCount;
+      tu[w + SHAPE_INFO.offsets.edgeCount / 4] = samples.edgeCount;
+      tu[w + SHAPE_INFO.offsets.edgeSamples / 4] = samples.edgeSamples;
+      this.items[s] = samples.vertexCount + (samples.edgeSamples > 0 ? samples.edgeCount : 0);
+      this.fitSphere(s, samples.points, count);
+      for (let k = 0; k < 3; k++) {
+        this.box[s * 6 + k] = sdf.origin[k]!;
+        this.box[s * 6 + 3 + k] = sdf.origin[k]! + sdf.cellSize * (sdf.dims[k]! - 1);
+      }
+      sampleAt += count;
+      valueAt += sdf.values.length;
+    }
+
+    this.valueBuf?.destroy();
+    this.sampleBuf?.destroy();
+    this.shapeBuf?.destroy();
+    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    this.valueBuf = this.device.createBuffer({ label: 'penetration sdf values', size: values.byteLength, usage });
+    this.sampleBuf = this.device.createBuffer({ label: 'penetration samples', size: points.byteLength, usage });
+    this.shapeBuf = this.device.createBuffer({ label: 'penetration shapes', size: table.byteLength, usage });
+    this.device.queue.writeBuffer(this.valueBuf, 0, values);
+    this.device.queue.writeBuffer(this.sampleBuf, 0, points);
+    this.device.queue.writeBuffer(this.shapeBuf, 0, table);
+    this.shapeCount = n;
+    this.bindGroup = null;
+  }
+
+  /** Bounding sphere of a shape's samples: centre of their box, radius of the farthest. */
+  private fitSphere(s: number, pts: Float32Array, count: number): void {
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const x = pts[i * 4]!, y = pts[i * 4 + 1]!, z = pts[i * 4 + 2]!;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      if (z < z0) z0 = z;
+      if (z > z1) z1 = z;
+    }
+    const cx = count > 0 ? 0.5 * (x0 + x1) : 0;
+    const cy = count > 0 ? 0.5 * (y0 + y1) : 0;
+    const cz = count > 0 ? 0.5 * (z0 + z1) : 0;
+    let r2 = 0;
+    for (let i = 0; i < count; i++) {
+      const dx = pts[i * 4]! - cx, dy = pts[i * 4 + 1]! - cy, dz = pts[i * 4 + 2]! - cz;
+      const d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 > r2) r2 = d2;
+    }
+    const o = s * 4;
+    this.sphere[o] = cx;
+    this.sphere[o + 1] = cy;
+    this.sphere[o + 2] = cz;
+    this.sphere[o + 3] = Math.sqrt(r2);
+  }
+
+  /**
+   * Whether task t's samples may reach B's grid box: A's bounding sphere,
+   * posed, against the box. Conservative: the radius is padded for f32
+   * rounding on the GPU and for a quaternion that is not exactly unit (the
+   * kernel's rotation formula then also scales by up to |q|^2).
+   */
+  private mayOverlap(a: number, b: number, poses: Float32Array, t: number): boolean {
+    const o = t * POSE_STRIDE;
+    const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
+    const sa = a * 4;
+    const vx = this.sphere[sa]!, vy = this.sphere[sa + 1]!, vz = this.sphere[sa + 2]!;
+    // v + w t + u x t, t = 2 u x v (same formula as quat_rotate in common.wgsl).
+    const tx = 2 * (qy * vz - qz * vy);
+    const ty = 2 * (qz * vx - qx * vz);
+    const tz = 2 * (qx * vy - qy * vx);
+    const cx = vx + qw * tx + (qy * tz - qz * ty) + poses[o + 4]!;
+    const cy = vy + qw * ty + (qz * tx - qx * tz) + poses[o + 5]!;
+    const cz = vz + qw * tz + (qx * ty - qy * tx) + poses[o + 6]!;
+    const qq = qx * qx + qy * qy + qz * qz + qw * qw;
+    const r = this.sphere[sa + 3]! * Math.max(1, qq) * (1 + 1e-4) + 1e-4 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz));
+    const bb = b * 6;
+    const box = this.box;
+    const d2 = gap2(cx, box[bb]!, box[bb + 3]!) + gap2(cy, box[bb + 1]!, box[bb + 4]!) + gap2(cz, box[bb + 2]!, box[bb + 5]!);
+    return d2 <= r * r;
+  }
+
+  async query(batch: QueryBatch): Promise<QueryResult> {
+    this.assertUsable('query');
+    if (this.busy) throw new Error('GpuPenetrationBackend.query called again before the previous query resolved');
+    this.busy = true;
+    try {
+      return await this.run(batch);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async run(batch: QueryBatch): Promise<QueryResult> {
+    const tasks = batch.count;
+    const nShapes = this.shapeCount;
+    for (let t = 0; t < tasks; t++) {
+      const a = batch.shapeA[t]!;
+      const b = batch.shapeB[t]!;
+      if (a >= nShapes || b >= nShapes) {
+        throw new RangeError(`task ${t}: shape index ${a >= nShapes ? a : b} out of range (${nShapes} shapes set)`);
+      }
+    }
+
+    // Tasks and chunks (host), culling tasks that cannot touch B's grid.
+    this.ensureTaskData(tasks);
+    const tf = new Float32Array(this.taskData);
+    const tu = new Uint32Array(this.taskData);
+    let chunkCount = 0;
+    let bound = 0; // most records the surviving tasks could produce
+    for (let t = 0; t < tasks; t++) {
+      const a = batch.shapeA[t]!;
+      const b = batch.shapeB[t]!;
+      const w = (t * TASK.size) / 4;
+      const po = t * POSE_STRIDE;
+      for (let k = 0; k < POSE_STRIDE; k++) tf[w + k] = batch.poses[po + k]!;
+      tu[w + TASK.offsets.shapeA / 4] = a;
+      tu[w + TASK.offsets.shapeB / 4] = b;
+      const items = this.items[a]!;
+      if (items === 0 || !this.mayOverlap(a, b, batch.poses, t)) continue;
+      bound += items;
+      const chunks = Math.ceil(items / WORKGROUP_SIZE);
+      this.ensureChunkData(chunkCount + chunks);
+      for (let c = 0; c < chunks; c++) {
+        const o = ((chunkCount + c) * CHUNK.size) / 4;
+        this.chunkData[o + CHUNK.offsets.task / 4] = t;
+        this.chunkData[o + CHUNK.offsets.firstItem / 4] = c * WORKGROUP_SIZE;
+      }
+      chunkCount += chunks;
+    }
+
+    this.lastGpuMs = null;
+    this.lastDispatches = 0;
+    if (chunkCount === 0) return this.finish(tasks, 0);
+
+    const device = this.device;
+    return checkErrors(device, 'penetration query', async () => {
+      const { pipeline, bindGroupLayout } = await queryPipeline(device);
+      const taskBytes = tasks * TASK.size;
+      const chunkBytes = chunkCount * CHUNK.size;
+      this.taskBuf = this.grow(this.taskBuf, taskBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, 'penetration tasks');
+      this.chunkBuf = this.grow(this.chunkBuf, chunkBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, 'penetration chunks');
+      device.queue.writeBuffer(this.taskBuf, 0, this.taskData, 0, taskBytes);
+      device.queue.writeBuffer(this.chunkBuf, 0, this.chunkData.buffer, 0, chunkBytes);
+
+      const maxX = device.limits.maxComputeWorkgroupsPerDimension;
+      const groupsX = Math.min(chunkCount, maxX);
+      const groupsY = Math.ceil(chunkCount / groupsX);
+      if (groupsY > maxX) throw new RangeError(`${chunkCount} chunks exceed a 2D dispatch on this device`);
+
+      let capacity = Math.min(bound, this.capacity);
+      for (let attempt = 0; ; attempt++) {
+        this.ensureOutput(capacity);
+        const p = this.paramData;
+        p[QUERY_PARAMS.offsets.chunkCount / 4] = chunkCount;
+        p[QUERY_PARAMS.offsets.capacity / 4] = capacity;
+        p[QUERY_PARAMS.offsets.groupsX / 4] = groupsX;
+        device.queue.writeBuffer(this.paramBuf, 0, p);
+        if (!this.bindGroup) this.bindGroup = this.makeBindGroup(bindGroupLayout);
+
+        const enc = device.createCommandEncoder({ label: 'penetration query' });
+        enc.clearBuffer(this.outBuf!, 0, QUERY_OUTPUT.size);
+        const pass = enc.beginComputePass(
+          this.querySet
+            ? { label: 'penetration', timestampWrites: { querySet: this.querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } }
+            : { label: 'penetration' },
+        );
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, this.bindGroup);
+        pass.dispatchWorkgroups(groupsX, groupsY);
+        pass.end();
+        // The counter and every record slot come back in one copy: reading the
+        // counter first would cost a second round trip.
+        const outBytes = QUERY_OUTPUT.size + capacity * RECORD.size;
+        enc.copyBufferToBuffer(this.outBuf!, 0, this.stagingBuf!, TIMESTAMP_BYTES, outBytes);
+        if (this.querySet && this.resolveBuf) {
+          enc.resolveQuerySet(this.querySet, 0, 2, this.resolveBuf, 0);
+          enc.copyBufferToBuffer(this.resolveBuf, 0, this.stagingBuf!, 0, TIMESTAMP_BYTES);
+        }
+        device.queue.submit([enc.finish()]);
+        this.lastDispatches++;
+
+        const staging = this.stagingBuf!;
+        try {
+          await staging.mapAsync(GPUMapMode.READ, 0, TIMESTAMP_BYTES + outBytes);
+        } catch (e) {
+          const lost = deviceLostReason(device);
+          const detail = e instanceof Error ? e.message || e.name : String(e);
+          throw new Error(`penetration query: reading results failed${lost ? ` (${lost})` : ''}: ${detail || 'no details'}`);
+        }
+        const mapped = staging.getMappedRange(0, TIMESTAMP_BYTES + outBytes);
+        const found = new Uint32Array(mapped, TIMESTAMP_BYTES + QUERY_OUTPUT.offsets.count, 1)[0]!;
+        if (found > capacity && attempt === 0) {
+          staging.unmap();
+          // Room for what was found plus a margin, never more than can occur.
+          this.capacity = Math.max(this.capacity, Math.min(bound, nextPow2(Math.ceil(found * 1.25))));
+          capacity = Math.min(bound, this.capacity);
+          continue;
+        }
+        if (found > capacity) {
+          staging.unmap();
+          throw new Error(`penetration query: ${found} records after growing the output to ${capacity} (the kernel is not deterministic?)`);
+        }
+        if (this.querySet) {
+          const ts = new BigUint64Array(mapped, 0, 2);
+          const dt = Number(ts[1]! - ts[0]!);
+          this.lastGpuMs = dt > 0 ? dt / 1e6 : 0;
+        }
+        this.readRecords(mapped, found);
+        staging.unmap();
+        return this.finish(tasks, found);
+      }
+    });
+  }
+
+  private makeBindGroup(layout: GPUBindGroupLayout): GPUBindGroup {
+    return this.device.createBindGroup({
+      label: 'penetration',
+      layout,
+      entries: [
+        { binding: 0, resource: { buffer: this.valueBuf! } },
+        { binding: 1, resource: { buffer: this.sampleBuf! } },
+        { binding: 2, resource: { buffer: this.shapeBuf! } },
+        { binding: 3, resource: { buffer: this.taskBuf! } },
+        { binding: 4, resource: { buffer: this.chunkBuf! } },
+        { binding: 5, resource: { buffer: this.outBuf! } },
+        { binding: 6, resource: { buffer: this.paramBuf } },
+      ],
+    });
+  }
+
+  /** A buffer of at least `bytes`, reusing `cur` when it is big enough (growth doubles, so it is rare). */
+  private grow(cur: GPUBuffer | null, bytes: number, usage: number, label: string): GPUBuffer {
+    if (cur && cur.size >= bytes) return cur;
+    const size = Math.max(256, roundUp(Math.max(bytes, cur ? cur.size * 2 : 0), 16));
+    cur?.destroy();
+    this.bindGroup = null;
+    return this.device.createBuffer({ label, size, usage });
+  }
+
+  private ensureOutput(capacity: number): void {
+    const outBytes = QUERY_OUTPUT.size + capacity * RECORD.size;
+    const lim = this.device.limits.maxStorageBufferBindingSize;
+    if (outBytes > lim) throw new RangeError(`penetration query: ${capacity} records exceed the ${lim}-byte storage binding limit`);
+    this.outBuf = this.grow(this.outBuf, outBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, 'penetration output');
+    // The staging buffer is not bound, so growing it leaves the bind group valid.
+    const keep = this.bindGroup;
+    this.stagingBuf = this.grow(this.stagingBuf, TIMESTAMP_BYTES + outBytes, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'penetration readback');
+    this.bindGroup = keep;
+  }
+
+  private ensureTaskData(tasks: number): void {
+    const bytes = tasks * TASK.size;
+    if (this.taskData.byteLength < bytes) this.taskData = new ArrayBuffer(Math.max(bytes, this.taskData.byteLength * 2));
+  }
+
+  private ensureChunkData(chunks: number): void {
+    const words = (chunks * CHUNK.size) / 4;
+    if (this.chunkData.length < words) {
+      const next = new Uint32Array(Math.max(words, this.chunkData.length * 2, 256));
+      next.set(this.chunkData);
+      this.chunkData = next;
+    }
+  }
+
+  /** Copies `n` records out of the mapped staging range into the host scratch arrays. */
+  private readRecords(mapped: ArrayBuffer, n: number): void {
+    if (this.recTask.length < n) {
+      const cap = nextPow2(n);
+      this.recTask = new Uint32Array(cap);
+      this.recSample = new Uint32Array(cap);
+      this.recPhi = new Float32Array(cap);
+      this.recNormal = new Float32Array(cap * 3);
+      this.perm = new Uint32Array(cap);
+      this.permTmp = new Uint32Array(cap);
+    }
+    const base = (TIMESTAMP_BYTES + QUERY_OUTPUT.offsets.records) / 4;
+    const u = new Uint32Array(mapped, 0, base + (n * RECORD.size) / 4);
+    const f = new Float32Array(mapped, 0, base + (n * RECORD.size) / 4);
+    const stride = RECORD.size / 4;
+    const R = RECORD.offsets;
+    for (let i = 0; i < n; i++) {
+      const o = base + i * stride;
+      this.recTask[i] = u[o + R.task / 4]!;
+      this.recSample[i] = u[o + R.sample / 4]!;
+      this.recPhi[i] = f[o + R.phi / 4]!;
+      this.recNormal[i * 3] = f[o + R.nx / 4]!;
+      this.recNormal[i * 3 + 1] = f[o + R.ny / 4]!;
+      this.recNormal[i * 3 + 2] = f[o + R.nz / 4]!;
+    }
+  }
+
+  /**
+   * Sorts the n records by (task, sample) and fills the result: LSD radix
+   * passes over the sample index (8 bits each, only as many as the largest
+   * index needs), then a stable counting sort by task that also yields
+   * taskStart.
+   */
+  private finish(tasks: number, n: number): QueryResult {
+    const res = this.result;
+    if (this.taskStartStore.length < tasks + 1) this.taskStartStore = new Uint32Array(nextPow2(tasks + 1));
+    if (res.taskStart.length !== tasks + 1) res.taskStart = this.taskStartStore.subarray(0, tasks + 1);
+    if (res.sample.length < n) {
+      const cap = nextPow2(n);
+      res.sample = new Uint32Array(cap);
+      res.phi = new Float32Array(cap);
+      res.normal = new Float32Array(cap * 3);
+    }
+    res.count = n;
+    const start = res.taskStart;
+    if (n === 0) {
+      start.fill(0);
+      return res;
+    }
+
+    let perm = this.perm;
+    let tmp = this.permTmp;
+    for (let i = 0; i < n; i++) perm[i] = i;
+    let maxSample = 0;
+    for (let i = 0; i < n; i++) if (this.recSample[i]! > maxSample) maxSample = this.recSample[i]!;
+    const cnt = this.digitCount;
+    for (let shift = 0; shift < 32 && maxSample >>> shift > 0; shift += 8) {
+      cnt.fill(0);
+      for (let i = 0; i < n; i++) cnt[((this.recSample[perm[i]!]! >>> shift) & 255) + 1]!++;
+      for (let d = 1; d <= 256; d++) cnt[d]! += cnt[d - 1]!;
+      for (let i = 0; i < n; i++) {
+        const r = perm[i]!;
+        tmp[cnt[(this.recSample[r]! >>> shift) & 255]!++] = r;
+      }
+      const s = perm;
+      perm = tmp;
+      tmp = s;
+    }
+
+    // Stable counting sort by task; taskStart is the exclusive prefix sum.
+    if (this.taskCount.length < tasks + 1) this.taskCount = new Uint32Array(nextPow2(tasks + 1));
+    const tc = this.taskCount;
+    tc.fill(0, 0, tasks + 1);
+    for (let i = 0; i < n; i++) tc[this.recTask[i]! + 1]!++;
+    start[0] = 0;
+    for (let t = 0; t < tasks; t++) start[t + 1] = start[t]! + tc[t + 1]!;
+    for (let t = 0; t < tasks; t++) tc[t] = start[t]!;
+    for (let i = 0; i < n; i++) {
+      const r = perm[i]!;
+      const at = tc[this.recTask[r]!]!++;
+      res.sample[at] = this.recSample[r]!;
+      res.phi[at] = this.recPhi[r]!;
+      res.normal[at * 3] = this.recNormal[r * 3]!;
+      res.normal[at * 3 + 1] = this.recNormal[r * 3 + 1]!;
+      res.normal[at * 3 + 2] = this.recNormal[r * 3 + 2]!;
+    }
+    return res;
+  }
+
+  private assertUsable(what: string): void {
+    if (this.destroyed) throw new Error(`GpuPenetrationBackend.${what} after destroy()`);
+    const lost = deviceLostReason(this.device);
+    if (lost) throw new Error(`GpuPenetrationBackend.${what}: ${lost}`);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const b of [this.valueBuf, this.sampleBuf, this.shapeBuf, this.taskBuf, this.chunkBuf, this.outBuf, this.stagingBuf, this.paramBuf, this.resolveBuf]) {
+      b?.destroy();
+    }
+    this.querySet?.destroy();
+    this.bindGroup = null;
+  }
+}
+
+/** Squared distance from v to the interval [lo, hi]. */
+function gap2(v: number, lo: number, hi: number): number {
+  const d = v < lo ? lo - v : v > hi ? v - hi : 0;
+  return d * d;
+}
+
+function nextPow2(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+function roundUp(n: number, m: number): number {
+  return Math.ceil(n / m) * m;
+}

@@ -1,0 +1,173 @@
+/**
+ * GPU signed distance field bake: the twin of bakeSdfCpu (src/sdf/bake.ts),
+ * same grid (gridLayout), same triangle table (packTriangleTable), values equal
+ * to within f32 rounding. Kernel and the reasoning behind it: shaders/sdf_bake.wgsl.
+ *
+ * Large grids go in chunks of nodes, one dispatch per chunk, all recorded in
+ * one command buffer and read back with one copy: a chunk stays under the
+ * per-dimension workgroup limit, under the storage binding size, and under a
+ * work budget (nodes x triangles) so no single dispatch runs long enough to
+ * trip an OS GPU watchdog on a real GPU.
+ */
+import type { TriMesh } from '../geometry/mesh.ts';
+import { meshBounds } from '../geometry/mesh.ts';
+import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
+import { packTriangleTable } from '../sdf/pseudonormals.ts';
+import { checkErrors, createComputePipelineChecked, passSource } from './device.ts';
+import { BAKE_PARAMS, SDF_INFO, TRIANGLE_STRIDE, TRIANGLE_VEC4S, WORKGROUP_SIZE } from './layout.ts';
+
+export interface GpuBakeOptions {
+  /** Cells along the longest axis of the mesh bounds (gridLayout's default when omitted). */
+  cells?: number;
+  /** Extra cells on every side (gridLayout's default when omitted). */
+  padding?: number;
+  /** Upper bound on node-triangle tests per dispatch (default 2^27); tests use it to force chunking. */
+  maxPairsPerDispatch?: number;
+}
+
+const DEFAULT_MAX_PAIRS = 1 << 27;
+
+interface BakePipeline {
+  pipeline: GPUComputePipeline;
+  bindGroupLayout: GPUBindGroupLayout;
+}
+
+const pipelines = new WeakMap<GPUDevice, Promise<BakePipeline>>();
+
+/**
+ * The pipeline, built once per device. Built asynchronously so a shader that
+ * fails to compile rejects with the compiler's message (and is not cached).
+ */
+function bakePipeline(device: GPUDevice): Promise<BakePipeline> {
+  let p = pipelines.get(device);
+  if (!p) {
+    p = createBakePipeline(device);
+    pipelines.set(device, p);
+    p.catch(() => pipelines.delete(device));
+  }
+  return p;
+}
+
+async function createBakePipeline(device: GPUDevice): Promise<BakePipeline> {
+  const bindGroupLayout = device.createBindGroupLayout({
+    label: 'sdf bake',
+    entries: [
+      { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'read-only-storage' } },
+      { binding: 2, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } },
+      { binding: 3, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
+    ],
+  });
+  const pipeline = await createComputePipelineChecked(device, {
+    label: 'sdf_bake.wgsl',
+    ...passSource('sdf_bake.wgsl'),
+    layout: device.createPipelineLayout({ label: 'sdf bake', bindGroupLayouts: [bindGroupLayout] }),
+    constants: { WORKGROUP_SIZE },
+  });
+  return { pipeline, bindGroupLayout };
+}
+
+/** Bakes the SDF of a closed mesh on the GPU, on the grid gridLayout(meshBounds(mesh), cells, padding). */
+export async function bakeSdfGpu(device: GPUDevice, mesh: TriMesh, opts: GpuBakeOptions = {}): Promise<SdfGrid> {
+  const layout = gridLayout(meshBounds(mesh), opts.cells, opts.padding);
+  const table = packTriangleTable(mesh);
+  const values = await bakeTriangleTableGpu(device, table, layout, opts.maxPairsPerDispatch);
+  return { origin: layout.origin, cellSize: layout.cellSize, dims: layout.dims, values };
+}
+
+/** The kernel run on an already packed triangle table; returns one value per node (x fastest). */
+export async function bakeTriangleTableGpu(
+  device: GPUDevice,
+  table: Float32Array,
+  grid: { origin: readonly number[]; cellSize: number; dims: readonly number[] },
+  maxPairsPerDispatch = DEFAULT_MAX_PAIRS,
+): Promise<Float32Array> {
+  const triCount = table.length / (TRIANGLE_VEC4S * 4);
+  if (!Number.isInteger(triCount) || triCount < 1) {
+    throw new RangeError(`the triangle table must hold a positive whole number of ${TRIANGLE_VEC4S}-vec4f triangles, got ${table.length} floats`);
+  }
+  const [nx, ny, nz] = grid.dims as [number, number, number];
+  const nodeCount = nx * ny * nz;
+  const lim = device.limits;
+  if (nodeCount * 4 > lim.maxBufferSize || nodeCount >= 2 ** 32) {
+    throw new RangeError(`an SDF grid of ${nx}x${ny}x${nz} nodes exceeds this device's buffer size (${lim.maxBufferSize} bytes)`);
+  }
+  if (triCount * TRIANGLE_STRIDE > lim.maxStorageBufferBindingSize) {
+    throw new RangeError(`${triCount} triangles exceed this device's storage binding size (${lim.maxStorageBufferBindingSize} bytes)`);
+  }
+
+  // Nodes per dispatch: a multiple of the workgroup size, so every chunk's
+  // slice of the output starts on a 256-byte binding boundary (64 nodes * 4 B).
+  const align = Math.max(WORKGROUP_SIZE, lim.minStorageBufferOffsetAlignment / 4);
+  const byLimit = Math.min(lim.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE, lim.maxStorageBufferBindingSize / 4);
+  const byWork = Math.floor(maxPairsPerDispatch / triCount);
+  const chunkNodes = Math.max(align, Math.floor(Math.min(byLimit, byWork, nodeCount + align - 1) / align) * align);
+  const chunks = Math.ceil(nodeCount / chunkNodes);
+
+  const paramStride = Math.max(BAKE_PARAMS.size, lim.minUniformBufferOffsetAlignment);
+  const buffers: GPUBuffer[] = [];
+  const make = (d: GPUBufferDescriptor): GPUBuffer => {
+    const b = device.createBuffer(d);
+    buffers.push(b);
+    return b;
+  };
+  try {
+    return await checkErrors(device, 'SDF bake', async () => {
+      const { pipeline, bindGroupLayout } = await bakePipeline(device);
+      const triBuf = make({ label: 'bake triangles', size: table.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      device.queue.writeBuffer(triBuf, 0, table.buffer, table.byteOffset, table.byteLength);
+      const valueBytes = nodeCount * 4;
+      const valBuf = make({ label: 'bake values', size: valueBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+      const staging = make({ label: 'bake readback', size: valueBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      const paramBuf = make({ label: 'bake params', size: paramStride * chunks, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+
+      const params = new ArrayBuffer(paramStride * chunks);
+      const f = new Float32Array(params);
+      const u = new Uint32Array(params);
+      const enc = device.createCommandEncoder({ label: 'sdf bake' });
+      for (let c = 0; c < chunks; c++) {
+        const first = c * chunkNodes;
+        const count = Math.min(chunkNodes, nodeCount - first);
+        const w = (c * paramStride) / 4;
+        const g = w + BAKE_PARAMS.offsets.grid / 4;
+        f[g + SDF_INFO.offsets.origin / 4] = grid.origin[0]!;
+        f[g + SDF_INFO.offsets.origin / 4 + 1] = grid.origin[1]!;
+        f[g + SDF_INFO.offsets.origin / 4 + 2] = grid.origin[2]!;
+        f[g + SDF_INFO.offsets.cellSize / 4] = grid.cellSize;
+        u[g + SDF_INFO.offsets.dims / 4] = nx;
+        u[g + SDF_INFO.offsets.dims / 4 + 1] = ny;
+        u[g + SDF_INFO.offsets.dims / 4 + 2] = nz;
+        u[g + SDF_INFO.offsets.valueOffset / 4] = 0;
+        u[w + BAKE_PARAMS.offsets.triangleCount / 4] = triCount;
+        u[w + BAKE_PARAMS.offsets.firstNode / 4] = first;
+        u[w + BAKE_PARAMS.offsets.nodeCount / 4] = count;
+
+        const bindGroup = device.createBindGroup({
+          label: `sdf bake chunk ${c}`,
+          layout: bindGroupLayout,
+          entries: [
+            { binding: 1, resource: { buffer: triBuf } },
+            { binding: 2, resource: { buffer: valBuf, offset: first * 4, size: count * 4 } },
+            { binding: 3, resource: { buffer: paramBuf, offset: c * paramStride, size: BAKE_PARAMS.size } },
+          ],
+        });
+        // One pass per chunk: a pass boundary lets the driver schedule (and
+        // preempt) chunks separately.
+        const pass = enc.beginComputePass({ label: `sdf bake chunk ${c}` });
+        pass.setPipeline(pipeline);
+        pass.setBindGroup(0, bindGroup);
+        pass.dispatchWorkgroups(Math.ceil(count / WORKGROUP_SIZE));
+        pass.end();
+      }
+      device.queue.writeBuffer(paramBuf, 0, params);
+      enc.copyBufferToBuffer(valBuf, 0, staging, 0, valueBytes);
+      device.queue.submit([enc.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const out = new Float32Array(nodeCount);
+      out.set(new Float32Array(staging.getMappedRange(), 0, nodeCount));
+      staging.unmap();
+      return out;
+    });
+  } finally {
+    for (const b of buffers) b.destroy();
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * Built-in scenes (ALGORITHM.md 7, the seed's demos). Each generator returns
+ * plain scene JSON, so built-ins go through the same validation as files and
+ * `stackfield run --builtin NAME --dump` prints a file anyone can edit.
+ *
+ * Shared by the app's scene picker, the CLI (`run`, `bench`) and the tests.
+ */
+
+export interface BuiltinParam {
+  name: string;
+  default: number;
+  min: number;
+  max: number;
+  step?: number;
+  description?: string;
+}
+
+export interface BuiltinInfo {
+  name: string;
+  title: string;
+  params: BuiltinParam[];
+}
+
+type Json = Record<string, unknown>;
+type Generator = (p: Record<string, number>) => Json;
+
+interface Builtin extends BuiltinInfo {
+  make: Generator;
+}
+
+const FORMAT = 'stackfield-scene/1';
+
+const ground = (extra: Json = {}): Json => ({ name: 'ground', shape: 'floor', static: true, restitution: 0.3, friction: 0.6, ...extra });
+const floorShape = { type: 'plane', normal: [0, 1, 0] };
+
+/** A small deterministic generator so scenes are the same on every run. */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+function round(x: number, digits = 6): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+const builtins: Builtin[] = [
+  {
+    name: 'tower',
+    title: 'Box tower',
+    params: [{ name: 'height', default: 20, min: 1, max: 200, step: 1, description: 'number of boxes' }],
+    make: (p) => {
+      const n = p['height']!;
+      const h = 0.5;
+      const bodies: Json[] = [ground()];
+      for (let i = 0; i < n; i++) {
+        bodies.push({ name: `box${i}`, shape: 'box', position: [0, h / 2 + i * (h + 0.002) + 0.001, 0], restitution: 0, friction: 0.6, density: 500 });
+      }
+      return { format: FORMAT, dt: 0.01, shapes: { floor: floorShape, box: { type: 'box', size: [1, h, 1], sdf: { cells: 24 } } }, bodies };
+    },
+  },
+  {
+    name: 'rings',
+    title: 'Rings onto pegs',
+    params: [
+      { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings (20 per peg)' },
+    ],
+    make: (p) => {
+      const n = p['rings']!;
+      const pegs = Math.max(3, Math.ceil(n / 20));
+      const cols = Math.ceil(Math.sqrt(pegs));
+      const spacing = 0.9;
+      const rnd = lcg(7);
+      const bodies: Json[] = [ground({ friction: 0.5 })];
+      const pegPos: [number, number][] = [];
+      for (let k = 0; k < pegs; k++) {
+        const x = pegs === 3 ? (k - 1) * spacing : ((k % cols) - (cols - 1) / 2) * spacing;
+        const z = pegs === 3 ? 0 : (Math.floor(k / cols) - (Math.ceil(pegs / cols) - 1) / 2) * spacing;
+        pegPos.push([x, z]);
+        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [x, 1, z], friction: 0.4 });
+      }
+      for (let i = 0; i < n; i++) {
+        const k = i % pegs;
+        const layer = Math.floor(i / pegs);
+        const [x, z] = pegPos[k]!;
+        const tilt = (rnd() - 0.5) * 40;
+        const ax = rnd() - 0.5, az = rnd() - 0.5;
+        bodies.push({
+          name: `ring${i}`,
+          shape: 'ring',
+          position: [round(x + (rnd() - 0.5) * 0.12), round(2.3 + layer * 0.32), round(z + (rnd() - 0.5) * 0.12)],
+          rotation: { axis: [round(ax || 0.1), 0, round(az || 0.1)], degrees: round(tilt) },
+          density: 800,
+          restitution: 0.2,
+          friction: 0.4,
+        });
+      }
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        shapes: {
+          floor: floorShape,
+          // The seed's sizes: rings of 216 triangles, pegs of 84.
+          ring: { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } },
+          peg: { type: 'cylinder', radius: 0.08, height: 2, segments: 21, sdf: { cells: 64 } },
+        },
+        bodies,
+      };
+    },
+  },
+  {
+    name: 'pile',
+    title: 'Pile of nonconvex bodies (bones, cups, L-blocks)',
+    params: [{ name: 'count', default: 30, min: 1, max: 2000, step: 1, description: 'number of bodies' }],
+    make: (p) => {
+      const n = p['count']!;
+      const rnd = lcg(11);
+      const kinds = ['bone', 'cup', 'lblock'];
+      const cols = Math.max(2, Math.ceil(Math.sqrt(n / 4)));
+      const bodies: Json[] = [ground()];
+      for (let i = 0; i < n; i++) {
+        const layer = Math.floor(i / (cols * cols));
+        const c = i % (cols * cols);
+        const x = ((c % cols) - (cols - 1) / 2) * 0.7 + (rnd() - 0.5) * 0.1;
+        const z = (Math.floor(c / cols) - (cols - 1) / 2) * 0.7 + (rnd() - 0.5) * 0.1;
+        bodies.push({
+          name: `${kinds[i % 3]}${i}`,
+          shape: kinds[i % 3],
+          position: [round(x), round(0.5 + layer * 0.6), round(z)],
+          rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+          density: 700,
+          restitution: 0.2,
+          friction: 0.5,
+        });
+      }
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        shapes: {
+          floor: floorShape,
+          bone: {
+            type: 'revolve',
+            profile: [[0, -0.3], [0.07, -0.29], [0.09, -0.25], [0.08, -0.2], [0.035, -0.16], [0.03, 0], [0.035, 0.16], [0.08, 0.2], [0.09, 0.25], [0.07, 0.29], [0, 0.3]],
+            segments: 12,
+            sdf: { cells: 40 },
+          },
+          cup: {
+            type: 'revolve',
+            profile: [[0, -0.12], [0.15, -0.12], [0.16, 0.12], [0.12, 0.12], [0.115, -0.08], [0, -0.08]],
+            segments: 16,
+            sdf: { cells: 40 },
+          },
+          lblock: { type: 'extrude', polygon: [[0, 0], [0.4, 0], [0.4, 0.12], [0.12, 0.12], [0.12, 0.3], [0, 0.3]], depth: 0.15, sdf: { cells: 32 } },
+        },
+        bodies,
+      };
+    },
+  },
+  {
+    name: 'incline',
+    title: 'Perfectly elastic box on an incline',
+    params: [
+      { name: 'standard', default: 0, min: 0, max: 1, step: 1, description: '1 = the standard (old) scheme' },
+      { name: 'degrees', default: 20, min: 0, max: 60, step: 1 },
+      { name: 'friction', default: 1, min: 0, max: 2, step: 0.05 },
+    ],
+    make: (p) => {
+      const deg = p['degrees']!;
+      const th = (deg * Math.PI) / 180;
+      const s = 0.4;
+      // Box resting on the inclined plane (the plane rotated about z through the origin).
+      const nx = -Math.sin(th), ny = Math.cos(th);
+      const d = s / 2 + 0.001;
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        solver: { scheme: p['standard'] ? 'standard' : 'separated' },
+        shapes: { slope: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
+        bodies: [
+          { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, restitution: 1, friction: p['friction'] },
+          { name: 'box', shape: 'box', position: [round(nx * d), round(ny * d), 0], rotation: { axis: [0, 0, 1], degrees: deg }, restitution: 1, friction: p['friction'], density: 500 },
+        ],
+      };
+    },
+  },
+  {
+    name: 'seesaw',
+    title: 'Seesaw',
+    params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1, description: 'mass ratio heavy / light' }],
+    make: (p) => ({
+      format: FORMAT,
+      dt: 0.01,
+      shapes: {
+        floor: floorShape,
+        fulcrum: { type: 'extrude', polygon: [[-0.3, 0], [0.3, 0], [0, 0.4]], depth: 0.8, sdf: { cells: 24 } },
+        plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 64 } },
+        small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
+        big: { type: 'box', size: [0.4, 0.4, 0.4], sdf: { cells: 16 } },
+      },
+      bodies: [
+        ground(),
+        { name: 'fulcrum', shape: 'fulcrum', static: true, position: [0, 0, 0], friction: 0.8 },
+        // Plank resting on the apex, tilted so its left end touches the ground.
+        { name: 'plank', shape: 'plank', position: [0, 0.443, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 4, friction: 0.6, restitution: 0 },
+        { name: 'light', shape: 'small', position: [-1.75, 0.25, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 1, friction: 0.6, restitution: 0 },
+        { name: 'heavy', shape: 'big', position: [1.7, 2.6, 0], mass: p['heavy'], friction: 0.2, restitution: 0 },
+      ],
+    }),
+  },
+  {
+    name: 'topple',
+    title: 'Toppling plank',
+    params: [],
+    make: () => ({
+      format: FORMAT,
+      dt: 0.01,
+      shapes: {
+        floor: floorShape,
+        ledge: { type: 'box', size: [2, 1, 1.2], sdf: { cells: 32 } },
+        plank: { type: 'box', size: [2.4, 0.1, 0.5], sdf: { cells: 64 } },
+        box: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
+        big: { type: 'box', size: [0.6, 0.6, 0.6], sdf: { cells: 16 } },
+      },
+      bodies: [
+        ground(),
+        { name: 'ledge', shape: 'ledge', static: true, position: [0, 0.5, 0], friction: 0.8 },
+        // Plank overhanging the ledge's right edge (x = 1) by a little more than half: it starts to tip.
+        { name: 'plank', shape: 'plank', position: [1.25, 1.051, 0], mass: 4, friction: 0.8, restitution: 0 },
+        { name: 'box0', shape: 'box', position: [0.35, 1.252, 0], mass: 2, friction: 0.8, restitution: 0 },
+        { name: 'box1', shape: 'box', position: [0.35, 1.554, 0], mass: 2, friction: 0.8, restitution: 0 },
+        { name: 'big', shape: 'big', position: [2.2, 3.2, 0], mass: 30, friction: 0.8, restitution: 0 },
+      ],
+    }),
+  },
+  {
+    name: 'billiards',
+    title: 'Billiards: an impulse travels down a row of balls',
+    params: [
+      { name: 'balls', default: 5, min: 1, max: 30, step: 1, description: 'balls in the row' },
+      { name: 'rolling', default: 0.02, min: 0, max: 1, step: 0.005, description: 'rolling friction' },
+    ],
+    make: (p) => {
+      const n = p['balls']!;
+      const r = 0.1;
+      const bodies: Json[] = [ground({ friction: 0.2, restitution: 0.9, rollingFriction: p['rolling'] })];
+      bodies.push({ name: 'cue', shape: 'ball', position: [-1, r, 0], velocity: [3, 0, 0], angularVelocity: [0, 0, -3 / r], restitution: 1, friction: 0.2, rollingFriction: p['rolling'] });
+      for (let i = 0; i < n; i++) {
+        bodies.push({ name: `ball${i}`, shape: 'ball', position: [round(i * 2 * r), r, 0], restitution: 1, friction: 0.2, rollingFriction: p['rolling'] });
+      }
+      return {
+        format: FORMAT,
+        dt: 0.005,
+        solver: { collisionIterations: 5 },
+        shapes: { floor: floorShape, ball: { type: 'sphere', radius: r, segments: [20, 14], sdf: { cells: 24 } } },
+        bodies,
+      };
+    },
+  },
+  {
+    name: 'dominoes',
+    title: 'Dominoes in a circle',
+    params: [{ name: 'count', default: 30, min: 4, max: 500, step: 1 }],
+    make: (p) => {
+      const n = p['count']!;
+      const h = 0.5, w = 0.25, t = 0.06;
+      const spacing = 0.26;
+      const R = (n * spacing) / (2 * Math.PI);
+      const bodies: Json[] = [ground({ friction: 0.6 })];
+      for (let i = 0; i < n; i++) {
+        const a = (2 * Math.PI * i) / n;
+        // Thin side (x of the domino) along the tangent: rotate about y by -a.
+        const deg = (-a * 180) / Math.PI;
+        const b: Json = {
+          name: `domino${i}`,
+          shape: 'domino',
+          position: [round(R * Math.cos(a)), h / 2 + 0.001, round(R * Math.sin(a))],
+          rotation: { axis: [0, 1, 0], degrees: round(deg) },
+          friction: 0.5,
+          restitution: 0,
+          density: 600,
+        };
+        if (i === 0) {
+          // Tip the first one toward the next (tangent direction).
+          b['angularVelocity'] = [round(-Math.cos(a) * 2.5), 0, round(-Math.sin(a) * 2.5)];
+        }
+        bodies.push(b);
+      }
+      return {
+        format: FORMAT,
+        dt: 0.005,
+        shapes: { floor: floorShape, domino: { type: 'box', size: [t, h, w], sdf: { cells: 32 } } },
+        bodies,
+      };
+    },
+  },
+];
+
+export function listBuiltins(): BuiltinInfo[] {
+  return builtins.map(({ name, title, params }) => ({ name, title, params }));
+}
+
+/** Registers more built-ins (the joints module adds its demos this way). */
+export function registerBuiltin(info: BuiltinInfo, make: Generator): void {
+  const i = builtins.findIndex((b) => b.name === info.name);
+  const b = { ...info, make };
+  if (i >= 0) builtins[i] = b;
+  else builtins.push(b);
+}
+
+/** The scene JSON of a built-in; unknown names and out-of-range parameters throw RangeError. */
+export function builtinScene(name: string, params: Record<string, number> = {}): unknown {
+  const b = builtins.find((x) => x.name === name);
+  if (!b) throw new RangeError(`unknown built-in scene "${name}" (available: ${builtins.map((x) => x.name).join(', ')})`);
+  const p: Record<string, number> = {};
+  for (const d of b.params) {
+    const v = params[d.name] ?? d.default;
+    if (!Number.isFinite(v) || v < d.min || v > d.max) {
+      throw new RangeError(`parameter ${d.name} of scene "${name}" must be in [${d.min}, ${d.max}], got ${v}`);
+    }
+    p[d.name] = d.step !== undefined && d.step >= 1 ? Math.round(v) : v;
+  }
+  for (const k of Object.keys(params)) {
+    if (!b.params.some((d) => d.name === k)) {
+      throw new RangeError(`scene "${name}" has no parameter "${k}" (parameters: ${b.params.map((d) => d.name).join(', ') || 'none'})`);
+    }
+  }
+  return b.make(p);
+}

@@ -1,0 +1,77 @@
+/**
+ * "Did you mean ...?" for scene files: unknown keys, shape and body names,
+ * enum values. A typo must not pass silently, and the message should point at
+ * the fix, so we rank candidates by edit distance.
+ */
+
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent
+ * transpositions), so "rnig" -> "ring" counts as one edit, not two. Two rolling
+ * rows plus the one before them; the strings are short (keys, names).
+ */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = new Array<number>(n + 1);
+  let cur = new Array<number>(n + 1);
+  for (let j = 0; j <= n; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = 1; j <= n; j++) {
+      const bj = b.charCodeAt(j - 1);
+      const cost = ai === bj ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
+        d = Math.min(d, prev2[j - 2]! + 1);
+      }
+      cur[j] = d;
+    }
+    const t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return prev[n]!;
+}
+
+/**
+ * The candidate closest to `word`, or undefined when none is close enough to
+ * be a plausible typo. Case is ignored ("Friction" -> "friction"); allowed
+ * distance grows with length (1 edit for short words, about a third of the
+ * length for long ones); a word of 3+ letters that starts a candidate also
+ * counts ("orient" -> "orientation").
+ */
+export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
+  const w = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  let prefixMatch: string | undefined;
+  for (const c of candidates) {
+    const lc = c.toLowerCase();
+    const limit = Math.max(1, Math.floor(Math.max(w.length, lc.length) / 3));
+    const d = editDistance(w, lc);
+    // Never "correct" a word into something it shares nothing with ("ab" -> "cd").
+    if (d <= limit && d < Math.max(w.length, lc.length) && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+    if (prefixMatch === undefined && w.length >= 3 && lc.startsWith(w)) prefixMatch = c;
+  }
+  return best ?? prefixMatch;
+}
+
+/** ` (did you mean "x"?)`, or the empty string when nothing is close. */
+export function didYouMean(word: string, candidates: Iterable<string>): string {
+  const m = closestMatch(word, candidates);
+  return m === undefined ? '' : ` (did you mean "${m}"?)`;
+}
+
+/** "a, b, c" for messages, cut after `max` entries so a 1000-body scene does not flood the terminal. */
+export function listChoices(choices: readonly string[], max = 20): string {
+  if (choices.length <= max) return choices.join(', ');
+  return `${choices.slice(0, max).join(', ')}, ... (${choices.length - max} more)`;
+}

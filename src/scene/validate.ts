@@ -1,0 +1,880 @@
+/**
+ * Scene validation (SCENE_FORMAT.md): parsed JSON in, a SceneDesc with every
+ * default filled in out, or an InputError naming the file, the JSON path
+ * (`bodies[3].friction`, `shapes.ring.majorRadius`) and what was expected.
+ *
+ * Rules of thumb that shape this file:
+ * - The first problem found is thrown; within an object unknown keys are
+ *   checked before anything else, because a typo ("shpe") would otherwise
+ *   surface as a confusing "missing shape".
+ * - Only InputError ever escapes: every value is type-checked before use and
+ *   keys are read with Object.hasOwn, so `null`, arrays, strings or keys like
+ *   "constructor" where an object is expected cannot turn into a TypeError.
+ * - Nothing here touches the file system (the browser app imports it);
+ *   mesh paths are joined to `baseDir` as strings, and load.ts checks them.
+ * - Dimensions that the spec leaves without a stated default get unit-scale
+ *   defaults (box 1 m, sphere radius 0.5 m, ...), because the spec says that
+ *   everything not marked required has one. The defaults are exported so the
+ *   README and the app can show them.
+ */
+import { InputError } from '../errors.ts';
+import type { Vec3 } from '../geometry/mesh.ts';
+import type {
+  BodyDesc,
+  JointDesc,
+  JointType,
+  MotorDesc,
+  Quat,
+  SceneDesc,
+  SdfSettings,
+  ShapeDesc,
+  SolverSettings,
+} from './types.ts';
+import { closestMatch, didYouMean, listChoices } from './suggest.ts';
+
+export const SCENE_FORMAT_ID = 'stackfield-scene/1';
+
+export const DEFAULT_GRAVITY: Readonly<Vec3> = [0, -9.81, 0];
+export const DEFAULT_DT = 0.01;
+export const MAX_DT = 0.1;
+
+export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
+  scheme: 'separated',
+  contactSolver: 'sequential',
+  collisionIterations: 5,
+  contactIterations: 10,
+  jointIterations: 10,
+  contactGraph: true,
+  shockPropagation: true,
+  edgeSamples: 3,
+};
+
+export const DEFAULT_SDF: Readonly<SdfSettings> = { cells: 48, padding: 2 };
+
+/** Defaults for shape dimensions the spec does not give (see the file comment). */
+export const DEFAULT_SHAPE_SIZES = {
+  boxSize: [1, 1, 1] as Readonly<Vec3>,
+  sphereRadius: 0.5,
+  sphereSegments: [16, 12] as const,
+  cylinderRadius: 0.5,
+  cylinderHeight: 1,
+  cylinderSegments: 16,
+  capsuleRadius: 0.25,
+  capsuleHeight: 1,
+  capsuleSegments: [16, 8] as const,
+  torusMajorRadius: 0.5,
+  torusMinorRadius: 0.125,
+  torusSegments: [24, 9] as const,
+  planeNormal: [0, 1, 0] as Readonly<Vec3>,
+  meshScale: 1,
+  revolveSegments: 24,
+  extrudeDepth: 1,
+};
+
+export const DEFAULT_BODY = {
+  density: 1000,
+  restitution: 0.5,
+  friction: 0.5,
+  rollingFriction: 0,
+  spinningFriction: 0,
+};
+
+/**
+ * Upper bounds that the spec does not state but that keep a bad file from
+ * hanging the program or exhausting memory (an iteration count of 1e9, a
+ * sphere with a million segments, an O(n^2) polygon check on 1e6 points).
+ */
+export const LIMITS = {
+  iterations: 10_000,
+  segments: 1024,
+  polygonPoints: 4096,
+};
+
+export const SHAPE_TYPES = ['box', 'sphere', 'cylinder', 'capsule', 'torus', 'plane', 'mesh', 'revolve', 'extrude'] as const;
+type ShapeType = (typeof SHAPE_TYPES)[number];
+
+export const JOINT_TYPES: readonly JointType[] = [
+  'ball',
+  'line',
+  'plane',
+  'lockRotation',
+  'axis',
+  'angle',
+  'hinge',
+  'slider',
+  'fixed',
+];
+
+const TOP_KEYS = ['format', 'gravity', 'dt', 'solver', 'shapes', 'bodies', 'joints', 'motors'];
+const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER);
+const SDF_KEYS = ['cells', 'padding'];
+const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
+  box: ['type', 'size', 'sdf'],
+  sphere: ['type', 'radius', 'segments', 'sdf'],
+  cylinder: ['type', 'radius', 'height', 'segments', 'sdf'],
+  capsule: ['type', 'radius', 'height', 'segments', 'sdf'],
+  torus: ['type', 'majorRadius', 'minorRadius', 'segments', 'sdf'],
+  plane: ['type', 'normal'],
+  mesh: ['type', 'path', 'scale', 'sdf'],
+  revolve: ['type', 'profile', 'segments', 'sdf'],
+  extrude: ['type', 'polygon', 'depth', 'sdf'],
+};
+const ALL_SHAPE_KEYS = [...new Set(Object.values(SHAPE_KEYS).flat())];
+const BODY_KEYS = [
+  'name',
+  'shape',
+  'static',
+  'position',
+  'orientation',
+  'rotation',
+  'velocity',
+  'angularVelocity',
+  'density',
+  'mass',
+  'restitution',
+  'friction',
+  'rollingFriction',
+  'spinningFriction',
+];
+const ROTATION_KEYS = ['axis', 'degrees'];
+/** Per joint type, the vectors it needs (all required); the composite types are the union of their parts. */
+const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
+  ball: ['anchorA', 'anchorB'],
+  line: ['anchorA', 'anchorB', 'axisA'],
+  plane: ['anchorA', 'anchorB', 'axisA', 'axis2A'],
+  lockRotation: [],
+  axis: ['axisA', 'axisB'],
+  angle: ['axisA', 'axisB'],
+  hinge: ['anchorA', 'anchorB', 'axisA', 'axisB'],
+  slider: ['anchorA', 'anchorB', 'axisA'],
+  fixed: ['anchorA', 'anchorB'],
+};
+type JointVectorKey = 'anchorA' | 'anchorB' | 'axisA' | 'axisB' | 'axis2A';
+const JOINT_COMMON_KEYS = ['type', 'bodyA', 'bodyB', 'collide'];
+const ALL_JOINT_KEYS = [...JOINT_COMMON_KEYS, 'anchorA', 'anchorB', 'axisA', 'axisB', 'axis2A'];
+/** What a JointDesc holds for a vector its type does not use. */
+const JOINT_VECTOR_DEFAULTS: Record<JointVectorKey, Readonly<Vec3>> = {
+  anchorA: [0, 0, 0],
+  anchorB: [0, 0, 0],
+  axisA: [1, 0, 0],
+  axisB: [1, 0, 0],
+  axis2A: [0, 1, 0],
+};
+const MOTOR_KEYS = ['body', 'targetAngularVelocity', 'startTorque', 'torqueIncrement', 'maxTorque', 'from', 'until'];
+
+/** Below this length a direction or quaternion counts as zero (it cannot be normalised meaningfully). */
+const ZERO_LENGTH = 1e-9;
+/** |sin| of the angle between two unit axes below which they count as parallel. */
+const PARALLEL_SIN = 1e-6;
+
+// ---------------------------------------------------------------------------
+// JSON paths and value descriptions for messages
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `shapes.ring`, or `shapes["my ring"]` when the key is not an identifier. */
+export function childPath(path: string, key: string): string {
+  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
+function indexPath(path: string, i: number): string {
+  return `${path}[${i}]`;
+}
+
+/** A short description of a JSON value for "got ..." in messages. */
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) {
+    if (v.length === 0) return 'an empty array';
+    return `an array of ${v.length} element${v.length === 1 ? '' : 's'}`;
+  }
+  switch (typeof v) {
+    case 'string':
+      return v.length > 40 ? `${JSON.stringify(v.slice(0, 40))}...` : JSON.stringify(v);
+    case 'number':
+      // JSON has no infinity, but JSON.parse turns 1e999 into one.
+      return Number.isFinite(v) ? String(v) : `${v} (the number is too large for a 64-bit float)`;
+    case 'boolean':
+      return String(v);
+    case 'object':
+      return 'an object';
+    default:
+      return typeof v;
+  }
+}
+
+interface NumberRule {
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  maxExclusive?: boolean;
+  integer?: boolean;
+}
+
+const POSITIVE: NumberRule = { min: 0, minExclusive: true };
+const NON_NEGATIVE: NumberRule = { min: 0 };
+const ANY: NumberRule = {};
+const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
+
+function describeRule(r: NumberRule): string {
+  const kind = r.integer ? 'an integer' : 'a number';
+  if (r.min === 0 && r.minExclusive && r.max === undefined) return `${r.integer ? 'a positive integer' : 'a positive number'} (> 0)`;
+  if (r.min !== undefined && r.max !== undefined && !r.minExclusive && !r.maxExclusive) {
+    return `${kind} from ${r.min} to ${r.max}`;
+  }
+  const parts = [r.integer ? kind : 'a finite number'];
+  if (r.min !== undefined) parts.push(`${r.minExclusive ? '>' : '>='} ${r.min}`);
+  if (r.min !== undefined && r.max !== undefined) parts.push('and');
+  if (r.max !== undefined) parts.push(`${r.maxExclusive ? '<' : '<='} ${r.max}`);
+  return parts.join(' ');
+}
+
+function vectorLabel(n: number): string {
+  return n === 3 ? 'an array of 3 numbers [x, y, z]' : n === 4 ? 'an array of 4 numbers [x, y, z, w]' : `an array of ${n} numbers`;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function has(o: JsonObject, key: string): boolean {
+  return Object.hasOwn(o, key);
+}
+
+function get(o: JsonObject, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** Adds a key without going through setters: a shape called "__proto__" must stay a shape. */
+function define<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function length3(v: readonly number[]): number {
+  return Math.hypot(v[0]!, v[1]!, v[2]!);
+}
+
+/** v is a finite number satisfying the rule. */
+function fits(v: unknown, r: NumberRule): v is number {
+  return (
+    typeof v === 'number' &&
+    Number.isFinite(v) &&
+    !(r.integer && !Number.isInteger(v)) &&
+    !(r.min !== undefined && (r.minExclusive ? v <= r.min : v < r.min)) &&
+    !(r.max !== undefined && (r.maxExclusive ? v >= r.max : v > r.max))
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Typed readers: each either returns a checked value or throws an InputError.
+
+class Reader {
+  constructor(readonly file: string) {}
+
+  fail(path: string, message: string): never {
+    throw new InputError(message, this.file, path || undefined);
+  }
+
+  missing(path: string, key: string, expected: string): never {
+    this.fail(childPath(path, key), `missing required key "${key}" (expected ${expected})`);
+  }
+
+  object(v: unknown, path: string, what: string): JsonObject {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
+    return v as JsonObject;
+  }
+
+  array(v: unknown, path: string, what: string): unknown[] {
+    if (!Array.isArray(v)) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
+    return v;
+  }
+
+  /** Rejects any key outside `allowed`, suggesting the closest one, or listing them all when none is close. */
+  keys(o: JsonObject, path: string, allowed: readonly string[]): void {
+    for (const k of Object.keys(o)) {
+      if (allowed.includes(k)) continue;
+      const hint = closestMatch(k, allowed);
+      this.fail(
+        childPath(path, k),
+        hint !== undefined ? `unknown key (did you mean "${hint}"?)` : `unknown key (expected one of: ${allowed.join(', ')})`,
+      );
+    }
+  }
+
+  number(v: unknown, path: string, rule: NumberRule): number {
+    if (!fits(v, rule)) this.fail(path, `expected ${describeRule(rule)}, got ${describeValue(v)}`);
+    return v;
+  }
+
+  /** A number field; `def` undefined means required. */
+  num(o: JsonObject, path: string, key: string, def: number | undefined, rule: NumberRule): number {
+    if (!has(o, key)) {
+      if (def === undefined) this.missing(path, key, describeRule(rule));
+      return def;
+    }
+    const v = o[key];
+    // The path string is only built for the message: a 10k-body scene reads 150k numbers.
+    return fits(v, rule) ? v : this.number(v, childPath(path, key), rule);
+  }
+
+  bool(o: JsonObject, path: string, key: string, def: boolean): boolean {
+    if (!has(o, key)) return def;
+    const v = o[key];
+    if (typeof v !== 'boolean') this.fail(childPath(path, key), `expected true or false, got ${describeValue(v)}`);
+    return v;
+  }
+
+  /** A non-empty string value. */
+  string(v: unknown, path: string, what: string): string {
+    if (typeof v !== 'string' || v.length === 0) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
+    return v;
+  }
+
+  choice<T extends string>(o: JsonObject, path: string, key: string, choices: readonly T[], def: T): T {
+    if (!has(o, key)) return def;
+    const v = o[key];
+    if (typeof v === 'string' && (choices as readonly string[]).includes(v)) return v as T;
+    const hint = typeof v === 'string' ? didYouMean(v, choices) : '';
+    this.fail(childPath(path, key), `expected ${choices.map((c) => `"${c}"`).join(' or ')}, got ${describeValue(v)}${hint}`);
+  }
+
+  /** An array of exactly n numbers, each checked against `rule`; always a fresh array. */
+  vector(v: unknown, path: string, n: number, rule: NumberRule = ANY, label = vectorLabel(n)): number[] {
+    if (!Array.isArray(v)) this.fail(path, `expected ${label}, got ${describeValue(v)}`);
+    if (v.length !== n) this.fail(path, `expected ${label}, got ${describeValue(v)}`);
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const x: unknown = v[i];
+      out[i] = fits(x, rule) ? x : this.number(x, indexPath(path, i), rule);
+    }
+    return out;
+  }
+
+  vec3(o: JsonObject, path: string, key: string, def: Readonly<Vec3> | undefined, rule: NumberRule = ANY): Vec3 {
+    if (!has(o, key)) {
+      if (def === undefined) this.missing(path, key, vectorLabel(3));
+      return [def[0], def[1], def[2]];
+    }
+    return this.vector(o[key], childPath(path, key), 3, rule) as Vec3;
+  }
+
+  /** A direction: a non-zero 3-vector, returned normalised. */
+  direction(o: JsonObject, path: string, key: string, def: Readonly<Vec3> | undefined): Vec3 {
+    const v = this.vec3(o, path, key, def);
+    const len = length3(v);
+    if (len < ZERO_LENGTH) {
+      this.fail(childPath(path, key), `expected a non-zero direction [x, y, z], got [${v.join(', ')}]`);
+    }
+    return [v[0] / len, v[1] / len, v[2] / len];
+  }
+
+  /** Integer segment counts: a single number, or a fixed-length array, with per-entry minimum. */
+  segments(o: JsonObject, path: string, mins: readonly number[], labels: readonly string[], def: readonly number[]): number[] {
+    if (!has(o, 'segments')) return [...def];
+    const p = childPath(path, 'segments');
+    const rules = mins.map((min) => ({ min, max: LIMITS.segments, integer: true }));
+    if (mins.length === 1) return [this.number(o['segments'], p, rules[0]!)];
+    const v = o['segments'];
+    const label = `an array of ${mins.length} integers [${labels.join(', ')}]`;
+    if (!Array.isArray(v) || v.length !== mins.length) this.fail(p, `expected ${label}, got ${describeValue(v)}`);
+    return rules.map((rule, i) => this.number(v[i], indexPath(p, i), rule));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The scene
+
+/**
+ * Checks a parsed scene and fills in defaults. `file` names the source in
+ * messages (and becomes SceneDesc.file); mesh paths are joined to `baseDir`
+ * (the scene file's directory) into `resolvedPath` when it is given.
+ */
+export function validateScene(json: unknown, file: string, baseDir?: string): SceneDesc {
+  const r = new Reader(file);
+  const root = r.object(json, '', `a JSON object at the top level ({"format": "${SCENE_FORMAT_ID}", ...})`);
+
+  // A file from a newer version should say so before complaining about keys it may legitimately use.
+  if (has(root, 'format') && root['format'] !== SCENE_FORMAT_ID) {
+    const f = root['format'];
+    const message =
+      typeof f === 'string' && f.startsWith('stackfield-scene/')
+        ? `unsupported version ${describeValue(f)} (this program reads "${SCENE_FORMAT_ID}")`
+        : `expected "${SCENE_FORMAT_ID}", got ${describeValue(f)}`;
+    r.fail('format', message);
+  }
+  r.keys(root, '', TOP_KEYS);
+  if (!has(root, 'format')) r.missing('', 'format', `"${SCENE_FORMAT_ID}"`);
+
+  const gravity = r.vec3(root, '', 'gravity', DEFAULT_GRAVITY);
+  const dt = r.num(root, '', 'dt', DEFAULT_DT, { min: 0, minExclusive: true, max: MAX_DT });
+  const solver = readSolver(r, get(root, 'solver'));
+
+  const shapes: Record<string, ShapeDesc> = {};
+  if (has(root, 'shapes')) {
+    const so = r.object(root['shapes'], 'shapes', 'an object mapping shape names to shapes');
+    for (const name of Object.keys(so)) {
+      const path = childPath('shapes', name);
+      if (name.length === 0) r.fail(path, 'a shape name must not be empty');
+      define(shapes, name, readShape(r, so[name], path, baseDir));
+    }
+  }
+
+  if (!has(root, 'bodies')) r.missing('', 'bodies', 'an array with at least one body');
+  const bodyList = r.array(root['bodies'], 'bodies', 'an array of bodies');
+  if (bodyList.length === 0) r.fail('bodies', 'expected at least one body, got an empty array');
+  const bodies: BodyDesc[] = [];
+  /** name -> index of the body that has it, and whether it was the default name. */
+  const byName = new Map<string, { index: number; isDefault: boolean }>();
+  for (let i = 0; i < bodyList.length; i++) {
+    bodies.push(readBody(r, bodyList[i], i, shapes, byName));
+  }
+
+  const joints: JointDesc[] = [];
+  if (has(root, 'joints')) {
+    const list = r.array(root['joints'], 'joints', 'an array of joints');
+    for (let i = 0; i < list.length; i++) joints.push(readJoint(r, list[i], indexPath('joints', i), bodies, byName));
+  }
+
+  const motors: MotorDesc[] = [];
+  if (has(root, 'motors')) {
+    const list = r.array(root['motors'], 'motors', 'an array of motors');
+    for (let i = 0; i < list.length; i++) motors.push(readMotor(r, list[i], indexPath('motors', i), bodies, byName));
+  }
+
+  return { file, gravity, dt, solver, shapes, bodies, joints, motors };
+}
+
+function readSolver(r: Reader, v: unknown): SolverSettings {
+  if (v === undefined) return { ...DEFAULT_SOLVER };
+  const path = 'solver';
+  const o = r.object(v, path, 'an object of solver settings');
+  r.keys(o, path, SOLVER_KEYS);
+  const d = DEFAULT_SOLVER;
+  return {
+    scheme: r.choice(o, path, 'scheme', ['separated', 'standard'] as const, d.scheme),
+    contactSolver: r.choice(o, path, 'contactSolver', ['sequential', 'pgs'] as const, d.contactSolver),
+    collisionIterations: r.num(o, path, 'collisionIterations', d.collisionIterations, ITERATIONS),
+    contactIterations: r.num(o, path, 'contactIterations', d.contactIterations, ITERATIONS),
+    jointIterations: r.num(o, path, 'jointIterations', d.jointIterations, ITERATIONS),
+    contactGraph: r.bool(o, path, 'contactGraph', d.contactGraph),
+    shockPropagation: r.bool(o, path, 'shockPropagation', d.shockPropagation),
+    edgeSamples: r.num(o, path, 'edgeSamples', d.edgeSamples, { min: 0, max: 16, integer: true }),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Shapes
+
+function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefined): ShapeDesc {
+  const o = r.object(v, path, 'a shape object like {"type": "box", "size": [1, 1, 1]}');
+  r.keys(o, path, ALL_SHAPE_KEYS);
+  const validTypes = `valid types: ${SHAPE_TYPES.join(', ')}`;
+  if (!has(o, 'type')) r.fail(childPath(path, 'type'), `missing required key "type" (${validTypes})`);
+  const t = o['type'];
+  if (typeof t !== 'string' || !(SHAPE_TYPES as readonly string[]).includes(t)) {
+    const hint = typeof t === 'string' ? didYouMean(t, SHAPE_TYPES) : '';
+    r.fail(childPath(path, 'type'), `unknown shape type ${describeValue(t)}${hint}; ${validTypes}`);
+  }
+  const type = t as ShapeType;
+  const used = SHAPE_KEYS[type];
+  for (const k of Object.keys(o)) {
+    if (used.includes(k)) continue;
+    r.fail(
+      childPath(path, k),
+      type === 'plane' && k === 'sdf'
+        ? 'a plane has no SDF (its distance is computed analytically); remove "sdf"'
+        : `a ${type} shape does not use "${k}" (its keys are: ${used.join(', ')})`,
+    );
+  }
+  const D = DEFAULT_SHAPE_SIZES;
+  const sdf = (): SdfSettings => readSdf(r, o, path);
+
+  switch (type) {
+    case 'box':
+      return { type, size: r.vec3(o, path, 'size', D.boxSize, POSITIVE), sdf: sdf() };
+    case 'sphere': {
+      const radius = r.num(o, path, 'radius', D.sphereRadius, POSITIVE);
+      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.sphereSegments);
+      return { type, radius, segments: [seg[0]!, seg[1]!], sdf: sdf() };
+    }
+    case 'cylinder': {
+      const radius = r.num(o, path, 'radius', D.cylinderRadius, POSITIVE);
+      const height = r.num(o, path, 'height', D.cylinderHeight, POSITIVE);
+      const seg = r.segments(o, path, [3], ['around'], [D.cylinderSegments]);
+      return { type, radius, height, segments: seg[0]!, sdf: sdf() };
+    }
+    case 'capsule': {
+      const radius = r.num(o, path, 'radius', D.capsuleRadius, POSITIVE);
+      const height = r.num(o, path, 'height', D.capsuleHeight, POSITIVE);
+      // height is the full length, caps included, so it cannot be shorter than the two caps.
+      if (height < 2 * radius) {
+        r.fail(
+          childPath(path, 'height'),
+          `expected a height >= 2 * radius = ${2 * radius} (height is the full length, caps included), got ${height}`,
+        );
+      }
+      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.capsuleSegments);
+      return { type, radius, height, segments: [seg[0]!, seg[1]!], sdf: sdf() };
+    }
+    case 'torus': {
+      const majorRadius = r.num(o, path, 'majorRadius', D.torusMajorRadius, POSITIVE);
+      const minorRadius = r.num(o, path, 'minorRadius', D.torusMinorRadius, POSITIVE);
+      if (!(majorRadius > minorRadius)) {
+        r.fail(
+          childPath(path, has(o, 'minorRadius') ? 'minorRadius' : 'majorRadius'),
+          `expected majorRadius > minorRadius (a torus with no hole is not supported), got majorRadius ${majorRadius}, minorRadius ${minorRadius}`,
+        );
+      }
+      const seg = r.segments(o, path, [3, 3], ['around the axis', 'around the tube'], D.torusSegments);
+      return { type, majorRadius, minorRadius, segments: [seg[0]!, seg[1]!], sdf: sdf() };
+    }
+    case 'plane':
+      return { type, normal: r.direction(o, path, 'normal', D.planeNormal) };
+    case 'mesh': {
+      if (!has(o, 'path')) r.missing(path, 'path', 'a mesh file name, relative to the scene file');
+      const p = r.string(o['path'], childPath(path, 'path'), 'a mesh file name (a non-empty string), relative to the scene file');
+      const scale = r.num(o, path, 'scale', D.meshScale, POSITIVE);
+      return { type, path: p, resolvedPath: baseDir === undefined ? p : joinPath(baseDir, p), scale, sdf: sdf() };
+    }
+    case 'revolve': {
+      const profile = readRevolveProfile(r, o, path);
+      const seg = r.segments(o, path, [3], ['around'], [D.revolveSegments]);
+      return { type, profile, segments: seg[0]!, sdf: sdf() };
+    }
+    case 'extrude': {
+      const polygon = readExtrudePolygon(r, o, path);
+      const depth = r.num(o, path, 'depth', D.extrudeDepth, POSITIVE);
+      return { type, polygon, depth, sdf: sdf() };
+    }
+  }
+}
+
+function readSdf(r: Reader, o: JsonObject, shapePath: string): SdfSettings {
+  if (!has(o, 'sdf')) return { ...DEFAULT_SDF };
+  const path = childPath(shapePath, 'sdf');
+  const s = r.object(o['sdf'], path, 'an object {"cells": 48, "padding": 2}');
+  r.keys(s, path, SDF_KEYS);
+  return {
+    cells: r.num(s, path, 'cells', DEFAULT_SDF.cells, { min: 8, max: 512, integer: true }),
+    padding: r.num(s, path, 'padding', DEFAULT_SDF.padding, { min: 1, max: 16, integer: true }),
+  };
+}
+
+/** An array of at least `minPoints` 2D points, each a fresh [a, b] pair. */
+function readPoints(r: Reader, o: JsonObject, shapePath: string, key: string, label: string, minPoints: number): [number, number][] {
+  const path = childPath(shapePath, key);
+  const what = `an array of at least ${minPoints} points ${label}`;
+  if (!has(o, key)) r.missing(shapePath, key, what);
+  const list = r.array(o[key], path, what);
+  if (list.length < minPoints || list.length > LIMITS.polygonPoints) {
+    r.fail(path, `expected ${what} (at most ${LIMITS.polygonPoints}), got ${describeValue(list)}`);
+  }
+  return list.map((p, i) => r.vector(p, indexPath(path, i), 2, ANY, `a point ${label}`) as [number, number]);
+}
+
+/**
+ * A revolve profile: [r, y] points, r >= 0, starting and ending on the axis.
+ * Closed along the axis it must be a simple polygon, which makes the solid of
+ * revolution a closed 2-manifold. Returned running bottom to top (the closed
+ * (r, y) polygon counter-clockwise) so the mesh builder gets one winding.
+ */
+function readRevolveProfile(r: Reader, o: JsonObject, shapePath: string): [number, number][] {
+  const path = childPath(shapePath, 'profile');
+  const pts = readPoints(r, o, shapePath, 'profile', '[r, y]', 3);
+  const last = pts.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const rad = pts[i]![0];
+    if (rad < 0) r.fail(indexPath(indexPath(path, i), 0), `expected a radius r >= 0, got ${rad}`);
+    if ((i === 0 || i === last) && rad !== 0) {
+      r.fail(indexPath(indexPath(path, i), 0), `the profile must ${i === 0 ? 'start' : 'end'} on the axis (r = 0), got r = ${rad}`);
+    }
+    if (i !== 0 && i !== last && rad === 0) {
+      r.fail(indexPath(path, i), 'only the first and last profile points may lie on the axis (r = 0); the solid would pinch to a point there');
+    }
+  }
+  const area = checkSimplePolygon(r, pts, path, 'the profile, closed along the axis,');
+  return area > 0 ? pts : pts.reverse();
+}
+
+/** An extrude polygon: [x, y] points of a simple polygon, returned counter-clockwise. */
+function readExtrudePolygon(r: Reader, o: JsonObject, shapePath: string): [number, number][] {
+  const path = childPath(shapePath, 'polygon');
+  const pts = readPoints(r, o, shapePath, 'polygon', '[x, y]', 3);
+  // Writing the closing point explicitly (as in SVG paths) is common and harmless: the polygon closes itself.
+  if (pts.length > 3 && pts[0]![0] === pts[pts.length - 1]![0] && pts[0]![1] === pts[pts.length - 1]![1]) pts.pop();
+  const area = checkSimplePolygon(r, pts, path, 'the polygon');
+  return area > 0 ? pts : pts.reverse();
+}
+
+function orient2d(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
+  return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+}
+
+/** c lies in the bounding box of segment ab (used once c is known to be collinear with it). */
+function inBox(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): boolean {
+  return Math.min(ax, bx) <= cx && cx <= Math.max(ax, bx) && Math.min(ay, by) <= cy && cy <= Math.max(ay, by);
+}
+
+function segmentsTouch(p: readonly [number, number][], i: number, j: number): boolean {
+  const n = p.length;
+  const [ax, ay] = p[i]!;
+  const [bx, by] = p[(i + 1) % n]!;
+  const [cx, cy] = p[j]!;
+  const [dx, dy] = p[(j + 1) % n]!;
+  const d1 = orient2d(cx, cy, dx, dy, ax, ay);
+  const d2 = orient2d(cx, cy, dx, dy, bx, by);
+  const d3 = orient2d(ax, ay, bx, by, cx, cy);
+  const d4 = orient2d(ax, ay, bx, by, dx, dy);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))) return true;
+  return (
+    (d1 === 0 && inBox(cx, cy, dx, dy, ax, ay)) ||
+    (d2 === 0 && inBox(cx, cy, dx, dy, bx, by)) ||
+    (d3 === 0 && inBox(ax, ay, bx, by, cx, cy)) ||
+    (d4 === 0 && inBox(ax, ay, bx, by, dx, dy))
+  );
+}
+
+/**
+ * Throws unless the closed polygon is simple (no repeated consecutive points,
+ * no edge folding back on its neighbour, no two other edges touching) and has
+ * non-zero area; returns the signed area (> 0 for counter-clockwise).
+ * O(n^2) in the points, bounded by LIMITS.polygonPoints.
+ */
+function checkSimplePolygon(r: Reader, p: readonly [number, number][], path: string, what: string): number {
+  const n = p.length;
+  let area2 = 0;
+  let extent = 0;
+  for (let i = 0; i < n; i++) {
+    const [ax, ay] = p[i]!;
+    const [bx, by] = p[(i + 1) % n]!;
+    area2 += ax * by - bx * ay;
+    extent = Math.max(extent, Math.abs(ax), Math.abs(ay));
+    if (ax === bx && ay === by) {
+      r.fail(indexPath(path, (i + 1) % n), `${what} repeats point ${i} here; consecutive points must differ`);
+    }
+    const [cx, cy] = p[(i + 2) % n]!;
+    // An edge that doubles back along the previous one is a zero-width spike.
+    if (orient2d(ax, ay, bx, by, cx, cy) === 0 && (bx - ax) * (cx - bx) + (by - ay) * (cy - by) < 0) {
+      r.fail(indexPath(path, (i + 1) % n), `${what} doubles back on itself at this point (a zero-width spike)`);
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue; // adjacent through the closing edge
+      if (segmentsTouch(p, i, j)) {
+        r.fail(path, `${what} intersects itself: edge ${i}-${(i + 1) % n} meets edge ${j}-${(j + 1) % n}`);
+      }
+    }
+  }
+  if (Math.abs(area2) <= 1e-12 * extent * extent) r.fail(path, `${what} has zero area`);
+  return area2 / 2;
+}
+
+/** Joins a relative path to a directory with "/" and folds "." and ".." (no node:path: this runs in the browser too). */
+export function joinPath(dir: string, rel: string): string {
+  const isAbsolute = rel.startsWith('/') || rel.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(rel);
+  const full = isAbsolute || dir === '' ? rel : `${dir.replace(/[\\/]+$/, '')}/${rel}`;
+  const lead = full.startsWith('/') ? '/' : '';
+  const out: string[] = [];
+  for (const part of full.split(/[\\/]+/)) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
+    else if (part === '..' && lead) continue; // "/.." is "/"
+    else out.push(part);
+  }
+  return lead + out.join('/') || '.';
+}
+
+// ---------------------------------------------------------------------------
+// Bodies
+
+type NameIndex = Map<string, { index: number; isDefault: boolean }>;
+
+function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
+  const kinds = kind === 'shape' ? 'shapes' : 'bodies';
+  const hint = didYouMean(name, defined);
+  if (hint) return `unknown ${kind} "${name}"${hint}`;
+  if (defined.length === 0) return `unknown ${kind} "${name}" (no ${kinds} are defined${kind === 'shape' ? '; add it under "shapes"' : ''})`;
+  return `unknown ${kind} "${name}" (defined ${kinds}: ${listChoices(defined)})`;
+}
+
+function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, ShapeDesc>, byName: NameIndex): BodyDesc {
+  const path = indexPath('bodies', i);
+  const o = r.object(v, path, 'a body object like {"shape": "box", "position": [0, 1, 0]}');
+  r.keys(o, path, BODY_KEYS);
+
+  let name: string;
+  if (has(o, 'name')) {
+    name = r.string(o['name'], childPath(path, 'name'), 'a non-empty string');
+    const prev = byName.get(name);
+    if (prev) {
+      r.fail(
+        childPath(path, 'name'),
+        `duplicate name "${name}" (already used by bodies[${prev.index}]${prev.isDefault ? ' as its default name' : ''}); body names must be unique`,
+      );
+    }
+  } else {
+    name = `body${i}`;
+    const prev = byName.get(name);
+    if (prev) r.fail(path, `its default name "${name}" is already used by bodies[${prev.index}]; give this body a unique "name"`);
+  }
+  byName.set(name, { index: i, isDefault: !has(o, 'name') });
+
+  if (!has(o, 'shape')) r.missing(path, 'shape', `the name of a shape defined under "shapes"`);
+  const shapePath = childPath(path, 'shape');
+  const shape = r.string(o['shape'], shapePath, 'the name of a shape defined under "shapes" (a string)');
+  if (!Object.hasOwn(shapes, shape)) r.fail(shapePath, unknownReference('shape', shape, Object.keys(shapes)));
+
+  const isStatic = r.bool(o, path, 'static', false);
+  if (!isStatic && shapes[shape]!.type === 'plane') {
+    r.fail(shapePath, `shape "${shape}" is a plane, which only static bodies can use (add "static": true)`);
+  }
+
+  const position = r.vec3(o, path, 'position', [0, 0, 0]);
+  if (has(o, 'orientation') && has(o, 'rotation')) {
+    r.fail(path, '"orientation" and "rotation" are alternatives; give only one');
+  }
+  const orientation = has(o, 'rotation') ? readRotation(r, o['rotation'], childPath(path, 'rotation')) : readOrientation(r, o, path);
+
+  const velocity = r.vec3(o, path, 'velocity', [0, 0, 0]);
+  const angularVelocity = r.vec3(o, path, 'angularVelocity', [0, 0, 0]);
+  if (isStatic) {
+    for (const [key, value] of [
+      ['velocity', velocity],
+      ['angularVelocity', angularVelocity],
+    ] as const) {
+      if (value[0] !== 0 || value[1] !== 0 || value[2] !== 0) {
+        r.fail(childPath(path, key), `static bodies cannot move: expected [0, 0, 0] or no "${key}", got [${value.join(', ')}]`);
+      }
+    }
+  }
+
+  const body: BodyDesc = {
+    name,
+    shape,
+    static: isStatic,
+    position,
+    orientation,
+    velocity,
+    angularVelocity,
+    restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, { min: 0, max: 1 }),
+    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, NON_NEGATIVE),
+    rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, NON_NEGATIVE),
+    spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, NON_NEGATIVE),
+  };
+  if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
+  if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, POSITIVE);
+  else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, POSITIVE);
+  return body;
+}
+
+function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Quat {
+  if (!has(o, 'orientation')) return [0, 0, 0, 1];
+  const path = childPath(bodyPath, 'orientation');
+  const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
+  const len = Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!);
+  if (len < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
+  return [q[0]! / len, q[1]! / len, q[2]! / len, q[3]! / len];
+}
+
+/** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */
+function readRotation(r: Reader, v: unknown, path: string): Quat {
+  const o = r.object(v, path, 'an object {"axis": [x, y, z], "degrees": angle}');
+  r.keys(o, path, ROTATION_KEYS);
+  const axis = r.direction(o, path, 'axis', undefined);
+  const degrees = r.num(o, path, 'degrees', undefined, ANY);
+  const half = (degrees * Math.PI) / 360;
+  const s = Math.sin(half);
+  return [axis[0] * s, axis[1] * s, axis[2] * s, Math.cos(half)];
+}
+
+function bodyReference(r: Reader, o: JsonObject, path: string, key: string, bodies: BodyDesc[], byName: NameIndex): BodyDesc {
+  if (!has(o, key)) r.missing(path, key, 'the name of a body');
+  const p = childPath(path, key);
+  const name = r.string(o[key], p, 'the name of a body (a string)');
+  const found = byName.get(name);
+  if (!found) r.fail(p, unknownReference('body', name, bodies.map((b) => b.name)));
+  return bodies[found.index]!;
+}
+
+// ---------------------------------------------------------------------------
+// Joints and motors
+
+function rotate(q: Quat, v: Vec3): Vec3 {
+  // v + 2 w (u x v) + 2 u x (u x v), u = q.xyz
+  const [x, y, z, w] = q;
+  const tx = 2 * (y * v[2] - z * v[1]);
+  const ty = 2 * (z * v[0] - x * v[2]);
+  const tz = 2 * (x * v[1] - y * v[0]);
+  return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+}
+
+function sinBetween(a: Vec3, b: Vec3): number {
+  return length3([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]);
+}
+
+function readJoint(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byName: NameIndex): JointDesc {
+  const o = r.object(v, path, 'a joint object like {"type": "ball", "bodyA": "a", "bodyB": "b", ...}');
+  r.keys(o, path, ALL_JOINT_KEYS);
+  const validTypes = `valid types: ${JOINT_TYPES.join(', ')}`;
+  if (!has(o, 'type')) r.fail(childPath(path, 'type'), `missing required key "type" (${validTypes})`);
+  const t = o['type'];
+  if (typeof t !== 'string' || !(JOINT_TYPES as readonly string[]).includes(t)) {
+    const hint = typeof t === 'string' ? didYouMean(t, JOINT_TYPES) : '';
+    r.fail(childPath(path, 'type'), `unknown joint type ${describeValue(t)}${hint}; ${validTypes}`);
+  }
+  const type = t as JointType;
+  const needs = JOINT_VECTORS[type];
+  const takes = needs.length > 0 ? `it takes ${needs.join(', ')}` : 'it takes no anchors or axes';
+  for (const k of Object.keys(o)) {
+    if (JOINT_COMMON_KEYS.includes(k) || (needs as readonly string[]).includes(k)) continue;
+    r.fail(childPath(path, k), `a ${type} joint does not use "${k}" (${takes})`);
+  }
+
+  const a = bodyReference(r, o, path, 'bodyA', bodies, byName);
+  const b = bodyReference(r, o, path, 'bodyB', bodies, byName);
+  if (a === b) r.fail(childPath(path, 'bodyB'), `a joint needs two different bodies, got "${a.name}" for both`);
+  if (a.static && b.static) r.fail(path, `both bodies ("${a.name}", "${b.name}") are static; a joint needs at least one dynamic body`);
+
+  const vectors = {} as Record<JointVectorKey, Vec3>;
+  for (const key of Object.keys(JOINT_VECTOR_DEFAULTS) as JointVectorKey[]) {
+    const d = JOINT_VECTOR_DEFAULTS[key];
+    if (!(needs as readonly string[]).includes(key)) vectors[key] = [d[0], d[1], d[2]];
+    else if (!has(o, key)) r.missing(path, key, `${vectorLabel(3)}: a ${type} joint needs ${needs.join(', ')}`);
+    else vectors[key] = key.startsWith('anchor') ? r.vec3(o, path, key, undefined) : r.direction(o, path, key, undefined);
+  }
+  if (type === 'plane' && sinBetween(vectors.axisA, vectors.axis2A) < PARALLEL_SIN) {
+    r.fail(childPath(path, 'axis2A'), 'must not be parallel to axisA: the two axes span the plane the anchor moves in');
+  }
+  // The 1-DOF angle joint holds the angle between the axes about c = a x b; with parallel axes c vanishes.
+  if (type === 'angle' && sinBetween(rotate(a.orientation, vectors.axisA), rotate(b.orientation, vectors.axisB)) < PARALLEL_SIN) {
+    r.fail(
+      childPath(path, 'axisB'),
+      'axisA and axisB are parallel in the initial pose, so there is no angle to hold (use an "axis" joint to keep axes aligned)',
+    );
+  }
+  return { type, bodyA: a.name, bodyB: b.name, ...vectors, collide: r.bool(o, path, 'collide', false) };
+}
+
+function readMotor(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byName: NameIndex): MotorDesc {
+  const o = r.object(v, path, 'a motor object like {"body": "a", "targetAngularVelocity": [0, 0, 1], "maxTorque": 10}');
+  r.keys(o, path, MOTOR_KEYS);
+  const body = bodyReference(r, o, path, 'body', bodies, byName);
+  if (body.static) r.fail(childPath(path, 'body'), `"${body.name}" is static; a motor can only drive a dynamic body`);
+  const targetAngularVelocity = r.vec3(o, path, 'targetAngularVelocity', undefined);
+  // Torque ramps from startTorque by torqueIncrement per step up to maxTorque. With only one of the
+  // two ends given the torque is constant at it, unless an increment asks for a ramp from zero.
+  const hasStart = has(o, 'startTorque');
+  const hasMax = has(o, 'maxTorque');
+  if (!hasStart && !hasMax) r.missing(path, 'maxTorque', 'a number >= 0; a motor needs "maxTorque" and/or "startTorque"');
+  const torqueIncrement = r.num(o, path, 'torqueIncrement', 0, NON_NEGATIVE);
+  const givenMax = hasMax ? r.num(o, path, 'maxTorque', undefined, NON_NEGATIVE) : undefined;
+  const startTorque = r.num(o, path, 'startTorque', has(o, 'torqueIncrement') ? 0 : givenMax, NON_NEGATIVE);
+  const maxTorque = givenMax ?? startTorque;
+  if (maxTorque < startTorque) r.fail(childPath(path, 'maxTorque'), `expected maxTorque >= startTorque (${startTorque}), got ${maxTorque}`);
+  const from = r.num(o, path, 'from', 0, NON_NEGATIVE);
+  // JSON cannot say Infinity: no "until" means the motor runs forever.
+  const until = r.num(o, path, 'until', Infinity, NON_NEGATIVE);
+  if (!(until > from)) r.fail(childPath(path, 'until'), `expected until > from (${from}), got ${until}`);
+  return { body: body.name, targetAngularVelocity, startTorque, torqueIncrement, maxTorque, from, until };
+}

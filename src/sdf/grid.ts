@@ -1,0 +1,140 @@
+import type { Vec3 } from '../geometry/mesh.ts';
+
+/**
+ * A signed distance field on a regular grid (ALGORITHM.md 1): negative inside,
+ * positive outside. Node (i, j, k) sits at origin + cellSize * (i, j, k) and its
+ * value is values[i + nx * (j + ny * k)] (x fastest).
+ */
+export interface SdfGrid {
+  origin: Vec3;
+  cellSize: number;
+  /** Node counts nx, ny, nz (cells are dims - 1 per axis). */
+  dims: Vec3;
+  values: Float32Array;
+}
+
+/** Distance reported for points outside the grid: "far outside, no normal". */
+export const OUTSIDE_DISTANCE = 1e30;
+
+export function nodeIndex(g: SdfGrid, i: number, j: number, k: number): number {
+  return i + g.dims[0] * (j + g.dims[1] * k);
+}
+
+export function nodeCount(g: SdfGrid): number {
+  return g.dims[0] * g.dims[1] * g.dims[2];
+}
+
+/** The grid box in local coordinates. */
+export function gridBounds(g: SdfGrid): { min: Vec3; max: Vec3 } {
+  const h = g.cellSize;
+  return {
+    min: [g.origin[0], g.origin[1], g.origin[2]],
+    max: [
+      g.origin[0] + h * (g.dims[0] - 1),
+      g.origin[1] + h * (g.dims[1] - 1),
+      g.origin[2] + h * (g.dims[2] - 1),
+    ],
+  };
+}
+
+/**
+ * phi(p) by trilinear interpolation (2.1) and, when `normal` is given, the
+ * interpolated gradient (2.2-2.5), normalised, written to normal[0..2].
+ * Outside the grid: returns OUTSIDE_DISTANCE and leaves `normal` untouched.
+ *
+ * The GPU twin is `sample_sdf` in shaders/common.wgsl; keep them in step.
+ */
+export function sampleSdf(
+  g: SdfGrid,
+  x: number,
+  y: number,
+  z: number,
+  normal?: Float64Array | number[],
+): number {
+  const inv = 1 / g.cellSize;
+  const nx = g.dims[0];
+  const ny = g.dims[1];
+  const nz = g.dims[2];
+  const gx = (x - g.origin[0]) * inv;
+  const gy = (y - g.origin[1]) * inv;
+  const gz = (z - g.origin[2]) * inv;
+  if (!(gx >= 0 && gy >= 0 && gz >= 0 && gx <= nx - 1 && gy <= ny - 1 && gz <= nz - 1)) {
+    return OUTSIDE_DISTANCE;
+  }
+  // Cell index (2.6), clamped so points on the far face use the last cell.
+  let i = Math.floor(gx);
+  let j = Math.floor(gy);
+  let k = Math.floor(gz);
+  if (i > nx - 2) i = nx - 2;
+  if (j > ny - 2) j = ny - 2;
+  if (k > nz - 2) k = nz - 2;
+  const fx = gx - i;
+  const fy = gy - j;
+  const fz = gz - k;
+  const v = g.values;
+  const b = i + nx * (j + ny * k);
+  const sy = nx;
+  const sz = nx * ny;
+  const d000 = v[b]!;
+  const d100 = v[b + 1]!;
+  const d010 = v[b + sy]!;
+  const d110 = v[b + sy + 1]!;
+  const d001 = v[b + sz]!;
+  const d101 = v[b + sz + 1]!;
+  const d011 = v[b + sz + sy]!;
+  const d111 = v[b + sz + sy + 1]!;
+  const ex = 1 - fx;
+  const ey = 1 - fy;
+  const ez = 1 - fz;
+  const phi =
+    ez * (ey * (ex * d000 + fx * d100) + fy * (ex * d010 + fx * d110)) +
+    fz * (ey * (ex * d001 + fx * d101) + fy * (ex * d011 + fx * d111));
+  if (normal) {
+    // x-derivative: bilinear (y, z) blend of the four x-edge differences; same for y, z.
+    const dx =
+      ez * (ey * (d100 - d000) + fy * (d110 - d010)) + fz * (ey * (d101 - d001) + fy * (d111 - d011));
+    const dy =
+      ez * (ex * (d010 - d000) + fx * (d110 - d100)) + fz * (ex * (d011 - d001) + fx * (d111 - d101));
+    const dz =
+      ey * (ex * (d001 - d000) + fx * (d101 - d100)) + fy * (ex * (d011 - d010) + fx * (d111 - d110));
+    const len = Math.hypot(dx, dy, dz);
+    if (len > 0) {
+      normal[0] = dx / len;
+      normal[1] = dy / len;
+      normal[2] = dz / len;
+    } else {
+      normal[0] = 0;
+      normal[1] = 1;
+      normal[2] = 0;
+    }
+  }
+  return phi;
+}
+
+/**
+ * The grid layout for a shape with the given local bounds (shared by the CPU
+ * and GPU bake so both produce the same nodes): `cells` cells along the longest
+ * axis of the bounds, `padding` extra cells on every side, the box centred on
+ * the bounds.
+ */
+export function gridLayout(
+  bounds: { min: Vec3; max: Vec3 },
+  cells = 48,
+  padding = 2,
+): { origin: Vec3; cellSize: number; dims: Vec3 } {
+  if (!Number.isInteger(cells) || cells < 2) throw new RangeError(`cells must be an integer >= 2, got ${cells}`);
+  if (!Number.isInteger(padding) || padding < 1) throw new RangeError(`padding must be an integer >= 1, got ${padding}`);
+  const ext = [0, 1, 2].map((k) => bounds.max[k]! - bounds.min[k]!);
+  const longest = Math.max(ext[0]!, ext[1]!, ext[2]!);
+  if (!(longest > 0) || !Number.isFinite(longest)) throw new RangeError('cannot lay a grid over an empty or non-finite box');
+  const h = longest / cells;
+  const dims = [0, 0, 0] as Vec3;
+  const origin = [0, 0, 0] as Vec3;
+  for (let k = 0; k < 3; k++) {
+    const inner = Math.max(1, Math.ceil(ext[k]! / h - 1e-9));
+    dims[k] = inner + 2 * padding + 1;
+    const centre = 0.5 * (bounds.min[k]! + bounds.max[k]!);
+    origin[k] = centre - 0.5 * h * (dims[k] - 1);
+  }
+  return { origin, cellSize: h, dims };
+}

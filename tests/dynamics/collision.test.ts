@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { FORMAT, bodyIndex, pos, run, vel, worldFrom } from './helpers.ts';
+import type { World } from '../../src/dynamics/world.ts';
+
+function momentum(w: World): { p: number[]; L: number[] } {
+  const B = w.bodies;
+  const p = [0, 0, 0];
+  const L = [0, 0, 0];
+  for (let i = 0; i < B.count; i++) {
+    if (B.isStatic[i]) continue;
+    const m = B.mass[i]!;
+    const x = [B.pos[3 * i]!, B.pos[3 * i + 1]!, B.pos[3 * i + 2]!];
+    const v = [B.vel[3 * i]! * m, B.vel[3 * i + 1]! * m, B.vel[3 * i + 2]! * m];
+    for (let k = 0; k < 3; k++) p[k] += v[k]!;
+    L[0] += x[1]! * v[2]! - x[2]! * v[1]!;
+    L[1] += x[2]! * v[0]! - x[0]! * v[2]!;
+    L[2] += x[0]! * v[1]! - x[1]! * v[0]!;
+    // Spin part: I w with I = R I0 R^T; a sphere-like body: use the world inverse inertia.
+    const I0 = w.inertiaOf(i);
+    const q = B.quat.subarray(4 * i, 4 * i + 4);
+    const [qx, qy, qz, qw] = [q[0]!, q[1]!, q[2]!, q[3]!];
+    const R = [
+      1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
+      2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
+      2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy),
+    ];
+    const wv = [B.angVel[3 * i]!, B.angVel[3 * i + 1]!, B.angVel[3 * i + 2]!];
+    const bw = [0, 1, 2].map((r) => R[r]! * wv[0]! + R[3 + r]! * wv[1]! + R[6 + r]! * wv[2]!);
+    const Ib = [0, 1, 2].map((r) => I0[3 * r]! * bw[0]! + I0[3 * r + 1]! * bw[1]! + I0[3 * r + 2]! * bw[2]!);
+    for (let r = 0; r < 3; r++) L[r] += R[3 * r]! * Ib[0]! + R[3 * r + 1]! * Ib[1]! + R[3 * r + 2]! * Ib[2]!;
+  }
+  return { p, L };
+}
+
+describe('collisions', () => {
+  it('a free two-body collision conserves linear and angular momentum', async () => {
+    const w = await worldFrom({
+      format: FORMAT, gravity: [0, 0, 0],
+      // Near-isotropic bodies, so free rotation between impacts does not change L by itself.
+      shapes: { ball: { type: 'sphere', radius: 0.3, segments: [24, 16], sdf: { cells: 24 } }, big: { type: 'sphere', radius: 0.4, segments: [24, 16], sdf: { cells: 24 } } },
+      bodies: [
+        { name: 'a', shape: 'ball', position: [-1, 0.25, 0], velocity: [2, 0, 0.1], angularVelocity: [0, 3, 1], friction: 0.5, restitution: 0.6 },
+        { name: 'b', shape: 'big', position: [0.2, -0.1, 0.05], velocity: [-1, 0, 0], angularVelocity: [2, 0, 0], density: 2000, friction: 0.5, restitution: 0.6 },
+      ],
+    });
+    const before = momentum(w);
+    const va0 = vel(w, 'a')[0];
+    await run(w, 100);
+    const after = momentum(w);
+    // They did collide: a's x velocity changed sign or dropped a lot.
+    expect(vel(w, 'a')[0]).toBeLessThan(va0 - 1);
+    for (let k = 0; k < 3; k++) expect(after.p[k]).toBeCloseTo(before.p[k]!, 9);
+    const Lmag = Math.hypot(...before.L);
+    for (let k = 0; k < 3; k++) expect(Math.abs(after.L[k]! - before.L[k]!)).toBeLessThan(0.01 * Lmag);
+  });
+
+  async function bounceHeight(e: number): Promise<number> {
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.005,
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: 0.2, segments: [16, 12], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'ground', shape: 'floor', static: true, restitution: e, friction: 0 },
+        { name: 'ball', shape: 'ball', position: [0, 1.2, 0], restitution: e, friction: 0 },
+      ],
+    });
+    let bounced = false;
+    let maxAfter = 0;
+    await run(w, 400, (ww) => {
+      const v = vel(ww, 'ball')[1];
+      if (!bounced && v > 0.5) bounced = true;
+      if (bounced) maxAfter = Math.max(maxAfter, pos(ww, 'ball')[1]);
+    });
+    return maxAfter;
+  }
+
+  it('restitution 1 bounces a ball back to its drop height, restitution 0 does not bounce', async () => {
+    // Centre starts 1.0 m above its resting height (radius 0.2 at y = 0.2).
+    const h1 = await bounceHeight(1);
+    expect(h1 - 0.2).toBeGreaterThan(0.9);
+    expect(h1 - 0.2).toBeLessThan(1.08);
+    const h0 = await bounceHeight(0);
+    expect(h0).toBe(0); // never moved up fast enough to count as a bounce
+  });
+
+  it('restitution 0.5 bounces to a quarter of the drop height', async () => {
+    const h = await bounceHeight(0.5);
+    expect(h - 0.2).toBeGreaterThan(0.2);
+    expect(h - 0.2).toBeLessThan(0.3);
+  });
+
+  it('a resting box does not jitter: its velocity stays below 1 mm/s', async () => {
+    const w = await worldFrom({
+      format: FORMAT,
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [1, 0.5, 1], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'ground', shape: 'floor', static: true },
+        { name: 'box', shape: 'box', position: [0, 0.251, 0] },
+      ],
+    });
+    await run(w, 50);
+    let maxV = 0;
+    await run(w, 100, (ww) => {
+      const i = bodyIndex(ww, 'box');
+      maxV = Math.max(maxV, Math.hypot(ww.bodies.vel[3 * i]!, ww.bodies.vel[3 * i + 1]!, ww.bodies.vel[3 * i + 2]!));
+    });
+    expect(maxV).toBeLessThan(1e-3);
+    expect(Math.abs(pos(w, 'box')[1] - 0.25)).toBeLessThan(0.01);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { FORMAT, pos, run, vel, worldFrom } from './helpers.ts';
+
+describe('free motion', () => {
+  it('a dropped box follows the semi-implicit Euler trajectory of free fall', async () => {
+    const g = -9.81, dt = 0.01, y0 = 10;
+    const w = await worldFrom({
+      format: FORMAT, dt, gravity: [0, g, 0],
+      shapes: { box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 8 } } },
+      bodies: [{ name: 'b', shape: 'box', position: [1, y0, 2], velocity: [0.5, 2, 0] }],
+    });
+    const n = 100;
+    await run(w, n);
+    const t = n * dt;
+    // Semi-implicit Euler: y_n = y0 + v0 t + g dt^2 n(n+1)/2.
+    const yEuler = y0 + 2 * t + (g * dt * dt * n * (n + 1)) / 2;
+    const yExact = y0 + 2 * t + 0.5 * g * t * t;
+    const [x, y, z] = pos(w, 'b');
+    expect(y).toBeCloseTo(yEuler, 9);
+    expect(Math.abs(y - yExact)).toBeLessThan(0.5 * Math.abs(g) * dt * t + 1e-9);
+    expect(x).toBeCloseTo(1 + 0.5 * t, 9);
+    expect(z).toBeCloseTo(2, 12);
+    expect(vel(w, 'b')[1]).toBeCloseTo(2 + g * t, 9);
+  });
+
+  it('a spinning body keeps a unit quaternion and its angular velocity when torque-free about a principal axis', async () => {
+    const w = await worldFrom({
+      format: FORMAT, gravity: [0, 0, 0],
+      shapes: { box: { type: 'box', size: [1, 0.4, 0.2], sdf: { cells: 8 } } },
+      bodies: [{ name: 'b', shape: 'box', angularVelocity: [0, 3, 0] }],
+    });
+    await run(w, 100);
+    const q = w.bodies.quat;
+    expect(Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!)).toBeCloseTo(1, 12);
+    // After 1 s at 3 rad/s about y: rotation angle 3 rad (to first order in dt).
+    const angle = 2 * Math.atan2(q[1]!, q[3]!);
+    expect(angle).toBeCloseTo(3, 1);
+    expect(w.bodies.angVel[1]).toBeCloseTo(3, 12);
+  });
+});

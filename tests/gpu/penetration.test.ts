@@ -1,0 +1,321 @@
+/**
+ * GpuPenetrationBackend against CpuPenetrationBackend (the Float64 twin) on
+ * the same shapes and the same batches: hundreds of random relative poses of
+ * convex and nonconvex pairs, in one call, including separated pairs and a
+ * body entirely inside another. The twins may only disagree where f32
+ * rounding decides: samples within 1e-5 of B's surface, and edges whose two
+ * deepest samples are equally deep.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
+import { QueryBatchBuilder, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
+import type { TriMesh } from '../../src/geometry/mesh.ts';
+import { buildSamples } from '../../src/geometry/samples.ts';
+import { boneProfile, boxMesh, cupProfile, revolveMesh, torusMesh } from '../../src/geometry/shapes.ts';
+import { acquireGpu, requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
+import { GpuPenetrationBackend } from '../../src/gpu/penetrationPass.ts';
+import { bakeSdfCpu } from '../../src/sdf/bake.ts';
+
+const SURFACE_BAND = 1e-5;
+const PHI_TOL_CELLS = 1e-4;
+const NORMAL_TOL = 1e-3;
+
+/** Deterministic PRNG (mulberry32) so a failure reproduces. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Uniform random unit quaternion (Shoemake). */
+function randomQuat(r: () => number): [number, number, number, number] {
+  const u1 = r(), u2 = 2 * Math.PI * r(), u3 = 2 * Math.PI * r();
+  const s1 = Math.sqrt(1 - u1), s2 = Math.sqrt(u1);
+  return [s1 * Math.sin(u2), s1 * Math.cos(u2), s2 * Math.sin(u3), s2 * Math.cos(u3)];
+}
+
+function shape(mesh: TriMesh, cells: number): QueryShape {
+  return { samples: buildSamples(mesh, 3), sdf: bakeSdfCpu(mesh, { cells }) };
+}
+
+/** A plain copy of one task's records, keyed by sample. */
+interface TaskRecords {
+  samples: number[];
+  phi: Map<number, number>;
+  normal: Map<number, [number, number, number]>;
+}
+
+function extract(res: QueryResult, tasks: number): TaskRecords[] {
+  const out: TaskRecords[] = [];
+  expect(res.taskStart[0]).toBe(0);
+  expect(res.taskStart[tasks]).toBe(res.count);
+  for (let t = 0; t < tasks; t++) {
+    const rec: TaskRecords = { samples: [], phi: new Map(), normal: new Map() };
+    for (let i = res.taskStart[t]!; i < res.taskStart[t + 1]!; i++) {
+      const s = res.sample[i]!;
+      rec.samples.push(s);
+      rec.phi.set(s, res.phi[i]!);
+      rec.normal.set(s, [res.normal[3 * i]!, res.normal[3 * i + 1]!, res.normal[3 * i + 2]!]);
+    }
+    out.push(rec);
+  }
+  return out;
+}
+
+interface ParityStats {
+  records: number;
+  compared: number;
+  maxPhiCells: number;
+  maxNormal: number;
+  surfaceOnly: number;
+  edgeTies: number;
+}
+
+/** Fails the test with `msg` unless `cond` (cheaper than expect() per record; thousands are checked). */
+function check(cond: boolean, msg: () => string): void {
+  if (!cond) expect.fail(msg());
+}
+
+/** Checks one task's GPU records against the CPU's; accumulates figures. */
+function checkTask(t: number, gpu: TaskRecords, cpu: TaskRecords, a: QueryShape, cellSize: number, st: ParityStats): void {
+  const ctx = `task ${t}`;
+  // Sorted by sample index, no duplicates, all inside.
+  for (let i = 1; i < gpu.samples.length; i++) check(gpu.samples[i]! > gpu.samples[i - 1]!, () => `${ctx}: samples not sorted: ${gpu.samples}`);
+  for (const s of gpu.samples) check(gpu.phi.get(s)! < 0, () => `${ctx} sample ${s}: phi ${gpu.phi.get(s)} is not inside`);
+  const nv = a.samples.vertexCount;
+  const k = a.samples.edgeSamples;
+  const item = (s: number): number => (s < nv ? s : nv + Math.floor((s - nv) / k));
+  const byItem = (r: TaskRecords): Map<number, number> => new Map(r.samples.map((s) => [item(s), s]));
+  const gi = byItem(gpu);
+  const ci = byItem(cpu);
+  check(gi.size === gpu.samples.length, () => `${ctx}: more than one record for a vertex or edge`);
+  st.records += cpu.samples.length;
+
+  const tol = PHI_TOL_CELLS * cellSize;
+  for (const it of new Set([...gi.keys(), ...ci.keys()])) {
+    const gs = gi.get(it);
+    const cs = ci.get(it);
+    if (gs === undefined || cs === undefined) {
+      // Only one twin found it inside: it must sit on B's surface.
+      const phi = gs !== undefined ? gpu.phi.get(gs)! : cpu.phi.get(cs!)!;
+      check(Math.abs(phi) < SURFACE_BAND, () => `${ctx} item ${it}: phi ${phi} reported by ${gs !== undefined ? 'GPU' : 'CPU'} only`);
+      st.surfaceOnly++;
+      continue;
+    }
+    const gp = gpu.phi.get(gs)!;
+    const cp = cpu.phi.get(cs)!;
+    check(Math.abs(gp - cp) <= tol, () => `${ctx} item ${it}: phi gpu ${gp} cpu ${cp}`);
+    st.maxPhiCells = Math.max(st.maxPhiCells, Math.abs(gp - cp) / cellSize);
+    if (gs !== cs) {
+      // Different deepest sample of one edge: only where the two are equally deep (checked above).
+      check(it >= nv, () => `${ctx}: vertex ${it} reported as sample ${gs} vs ${cs}`);
+      st.edgeTies++;
+      continue;
+    }
+    const gn = gpu.normal.get(gs)!;
+    const cn = cpu.normal.get(cs)!;
+    const dn = Math.max(Math.abs(gn[0] - cn[0]), Math.abs(gn[1] - cn[1]), Math.abs(gn[2] - cn[2]));
+    check(dn <= NORMAL_TOL, () => `${ctx} sample ${gs}: normal gpu ${gn} cpu ${cn}`);
+    check(Math.abs(Math.hypot(...gn) - 1) < 1e-5, () => `${ctx} sample ${gs}: normal ${gn} is not unit`);
+    st.maxNormal = Math.max(st.maxNormal, dn);
+    st.compared++;
+  }
+
+  // The deepest vertex of the task is the same (or equally deep).
+  const deepest = (r: TaskRecords): number => {
+    let best = -1;
+    for (const s of r.samples) if (s < nv && (best < 0 || r.phi.get(s)! < r.phi.get(best)!)) best = s;
+    return best;
+  };
+  const gd = deepest(gpu);
+  const cd = deepest(cpu);
+  if (gd !== cd) {
+    check(gd >= 0 && cd >= 0, () => `${ctx}: deepest vertex ${gd} vs ${cd}`);
+    check(Math.abs(gpu.phi.get(gd)! - cpu.phi.get(cd)!) <= tol, () => `${ctx}: deepest vertex ${gd} vs ${cd}`);
+  }
+}
+
+describe('GPU penetration query', () => {
+  let gpu: GpuContext;
+  let shapes: QueryShape[];
+  const names = ['box', 'torus', 'bone', 'cup', 'small box'];
+  const BOX = 0, TORUS = 1, BONE = 2, CUP = 3, SMALL = 4;
+
+  beforeAll(async () => {
+    gpu = await requireGpuFromEnv();
+    shapes = [
+      shape(boxMesh([1, 0.6, 0.8]), 20),
+      shape(torusMesh(0.8, 0.3, 16, 8), 24),
+      shape(revolveMesh(boneProfile(1.6, 0.3), 12), 24),
+      shape(revolveMesh(cupProfile(0.5, 0.8, 0.1), 16), 24),
+      shape(boxMesh([0.2, 0.15, 0.1]), 8),
+    ];
+  });
+
+  /** Radius of a shape's samples (for placing pairs near contact). */
+  const radius = (s: QueryShape): number => {
+    let r = 0;
+    const p = s.samples.points;
+    for (let i = 0; i < p.length; i += 4) r = Math.max(r, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
+    return r;
+  };
+
+  /** Random tasks: pairs near contact, some far apart, and the small box strictly inside the box. */
+  function buildBatch(seed: number, perPair: number): QueryBatchBuilder {
+    const r = rng(seed);
+    const b = new QueryBatchBuilder();
+    const pairs: [number, number][] = [
+      [BOX, BOX], [TORUS, BOX], [BOX, TORUS], [TORUS, TORUS], [BONE, CUP], [CUP, BONE], [BONE, TORUS],
+    ];
+    for (const [a, bb] of pairs) {
+      const reach = radius(shapes[a]!) + radius(shapes[bb]!);
+      for (let i = 0; i < perPair; i++) {
+        const q = randomQuat(r);
+        // Mostly overlapping; one in eight well separated.
+        const far = i % 8 === 7;
+        const dist = far ? reach * (1.2 + r()) : reach * r() * 0.9;
+        const d = randomQuat(r); // a random direction from a random quaternion's vector part
+        const n = Math.hypot(d[0], d[1], d[2]) || 1;
+        b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n);
+      }
+    }
+    // Fully inside: the small box anywhere well inside the big box (0.5 x 0.3 x 0.4 half extents).
+    for (let i = 0; i < perPair; i++) {
+      const q = randomQuat(r);
+      b.push(SMALL, BOX, q[0], q[1], q[2], q[3], (r() - 0.5) * 0.6, (r() - 0.5) * 0.2, (r() - 0.5) * 0.4);
+    }
+    return b;
+  }
+
+  async function parity(
+    seed: number,
+    perPair: number,
+    initialCapacity?: number,
+  ): Promise<{ stats: ParityStats; backend: GpuPenetrationBackend; batch: QueryBatchBuilder; records: TaskRecords[] }> {
+    const backend = new GpuPenetrationBackend(gpu.device, initialCapacity ? { initialCapacity } : {});
+    const cpuBackend = new CpuPenetrationBackend();
+    backend.setShapes(shapes);
+    cpuBackend.setShapes(shapes);
+    const batch = buildBatch(seed, perPair);
+    const g = extract(await backend.query(batch), batch.count);
+    const c = extract(await cpuBackend.query(batch), batch.count);
+    const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0, edgeTies: 0 };
+    for (let t = 0; t < batch.count; t++) {
+      const a = shapes[batch.shapeA[t]!]!;
+      const bCell = shapes[batch.shapeB[t]!]!.sdf.cellSize;
+      checkTask(t, g[t]!, c[t]!, a, bCell, stats);
+    }
+    // The fully-inside tasks (the last perPair) report every vertex.
+    for (let t = batch.count - perPair; t < batch.count; t++) {
+      const nv = shapes[SMALL]!.samples.vertexCount;
+      expect(g[t]!.samples.filter((s) => s < nv).length, `task ${t}: small box inside`).toBe(nv);
+    }
+    return { stats, backend, batch, records: g };
+  }
+
+  it('matches the CPU twin over 256 random poses of box, torus, bone and cup pairs in one call', async () => {
+    const { stats, backend, batch, records } = await parity(1, 32);
+    console.log(
+      `penetration parity: ${stats.records} CPU records, ${stats.compared} compared, max |dphi| ${stats.maxPhiCells.toExponential(2)} cells, ` +
+        `max |dn| ${stats.maxNormal.toExponential(2)}, ${stats.surfaceOnly} on-surface only in one, ${stats.edgeTies} edge ties, ` +
+        `gpu ${backend.lastGpuMs?.toFixed(3) ?? 'n/a'} ms (${names.length} shapes)`,
+    );
+    expect(batch.count).toBeGreaterThanOrEqual(256);
+    expect(stats.records).toBeGreaterThan(1000);
+    expect(stats.compared).toBeGreaterThan(0.99 * stats.records);
+    // The output has learnt its size: the same batch again is one dispatch, same records.
+    const again = extract(await backend.query(batch), batch.count);
+    expect(backend.lastDispatches).toBe(1);
+    expect(again).toEqual(records);
+    if (gpu.hasTimestamps) expect(backend.lastGpuMs).toBeGreaterThanOrEqual(0);
+    backend.destroy();
+  });
+
+  it('an output too small for the records grows and re-runs once, with the same records', async () => {
+    const { stats, backend } = await parity(2, 8, 16);
+    expect(stats.records).toBeGreaterThan(16);
+    expect(backend.lastDispatches).toBe(2);
+    backend.destroy();
+  });
+
+  it('reuses its buffers across calls and answers each batch on its own', async () => {
+    const backend = new GpuPenetrationBackend(gpu.device);
+    const cpuBackend = new CpuPenetrationBackend();
+    backend.setShapes(shapes);
+    cpuBackend.setShapes(shapes);
+    const sizes = [12, 3, 0, 7];
+    for (const [i, perPair] of sizes.entries()) {
+      const batch = buildBatch(100 + i, perPair);
+      const g = extract(await backend.query(batch), batch.count);
+      const c = extract(await cpuBackend.query(batch), batch.count);
+      const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0, edgeTies: 0 };
+      for (let t = 0; t < batch.count; t++) {
+        checkTask(t, g[t]!, c[t]!, shapes[batch.shapeA[t]!]!, shapes[batch.shapeB[t]!]!.sdf.cellSize, stats);
+      }
+      if (perPair === 0) expect(g.length).toBe(0);
+    }
+    backend.destroy();
+  });
+
+  it('separated shapes give no records and touch no GPU work', async () => {
+    const backend = new GpuPenetrationBackend(gpu.device);
+    backend.setShapes(shapes);
+    const b = new QueryBatchBuilder();
+    b.push(TORUS, BOX, 0, 0, 0, 1, 5, 0, 0);
+    b.push(BOX, TORUS, 0, 0, 0, 1, 0, -3, 0);
+    const res = await backend.query(b);
+    expect(res.count).toBe(0);
+    expect(Array.from(res.taskStart)).toEqual([0, 0, 0]);
+    expect(backend.lastDispatches).toBe(0);
+    backend.destroy();
+  });
+
+  it('a vertex at a known depth reports that depth and the face normal', async () => {
+    // The small box (half extents 0.1, 0.075, 0.05) pushed 0.03 into the top face (y = 0.3) of the box:
+    // its lowest vertices sit at y = 0.27, phi = -0.03, normal +y.
+    const backend = new GpuPenetrationBackend(gpu.device);
+    backend.setShapes(shapes);
+    const b = new QueryBatchBuilder();
+    b.push(SMALL, BOX, 0, 0, 0, 1, 0.013, 0.3 + 0.075 - 0.03, 0.021);
+    const res = await backend.query(b);
+    const nv = shapes[SMALL]!.samples.vertexCount;
+    const verts = [];
+    for (let i = 0; i < res.count; i++) if (res.sample[i]! < nv) verts.push(i);
+    expect(verts.length).toBe(4);
+    for (const i of verts) {
+      expect(res.phi[i]!).toBeCloseTo(-0.03, 5);
+      expect(res.normal[3 * i + 1]!).toBeCloseTo(1, 5);
+    }
+    backend.destroy();
+  });
+
+  it('a query on a device that has gone away rejects with the reason instead of hanging', async () => {
+    const own = await acquireGpu({ timestamps: false });
+    const backend = new GpuPenetrationBackend(own.device);
+    backend.setShapes(shapes);
+    const b = new QueryBatchBuilder();
+    b.push(SMALL, BOX, 0, 0, 0, 1, 0, 0, 0);
+    await backend.query(b); // warm: pipeline built, buffers allocated
+    // Gone while the query is in flight...
+    const inFlight = backend.query(b);
+    own.destroy();
+    await expect(inFlight).rejects.toThrow(/penetration query.*destroyed/);
+    // ...and before the next one.
+    await expect(backend.query(b)).rejects.toThrow(/GpuPenetrationBackend.query: the WebGPU device was destroyed/);
+    backend.destroy();
+  });
+
+  it('rejects a task that names a shape it was not given', async () => {
+    const backend = new GpuPenetrationBackend(gpu.device);
+    backend.setShapes(shapes);
+    const b = new QueryBatchBuilder();
+    b.push(0, 99, 0, 0, 0, 1, 0, 0, 0);
+    await expect(backend.query(b)).rejects.toThrow(/shape index 99 out of range/);
+    backend.destroy();
+  });
+});

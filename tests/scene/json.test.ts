@@ -1,0 +1,121 @@
+import { describe, expect, test } from 'vitest';
+import { InputError } from '../../src/errors.ts';
+import { lineColumn, parseJsonText, parseSceneText } from '../../src/scene/load.ts';
+
+/** The InputError thrown by fn (fails the test if it throws anything else or nothing). */
+function inputError(fn: () => unknown): InputError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error('expected an InputError, nothing was thrown');
+}
+
+describe('JSON syntax errors name the file, line and column', () => {
+  test('a missing value after a key is located at the offending character', () => {
+    const text = '{\n  "format": "stackfield-scene/1",\n  "dt": ,\n}';
+    const e = inputError(() => parseSceneText(text, 'scene.json'));
+    expect(e.file).toBe('scene.json');
+    expect(e.where).toBe('line 3, column 9');
+    expect(e.message).toBe('scene.json: line 3, column 9: invalid JSON: expected a value, found ","');
+  });
+
+  test('a trailing comma is reported at the comma', () => {
+    const e = inputError(() => parseJsonText('{\n  "a": 1,\n}', 'x.json'));
+    expect(e.where).toBe('line 2, column 9');
+    expect(e.message).toContain('trailing comma');
+  });
+
+  test('a missing comma between properties says what was expected', () => {
+    const e = inputError(() => parseJsonText('{"a": 1\n "b": 2}', 'x.json'));
+    expect(e.where).toBe('line 2, column 2');
+    expect(e.message).toContain('expected "," or "}" after a property value');
+  });
+
+  test('an unterminated string is reported at the line break inside it', () => {
+    const e = inputError(() => parseJsonText('{"name": "box\n}', 'x.json'));
+    expect(e.where).toBe('line 1, column 14');
+    expect(e.message).toContain('unterminated string');
+  });
+
+  test('truncated input reports the end of the file', () => {
+    const e = inputError(() => parseJsonText('{"bodies": [\n  {"shape": "b"}', 'x.json'));
+    expect(e.where).toBe('line 2, column 17');
+    expect(e.message).toContain('unexpected end of input');
+  });
+
+  test('an empty file says it is empty', () => {
+    const e = inputError(() => parseJsonText('  \n', 'empty.json'));
+    expect(e.message).toContain('the file is empty');
+  });
+
+  test('comments, single quotes, NaN and leading zeros get specific messages', () => {
+    expect(inputError(() => parseJsonText('{ // note\n}', 'x.json')).message).toContain('comments are not allowed');
+    expect(inputError(() => parseJsonText("{'a': 1}", 'x.json')).message).toContain('double quotes');
+    expect(inputError(() => parseJsonText('[NaN]', 'x.json')).message).toContain('"NaN" is not a JSON number');
+    expect(inputError(() => parseJsonText('[007]', 'x.json')).message).toContain('leading zeros');
+  });
+
+  test('a byte order mark does not shift the reported column', () => {
+    expect(inputError(() => parseJsonText('\uFEFF{"a" 1}', 'x.json')).where).toBe('line 1, column 6');
+  });
+
+  test('text after the value is an error', () => {
+    const e = inputError(() => parseJsonText('{}\n{}', 'x.json'));
+    expect(e.where).toBe('line 2, column 1');
+  });
+
+  test('a duplicate key is an error even though JSON.parse accepts it', () => {
+    const e = inputError(() => parseJsonText('{"bodies": [{"friction": 1,\n "friction": 2}]}', 'x.json'));
+    expect(e.where).toBe('line 2, column 2');
+    expect(e.message).toContain('duplicate key "friction"');
+  });
+
+  test('deep nesting neither overflows the stack nor throws anything but InputError', () => {
+    const deep = '['.repeat(100_000);
+    expect(inputError(() => parseJsonText(deep, 'x.json')).message).toContain('unexpected end of input');
+  });
+
+  test('lineColumn counts CRLF line ends as one line break', () => {
+    expect(lineColumn('ab\r\ncd', 4)).toBe('line 2, column 1');
+    expect(lineColumn('abc', 2)).toBe('line 1, column 3');
+  });
+});
+
+describe('valid JSON parses exactly as JSON.parse does', () => {
+  test('escapes, unicode, exponents, nesting and a byte order mark', () => {
+    const text = '{"s": "a\\"b\\\\c\\/\\u00e9\\n\\t", "n": [-0, 1.5e-3, 2E+2, 1e999], "e": [{}, [], [[]]], "t": true, "f": false, "z": null, "ü": "ä"}';
+    const value = parseJsonText('\uFEFF' + text, 'x.json');
+    expect(value).toEqual(JSON.parse(text));
+  });
+
+  test('every one-character deletion or insertion in a scene is either parsed like JSON.parse or located by line and column', () => {
+    // Guards the scanner against disagreeing with the engine: when JSON.parse
+    // fails, the scanner must find the problem (the fallback has no position
+    // in Node 20's messages), and when it succeeds the scanner must not object.
+    const text = '{"format": "stackfield-scene/1", "dt": 0.005, "shapes": {"b": {"type": "box", "size": [1, 2.5e0, -3]}},\n "bodies": [{"name": "a\\u0041", "shape": "b", "static": false}], "joints": []}';
+    const mutations: string[] = [];
+    for (let i = 0; i < text.length; i++) {
+      mutations.push(text.slice(0, i) + text.slice(i + 1));
+      for (const c of ['"', ',', '}', ']', ':', '\\', 'x', '\n', '0', '-']) mutations.push(text.slice(0, i) + c + text.slice(i));
+    }
+    for (const mutated of mutations) {
+      let expected: unknown;
+      let ok = true;
+      try {
+        expected = JSON.parse(mutated);
+      } catch {
+        ok = false;
+      }
+      if (ok) {
+        expect(parseJsonText(mutated, 'm.json')).toEqual(expected);
+      } else {
+        const e = inputError(() => parseJsonText(mutated, 'm.json'));
+        expect(e.where, mutated).toMatch(/^line \d+, column \d+$/);
+        expect(e.message).not.toContain('is not valid JSON'); // V8's own wording means the scanner missed it
+      }
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { InputError } from '../../src/errors.ts';
+import { loadSceneFile } from '../../src/scene/load.ts';
+
+let dir = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stackfield-scene-'));
+  await mkdir(join(dir, 'scenes', 'models'), { recursive: true });
+  await writeFile(join(dir, 'scenes', 'models', 'bunny.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n');
+  await writeFile(join(dir, 'shared.obj'), 'v 0 0 0\n');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function meshScene(path: string): string {
+  return JSON.stringify({
+    format: 'stackfield-scene/1',
+    shapes: { bunny: { type: 'mesh', path, scale: 2 } },
+    bodies: [{ shape: 'bunny' }],
+  });
+}
+
+async function loadError(path: string): Promise<InputError> {
+  try {
+    await loadSceneFile(path);
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error('expected an InputError, nothing was thrown');
+}
+
+describe('loadSceneFile', () => {
+  test('resolves mesh paths relative to the scene file, not the working directory', async () => {
+    const file = join(dir, 'scenes', 'a.json');
+    await writeFile(file, meshScene('models/bunny.obj'));
+    const scene = await loadSceneFile(file);
+    const bunny = scene.shapes['bunny'];
+    expect(bunny).toMatchObject({ type: 'mesh', path: 'models/bunny.obj', scale: 2, resolvedPath: join(dir, 'scenes', 'models', 'bunny.obj') });
+    expect(scene.file).toBe(file);
+  });
+
+  test('resolves ".." and absolute mesh paths', async () => {
+    const up = join(dir, 'scenes', 'up.json');
+    await writeFile(up, meshScene('../shared.obj'));
+    expect((await loadSceneFile(up)).shapes['bunny']).toMatchObject({ resolvedPath: join(dir, 'shared.obj') });
+    const abs = join(dir, 'scenes', 'abs.json');
+    await writeFile(abs, meshScene(join(dir, 'shared.obj')));
+    expect((await loadSceneFile(abs)).shapes['bunny']).toMatchObject({ resolvedPath: join(dir, 'shared.obj') });
+  });
+
+  test('a missing mesh file is reported at shapes.<name>.path with the path it looked for', async () => {
+    const file = join(dir, 'scenes', 'missing-mesh.json');
+    await writeFile(file, meshScene('models/dragon.obj'));
+    const e = await loadError(file);
+    expect(e.file).toBe(file);
+    expect(e.where).toBe('shapes.bunny.path');
+    expect(e.message).toContain('mesh file not found: "models/dragon.obj"');
+    expect(e.message).toContain(join(dir, 'scenes', 'models', 'dragon.obj'));
+  });
+
+  test('a mesh path naming a directory is reported like a missing file', async () => {
+    const file = join(dir, 'scenes', 'dir-mesh.json');
+    await writeFile(file, meshScene('models'));
+    expect((await loadError(file)).where).toBe('shapes.bunny.path');
+  });
+
+  test('a missing scene file is an InputError naming it', async () => {
+    const file = join(dir, 'nope.json');
+    const e = await loadError(file);
+    expect(e.file).toBe(file);
+    expect(e.message).toBe(`${file}: scene file not found`);
+  });
+
+  test('a directory given as the scene file is an InputError', async () => {
+    const e = await loadError(join(dir, 'scenes'));
+    expect(e.message).toContain('got a directory');
+  });
+
+  test('invalid JSON in a file reports the file name, line and column', async () => {
+    const file = join(dir, 'scenes', 'broken.json');
+    await writeFile(file, '{\n  "format": "stackfield-scene/1"\n  "bodies": []\n}\n');
+    const e = await loadError(file);
+    expect(e.message).toBe(`${file}: line 3, column 3: invalid JSON: expected "," or "}" after a property value, found a string (missing ","?)`);
+  });
+
+  test('schema errors from a file name the file and the JSON path', async () => {
+    const file = join(dir, 'scenes', 'typo.json');
+    await writeFile(file, JSON.stringify({ format: 'stackfield-scene/1', shapes: { b: { type: 'box' } }, bodies: [{ shape: 'b', frction: 1 }] }));
+    const e = await loadError(file);
+    expect(e.message).toBe(`${file}: bodies[0].frction: unknown key (did you mean "friction"?)`);
+  });
+});
