@@ -2,19 +2,67 @@
  * CPU twin of shaders/penetration.wgsl (see src/collision/query.ts for the
  * contract). Float64 arithmetic on the same Float32 inputs the GPU gets.
  *
- * Cost model: per task, one bounding-sphere-vs-grid-box test (skips most
- * tasks whose shapes only touch at the far side), then per sample a rigid
- * transform and a box test; only samples inside B's grid pay for a trilinear
- * lookup, and only inside ones for the gradient.
+ * Cost model: per task, one bounding-sphere-vs-grid-box test; then per
+ * *cluster* of CLUSTER_ITEMS consecutive work items (vertices or edges, which
+ * are spatially coherent in mesh order) one SDF lookup at the cluster's centre:
+ * the trilinear interpolant of a distance field changes by at most sqrt(3) per
+ * unit length (each partial derivative is a blend of node differences of a
+ * 1-Lipschitz function), so phi(centre) > sqrt(3) * radius proves every sample
+ * of the cluster outside and skips it. The cull is exact (it never drops a
+ * record), so the result equals the GPU's, which tests every item.
  */
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+
+/** Work items per cluster for the conservative SDF cull. */
+const CLUSTER_ITEMS = 16;
+const SQRT3 = Math.sqrt(3);
+
+interface Clusters {
+  count: number;
+  /** x, y, z, radius per cluster (A's frame). */
+  sphere: Float64Array;
+}
+
+function buildClusters(s: QueryShape['samples']): Clusters {
+  const nv = s.vertexCount, k = s.edgeSamples;
+  const items = nv + s.edgeCount;
+  const count = Math.ceil(items / CLUSTER_ITEMS);
+  const sphere = new Float64Array(4 * count);
+  const p = s.points;
+  for (let c = 0; c < count; c++) {
+    const i0 = c * CLUSTER_ITEMS, i1 = Math.min(items, i0 + CLUSTER_ITEMS);
+    let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
+    const visit = (f: (si: number) => void) => {
+      for (let it = i0; it < i1; it++) {
+        if (it < nv) f(it);
+        else for (let si = nv + (it - nv) * k; si < nv + (it - nv + 1) * k; si++) f(si);
+      }
+    };
+    visit((si) => {
+      minx = Math.min(minx, p[4 * si]!); maxx = Math.max(maxx, p[4 * si]!);
+      miny = Math.min(miny, p[4 * si + 1]!); maxy = Math.max(maxy, p[4 * si + 1]!);
+      minz = Math.min(minz, p[4 * si + 2]!); maxz = Math.max(maxz, p[4 * si + 2]!);
+    });
+    const cx = 0.5 * (minx + maxx), cy = 0.5 * (miny + maxy), cz = 0.5 * (minz + maxz);
+    let r = 0;
+    visit((si) => {
+      r = Math.max(r, Math.hypot(p[4 * si]! - cx, p[4 * si + 1]! - cy, p[4 * si + 2]! - cz));
+    });
+    sphere[4 * c] = cx;
+    sphere[4 * c + 1] = cy;
+    sphere[4 * c + 2] = cz;
+    sphere[4 * c + 3] = Number.isFinite(r) ? r : 0;
+  }
+  return { count, sphere };
+}
 
 export class CpuPenetrationBackend implements PenetrationBackend {
   readonly kind = 'cpu' as const;
   private shapes: readonly QueryShape[] = [];
   /** Radius of each shape's samples about its local origin. */
   private radius = new Float64Array(0);
+  private clusters: Clusters[] = [];
   private result: QueryResult = {
     count: 0,
     taskStart: new Uint32Array(1),
@@ -27,6 +75,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.slice();
     this.radius = new Float64Array(shapes.length);
+    this.clusters = shapes.map((s) => buildClusters(s.samples));
     shapes.forEach((s, i) => {
       let r = 0;
       const p = s.samples.points;
@@ -72,7 +121,20 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       const nv = s.vertexCount;
       const k = s.edgeSamples;
       const items = nv + s.edgeCount;
-      for (let item = 0; item < items; item++) {
+      const cl = this.clusters[sa]!;
+      const sph = cl.sphere;
+      for (let c = 0; c < cl.count; c++) {
+        // Conservative cull of the whole cluster (see the file comment).
+        const ax = sph[4 * c]!, ay = sph[4 * c + 1]!, az = sph[4 * c + 2]!, cr = sph[4 * c + 3]!;
+        const cx = m00 * ax + m01 * ay + m02 * az + tx;
+        const cy = m10 * ax + m11 * ay + m12 * az + ty;
+        const cz = m20 * ax + m21 * ay + m22 * az + tz;
+        if (cx < x0 - cr || cx > x1 + cr || cy < y0 - cr || cy > y1 + cr || cz < z0 - cr || cz > z1 + cr) continue;
+        if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
+          if (sampleSdf(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + 1e-7 * h) continue;
+        }
+        const itemEnd = Math.min(items, (c + 1) * CLUSTER_ITEMS);
+      for (let item = c * CLUSTER_ITEMS; item < itemEnd; item++) {
         let first: number, count: number;
         if (item < nv) {
           first = item;
@@ -105,6 +167,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
         if (best < 0) continue;
         sampleSdf(g, bx, by, bz, nrm);
         this.push(best, bestPhi, nrm);
+      }
       }
     }
     res.taskStart[batch.count] = res.count;

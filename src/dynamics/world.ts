@@ -134,6 +134,13 @@ export class World {
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly rot = new Float64Array(9);
   private handled = new Uint8Array(64);
+  /** Predicted poses (A then B: xyz + quat) at each pair's last query. */
+  private pairRef = new Float64Array(14 * 64);
+  /**
+   * Re-query a touched pair only when its predicted poses drifted by this many
+   * SDF cells since its last query (0: re-query whenever an impulse touched it).
+   */
+  reuseTolerance = 0.05;
 
   constructor(backend: PenetrationBackend, solver: SolverSettings) {
     this.backend = backend;
@@ -440,7 +447,14 @@ export class World {
     let queries = 0;
     for (let k = 0; k < this.pairCount; k++) {
       const a = this.pairA[k]!, b = this.pairB[k]!;
-      const stale = all || !this.pairFresh[k] || this.pairVerA[k] !== ver[a] || this.pairVerB[k] !== ver[b];
+      let stale = all || !this.pairFresh[k] || this.pairVerA[k] !== ver[a] || this.pairVerB[k] !== ver[b];
+      // A mesh pair whose predicted poses moved by less than REUSE_CELLS of a
+      // cell since its last query keeps its points: an impulse of a settling
+      // contact moves the prediction by dt * dv, far below what the grid resolves.
+      if (stale && !all && this.pairFresh[k] && this.pairKind[k] === PAIR_MESH && this.reuseTolerance > 0) {
+        const tol = this.reuseTolerance * this.pairCell(a, b);
+        if (this.drift(k, 0, a) + this.drift(k, 1, b) < tol) stale = false;
+      }
       if (!stale) {
         this.pairTask[k] = -2; // reuse cached contacts
         continue;
@@ -448,6 +462,8 @@ export class World {
       this.pairVerA[k] = ver[a]!;
       this.pairVerB[k] = ver[b]!;
       this.pairFresh[k] = 1;
+      this.remember(k, 0, a);
+      this.remember(k, 1, b);
       if (this.pairKind[k] === PAIR_PLANE) {
         this.pairTask[k] = -1;
         continue;
@@ -489,6 +505,34 @@ export class World {
     cs.endPairs();
     prof.contacts = Math.max(prof.contacts, cs.count);
     prof.end(stage);
+  }
+
+  /** Stores body i's predicted pose as side `side` (0: A, 1: B) of pair k's reference. */
+  private remember(k: number, side: number, i: number): void {
+    if (this.pairRef.length < 14 * this.pairA.length) {
+      const r = new Float64Array(14 * this.pairA.length);
+      r.set(this.pairRef.subarray(0, Math.min(this.pairRef.length, r.length)));
+      this.pairRef = r;
+    }
+    const o = 14 * k + 7 * side;
+    const P = this.predPos, Q = this.predQuat;
+    for (let c = 0; c < 3; c++) this.pairRef[o + c] = P[3 * i + c]!;
+    for (let c = 0; c < 4; c++) this.pairRef[o + 3 + c] = Q[4 * i + c]!;
+  }
+
+  /** Upper bound of how far any point of body i moved from pair k's reference pose. */
+  private drift(k: number, side: number, i: number): number {
+    const o = 14 * k + 7 * side;
+    const r = this.pairRef, P = this.predPos, Q = this.predQuat;
+    const dx = P[3 * i]! - r[o]!, dy = P[3 * i + 1]! - r[o + 1]!, dz = P[3 * i + 2]! - r[o + 2]!;
+    // Rotation angle between the two orientations: 2 asin |vec(q conj(q_ref))|.
+    const ax = Q[4 * i]!, ay = Q[4 * i + 1]!, az = Q[4 * i + 2]!, aw = Q[4 * i + 3]!;
+    const bx = -r[o + 3]!, by = -r[o + 4]!, bz = -r[o + 5]!, bw = r[o + 6]!;
+    const vx = aw * bx + ax * bw + ay * bz - az * by;
+    const vy = aw * by - ax * bz + ay * bw + az * bx;
+    const vz = aw * bz + ax * by - ay * bx + az * bw;
+    const angle = 2 * Math.asin(Math.min(1, Math.hypot(vx, vy, vz)));
+    return Math.hypot(dx, dy, dz) + angle * this.shapes[this.bodies.shape[i]!]!.radius;
   }
 
   private pushTask(a: number, b: number, sa: number, sb: number): void {
