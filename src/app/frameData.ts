@@ -10,7 +10,7 @@ import type { RenderWorld } from './sceneRenderer.ts';
 export const FRAME_BYTES = 208;
 export const FRAME_FLOATS = FRAME_BYTES / 4;
 /** Offsets (in floats) of the Frame fields. */
-export const FRAME = { viewProj: 0, shadowProj: 16, eye: 32, lightDir: 36, viewport: 40, fog: 44, target: 48 } as const;
+export const FRAME = { viewProj: 0, shadowProj: 16, eye: 32, lightDir: 36, viewport: 40, fog: 44, focus: 48 } as const;
 
 /** Instance: mat4 model (64 bytes) + vec4 colour (16 bytes). */
 export const INSTANCE_BYTES = 80;

@@ -654,11 +654,11 @@ export class WebGpuRenderer implements SceneRenderer {
     f[FRAME.fog + 1] = camera.distance * 4 + 8;
     f[FRAME.fog + 2] = 0.55;
     f[FRAME.fog + 3] = 0;
-    f[FRAME.target] = camera.target[0];
-    f[FRAME.target + 1] = camera.target[1];
-    f[FRAME.target + 2] = camera.target[2];
+    f[FRAME.focus] = camera.target[0];
+    f[FRAME.focus + 1] = camera.target[1];
+    f[FRAME.focus + 2] = camera.target[2];
     // Past this radius the ground is gone; within the plane quad (half-size 60 m) at every zoom.
-    f[FRAME.target + 3] = Math.min(55, 8 + 3 * camera.distance);
+    f[FRAME.focus + 3] = Math.min(55, 8 + 3 * camera.distance);
     this.device.queue.writeBuffer(this.frameBuffer, 0, f);
   }
 

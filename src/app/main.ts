@@ -13,6 +13,7 @@ import type { BackendKind } from '../collision/query.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
+import '../dynamics/joints.ts';
 import { parseSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';

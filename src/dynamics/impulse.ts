@@ -220,39 +220,32 @@ function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: numbe
 /**
  * The torque a flat contact patch can hold (not in the seed; see
  * World.resolvePair): after the normal impulse j_n at the patch centroid, stop
- * the relative rotation about the tangent axes (tipping) with an angular
- * impulse of at most j_n * radius, and the spin about the normal with at most
- * mu * j_n * radius. Equal and opposite on the two bodies, so momentum and
- * angular momentum are kept.
+ * the relative rotation of the two bodies, within what the patch can carry:
+ * tipping about the patch's principal direction e1 is resisted with a lever of
+ * sqrt(3) sigma2 (the half width of a uniform strip of deviation sigma2 across
+ * it), about e2 with sqrt(3) sigma1, and spin about the normal with
+ * mu * j_n * sqrt(3) |sigma|. An edge (sigma2 ~ 0) therefore rolls freely about
+ * itself. Equal and opposite on the two bodies: momentum is kept.
+ * spread = [sigma1, sigma2, e1 (3), e2 (3)].
  */
-export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, maxTilt: number, mu: number): void {
+export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, spread: Float64Array, mu: number): void {
   const w = s.angVel, I = s.invInertiaW;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
-  const wn = wx * nx + wy * ny + wz * nz;
   L.fill(0);
   if (s.invMass[b1] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b1 + k]!;
   if (s.invMass[b2] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b2 + k]!;
   if (!invert3(L, Linv)) return;
-  // Desired change of relative angular velocity: remove it all.
-  const dx = -wx, dy = -wy, dz = -wz;
-  let Lx = Linv[0]! * dx + Linv[1]! * dy + Linv[2]! * dz;
-  let Ly = Linv[3]! * dx + Linv[4]! * dy + Linv[5]! * dz;
-  let Lz = Linv[6]! * dx + Linv[7]! * dy + Linv[8]! * dz;
-  // Clamp the tangential (tipping) and normal (spin) parts separately.
-  const ln = Lx * nx + Ly * ny + Lz * nz;
-  let tx = Lx - ln * nx, ty = Ly - ln * ny, tz = Lz - ln * nz;
-  const tl = Math.hypot(tx, ty, tz);
-  if (tl > maxTilt) {
-    const f = maxTilt / tl;
-    tx *= f;
-    ty *= f;
-    tz *= f;
-  }
-  const maxSpin = mu * maxTilt;
-  const lnc = Math.max(-maxSpin, Math.min(maxSpin, ln));
-  void wn;
-  Lx = tx + lnc * nx;
-  Ly = ty + lnc * ny;
-  Lz = tz + lnc * nz;
-  applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
+  // Angular impulse that would stop the relative rotation.
+  const Lx = -(Linv[0]! * wx + Linv[1]! * wy + Linv[2]! * wz);
+  const Ly = -(Linv[3]! * wx + Linv[4]! * wy + Linv[5]! * wz);
+  const Lz = -(Linv[6]! * wx + Linv[7]! * wy + Linv[8]! * wz);
+  const k = Math.sqrt(3) * jn;
+  const s1 = spread[0]!, s2 = spread[1]!;
+  const e1x = spread[2]!, e1y = spread[3]!, e1z = spread[4]!;
+  const e2x = spread[5]!, e2y = spread[6]!, e2z = spread[7]!;
+  const clamp = (x: number, m: number) => (x > m ? m : x < -m ? -m : x);
+  const c1 = clamp(Lx * e1x + Ly * e1y + Lz * e1z, k * s2);
+  const c2 = clamp(Lx * e2x + Ly * e2y + Lz * e2z, k * s1);
+  const cn = clamp(Lx * nx + Ly * ny + Lz * nz, mu * k * Math.hypot(s1, s2));
+  applyAngularImpulsePair(s, b1, b2, c1 * e1x + c2 * e2x + cn * nx, c1 * e1y + c2 * e2y + cn * ny, c1 * e1z + c2 * e2z + cn * nz);
 }

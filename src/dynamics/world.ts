@@ -78,6 +78,8 @@ const PAIR_PLANE = 1;
 const SHOCK_SWEEPS = 10;
 /** Depth band of a contact patch, in SDF cells (see resolvePair). */
 const PATCH_BAND = 0.25;
+/** Depth band, in cells, of the points that make a patch flat enough to hold a torque. */
+const TORQUE_BAND = 0.02;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 const PATCH_COS = 0.9;
 
@@ -134,6 +136,7 @@ export class World {
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly rot = new Float64Array(9);
   private handled = new Uint8Array(64);
+  private readonly spread = new Float64Array(8);
   /** Predicted poses (A then B: xyz + quat) at each pair's last query. */
   private pairRef = new Float64Array(14 * 64);
   /**
@@ -163,6 +166,15 @@ export class World {
     this.backend = b;
     this.uploadShapes();
     this.preparedCount = -1;
+  }
+
+  /**
+   * Marks body i's velocity as changed outside the contact solver (joint
+   * impulses), so the pairs it is in are queried again at its new predicted
+   * pose instead of reusing cached contact points.
+   */
+  markMoved(i: number): void {
+    this.version[i]++;
   }
 
   /** Total kinetic energy (for tests and monitors). */
@@ -212,7 +224,13 @@ export class World {
     if (S.scheme === 'standard') {
       prof.begin();
       this.velocityUpdate(dt);
-      c?.velocityStabilize(this);
+      if (c) {
+        c.velocityStabilize(this);
+        // Joints close their predicted gap before positions advance (seed
+        // ch. 10); the contact passes come after integration in this scheme.
+        this.predict(0, false);
+        c.positionStabilize(this, -1);
+      }
       this.integrate(dt);
       prof.end('integrate');
       this.checkFinite('integrate');
@@ -651,11 +669,17 @@ export class World {
     }
   }
 
-  /** Pair material: the larger friction (seed 7.1) and the larger restitution of the two bodies. */
+  /**
+   * Pair material: the larger friction, rolling and spinning friction (the
+   * seed, 7.1) and the product of the restitutions, so a contact is fully
+   * elastic only when both bodies are, and a 0 on either side kills the
+   * bounce (elastic balls keep their bounce off each other but not off a
+   * damped floor).
+   */
   private pairMaterial(a: number, b: number): Material {
     const B = this.bodies;
     const m = this.mat;
-    m.restitution = Math.max(B.restitution[a]!, B.restitution[b]!);
+    m.restitution = B.restitution[a]! * B.restitution[b]!;
     m.friction = Math.max(B.friction[a]!, B.friction[b]!);
     m.rolling = Math.max(B.rollingFriction[a]!, B.rollingFriction[b]!);
     m.spinning = Math.max(B.spinningFriction[a]!, B.spinningFriction[b]!);
@@ -683,7 +707,8 @@ export class World {
     const m = this.pairMaterial(a, b);
     const useEps = eps < -1 ? m.restitution : eps;
     const st = this.impulseState;
-    const band = PATCH_BAND * this.pairCell(a, b);
+    const cell = this.pairCell(a, b);
+    const band = PATCH_BAND * cell;
     if (this.handled.length < e - s) this.handled = new Uint8Array(2 * (e - s));
     const handled = this.handled;
     let any = false;
@@ -715,7 +740,7 @@ export class World {
           nz += mz;
           count++;
         }
-        let radius = 0;
+        let flat = false;
         if (count > 1) {
           px /= count;
           py /= count;
@@ -724,13 +749,13 @@ export class World {
           nx /= l;
           ny /= l;
           nz /= l;
-          radius = this.patchRadius(i, e, s, b1, lnx, lny, lnz, limit, px, py, pz, nx, ny, nz);
+          flat = this.patchSpread(i, e, b1, lnx, lny, lnz, cs.phi[i]! + TORQUE_BAND * cell, nx, ny, nz);
         }
         const b2 = cs.b2[i]!;
         const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
         if (jn !== 0) {
           applied = true;
-          if (radius > 0) applyPatchTorque(st, b1, b2, nx, ny, nz, jn * radius, m.friction);
+          if (flat) applyPatchTorque(st, b1, b2, nx, ny, nz, jn, this.spread, m.friction);
         }
       }
       if (!applied) break;
@@ -744,26 +769,51 @@ export class World {
   }
 
   /**
-   * RMS distance, in the tangent plane, of the points of the patch led by
-   * point i from its centroid: the lever the patch has against tipping.
+   * The spread of a flat patch: the points of pair k's patch led by point i
+   * that are within TORQUE_BAND cells of the leader's depth (a face lying flat
+   * on a face: equal depths to rounding), as principal standard deviations
+   * sigma1 >= sigma2 along tangent directions e1, e2 (written to this.spread:
+   * sigma1, sigma2, e1x, e1y, e1z, e2x, e2y, e2z). A single deepest point or a
+   * curved surface gives ~0 and no torque; an edge gives sigma2 ~ 0, so it
+   * rolls freely about itself.
    */
-  private patchRadius(i: number, e: number, s: number, b1: number, lnx: number, lny: number, lnz: number, limit: number,
-    cx: number, cy: number, cz: number, nx: number, ny: number, nz: number): number {
+  private patchSpread(i: number, e: number, b1: number, lnx: number, lny: number, lnz: number, limit: number,
+    nx: number, ny: number, nz: number): boolean {
     const cs = this.cur;
-    let sum = 0;
-    let count = 0;
+    // Tangent basis t1, t2 of n.
+    let t1x: number, t1y: number, t1z: number;
+    if (Math.abs(nx) < 0.6) { t1x = 0; t1y = nz; t1z = -ny; } else { t1x = -nz; t1y = 0; t1z = nx; }
+    const tl = Math.hypot(t1x, t1y, t1z);
+    t1x /= tl; t1y /= tl; t1z /= tl;
+    const t2x = ny * t1z - nz * t1y, t2y = nz * t1x - nx * t1z, t2z = nx * t1y - ny * t1x;
+    let cnt = 0, su = 0, sv = 0, suu = 0, svv = 0, suv = 0;
     for (let j = i; j < e && cs.phi[j]! <= limit; j++) {
       if (j !== i) {
         const sign = cs.b1[j] === b1 ? 1 : -1;
         if (sign * (cs.n[3 * j]! * lnx + cs.n[3 * j + 1]! * lny + cs.n[3 * j + 2]! * lnz) < PATCH_COS) continue;
       }
-      const dx = cs.p[3 * j]! - cx, dy = cs.p[3 * j + 1]! - cy, dz = cs.p[3 * j + 2]! - cz;
-      const dn = dx * nx + dy * ny + dz * nz;
-      sum += dx * dx + dy * dy + dz * dz - dn * dn;
-      count++;
+      const px = cs.p[3 * j]!, py = cs.p[3 * j + 1]!, pz = cs.p[3 * j + 2]!;
+      const u = px * t1x + py * t1y + pz * t1z, v = px * t2x + py * t2y + pz * t2z;
+      cnt++; su += u; sv += v; suu += u * u; svv += v * v; suv += u * v;
     }
-    void s;
-    return count > 0 ? Math.sqrt(sum / count) : 0;
+    if (cnt < 3) return false;
+    const mu = su / cnt, mv = sv / cnt;
+    const cuu = Math.max(0, suu / cnt - mu * mu), cvv = Math.max(0, svv / cnt - mv * mv), cuv = suv / cnt - mu * mv;
+    // Eigen-decomposition of the 2x2 covariance.
+    const tr = cuu + cvv, det = cuu * cvv - cuv * cuv;
+    const disc = Math.sqrt(Math.max(0, 0.25 * tr * tr - det));
+    const l1 = 0.5 * tr + disc, l2 = Math.max(0, 0.5 * tr - disc);
+    if (!(l1 > 0)) return false;
+    let ex: number, ey: number;
+    if (Math.abs(cuv) > 1e-300) { ex = l1 - cvv; ey = cuv; } else if (cuu >= cvv) { ex = 1; ey = 0; } else { ex = 0; ey = 1; }
+    const el = Math.hypot(ex, ey);
+    ex /= el; ey /= el;
+    const sp = this.spread;
+    sp[0] = Math.sqrt(l1);
+    sp[1] = Math.sqrt(l2);
+    sp[2] = ex * t1x + ey * t2x; sp[3] = ex * t1y + ey * t2y; sp[4] = ex * t1z + ey * t2z;
+    sp[5] = -ey * t1x + ex * t2x; sp[6] = -ey * t1y + ex * t2y; sp[7] = -ey * t1z + ex * t2z;
+    return true;
   }
 
   /** The finer SDF cell size of a pair (a plane has none). */
@@ -805,12 +855,16 @@ export class World {
     // Pairs sorted by level (counting sort, stable).
     this.sortPairsByLevel(levels);
     const c = this.constraints;
+    const jointLevels = c !== null && this.solver.contactGraph;
     let curLevel = -1;
     for (let k = 0; k < n; k++) {
       const p = order[k]!;
       const L = this.pairLevel[p]!;
       if (L !== curLevel) {
-        if (c && curLevel >= 0 && this.solver.contactGraph) c.positionStabilize(this, curLevel);
+        // Joints of the level just resolved, and of every level below L that
+        // has no contacts of its own (e.g. a chain hanging in the air under a
+        // stack that only starts at level 1).
+        if (jointLevels) this.jointPass(Math.max(0, curLevel), L, shock);
         if (shock) this.freezeBelow(L);
         curLevel = L;
       }
@@ -820,19 +874,21 @@ export class World {
       this.resolvePair(p, eps, shock ? SHOCK_SWEEPS : 1);
     }
     if (c) {
-      if (this.solver.contactGraph && curLevel >= 0) {
-        c.positionStabilize(this, curLevel);
-        // Joints above the last contact level still need their pass.
-        for (let L = curLevel + 1; L < levels; L++) {
-          if (shock) this.freezeBelow(L);
-          c.positionStabilize(this, L);
-        }
-      } else {
-        c.positionStabilize(this, -1);
-      }
+      // The last contact level and the joint-only levels above it; without
+      // contacts (a pendulum in the air) or without a graph, every joint.
+      if (jointLevels && curLevel >= 0) this.jointPass(curLevel, levels, shock);
+      else c.positionStabilize(this, -1);
     }
     if (shock) this.predict(h, false); // restore masses (unfreeze)
     prof.end(shock ? 'shockPropagation' : 'contactSolve');
+  }
+
+  /** Joint position pass for levels [from, to), each after freezing the levels below it in shock propagation. */
+  private jointPass(from: number, to: number, shock: boolean): void {
+    for (let L = from; L < to; L++) {
+      if (shock) this.freezeBelow(L);
+      this.constraints!.positionStabilize(this, L);
+    }
   }
 
   private sortPairsByLevel(levels: number): void {

@@ -240,12 +240,12 @@ const builtins: Builtin[] = [
     title: 'Billiards: an impulse travels down a row of balls',
     params: [
       { name: 'balls', default: 5, min: 1, max: 30, step: 1, description: 'balls in the row' },
-      { name: 'rolling', default: 0.02, min: 0, max: 1, step: 0.005, description: 'rolling friction' },
+      { name: 'rolling', default: 1, min: 0, max: 20, step: 0.05, description: 'rolling friction (angular velocity lost per unit normal impulse)' },
     ],
     make: (p) => {
       const n = p['balls']!;
       const r = 0.1;
-      const bodies: Json[] = [ground({ friction: 0.2, restitution: 0.9, rollingFriction: p['rolling'] })];
+      const bodies: Json[] = [ground({ friction: 0.2, restitution: 0.3, rollingFriction: p['rolling'] })];
       bodies.push({ name: 'cue', shape: 'ball', position: [-1, r, 0], velocity: [3, 0, 0], angularVelocity: [0, 0, -3 / r], restitution: 1, friction: 0.2, rollingFriction: p['rolling'] });
       for (let i = 0; i < n; i++) {
         bodies.push({ name: `ball${i}`, shape: 'ball', position: [round(i * 2 * r), r, 0], restitution: 1, friction: 0.2, rollingFriction: p['rolling'] });
@@ -254,7 +254,7 @@ const builtins: Builtin[] = [
         format: FORMAT,
         dt: 0.005,
         solver: { collisionIterations: 5 },
-        shapes: { floor: floorShape, ball: { type: 'sphere', radius: r, segments: [20, 14], sdf: { cells: 24 } } },
+        shapes: { floor: floorShape, ball: { type: 'sphere', radius: r, segments: [36, 24], sdf: { cells: 32 } } },
         bodies,
       };
     },
@@ -329,3 +329,9 @@ export function builtinScene(name: string, params: Record<string, number> = {}):
   }
   return b.make(p);
 }
+
+// The joint demos live in their own module; registered here so importing the
+// built-ins is enough. (A plain `import './jointScenes.ts'` that registered
+// itself would run before this module's `builtins` exists: imports evaluate first.)
+import { jointBuiltins } from './jointScenes.ts';
+for (const j of jointBuiltins) registerBuiltin(j.info, j.make);

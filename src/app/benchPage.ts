@@ -1,0 +1,186 @@
+/**
+ * bench.html: runs the shared benchmark (src/bench/harness.ts) from the URL,
+ * with no interaction, so a headless browser can drive it:
+ *   bench.html?scene=rings&bodies=500&steps=200&backends=cpu,gpu
+ * Shows progress, then a table (median and p95 of SDF bake, query phase and
+ * whole step per backend, queries per second) and a GPU-vs-CPU bar chart,
+ * with a JSON download of the same results.
+ *
+ * For scripts: when done, document.body.dataset.benchDone = "1" and
+ * window.__benchResults holds the results; on failure
+ * document.body.dataset.benchError holds the message.
+ */
+import { runBenchmark, type BackendResult, type BenchResults } from '../bench/harness.ts';
+import { InputError } from '../errors.ts';
+import { listBuiltins } from '../scene/builtins.ts';
+import { parseBenchQuery } from './benchParams.ts';
+import { fetchText, installBrowserPlatform } from './platform.ts';
+import { downloadUrl } from './recorder.ts';
+
+declare global {
+  interface Window {
+    __benchResults?: BenchResults;
+  }
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+async function main(): Promise<void> {
+  installBrowserPlatform();
+  const opts = parseBenchQuery(location.search, listBuiltins());
+  const paramText = Object.entries(opts.params).map(([k, v]) => `${k} = ${v}`).join(', ');
+  $('bench-setup').textContent =
+    `scene “${opts.scene}”${paramText ? ` (${paramText})` : ''} · ${opts.steps} steps` +
+    `${opts.warmup !== undefined ? ` after ${opts.warmup} warm-up` : ''} · backends: ${opts.backends.join(', ')}`;
+  const bar = $('bench-bar');
+  const msg = $('bench-message');
+  const results = await runBenchmark(
+    { scene: opts.scene, params: opts.params, steps: opts.steps, warmup: opts.warmup, backends: opts.backends },
+    { readText: fetchText, platform: navigator.userAgent },
+    (fraction, message) => {
+      bar.style.width = `${(100 * fraction).toFixed(1)}%`;
+      msg.textContent = message;
+    },
+  );
+  bar.style.width = '100%';
+  msg.textContent = `done: ${results.bodies} bodies, ${results.steps} steps (+${results.warmup} warm-up) per backend`;
+  showTable(results);
+  drawChart(results);
+  if (results.results.some((x) => /swiftshader/i.test(x.adapter))) {
+    $('bench-note').textContent =
+      'The GPU here is SwiftShader, a CPU emulation of a GPU: its times say nothing about real GPU hardware.';
+  }
+  $('bench-results').hidden = false;
+  $('bench-download').addEventListener('click', () => {
+    const blob = new Blob([JSON.stringify(results, null, 2)], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    downloadUrl(url, `bench-${results.scene}-${results.date.slice(0, 19).replace(/[:T]/g, '-')}.json`);
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  window.__benchResults = results;
+  document.body.dataset['benchDone'] = '1';
+}
+
+function fmt(x: number): string {
+  if (!Number.isFinite(x)) return '–';
+  if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
+  if (x >= 1e4) return `${(x / 1e3).toFixed(1)} k`;
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+function showTable(r: BenchResults): void {
+  const t = $<HTMLTableElement>('bench-table');
+  t.replaceChildren();
+  const head = t.createTHead().insertRow();
+  const th = (row: HTMLTableRowElement, text: string, span = 1) => {
+    const c = document.createElement('th');
+    c.textContent = text;
+    c.colSpan = span;
+    row.append(c);
+  };
+  th(head, '');
+  for (const x of r.results) {
+    // createBackend describes the GPU as "gpu (adapter)": show the adapter once.
+    const adapter = x.adapter.replace(/^(cpu|gpu)\s*\(?/, '').replace(/\)$/, '');
+    th(head, adapter ? `${x.backend.toUpperCase()} · ${adapter}` : x.backend.toUpperCase(), 2);
+  }
+  const sub = t.tHead!.insertRow();
+  th(sub, 'ms');
+  for (let i = 0; i < r.results.length; i++) {
+    th(sub, 'median');
+    th(sub, 'p95');
+  }
+  const body = t.createTBody();
+  const row = (label: string, cells: (x: BackendResult) => string[]) => {
+    const tr = body.insertRow();
+    const l = tr.insertCell();
+    l.textContent = label;
+    l.className = 'label';
+    for (const x of r.results) {
+      const vals = cells(x);
+      for (const v of vals) {
+        const c = tr.insertCell();
+        c.textContent = v;
+        if (vals.length === 1) c.colSpan = 2;
+      }
+    }
+  };
+  row('SDF bake (all shapes)', (x) => [fmt(x.sdfBakeMs.median), fmt(x.sdfBakeMs.p95)]);
+  row('query phase per step', (x) => [fmt(x.queryMs.median), fmt(x.queryMs.p95)]);
+  row('whole step', (x) => [fmt(x.stepMs.median), fmt(x.stepMs.p95)]);
+  row('queries per second', (x) => [fmt(x.queriesPerSecond)]);
+  row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
+  row('pairs per step', (x) => [fmt(x.pairsPerStep)]);
+}
+
+const BACKEND_COLORS: Record<string, string> = { cpu: '#56ccf2', gpu: '#ff8a3d' };
+
+/** Grouped bars (one group per phase, one bar per backend), each group scaled to its own maximum. */
+function drawChart(r: BenchResults): void {
+  const canvas = $<HTMLCanvasElement>('bench-chart');
+  const dpr = devicePixelRatio || 1;
+  const W = canvas.clientWidth || 900;
+  const H = canvas.clientHeight || 300;
+  canvas.width = Math.round(W * dpr);
+  canvas.height = Math.round(H * dpr);
+  const ctx = canvas.getContext('2d')!;
+  ctx.scale(dpr, dpr);
+  ctx.clearRect(0, 0, W, H);
+  const groups: { label: string; get: (x: BackendResult) => number }[] = [
+    { label: 'SDF bake', get: (x) => x.sdfBakeMs.median },
+    { label: 'query phase', get: (x) => x.queryMs.median },
+    { label: 'whole step', get: (x) => x.stepMs.median },
+  ];
+  const top = 40;
+  const bottom = H - 46;
+  const gw = W / groups.length;
+  const n = r.results.length;
+  const bw = Math.min(90, (gw * 0.7) / Math.max(1, n));
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  groups.forEach((g, gi) => {
+    const vals = r.results.map(g.get);
+    const max = Math.max(1e-9, ...vals.filter(Number.isFinite));
+    const x0 = gi * gw + (gw - n * bw) / 2;
+    vals.forEach((v, i) => {
+      const h = Number.isFinite(v) ? ((bottom - top) * v) / max : 0;
+      const x = x0 + i * bw;
+      ctx.fillStyle = BACKEND_COLORS[r.results[i]!.backend] ?? '#aaa';
+      ctx.fillRect(x + 4, bottom - h, bw - 8, h);
+      ctx.fillStyle = '#d8dde6';
+      ctx.fillText(`${fmt(v)} ms`, x + bw / 2, bottom - h - 6);
+    });
+    ctx.fillStyle = '#8a93a3';
+    ctx.fillText(g.label, gi * gw + gw / 2, H - 26);
+    // Speed-up of the GPU over the CPU in this phase, when both ran.
+    const c = r.results.find((x) => x.backend === 'cpu');
+    const gp = r.results.find((x) => x.backend === 'gpu');
+    if (c && gp && g.get(gp) > 0) {
+      ctx.fillStyle = '#8a93a3';
+      const ratio = g.get(c) / g.get(gp);
+      ctx.fillText(ratio >= 1 ? `GPU ${ratio.toFixed(2)}× faster` : `CPU ${(1 / ratio).toFixed(2)}× faster`, gi * gw + gw / 2, H - 8);
+    }
+  });
+  ctx.strokeStyle = 'rgba(255,255,255,0.12)';
+  ctx.beginPath();
+  ctx.moveTo(0, bottom + 0.5);
+  ctx.lineTo(W, bottom + 0.5);
+  ctx.stroke();
+  // Legend.
+  ctx.textAlign = 'left';
+  r.results.forEach((x, i) => {
+    ctx.fillStyle = BACKEND_COLORS[x.backend] ?? '#aaa';
+    ctx.fillRect(4 + i * 70, 6, 10, 10);
+    ctx.fillStyle = '#d8dde6';
+    ctx.fillText(x.backend.toUpperCase(), 20 + i * 70, 15);
+  });
+}
+
+main().catch((e: unknown) => {
+  const text = e instanceof InputError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  const el = $('bench-error');
+  el.textContent = `The benchmark failed: ${text}`;
+  el.hidden = false;
+  $('bench-message').textContent = 'failed';
+  document.body.dataset['benchError'] = text;
+});

@@ -1,0 +1,81 @@
+/**
+ * bench.html's query string -> benchmark options, as a pure function so it is
+ * unit-tested: `?scene=rings&bodies=500&steps=200&backends=cpu,gpu`.
+ *
+ * `bodies` is the size knob the CLI also has (`--bodies N`): when the scene
+ * has no parameter of that name it sets the scene's first parameter (the ring
+ * count of "rings", the box count of "tower"...). Every other numeric key must
+ * be a parameter of the scene; values are checked against its range so a bad
+ * link fails with a message instead of running something else.
+ */
+import type { BackendKind } from '../collision/query.ts';
+import { InputError } from '../errors.ts';
+import type { ParamSpec } from './urlState.ts';
+
+export interface BenchPageOptions {
+  scene: string;
+  params: Record<string, number>;
+  steps: number;
+  warmup: number | undefined;
+  backends: BackendKind[];
+}
+
+const RESERVED = new Set(['scene', 'steps', 'warmup', 'backends', 'backend']);
+const WHERE = 'bench.html';
+
+export function parseBenchQuery(
+  search: string,
+  scenes: readonly { name: string; params: readonly ParamSpec[] }[],
+): BenchPageOptions {
+  const q = new URLSearchParams(search);
+  const scene = q.get('scene') ?? 'rings';
+  const info = scenes.find((s) => s.name === scene);
+  if (!info) {
+    throw new InputError(`unknown scene "${scene}" (built-in scenes: ${scenes.map((s) => s.name).join(', ')})`, WHERE, 'scene');
+  }
+  const steps = intParam(q, 'steps', 50, 1, 100_000);
+  const warmupRaw = q.get('warmup');
+  const warmup = warmupRaw === null ? undefined : intParam(q, 'warmup', 0, 0, 10_000);
+  const list = (q.get('backends') ?? q.get('backend') ?? 'cpu,gpu').split(',').map((s) => s.trim()).filter(Boolean);
+  const backends: BackendKind[] = [];
+  for (const b of list) {
+    if (b !== 'cpu' && b !== 'gpu') throw new InputError(`expected "cpu" or "gpu", got "${b}"`, WHERE, 'backends');
+    if (!backends.includes(b)) backends.push(b);
+  }
+  if (backends.length === 0) throw new InputError('expected at least one backend (cpu, gpu)', WHERE, 'backends');
+
+  const params: Record<string, number> = {};
+  for (const [k, v] of q) {
+    if (RESERVED.has(k)) continue;
+    let name = k;
+    if (k === 'bodies' && !info.params.some((p) => p.name === 'bodies')) {
+      const first = info.params[0];
+      if (!first) throw new InputError(`scene "${scene}" has no size parameter for "bodies"`, WHERE, k);
+      name = first.name;
+    }
+    const spec = info.params.find((p) => p.name === name);
+    if (!spec) {
+      throw new InputError(
+        `scene "${scene}" has no parameter "${k}" (parameters: ${info.params.map((p) => p.name).join(', ') || 'none'})`,
+        WHERE,
+        k,
+      );
+    }
+    const x = Number(v);
+    if (v.trim() === '' || !Number.isFinite(x) || x < spec.min || x > spec.max) {
+      throw new InputError(`expected a number in [${spec.min}, ${spec.max}], got "${v}"`, WHERE, k);
+    }
+    params[name] = x;
+  }
+  return { scene, params, steps, warmup, backends };
+}
+
+function intParam(q: URLSearchParams, key: string, def: number, min: number, max: number): number {
+  const v = q.get(key);
+  if (v === null) return def;
+  const x = Number(v);
+  if (!Number.isInteger(x) || x < min || x > max) {
+    throw new InputError(`expected an integer in [${min}, ${max}], got "${v}"`, WHERE, key);
+  }
+  return x;
+}

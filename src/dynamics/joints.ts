@@ -1,0 +1,286 @@
+/**
+ * Joints and motors: the ConstraintSystem the world calls at the points of
+ * the hybrid step (ALGORITHM.md 6, seed ch. 10):
+ *
+ *   collisions         -> velocityStabilize
+ *   velocity update    -> applyForces (motors) -> velocityStabilize
+ *   contacts, per contact-graph level (also in shock propagation)
+ *                      -> positionStabilize(level): the joints of that level
+ *   advance positions  -> velocityStabilize
+ *
+ * Each scene joint becomes one or two primitive parts (joints/parts.ts); the
+ * error and impulse of a part are in joints/solve.ts. Both passes sweep the
+ * selected parts Gauss-Seidel style, at most `solver.jointIterations` times,
+ * and stop early once every part is within tolerance: fixing one joint of a
+ * chain opens its neighbours, which is the error the seed shows with a single
+ * joint iteration (fig. 35).
+ *
+ * Importing this module installs it into scene building (setJointInstaller),
+ * so a build without it reports joints as unavailable instead of ignoring them.
+ */
+import type { JointDesc, SceneDesc } from '../scene/types.ts';
+import { setJointInstaller } from '../scene/build.ts';
+import type { ConstraintSystem, World } from './world.ts';
+import type { RigidShape } from './shape.ts';
+import { quatToMat3, worldInverseInertia } from './math.ts';
+import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './joints/parts.ts';
+import { captureRest, partError, stabilizePosition, stabilizeVelocity, type JointState } from './joints/solve.ts';
+import { MotorSet } from './motors.ts';
+
+/** Position pre-stabilisation stops below this predicted error (m, rad); the seed's ref. [13] uses 1e-6 m. */
+export const POSITION_TOLERANCE = 1e-6;
+/** Velocity stabilisation stops below this relative speed (m/s, rad/s). */
+export const VELOCITY_TOLERANCE = 1e-6;
+
+/** Bodies are keyed in pairs as a * PAIR_KEY + b; indices stay far below 2^21. */
+const PAIR_KEY = 2 ** 21;
+
+export interface JointErrors {
+  /** Largest anchor gap (m) of each scene joint's translational parts (0 if none). */
+  linear: Float64Array;
+  /** Largest angular error (rad) of each scene joint's rotational parts (0 if none). */
+  angular: Float64Array;
+}
+
+const EMPTY = new Float64Array(0);
+
+export class JointSystem implements ConstraintSystem {
+  readonly parts = new JointParts();
+  readonly joints: readonly JointDesc[];
+  readonly motors: MotorSet;
+  /** Body indices of each scene joint (A, B). */
+  readonly jointA: Int32Array;
+  readonly jointB: Int32Array;
+  /** Sweeps used by the last position / velocity pass (for tests and the profile). */
+  lastPositionSweeps = 0;
+  lastVelocitySweeps = 0;
+  private readonly ignored = new Set<number>();
+  /** Every body some part touches, once. */
+  private readonly jointBodies: Int32Array;
+  private selected = new Int32Array(0);
+  private velInvMass = EMPTY;
+  private velInvInertia = EMPTY;
+  private readonly state: JointState = {
+    centre: EMPTY, vel: EMPTY, angVel: EMPTY, invMass: EMPTY, invInertiaW: EMPTY, quat: EMPTY,
+  };
+  private readonly rot = new Float64Array(9);
+
+  constructor(world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape) {
+    const B = world.bodies;
+    const index = new Map<string, number>();
+    for (let i = 0; i < B.count; i++) index.set(B.names[i]!, i);
+    const bodyIndex = (name: string): number => {
+      const i = index.get(name);
+      // Validation checked every reference; this guards hand-built scenes.
+      if (i === undefined) throw new RangeError(`joint or motor names unknown body "${name}"`);
+      return i;
+    };
+    this.joints = scene.joints;
+    this.jointA = new Int32Array(scene.joints.length);
+    this.jointB = new Int32Array(scene.joints.length);
+    const P = this.parts;
+    const touched = new Set<number>();
+    scene.joints.forEach((j, ji) => {
+      const a = bodyIndex(j.bodyA), b = bodyIndex(j.bodyB);
+      this.jointA[ji] = a;
+      this.jointB[ji] = b;
+      touched.add(a);
+      touched.add(b);
+      if (!j.collide) this.ignored.add(Math.min(a, b) * PAIR_KEY + Math.max(a, b));
+      // Anchors are written in the shape's own frame; the body frame is centred on the centre of mass.
+      const ca = shapeOf(j.bodyA).comOffset, cb = shapeOf(j.bodyB).comOffset;
+      const anchors = (p: number): void => {
+        for (let k = 0; k < 3; k++) {
+          P.rA[3 * p + k] = j.anchorA[k]! - ca[k]!;
+          P.rB[3 * p + k] = j.anchorB[k]! - cb[k]!;
+        }
+      };
+      const axes = (p: number, u: readonly number[], v: readonly number[]): void => {
+        const lu = Math.hypot(u[0]!, u[1]!, u[2]!), lv = Math.hypot(v[0]!, v[1]!, v[2]!);
+        for (let k = 0; k < 3; k++) {
+          P.axA[3 * p + k] = u[k]! / lu;
+          P.axB[3 * p + k] = v[k]! / lv;
+        }
+      };
+      const add = (kind: number): number => P.add(kind, ji, a, b);
+      switch (j.type) {
+        case 'ball':
+          anchors(add(BALL));
+          break;
+        case 'line': {
+          const p = add(LINE);
+          anchors(p);
+          axes(p, j.axisA, j.axisA);
+          break;
+        }
+        case 'plane': {
+          const p = add(PLANE);
+          anchors(p);
+          const u = j.axisA, v = j.axis2A;
+          axes(p, [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]], u);
+          break;
+        }
+        case 'lockRotation':
+          add(LOCK);
+          break;
+        case 'axis':
+          axes(add(AXIS), j.axisA, j.axisB);
+          break;
+        case 'angle':
+          axes(add(ANGLE), j.axisA, j.axisB);
+          break;
+        case 'hinge':
+          anchors(add(BALL));
+          axes(add(AXIS), j.axisA, j.axisB);
+          break;
+        case 'slider': {
+          const p = add(LINE);
+          anchors(p);
+          axes(p, j.axisA, j.axisA);
+          add(LOCK);
+          break;
+        }
+        case 'fixed':
+          anchors(add(BALL));
+          add(LOCK);
+          break;
+      }
+    });
+    for (let p = 0; p < P.count; p++) captureRest(P, p, B.quat);
+    this.jointBodies = Int32Array.from(touched);
+    this.selected = new Int32Array(P.count);
+    this.motors = new MotorSet(scene.motors, bodyIndex);
+  }
+
+  ignoresPair(a: number, b: number): boolean {
+    return this.ignored.size > 0 && this.ignored.has(Math.min(a, b) * PAIR_KEY + Math.max(a, b));
+  }
+
+  applyForces(world: World, dt: number): boolean {
+    return this.motors.apply(world.bodies, world.time, dt);
+  }
+
+  graphEdges(world: World, add: (u: number, v: number) => void): void {
+    const st = world.bodies.isStatic;
+    for (let j = 0; j < this.jointA.length; j++) {
+      const a = this.jointA[j]!, b = this.jointB[j]!;
+      // Static bodies are not in the contact graph.
+      if (!st[a] && !st[b]) add(a, b);
+    }
+  }
+
+  velocityStabilize(world: World): void {
+    const P = this.parts;
+    if (P.count === 0) return;
+    const B = world.bodies;
+    // No body is frozen outside the contact passes: the masses are the bodies'
+    // own, with the world inverse inertia at the current orientation.
+    if (this.velInvMass.length < B.count) {
+      this.velInvMass = new Float64Array(B.count);
+      this.velInvInertia = new Float64Array(9 * B.count);
+    }
+    for (const i of this.jointBodies) {
+      if (B.isStatic[i]) {
+        this.velInvMass[i] = 0;
+        this.velInvInertia.fill(0, 9 * i, 9 * i + 9);
+        continue;
+      }
+      this.velInvMass[i] = B.invMass[i]!;
+      quatToMat3(B.quat, 4 * i, this.rot);
+      worldInverseInertia(this.rot, 0, B.invInertia, 9 * i, this.velInvInertia, 9 * i);
+    }
+    const st = this.bind(world, this.velInvMass, this.velInvInertia);
+    const iters = world.solver.jointIterations;
+    let sweeps = 0;
+    for (let it = 0; it < iters; it++) {
+      sweeps++;
+      let any = false;
+      for (let p = 0; p < P.count; p++) {
+        if (stabilizeVelocity(P, p, st, VELOCITY_TOLERANCE) < 0) {
+          any = true;
+          world.markMoved(P.a[p]!);
+          world.markMoved(P.b[p]!);
+        }
+      }
+      if (!any) break;
+    }
+    this.lastVelocitySweeps = sweeps;
+  }
+
+  positionStabilize(world: World, level: number): void {
+    const P = this.parts;
+    const lv = world.level;
+    let n = 0;
+    for (let p = 0; p < P.count; p++) {
+      if (level >= 0) {
+        const a = P.a[p]!, b = P.b[p]!;
+        const la = a < lv.length ? lv[a]! : 0, lb = b < lv.length ? lv[b]! : 0;
+        if (Math.max(la, lb) !== level) continue;
+      }
+      this.selected[n++] = p;
+    }
+    if (n === 0) return;
+    // The world's solver masses: zero for static bodies and for the levels
+    // shock propagation has frozen, so those joints pull only the upper body.
+    const st = this.bind(world, world.solverInvMass, world.solverInvInertia);
+    const h = world.dt;
+    const iters = world.solver.jointIterations;
+    let sweeps = 0;
+    for (let it = 0; it < iters; it++) {
+      sweeps++;
+      let any = false;
+      for (let k = 0; k < n; k++) {
+        const p = this.selected[k]!;
+        if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) {
+          any = true;
+          world.markMoved(P.a[p]!);
+          world.markMoved(P.b[p]!);
+        }
+      }
+      if (!any) break;
+    }
+    this.lastPositionSweeps = sweeps;
+  }
+
+  /** The current error of every scene joint (largest over its parts), without changing anything. */
+  errors(world: World, out?: JointErrors): JointErrors {
+    const nj = this.joints.length;
+    const res = out ?? { linear: new Float64Array(nj), angular: new Float64Array(nj) };
+    res.linear.fill(0);
+    res.angular.fill(0);
+    const P = this.parts;
+    const B = world.bodies;
+    for (let p = 0; p < P.count; p++) {
+      const e = partError(P, p, B.pos, B.quat);
+      const j = P.joint[p]!;
+      const arr = isTranslational(P.kind[p]!) ? res.linear : res.angular;
+      if (e > arr[j]!) arr[j] = e;
+    }
+    return res;
+  }
+
+  private bind(world: World, invMass: Float64Array, invInertia: Float64Array): JointState {
+    const B = world.bodies;
+    const st = this.state;
+    st.centre = B.pos;
+    st.vel = B.vel;
+    st.angVel = B.angVel;
+    st.quat = B.quat;
+    st.invMass = invMass;
+    st.invInertiaW = invInertia;
+    return st;
+  }
+}
+
+/** The JointSystem of a world, if its scene had joints or motors. */
+export function jointsOf(world: World): JointSystem | null {
+  return world.constraints instanceof JointSystem ? world.constraints : null;
+}
+
+export function installJoints(world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape): JointSystem {
+  const sys = new JointSystem(world, scene, shapeOf);
+  world.constraints = sys;
+  return sys;
+}
+
+setJointInstaller(installJoints);

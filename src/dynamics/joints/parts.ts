@@ -1,0 +1,76 @@
+/**
+ * The primitive joint constraints ("parts") as a structure of arrays.
+ *
+ * The scene's nine joint types reduce to the seed's six primitives (ch. 9):
+ *
+ *   kind   removes                       composite types built from it
+ *   BALL   3 translational DOF (9.1.1)   hinge = BALL + AXIS, fixed = BALL + LOCK
+ *   LINE   2 translational DOF (9.1.2)   slider = LINE + LOCK
+ *   PLANE  1 translational DOF (9.1.3)
+ *   LOCK   3 rotational DOF    (9.2.1)
+ *   AXIS   2 rotational DOF    (9.2.2)
+ *   ANGLE  1 rotational DOF    (9.2.3)
+ *
+ * Per part p (all vectors in the centre-of-mass frame of the body named):
+ *   kind[p], a[p], b[p]   primitive and the two body indices
+ *   joint[p]              index of the scene joint it belongs to
+ *   rA[3p..], rB[3p..]    anchors on A and B (BALL, LINE, PLANE)
+ *   axA[3p..]             LINE: the line direction on A; PLANE: the plane's
+ *                         normal on A (axisA x axis2A); AXIS: a1; ANGLE: a
+ *   axB[3p..]             AXIS: a2; ANGLE: b (both on B)
+ *   ref[4p..]             LOCK: the rest relative orientation conj(qA0) qB0;
+ *                         ANGLE: ref[4p] = the rest angle phi0 between a and b
+ */
+export const BALL = 0;
+export const LINE = 1;
+export const PLANE = 2;
+export const LOCK = 3;
+export const AXIS = 4;
+export const ANGLE = 5;
+
+/** True for the parts whose error is a distance (m); the others are angles (rad). */
+export function isTranslational(kind: number): boolean {
+  return kind <= PLANE;
+}
+
+export class JointParts {
+  count = 0;
+  kind = new Uint8Array(8);
+  a = new Int32Array(8);
+  b = new Int32Array(8);
+  joint = new Int32Array(8);
+  rA = new Float64Array(24);
+  rB = new Float64Array(24);
+  axA = new Float64Array(24);
+  axB = new Float64Array(24);
+  ref = new Float64Array(32);
+
+  /** Appends a part with zero vectors; returns its index (fill the vectors afterwards). */
+  add(kind: number, joint: number, a: number, b: number): number {
+    if (this.count === this.kind.length) this.grow();
+    const p = this.count++;
+    this.kind[p] = kind;
+    this.joint[p] = joint;
+    this.a[p] = a;
+    this.b[p] = b;
+    return p;
+  }
+
+  private grow(): void {
+    const n = 2 * this.kind.length;
+    const g = <T extends Float64Array | Uint8Array | Int32Array>(x: T, k: number): T => {
+      const y = new (x.constructor as new (len: number) => T)(n * k);
+      y.set(x);
+      return y;
+    };
+    this.kind = g(this.kind, 1);
+    this.a = g(this.a, 1);
+    this.b = g(this.b, 1);
+    this.joint = g(this.joint, 1);
+    this.rA = g(this.rA, 3);
+    this.rB = g(this.rB, 3);
+    this.axA = g(this.axA, 3);
+    this.axB = g(this.axB, 3);
+    this.ref = g(this.ref, 4);
+  }
+}

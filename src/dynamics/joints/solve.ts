@@ -1,0 +1,427 @@
+/**
+ * Error and impulse of one joint part (seed ch. 9, ALGORITHM.md 6).
+ *
+ * Every part is a set of `rows` unit vectors E (world) along which the
+ * relative motion of its bodies is forbidden, and an error vector:
+ *   translational (BALL, LINE, PLANE): the anchor gap g = pA - pB, projected on
+ *     E; the impulse J = E^T j on A at its anchor (-J on B) solves
+ *     E K_T E^T j = E du with K_T = K_A + K_B (7.8, 7.12) the collision matrices
+ *     at the anchors, and du = -g / dt (position) or -u_rel (velocity);
+ *   rotational (LOCK, AXIS, ANGLE): the rotation A must make relative to B,
+ *     err; the angular impulse L = E^T j (+L on A, -L on B) solves
+ *     E L_T E^T j = E dw with L_T = I_A^-1 + I_B^-1 (9.9), dw = err / dt
+ *     (position) or -w_rel (velocity).
+ * E is the identity for BALL and LOCK, two vectors perpendicular to the
+ * axis for LINE and AXIS (9.5, 9.14), one vector for PLANE and ANGLE.
+ *
+ * Position pre-stabilisation measures the error at the end of the step,
+ * x' = x + dt v and q' = q + dt/2 (omega, 0) q with the current velocities
+ * (9.1, 9.3), and changes the current velocities so that it closes; the
+ * mapping is nonlinear in the angular part, so the caller iterates until the
+ * error is below a tolerance (the seed's simplification after its ref. [13]).
+ * The lever arms are the anchors at the current pose: impulses act now, and
+ * with the joint closed the two arms meet at one point, which keeps angular
+ * momentum.
+ *
+ * Differences from the seed, both because errors must not accumulate:
+ * LOCK holds the rest relative orientation (the seed removes only the change
+ * of the relative orientation over the step, 9.10, so drift stays), and ANGLE
+ * holds the rest angle phi0 (the seed: phi(t + dt) - phi(t), 9.16).
+ *
+ * Bodies with invMass 0 in the state (static, or frozen by shock propagation)
+ * contribute nothing to K_T / L_T and are not changed.
+ */
+import { addCollisionMatrix, integrateQuat, invert3, quatMul, quatToMat3 } from '../math.ts';
+import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
+import { ANGLE, AXIS, BALL, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
+
+/** What a part's solve reads and writes: the impulse state plus the current orientations. */
+export interface JointState extends ImpulseState {
+  /** Current orientations [x, y, z, w] per body. */
+  quat: Float64Array;
+}
+
+// ---- scratch (module level: no allocation per part) ----
+/** The pose the error is evaluated at (current or predicted). */
+const PA = new Float64Array(3);
+const PB = new Float64Array(3);
+const QA = new Float64Array(4);
+const QB = new Float64Array(4);
+const RA = new Float64Array(9);
+const RB = new Float64Array(9);
+/** Rotations at the current pose (lever arms). */
+const CA = new Float64Array(9);
+const CB = new Float64Array(9);
+const QD = new Float64Array(4);
+const QE = new Float64Array(4);
+const QC = new Float64Array(4);
+/** Constraint rows (unit vectors, world), `rows` of them. */
+const E = new Float64Array(9);
+/** Error vector (world): the gap pA - pB, or the rotation A must make relative to B. */
+const ERR = new Float64Array(3);
+/** Lever arms of A and B (world, from each centre of mass). */
+const ARM = new Float64Array(6);
+const WANT = new Float64Array(3);
+const M = new Float64Array(9);
+const MI = new Float64Array(9);
+const Kt = new Float64Array(9);
+let rows = 0;
+
+/** Rows b, c perpendicular to the unit vector n (seed 9.1.2: b from n x (1,0,0), or n x (0,1,0) when nearly parallel). */
+function perpRows(nx: number, ny: number, nz: number): void {
+  let bx: number, by: number, bz: number;
+  if (Math.abs(nx) < 0.9) {
+    // n x (1, 0, 0)
+    bx = 0;
+    by = nz;
+    bz = -ny;
+  } else {
+    // n x (0, 1, 0)
+    bx = -nz;
+    by = 0;
+    bz = nx;
+  }
+  const l = Math.hypot(bx, by, bz);
+  bx /= l;
+  by /= l;
+  bz /= l;
+  E[0] = bx;
+  E[1] = by;
+  E[2] = bz;
+  E[3] = ny * bz - nz * by;
+  E[4] = nz * bx - nx * bz;
+  E[5] = nx * by - ny * bx;
+  rows = 2;
+}
+
+function identityRows(): void {
+  E.fill(0);
+  E[0] = E[4] = E[8] = 1;
+  rows = 3;
+}
+
+/** v = R u for a row-major 3x3 at R[0..8] and u at u[o..o+2], into out[oo..]. */
+function rot(R: Float64Array, u: Float64Array, o: number, out: Float64Array, oo: number): void {
+  const x = u[o]!, y = u[o + 1]!, z = u[o + 2]!;
+  out[oo] = R[0]! * x + R[1]! * y + R[2]! * z;
+  out[oo + 1] = R[3]! * x + R[4]! * y + R[5]! * z;
+  out[oo + 2] = R[6]! * x + R[7]! * y + R[8]! * z;
+}
+
+const V1 = new Float64Array(3);
+const V2 = new Float64Array(3);
+
+/**
+ * Evaluates part p at the pose in PA/QA (body a) and PB/QB (body b): sets the
+ * rows E and the error vector ERR; returns the error's size (m or rad).
+ */
+function evaluate(P: JointParts, p: number): number {
+  quatToMat3(QA, 0, RA);
+  quatToMat3(QB, 0, RB);
+  const kind = P.kind[p]!;
+  const o = 3 * p;
+  if (isTranslational(kind)) {
+    rot(RA, P.rA, o, V1, 0);
+    rot(RB, P.rB, o, V2, 0);
+    let gx = PA[0]! + V1[0]! - PB[0]! - V2[0]!;
+    let gy = PA[1]! + V1[1]! - PB[1]! - V2[1]!;
+    let gz = PA[2]! + V1[2]! - PB[2]! - V2[2]!;
+    if (kind === BALL) {
+      identityRows();
+    } else {
+      rot(RA, P.axA, o, V1, 0);
+      const nx = V1[0]!, ny = V1[1]!, nz = V1[2]!;
+      const gn = gx * nx + gy * ny + gz * nz;
+      if (kind === LINE) {
+        // Only the part of the gap off the line counts (9.5).
+        perpRows(nx, ny, nz);
+        gx -= gn * nx;
+        gy -= gn * ny;
+        gz -= gn * nz;
+      } else {
+        // PLANE: only the part along the plane's normal.
+        E[0] = nx;
+        E[1] = ny;
+        E[2] = nz;
+        rows = 1;
+        gx = gn * nx;
+        gy = gn * ny;
+        gz = gn * nz;
+      }
+    }
+    ERR[0] = gx;
+    ERR[1] = gy;
+    ERR[2] = gz;
+    return Math.hypot(gx, gy, gz);
+  }
+  if (kind === LOCK) {
+    // B's orientation should be qA q_rel0; qe = qdes conj(qB) is the world
+    // rotation B still has to make, so A has to make -qe relative to B.
+    quatMul(QA, 0, P.ref, 4 * p, QD, 0);
+    QC[0] = -QB[0]!;
+    QC[1] = -QB[1]!;
+    QC[2] = -QB[2]!;
+    QC[3] = QB[3]!;
+    quatMul(QD, 0, QC, 0, QE, 0);
+    let x = QE[0]!, y = QE[1]!, z = QE[2]!, w = QE[3]!;
+    if (w < 0) {
+      // The shorter way round.
+      x = -x;
+      y = -y;
+      z = -z;
+      w = -w;
+    }
+    const s = Math.hypot(x, y, z);
+    const f = s > 1e-12 ? (2 * Math.atan2(s, w)) / s : 2;
+    identityRows();
+    ERR[0] = -f * x;
+    ERR[1] = -f * y;
+    ERR[2] = -f * z;
+    return f * s;
+  }
+  rot(RA, P.axA, o, V1, 0);
+  rot(RB, P.axB, o, V2, 0);
+  const ax = V1[0]!, ay = V1[1]!, az = V1[2]!;
+  const bx = V2[0]!, by = V2[1]!, bz = V2[2]!;
+  const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx;
+  const s = Math.hypot(cx, cy, cz);
+  const c = ax * bx + ay * by + az * bz;
+  const angle = Math.atan2(s, c);
+  if (kind === AXIS) {
+    // a1 x a2 (9.13), scaled to the angle between the axes: turning A by it about a1 x a2 aligns them.
+    perpRows(ax, ay, az);
+    if (s > 1e-12) {
+      const f = angle / s;
+      ERR[0] = f * cx;
+      ERR[1] = f * cy;
+      ERR[2] = f * cz;
+    } else if (c < 0) {
+      // Opposite axes: any perpendicular turn works.
+      ERR[0] = Math.PI * E[0]!;
+      ERR[1] = Math.PI * E[1]!;
+      ERR[2] = Math.PI * E[2]!;
+    } else {
+      ERR.fill(0);
+    }
+    return angle;
+  }
+  // ANGLE: phi = angle(a, b) must stay phi0; turning A about c = a x b by +d lowers phi by d (9.16).
+  if (s < 1e-9) {
+    // a and b parallel: c is undefined, so the part has nothing to hold this step.
+    rows = 0;
+    ERR.fill(0);
+    return 0;
+  }
+  const e = angle - P.ref[4 * p]!;
+  E[0] = cx / s;
+  E[1] = cy / s;
+  E[2] = cz / s;
+  rows = 1;
+  ERR[0] = e * E[0]!;
+  ERR[1] = e * E[1]!;
+  ERR[2] = e * E[2]!;
+  return Math.abs(e);
+}
+
+function loadPose(X: Float64Array, Q: Float64Array, i: number, P3: Float64Array, Q4: Float64Array): void {
+  P3[0] = X[3 * i]!;
+  P3[1] = X[3 * i + 1]!;
+  P3[2] = X[3 * i + 2]!;
+  Q4[0] = Q[4 * i]!;
+  Q4[1] = Q[4 * i + 1]!;
+  Q4[2] = Q[4 * i + 2]!;
+  Q4[3] = Q[4 * i + 3]!;
+}
+
+/** x' = x + h v, q' = q + h/2 (omega, 0) q (the world's prediction). */
+function predictPose(st: JointState, i: number, h: number, P3: Float64Array, Q4: Float64Array): void {
+  const x = st.centre, v = st.vel, w = st.angVel;
+  P3[0] = x[3 * i]! + h * v[3 * i]!;
+  P3[1] = x[3 * i + 1]! + h * v[3 * i + 1]!;
+  P3[2] = x[3 * i + 2]! + h * v[3 * i + 2]!;
+  integrateQuat(st.quat, 4 * i, w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!, h, Q4, 0);
+}
+
+/**
+ * Lever arms at the current pose into ARM. For LINE and PLANE, A's anchor is
+ * first moved along its line / plane to the point nearest B's anchor (seed
+ * 9.1.2): that material point of A is the one B's anchor is touching.
+ */
+function leverArms(P: JointParts, p: number, st: JointState): void {
+  const a = P.a[p]!, b = P.b[p]!, o = 3 * p;
+  const kind = P.kind[p]!;
+  quatToMat3(st.quat, 4 * a, CA);
+  quatToMat3(st.quat, 4 * b, CB);
+  rot(CA, P.rA, o, ARM, 0);
+  rot(CB, P.rB, o, ARM, 3);
+  if (kind === BALL) return;
+  const x = st.centre;
+  const dx = x[3 * b]! + ARM[3]! - x[3 * a]! - ARM[0]!;
+  const dy = x[3 * b + 1]! + ARM[4]! - x[3 * a + 1]! - ARM[1]!;
+  const dz = x[3 * b + 2]! + ARM[5]! - x[3 * a + 2]! - ARM[2]!;
+  rot(CA, P.axA, o, V1, 0);
+  const nx = V1[0]!, ny = V1[1]!, nz = V1[2]!;
+  const dn = dx * nx + dy * ny + dz * nz;
+  if (kind === LINE) {
+    ARM[0] += dn * nx;
+    ARM[1] += dn * ny;
+    ARM[2] += dn * nz;
+  } else {
+    ARM[0] += dx - dn * nx;
+    ARM[1] += dy - dn * ny;
+    ARM[2] += dz - dn * nz;
+  }
+}
+
+/**
+ * Solves E A E^T j = E WANT (A = K_T or L_T for part p) and applies the
+ * impulse E^T j. Returns false when nothing could be applied.
+ */
+function applyRows(P: JointParts, p: number, st: JointState, translational: boolean): boolean {
+  const a = P.a[p]!, b = P.b[p]!;
+  const ima = st.invMass[a]!, imb = st.invMass[b]!;
+  if ((ima === 0 && imb === 0) || rows === 0) return false;
+  const I = st.invInertiaW;
+  Kt.fill(0);
+  if (translational) {
+    if (ima !== 0) addCollisionMatrix(ima, I, 9 * a, ARM[0]!, ARM[1]!, ARM[2]!, Kt);
+    if (imb !== 0) addCollisionMatrix(imb, I, 9 * b, ARM[3]!, ARM[4]!, ARM[5]!, Kt);
+  } else {
+    if (ima !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * a + k]!;
+    if (imb !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * b + k]!;
+  }
+  // Reduced system in the constrained directions (9.5, 9.14).
+  let jx: number, jy: number, jz: number;
+  if (rows === 3) {
+    if (!invert3(Kt, MI)) return false;
+    const wx = WANT[0]!, wy = WANT[1]!, wz = WANT[2]!;
+    jx = MI[0]! * wx + MI[1]! * wy + MI[2]! * wz;
+    jy = MI[3]! * wx + MI[4]! * wy + MI[5]! * wz;
+    jz = MI[6]! * wx + MI[7]! * wy + MI[8]! * wz;
+  } else {
+    // M = E Kt E^T (rows x rows), rhs = E want.
+    for (let r = 0; r < rows; r++) {
+      const ex = E[3 * r]!, ey = E[3 * r + 1]!, ez = E[3 * r + 2]!;
+      const kx = Kt[0]! * ex + Kt[1]! * ey + Kt[2]! * ez;
+      const ky = Kt[3]! * ex + Kt[4]! * ey + Kt[5]! * ez;
+      const kz = Kt[6]! * ex + Kt[7]! * ey + Kt[8]! * ez;
+      for (let q = 0; q < rows; q++) M[q * rows + r] = E[3 * q]! * kx + E[3 * q + 1]! * ky + E[3 * q + 2]! * kz;
+    }
+    const r0 = E[0]! * WANT[0]! + E[1]! * WANT[1]! + E[2]! * WANT[2]!;
+    let j0: number, j1 = 0;
+    if (rows === 1) {
+      if (!(M[0]! > 0)) return false;
+      j0 = r0 / M[0]!;
+    } else {
+      const r1 = E[3]! * WANT[0]! + E[4]! * WANT[1]! + E[5]! * WANT[2]!;
+      const det = M[0]! * M[3]! - M[1]! * M[2]!;
+      if (!(Math.abs(det) > 1e-300)) return false;
+      j0 = (M[3]! * r0 - M[1]! * r1) / det;
+      j1 = (M[0]! * r1 - M[2]! * r0) / det;
+    }
+    jx = j0 * E[0]! + (rows === 2 ? j1 * E[3]! : 0);
+    jy = j0 * E[1]! + (rows === 2 ? j1 * E[4]! : 0);
+    jz = j0 * E[2]! + (rows === 2 ? j1 * E[5]! : 0);
+  }
+  if (!Number.isFinite(jx + jy + jz)) return false;
+  if (translational) {
+    applyImpulseAt(st, a, ARM[0]!, ARM[1]!, ARM[2]!, jx, jy, jz);
+    applyImpulseAt(st, b, ARM[3]!, ARM[4]!, ARM[5]!, -jx, -jy, -jz);
+  } else {
+    applyAngularImpulsePair(st, a, b, jx, jy, jz);
+  }
+  return true;
+}
+
+/**
+ * Position pre-stabilisation of part p: if the error at the end of the step
+ * (poses predicted with step h) exceeds `tol`, apply the impulse that closes it
+ * to first order. Returns the error before the impulse (m or rad), negated when
+ * an impulse was applied, so the caller knows which bodies changed.
+ */
+export function stabilizePosition(P: JointParts, p: number, st: JointState, h: number, tol: number): number {
+  const a = P.a[p]!, b = P.b[p]!;
+  predictPose(st, a, h, PA, QA);
+  predictPose(st, b, h, PB, QB);
+  const err = evaluate(P, p);
+  if (!(err > tol)) return err;
+  const tr = isTranslational(P.kind[p]!);
+  const s = tr ? -1 / h : 1 / h;
+  WANT[0] = s * ERR[0]!;
+  WANT[1] = s * ERR[1]!;
+  WANT[2] = s * ERR[2]!;
+  if (tr) leverArms(P, p, st);
+  return applyRows(P, p, st, tr) ? -err : err;
+}
+
+/**
+ * Velocity stabilisation of part p: remove the relative anchor velocity (9.4,
+ * 9.7) or relative angular velocity (9.12, 9.15) in its constrained
+ * directions, if larger than `tol`. Returns the removed speed (m/s or rad/s),
+ * negated when an impulse was applied.
+ */
+export function stabilizeVelocity(P: JointParts, p: number, st: JointState, tol: number): number {
+  const a = P.a[p]!, b = P.b[p]!;
+  loadPose(st.centre, st.quat, a, PA, QA);
+  loadPose(st.centre, st.quat, b, PB, QB);
+  evaluate(P, p); // rows at the current pose
+  if (rows === 0) return 0;
+  const v = st.vel, w = st.angVel;
+  const tr = isTranslational(P.kind[p]!);
+  let ux: number, uy: number, uz: number;
+  if (tr) {
+    leverArms(P, p, st);
+    const w1x = w[3 * a]!, w1y = w[3 * a + 1]!, w1z = w[3 * a + 2]!;
+    const w2x = w[3 * b]!, w2y = w[3 * b + 1]!, w2z = w[3 * b + 2]!;
+    const r1x = ARM[0]!, r1y = ARM[1]!, r1z = ARM[2]!, r2x = ARM[3]!, r2y = ARM[4]!, r2z = ARM[5]!;
+    ux = v[3 * a]! + w1y * r1z - w1z * r1y - (v[3 * b]! + w2y * r2z - w2z * r2y);
+    uy = v[3 * a + 1]! + w1z * r1x - w1x * r1z - (v[3 * b + 1]! + w2z * r2x - w2x * r2z);
+    uz = v[3 * a + 2]! + w1x * r1y - w1y * r1x - (v[3 * b + 2]! + w2x * r2y - w2y * r2x);
+  } else {
+    ux = w[3 * a]! - w[3 * b]!;
+    uy = w[3 * a + 1]! - w[3 * b + 1]!;
+    uz = w[3 * a + 2]! - w[3 * b + 2]!;
+  }
+  let sq = 0;
+  for (let r = 0; r < rows; r++) {
+    const d = E[3 * r]! * ux + E[3 * r + 1]! * uy + E[3 * r + 2]! * uz;
+    sq += d * d;
+  }
+  const speed = Math.sqrt(sq);
+  if (!(speed > tol)) return speed;
+  WANT[0] = -ux;
+  WANT[1] = -uy;
+  WANT[2] = -uz;
+  return applyRows(P, p, st, tr) ? -speed : speed;
+}
+
+/** The error of part p at the poses X (centres) and Q (orientations), without changing anything (m or rad). */
+export function partError(P: JointParts, p: number, X: Float64Array, Q: Float64Array): number {
+  loadPose(X, Q, P.a[p]!, PA, QA);
+  loadPose(X, Q, P.b[p]!, PB, QB);
+  return evaluate(P, p);
+}
+
+/** Rest values of rotational parts from the poses in Q: LOCK's relative orientation, ANGLE's angle. */
+export function captureRest(P: JointParts, p: number, Q: Float64Array): void {
+  const a = P.a[p]!, b = P.b[p]!;
+  const kind = P.kind[p]!;
+  if (kind === LOCK) {
+    // q_rel0 = conj(qA) qB
+    QC[0] = -Q[4 * a]!;
+    QC[1] = -Q[4 * a + 1]!;
+    QC[2] = -Q[4 * a + 2]!;
+    QC[3] = Q[4 * a + 3]!;
+    quatMul(QC, 0, Q, 4 * b, P.ref, 4 * p);
+  } else if (kind === ANGLE) {
+    P.ref[4 * p] = 0;
+    quatToMat3(Q, 4 * a, RA);
+    quatToMat3(Q, 4 * b, RB);
+    rot(RA, P.axA, 3 * p, V1, 0);
+    rot(RB, P.axB, 3 * p, V2, 0);
+    const ax = V1[0]!, ay = V1[1]!, az = V1[2]!, bx = V2[0]!, by = V2[1]!, bz = V2[2]!;
+    const s = Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
+    P.ref[4 * p] = Math.atan2(s, ax * bx + ay * by + az * bz);
+  }
+}
+

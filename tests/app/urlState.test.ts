@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { formatAppUrl, parseAppUrl, sceneParams } from '../../src/app/urlState.ts';
+import { parseBenchQuery } from '../../src/app/benchParams.ts';
+import { InputError } from '../../src/errors.ts';
+
+describe('app URL', () => {
+  it('reads the scene, its numeric parameters, the backend and the views', () => {
+    const s = parseAppUrl('?scene=rings&rings=60&backend=gpu&views=contacts&junk=abc');
+    expect(s).toEqual({ scene: 'rings', params: { rings: 60 }, backend: 'gpu', views: 'contacts', file: null });
+  });
+
+  it('ignores a backend that is neither cpu nor gpu', () => {
+    expect(parseAppUrl('?backend=cuda').backend).toBeNull();
+  });
+
+  it('round-trips through formatAppUrl', () => {
+    const s = parseAppUrl('?scene=tower&height=12&backend=cpu');
+    expect(formatAppUrl(s)).toBe('?scene=tower&height=12&backend=cpu');
+    expect(parseAppUrl(formatAppUrl(s))).toEqual(s);
+  });
+
+  it('a scene file replaces the scene and its parameters in the link', () => {
+    expect(formatAppUrl({ scene: 'rings', params: { rings: 3 }, backend: 'gpu', views: null, file: 'my scene.json' })).toBe(
+      '?file=my+scene.json&backend=gpu',
+    );
+  });
+
+  it('scene parameters are clamped, snapped to their step and defaulted', () => {
+    const specs = [
+      { name: 'rings', default: 60, min: 1, max: 2000, step: 1 },
+      { name: 'rolling', default: 0.02, min: 0, max: 1, step: 0.005 },
+      { name: 'h', default: 2, min: 1, max: 3 },
+    ];
+    expect(sceneParams(specs, { rings: 1e6, rolling: 0.0212, extra: 5 })).toEqual({ rings: 2000, rolling: 0.02, h: 2 });
+    expect(sceneParams(specs, { rings: 12.6, h: -4 })).toEqual({ rings: 13, rolling: 0.02, h: 1 });
+  });
+});
+
+describe('bench page query', () => {
+  const scenes = [
+    { name: 'rings', params: [{ name: 'rings', default: 60, min: 1, max: 2000, step: 1 }] },
+    { name: 'tower', params: [{ name: 'height', default: 20, min: 1, max: 200, step: 1 }] },
+  ];
+
+  it('maps "bodies" to the scene\'s first parameter', () => {
+    expect(parseBenchQuery('?scene=rings&bodies=500&steps=200&backends=cpu,gpu', scenes)).toEqual({
+      scene: 'rings',
+      params: { rings: 500 },
+      steps: 200,
+      warmup: undefined,
+      backends: ['cpu', 'gpu'],
+    });
+    expect(parseBenchQuery('?scene=tower&bodies=7&backends=gpu&warmup=0', scenes)).toMatchObject({
+      params: { height: 7 },
+      backends: ['gpu'],
+      warmup: 0,
+    });
+  });
+
+  it('rejects unknown scenes, parameters, backends and out-of-range values with the key', () => {
+    const bad = (q: string, where: string) => {
+      let err: unknown;
+      try {
+        parseBenchQuery(q, scenes);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as InputError).where).toBe(where);
+    };
+    bad('?scene=nope', 'scene');
+    bad('?scene=rings&size=3', 'size');
+    bad('?scene=rings&backends=cpu,tpu', 'backends');
+    bad('?scene=rings&rings=0', 'rings');
+    bad('?scene=rings&steps=2.5', 'steps');
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { builtinWorld, pos, run, vel } from './helpers.ts';
+
+describe('the seed demo scenes', () => {
+  it('billiards: the impulse travels down the row, the last ball rolls away; rolling friction stops it, static friction alone does not', async () => {
+    const w = await builtinWorld('billiards', { balls: 5, rolling: 1 });
+    await run(w, 100); // 0.5 s: the cue ball has hit the row
+    expect(Math.abs(vel(w, 'cue')[0])).toBeLessThan(0.3); // gave its momentum away
+    expect(Math.abs(vel(w, 'ball0')[0])).toBeLessThan(0.3); // passed it on
+    expect(vel(w, 'ball4')[0]).toBeGreaterThan(1.5); // the last ball got it
+    await run(w, 500); // 3 s in all
+    expect(Math.hypot(...vel(w, 'ball4'))).toBeLessThan(0.02);
+    expect(pos(w, 'ball4')[0]).toBeGreaterThan(1.5);
+    // The same shot without rolling friction: at 3 s the last ball still rolls
+    // (the faceted mesh ball does slow down slowly, hopping from vertex to vertex).
+    const free = await builtinWorld('billiards', { balls: 5, rolling: 0 });
+    await run(free, 600);
+    expect(vel(free, 'ball4')[0]).toBeGreaterThan(0.3);
+    expect(pos(free, 'ball4')[0]).toBeGreaterThan(pos(w, 'ball4')[0] + 0.5);
+  });
+
+  it('seesaw: the heavy box dropped on one end throws the light box up', async () => {
+    const w = await builtinWorld('seesaw');
+    const y0 = pos(w, 'light')[1];
+    let maxY = y0;
+    await run(w, 150, (ww) => {
+      maxY = Math.max(maxY, pos(ww, 'light')[1]);
+    });
+    expect(maxY - y0).toBeGreaterThan(1);
+    // The plank stays on its fulcrum.
+    expect(Math.abs(pos(w, 'plank')[0])).toBeLessThan(0.2);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { FORMAT, pos, run, worldFrom } from './helpers.ts';
+
+const R = 0.3, r = 0.07, pegR = 0.08;
+
+function scene(rings: { y: number; tilt: number; dx: number }[]) {
+  return {
+    format: FORMAT,
+    shapes: {
+      floor: { type: 'plane', normal: [0, 1, 0] },
+      ring: { type: 'torus', majorRadius: R, minorRadius: r, segments: [12, 9], sdf: { cells: 32 } },
+      peg: { type: 'cylinder', radius: pegR, height: 2, segments: 21, sdf: { cells: 64 } },
+    },
+    bodies: [
+      { name: 'ground', shape: 'floor', static: true },
+      { name: 'peg', shape: 'peg', static: true, position: [0, 1, 0] },
+      ...rings.map((g, i) => ({ name: `ring${i}`, shape: 'ring', position: [g.dx, g.y, 0], rotation: { axis: [1, 0, 0.3], degrees: g.tilt }, friction: 0.4, restitution: 0.2 })),
+    ],
+  };
+}
+
+describe('rings onto a peg', () => {
+  it('a ring dropped over a peg ends around it, the peg through its hole, never passing through the peg', async () => {
+    const w = await worldFrom(scene([{ y: 2.4, tilt: 25, dx: 0.1 }]));
+    let maxOff = 0;
+    await run(w, 250, (ww) => {
+      const [x, y, z] = pos(ww, 'ring0');
+      // Once its centre is below the peg top, the hole must stay around the peg.
+      if (y < 2) maxOff = Math.max(maxOff, Math.hypot(x, z));
+    });
+    expect(maxOff).toBeLessThan(R - r - pegR + 0.01);
+    const [, y] = pos(w, 'ring0');
+    expect(y).toBeLessThan(r + 0.05); // came down to the ground, around the peg
+    expect(y).toBeGreaterThan(0);
+  });
+
+  it('two rings on a peg stack: the upper one rests on the lower one', async () => {
+    const w = await worldFrom(scene([{ y: 2.3, tilt: 10, dx: 0.05 }, { y: 2.8, tilt: -15, dx: -0.05 }]));
+    await run(w, 300);
+    const a = pos(w, 'ring0'), b = pos(w, 'ring1');
+    expect(a[1]).toBeLessThan(r + 0.05);
+    expect(b[1] - a[1]).toBeGreaterThan(1.5 * r);
+    expect(b[1] - a[1]).toBeLessThan(2 * r + 0.05);
+    for (const p of [a, b]) expect(Math.hypot(p[0], p[2])).toBeLessThan(R - r - pegR + 0.01);
+  });
+});

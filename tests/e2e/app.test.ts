@@ -1,0 +1,251 @@
+/**
+ * End-to-end: the viewer and the benchmark page in headless Chromium (the
+ * Debian package at /usr/bin/chromium, driven by playwright-core; no browser
+ * is downloaded), served by Vite's dev server on 127.0.0.1 from inside the
+ * test. WebGPU runs on SwiftShader, so timeouts are generous and scenes small.
+ * One browser serves every test; screenshots go to test-output/.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.ts';
+import { parseSceneText } from '../../src/scene/load.ts';
+import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = join(ROOT, 'test-output');
+const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Flags that give headless Chromium a WebGPU adapter (SwiftShader) whose canvas
+ * can be presented: without the Vulkan ones, the first frame presented to a
+ * WebGPU canvas makes the browser destroy the device.
+ */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-vulkan=swiftshader',
+  '--use-angle=vulkan',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+let server: ViteDevServer;
+let browser: Browser;
+let base = '';
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
+  mkdirSync(OUT, { recursive: true });
+  server = await createServer({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    // Pre-bundle up front: a dependency discovered mid-test makes Vite reload the page.
+    optimizeDeps: { include: ['wgpu-matrix', 'tweakpane'], noDiscovery: true },
+  });
+  await server.listen();
+  const addr = server.httpServer!.address();
+  if (!addr || typeof addr === 'string') throw new Error('Vite did not report its port');
+  base = `http://127.0.0.1:${addr.port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A page that records console errors and uncaught exceptions. */
+async function openPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  return { page, errors };
+}
+
+/** The scene area of the screen (left of the panel, above the stage chart), as pixels. */
+async function sceneShot(page: Page, name: string): Promise<Image> {
+  const png = await page.screenshot({ clip: { x: 0, y: 30, width: 880, height: 420 } });
+  writeFileSync(join(OUT, `e2e-${name}.png`), png);
+  return decodePng(png);
+}
+
+async function waitForApp(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.body.dataset['appReady'] === '1', null, { timeout: 90_000 });
+}
+
+/** Waits until the render loop has drawn a few more frames. */
+async function frames(page: Page, n = 4): Promise<void> {
+  await page.evaluate(
+    (k) =>
+      new Promise<void>((resolve) => {
+        let left = k;
+        const tick = () => (--left <= 0 ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      }),
+    n,
+  );
+}
+
+function checkbox(page: Page, label: string) {
+  return page
+    .locator('.tp-lblv')
+    .filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) })
+    .locator('input[type=checkbox]');
+}
+
+describe('viewer (index.html)', () => {
+  let page: Page;
+  let errors: string[];
+  let first: Image;
+
+  beforeAll(async () => {
+    ({ page, errors } = await openPage());
+  }, 30_000);
+
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  it('loads a built-in scene with WebGPU and no console errors, and draws a non-blank picture', async () => {
+    await page.goto(`${base}/?scene=tower&height=6&backend=gpu`);
+    await waitForApp(page);
+    await frames(page);
+    const ds = await page.evaluate(() => ({ ...document.body.dataset }));
+    expect(ds['renderer']).toBe('webgpu');
+    expect(ds['scene']).toBe('tower');
+    expect(await page.locator('#error').isHidden()).toBe(true);
+    first = await sceneShot(page, 'viewer-tower');
+    // A blank or single-colour canvas has a luminance variance near 0; the scene has ground, boxes and shadows.
+    expect(lumaVariance(first)).toBeGreaterThan(40);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('plays the simulation on the GPU backend (the step counter advances)', async () => {
+    await page.getByRole('button', { name: 'Play' }).click();
+    await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('switching on the depth-field view changes the picture and the URL', async () => {
+    const before = await sceneShot(page, 'viewer-before-depth');
+    await checkbox(page, 'depth field').check({ force: true });
+    await frames(page);
+    const after = await sceneShot(page, 'viewer-depth-field');
+    expect(meanAbsDiff(before, after)).toBeGreaterThan(0.5);
+    expect(new URL(page.url()).searchParams.get('views')).toBe('depthField');
+    await checkbox(page, 'depth field').uncheck({ force: true });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('switching to another built-in scene changes the picture and the URL', async () => {
+    const before = await sceneShot(page, 'viewer-before-switch');
+    await page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: /^scene$/ }) }).locator('select').selectOption('rings');
+    await page.waitForFunction(() => document.body.dataset['scene'] === 'rings', null, { timeout: 90_000 });
+    await frames(page);
+    const after = await sceneShot(page, 'viewer-rings');
+    expect(meanAbsDiff(before, after)).toBeGreaterThan(2);
+    expect(lumaVariance(after)).toBeGreaterThan(40);
+    const url = new URL(page.url());
+    expect(url.searchParams.get('scene')).toBe('rings');
+    expect(Number(url.searchParams.get('rings'))).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('a scene file with an error shows the same validation message as the command line', async () => {
+    const text = JSON.stringify({
+      format: 'stackfield-scene/1',
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [1, 1, 1] } },
+      bodies: [
+        { name: 'ground', shape: 'floor', static: true },
+        { name: 'b', shape: 'box', position: [0, 1, 0], frction: 0.5 },
+      ],
+    });
+    let cli = '';
+    try {
+      parseSceneText(text, 'broken.json');
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputError);
+      cli = (e as InputError).message;
+    }
+    expect(cli).toContain('frction');
+    await page.setInputFiles('#file-input', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
+    const shown = await page.locator('#error-text').textContent();
+    expect(shown).toBe(cli);
+    await page.screenshot({ path: join(OUT, 'e2e-viewer-file-error.png') });
+    // The scene that was running stays.
+    expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('rings');
+  }, 60_000);
+});
+
+describe('without WebGPU', () => {
+  it('says so plainly and still simulates on the CPU with the 2D wireframe', async () => {
+    const { page, errors } = await openPage();
+    await page.addInitScript(() => {
+      Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined, configurable: true });
+    });
+    try {
+      await page.goto(`${base}/?scene=tower&height=4&backend=gpu`);
+      await waitForApp(page);
+      const notice = await page.locator('.notice-gpu').textContent();
+      expect(notice).toMatch(/WebGPU is not available/);
+      expect(notice).toMatch(/Chrome/);
+      expect(notice).toMatch(/CPU backend/);
+      const ds = await page.evaluate(() => ({ ...document.body.dataset }));
+      expect(ds['renderer']).toBe('canvas2d');
+      expect(ds['backend']).toBe('cpu');
+      await page.getByRole('button', { name: 'Play' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+      await frames(page);
+      const img = await sceneShot(page, 'fallback-2d');
+      expect(lumaVariance(img)).toBeGreaterThan(20);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
+
+describe('benchmark page (bench.html)', () => {
+  it('runs with small parameters on both backends and publishes the results', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/bench.html?scene=rings&bodies=3&steps=4&warmup=1&backends=cpu,gpu`);
+      await page.waitForFunction(() => document.body.dataset['benchDone'] === '1' || !!document.body.dataset['benchError'], null, {
+        timeout: 120_000,
+      });
+      expect(await page.evaluate(() => document.body.dataset['benchError'] ?? null)).toBeNull();
+      const r = await page.evaluate(() => window.__benchResults!);
+      expect(r.scene).toBe('rings');
+      expect(r.params).toEqual({ rings: 3 });
+      expect(r.results.map((x) => x.backend)).toEqual(['cpu', 'gpu']);
+      for (const x of r.results) {
+        expect(x.stepMs.median).toBeGreaterThan(0);
+        expect(x.stepMs.p95).toBeGreaterThanOrEqual(x.stepMs.median);
+        expect(x.sdfBakeMs.median).toBeGreaterThan(0);
+        expect(x.queriesPerSecond).toBeGreaterThan(0);
+      }
+      // The table shows the same medians the JSON holds.
+      const table = await page.locator('#bench-table').textContent();
+      expect(table).toContain('whole step');
+      expect(table).toContain('queries per second');
+      await page.screenshot({ path: join(OUT, 'e2e-bench.png'), fullPage: true });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 150_000);
+});
