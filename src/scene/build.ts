@@ -101,7 +101,10 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   }
   const own = await shapeMesh(name, d, scene, io);
   const mp = massFromMesh(own);
-  const com = mp.centerOfMass;
+  // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
+  let size = 1e-300;
+  for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
+  const com = mp.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
   const mesh = translatedMesh(own, com);
   const sdfOpts: SdfSettings = d.sdf;
   const bake = io.bake ?? (async (m: TriMesh, o: { cells: number; padding: number }) => bakeSdfCpu(m, o));

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
+const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
+
+const scene = {
+  format: 'stackfield-scene/1',
+  dt: 0.01,
+  shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [1, 1, 1], sdf: { cells: 8 } } },
+  bodies: [
+    { name: 'ground', shape: 'floor', static: true },
+    { name: 'box0', shape: 'box', position: [0, 3, 0], velocity: [1, 0, 0] },
+  ],
+};
+
+describe('stackfield run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stackfield-run-'));
+  const file = join(dir, 'scene.json');
+  writeFileSync(file, JSON.stringify(scene));
+
+  it('writes one JSON line per recorded step with name, p, q, v, w', () => {
+    const out = join(dir, 'out.jsonl');
+    const r = run(['run', file, '--steps', '20', '--every', '10', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.step)).toEqual([0, 10, 20]);
+    expect(lines[1].t).toBeCloseTo(0.1, 12);
+    const box = lines[2].bodies.find((b: { name: string }) => b.name === 'box0');
+    expect(Object.keys(box).sort()).toEqual(['name', 'p', 'q', 'v', 'w']);
+    // Free fall for 0.2 s (semi-implicit Euler) and the initial x velocity.
+    expect(box.p[1]).toBeCloseTo(3 - 9.81 * 0.01 * 0.01 * (20 * 21) / 2, 9);
+    expect(box.p[0]).toBeCloseTo(0.2, 9);
+    expect(box.q).toHaveLength(4);
+  });
+
+  it('writes to standard output without --out', () => {
+    const r = run(['run', file, '--steps', '3']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(4);
+  });
+
+  it('exits 2 naming the file and the JSON path for a scene error', () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...scene, bodies: [{ ...scene.bodies[1], frction: 1 }] }));
+    const r = run(['run', bad, '--steps', '1']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('bad.json');
+    expect(r.stderr).toContain('bodies[0].frction');
+    expect(r.stderr).toContain('friction');
+  });
+
+  it('exits 2 for a missing file, invalid JSON and a bad option', () => {
+    expect(run(['run', join(dir, 'nope.json')]).status).toBe(2);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"format": "stackfield-scene/1",\n "bodies": [}');
+    const r = run(['run', broken]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/broken\.json.*line 2/);
+    expect(run(['run', file, '--steps', 'many']).status).toBe(2);
+    expect(run(['run', '--builtin', 'nosuchscene']).status).toBe(2);
+  });
+
+  it('runs built-in scenes by name and lists them', () => {
+    const list = run(['run', '--list']);
+    expect(list.status).toBe(0);
+    for (const name of ['tower', 'rings', 'pile', 'incline', 'seesaw', 'topple', 'billiards', 'dominoes']) expect(list.stdout).toContain(name);
+    const r = run(['run', '--builtin', 'tower', '--param', 'height=3', '--steps', '2']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n')[2]!).bodies).toHaveLength(4);
+  });
+});
