@@ -271,8 +271,9 @@ const builtins: Builtin[] = [
       const bodies: Json[] = [ground({ friction: 0.6 })];
       for (let i = 0; i < n; i++) {
         const a = (2 * Math.PI * i) / n;
-        // Thin side (x of the domino) along the tangent: rotate about y by -a.
-        const deg = (-a * 180) / Math.PI;
+        // Thin side (the domino's local x) along the tangent (-sin a, 0, cos a):
+        // a rotation about y by -(a + 90 deg).
+        const deg = -((a * 180) / Math.PI + 90);
         const b: Json = {
           name: `domino${i}`,
           shape: 'domino',
@@ -283,8 +284,8 @@ const builtins: Builtin[] = [
           density: 600,
         };
         if (i === 0) {
-          // Tip the first one toward the next (tangent direction).
-          b['angularVelocity'] = [round(-Math.cos(a) * 2.5), 0, round(-Math.sin(a) * 2.5)];
+          // Tip the first one toward the next: omega = y x tangent = (cos a, 0, sin a).
+          b['angularVelocity'] = [round(Math.cos(a) * 2.5), 0, round(Math.sin(a) * 2.5)];
         }
         bodies.push(b);
       }

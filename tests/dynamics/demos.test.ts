@@ -31,3 +31,21 @@ describe('the seed demo scenes', () => {
     expect(Math.abs(pos(w, 'plank')[0])).toBeLessThan(0.2);
   });
 });
+
+describe('dominoes in a circle', () => {
+  it('fall in turn all the way round, and the cyclic contact graph does not hang the step', async () => {
+    const w = await builtinWorld('dominoes', { count: 24 });
+    const fallenAt: number[] = [];
+    const t0 = performance.now();
+    await run(w, 1000, (ww) => {
+      for (let i = 0; i < 24; i++) {
+        const y = pos(ww, `domino${i}`)[1];
+        if (fallenAt[i] === undefined && y < 0.2) fallenAt[i] = ww.stepCount;
+      }
+    });
+    expect(performance.now() - t0).toBeLessThan(120_000);
+    expect(fallenAt.filter((s) => s !== undefined)).toHaveLength(24);
+    // In turn: domino i falls before domino i + 5 (allowing neighbours to land together).
+    for (let i = 0; i + 5 < 24; i++) expect(fallenAt[i]!).toBeLessThan(fallenAt[i + 5]!);
+  });
+});
