@@ -125,19 +125,26 @@ export function massFromSdf(grid: SdfGrid): MassProperties {
       const y = j - hy;
       let b = nx * (j + ny * k);
       for (let i = 0; i < nx - 1; i++, b++) {
-        const phi = v[b]! + v[b + 1]! + v[b + sy]! + v[b + sy + 1]! + v[b + sz]! + v[b + sz + 1]! + v[b + sz + sy]! + v[b + sz + sy + 1]!;
-        if (!(phi < 0)) continue;
+        // phi at the cell centre (the mean of its corners), in cells.
+        const phi = (v[b]! + v[b + 1]! + v[b + sy]! + v[b + sy + 1]! + v[b + sz]! + v[b + sz + 1]! + v[b + sz + sy]! + v[b + sz + sy + 1]!) / (8 * d);
+        if (!(phi < 0.5)) continue;
+        // The seed counts a cell whole when its centre is inside (4.12-4.13).
+        // A cell cut by the surface is weighted instead by the part of it
+        // behind the plane at distance phi: 1/2 - phi cells, clamped. Exact
+        // for a plane along a grid axis, so a box whose faces fall between
+        // nodes no longer gains up to a cell per side.
+        const f = phi <= -0.5 ? 1 : 0.5 - phi;
         const x = i - hx;
-        n++;
-        mx += x;
-        my += y;
-        mz += z;
-        cxx += x * x;
-        cyy += y * y;
-        czz += z * z;
-        cxy += x * y;
-        cxz += x * z;
-        cyz += y * z;
+        n += f;
+        mx += f * x;
+        my += f * y;
+        mz += f * z;
+        cxx += f * x * x;
+        cyy += f * y * y;
+        czz += f * z * z;
+        cxy += f * x * y;
+        cxz += f * x * z;
+        cyz += f * y * z;
       }
     }
   }
