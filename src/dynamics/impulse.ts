@@ -29,6 +29,9 @@ export interface Material {
   spinning: number;
 }
 
+/** What the last applyContactImpulse did: whether it stuck, and its tangential impulse. */
+export const lastImpulse = { sticking: false, jt: 0 };
+
 const K = new Float64Array(9);
 const Kinv = new Float64Array(9);
 const L = new Float64Array(9);
@@ -143,6 +146,8 @@ export function applyContactImpulse(
 
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
   if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, nx, ny, nz, jn, m);
+  lastImpulse.sticking = sticking;
+  lastImpulse.jt = Math.hypot(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   return jn;
 }
 
@@ -248,4 +253,49 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const c2 = clamp(Lx * e2x + Ly * e2y + Lz * e2z, k * s1);
   const cn = clamp(Lx * nx + Ly * ny + Lz * nz, mu * k * Math.hypot(s1, s2));
   applyAngularImpulsePair(s, b1, b2, c1 * e1x + c2 * e2x + cn * nx, c1 * e1y + c2 * e2y + cn * ny, c1 * e1z + c2 * e2z + cn * nz);
+}
+
+/**
+ * Static friction alone at point p: the tangential impulse (in the plane
+ * normal to N) that stops the tangential relative velocity there, solved in
+ * the tangent plane (P K P^T j = -P u), limited to |J| <= maxJt. Used after a
+ * patch torque, which moves the patch centroid's velocity a little.
+ */
+export function applyTangentialStick(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number,
+): number {
+  const c = s.centre, v = s.vel, w = s.angVel, im = s.invMass, I = s.invInertiaW;
+  const im1 = im[b1]!, im2 = im[b2]!;
+  if ((im1 === 0 && im2 === 0) || !(maxJt > 0)) return 0;
+  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
+  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
+  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
+  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
+  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
+  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
+  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  // Tangent basis.
+  let ax: number, ay: number, az: number;
+  if (Math.abs(nx) < 0.6) { ax = 0; ay = nz; az = -ny; } else { ax = -nz; ay = 0; az = nx; }
+  const al = Math.hypot(ax, ay, az);
+  ax /= al; ay /= al; az /= al;
+  const bx = ny * az - nz * ay, by = nz * ax - nx * az, bz = nx * ay - ny * ax;
+  K.fill(0);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  const Kax = K[0]! * ax + K[1]! * ay + K[2]! * az, Kay = K[3]! * ax + K[4]! * ay + K[5]! * az, Kaz = K[6]! * ax + K[7]! * ay + K[8]! * az;
+  const Kbx = K[0]! * bx + K[1]! * by + K[2]! * bz, Kby = K[3]! * bx + K[4]! * by + K[5]! * bz, Kbz = K[6]! * bx + K[7]! * by + K[8]! * bz;
+  const a11 = ax * Kax + ay * Kay + az * Kaz, a12 = ax * Kbx + ay * Kby + az * Kbz, a22 = bx * Kbx + by * Kby + bz * Kbz;
+  const det = a11 * a22 - a12 * a12;
+  if (!(det > 1e-30 * (a11 + a22) * (a11 + a22))) return 0;
+  const ra = -(ux * ax + uy * ay + uz * az), rb = -(ux * bx + uy * by + uz * bz);
+  let ja = (a22 * ra - a12 * rb) / det, jb = (a11 * rb - a12 * ra) / det;
+  const jl = Math.hypot(ja, jb);
+  if (jl > maxJt) {
+    ja *= maxJt / jl;
+    jb *= maxJt / jl;
+  }
+  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, ja * ax + jb * bx, ja * ay + jb * by, ja * az + jb * bz);
+  return Math.hypot(ja, jb);
 }

@@ -24,7 +24,7 @@ import type { ConstraintSystem, World } from './world.ts';
 import type { RigidShape } from './shape.ts';
 import { quatToMat3, worldInverseInertia } from './math.ts';
 import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './joints/parts.ts';
-import { captureRest, partError, stabilizePosition, stabilizeVelocity, type JointState } from './joints/solve.ts';
+import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './joints/solve.ts';
 import { MotorSet } from './motors.ts';
 
 /** Position pre-stabilisation stops below this predicted error (m, rad); the seed's ref. [13] uses 1e-6 m. */
@@ -58,6 +58,9 @@ export class JointSystem implements ConstraintSystem {
   /** Every body some part touches, once. */
   private readonly jointBodies: Int32Array;
   private selected = new Int32Array(0);
+  /** Velocities of the joint bodies before the current position sweep. */
+  private readonly savedVel: Float64Array;
+  private readonly savedAngVel: Float64Array;
   private velInvMass = EMPTY;
   private velInvInertia = EMPTY;
   private readonly state: JointState = {
@@ -148,6 +151,8 @@ export class JointSystem implements ConstraintSystem {
     });
     for (let p = 0; p < P.count; p++) captureRest(P, p, B.quat);
     this.jointBodies = Int32Array.from(touched);
+    this.savedVel = new Float64Array(3 * this.jointBodies.length);
+    this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
     this.selected = new Int32Array(P.count);
     this.motors = new MotorSet(scene.motors, bodyIndex);
   }
@@ -226,20 +231,66 @@ export class JointSystem implements ConstraintSystem {
     const h = world.dt;
     const iters = world.solver.jointIterations;
     let sweeps = 0;
+    let before = this.predictedErrorSq(st, h, n);
+    let moved = false;
     for (let it = 0; it < iters; it++) {
       sweeps++;
+      this.saveVelocities(world);
       let any = false;
       for (let k = 0; k < n; k++) {
         const p = this.selected[k]!;
-        if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) {
-          any = true;
-          world.markMoved(P.a[p]!);
-          world.markMoved(P.b[p]!);
-        }
+        if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
       }
       if (!any) break;
+      // Each part's impulse lowers its own error, but on a nearly straight,
+      // fast-whipping chain the sweep as a whole can raise the others' more
+      // (the linearisation fails near that singular pose) and repeating it
+      // spins the links up without bound. A sweep that leaves the joints
+      // worse than it found them is taken back, and the pass ends.
+      const after = this.predictedErrorSq(st, h, n);
+      if (!(after < before)) {
+        this.restoreVelocities(world);
+        break;
+      }
+      before = after;
+      moved = true;
     }
+    if (moved) for (const i of this.jointBodies) world.markMoved(i);
     this.lastPositionSweeps = sweeps;
+  }
+
+  /** Sum of squared predicted errors of the selected parts (m^2 + rad^2). */
+  private predictedErrorSq(st: JointState, h: number, n: number): number {
+    let sum = 0;
+    for (let k = 0; k < n; k++) {
+      const e = predictedError(this.parts, this.selected[k]!, st, h);
+      sum += e * e;
+    }
+    return sum;
+  }
+
+  private saveVelocities(world: World): void {
+    const B = world.bodies;
+    const jb = this.jointBodies;
+    for (let k = 0; k < jb.length; k++) {
+      const i = jb[k]!;
+      for (let c = 0; c < 3; c++) {
+        this.savedVel[3 * k + c] = B.vel[3 * i + c]!;
+        this.savedAngVel[3 * k + c] = B.angVel[3 * i + c]!;
+      }
+    }
+  }
+
+  private restoreVelocities(world: World): void {
+    const B = world.bodies;
+    const jb = this.jointBodies;
+    for (let k = 0; k < jb.length; k++) {
+      const i = jb[k]!;
+      for (let c = 0; c < 3; c++) {
+        B.vel[3 * i + c] = this.savedVel[3 * k + c]!;
+        B.angVel[3 * i + c] = this.savedAngVel[3 * k + c]!;
+      }
+    }
   }
 
   /** The current error of every scene joint (largest over its parts), without changing anything. */

@@ -39,7 +39,7 @@ import { StepProfile, type Stage } from './profile.ts';
 import type { RigidShape } from './shape.ts';
 import { ContactSet } from './contacts.ts';
 import { ContactGraph } from './contactGraph.ts';
-import { applyContactImpulse, applyPatchTorque, type ImpulseState, type Material } from './impulse.ts';
+import { applyContactImpulse, applyPatchTorque, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
 import { integrateQuat, quatToMat3, Rng, worldInverseInertia } from './math.ts';
 
 /** Contact points of the last step, for drawing (world frame). */
@@ -755,7 +755,18 @@ export class World {
         const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
         if (jn !== 0) {
           applied = true;
-          if (flat) applyPatchTorque(st, b1, b2, nx, ny, nz, jn, this.spread, m.friction);
+          if (flat) {
+            // Torque and friction at the centroid interact (the centroid of
+            // the samples is rarely the patch's true centre): alternate them
+            // a few times so a sticking patch ends neither spinning nor
+            // creeping, within what is left of its friction cone.
+            const sticking = lastImpulse.sticking;
+            let budget = m.friction * jn - lastImpulse.jt;
+            for (let r = 0; r < 3; r++) {
+              applyPatchTorque(st, b1, b2, nx, ny, nz, jn, this.spread, m.friction);
+              if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
+            }
+          }
         }
       }
       if (!applied) break;

@@ -31,7 +31,7 @@
  * Bodies with invMass 0 in the state (static, or frozen by shock propagation)
  * contribute nothing to K_T / L_T and are not changed.
  */
-import { addCollisionMatrix, integrateQuat, invert3, quatMul, quatToMat3 } from '../math.ts';
+import { integrateQuat, invert3, quatMul, quatToMat3 } from '../math.ts';
 import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
 import { ANGLE, AXIS, BALL, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
 
@@ -61,11 +61,17 @@ const E = new Float64Array(9);
 const ERR = new Float64Array(3);
 /** Lever arms of A and B (world, from each centre of mass). */
 const ARM = new Float64Array(6);
+/** The same material points at the predicted pose (position pass). */
+const PARM = new Float64Array(6);
 const WANT = new Float64Array(3);
 const M = new Float64Array(9);
 const MI = new Float64Array(9);
 const Kt = new Float64Array(9);
 let rows = 0;
+/** The last solved impulse (linear or angular, world). */
+const IMP = new Float64Array(3);
+/** Step halvings tried when a position impulse does not reduce its part's predicted error. */
+const MAX_HALVINGS = 3;
 
 /** Rows b, c perpendicular to the unit vector n (seed 9.1.2: b from n x (1,0,0), or n x (0,1,0) when nearly parallel). */
 function perpRows(nx: number, ny: number, nz: number): void {
@@ -273,19 +279,64 @@ function leverArms(P: JointParts, p: number, st: JointState): void {
   }
 }
 
+/** PARM = R' R^T ARM: the lever arms carried to the predicted pose (RA, RB predicted; CA, CB current). */
+function predictedArms(): void {
+  for (let side = 0; side < 2; side++) {
+    const Rp = side === 0 ? RA : RB, Rc = side === 0 ? CA : CB;
+    const o = 3 * side;
+    const x = ARM[o]!, y = ARM[o + 1]!, z = ARM[o + 2]!;
+    // local = Rc^T arm
+    const lx = Rc[0]! * x + Rc[3]! * y + Rc[6]! * z;
+    const ly = Rc[1]! * x + Rc[4]! * y + Rc[7]! * z;
+    const lz = Rc[2]! * x + Rc[5]! * y + Rc[8]! * z;
+    PARM[o] = Rp[0]! * lx + Rp[1]! * ly + Rp[2]! * lz;
+    PARM[o + 1] = Rp[3]! * lx + Rp[4]! * ly + Rp[5]! * lz;
+    PARM[o + 2] = Rp[6]! * lx + Rp[7]! * ly + Rp[8]! * lz;
+  }
+}
+
+/**
+ * K += m^-1 1 - p~ I^-1 r~: how an impulse J at the current arm r moves the
+ * material point whose predicted arm is p, per unit of dt (dv + dw x p, with
+ * dw = I^-1 (r x J)). With p = r it is the collision matrix (7.8); using the
+ * predicted arm keeps the position pass converging when a body turns a large
+ * angle within the step (a whipping chain end), where K at r overshoots.
+ */
+function addPredictedMatrix(im: number, I: Float64Array, io: number, r: Float64Array, ro: number, pa: Float64Array, po: number, K: Float64Array): void {
+  const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
+  const px = pa[po]!, py = pa[po + 1]!, pz = pa[po + 2]!;
+  for (let j = 0; j < 3; j++) {
+    // t = r x e_j
+    const tx = j === 0 ? 0 : j === 1 ? -rz : ry;
+    const ty = j === 0 ? rz : j === 1 ? 0 : -rx;
+    const tz = j === 0 ? -ry : j === 1 ? rx : 0;
+    // u = I^-1 t
+    const ux = I[io]! * tx + I[io + 1]! * ty + I[io + 2]! * tz;
+    const uy = I[io + 3]! * tx + I[io + 4]! * ty + I[io + 5]! * tz;
+    const uz = I[io + 6]! * tx + I[io + 7]! * ty + I[io + 8]! * tz;
+    // column j: im e_j - p x u
+    K[j] = K[j]! + (j === 0 ? im : 0) - (py * uz - pz * uy);
+    K[3 + j] = K[3 + j]! + (j === 1 ? im : 0) - (pz * ux - px * uz);
+    K[6 + j] = K[6 + j]! + (j === 2 ? im : 0) - (px * uy - py * ux);
+  }
+}
+
 /**
  * Solves E A E^T j = E WANT (A = K_T or L_T for part p) and applies the
- * impulse E^T j. Returns false when nothing could be applied.
+ * impulse E^T j. `predicted`: translational A maps the impulse to the motion
+ * of the anchors at the predicted pose (position pass). Returns false when
+ * nothing could be applied.
  */
-function applyRows(P: JointParts, p: number, st: JointState, translational: boolean): boolean {
+function applyRows(P: JointParts, p: number, st: JointState, translational: boolean, predicted: boolean): boolean {
   const a = P.a[p]!, b = P.b[p]!;
   const ima = st.invMass[a]!, imb = st.invMass[b]!;
   if ((ima === 0 && imb === 0) || rows === 0) return false;
   const I = st.invInertiaW;
   Kt.fill(0);
   if (translational) {
-    if (ima !== 0) addCollisionMatrix(ima, I, 9 * a, ARM[0]!, ARM[1]!, ARM[2]!, Kt);
-    if (imb !== 0) addCollisionMatrix(imb, I, 9 * b, ARM[3]!, ARM[4]!, ARM[5]!, Kt);
+    const pa = predicted ? PARM : ARM;
+    if (ima !== 0) addPredictedMatrix(ima, I, 9 * a, ARM, 0, pa, 0, Kt);
+    if (imb !== 0) addPredictedMatrix(imb, I, 9 * b, ARM, 3, pa, 3, Kt);
   } else {
     if (ima !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * a + k]!;
     if (imb !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * b + k]!;
@@ -324,13 +375,30 @@ function applyRows(P: JointParts, p: number, st: JointState, translational: bool
     jz = j0 * E[2]! + (rows === 2 ? j1 * E[5]! : 0);
   }
   if (!Number.isFinite(jx + jy + jz)) return false;
+  IMP[0] = jx;
+  IMP[1] = jy;
+  IMP[2] = jz;
+  applyImpulse(P, p, st, translational, 1);
+  return true;
+}
+
+/** Applies f * IMP (the last solved impulse) to part p's bodies; f = -1 takes it back exactly. */
+function applyImpulse(P: JointParts, p: number, st: JointState, translational: boolean, f: number): void {
+  const a = P.a[p]!, b = P.b[p]!;
+  const jx = f * IMP[0]!, jy = f * IMP[1]!, jz = f * IMP[2]!;
   if (translational) {
     applyImpulseAt(st, a, ARM[0]!, ARM[1]!, ARM[2]!, jx, jy, jz);
     applyImpulseAt(st, b, ARM[3]!, ARM[4]!, ARM[5]!, -jx, -jy, -jz);
   } else {
     applyAngularImpulsePair(st, a, b, jx, jy, jz);
   }
-  return true;
+}
+
+/** Error of part p at the end of the step (poses predicted with step h from the current velocities), m or rad. */
+export function predictedError(P: JointParts, p: number, st: JointState, h: number): number {
+  predictPose(st, P.a[p]!, h, PA, QA);
+  predictPose(st, P.b[p]!, h, PB, QB);
+  return evaluate(P, p);
 }
 
 /**
@@ -350,8 +418,24 @@ export function stabilizePosition(P: JointParts, p: number, st: JointState, h: n
   WANT[0] = s * ERR[0]!;
   WANT[1] = s * ERR[1]!;
   WANT[2] = s * ERR[2]!;
-  if (tr) leverArms(P, p, st);
-  return applyRows(P, p, st, tr) ? -err : err;
+  if (tr) {
+    leverArms(P, p, st);
+    predictedArms();
+  }
+  if (!applyRows(P, p, st, tr, true)) return err;
+  // The linearised step must make the predicted error smaller. Far from the
+  // linear range (a body turning a large angle within the step) a full
+  // Newton step can overshoot, and repeating it grows the velocities without
+  // bound; so halve the step until it helps, or take it back.
+  let f = 1;
+  for (let tries = 0; tries < MAX_HALVINGS; tries++) {
+    if (predictedError(P, p, st, h) < err) return -err;
+    applyImpulse(P, p, st, tr, -0.5 * f);
+    f *= 0.5;
+  }
+  if (predictedError(P, p, st, h) < err) return -err;
+  applyImpulse(P, p, st, tr, -f);
+  return err;
 }
 
 /**
@@ -392,7 +476,7 @@ export function stabilizeVelocity(P: JointParts, p: number, st: JointState, tol:
   WANT[0] = -ux;
   WANT[1] = -uy;
   WANT[2] = -uz;
-  return applyRows(P, p, st, tr) ? -speed : speed;
+  return applyRows(P, p, st, tr, false) ? -speed : speed;
 }
 
 /** The error of part p at the poses X (centres) and Q (orientations), without changing anything (m or rad). */
