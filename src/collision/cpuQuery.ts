@@ -11,7 +11,7 @@
  * of the cluster outside and skips it. The cull is exact (it never drops a
  * record), so the result equals the GPU's, which tests every item.
  */
-import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
+import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
 import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Work items per cluster for the conservative SDF cull. */
@@ -131,7 +131,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
         const cz = m20 * ax + m21 * ay + m22 * az + tz;
         if (cx < x0 - cr || cx > x1 + cr || cy < y0 - cr || cy > y1 + cr || cz < z0 - cr || cz > z1 + cr) continue;
         if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
-          if (sampleSdf(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + 1e-7 * h) continue;
+          if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + 1e-7 * h) continue;
         }
         const itemEnd = Math.min(items, (c + 1) * CLUSTER_ITEMS);
       for (let item = c * CLUSTER_ITEMS; item < itemEnd; item++) {
@@ -155,8 +155,8 @@ export class CpuPenetrationBackend implements PenetrationBackend {
           if (py < y0 || py > y1) continue;
           const pz = m20 * ax + m21 * ay + m22 * az + tz;
           if (pz < z0 || pz > z1) continue;
-          const phi = sampleSdf(g, px, py, pz);
-          if (phi < 0 && phi !== OUTSIDE_DISTANCE && (best < 0 || phi < bestPhi)) {
+          const phi = sdfPhiInside(g, px, py, pz);
+          if (phi < 0 && (best < 0 || phi < bestPhi)) {
             best = si;
             bestPhi = phi;
             bx = px;
