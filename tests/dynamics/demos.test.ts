@@ -49,3 +49,20 @@ describe('dominoes in a circle', () => {
     for (let i = 0; i + 5 < 24; i++) expect(fallenAt[i]!).toBeLessThan(fallenAt[i + 5]!);
   });
 });
+
+describe('a pile of nonconvex bodies', () => {
+  it('12 bones, cups and L-blocks fall into a pile and come to rest, none below the ground', async () => {
+    const w = await builtinWorld('pile', { count: 12 });
+    await run(w, 400);
+    const B = w.bodies;
+    let maxV = 0;
+    let minY = Infinity;
+    for (let i = 1; i < B.count; i++) {
+      maxV = Math.max(maxV, Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!));
+      minY = Math.min(minY, B.pos[3 * i + 1]!);
+    }
+    expect(minY).toBeGreaterThan(0);
+    expect(maxV).toBeLessThan(0.05);
+    expect(w.kineticEnergy()).toBeLessThan(1e-3);
+  });
+});
