@@ -61,7 +61,7 @@ export function normalVelocity(
 export function applyContactImpulse(
   s: ImpulseState, b1: number, b2: number,
   px: number, py: number, pz: number, nx: number, ny: number, nz: number,
-  eps: number, m: Material,
+  eps: number, m: Material, bias = 0,
 ): number {
   const c = s.centre, v = s.vel, w = s.angVel, im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
@@ -74,7 +74,11 @@ export function applyContactImpulse(
   const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
   const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
   const un = ux * nx + uy * ny + uz * nz;
-  if (!(un < 0)) return 0;
+  // Target normal velocity: -eps u_n (restitution), or at least `bias` (a
+  // gentle push out of a deep penetration, contact phase only).
+  if (!(un < bias)) return 0;
+  const target = Math.max(un < 0 ? -eps * un : 0, bias);
+  const dun = target - un;
 
   K.fill(0);
   if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
@@ -90,8 +94,8 @@ export function applyContactImpulse(
   const nKn = nx * KNx + ny * KNy + nz * KNz;
   if (!(nKn > 0)) return 0;
   if (mu > 0 && invert3(K, Kinv)) {
-    // Sticking: u_rel' = -eps u_n N (7.20).
-    const dx = -eps * un * nx - ux, dy = -eps * un * ny - uy, dz = -eps * un * nz - uz;
+    // Sticking: u_rel' = -eps u_n N (7.20), i.e. (target - u_n) N - u_t.
+    const dx = (dun + un) * nx - ux, dy = (dun + un) * ny - uy, dz = (dun + un) * nz - uz;
     Jx = Kinv[0]! * dx + Kinv[1]! * dy + Kinv[2]! * dz;
     Jy = Kinv[3]! * dx + Kinv[4]! * dy + Kinv[5]! * dz;
     Jz = Kinv[6]! * dx + Kinv[7]! * dy + Kinv[8]! * dz;
@@ -119,18 +123,18 @@ export function applyContactImpulse(
         const ax = nx - mu * Tx, ay = ny - mu * Ty, az = nz - mu * Tz;
         const den = KNx * ax + KNy * ay + KNz * az; // N^T K (N - mu T), K symmetric
         if (den > 1e-12 * nKn) {
-          jn = (-(1 + eps) * un) / den;
+          jn = dun / den;
           Jx = jn * ax;
           Jy = jn * ay;
           Jz = jn * az;
         } else {
-          jn = (-(1 + eps) * un) / nKn;
+          jn = dun / nKn;
           Jx = jn * nx;
           Jy = jn * ny;
           Jz = jn * nz;
         }
       } else {
-        jn = (-(1 + eps) * un) / nKn;
+        jn = dun / nKn;
         Jx = jn * nx;
         Jy = jn * ny;
         Jz = jn * nz;
@@ -138,7 +142,7 @@ export function applyContactImpulse(
     }
   } else {
     // Frictionless (7.15-7.16).
-    jn = (-(1 + eps) * un) / nKn;
+    jn = dun / nKn;
     Jx = jn * nx;
     Jy = jn * ny;
     Jz = jn * nz;

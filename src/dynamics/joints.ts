@@ -184,7 +184,9 @@ export class JointSystem implements ConstraintSystem {
       this.velInvMass = new Float64Array(B.count);
       this.velInvInertia = new Float64Array(9 * B.count);
     }
-    for (const i of this.jointBodies) {
+    const jb = this.jointBodies;
+    for (let k = 0; k < jb.length; k++) {
+      const i = jb[k]!;
       if (B.isStatic[i]) {
         this.velInvMass[i] = 0;
         this.velInvInertia.fill(0, 9 * i, 9 * i + 9);
@@ -224,12 +226,12 @@ export class JointSystem implements ConstraintSystem {
       }
       this.selected[n++] = p;
     }
-    if (n === 0) return;
+    const iters = world.solver.jointIterations;
+    if (n === 0 || iters === 0) return;
     // The world's solver masses: zero for static bodies and for the levels
     // shock propagation has frozen, so those joints pull only the upper body.
     const st = this.bind(world, world.solverInvMass, world.solverInvInertia);
     const h = world.dt;
-    const iters = world.solver.jointIterations;
     let sweeps = 0;
     let before = this.predictedErrorSq(st, h, n);
     let moved = false;
@@ -255,7 +257,12 @@ export class JointSystem implements ConstraintSystem {
       before = after;
       moved = true;
     }
-    if (moved) for (const i of this.jointBodies) world.markMoved(i);
+    if (moved) {
+      for (let k = 0; k < n; k++) {
+        world.markMoved(P.a[this.selected[k]!]!);
+        world.markMoved(P.b[this.selected[k]!]!);
+      }
+    }
     this.lastPositionSweeps = sweeps;
   }
 

@@ -76,8 +76,8 @@ export class MotorSet {
   }
 
   /**
-   * Applies every active motor for one step of length dt at time t (the start
-   * of the step). Returns true if any angular velocity changed.
+   * Applies every active motor for the step [t, t + dt). Returns true if any
+   * angular velocity changed.
    */
   apply(B: BodyStore, t: number, dt: number): boolean {
     let changed = false;
@@ -85,7 +85,10 @@ export class MotorSet {
       this.applied[m] = 0;
       const i = this.body[m]!;
       const speed = this.speed[m]!;
-      if (!(t >= this.from[m]! && t < this.until[m]!) || speed === 0 || B.isStatic[i]) {
+      // A step is on when its middle lies in the window: the step's start time
+      // is a sum of dt's and may sit a rounding error below `from`.
+      const mid = t + 0.5 * dt;
+      if (!(mid >= this.from[m]! && mid < this.until[m]!) || speed === 0 || B.isStatic[i]) {
         this.torque[m] = this.startTorque[m]!;
         continue;
       }

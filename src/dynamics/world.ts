@@ -76,6 +76,15 @@ const PAIR_MESH = 0;
 const PAIR_PLANE = 1;
 /** Sweeps over a pair's points in the shock-propagation pass. */
 const SHOCK_SWEEPS = 10;
+/**
+ * Penetration recovery (not in the seed, which lets bodies that start
+ * interpenetrated stay so): in the contact phase a point deeper than PUSH_SLOP
+ * cells gets a separating velocity of PUSH_RATE of the excess depth per step,
+ * at most PUSH_MAX m/s. Resting contacts (about g dt^2 deep) never reach it.
+ */
+const PUSH_SLOP = 0.25;
+const PUSH_RATE = 0.1;
+const PUSH_MAX = 0.1;
 /** Depth band of a contact patch, in SDF cells (see resolvePair). */
 const PATCH_BAND = 0.25;
 /** Depth band, in cells, of the points that make a patch flat enough to hold a torque. */
@@ -752,7 +761,10 @@ export class World {
           flat = this.patchSpread(i, e, b1, lnx, lny, lnz, cs.phi[i]! + TORQUE_BAND * cell, nx, ny, nz);
         }
         const b2 = cs.b2[i]!;
-        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
+        // Contact phase: push out of penetrations deeper than PUSH_SLOP cells.
+        const depth = -cs.phi[i]! - PUSH_SLOP * cell;
+        const bias = eps >= -1 && depth > 0 ? Math.min(PUSH_MAX, (PUSH_RATE * depth) / this.dt) : 0;
+        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m, bias);
         if (jn !== 0) {
           applied = true;
           if (flat) {
