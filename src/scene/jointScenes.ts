@@ -229,7 +229,7 @@ export const jointBuiltins: JointBuiltin[] = [
       title: 'Caterpillar robot: three plates, two hinges, a motor on the first',
       params: [
         { name: 'speed', default: 4, min: 0, max: 20, step: 0.5, description: 'motor target angular velocity, rad/s' },
-        { name: 'maxTorque', default: 20, min: 0, max: 500, step: 1, description: 'N m' },
+        { name: 'maxTorque', default: 60, min: 0, max: 500, step: 1, description: 'N m' },
       ],
     },
     make: (p) => caterpillar(p['speed']!, p['maxTorque']!),
@@ -237,26 +237,29 @@ export const jointBuiltins: JointBuiltin[] = [
 ];
 
 /**
- * The seed's "housenka" (seed 003, 4.2): three plates in a row along x joined
- * by hinges about z at their facing edges; the motor turns the rear plate
- * about z, and its flapping against the ground pushes the robot along.
+ * The seed's "housenka" (seed 003, 4.2): three plates joined by two hinges
+ * about z, the motor on the first. As in the seed the first plate overlaps the
+ * second (joined bodies do not collide): its hinge sits at its own centre, on
+ * the second plate's rear end, so the motor spins it like a two-spoke wheel
+ * whose tips dig into the ground and push the robot along +x.
  */
 function caterpillar(speed: number, maxTorque: number): Json {
   const plate = [0.5, 0.06, 0.4];
   const gap = 0.04;
   const y = plate[1]! / 2 + 0.001;
-  const xs = [-(plate[0]! + gap), 0, plate[0]! + gap];
-  const bodies: Json[] = [ground({ friction: 0.8 })];
-  xs.forEach((x, i) => bodies.push({ name: `plate${i}`, shape: 'plate', position: [round(x), y, 0], density: 500, friction: 0.8, restitution: 0 }));
-  const joints: Json[] = [];
-  for (let i = 0; i < 2; i++) {
-    const h = [round((xs[i]! + xs[i + 1]!) / 2), y, 0];
-    joints.push({
-      type: 'hinge', bodyA: `plate${i}`, bodyB: `plate${i + 1}`,
-      anchorA: sub(h, [xs[i]!, y, 0]), anchorB: sub(h, [xs[i + 1]!, y, 0]),
-      axisA: [0, 0, 1], axisB: [0, 0, 1],
-    });
-  }
+  const h0 = [round(-plate[0]! / 2), y, 0];
+  const xs = [h0[0]!, 0, plate[0]! + gap];
+  const bodies: Json[] = [ground({ friction: 0.3 })];
+  xs.forEach((x, i) => bodies.push({
+    name: `plate${i}`, shape: 'plate', position: [round(x), y, 0], density: i === 0 ? 1000 : 500,
+    friction: i === 0 ? 1 : 0.3, restitution: 0,
+  }));
+  const hinges = [h0, [round((xs[1]! + xs[2]!) / 2), y, 0]];
+  const joints: Json[] = hinges.map((h, i) => ({
+    type: 'hinge', bodyA: `plate${i}`, bodyB: `plate${i + 1}`,
+    anchorA: sub(h, [xs[i]!, y, 0]), anchorB: sub(h, [xs[i + 1]!, y, 0]),
+    axisA: [0, 0, 1], axisB: [0, 0, 1],
+  }));
   return {
     format: FORMAT,
     dt: 0.01,

@@ -19,9 +19,11 @@
  * (9.1, 9.3), and changes the current velocities so that it closes; the
  * mapping is nonlinear in the angular part, so the caller iterates until the
  * error is below a tolerance (the seed's simplification after its ref. [13]).
- * The lever arms are the anchors at the current pose: impulses act now, and
- * with the joint closed the two arms meet at one point, which keeps angular
- * momentum.
+ * The impulses act at the anchors at the current pose (with the joint closed
+ * the two arms meet at one point, which keeps angular momentum); the position
+ * pass's K maps them to the motion of the anchors at the predicted pose (see
+ * addPredictedMatrix), and a step that does not lower its part's predicted
+ * error is halved or taken back (see stabilizePosition).
  *
  * Differences from the seed, both because errors must not accumulate:
  * LOCK holds the rest relative orientation (the seed removes only the change
