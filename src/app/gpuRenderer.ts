@@ -129,7 +129,7 @@ export class WebGpuRenderer implements SceneRenderer {
     private readonly format: GPUTextureFormat,
     private readonly layouts: { frame: GPUBindGroupLayout; points: GPUBindGroupLayout; slice: GPUBindGroupLayout },
     private readonly pipelines: Record<
-      'background' | 'ground' | 'shadow' | 'mesh' | 'wire' | 'lines' | 'points' | 'slice',
+      'background' | 'ground' | 'shadow' | 'mesh' | 'wire' | 'lines' | 'points' | 'depthPoints' | 'slice',
       GPURenderPipeline
     >,
   ) {
@@ -242,7 +242,7 @@ export class WebGpuRenderer implements SceneRenderer {
     const ms: GPUMultisampleState = { count: SAMPLE_COUNT };
 
     const make = (d: GPURenderPipelineDescriptor) => device.createRenderPipelineAsync(d);
-    const [background, groundP, shadow, meshP, wire, linesP, pointsP, sliceP] = await Promise.all([
+    const [background, groundP, shadow, meshP, wire, linesP, pointsP, depthPointsP, sliceP] = await Promise.all([
       make({
         label: 'background',
         layout: layout0,
@@ -313,6 +313,15 @@ export class WebGpuRenderer implements SceneRenderer {
         multisample: ms,
       }),
       make({
+        // SDF grid nodes: hidden behind the slice and other bodies, so the slice stays readable.
+        label: 'depth-tested points',
+        layout: layoutPts,
+        vertex: { module: pts, entryPoint: 'vs_main' },
+        fragment: { module: pts, entryPoint: 'fs_main', targets: target(alphaBlend) },
+        depthStencil: depth(false, 'less-equal'),
+        multisample: ms,
+      }),
+      make({
         label: 'sdf slice',
         layout: layoutSlice,
         vertex: { module: sl, entryPoint: 'vs_main' },
@@ -330,6 +339,7 @@ export class WebGpuRenderer implements SceneRenderer {
       wire,
       lines: linesP,
       points: pointsP,
+      depthPoints: depthPointsP,
       slice: sliceP,
     });
   }
@@ -572,6 +582,7 @@ export class WebGpuRenderer implements SceneRenderer {
     if (sg?.shape.sdf) {
       const nodes = this.nodesOf(sg);
       const slot = this.slotOf[sb]!;
+      pass.setPipeline(this.pipelines.depthPoints);
       if (nodes.outsideCount > 0) {
         pass.setBindGroup(1, nodes.outside);
         pass.draw(6 * nodes.outsideCount, 1, 0, slot);
@@ -582,6 +593,7 @@ export class WebGpuRenderer implements SceneRenderer {
       }
     }
     if (this.pointVerts.count > 0) {
+      pass.setPipeline(this.pipelines.points);
       pass.setBindGroup(1, this.pointBindGroup);
       pass.draw(6 * this.pointVerts.count, 1, 0, 0);
     }
@@ -652,7 +664,7 @@ export class WebGpuRenderer implements SceneRenderer {
     // Fog starts past the scene and hides the ground quad's far edge.
     f[FRAME.fog] = camera.distance * 1.2;
     f[FRAME.fog + 1] = camera.distance * 4 + 8;
-    f[FRAME.fog + 2] = 0.55;
+    f[FRAME.fog + 2] = 0.45;
     f[FRAME.fog + 3] = 0;
     f[FRAME.focus] = camera.target[0];
     f[FRAME.focus + 1] = camera.target[1];

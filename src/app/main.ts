@@ -13,9 +13,11 @@ import type { BackendKind } from '../collision/query.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
+// Installs joints and motors into scene building (the joint and robot scenes need it).
 import '../dynamics/joints.ts';
 import { parseSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
+import type { World } from '../dynamics/world.ts';
 import { validateScene } from '../scene/validate.ts';
 import { defaultCamera, frameBounds } from './camera.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
@@ -157,7 +159,11 @@ class App {
     } catch (e) {
       this.gpu?.destroy();
       this.gpu = null;
-      const why = e instanceof GpuUnavailableError ? e.message : `WebGPU could not start: ${errorText(e)}`;
+      // The message is shared with the CLI, whose advice (a command-line flag) does not apply here.
+      const why = (e instanceof GpuUnavailableError ? e.message : `WebGPU could not start: ${errorText(e)}`).replace(
+        /;\s*use --backend cpu\s*$/,
+        '',
+      );
       this.notice(`${why}. ${WEBGPU_HELP}`, 'gpu');
       this.renderer = new Canvas2dRenderer(this.replaceCanvas());
     }
@@ -258,9 +264,9 @@ class App {
     const el = $('status');
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()}${
-          this.gpu ? ` (${this.gpu.adapterInfo})` : ''
-        } · ${this.renderer.kind === 'webgpu' ? 'WebGPU' : '2D fallback'}`
+      ? `${scene} · ${w.bodies.count} bodies · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()} queries${
+          this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
+        } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
       : 'loading…';
     if (el.textContent !== text) el.textContent = text;
   }
@@ -338,9 +344,29 @@ class App {
     const wasPlaying = this.sim.playing;
     this.sim.pause();
     const w = await this.sim.load(desc, io);
-    if (frame) this.frameScene();
-    void w;
+    if (frame) {
+      this.frameScene();
+      // A new scene: the depth field shows the body nearest the middle of the view.
+      this.views = setSliceBody(this.views, this.nearestBodyWithSdf(w));
+      this.panel.showViews(this.views, w.bodies.count);
+    }
     if (wasPlaying) this.sim.play();
+  }
+
+  private nearestBodyWithSdf(w: World): number {
+    let best = -1;
+    let bestD = Infinity;
+    const b = w.bodies;
+    const t = this.camera.target;
+    for (let i = 0; i < b.count; i++) {
+      if (!w.shapes[b.shape[i]!]?.sdf) continue;
+      const d = Math.hypot(b.pos[3 * i]! - t[0], b.pos[3 * i + 1]! - t[1], b.pos[3 * i + 2]! - t[2]);
+      if (d < bestD) {
+        bestD = d;
+        best = i;
+      }
+    }
+    return best;
   }
 
   /** Points the camera at every non-plane body. */
@@ -363,7 +389,7 @@ class App {
     const c = this.renderer.canvas;
     this.camera.yaw = 0.55;
     this.camera.pitch = 0.42;
-    frameBounds(this.camera, min, max, c.clientWidth / Math.max(1, c.clientHeight), 1.05);
+    frameBounds(this.camera, min, max, c.clientWidth / Math.max(1, c.clientHeight), 1.25);
   }
 
   private writeUrl(): void {

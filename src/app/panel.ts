@@ -58,7 +58,10 @@ export class ControlPanel {
   private readonly viewState: Record<ViewName, boolean>;
   private readonly viewBindings: BindingApi[] = [];
   private readonly slice = { body: 0, axis: 'z' as SliceAxis, offset: 0.5 };
-  private readonly sliceBody: BindingApi;
+  private sliceBody: BindingApi;
+  private sliceBodyMax = 1;
+  private readonly viewsFolder: FolderApi;
+  private readonly onSlice: () => void;
   private readonly sliceBindings: BindingApi[] = [];
   private quiet = false;
 
@@ -123,6 +126,7 @@ export class ControlPanel {
     add(sim.addBinding(this.solver, 'dt', { label: 'dt (s)', min: 0.001, max: 0.05, step: 0.001 }));
 
     const views = this.pane.addFolder({ title: 'Views' });
+    this.viewsFolder = views;
     this.viewState = Object.fromEntries(VIEW_NAMES.map((n) => [n, false])) as Record<ViewName, boolean>;
     for (const n of VIEW_NAMES) {
       const b = views.addBinding(this.viewState, n, { label: VIEW_LABELS[n] });
@@ -134,13 +138,13 @@ export class ControlPanel {
     const onSlice = () => {
       if (!this.quiet) cb.sliceChanged(this.slice.body, this.slice.axis, this.slice.offset);
     };
-    this.sliceBody = views.addBinding(this.slice, 'body', { label: 'SDF body', min: 0, max: 1, step: 1 });
-    this.sliceBody.on('change', onSlice);
+    this.onSlice = onSlice;
+    this.sliceBody = this.addSliceBody(1);
     const axis = views.addBinding(this.slice, 'axis', { label: 'slice axis', options: { x: 'x', y: 'y', z: 'z' } });
     axis.on('change', onSlice);
     const offset = views.addBinding(this.slice, 'offset', { label: 'slice at', min: 0, max: 1, step: 0.01 });
     offset.on('change', onSlice);
-    this.sliceBindings.push(this.sliceBody, axis, offset);
+    this.sliceBindings.push(axis, offset);
 
     const mon = this.pane.addFolder({ title: 'Monitors' });
     mon.addBinding(this.stats, 'fps', { readonly: true, view: 'graph', min: 0, max: 120, interval: 250 });
@@ -156,6 +160,13 @@ export class ControlPanel {
     this.recordButton.on('click', () => cb.toggleRecording());
     this.downloadButton = rec.addButton({ title: 'Download .webm', disabled: true });
     this.downloadButton.on('click', () => cb.downloadRecording());
+  }
+
+  private addSliceBody(max: number): BindingApi {
+    this.sliceBodyMax = max;
+    const b = this.viewsFolder.addBinding(this.slice, 'body', { label: 'SDF body', min: 0, max, step: 1, index: VIEW_NAMES.length });
+    b.on('change', this.onSlice);
+    return b;
   }
 
   /** Shows the scene (or the file entry) as selected and rebuilds the parameter sliders. */
@@ -197,9 +208,13 @@ export class ControlPanel {
     this.slice.body = Math.max(0, v.sliceBody);
     this.slice.axis = v.sliceAxis;
     this.slice.offset = v.sliceOffset;
-    // Tweakpane has no API to change a slider's range: the max lives in the binding's constraint.
-    const input = this.sliceBody as unknown as { max?: number };
-    if ('max' in input) input.max = Math.max(1, bodyCount - 1);
+    // A binding's range is fixed when it is made: rebuild the body slider when the body count changes.
+    const max = Math.max(1, bodyCount - 1);
+    if (max !== this.sliceBodyMax) {
+      this.sliceBody.dispose();
+      this.sliceBody = this.addSliceBody(max);
+    }
+    this.sliceBody.refresh();
     for (const b of this.sliceBindings) b.refresh();
     this.quiet = false;
   }

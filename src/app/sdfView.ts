@@ -7,30 +7,30 @@ import { packColor, VertexList } from './overlays.ts';
 import type { SliceAxis } from './views.ts';
 
 /**
- * Outside nodes farther than this many cells from the surface are left out:
- * a 48-cell grid has ~10^5 nodes, and the far ones only hide the interesting
- * band around the surface. Every inside node is kept.
+ * Nodes farther than this many cells from the surface are left out, inside
+ * and outside: a 48-cell grid has ~10^5 nodes, and a solid cloud of them
+ * hides both the surface band (where the sign matters) and the slice.
  */
-export const OUTSIDE_BAND_CELLS = 1.5;
+export const NODE_BAND_CELLS = 1.5;
 
 const INSIDE = packColor(0.3, 1.0, 0.4, 1.0);
 const OUTSIDE = packColor(1.0, 0.3, 0.25, 0.55);
 
 /**
- * Grid nodes as coloured points: outside nodes (within the band) red, then
- * inside nodes (phi < 0) green, so both can be drawn as two ranges of one
- * list with different dot sizes.
+ * Grid nodes within the band around the surface as coloured points: outside
+ * nodes (phi >= 0) red, then inside nodes (phi < 0) green, so both can be
+ * drawn as two ranges of one list with different dot sizes.
  */
 export function depthFieldNodes(
   g: SdfGrid,
-  bandCells = OUTSIDE_BAND_CELLS,
+  bandCells = NODE_BAND_CELLS,
   out = new VertexList(1024),
 ): { list: VertexList; outsideCount: number } {
   out.clear();
   const band = bandCells * g.cellSize;
   pushNodes(g, out, (phi) => phi >= 0 && phi < band, OUTSIDE);
   const outsideCount = out.count;
-  pushNodes(g, out, (phi) => phi < 0, INSIDE);
+  pushNodes(g, out, (phi) => phi < 0 && phi > -band, INSIDE);
   return { list: out, outsideCount };
 }
 

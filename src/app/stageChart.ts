@@ -119,7 +119,8 @@ export class StageChart {
     }
     const last = (this.head - 1 + HISTORY) % HISTORY;
     for (let k = 0; k < STAGES.length; k++) {
-      this.legendValues[k]!.textContent = this.filled > 0 ? this.data[last * STAGES.length + k]!.toFixed(2) : '0.00';
+      const v = this.filled > 0 ? this.data[last * STAGES.length + k]! : 0;
+      this.legendValues[k]!.textContent = v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
     }
   }
 }

@@ -162,7 +162,7 @@ describe('render mesh', () => {
 });
 
 describe('depth field view', () => {
-  // phi = x - 1.5 on a 4 x 2 x 2 grid: nodes x = 0, 1 inside, x = 2 just outside, x = 3 far outside.
+  // phi = x - 1.5 on a 4 x 2 x 2 grid: x = 0 deep inside, x = 1 just inside, x = 2 just outside, x = 3 far outside.
   const g: SdfGrid = {
     origin: [0, 0, 0],
     cellSize: 1,
@@ -170,10 +170,11 @@ describe('depth field view', () => {
     values: Float32Array.from({ length: 16 }, (_, i) => (i % 4) - 1.5),
   };
 
-  it('lists outside nodes within the band first (red), then every inside node (green)', () => {
+  it('lists the nodes within the band of the surface: outside ones first (red), then inside ones (green)', () => {
     const { list, outsideCount } = depthFieldNodes(g, 1);
     expect(outsideCount).toBe(4); // x = 2 (phi 0.5); x = 3 (phi 1.5) is past the band
-    expect(list.count).toBe(4 + 8);
+    expect(list.count).toBe(4 + 4); // x = 1 (phi -0.5); x = 0 (phi -1.5) is past the band
+    expect(depthFieldNodes(g, 2).list.count).toBe(16);
     for (let i = 0; i < list.count; i++) {
       const x = list.f32[4 * i]!;
       const green = ((list.u32[4 * i + 3]! >>> 8) & 255) > (list.u32[4 * i + 3]! & 255);

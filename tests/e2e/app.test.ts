@@ -12,6 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
+import { listBuiltins } from '../../src/scene/builtins.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
 
@@ -74,9 +75,9 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
-/** The scene area of the screen (left of the panel, above the stage chart), as pixels. */
+/** The scene area of the screen (between the stage chart and the panel, below the help line), as pixels. */
 async function sceneShot(page: Page, name: string): Promise<Image> {
-  const png = await page.screenshot({ clip: { x: 0, y: 30, width: 880, height: 420 } });
+  const png = await page.screenshot({ clip: { x: 320, y: 36, width: 560, height: 640 } });
   writeFileSync(join(OUT, `e2e-${name}.png`), png);
   return decodePng(png);
 }
@@ -98,11 +99,17 @@ async function frames(page: Page, n = 4): Promise<void> {
   );
 }
 
-function checkbox(page: Page, label: string) {
-  return page
-    .locator('.tp-lblv')
-    .filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) })
-    .locator('input[type=checkbox]');
+/** A tweakpane row by its label. */
+function row(page: Page, label: string) {
+  return page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) });
+}
+
+/** Clicks a tweakpane checkbox (its visible box; the input itself is hidden) and waits until it is `on`. */
+async function setCheckbox(page: Page, label: string, on: boolean): Promise<void> {
+  const r = row(page, label);
+  const input = r.locator('input[type=checkbox]');
+  if ((await input.isChecked()) !== on) await r.locator('.tp-ckbv_w').click();
+  expect(await input.isChecked()).toBe(on);
 }
 
 describe('viewer (index.html)', () => {
@@ -132,27 +139,33 @@ describe('viewer (index.html)', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it('plays the simulation on the GPU backend (the step counter advances)', async () => {
+  it('plays on the GPU backend and keeps playing after a switch to the CPU backend', async () => {
     await page.getByRole('button', { name: 'Play' }).click();
     await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+    await row(page, 'backend').locator('select').selectOption({ label: 'CPU' });
+    await page.waitForFunction(() => document.body.dataset['backend'] === 'cpu', null, { timeout: 30_000 });
+    const at = Number(await page.evaluate(() => document.body.dataset['steps']));
+    await page.waitForFunction((n) => Number(document.body.dataset['steps']) >= n + 3, at, { timeout: 60_000 });
     await page.getByRole('button', { name: 'Pause' }).click();
+    expect(new URL(page.url()).searchParams.get('backend')).toBe('cpu');
     expect(errors).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 
   it('switching on the depth-field view changes the picture and the URL', async () => {
     const before = await sceneShot(page, 'viewer-before-depth');
-    await checkbox(page, 'depth field').check({ force: true });
+    await setCheckbox(page, 'depth field', true);
     await frames(page);
     const after = await sceneShot(page, 'viewer-depth-field');
     expect(meanAbsDiff(before, after)).toBeGreaterThan(0.5);
     expect(new URL(page.url()).searchParams.get('views')).toBe('depthField');
-    await checkbox(page, 'depth field').uncheck({ force: true });
+    await setCheckbox(page, 'depth field', false);
     expect(errors).toEqual([]);
   }, 60_000);
 
   it('switching to another built-in scene changes the picture and the URL', async () => {
     const before = await sceneShot(page, 'viewer-before-switch');
-    await page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: /^scene$/ }) }).locator('select').selectOption('rings');
+    const title = listBuiltins().find((b) => b.name === 'rings')!.title;
+    await row(page, 'scene').locator('select').selectOption({ label: title });
     await page.waitForFunction(() => document.body.dataset['scene'] === 'rings', null, { timeout: 90_000 });
     await frames(page);
     const after = await sceneShot(page, 'viewer-rings');
@@ -188,7 +201,63 @@ describe('viewer (index.html)', () => {
     await page.screenshot({ path: join(OUT, 'e2e-viewer-file-error.png') });
     // The scene that was running stays.
     expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('rings');
+    await page.locator('#error-close').click();
   }, 60_000);
+
+  it('records the canvas to a WebM file that can then be downloaded', async () => {
+    await page.getByText('Record', { exact: true }).click();
+    const download = page.getByRole('button', { name: 'Download .webm' });
+    expect(await download.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    expect(await page.locator('#rec-dot').isVisible()).toBe(true);
+    await frames(page, 6);
+    await page.getByRole('button', { name: 'Stop recording' }).click();
+    await page.waitForFunction(() => document.getElementById('rec-dot')!.hidden, null, { timeout: 10_000 });
+    expect(await download.isEnabled()).toBe(true);
+    const file = page.waitForEvent('download');
+    await download.click();
+    const d = await file;
+    expect(d.suggestedFilename()).toMatch(/^rings-.*\.webm$/);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
+
+describe('scene files dropped on the page', () => {
+  it('a scene and the mesh it names, dropped together, load with the mesh matched by file name', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      // A closed, outward tetrahedron (CCW seen from outside).
+      const obj = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 0 0 1', 'f 1 3 2', 'f 1 2 4', 'f 1 4 3', 'f 2 3 4', ''].join('\n');
+      const scene = JSON.stringify({
+        format: 'stackfield-scene/1',
+        shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, tet: { type: 'mesh', path: 'meshes/tet.obj', sdf: { cells: 12 } } },
+        bodies: [
+          { name: 'ground', shape: 'floor', static: true },
+          { name: 'a', shape: 'tet', position: [0, 0.5, 0] },
+          { name: 'b', shape: 'tet', position: [1.5, 0.5, 0] },
+        ],
+      });
+      const dt = await page.evaluateHandle(
+        ([sceneText, objText]) => {
+          const d = new DataTransfer();
+          d.items.add(new File([sceneText], 'dropped.json', { type: 'application/json' }));
+          d.items.add(new File([objText], 'tet.obj', { type: 'text/plain' }));
+          return d;
+        },
+        [scene, obj] as const,
+      );
+      await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+      await page.waitForFunction(() => document.body.dataset['scene'] === 'file:dropped.json', null, { timeout: 60_000 });
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(new URL(page.url()).searchParams.get('file')).toBe('dropped.json');
+      expect(await page.locator('#status').textContent()).toContain('3 bodies');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });
 
 describe('without WebGPU', () => {
@@ -204,6 +273,7 @@ describe('without WebGPU', () => {
       expect(notice).toMatch(/WebGPU is not available/);
       expect(notice).toMatch(/Chrome/);
       expect(notice).toMatch(/CPU backend/);
+      expect(notice).not.toMatch(/--backend/); // the CLI's advice does not apply in the page
       const ds = await page.evaluate(() => ({ ...document.body.dataset }));
       expect(ds['renderer']).toBe('canvas2d');
       expect(ds['backend']).toBe('cpu');
@@ -217,6 +287,39 @@ describe('without WebGPU', () => {
       await page.close();
     }
   }, 120_000);
+});
+
+describe('when the WebGPU device is lost', () => {
+  it('says so and goes on with the CPU backend and the 2D wireframe', async () => {
+    const { page, errors } = await openPage();
+    // Keep a handle on the page's device so the test can destroy it, as a driver reset would.
+    await page.addInitScript(() => {
+      const request = GPUAdapter.prototype.requestDevice;
+      GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
+        const dev = await request.call(this, d);
+        (window as unknown as { __device: GPUDevice }).__device = dev;
+        return dev;
+      };
+    });
+    try {
+      await page.goto(`${base}/?scene=tower&height=3&backend=gpu`);
+      await waitForApp(page);
+      expect(await page.evaluate(() => document.body.dataset['renderer'])).toBe('webgpu');
+      await page.evaluate(() => (window as unknown as { __device: GPUDevice }).__device.destroy());
+      await page.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
+      const notice = await page.locator('.notice-gpu').textContent();
+      expect(notice).toMatch(/device lost/);
+      expect(notice).toMatch(/CPU backend/);
+      expect(await page.evaluate(() => document.body.dataset['backend'])).toBe('cpu');
+      await page.getByRole('button', { name: 'Step' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 1, null, { timeout: 30_000 });
+      await frames(page);
+      expect(lumaVariance(await sceneShot(page, 'device-lost-2d'))).toBeGreaterThan(20);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });
 
 describe('benchmark page (bench.html)', () => {
