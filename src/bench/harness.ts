@@ -3,8 +3,10 @@
  * per backend, SDF bake time of the scene's shapes, then whole steps with the
  * per-stage profile, after a warm-up that is not counted.
  *
- * GPU times are wall-clock around submit + readback ("wall"): on this project's
- * CI the GPU is SwiftShader (a CPU emulation), so they say nothing about real
+ * GPU phases are wall-clock around submit + readback; where the adapter has
+ * timestamp queries the dispatches' own GPU time is reported too
+ * (gpuQueryMs, timing "timestamp"). On this project's CI the GPU is
+ * SwiftShader (a CPU emulation), so its times say nothing about real
  * hardware; CPU times are real.
  */
 import { validateScene } from '../scene/validate.ts';
@@ -28,7 +30,10 @@ export interface Stats {
 export interface BackendResult {
   backend: BackendKind;
   adapter: string;
-  timing: 'wall';
+  /** 'timestamp' when the GPU query time also comes from timestamp queries (gpuQueryMs). */
+  timing: 'wall' | 'timestamp';
+  /** GPU execution time of the query dispatches per step (timestamp queries), when available. */
+  gpuQueryMs: Stats | null;
   sdfBakeMs: Stats;
   /** Grid nodes baked per second (all shapes of the scene). */
   bakeNodesPerSecond: number;
@@ -133,6 +138,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
       const stepMs: number[] = [];
       const queryMs: number[] = [];
+      const gpuQueryMs: number[] = [];
       const stageMs: Record<Stage, number[]> = Object.fromEntries(STAGES.map((s) => [s, [] as number[]])) as Record<Stage, number[]>;
       let queries = 0, calls = 0, contacts = 0, pairs = 0, queryTotal = 0;
       for (let s = 0; s < warmup + opts.steps; s++) {
@@ -143,6 +149,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
           stepMs.push(p.totalMs);
           const q = p.ms.collisionQuery + p.ms.contactQuery;
           queryMs.push(q);
+          if (p.gpuQueryMs > 0) gpuQueryMs.push(p.gpuQueryMs);
           queryTotal += q;
           for (const st of STAGES) stageMs[st].push(p.ms[st]);
           queries += p.queries;
@@ -160,7 +167,8 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       results.push({
         backend: kind,
         adapter: backend.description,
-        timing: 'wall',
+        timing: gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
+        gpuQueryMs: gpuQueryMs.length > 0 ? stats(gpuQueryMs) : null,
         sdfBakeMs: bakeStats,
         bakeNodesPerSecond: bakeStats.median > 0 ? nodes / (bakeStats.median / 1000) : 0,
         queryMs: stats(queryMs),
@@ -203,6 +211,7 @@ export function formatTable(r: BenchResults): string {
   row('SDF bake (all shapes)', (x) => x.sdfBakeMs);
   row('query phase / step', (x) => x.queryMs);
   row('whole step', (x) => x.stepMs);
+  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
   for (const st of STAGES) {
     if (r.results.some((x) => x.stages[st].median > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);
   }

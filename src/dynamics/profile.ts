@@ -30,6 +30,8 @@ export class StepProfile {
   queries = 0;
   /** Query calls (dispatches + readbacks on the GPU) in the last step. */
   queryCalls = 0;
+  /** GPU execution time of the query dispatches from timestamp queries (0 when unavailable). */
+  gpuQueryMs = 0;
   private t0 = 0;
 
   constructor() {
@@ -43,6 +45,7 @@ export class StepProfile {
     this.contacts = 0;
     this.queries = 0;
     this.queryCalls = 0;
+    this.gpuQueryMs = 0;
   }
 
   begin(): void {

@@ -510,6 +510,8 @@ export class World {
     if (batch.count > 0) {
       res = await this.backend.query(batch);
       prof.queryCalls++;
+      const gpuMs = (this.backend as { lastGpuMs?: number | null }).lastGpuMs;
+      if (typeof gpuMs === 'number') prof.gpuQueryMs += gpuMs;
       prof.queries += queries;
     }
     const cs = this.cur;
