@@ -226,6 +226,10 @@ function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: numbe
   applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
 }
 
+function clamp(x: number, m: number): number {
+  return x > m ? m : x < -m ? -m : x;
+}
+
 /**
  * The torque a flat contact patch can hold (not in the seed; see
  * World.resolvePair): after the normal impulse j_n at the patch centroid, stop
@@ -252,7 +256,6 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const s1 = spread[0]!, s2 = spread[1]!;
   const e1x = spread[2]!, e1y = spread[3]!, e1z = spread[4]!;
   const e2x = spread[5]!, e2y = spread[6]!, e2z = spread[7]!;
-  const clamp = (x: number, m: number) => (x > m ? m : x < -m ? -m : x);
   const c1 = clamp(Lx * e1x + Ly * e1y + Lz * e1z, k * s2);
   const c2 = clamp(Lx * e2x + Ly * e2y + Lz * e2z, k * s1);
   const cn = clamp(Lx * nx + Ly * ny + Lz * nz, mu * k * Math.hypot(s1, s2));

@@ -475,10 +475,10 @@ export class World {
     for (let k = 0; k < this.pairCount; k++) {
       const a = this.pairA[k]!, b = this.pairB[k]!;
       let stale = all || !this.pairFresh[k] || this.pairVerA[k] !== ver[a] || this.pairVerB[k] !== ver[b];
-      // A mesh pair whose predicted poses moved by less than REUSE_CELLS of a
+      // A pair whose predicted poses moved by less than reuseTolerance of a
       // cell since its last query keeps its points: an impulse of a settling
       // contact moves the prediction by dt * dv, far below what the grid resolves.
-      if (stale && !all && this.pairFresh[k] && this.pairKind[k] === PAIR_MESH && this.reuseTolerance > 0) {
+      if (stale && !all && this.pairFresh[k] && this.reuseTolerance > 0) {
         const tol = this.reuseTolerance * this.pairCell(a, b);
         if (this.drift(k, 0, a) + this.drift(k, 1, b) < tol) stale = false;
       }
@@ -501,11 +501,12 @@ export class World {
       this.pushTask(b, a, sb, sa);
       queries += this.shapes[B.shape[a]!]!.samples.points.length / 4 + this.shapes[B.shape[b]!]!.samples.points.length / 4;
     }
-    // Swap contact buffers: prev keeps the last points for cached pairs.
-    const oldStart = this.cur.start.slice(0, this.cur.pairCount + 1);
+    // Swap contact buffers: prev keeps the last points (and their per-pair
+    // start offsets) for cached pairs.
     const tmp = this.prev;
     this.prev = this.cur;
     this.cur = tmp;
+    const oldStart = this.prev.start;
     let res = null;
     if (batch.count > 0) {
       res = await this.backend.query(batch);
@@ -554,14 +555,17 @@ export class World {
     const o = 14 * k + 7 * side;
     const r = this.pairRef, P = this.predPos, Q = this.predQuat;
     const dx = P[3 * i]! - r[o]!, dy = P[3 * i + 1]! - r[o + 1]!, dz = P[3 * i + 2]! - r[o + 2]!;
-    // Rotation angle between the two orientations: 2 asin |vec(q conj(q_ref))|.
+    // Rotation angle between the two orientations: 2 asin |vec(q conj(q_ref))| (bounded above).
     const ax = Q[4 * i]!, ay = Q[4 * i + 1]!, az = Q[4 * i + 2]!, aw = Q[4 * i + 3]!;
     const bx = -r[o + 3]!, by = -r[o + 4]!, bz = -r[o + 5]!, bw = r[o + 6]!;
     const vx = aw * bx + ax * bw + ay * bz - az * by;
     const vy = aw * by - ax * bz + ay * bw + az * bx;
     const vz = aw * bz + ax * by - ay * bx + az * bw;
-    const angle = 2 * Math.asin(Math.min(1, Math.hypot(vx, vy, vz)));
-    return Math.hypot(dx, dy, dz) + angle * this.shapes[this.bodies.shape[i]!]!.radius;
+    // 2 asin(s) <= 2 s + s^3 for s <= 0.5; beyond that the pose moved a lot anyway.
+    const s2 = vx * vx + vy * vy + vz * vz;
+    const sv = Math.sqrt(s2);
+    const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
+    return Math.sqrt(dx * dx + dy * dy + dz * dz) + angle * this.shapes[this.bodies.shape[i]!]!.radius;
   }
 
   private pushTask(a: number, b: number, sa: number, sb: number): void {
