@@ -74,12 +74,18 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
       }
     }
   } catch (e) {
-    if (e instanceof InputError) throw e;
+    if (e instanceof InputError) throw d.type === 'mesh' ? new InputError(e.message, scene.file, `${where}.path`) : e;
     throw new InputError((e as Error).message, scene.file, where);
   }
-  const v = validateMesh(mesh, file);
-  for (const w of v.warnings) io.warn?.(`${file}: ${w}`);
-  return v.mesh;
+  try {
+    const v = validateMesh(mesh, file);
+    for (const w of v.warnings) io.warn?.(`${file}: ${w}`);
+    return v.mesh;
+  } catch (e) {
+    // Name the scene and the shape too: "scene.json: shapes.bunny.path: bunny.obj: edge 3-7: ...".
+    if (e instanceof InputError) throw new InputError(e.message, scene.file, d.type === 'mesh' ? `${where}.path` : where);
+    throw e;
+  }
 }
 
 export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<RigidShape> {

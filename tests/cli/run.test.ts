@@ -72,4 +72,29 @@ describe('stackfield run', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim().split('\n')[2]!).bodies).toHaveLength(4);
   });
+
+  it('loads OBJ meshes relative to the scene file, and names scene, shape and mesh for a bad mesh', () => {
+    const cube = ['v -1 -1 -1', 'v 1 -1 -1', 'v 1 1 -1', 'v -1 1 -1', 'v -1 -1 1', 'v 1 -1 1', 'v 1 1 1', 'v -1 1 1',
+      'f 1 4 3 2', 'f 5 6 7 8', 'f 1 2 6 5', 'f 2 3 7 6', 'f 3 4 8 7', 'f 4 1 5 8'];
+    writeFileSync(join(dir, 'cube.obj'), cube.join('\n'));
+    writeFileSync(join(dir, 'open.obj'), cube.slice(0, -1).join('\n'));
+    const meshScene = (path: string) => ({
+      format: 'stackfield-scene/1',
+      shapes: { floor: { type: 'plane' }, c: { type: 'mesh', path, scale: 0.25 } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'c', shape: 'c', position: [0, 1, 0] }],
+    });
+    writeFileSync(join(dir, 'mesh.json'), JSON.stringify(meshScene('cube.obj')));
+    const ok = run(['run', join(dir, 'mesh.json'), '--steps', '100', '--every', '100']);
+    expect(ok.status, ok.stderr).toBe(0);
+    const last = JSON.parse(ok.stdout.trim().split('\n')[1]!);
+    // A 0.5 m cube (the file's 2 m cube scaled by 0.25) comes to rest on the floor.
+    expect(last.bodies[1].p[1]).toBeCloseTo(0.25, 2);
+    writeFileSync(join(dir, 'open.json'), JSON.stringify(meshScene('open.obj')));
+    const bad = run(['run', join(dir, 'open.json')]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('open.json');
+    expect(bad.stderr).toContain('shapes.c.path');
+    expect(bad.stderr).toContain('open.obj');
+    expect(bad.stderr).toContain('not closed');
+  });
 });
