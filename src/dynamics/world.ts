@@ -14,6 +14,8 @@
  *   contacts        for each of `contactIterations` k: query, resolve pairs level by
  *                   level with restitution -0.9 + 0.9 k / (n - 1); joints per level
  *   shock           one more level-by-level pass, lower levels frozen
+ *                   (contactSolver "pgs": contacts + shock are one projected
+ *                   Gauss-Seidel solve instead, src/dynamics/pgs.ts)
  *   integrate       x += dt v, q += dt/2 (omega, 0) q
  *   [joints]        velocity stabilisation
  *
@@ -41,6 +43,7 @@ import { ContactSet } from './contacts.ts';
 import { ContactGraph } from './contactGraph.ts';
 import { applyContactImpulse, applyPatchTorque, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
 import { integrateQuat, quatToMat3, Rng, worldInverseInertia } from './math.ts';
+import { PgsSolver } from './pgs.ts';
 
 /** Contact points of the last step, for drawing (world frame). */
 export interface ContactView {
@@ -106,6 +109,8 @@ export class World {
   readonly contacts: ContactView = { count: 0, points: new Float64Array(0), normals: new Float64Array(0) };
   backend: PenetrationBackend;
   constraints: ConstraintSystem | null = null;
+  /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
+  readonly pgs = new PgsSolver();
 
   // ---- solver scratch (sized to the body count in prepare()) ----
   /** Predicted centres / orientations / rotation matrices used by the current pass. */
@@ -249,10 +254,16 @@ export class World {
       }
       this.checkFinite('collisionSolve');
       const levels = await this.buildLevels(0);
-      for (let it = 0; it < S.contactIterations; it++) {
-        await this.iteration(0, 'contact', it, levels, false);
+      if (S.contactSolver === 'pgs') {
+        // Positions already advanced: apply the split-impulse correction now.
+        this.solvePgs(0, levels);
+        this.pgs.applyPositionCorrection(this, dt);
+      } else {
+        for (let it = 0; it < S.contactIterations; it++) {
+          await this.iteration(0, 'contact', it, levels, false);
+        }
+        if (S.shockPropagation && S.contactGraph) await this.iteration(0, 'contact', S.contactIterations, levels, true);
       }
-      if (S.shockPropagation && S.contactGraph) await this.iteration(0, 'contact', S.contactIterations, levels, true);
       prof.begin();
       c?.velocityStabilize(this);
       prof.end('joints');
@@ -275,14 +286,19 @@ export class World {
       this.checkFinite('velocityUpdate');
       // 3. Contacts at x' = x + dt v'.
       const levels = await this.buildLevels(dt);
-      for (let it = 0; it < S.contactIterations; it++) {
-        await this.iteration(dt, 'contact', it, levels, false);
+      if (S.contactSolver === 'pgs') {
+        this.solvePgs(dt, levels);
+      } else {
+        for (let it = 0; it < S.contactIterations; it++) {
+          await this.iteration(dt, 'contact', it, levels, false);
+        }
+        if (S.shockPropagation && S.contactGraph) await this.iteration(dt, 'contact', S.contactIterations, levels, true);
       }
-      if (S.shockPropagation && S.contactGraph) await this.iteration(dt, 'contact', S.contactIterations, levels, true);
       this.checkFinite('contactSolve');
-      // 4. Positions.
+      // 4. Positions (plus the pseudo velocities of the PGS split impulse).
       prof.begin();
       this.integrate(dt);
+      if (S.contactSolver === 'pgs') this.pgs.applyPositionCorrection(this, dt);
       prof.end('integrate');
       prof.begin();
       c?.velocityStabilize(this);
@@ -910,6 +926,26 @@ export class World {
     }
     if (shock) this.predict(h, false); // restore masses (unfreeze)
     prof.end(shock ? 'shockPropagation' : 'contactSolve');
+  }
+
+  /**
+   * The PGS contact phase (src/dynamics/pgs.ts) on the contacts buildLevels
+   * found at x' = x + h v: pairs bottom level first, no shock propagation;
+   * joints get one position pass afterwards.
+   */
+  private solvePgs(h: number, levels: number): void {
+    const prof = this.profile;
+    prof.begin();
+    this.sortPairsByLevel(levels);
+    this.pgs.solve(this, this.cur, this.pairOrder, this.pairCount, h);
+    // Velocities changed: pairs of these bodies must not reuse their points.
+    const cs = this.cur;
+    for (let i = 0; i < cs.count; i++) {
+      this.version[cs.b1[i]!]++;
+      this.version[cs.b2[i]!]++;
+    }
+    this.constraints?.positionStabilize(this, -1);
+    prof.end('contactSolve');
   }
 
   /** Joint position pass for levels [from, to), each after freezing the levels below it in shock propagation. */

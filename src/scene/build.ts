@@ -156,11 +156,6 @@ export function setJointInstaller(f: JointInstaller): void {
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   const world = new World(backend, { ...scene.solver });
-  if (scene.solver.contactSolver === 'pgs') {
-    // Not silent: the scene asked for a solver this version does not have.
-    io.warn?.(`${scene.file}: solver.contactSolver "pgs" is not available in this version; using "sequential"`);
-    world.solver.contactSolver = 'sequential';
-  }
   world.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
   world.dt = scene.dt;
   const shapeIndex = new Map<string, number>();

@@ -1,0 +1,425 @@
+/**
+ * The alternative contact solver (EXTRAS.md "Constraint solver alternative"):
+ * projected Gauss-Seidel on the contact points the penetration query found,
+ * with warm starting and split impulses. It replaces the sequential contact
+ * phase (contact iterations + shock propagation) of World.step() when
+ * `solver.contactSolver` is "pgs"; detection and the collision phase are the
+ * same, so the two solvers can be compared on the same scenes.
+ *
+ * Every contact point is one constraint with three rows, a normal row and two
+ * friction rows along a tangent basis t1, t2 of the normal:
+ *
+ *   normal     J_n v >= target, lambda_n >= 0 (accumulated)
+ *   friction   J_t v  = 0,      |(lambda_t1, lambda_t2)| <= mu lambda_n
+ *
+ * with the effective mass 1 / (d^T K d) of each row direction d, K the
+ * collision matrix of the two bodies at the point (addCollisionMatrix).
+ * `target` is 0 for a penetrating point and -phi/dt for a point that is still
+ * apart now (phi > 0, only predicted to touch): it may close the gap within
+ * the step, no more (a speculative contact, so a falling box is not stopped
+ * short of the ground).
+ *
+ * Position error is removed by a separate pass on pseudo velocities (split
+ * impulse): rows with the same Jacobians drive the pseudo normal velocity to
+ * beta/dt * max(-(phi + slop), 0). Pseudo velocities only move positions in
+ * applyPositionCorrection() and are then dropped, so the correction never
+ * enters the real velocities and adds no kinetic energy.
+ *
+ * Warm starting: the accumulated impulses of the last step are cached per
+ * (body 1, body 2, sample), where a sample is identified by its position in
+ * body 1's frame (samples are fixed body-local points), and applied before
+ * the first iteration. Friction impulses are cached as world vectors so a
+ * changed tangent basis does not matter.
+ */
+import type { ContactSet } from './contacts.ts';
+import { addCollisionMatrix } from './math.ts';
+import type { World } from './world.ts';
+
+/** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
+const DIR = 15;
+/** Three directions per contact: normal, t1, t2. */
+const JAC = 3 * DIR;
+
+export class PgsSolver {
+  /** Start from last step's impulses (off only to measure what warm starting buys). */
+  warmStart = true;
+  /** Baumgarte factor of the split-impulse position correction (fraction of the error removed per step). */
+  beta = 0.2;
+  /** Penetration left uncorrected, in SDF cells of the pair (keeps resting contacts touching). */
+  slopCells = 0.1;
+  /** Relative tolerance, in SDF cells, for matching a sample to last step's cache. */
+  matchCells = 0.01;
+  /** Rows of the last solve and how many of them were warm started (for tests and monitors). */
+  rows = 0;
+  warmRows = 0;
+
+  // ---- rows of the current solve ----
+  private cap = 0;
+  private b1 = new Int32Array(0);
+  private b2 = new Int32Array(0);
+  private jac = new Float64Array(0);
+  /** Effective masses: normal, t1, t2 per row. */
+  private mass = new Float64Array(0);
+  private mu = new Float64Array(0);
+  /** Lower bound of the normal velocity; target of the pseudo normal velocity. */
+  private target = new Float64Array(0);
+  private ptarget = new Float64Array(0);
+  /** Accumulated impulses: normal, t1, t2, pseudo normal. */
+  private lam = new Float64Array(0);
+  /** Sample position in body 1's frame (cache key). */
+  private local = new Float64Array(0);
+
+  // ---- pseudo velocities (3 per body, linear and angular) ----
+  private pv = new Float64Array(0);
+  private pw = new Float64Array(0);
+  private pseudoActive = false;
+
+  // ---- warm-start cache of the last step, rows sorted by body pair ----
+  private cacheCount = 0;
+  private cacheKey = new Float64Array(0);
+  private cacheLocal = new Float64Array(0);
+  /** lambda_n and the world friction impulse vector (4 per row). */
+  private cacheImp = new Float64Array(0);
+  private cacheOrder = new Int32Array(0);
+  private readonly cacheStart = new Map<number, number>();
+  private readonly K = new Float64Array(9);
+
+  /**
+   * Solves the contact phase on contact set `cs` (pairs visited in `order`,
+   * the first `pairCount` entries). Contacts were found at poses predicted
+   * `h` ahead (h = dt in the separated scheme, 0 in the standard one), with
+   * points moved back to the current centres; velocities change in place
+   * (world.bodies.vel / angVel) with world.solverInvMass / solverInvInertia.
+   */
+  solve(world: World, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
+    const B = world.bodies;
+    const n = B.count;
+    if (this.pv.length !== 3 * n) {
+      this.pv = new Float64Array(3 * n);
+      this.pw = new Float64Array(3 * n);
+      this.cacheCount = 0; // body indices changed meaning
+    }
+    this.ensure(cs.count);
+    const dt = world.dt;
+    const v = B.vel, w = B.angVel;
+    const im = world.solverInvMass, II = world.solverInvInertia;
+    const X = B.pos, P = world.predPos, R = world.predRot;
+    const jac = this.jac, K = this.K;
+    let rows = 0;
+    let warm = 0;
+    let anyBias = false;
+
+    // ---- build rows (pair order: bottom levels first) ----
+    for (let o = 0; o < pairCount; o++) {
+      const k = order[o]!;
+      if (cs.start[k] === cs.start[k + 1]) continue;
+      const cell = pairCell(world, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
+      const slop = this.slopCells * cell;
+      for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
+        const a = cs.b1[i]!, b = cs.b2[i]!;
+        const ima = im[a]!, imb = im[b]!;
+        if (ima === 0 && imb === 0) continue;
+        const r = rows;
+        this.b1[r] = a;
+        this.b2[r] = b;
+        const px = cs.p[3 * i]!, py = cs.p[3 * i + 1]!, pz = cs.p[3 * i + 2]!;
+        const nx = cs.n[3 * i]!, ny = cs.n[3 * i + 1]!, nz = cs.n[3 * i + 2]!;
+        const r1x = px - X[3 * a]!, r1y = py - X[3 * a + 1]!, r1z = pz - X[3 * a + 2]!;
+        const r2x = px - X[3 * b]!, r2y = py - X[3 * b + 1]!, r2z = pz - X[3 * b + 2]!;
+        // Tangent basis of n.
+        let t1x: number, t1y: number, t1z: number;
+        if (Math.abs(nx) < 0.6) { t1x = 0; t1y = nz; t1z = -ny; } else { t1x = -nz; t1y = 0; t1z = nx; }
+        const tl = Math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z);
+        t1x /= tl; t1y /= tl; t1z /= tl;
+        const t2x = ny * t1z - nz * t1y, t2y = nz * t1x - nx * t1z, t2z = nx * t1y - ny * t1x;
+        K.fill(0);
+        if (ima !== 0) addCollisionMatrix(ima, II, 9 * a, r1x, r1y, r1z, K);
+        if (imb !== 0) addCollisionMatrix(imb, II, 9 * b, r2x, r2y, r2z, K);
+        const base = JAC * r;
+        this.setDir(base, nx, ny, nz, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        this.setDir(base + DIR, t1x, t1y, t1z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        this.setDir(base + 2 * DIR, t2x, t2y, t2z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        this.mass[3 * r] = invQuad(K, nx, ny, nz);
+        this.mass[3 * r + 1] = invQuad(K, t1x, t1y, t1z);
+        this.mass[3 * r + 2] = invQuad(K, t2x, t2y, t2z);
+        // Same rule as World.pairMaterial: the larger friction of the two.
+        this.mu[r] = Math.max(B.friction[a]!, B.friction[b]!);
+        // Gap now: the query's phi was at the pose predicted h ahead with the
+        // current velocities; undo that motion along the normal.
+        const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
+        this.target[r] = phi > 0 ? -phi / dt : 0;
+        const pt = phi + slop < 0 ? (-this.beta * (phi + slop)) / dt : 0;
+        this.ptarget[r] = pt;
+        if (pt > 0) anyBias = true;
+        // Cache key: the sample in body 1's predicted frame (the point was
+        // moved back by the pair's mean predicted displacement; add it again).
+        const sx = 0.5 * (P[3 * a]! - X[3 * a]! + P[3 * b]! - X[3 * b]!);
+        const sy = 0.5 * (P[3 * a + 1]! - X[3 * a + 1]! + P[3 * b + 1]! - X[3 * b + 1]!);
+        const sz = 0.5 * (P[3 * a + 2]! - X[3 * a + 2]! + P[3 * b + 2]! - X[3 * b + 2]!);
+        const dx = px + sx - P[3 * a]!, dy = py + sy - P[3 * a + 1]!, dz = pz + sz - P[3 * a + 2]!;
+        const ro = 9 * a;
+        this.local[3 * r] = R[ro]! * dx + R[ro + 3]! * dy + R[ro + 6]! * dz;
+        this.local[3 * r + 1] = R[ro + 1]! * dx + R[ro + 4]! * dy + R[ro + 7]! * dz;
+        this.local[3 * r + 2] = R[ro + 2]! * dx + R[ro + 5]! * dy + R[ro + 8]! * dz;
+        this.lam[4 * r] = 0;
+        this.lam[4 * r + 1] = 0;
+        this.lam[4 * r + 2] = 0;
+        this.lam[4 * r + 3] = 0;
+        if (this.warmStart && this.warmRow(r, n, cell)) warm++;
+        rows++;
+      }
+    }
+    this.rows = rows;
+    this.warmRows = warm;
+
+    // ---- warm start: apply the cached impulses ----
+    for (let r = 0; r < rows; r++) {
+      const base = JAC * r;
+      const a = this.b1[r]!, b = this.b2[r]!;
+      const ln = this.lam[4 * r]!, l1 = this.lam[4 * r + 1]!, l2 = this.lam[4 * r + 2]!;
+      if (ln !== 0) applyRow(jac, base, ln, v, w, im, a, b);
+      if (l1 !== 0) applyRow(jac, base + DIR, l1, v, w, im, a, b);
+      if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, a, b);
+    }
+
+    // ---- velocity iterations ----
+    // Locals: the loops below are the hot path.
+    const lam = this.lam, mass = this.mass, mu = this.mu, tgt = this.target, ptgt = this.ptarget;
+    const rb1 = this.b1, rb2 = this.b2;
+    const iters = Math.max(1, world.solver.contactIterations);
+    for (let it = 0; it < iters; it++) {
+      for (let r = 0; r < rows; r++) {
+        const base = JAC * r;
+        const a = rb1[r]!, b = rb2[r]!;
+        // Normal: accumulated impulse clamped at 0.
+        const un = rowVel(jac, base, v, w, a, b);
+        const old = lam[4 * r]!;
+        const ln = Math.max(0, old + mass[3 * r]! * (tgt[r]! - un));
+        lam[4 * r] = ln;
+        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, a, b);
+        // Friction: both tangent rows, then the pair projected onto the disc
+        // of radius mu lambda_n (the friction cone, not a box).
+        const u1 = rowVel(jac, base + DIR, v, w, a, b);
+        const u2 = rowVel(jac, base + 2 * DIR, v, w, a, b);
+        const o1 = lam[4 * r + 1]!, o2 = lam[4 * r + 2]!;
+        let n1 = o1 - mass[3 * r + 1]! * u1;
+        let n2 = o2 - mass[3 * r + 2]! * u2;
+        const lim = mu[r]! * ln;
+        const len = Math.sqrt(n1 * n1 + n2 * n2); // not Math.hypot: slow in V8's hot loops
+        if (len > lim) {
+          const s = len > 0 ? lim / len : 0;
+          n1 *= s;
+          n2 *= s;
+        }
+        lam[4 * r + 1] = n1;
+        lam[4 * r + 2] = n2;
+        if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, a, b);
+        if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, a, b);
+      }
+    }
+
+    // ---- split impulse: position error on pseudo velocities ----
+    const pv = this.pv, pw = this.pw;
+    if (anyBias) {
+      this.pseudoActive = true;
+      for (let it = 0; it < iters; it++) {
+        for (let r = 0; r < rows; r++) {
+          const base = JAC * r;
+          const a = rb1[r]!, b = rb2[r]!;
+          const un = rowVel(jac, base, pv, pw, a, b);
+          const old = lam[4 * r + 3]!;
+          const ln = Math.max(0, old + mass[3 * r]! * (ptgt[r]! - un));
+          lam[4 * r + 3] = ln;
+          if (ln !== old) applyRow(jac, base, ln - old, pv, pw, im, a, b);
+        }
+      }
+    }
+
+    this.storeCache(rows, n);
+  }
+
+  /**
+   * Moves positions by dt times the pseudo velocities of the last solve and
+   * clears them (the position half of the split impulse). Call after the
+   * velocity integration of the step.
+   */
+  applyPositionCorrection(world: World, dt: number): void {
+    if (!this.pseudoActive) return;
+    this.pseudoActive = false;
+    const B = world.bodies;
+    const pv = this.pv, pw = this.pw;
+    const q = B.quat;
+    for (let i = 0; i < B.count; i++) {
+      if (B.isStatic[i]) continue;
+      B.pos[3 * i] += dt * pv[3 * i]!;
+      B.pos[3 * i + 1] += dt * pv[3 * i + 1]!;
+      B.pos[3 * i + 2] += dt * pv[3 * i + 2]!;
+      const wx = pw[3 * i]!, wy = pw[3 * i + 1]!, wz = pw[3 * i + 2]!;
+      if (wx !== 0 || wy !== 0 || wz !== 0) {
+        // q <- normalise(q + dt/2 (w, 0) q), as math.integrateQuat.
+        const o = 4 * i;
+        const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, s = q[o + 3]!;
+        const hh = 0.5 * dt;
+        const nx = x + hh * (wx * s + wy * z - wz * y);
+        const ny = y + hh * (wy * s + wz * x - wx * z);
+        const nz = z + hh * (wz * s + wx * y - wy * x);
+        const nw = s + hh * (-wx * x - wy * y - wz * z);
+        const l = Math.hypot(nx, ny, nz, nw);
+        q[o] = nx / l;
+        q[o + 1] = ny / l;
+        q[o + 2] = nz / l;
+        q[o + 3] = nw / l;
+      }
+    }
+    pv.fill(0);
+    pw.fill(0);
+  }
+
+  /** Forgets the warm-start cache (e.g. after bodies were added or removed). */
+  reset(): void {
+    this.cacheCount = 0;
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private setDir(o: number, dx: number, dy: number, dz: number,
+    r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
+    a: number, b: number, II: Float64Array, ima: number, imb: number): void {
+    const j = this.jac;
+    j[o] = dx; j[o + 1] = dy; j[o + 2] = dz;
+    const c1x = r1y * dz - r1z * dy, c1y = r1z * dx - r1x * dz, c1z = r1x * dy - r1y * dx;
+    const c2x = r2y * dz - r2z * dy, c2y = r2z * dx - r2x * dz, c2z = r2x * dy - r2y * dx;
+    j[o + 3] = c1x; j[o + 4] = c1y; j[o + 5] = c1z;
+    j[o + 6] = c2x; j[o + 7] = c2y; j[o + 8] = c2z;
+    // I^-1 (r x d): the angular velocity change per unit impulse (0 for static/frozen bodies).
+    const ia = 9 * a, ib = 9 * b;
+    const sa = ima !== 0 ? 1 : 0, sb = imb !== 0 ? 1 : 0;
+    j[o + 9] = sa * (II[ia]! * c1x + II[ia + 1]! * c1y + II[ia + 2]! * c1z);
+    j[o + 10] = sa * (II[ia + 3]! * c1x + II[ia + 4]! * c1y + II[ia + 5]! * c1z);
+    j[o + 11] = sa * (II[ia + 6]! * c1x + II[ia + 7]! * c1y + II[ia + 8]! * c1z);
+    j[o + 12] = sb * (II[ib]! * c2x + II[ib + 1]! * c2y + II[ib + 2]! * c2z);
+    j[o + 13] = sb * (II[ib + 3]! * c2x + II[ib + 4]! * c2y + II[ib + 5]! * c2z);
+    j[o + 14] = sb * (II[ib + 6]! * c2x + II[ib + 7]! * c2y + II[ib + 8]! * c2z);
+  }
+
+  /** Looks row r up in last step's cache; sets its starting impulses and returns true on a match. */
+  private warmRow(r: number, n: number, cell: number): boolean {
+    const key = this.b1[r]! * n + this.b2[r]!;
+    const start = this.cacheStart.get(key);
+    if (start === undefined) return false;
+    const lx = this.local[3 * r]!, ly = this.local[3 * r + 1]!, lz = this.local[3 * r + 2]!;
+    const tol = this.matchCells * cell;
+    let best = -1;
+    let bestD = tol * tol;
+    for (let o = start; o < this.cacheCount; o++) {
+      const c = this.cacheOrder[o]!;
+      if (this.cacheKey[c] !== key) break;
+      const d = (this.cacheLocal[3 * c]! - lx) ** 2 + (this.cacheLocal[3 * c + 1]! - ly) ** 2 + (this.cacheLocal[3 * c + 2]! - lz) ** 2;
+      if (d <= bestD) {
+        bestD = d;
+        best = c;
+      }
+    }
+    if (best < 0) return false;
+    const base = JAC * r;
+    const jx = this.cacheImp[4 * best + 1]!, jy = this.cacheImp[4 * best + 2]!, jz = this.cacheImp[4 * best + 3]!;
+    const ln = this.cacheImp[4 * best]!;
+    this.lam[4 * r] = ln;
+    // Friction vector onto the new tangent basis, inside the cone.
+    const j = this.jac;
+    let l1 = jx * j[base + DIR]! + jy * j[base + DIR + 1]! + jz * j[base + DIR + 2]!;
+    let l2 = jx * j[base + 2 * DIR]! + jy * j[base + 2 * DIR + 1]! + jz * j[base + 2 * DIR + 2]!;
+    const lim = this.mu[r]! * ln, len = Math.hypot(l1, l2);
+    if (len > lim) {
+      const s = len > 0 ? lim / len : 0;
+      l1 *= s;
+      l2 *= s;
+    }
+    this.lam[4 * r + 1] = l1;
+    this.lam[4 * r + 2] = l2;
+    return true;
+  }
+
+  /** Keeps this solve's impulses, sorted by body pair, for the next step. */
+  private storeCache(rows: number, n: number): void {
+    if (this.cacheKey.length < rows) {
+      const c = Math.max(64, 2 * rows);
+      this.cacheKey = new Float64Array(c);
+      this.cacheLocal = new Float64Array(3 * c);
+      this.cacheImp = new Float64Array(4 * c);
+      this.cacheOrder = new Int32Array(c);
+    }
+    const j = this.jac;
+    for (let r = 0; r < rows; r++) {
+      const base = JAC * r;
+      this.cacheKey[r] = this.b1[r]! * n + this.b2[r]!;
+      this.cacheLocal[3 * r] = this.local[3 * r]!;
+      this.cacheLocal[3 * r + 1] = this.local[3 * r + 1]!;
+      this.cacheLocal[3 * r + 2] = this.local[3 * r + 2]!;
+      const l1 = this.lam[4 * r + 1]!, l2 = this.lam[4 * r + 2]!;
+      this.cacheImp[4 * r] = this.lam[4 * r]!;
+      for (let c = 0; c < 3; c++) this.cacheImp[4 * r + 1 + c] = l1 * j[base + DIR + c]! + l2 * j[base + 2 * DIR + c]!;
+      this.cacheOrder[r] = r;
+    }
+    this.cacheCount = rows;
+    const keys = this.cacheKey;
+    this.cacheOrder.subarray(0, rows).sort((x, y) => keys[x]! - keys[y]! || x - y);
+    this.cacheStart.clear();
+    for (let o = 0; o < rows; o++) {
+      const key = keys[this.cacheOrder[o]!]!;
+      if (o === 0 || keys[this.cacheOrder[o - 1]!] !== key) this.cacheStart.set(key, o);
+    }
+  }
+
+  private ensure(count: number): void {
+    if (count <= this.cap) return;
+    const c = Math.max(64, 2 * count);
+    this.cap = c;
+    this.b1 = new Int32Array(c);
+    this.b2 = new Int32Array(c);
+    this.jac = new Float64Array(JAC * c);
+    this.mass = new Float64Array(3 * c);
+    this.mu = new Float64Array(c);
+    this.target = new Float64Array(c);
+    this.ptarget = new Float64Array(c);
+    this.lam = new Float64Array(4 * c);
+    this.local = new Float64Array(3 * c);
+  }
+}
+
+/** 1 / (d^T K d), or 0 when the direction cannot be pushed (both bodies fixed). */
+function invQuad(K: Float64Array, dx: number, dy: number, dz: number): number {
+  const q = dx * (K[0]! * dx + K[1]! * dy + K[2]! * dz) + dy * (K[3]! * dx + K[4]! * dy + K[5]! * dz) + dz * (K[6]! * dx + K[7]! * dy + K[8]! * dz);
+  return q > 0 ? 1 / q : 0;
+}
+
+/** J v of the row direction at o: d . (v1 - v2) + (r1 x d) . w1 - (r2 x d) . w2. */
+function rowVel(j: Float64Array, o: number, v: Float64Array, w: Float64Array, a: number, b: number): number {
+  return j[o]! * (v[3 * a]! - v[3 * b]!) + j[o + 1]! * (v[3 * a + 1]! - v[3 * b + 1]!) + j[o + 2]! * (v[3 * a + 2]! - v[3 * b + 2]!)
+    + j[o + 3]! * w[3 * a]! + j[o + 4]! * w[3 * a + 1]! + j[o + 5]! * w[3 * a + 2]!
+    - j[o + 6]! * w[3 * b]! - j[o + 7]! * w[3 * b + 1]! - j[o + 8]! * w[3 * b + 2]!;
+}
+
+/** Impulse lambda along the row direction at o: equal and opposite on the two bodies. */
+function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, a: number, b: number): void {
+  const ia = im[a]! * lam, ib = im[b]! * lam;
+  v[3 * a] += ia * j[o]!;
+  v[3 * a + 1] += ia * j[o + 1]!;
+  v[3 * a + 2] += ia * j[o + 2]!;
+  v[3 * b] -= ib * j[o]!;
+  v[3 * b + 1] -= ib * j[o + 1]!;
+  v[3 * b + 2] -= ib * j[o + 2]!;
+  w[3 * a] += lam * j[o + 9]!;
+  w[3 * a + 1] += lam * j[o + 10]!;
+  w[3 * a + 2] += lam * j[o + 11]!;
+  w[3 * b] -= lam * j[o + 12]!;
+  w[3 * b + 1] -= lam * j[o + 13]!;
+  w[3 * b + 2] -= lam * j[o + 14]!;
+}
+
+/** The finer SDF cell size of a pair (a plane has none), as World.pairCell. */
+function pairCell(world: World, a: number, b: number): number {
+  const sa = world.shapes[world.bodies.shape[a]!]!.sdf, sb = world.shapes[world.bodies.shape[b]!]!.sdf;
+  const c = Math.min(sa ? sa.cellSize : Infinity, sb ? sb.cellSize : Infinity);
+  return Number.isFinite(c) ? c : 0.01;
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { builtinScene } from '../../src/scene/builtins.ts';
+import { FORMAT, pos, run, vel, worldFrom } from './helpers.ts';
+
+const PGS = { contactSolver: 'pgs' };
+
+/** A box resting on a plane tilted by `deg` about z (the slope goes down toward -x). */
+function incline(deg: number, mu: number) {
+  const th = (deg * Math.PI) / 180;
+  const s = 0.4;
+  const d = s / 2 + 0.0005;
+  return {
+    format: FORMAT, dt: 0.005, solver: PGS,
+    shapes: { slope: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
+    bodies: [
+      { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution: 0 },
+      { name: 'box', shape: 'box', position: [-Math.sin(th) * d, Math.cos(th) * d, 0], rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution: 0 },
+    ],
+  };
+}
+
+/** A box released `drop` m above the ground plane. */
+function dropped(drop: number, cells = 16) {
+  return {
+    format: FORMAT, dt: 0.01, solver: PGS,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [0.4, 0.4, 0.4], sdf: { cells } } },
+    bodies: [
+      { name: 'floor', shape: 'floor', static: true, friction: 0.5, restitution: 0 },
+      { name: 'box', shape: 'box', position: [0, 0.2 + drop, 0], friction: 0.5, restitution: 0 },
+    ],
+  };
+}
+
+describe('PGS contact solver', () => {
+  it('a 10-box tower stands 5 s', async () => {
+    const scene = builtinScene('tower', { height: 10 }) as Record<string, unknown>;
+    scene['solver'] = PGS;
+    const w = await worldFrom(scene);
+    const top0 = pos(w, 'box9');
+    await run(w, 500);
+    const top1 = pos(w, 'box9');
+    // The scene's solver choice reached the world: the PGS solver ran.
+    expect(w.solver.contactSolver).toBe('pgs');
+    expect(w.pgs.rows).toBeGreaterThan(0);
+    expect(Math.abs(top1[1] - top0[1]) / top0[1]).toBeLessThan(0.02);
+    expect(Math.hypot(top1[0] - top0[0], top1[2] - top0[2])).toBeLessThan(0.05);
+  });
+
+  it('a box on a 20 degree incline sticks with mu 0.6', async () => {
+    const w = await worldFrom(incline(20, 0.6));
+    const p0 = pos(w, 'box');
+    await run(w, 200);
+    const p1 = pos(w, 'box');
+    expect(Math.hypot(p1[0] - p0[0], p1[1] - p0[1])).toBeLessThan(0.01);
+  });
+
+  it('a box on a 20 degree incline slides with mu 0.2 at a = g (sin - mu cos)', async () => {
+    const deg = 20, mu = 0.2;
+    const th = (deg * Math.PI) / 180;
+    const w = await worldFrom(incline(deg, mu));
+    await run(w, 40);
+    const v0 = vel(w, 'box');
+    const T = 0.5;
+    await run(w, T / 0.005);
+    const v1 = vel(w, 'box');
+    const along = (v: number[]) => -(v[0]! * Math.cos(th) + v[1]! * Math.sin(th));
+    const a = (along(v1) - along(v0)) / T;
+    const expected = 9.81 * (Math.sin(th) - mu * Math.cos(th));
+    expect(Math.abs(a - expected) / expected).toBeLessThan(0.1);
+  });
+
+  it('a dropped box comes to rest without gaining energy', async () => {
+    const w = await worldFrom(dropped(0.3));
+    const m = w.bodies.mass[1]!;
+    // Mechanical energy relative to resting on the ground.
+    const energy = (ww: typeof w) => ww.kineticEnergy() + m * 9.81 * (pos(ww, 'box')[1] - 0.2);
+    let prevKe = w.kineticEnergy();
+    let before = -1;
+    let maxKeAfter = 0;
+    let prevE = energy(w);
+    let maxRise = -Infinity;
+    await run(w, 150, (ww) => {
+      const ke = ww.kineticEnergy();
+      if (before < 0 && ke < 0.5 * prevKe) before = prevKe; // the impact step
+      if (before >= 0) {
+        maxKeAfter = Math.max(maxKeAfter, ke);
+        const e = energy(ww);
+        maxRise = Math.max(maxRise, e - prevE);
+        prevE = e;
+      } else {
+        prevE = energy(ww);
+      }
+      prevKe = ke;
+    });
+    // It fell freely (almost all of the 0.3 m) before the impact.
+    expect(before).toBeGreaterThan(0.9 * m * 9.81 * 0.3);
+    expect(maxKeAfter).toBeLessThanOrEqual(before);
+    // From the impact on, kinetic + potential energy never grows: the
+    // position correction (split impulse) adds no velocity.
+    expect(maxRise).toBeLessThan(1e-3 * before);
+    expect(w.kineticEnergy()).toBeLessThan(1e-9 * before);
+    // At rest on the ground: neither sunk nor floating (within a few mm).
+    expect(Math.abs(pos(w, 'box')[1] - 0.2)).toBeLessThan(0.005);
+  });
+
+  it('a box starting 1 cm deep in the ground is pushed out without gaining velocity (split impulse)', async () => {
+    const scene = dropped(-0.01);
+    const w = await worldFrom(scene);
+    let maxSpeed = 0;
+    await run(w, 60, (ww) => {
+      const v = vel(ww, 'box');
+      maxSpeed = Math.max(maxSpeed, Math.hypot(v[0], v[1], v[2]));
+    });
+    // Baumgarte in the real velocities would launch it at ~beta * depth / dt = 0.2 m/s.
+    expect(maxSpeed).toBeLessThan(1e-3);
+    // Out to the slop left uncorrected (slopCells SDF cells), no further.
+    const slop = w.pgs.slopCells * w.shapes[w.bodies.shape[1]!]!.sdf!.cellSize;
+    expect(pos(w, 'box')[1]).toBeGreaterThan(0.2 - slop - 2e-4);
+    expect(pos(w, 'box')[1]).toBeLessThan(0.2 + 1e-4);
+  });
+
+  it('warm starting leaves a settled tower with smaller residual velocities than a cold start', async () => {
+    const residual = async (warm: boolean) => {
+      const scene = builtinScene('tower', { height: 10 }) as Record<string, unknown>;
+      scene['solver'] = PGS;
+      const w = await worldFrom(scene);
+      w.pgs.warmStart = warm;
+      let sum = 0;
+      await run(w, 200, (ww) => {
+        if (ww.stepCount <= 100) return;
+        let m = 0;
+        for (let i = 0; i < 3 * ww.bodies.count; i++) m = Math.max(m, Math.abs(ww.bodies.vel[i]!));
+        sum += m;
+      });
+      return { mean: sum / 100, warmRows: w.pgs.warmRows, rows: w.pgs.rows };
+    };
+    const warm = await residual(true);
+    const cold = await residual(false);
+    // Resting contacts keep their samples, so nearly every row is warm started.
+    expect(warm.warmRows).toBeGreaterThan(0.9 * warm.rows);
+    expect(cold.warmRows).toBe(0);
+    expect(warm.mean).toBeLessThan(0.25 * cold.mean);
+  });
+});
