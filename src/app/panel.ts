@@ -28,7 +28,7 @@ export interface PanelCallbacks {
 
 export type PanelSolver = Pick<
   SolverSettings,
-  'scheme' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
+  'scheme' | 'contactSolver' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
 > & { dt: number };
 
 /** Values the monitors read (updated in place by main.ts). */
@@ -103,6 +103,7 @@ export class ControlPanel {
     });
     this.solver = {
       scheme: 'separated',
+      contactSolver: 'sequential',
       collisionIterations: 5,
       contactIterations: 10,
       jointIterations: 10,
@@ -118,6 +119,7 @@ export class ControlPanel {
       this.solverBindings.push(b);
     };
     add(sim.addBinding(this.solver, 'scheme', { options: { separated: 'separated', standard: 'standard' } }));
+    add(sim.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs' } }));
     add(sim.addBinding(this.solver, 'collisionIterations', { label: 'collision it.', min: 0, max: 50, step: 1 }));
     add(sim.addBinding(this.solver, 'contactIterations', { label: 'contact it.', min: 0, max: 50, step: 1 }));
     add(sim.addBinding(this.solver, 'jointIterations', { label: 'joint it.', min: 0, max: 50, step: 1 }));

@@ -23,7 +23,7 @@ export interface SceneIo {
 /** Solver settings the user changed in the panel; they survive reset. */
 export type SolverOverrides = Partial<Pick<
   SolverSettings,
-  'scheme' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
+  'scheme' | 'contactSolver' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
 >> & { dt?: number };
 
 export interface SimulationEvents {
