@@ -10,6 +10,7 @@ import type { BackendKind } from '../collision/query.ts';
 import type { BuiltinInfo } from '../scene/builtins.ts';
 import type { SolverSettings } from '../scene/types.ts';
 import { VIEW_LABELS, VIEW_NAMES, type SliceAxis, type ViewName, type ViewState } from './views.ts';
+import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
 
 export interface PanelCallbacks {
   selectScene(name: string): void;
@@ -101,16 +102,8 @@ export class ControlPanel {
     this.backendBinding.on('change', (ev) => {
       if (!this.quiet) cb.setBackend(ev.value as BackendKind);
     });
-    this.solver = {
-      scheme: 'separated',
-      contactSolver: 'sequential',
-      collisionIterations: 5,
-      contactIterations: 10,
-      jointIterations: 10,
-      contactGraph: true,
-      shockPropagation: true,
-      dt: 0.01,
-    };
+    const { edgeSamples: _unused, ...solverDefaults } = DEFAULT_SOLVER;
+    this.solver = { ...solverDefaults, dt: DEFAULT_DT };
     const onSolver = () => {
       if (!this.quiet) cb.solverChanged({ ...this.solver });
     };

@@ -37,20 +37,33 @@ const Kinv = new Float64Array(9);
 const L = new Float64Array(9);
 const Linv = new Float64Array(9);
 
-/** Relative normal velocity u_rel . N at point p (world). */
-export function normalVelocity(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
-): number {
+/** Scratch of pointKinematics: r1 (3), r2 (3), u_rel (3). */
+const kin = new Float64Array(9);
+
+/**
+ * Lever arms r1 = p - c1, r2 = p - c2 and the relative velocity
+ * u_rel = (v1 + w1 x r1) - (v2 + w2 x r2) at world point p, into `kin`.
+ */
+function pointKinematics(s: ImpulseState, b1: number, b2: number, px: number, py: number, pz: number): void {
   const c = s.centre, v = s.vel, w = s.angVel;
   const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
   const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
   const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
   const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
-  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
-  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
-  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
-  return ux * nx + uy * ny + uz * nz;
+  kin[0] = r1x; kin[1] = r1y; kin[2] = r1z;
+  kin[3] = r2x; kin[4] = r2y; kin[5] = r2z;
+  kin[6] = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
+  kin[7] = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
+  kin[8] = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+}
+
+/** Relative normal velocity u_rel . N at point p (world). */
+export function normalVelocity(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+): number {
+  pointKinematics(s, b1, b2, px, py, pz);
+  return kin[6]! * nx + kin[7]! * ny + kin[8]! * nz;
 }
 
 /**
@@ -63,16 +76,12 @@ export function applyContactImpulse(
   px: number, py: number, pz: number, nx: number, ny: number, nz: number,
   eps: number, m: Material, bias = 0,
 ): number {
-  const c = s.centre, v = s.vel, w = s.angVel, im = s.invMass, I = s.invInertiaW;
+  const im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
   if (im1 === 0 && im2 === 0) return 0;
-  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
-  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
-  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
-  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
-  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
-  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
-  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  pointKinematics(s, b1, b2, px, py, pz);
+  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
   const un = ux * nx + uy * ny + uz * nz;
   // Target normal velocity: -eps u_n (restitution), or at least `bias` (a
   // gentle push out of a deep penetration, contact phase only).
@@ -272,16 +281,12 @@ export function applyTangentialStick(
   s: ImpulseState, b1: number, b2: number,
   px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number,
 ): number {
-  const c = s.centre, v = s.vel, w = s.angVel, im = s.invMass, I = s.invInertiaW;
+  const im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
   if ((im1 === 0 && im2 === 0) || !(maxJt > 0)) return 0;
-  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
-  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
-  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
-  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
-  const ux = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
-  const uy = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
-  const uz = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  pointKinematics(s, b1, b2, px, py, pz);
+  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
   // Tangent basis.
   let ax: number, ay: number, az: number;
   if (Math.abs(nx) < 0.6) { ax = 0; ay = nz; az = -ny; } else { ax = -nz; ay = 0; az = nx; }

@@ -32,7 +32,7 @@
  * changed tangent basis does not matter.
  */
 import type { ContactSet } from './contacts.ts';
-import { addCollisionMatrix } from './math.ts';
+import { addCollisionMatrix, integrateQuat } from './math.ts';
 import type { World } from './world.ts';
 
 /** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
@@ -255,21 +255,7 @@ export class PgsSolver {
       B.pos[3 * i + 1] += dt * pv[3 * i + 1]!;
       B.pos[3 * i + 2] += dt * pv[3 * i + 2]!;
       const wx = pw[3 * i]!, wy = pw[3 * i + 1]!, wz = pw[3 * i + 2]!;
-      if (wx !== 0 || wy !== 0 || wz !== 0) {
-        // q <- normalise(q + dt/2 (w, 0) q), as math.integrateQuat.
-        const o = 4 * i;
-        const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, s = q[o + 3]!;
-        const hh = 0.5 * dt;
-        const nx = x + hh * (wx * s + wy * z - wz * y);
-        const ny = y + hh * (wy * s + wz * x - wx * z);
-        const nz = z + hh * (wz * s + wx * y - wy * x);
-        const nw = s + hh * (-wx * x - wy * y - wz * z);
-        const l = Math.hypot(nx, ny, nz, nw);
-        q[o] = nx / l;
-        q[o + 1] = ny / l;
-        q[o + 2] = nz / l;
-        q[o + 3] = nw / l;
-      }
+      if (wx !== 0 || wy !== 0 || wz !== 0) integrateQuat(q, 4 * i, wx, wy, wz, dt, q, 4 * i);
     }
     pv.fill(0);
     pw.fill(0);

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FORMAT, pos, run, vel, worldFrom } from './helpers.ts';
+import { inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
-/** A box resting on a plane tilted by `deg` about z (the slope goes down toward -x). */
 function incline(deg: number, mu: number, restitution = 0, scheme = 'separated') {
-  const th = (deg * Math.PI) / 180;
-  const s = 0.4;
-  const d = s / 2 + 0.0005;
-  return {
-    format: FORMAT, dt: 0.005, solver: { scheme },
-    shapes: { slope: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
-    bodies: [
-      { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution },
-      { name: 'box', shape: 'box', position: [-Math.sin(th) * d, Math.cos(th) * d, 0], rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution },
-    ],
-  };
+  return inclineScene(deg, mu, restitution, { scheme });
 }
 
 describe('friction on an incline', () => {
@@ -28,15 +17,7 @@ describe('friction on an incline', () => {
   it('a box slides with a = g (sin theta - mu cos theta) when mu < tan(theta)', async () => {
     const deg = 30, mu = 0.2;
     const th = (deg * Math.PI) / 180;
-    const w = await worldFrom(incline(deg, mu));
-    await run(w, 40); // settle into sliding
-    const v0 = vel(w, 'box');
-    const T = 0.5;
-    await run(w, T / 0.005);
-    const v1 = vel(w, 'box');
-    // Speed along the slope (down the slope is -x, -y).
-    const along = (v: number[]) => -(v[0]! * Math.cos(th) + v[1]! * Math.sin(th));
-    const a = (along(v1) - along(v0)) / T;
+    const a = await slideAcceleration(await worldFrom(incline(deg, mu)), deg);
     const expected = 9.81 * (Math.sin(th) - mu * Math.cos(th));
     expect(Math.abs(a - expected) / expected).toBeLessThan(0.1);
   });

@@ -44,3 +44,31 @@ export function vel(world: World, name: string): [number, number, number] {
 }
 
 export const FORMAT = 'stackfield-scene/1';
+
+/**
+ * A 0.4 m box resting on a plane tilted by `deg` about z (the slope goes down
+ * toward -x), both with friction `mu` and the given restitution and solver.
+ */
+export function inclineScene(deg: number, mu: number, restitution = 0, solver: Record<string, unknown> = {}) {
+  const th = (deg * Math.PI) / 180;
+  const s = 0.4;
+  const d = s / 2 + 0.0005;
+  return {
+    format: FORMAT, dt: 0.005, solver,
+    shapes: { slope: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
+    bodies: [
+      { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution },
+      { name: 'box', shape: 'box', position: [-Math.sin(th) * d, Math.cos(th) * d, 0], rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution },
+    ],
+  };
+}
+
+/** Acceleration down the slope of `inclineScene(deg, ...)` over T seconds after a settling time. */
+export async function slideAcceleration(world: World, deg: number, T = 0.5): Promise<number> {
+  const th = (deg * Math.PI) / 180;
+  await run(world, 40); // settle into sliding
+  const along = (v: number[]) => -(v[0]! * Math.cos(th) + v[1]! * Math.sin(th));
+  const v0 = along(vel(world, 'box'));
+  await run(world, Math.round(T / world.dt));
+  return (along(vel(world, 'box')) - v0) / T;
+}

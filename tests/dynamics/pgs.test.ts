@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtinScene } from '../../src/scene/builtins.ts';
-import { FORMAT, pos, run, vel, worldFrom } from './helpers.ts';
+import { FORMAT, inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 const PGS = { contactSolver: 'pgs' };
 
 /** A box resting on a plane tilted by `deg` about z (the slope goes down toward -x). */
 function incline(deg: number, mu: number) {
-  const th = (deg * Math.PI) / 180;
-  const s = 0.4;
-  const d = s / 2 + 0.0005;
-  return {
-    format: FORMAT, dt: 0.005, solver: PGS,
-    shapes: { slope: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
-    bodies: [
-      { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution: 0 },
-      { name: 'box', shape: 'box', position: [-Math.sin(th) * d, Math.cos(th) * d, 0], rotation: { axis: [0, 0, 1], degrees: deg }, friction: mu, restitution: 0 },
-    ],
-  };
+  return inclineScene(deg, mu, 0, PGS);
 }
 
 /** A box released `drop` m above the ground plane. */
@@ -57,14 +47,7 @@ describe('PGS contact solver', () => {
   it('a box on a 20 degree incline slides with mu 0.2 at a = g (sin - mu cos)', async () => {
     const deg = 20, mu = 0.2;
     const th = (deg * Math.PI) / 180;
-    const w = await worldFrom(incline(deg, mu));
-    await run(w, 40);
-    const v0 = vel(w, 'box');
-    const T = 0.5;
-    await run(w, T / 0.005);
-    const v1 = vel(w, 'box');
-    const along = (v: number[]) => -(v[0]! * Math.cos(th) + v[1]! * Math.sin(th));
-    const a = (along(v1) - along(v0)) / T;
+    const a = await slideAcceleration(await worldFrom(incline(deg, mu)), deg);
     const expected = 9.81 * (Math.sin(th) - mu * Math.cos(th));
     expect(Math.abs(a - expected) / expected).toBeLessThan(0.1);
   });
