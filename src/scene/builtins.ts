@@ -80,7 +80,7 @@ const builtins: Builtin[] = [
         const x = pegs === 3 ? (k - 1) * spacing : ((k % cols) - (cols - 1) / 2) * spacing;
         const z = pegs === 3 ? 0 : (Math.floor(k / cols) - (Math.ceil(pegs / cols) - 1) / 2) * spacing;
         pegPos.push([x, z]);
-        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [x, 1, z], friction: 0.4 });
+        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [x, 1.6, z], friction: 0.4 });
       }
       for (let i = 0; i < n; i++) {
         const k = i % pegs;
@@ -91,11 +91,12 @@ const builtins: Builtin[] = [
         bodies.push({
           name: `ring${i}`,
           shape: 'ring',
-          position: [round(x + (rnd() - 0.5) * 0.12), round(2.3 + layer * 0.32), round(z + (rnd() - 0.5) * 0.12)],
+          position: [round(x + (rnd() - 0.5) * 0.12), round(3.6 + layer * 0.32), round(z + (rnd() - 0.5) * 0.12)],
           rotation: { axis: [round(ax || 0.1), 0, round(az || 0.1)], degrees: round(tilt) },
           density: 800,
           restitution: 0.2,
           friction: 0.4,
+          rollingFriction: 0.05,
         });
       }
       return {
@@ -103,9 +104,10 @@ const builtins: Builtin[] = [
         dt: 0.01,
         shapes: {
           floor: floorShape,
-          // The seed's sizes: rings of 216 triangles, pegs of 84.
+          // The seed's sizes: rings of 216 triangles, pegs of 84 (tall enough
+          // for 20 rings lying flat: 20 x 0.14 m).
           ring: { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } },
-          peg: { type: 'cylinder', radius: 0.08, height: 2, segments: 21, sdf: { cells: 64 } },
+          peg: { type: 'cylinder', radius: 0.08, height: 3.2, segments: 21, sdf: { cells: 128 } },
         },
         bodies,
       };
