@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORMAT, pos, run, worldFrom } from './helpers.ts';
+import { FORMAT, builtinWorld, pos, run, worldFrom } from './helpers.ts';
 
 const R = 0.3, r = 0.07, pegR = 0.08;
 
@@ -42,5 +42,20 @@ describe('rings onto a peg', () => {
     expect(b[1] - a[1]).toBeGreaterThan(1.5 * r);
     expect(b[1] - a[1]).toBeLessThan(2 * r + 0.05);
     for (const p of [a, b]) expect(Math.hypot(p[0], p[2])).toBeLessThan(R - r - pegR + 0.01);
+  });
+});
+
+describe('the built-in rings scene', () => {
+  it('15 rings dropped onto 3 pegs all end threaded on a peg, stacked, none through the floor', async () => {
+    const w = await builtinWorld('rings', { rings: 15 });
+    await run(w, 450);
+    const pegs = [0, 1, 2].map((k) => pos(w, `peg${k}`));
+    for (let i = 0; i < 15; i++) {
+      const [x, y, z] = pos(w, `ring${i}`);
+      const d = Math.min(...pegs.map((p) => Math.hypot(x - p[0], z - p[2])));
+      expect(d).toBeLessThan(R - r - pegR + 0.02);
+      expect(y).toBeGreaterThan(r - 0.01);
+      expect(y).toBeLessThan(5 * 2 * r + 0.2); // five rings per peg, lying (nearly) flat
+    }
   });
 });
