@@ -6,6 +6,8 @@
  * Shared by the app's scene picker, the CLI (`run`, `bench`) and the tests.
  */
 
+import { FORMAT, floorShape, ground, lcg, round, type Json } from './sceneKit.ts';
+
 export interface BuiltinParam {
   name: string;
   default: number;
@@ -21,30 +23,10 @@ export interface BuiltinInfo {
   params: BuiltinParam[];
 }
 
-type Json = Record<string, unknown>;
 type Generator = (p: Record<string, number>) => Json;
 
 interface Builtin extends BuiltinInfo {
   make: Generator;
-}
-
-const FORMAT = 'stackfield-scene/1';
-
-const ground = (extra: Json = {}): Json => ({ name: 'ground', shape: 'floor', static: true, restitution: 0.3, friction: 0.6, ...extra });
-const floorShape = { type: 'plane', normal: [0, 1, 0] };
-
-/** A small deterministic generator so scenes are the same on every run. */
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
-
-function round(x: number, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
 }
 
 const builtins: Builtin[] = [

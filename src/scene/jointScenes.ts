@@ -8,34 +8,17 @@
  * point minus the body's position.
  */
 import type { BuiltinInfo } from './builtins.ts';
-
-type Json = Record<string, unknown>;
+import { FORMAT, floorShape, ground as groundBody, lcg, round, type Json } from './sceneKit.ts';
 
 export interface JointBuiltin {
   info: BuiltinInfo;
   make: (p: Record<string, number>) => Json;
 }
 
-const FORMAT = 'stackfield-scene/1';
-const floorShape = { type: 'plane', normal: [0, 1, 0] };
-const ground = (extra: Json = {}): Json => ({ name: 'ground', shape: 'floor', static: true, restitution: 0.2, friction: 0.6, ...extra });
-
-function round(x: number, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
+const ground = (extra: Json = {}): Json => groundBody(extra, 0.2);
 
 function sub(a: readonly number[], b: readonly number[]): number[] {
   return [round(a[0]! - b[0]!), round(a[1]! - b[1]!), round(a[2]! - b[2]!)];
-}
-
-/** A small deterministic generator so scenes are the same on every run. */
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
 }
 
 /** Joint spacing and box of a chain link: the boxes are a little shorter, so the joints sit in visible gaps. */

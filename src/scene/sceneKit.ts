@@ -1,0 +1,30 @@
+/**
+ * Small pieces shared by the built-in scene generators (builtins.ts,
+ * jointScenes.ts): the format tag, the ground plane, rounding for tidy JSON
+ * and a deterministic random generator.
+ */
+export type Json = Record<string, unknown>;
+
+export const FORMAT = 'stackfield-scene/1';
+
+/** A plane through the origin facing +y; a static body named "ground" uses it. */
+export const floorShape = { type: 'plane', normal: [0, 1, 0] };
+
+export function ground(extra: Json = {}, restitution = 0.3): Json {
+  return { name: 'ground', shape: 'floor', static: true, restitution, friction: 0.6, ...extra };
+}
+
+/** Rounds to `digits` decimals, so dumped scenes read well. */
+export function round(x: number, digits = 6): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** A small deterministic generator (LCG) so scenes are the same on every run. */
+export function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
