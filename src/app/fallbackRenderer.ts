@@ -9,7 +9,7 @@ import { mat4 } from 'wgpu-matrix';
 import { sampleCount, uniqueEdges } from '../geometry/samples.ts';
 import { viewProjection, type OrbitCamera } from './camera.ts';
 import { bodyMatrix, shadowPlane } from './frameData.ts';
-import { bodyColor, levelColor, pushBoxLines, pushContact, unpackColor, VertexList, worldAabb, packColor } from './overlays.ts';
+import { bodyColor, levelColor, pushBoxLines, pushContact, pushSegments, unpackColor, VertexList, worldAabb, packColor } from './overlays.ts';
 import type { RenderWorld, SceneRenderer } from './sceneRenderer.ts';
 import { depthFieldNodes } from './sdfView.ts';
 import type { ViewState } from './views.ts';
@@ -168,6 +168,7 @@ export class Canvas2dRenderer implements SceneRenderer {
       for (let i = 0; i < c.count; i++) {
         pushContact(points, lines, c.points, c.normals, i, 0.2, packColor(1, 0.25, 0.35), packColor(1, 0.6, 0.3));
       }
+      pushSegments(lines, world.constraints?.anchorSegments?.(), packColor(0.95, 0.95, 0.5));
     }
     if (lines.count === 0 && points.count === 0) return;
     mat4.copy(this.vp, this.mvp);

@@ -31,7 +31,7 @@ import {
   shadowMatrix,
   shadowPlane,
 } from './frameData.ts';
-import { bodyColor, levelColor, packColor, pushBoxLines, pushContact, VertexList, VERTEX_BYTES, worldAabb } from './overlays.ts';
+import { bodyColor, levelColor, packColor, pushBoxLines, pushContact, pushSegments, VertexList, VERTEX_BYTES, worldAabb } from './overlays.ts';
 import { buildRenderMesh, RENDER_VERTEX_FLOATS } from './renderMesh.ts';
 import { LIGHT_DIR, type RenderWorld, type SceneRenderer } from './sceneRenderer.ts';
 import { drawsSolids, type ViewState } from './views.ts';
@@ -721,6 +721,7 @@ export class WebGpuRenderer implements SceneRenderer {
       const lc = packColor(1.0, 0.6, 0.3, 0.95);
       const len = this.contactNormalLength(world);
       for (let i = 0; i < c.count; i++) pushContact(points, lines, c.points, c.normals, i, len, pc, lc);
+      pushSegments(lines, world.constraints?.anchorSegments?.(), packColor(0.95, 0.95, 0.5, 0.95));
     }
     if (lines.count > 0) {
       this.lineBuffer.ensure(lines.count * VERTEX_BYTES);

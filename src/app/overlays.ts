@@ -180,3 +180,12 @@ export function pushContact(
   lines.push(x, y, z, lineRgba);
   lines.push(x + n[3 * i]! * length, y + n[3 * i + 1]! * length, z + n[3 * i + 2]! * length, lineRgba);
 }
+
+/** Joint anchor segments (6 numbers each, from RenderWorld.constraints) as lines. */
+export function pushSegments(lines: VertexList, seg: Float64Array | undefined, rgba: number): void {
+  if (!seg) return;
+  for (let o = 0; o + 6 <= seg.length; o += 6) {
+    lines.push(seg[o]!, seg[o + 1]!, seg[o + 2]!, rgba);
+    lines.push(seg[o + 3]!, seg[o + 4]!, seg[o + 5]!, rgba);
+  }
+}

@@ -15,6 +15,8 @@ export interface RenderWorld {
   readonly shapes: readonly RigidShape[];
   readonly level: Int32Array;
   readonly contacts: ContactView;
+  /** Joints, drawn with the contacts view (World.constraints). */
+  readonly constraints?: { anchorSegments?(): Float64Array } | null;
 }
 
 export interface SceneRenderer {

@@ -20,7 +20,7 @@ export const VIEW_LABELS: Record<ViewName, string> = {
   samples: 'sample points',
   depthField: 'depth field',
   aabbs: 'world AABBs',
-  contacts: 'contacts',
+  contacts: 'contacts, joints',
   levels: 'graph levels',
 };
 

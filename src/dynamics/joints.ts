@@ -68,8 +68,12 @@ export class JointSystem implements ConstraintSystem {
   };
   private readonly rot = new Float64Array(9);
 
+  /** The world's bodies (for drawing the anchors). */
+  private readonly bodies: World['bodies'];
+
   constructor(world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape) {
     const B = world.bodies;
+    this.bodies = B;
     const index = new Map<string, number>();
     for (let i = 0; i < B.count; i++) index.set(B.names[i]!, i);
     const bodyIndex = (name: string): number => {
@@ -163,6 +167,35 @@ export class JointSystem implements ConstraintSystem {
 
   applyForces(world: World, dt: number): boolean {
     return this.motors.apply(world.bodies, world.time, dt);
+  }
+
+  /**
+   * For drawing: per translational part, the segments centre A -> anchor A and
+   * centre B -> anchor B in world space (6 numbers a segment), so a chain shows
+   * its links and any gap a joint has not closed.
+   */
+  anchorSegments(): Float64Array {
+    const P = this.parts;
+    const B = this.bodies;
+    let n = 0;
+    for (let p = 0; p < P.count; p++) if (isTranslational(P.kind[p]!)) n++;
+    const out = new Float64Array(12 * n);
+    const R = this.rot;
+    let o = 0;
+    for (let p = 0; p < P.count; p++) {
+      if (!isTranslational(P.kind[p]!)) continue;
+      for (const [body, r] of [[P.a[p]!, P.rA], [P.b[p]!, P.rB]] as const) {
+        quatToMat3(B.quat, 4 * body, R);
+        const rx = r[3 * p]!, ry = r[3 * p + 1]!, rz = r[3 * p + 2]!;
+        for (let k = 0; k < 3; k++) {
+          const c = B.pos[3 * body + k]!;
+          out[o + k] = c;
+          out[o + 3 + k] = c + R[3 * k]! * rx + R[3 * k + 1]! * ry + R[3 * k + 2]! * rz;
+        }
+        o += 6;
+      }
+    }
+    return out;
   }
 
   graphEdges(world: World, add: (u: number, v: number) => void): void {

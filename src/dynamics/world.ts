@@ -73,6 +73,8 @@ export interface ConstraintSystem {
   positionStabilize(world: World, level: number): void;
   /** Joint edges for the contact graph: calls add(u, v) for bodies to share levels. */
   graphEdges(world: World, add: (u: number, v: number) => void): void;
+  /** For drawing: world segments (6 numbers each) from body centres to joint anchors. */
+  anchorSegments?(): Float64Array;
 }
 
 const PAIR_MESH = 0;
