@@ -6,7 +6,7 @@
  * Shared by the app's scene picker, the CLI (`run`, `bench`) and the tests.
  */
 
-import { FORMAT, floorShape, ground, lcg, round, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
 
 export interface BuiltinParam {
   name: string;
@@ -88,7 +88,7 @@ const builtins: Builtin[] = [
           floor: floorShape,
           // The seed's sizes: rings of 216 triangles, pegs of 84 (tall enough
           // for 20 rings lying flat: 20 x 0.14 m).
-          ring: { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } },
+          ring: seedRingShape(),
           peg: { type: 'cylinder', radius: 0.08, height: 3.2, segments: 21, sdf: { cells: 128 } },
         },
         bodies,

@@ -8,7 +8,7 @@
  * point minus the body's position.
  */
 import type { BuiltinInfo } from './builtins.ts';
-import { FORMAT, floorShape, ground as groundBody, lcg, round, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground as groundBody, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
 
 export interface JointBuiltin {
   info: BuiltinInfo;
@@ -198,7 +198,7 @@ export const jointBuiltins: JointBuiltin[] = [
         dt: 0.01,
         shapes: {
           floor: floorShape,
-          ring: { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } },
+          ring: seedRingShape(),
           peg: { type: 'cylinder', radius: 0.08, height: 1.2, segments: 14, sdf: { cells: 48 } },
         },
         bodies,

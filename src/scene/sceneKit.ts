@@ -28,3 +28,8 @@ export function lcg(seed: number): () => number {
     return s / 4294967296;
   };
 }
+
+/** The seed's ring: a torus of 216 triangles (a fresh object each call, callers may edit it). */
+export function seedRingShape(): Json {
+  return { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } };
+}
