@@ -10,6 +10,7 @@
  *   invInertia[9i..] inverse inertia in the body frame, row-major
  *   restitution, friction, rollingFriction, spinningFriction
  *   isStatic[i]     1 for static bodies
+ *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
  */
 export class BodyStore {
@@ -27,6 +28,8 @@ export class BodyStore {
   rollingFriction: Float64Array;
   spinningFriction: Float64Array;
   isStatic: Uint8Array;
+  /** 1 while the body sleeps (no queries, no solve; woken by contact, joints, edits). */
+  asleep: Uint8Array;
   shape: Int32Array;
   names: string[] = [];
 
@@ -44,6 +47,7 @@ export class BodyStore {
     this.rollingFriction = new Float64Array(capacity);
     this.spinningFriction = new Float64Array(capacity);
     this.isStatic = new Uint8Array(capacity);
+    this.asleep = new Uint8Array(capacity);
     this.shape = new Int32Array(capacity);
   }
 
@@ -66,6 +70,7 @@ export class BodyStore {
     this.rollingFriction = g(this.rollingFriction, 1);
     this.spinningFriction = g(this.spinningFriction, 1);
     this.isStatic = g(this.isStatic, 1);
+    this.asleep = g(this.asleep, 1);
     this.shape = g(this.shape, 1);
     this.capacity = c;
   }

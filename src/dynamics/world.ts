@@ -52,6 +52,19 @@ export interface ContactView {
   points: Float64Array;
   /** Unit normal per contact (pointing out of the body whose SDF was hit). */
   normals: Float64Array;
+  /** Penetration depth per contact (m, > 0 inside) at the pose it was found. */
+  depth: Float64Array;
+}
+
+/** The dynamic state of every body, for going back in time (World.saveState / restoreState). */
+export interface WorldState {
+  time: number;
+  stepCount: number;
+  pos: Float64Array;
+  quat: Float64Array;
+  vel: Float64Array;
+  angVel: Float64Array;
+  asleep: Uint8Array;
 }
 
 /**
@@ -108,7 +121,7 @@ export class World {
   readonly profile = new StepProfile();
   /** Contact-graph level per body of the last step (-1: static). */
   level = new Int32Array(0);
-  readonly contacts: ContactView = { count: 0, points: new Float64Array(0), normals: new Float64Array(0) };
+  readonly contacts: ContactView = { count: 0, points: new Float64Array(0), normals: new Float64Array(0), depth: new Float64Array(0) };
   backend: PenetrationBackend;
   constraints: ConstraintSystem | null = null;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
@@ -191,6 +204,54 @@ export class World {
    */
   markMoved(i: number): void {
     this.version[i]++;
+  }
+
+  /**
+   * Says that body i was edited from outside the step (teleported, its
+   * velocity set, dragged): it wakes, and its cached contacts are dropped.
+   */
+  bodyEdited(i: number): void {
+    this.bodies.asleep[i] = 0;
+    if (i < this.version.length) this.version[i]++;
+  }
+
+  /** A copy of every body's dynamic state, time and step count. */
+  saveState(): WorldState {
+    const B = this.bodies, n = B.count;
+    return {
+      time: this.time,
+      stepCount: this.stepCount,
+      pos: B.pos.slice(0, 3 * n),
+      quat: B.quat.slice(0, 4 * n),
+      vel: B.vel.slice(0, 3 * n),
+      angVel: B.angVel.slice(0, 3 * n),
+      asleep: B.asleep.slice(0, n),
+    };
+  }
+
+  /**
+   * Puts back a state saveState() returned for this world (same bodies).
+   * Cached contacts are dropped, so the next step queries every pair afresh.
+   */
+  restoreState(s: WorldState): void {
+    const B = this.bodies, n = B.count;
+    if (s.pos.length !== 3 * n) throw new RangeError(`state has ${s.pos.length / 3} bodies, the world ${n}`);
+    B.pos.set(s.pos);
+    B.quat.set(s.quat);
+    B.vel.set(s.vel);
+    B.angVel.set(s.angVel);
+    B.asleep.set(s.asleep);
+    this.time = s.time;
+    this.stepCount = s.stepCount;
+    this.preparedCount = -1;
+  }
+
+  /** Deepest penetration (m) among the contacts of the last step, 0 when none. */
+  deepestPenetration(): number {
+    const c = this.contacts;
+    let d = 0;
+    for (let i = 0; i < c.count; i++) if (c.depth[i]! > d) d = c.depth[i]!;
+    return d;
   }
 
   /** Total kinetic energy (for tests and monitors). */
@@ -1087,9 +1148,11 @@ export class World {
     if (v.points.length < 3 * cs.count) {
       v.points = new Float64Array(3 * cs.count + 96);
       v.normals = new Float64Array(3 * cs.count + 96);
+      v.depth = new Float64Array(cs.count + 32);
     }
     v.points.set(cs.p.subarray(0, 3 * cs.count));
     v.normals.set(cs.n.subarray(0, 3 * cs.count));
+    for (let i = 0; i < cs.count; i++) v.depth[i] = -cs.phi[i]!;
     v.count = cs.count;
   }
 }

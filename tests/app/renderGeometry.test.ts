@@ -82,7 +82,7 @@ describe('frame data', () => {
     const ground = bodies.add('ground', 0);
     bodies.pos.set([0, -1.25, 0], 3 * ground);
     bodies.isStatic[ground] = 1;
-    const world = { bodies, shapes: [plane], level: new Int32Array(0), contacts: { count: 0, points: new Float64Array(0), normals: new Float64Array(0) } };
+    const world = { bodies, shapes: [plane], level: new Int32Array(0), contacts: { count: 0, points: new Float64Array(0), normals: new Float64Array(0), depth: new Float64Array(0) } };
     const p = shadowPlane(world)!;
     expect(p.n[1]).toBeCloseTo(1, 12);
     expect(p.d).toBeCloseTo(-1.25, 12);
