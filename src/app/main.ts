@@ -14,7 +14,6 @@ import { GpuUnavailableError, InputError } from '../errors.ts';
 import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
 // Installs joints and motors into scene building (the joint and robot scenes need it).
-import '../dynamics/joints.ts';
 import { parseSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import type { World } from '../dynamics/world.ts';

@@ -11,7 +11,6 @@ import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError } from '../errors.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
 import { createWorld } from '../scene/build.ts';
-import '../dynamics/joints.ts';
 import { loadSceneFile } from '../scene/load.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';

@@ -11,12 +11,14 @@
  * of the cluster outside and skips it. The cull is exact (it never drops a
  * record), so the result equals the GPU's, which tests every item.
  */
+import { itemCount, itemFirst, itemLength, samplesBoundingSphere } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
 import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Work items per cluster for the conservative SDF cull. */
 const CLUSTER_ITEMS = 16;
 const SQRT3 = Math.sqrt(3);
+const ORIGIN = [0, 0, 0];
 
 interface Clusters {
   count: number;
@@ -25,34 +27,15 @@ interface Clusters {
 }
 
 function buildClusters(s: QueryShape['samples']): Clusters {
-  const nv = s.vertexCount, k = s.edgeSamples;
-  const items = nv + s.edgeCount;
+  const items = itemCount(s);
   const count = Math.ceil(items / CLUSTER_ITEMS);
   const sphere = new Float64Array(4 * count);
-  const p = s.points;
   for (let c = 0; c < count; c++) {
     const i0 = c * CLUSTER_ITEMS, i1 = Math.min(items, i0 + CLUSTER_ITEMS);
-    let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
-    const visit = (f: (si: number) => void) => {
-      for (let it = i0; it < i1; it++) {
-        if (it < nv) f(it);
-        else for (let si = nv + (it - nv) * k; si < nv + (it - nv + 1) * k; si++) f(si);
-      }
-    };
-    visit((si) => {
-      minx = Math.min(minx, p[4 * si]!); maxx = Math.max(maxx, p[4 * si]!);
-      miny = Math.min(miny, p[4 * si + 1]!); maxy = Math.max(maxy, p[4 * si + 1]!);
-      minz = Math.min(minz, p[4 * si + 2]!); maxz = Math.max(maxz, p[4 * si + 2]!);
-    });
-    const cx = 0.5 * (minx + maxx), cy = 0.5 * (miny + maxy), cz = 0.5 * (minz + maxz);
-    let r = 0;
-    visit((si) => {
-      r = Math.max(r, Math.hypot(p[4 * si]! - cx, p[4 * si + 1]! - cy, p[4 * si + 2]! - cz));
-    });
-    sphere[4 * c] = cx;
-    sphere[4 * c + 1] = cy;
-    sphere[4 * c + 2] = cz;
-    sphere[4 * c + 3] = Number.isFinite(r) ? r : 0;
+    // Items are consecutive ranges of samples, so a cluster is one range.
+    const sph = samplesBoundingSphere(s, itemFirst(s, i0), itemFirst(s, i1 - 1) + itemLength(s, i1 - 1));
+    sphere.set(sph, 4 * c);
+    if (!Number.isFinite(sph[3])) sphere[4 * c + 3] = 0;
   }
   return { count, sphere };
 }
@@ -77,10 +60,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     this.radius = new Float64Array(shapes.length);
     this.clusters = shapes.map((s) => buildClusters(s.samples));
     shapes.forEach((s, i) => {
-      let r = 0;
-      const p = s.samples.points;
-      for (let k = 0; k < p.length; k += 4) r = Math.max(r, Math.hypot(p[k]!, p[k + 1]!, p[k + 2]!));
-      this.radius[i] = r;
+      this.radius[i] = samplesBoundingSphere(s.samples, 0, s.samples.points.length / 4, ORIGIN)[3];
     });
   }
 
@@ -118,9 +98,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
       const s = A.samples;
       const pts = s.points;
-      const nv = s.vertexCount;
-      const k = s.edgeSamples;
-      const items = nv + s.edgeCount;
+      const items = itemCount(s);
       const cl = this.clusters[sa]!;
       const sph = cl.sphere;
       for (let c = 0; c < cl.count; c++) {
@@ -135,14 +113,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
         }
         const itemEnd = Math.min(items, (c + 1) * CLUSTER_ITEMS);
       for (let item = c * CLUSTER_ITEMS; item < itemEnd; item++) {
-        let first: number, count: number;
-        if (item < nv) {
-          first = item;
-          count = 1;
-        } else {
-          first = nv + (item - nv) * k;
-          count = k;
-        }
+        const first = itemFirst(s, item), count = itemLength(s, item);
         let best = -1;
         let bestPhi = 0;
         let bx = 0, by = 0, bz = 0;

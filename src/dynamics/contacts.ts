@@ -4,6 +4,8 @@
  * pair. Body 1 owns the sample point, body 2's distance field was hit, and the
  * normal points out of body 2 (ALGORITHM.md 5).
  */
+import { grown } from './growable.ts';
+
 export class ContactSet {
   count = 0;
   pairCount = 0;
@@ -86,20 +88,25 @@ export class ContactSet {
 
   private grow(): void {
     const c = this.b1.length * 2;
-    const g32 = (a: Int32Array) => {
-      const b = new Int32Array(c);
-      b.set(a);
-      return b;
-    };
-    const g64 = (a: Float64Array, k: number) => {
-      const b = new Float64Array(c * k);
-      b.set(a);
-      return b;
-    };
-    this.b1 = g32(this.b1);
-    this.b2 = g32(this.b2);
-    this.p = g64(this.p, 3);
-    this.n = g64(this.n, 3);
-    this.phi = g64(this.phi, 1);
+    this.b1 = grown(this.b1, c);
+    this.b2 = grown(this.b2, c);
+    this.p = grown(this.p, 3 * c);
+    this.n = grown(this.n, 3 * c);
+    this.phi = grown(this.phi, c);
   }
+}
+
+/**
+ * The shift from where a contact was found (at the predicted poses) to where
+ * it is stored, into out[0..2]: minus the mean predicted displacement of its
+ * two bodies. Impulses act on the current velocities with lever arms about
+ * the current centres; moving the point back this way gives both bodies their
+ * impulse at the same point, which conserves linear and angular momentum
+ * exactly (arms about the predicted centres would not, by dt (v1 - v2) x J
+ * per impulse).
+ */
+export function contactShift(predPos: Float64Array, pos: Float64Array, a: number, b: number, out: Float64Array): void {
+  out[0] = -0.5 * (predPos[3 * a]! - pos[3 * a]! + predPos[3 * b]! - pos[3 * b]!);
+  out[1] = -0.5 * (predPos[3 * a + 1]! - pos[3 * a + 1]! + predPos[3 * b + 1]! - pos[3 * b + 1]!);
+  out[2] = -0.5 * (predPos[3 * a + 2]! - pos[3 * a + 2]! + predPos[3 * b + 2]! - pos[3 * b + 2]!);
 }

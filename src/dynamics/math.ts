@@ -133,3 +133,29 @@ export class Rng {
     return x / 4294967296;
   }
 }
+
+/**
+ * A unit tangent basis (t1, t2) of the unit normal n, written to out[o..o+5]:
+ * t1 is n crossed with the world axis least aligned with it, t2 = n x t1.
+ * One definition for every place that needs tangent directions (patch
+ * spread, static friction, PGS friction rows), so they all agree.
+ */
+export function tangentBasis(nx: number, ny: number, nz: number, out: Arr, o = 0): void {
+  let t1x: number, t1y: number, t1z: number;
+  if (Math.abs(nx) < 0.6) { t1x = 0; t1y = nz; t1z = -ny; } else { t1x = -nz; t1y = 0; t1z = nx; }
+  const tl = Math.hypot(t1x, t1y, t1z);
+  t1x /= tl; t1y /= tl; t1z /= tl;
+  out[o] = t1x; out[o + 1] = t1y; out[o + 2] = t1z;
+  out[o + 3] = ny * t1z - nz * t1y;
+  out[o + 4] = nz * t1x - nx * t1z;
+  out[o + 5] = nx * t1y - ny * t1x;
+}
+
+/** v rotated by the unit quaternion q = [x, y, z, w]: v + 2w (u x v) + 2 u x (u x v). */
+export function rotateByQuat(q: Arr, qo: number, vx: number, vy: number, vz: number, out: Arr, o = 0): void {
+  const x = q[qo]!, y = q[qo + 1]!, z = q[qo + 2]!, w = q[qo + 3]!;
+  const cx = y * vz - z * vy, cy = z * vx - x * vz, cz = x * vy - y * vx;
+  out[o] = vx + 2 * (w * cx + y * cz - z * cy);
+  out[o + 1] = vy + 2 * (w * cy + z * cx - x * cz);
+  out[o + 2] = vz + 2 * (w * cz + x * cy - y * cx);
+}

@@ -18,7 +18,7 @@
  * for its load simply loses to the contacts and joints that hold the body:
  * its velocity change is undone by them within the same step.
  */
-import type { MotorDesc } from '../scene/types.ts';
+import type { MotorDesc } from './joints/types.ts';
 import type { BodyStore } from './bodies.ts';
 import { quatToMat3, worldInverseInertia } from './math.ts';
 

@@ -31,9 +31,12 @@
  * the first iteration. Friction impulses are cached as world vectors so a
  * changed tangent basis does not matter.
  */
-import type { ContactSet } from './contacts.ts';
-import { addCollisionMatrix, integrateQuat } from './math.ts';
-import type { World } from './world.ts';
+import type { BodyStore } from './bodies.ts';
+import { contactShift, type ContactSet } from './contacts.ts';
+import type { Material } from './impulse.ts';
+import { pairCell, pairMaterial } from './material.ts';
+import { addCollisionMatrix, integrateQuat, tangentBasis } from './math.ts';
+import type { StepContext } from './stepContext.ts';
 
 /** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
 const DIR = 15;
@@ -83,16 +86,19 @@ export class PgsSolver {
   private cacheOrder = new Int32Array(0);
   private readonly cacheStart = new Map<number, number>();
   private readonly K = new Float64Array(9);
+  private readonly basis = new Float64Array(6);
+  private readonly shift = new Float64Array(3);
+  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
 
   /**
    * Solves the contact phase on contact set `cs` (pairs visited in `order`,
    * the first `pairCount` entries). Contacts were found at poses predicted
    * `h` ahead (h = dt in the separated scheme, 0 in the standard one), with
    * points moved back to the current centres; velocities change in place
-   * (world.bodies.vel / angVel) with world.solverInvMass / solverInvInertia.
+   * (ctx.bodies.vel / angVel) with the solver masses ctx.invMass / invInertia.
    */
-  solve(world: World, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
-    const B = world.bodies;
+  solve(ctx: StepContext, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
+    const B = ctx.bodies;
     const n = B.count;
     if (this.pv.length !== 3 * n) {
       this.pv = new Float64Array(3 * n);
@@ -100,10 +106,11 @@ export class PgsSolver {
       this.cacheCount = 0; // body indices changed meaning
     }
     this.ensure(cs.count);
-    const dt = world.dt;
+    const dt = ctx.dt;
     const v = B.vel, w = B.angVel;
-    const im = world.solverInvMass, II = world.solverInvInertia;
-    const X = B.pos, P = world.predPos, R = world.predRot;
+    const im = ctx.invMass, II = ctx.invInertia;
+    const X = B.pos, P = ctx.predPos, R = ctx.predRot;
+    const t = this.basis, sh = this.shift;
     const jac = this.jac, K = this.K;
     let rows = 0;
     let warm = 0;
@@ -113,7 +120,7 @@ export class PgsSolver {
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
       if (cs.start[k] === cs.start[k + 1]) continue;
-      const cell = pairCell(world, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
+      const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
       const slop = this.slopCells * cell;
       for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
         const a = cs.b1[i]!, b = cs.b2[i]!;
@@ -126,12 +133,8 @@ export class PgsSolver {
         const nx = cs.n[3 * i]!, ny = cs.n[3 * i + 1]!, nz = cs.n[3 * i + 2]!;
         const r1x = px - X[3 * a]!, r1y = py - X[3 * a + 1]!, r1z = pz - X[3 * a + 2]!;
         const r2x = px - X[3 * b]!, r2y = py - X[3 * b + 1]!, r2z = pz - X[3 * b + 2]!;
-        // Tangent basis of n.
-        let t1x: number, t1y: number, t1z: number;
-        if (Math.abs(nx) < 0.6) { t1x = 0; t1y = nz; t1z = -ny; } else { t1x = -nz; t1y = 0; t1z = nx; }
-        const tl = Math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z);
-        t1x /= tl; t1y /= tl; t1z /= tl;
-        const t2x = ny * t1z - nz * t1y, t2y = nz * t1x - nx * t1z, t2z = nx * t1y - ny * t1x;
+        tangentBasis(nx, ny, nz, t);
+        const t1x = t[0]!, t1y = t[1]!, t1z = t[2]!, t2x = t[3]!, t2y = t[4]!, t2z = t[5]!;
         K.fill(0);
         if (ima !== 0) addCollisionMatrix(ima, II, 9 * a, r1x, r1y, r1z, K);
         if (imb !== 0) addCollisionMatrix(imb, II, 9 * b, r2x, r2y, r2z, K);
@@ -142,8 +145,7 @@ export class PgsSolver {
         this.mass[3 * r] = invQuad(K, nx, ny, nz);
         this.mass[3 * r + 1] = invQuad(K, t1x, t1y, t1z);
         this.mass[3 * r + 2] = invQuad(K, t2x, t2y, t2z);
-        // Same rule as World.pairMaterial: the larger friction of the two.
-        this.mu[r] = Math.max(B.friction[a]!, B.friction[b]!);
+        this.mu[r] = pairMaterial(B, a, b, this.mat).friction;
         // Gap now: the query's phi was at the pose predicted h ahead with the
         // current velocities; undo that motion along the normal.
         const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
@@ -152,11 +154,9 @@ export class PgsSolver {
         this.ptarget[r] = pt;
         if (pt > 0) anyBias = true;
         // Cache key: the sample in body 1's predicted frame (the point was
-        // moved back by the pair's mean predicted displacement; add it again).
-        const sx = 0.5 * (P[3 * a]! - X[3 * a]! + P[3 * b]! - X[3 * b]!);
-        const sy = 0.5 * (P[3 * a + 1]! - X[3 * a + 1]! + P[3 * b + 1]! - X[3 * b + 1]!);
-        const sz = 0.5 * (P[3 * a + 2]! - X[3 * a + 2]! + P[3 * b + 2]! - X[3 * b + 2]!);
-        const dx = px + sx - P[3 * a]!, dy = py + sy - P[3 * a + 1]!, dz = pz + sz - P[3 * a + 2]!;
+        // stored moved back by contactShift; undo that).
+        contactShift(P, X, a, b, sh);
+        const dx = px - sh[0]! - P[3 * a]!, dy = py - sh[1]! - P[3 * a + 1]!, dz = pz - sh[2]! - P[3 * a + 2]!;
         const ro = 9 * a;
         this.local[3 * r] = R[ro]! * dx + R[ro + 3]! * dy + R[ro + 6]! * dz;
         this.local[3 * r + 1] = R[ro + 1]! * dx + R[ro + 4]! * dy + R[ro + 7]! * dz;
@@ -186,7 +186,7 @@ export class PgsSolver {
     // Locals: the loops below are the hot path.
     const lam = this.lam, mass = this.mass, mu = this.mu, tgt = this.target, ptgt = this.ptarget;
     const rb1 = this.b1, rb2 = this.b2;
-    const iters = Math.max(1, world.solver.contactIterations);
+    const iters = Math.max(1, ctx.settings.contactIterations);
     for (let it = 0; it < iters; it++) {
       for (let r = 0; r < rows; r++) {
         const base = JAC * r;
@@ -243,10 +243,9 @@ export class PgsSolver {
    * clears them (the position half of the split impulse). Call after the
    * velocity integration of the step.
    */
-  applyPositionCorrection(world: World, dt: number): void {
+  applyPositionCorrection(B: BodyStore, dt: number): void {
     if (!this.pseudoActive) return;
     this.pseudoActive = false;
-    const B = world.bodies;
     const pv = this.pv, pw = this.pw;
     const q = B.quat;
     for (let i = 0; i < B.count; i++) {
@@ -401,11 +400,4 @@ function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: F
   w[3 * b] -= lam * j[o + 12]!;
   w[3 * b + 1] -= lam * j[o + 13]!;
   w[3 * b + 2] -= lam * j[o + 14]!;
-}
-
-/** The finer SDF cell size of a pair (a plane has none), as World.pairCell. */
-function pairCell(world: World, a: number, b: number): number {
-  const sa = world.shapes[world.bodies.shape[a]!]!.sdf, sb = world.shapes[world.bodies.shape[b]!]!.sdf;
-  const c = Math.min(sa ? sa.cellSize : Infinity, sb ? sb.cellSize : Infinity);
-  return Number.isFinite(c) ? c : 0.01;
 }

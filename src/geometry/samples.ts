@@ -192,3 +192,48 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   }
   return { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
 }
+
+/**
+ * The samples of query work item `item` are [itemFirst(s, item),
+ * itemFirst(s, item) + itemLength(s, item)): a vertex or face sample is an
+ * item of its own, an edge is one item of `edgeSamples` samples (of which
+ * the query keeps only the deepest inside). The CPU query, the plane contacts
+ * and shaders/penetration.wgsl walk items this way.
+ */
+export function itemFirst(s: CollisionSamples, item: number): number {
+  return item < s.vertexCount ? item : s.vertexCount + (item - s.vertexCount) * s.edgeSamples;
+}
+
+export function itemLength(s: CollisionSamples, item: number): number {
+  return item < s.vertexCount ? 1 : s.edgeSamples;
+}
+
+/**
+ * Bounding sphere of samples [first, end) (default: all): the centre of their
+ * box and the distance of the farthest from it. `about` = [0, 0, 0] instead
+ * measures the radius about the local origin.
+ */
+export function samplesBoundingSphere(s: CollisionSamples, first = 0, end = sampleCount(s), about?: readonly number[]): [number, number, number, number] {
+  const p = s.points;
+  let cx: number, cy: number, cz: number;
+  if (about) {
+    cx = about[0]!; cy = about[1]!; cz = about[2]!;
+  } else {
+    let minx = Infinity, miny = Infinity, minz = Infinity, maxx = -Infinity, maxy = -Infinity, maxz = -Infinity;
+    for (let i = first; i < end; i++) {
+      const x = p[4 * i]!, y = p[4 * i + 1]!, z = p[4 * i + 2]!;
+      if (x < minx) minx = x; if (x > maxx) maxx = x;
+      if (y < miny) miny = y; if (y > maxy) maxy = y;
+      if (z < minz) minz = z; if (z > maxz) maxz = z;
+    }
+    if (!(end > first)) return [0, 0, 0, 0];
+    cx = 0.5 * (minx + maxx); cy = 0.5 * (miny + maxy); cz = 0.5 * (minz + maxz);
+  }
+  let r2 = 0;
+  for (let i = first; i < end; i++) {
+    const dx = p[4 * i]! - cx, dy = p[4 * i + 1]! - cy, dz = p[4 * i + 2]! - cz;
+    const d = dx * dx + dy * dy + dz * dz;
+    if (d > r2) r2 = d;
+  }
+  return [cx, cy, cz, Math.sqrt(r2)];
+}

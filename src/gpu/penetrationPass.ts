@@ -22,7 +22,7 @@
  */
 import type { PenetrationBackend, QueryBatch, QueryResult, QueryShape } from '../collision/query.ts';
 import { POSE_STRIDE } from '../collision/query.ts';
-import { sampleCount } from '../geometry/samples.ts';
+import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { checkErrors, createComputePipelineChecked, passSource, deviceLostReason } from './device.ts';
 import { CHUNK, QUERY_OUTPUT, QUERY_PARAMS, RECORD, SAMPLE_STRIDE, SDF_INFO, SHAPE_INFO, TASK, WORKGROUP_SIZE } from './layout.ts';
 
@@ -213,7 +213,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       tu[w + SHAPE_INFO.offsets.edgeCount / 4] = samples.edgeCount;
       tu[w + SHAPE_INFO.offsets.edgeSamples / 4] = samples.edgeSamples;
       this.items[s] = samples.vertexCount + (samples.edgeSamples > 0 ? samples.edgeCount : 0);
-      this.fitSphere(s, samples.points, count);
+      this.sphere.set(samplesBoundingSphere(samples, 0, count), 4 * s);
       for (let k = 0; k < 3; k++) {
         this.box[s * 6 + k] = sdf.origin[k]!;
         this.box[s * 6 + 3 + k] = sdf.origin[k]! + sdf.cellSize * (sdf.dims[k]! - 1);
@@ -234,34 +234,6 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     this.device.queue.writeBuffer(this.shapeBuf, 0, table);
     this.shapeCount = n;
     this.bindGroup = null;
-  }
-
-  /** Bounding sphere of a shape's samples: centre of their box, radius of the farthest. */
-  private fitSphere(s: number, pts: Float32Array, count: number): void {
-    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
-    for (let i = 0; i < count; i++) {
-      const x = pts[i * 4]!, y = pts[i * 4 + 1]!, z = pts[i * 4 + 2]!;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      if (z < z0) z0 = z;
-      if (z > z1) z1 = z;
-    }
-    const cx = count > 0 ? 0.5 * (x0 + x1) : 0;
-    const cy = count > 0 ? 0.5 * (y0 + y1) : 0;
-    const cz = count > 0 ? 0.5 * (z0 + z1) : 0;
-    let r2 = 0;
-    for (let i = 0; i < count; i++) {
-      const dx = pts[i * 4]! - cx, dy = pts[i * 4 + 1]! - cy, dz = pts[i * 4 + 2]! - cz;
-      const d2 = dx * dx + dy * dy + dz * dz;
-      if (d2 > r2) r2 = d2;
-    }
-    const o = s * 4;
-    this.sphere[o] = cx;
-    this.sphere[o + 1] = cy;
-    this.sphere[o + 2] = cz;
-    this.sphere[o + 3] = Math.sqrt(r2);
   }
 
   /**

@@ -17,6 +17,8 @@ import type { SdfGrid } from '../sdf/grid.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
 import { InputError } from '../errors.ts';
 import { World } from '../dynamics/world.ts';
+import { JointSystem } from '../dynamics/joints/system.ts';
+import { rotateByQuat } from '../dynamics/math.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 
@@ -136,24 +138,6 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   };
 }
 
-function rotate(q: readonly number[], v: Vec3): Vec3 {
-  const [x, y, z, w] = q as [number, number, number, number];
-  // v' = v + 2 w (u x v) + 2 u x (u x v)
-  const cx = y * v[2] - z * v[1], cy = z * v[0] - x * v[2], cz = x * v[1] - y * v[0];
-  return [
-    v[0] + 2 * (w * cx + y * cz - z * cy),
-    v[1] + 2 * (w * cy + z * cx - x * cz),
-    v[2] + 2 * (w * cz + x * cy - y * cx),
-  ];
-}
-
-/** Hook for the joints module: installed by src/dynamics/joints.ts when it is loaded. */
-export type JointInstaller = (world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape) => void;
-let jointInstaller: JointInstaller | null = null;
-export function setJointInstaller(f: JointInstaller): void {
-  jointInstaller = f;
-}
-
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   const world = new World(backend, { ...scene.solver });
   world.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
@@ -174,10 +158,10 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
     const i = B.add(b.name, si);
     const q = b.orientation;
     // The body's position places the shape's own origin; the state is the centre of mass.
-    const c = rotate(q, s.comOffset);
-    B.pos[3 * i] = b.position[0] + c[0];
-    B.pos[3 * i + 1] = b.position[1] + c[1];
-    B.pos[3 * i + 2] = b.position[2] + c[2];
+    rotateByQuat(q, 0, s.comOffset[0], s.comOffset[1], s.comOffset[2], B.pos, 3 * i);
+    B.pos[3 * i] += b.position[0];
+    B.pos[3 * i + 1] += b.position[1];
+    B.pos[3 * i + 2] += b.position[2];
     for (let k = 0; k < 4; k++) B.quat[4 * i + k] = q[k]!;
     B.restitution[i] = b.restitution;
     B.friction[i] = b.friction;
@@ -209,11 +193,8 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
     // velocity of the centre of mass directly (documented in the README).
   });
   if (scene.joints.length > 0 || scene.motors.length > 0) {
-    if (!jointInstaller) {
-      throw new InputError('joints and motors are not available in this build', scene.file, scene.joints.length ? 'joints' : 'motors');
-    }
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
-    jointInstaller(world, scene, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
+    world.constraints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
   }
   world.uploadShapes();
   return world;

@@ -5,6 +5,8 @@
  * JSON form so they pass the same validation.
  */
 import type { Vec3 } from '../geometry/mesh.ts';
+import type { SolverSettings } from '../dynamics/settings.ts';
+import type { JointDesc, MotorDesc } from '../dynamics/joints/types.ts';
 
 export type Quat = [number, number, number, number];
 
@@ -24,16 +26,9 @@ export type ShapeDesc =
   | { type: 'plane'; normal: Vec3 }
   | { type: 'mesh'; path: string; resolvedPath: string; scale: number; sdf: SdfSettings };
 
-export interface SolverSettings {
-  scheme: 'separated' | 'standard';
-  contactSolver: 'sequential' | 'pgs';
-  collisionIterations: number;
-  contactIterations: number;
-  jointIterations: number;
-  contactGraph: boolean;
-  shockPropagation: boolean;
-  edgeSamples: number;
-}
+// The engine owns its settings; the scene layer fills them from the file.
+export type { SolverSettings } from '../dynamics/settings.ts';
+export type { JointType, JointDesc, MotorDesc } from '../dynamics/joints/types.ts';
 
 export interface BodyDesc {
   name: string;
@@ -50,31 +45,6 @@ export interface BodyDesc {
   friction: number;
   rollingFriction: number;
   spinningFriction: number;
-}
-
-export type JointType = 'ball' | 'line' | 'plane' | 'lockRotation' | 'axis' | 'angle' | 'hinge' | 'slider' | 'fixed';
-
-export interface JointDesc {
-  type: JointType;
-  bodyA: string;
-  bodyB: string;
-  /** Anchors and axes in each shape's own frame, as written in the file. */
-  anchorA: Vec3;
-  anchorB: Vec3;
-  axisA: Vec3;
-  axisB: Vec3;
-  axis2A: Vec3;
-  collide: boolean;
-}
-
-export interface MotorDesc {
-  body: string;
-  targetAngularVelocity: Vec3;
-  startTorque: number;
-  torqueIncrement: number;
-  maxTorque: number;
-  from: number;
-  until: number;
 }
 
 export interface SceneDesc {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { validateScene } from '../../src/scene/validate.ts';
 import { createWorld } from '../../src/scene/build.ts';
-import '../../src/dynamics/joints.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
 import { createBackend } from '../../src/collision/backends.ts';
 import type { BackendKind } from '../../src/collision/query.ts';

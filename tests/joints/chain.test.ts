@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, builtinWorld, run, worldFrom } from '../dynamics/helpers.ts';
-import { jointsOf } from '../../src/dynamics/joints.ts';
+import { jointsOf } from '../../src/dynamics/joints/system.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { norm, sub, totalEnergy, worldPoint, type V3 } from './geometry.ts';
 

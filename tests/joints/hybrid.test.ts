@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, builtinWorld, pos, run, worldFrom } from '../dynamics/helpers.ts';
-import { jointsOf } from '../../src/dynamics/joints.ts';
+import { jointsOf } from '../../src/dynamics/joints/system.ts';
 
 describe('joints in the hybrid step', () => {
   it('a cantilever at contact level 0 holds a box at level 1 (its level has no contacts of its own)', async () => {

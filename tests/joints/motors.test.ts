@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, builtinWorld, pos, run, worldFrom } from '../dynamics/helpers.ts';
-import { jointsOf } from '../../src/dynamics/joints.ts';
+import { jointsOf } from '../../src/dynamics/joints/system.ts';
 import { angleOf, angVel, conj, mul, quat } from './geometry.ts';
 
 type Json = Record<string, unknown>;

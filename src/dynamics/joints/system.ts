@@ -1,5 +1,5 @@
 /**
- * Joints and motors: the ConstraintSystem the world calls at the points of
+ * Joints and motors: the ConstraintSystem the step calls at the points of
  * the hybrid step (ALGORITHM.md 6, seed ch. 10):
  *
  *   collisions         -> velocityStabilize
@@ -8,24 +8,26 @@
  *                      -> positionStabilize(level): the joints of that level
  *   advance positions  -> velocityStabilize
  *
- * Each scene joint becomes one or two primitive parts (joints/parts.ts); the
- * error and impulse of a part are in joints/solve.ts. Both passes sweep the
+ * Each scene joint becomes one or two primitive parts (parts.ts); the
+ * error and impulse of a part are in solve.ts. Both passes sweep the
  * selected parts Gauss-Seidel style, at most `solver.jointIterations` times,
  * and stop early once every part is within tolerance: fixing one joint of a
  * chain opens its neighbours, which is the error the seed shows with a single
  * joint iteration (fig. 35).
  *
- * Importing this module installs it into scene building (setJointInstaller),
- * so a build without it reports joints as unavailable instead of ignoring them.
+ * Position passes are asked for one contact-graph level at a time; the parts
+ * are bucketed by level once per step (prepareLevels), so a pass visits only
+ * its own parts instead of scanning them all.
  */
-import type { JointDesc, SceneDesc } from '../scene/types.ts';
-import { setJointInstaller } from '../scene/build.ts';
-import type { ConstraintSystem, World } from './world.ts';
-import type { RigidShape } from './shape.ts';
-import { quatToMat3, worldInverseInertia } from './math.ts';
-import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './joints/parts.ts';
-import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './joints/solve.ts';
-import { MotorSet } from './motors.ts';
+import type { BodyStore } from '../bodies.ts';
+import type { ConstraintSystem } from '../constraints.ts';
+import type { RigidShape } from '../shape.ts';
+import type { StepContext } from '../stepContext.ts';
+import { quatToMat3, worldInverseInertia } from '../math.ts';
+import { MotorSet } from '../motors.ts';
+import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
+import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
+import type { JointDesc, MotorDesc } from './types.ts';
 
 /** Position pre-stabilisation stops below this predicted error (m, rad); the seed's ref. [13] uses 1e-6 m. */
 export const POSITION_TOLERANCE = 1e-6;
@@ -68,11 +70,23 @@ export class JointSystem implements ConstraintSystem {
   };
   private readonly rot = new Float64Array(9);
 
-  /** The world's bodies (for drawing the anchors). */
-  private readonly bodies: World['bodies'];
+  /** The bodies (for drawing the anchors). */
+  private readonly bodies: BodyStore;
+  /** Reusable output of anchorSegments(). */
+  private segments = new Float64Array(0);
+  /** Parts bucketed by contact-graph level: parts of level L are byLevel[levelStart[L] .. levelStart[L+1]). */
+  private byLevel = new Int32Array(0);
+  private levelStart = new Int32Array(1);
+  private levelStamp = -1;
+  private levelFill = new Int32Array(0);
 
-  constructor(world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape) {
-    const B = world.bodies;
+  /**
+   * @param bodies the world's bodies (already added)
+   * @param joints, motors as the scene gives them (anchors in each shape's own frame)
+   * @param shapeOf the shape of a body, by name (for the centre-of-mass offset of anchors)
+   */
+  constructor(bodies: BodyStore, joints: readonly JointDesc[], motors: readonly MotorDesc[], shapeOf: (body: string) => RigidShape) {
+    const B = bodies;
     this.bodies = B;
     const index = new Map<string, number>();
     for (let i = 0; i < B.count; i++) index.set(B.names[i]!, i);
@@ -82,12 +96,12 @@ export class JointSystem implements ConstraintSystem {
       if (i === undefined) throw new RangeError(`joint or motor names unknown body "${name}"`);
       return i;
     };
-    this.joints = scene.joints;
-    this.jointA = new Int32Array(scene.joints.length);
-    this.jointB = new Int32Array(scene.joints.length);
+    this.joints = joints;
+    this.jointA = new Int32Array(joints.length);
+    this.jointB = new Int32Array(joints.length);
     const P = this.parts;
     const touched = new Set<number>();
-    scene.joints.forEach((j, ji) => {
+    joints.forEach((j, ji) => {
       const a = bodyIndex(j.bodyA), b = bodyIndex(j.bodyB);
       this.jointA[ji] = a;
       this.jointB[ji] = b;
@@ -158,33 +172,37 @@ export class JointSystem implements ConstraintSystem {
     this.savedVel = new Float64Array(3 * this.jointBodies.length);
     this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
     this.selected = new Int32Array(P.count);
-    this.motors = new MotorSet(scene.motors, bodyIndex);
+    this.motors = new MotorSet(motors, bodyIndex);
   }
 
   ignoresPair(a: number, b: number): boolean {
     return this.ignored.size > 0 && this.ignored.has(Math.min(a, b) * PAIR_KEY + Math.max(a, b));
   }
 
-  applyForces(world: World, dt: number): boolean {
-    return this.motors.apply(world.bodies, world.time, dt);
+  applyForces(ctx: StepContext, dt: number): boolean {
+    return this.motors.apply(ctx.bodies, ctx.time, dt);
   }
 
   /**
    * For drawing: per translational part, the segments centre A -> anchor A and
    * centre B -> anchor B in world space (6 numbers a segment), so a chain shows
-   * its links and any gap a joint has not closed.
+   * its links and any gap a joint has not closed. The array is reused from
+   * call to call (drawing asks every frame).
    */
   anchorSegments(): Float64Array {
     const P = this.parts;
     const B = this.bodies;
     let n = 0;
     for (let p = 0; p < P.count; p++) if (isTranslational(P.kind[p]!)) n++;
-    const out = new Float64Array(12 * n);
+    if (this.segments.length !== 12 * n) this.segments = new Float64Array(12 * n);
+    const out = this.segments;
     const R = this.rot;
     let o = 0;
     for (let p = 0; p < P.count; p++) {
       if (!isTranslational(P.kind[p]!)) continue;
-      for (const [body, r] of [[P.a[p]!, P.rA], [P.b[p]!, P.rB]] as const) {
+      for (let side = 0; side < 2; side++) {
+        const body = side === 0 ? P.a[p]! : P.b[p]!;
+        const r = side === 0 ? P.rA : P.rB;
         quatToMat3(B.quat, 4 * body, R);
         const rx = r[3 * p]!, ry = r[3 * p + 1]!, rz = r[3 * p + 2]!;
         for (let k = 0; k < 3; k++) {
@@ -198,8 +216,8 @@ export class JointSystem implements ConstraintSystem {
     return out;
   }
 
-  graphEdges(world: World, add: (u: number, v: number) => void): void {
-    const st = world.bodies.isStatic;
+  graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void {
+    const st = ctx.bodies.isStatic;
     for (let j = 0; j < this.jointA.length; j++) {
       const a = this.jointA[j]!, b = this.jointB[j]!;
       // Static bodies are not in the contact graph.
@@ -207,10 +225,10 @@ export class JointSystem implements ConstraintSystem {
     }
   }
 
-  velocityStabilize(world: World): void {
+  velocityStabilize(ctx: StepContext): void {
     const P = this.parts;
     if (P.count === 0) return;
-    const B = world.bodies;
+    const B = ctx.bodies;
     // No body is frozen outside the contact passes: the masses are the bodies'
     // own, with the world inverse inertia at the current orientation.
     if (this.velInvMass.length < B.count) {
@@ -229,8 +247,8 @@ export class JointSystem implements ConstraintSystem {
       quatToMat3(B.quat, 4 * i, this.rot);
       worldInverseInertia(this.rot, 0, B.invInertia, 9 * i, this.velInvInertia, 9 * i);
     }
-    const st = this.bind(world, this.velInvMass, this.velInvInertia);
-    const iters = world.solver.jointIterations;
+    const st = this.bind(B, this.velInvMass, this.velInvInertia);
+    const iters = ctx.settings.jointIterations;
     let sweeps = 0;
     for (let it = 0; it < iters; it++) {
       sweeps++;
@@ -238,8 +256,8 @@ export class JointSystem implements ConstraintSystem {
       for (let p = 0; p < P.count; p++) {
         if (stabilizeVelocity(P, p, st, VELOCITY_TOLERANCE) < 0) {
           any = true;
-          world.markMoved(P.a[p]!);
-          world.markMoved(P.b[p]!);
+          ctx.markMoved(P.a[p]!);
+          ctx.markMoved(P.b[p]!);
         }
       }
       if (!any) break;
@@ -247,30 +265,30 @@ export class JointSystem implements ConstraintSystem {
     this.lastVelocitySweeps = sweeps;
   }
 
-  positionStabilize(world: World, level: number): void {
+  positionStabilize(ctx: StepContext, level: number): void {
     const P = this.parts;
-    const lv = world.level;
     let n = 0;
-    for (let p = 0; p < P.count; p++) {
-      if (level >= 0) {
-        const a = P.a[p]!, b = P.b[p]!;
-        const la = a < lv.length ? lv[a]! : 0, lb = b < lv.length ? lv[b]! : 0;
-        if (Math.max(la, lb) !== level) continue;
+    if (level < 0) {
+      for (let p = 0; p < P.count; p++) this.selected[n++] = p;
+    } else {
+      if (this.levelStamp !== ctx.levelStamp) this.bucketByLevel(ctx);
+      if (level + 1 < this.levelStart.length) {
+        for (let k = this.levelStart[level]!; k < this.levelStart[level + 1]!; k++) this.selected[n++] = this.byLevel[k]!;
       }
-      this.selected[n++] = p;
     }
-    const iters = world.solver.jointIterations;
+    const iters = ctx.settings.jointIterations;
     if (n === 0 || iters === 0) return;
-    // The world's solver masses: zero for static bodies and for the levels
-    // shock propagation has frozen, so those joints pull only the upper body.
-    const st = this.bind(world, world.solverInvMass, world.solverInvInertia);
-    const h = world.dt;
+    // The solver's masses: zero for static bodies and for the levels shock
+    // propagation has frozen, so those joints pull only the upper body.
+    const B = ctx.bodies;
+    const st = this.bind(B, ctx.invMass, ctx.invInertia);
+    const h = ctx.dt;
     let sweeps = 0;
     let before = this.predictedErrorSq(st, h, n);
     let moved = false;
     for (let it = 0; it < iters; it++) {
       sweeps++;
-      this.saveVelocities(world);
+      this.saveVelocities(B);
       let any = false;
       for (let k = 0; k < n; k++) {
         const p = this.selected[k]!;
@@ -284,7 +302,7 @@ export class JointSystem implements ConstraintSystem {
       // worse than it found them is taken back, and the pass ends.
       const after = this.predictedErrorSq(st, h, n);
       if (!(after < before)) {
-        this.restoreVelocities(world);
+        this.restoreVelocities(B);
         break;
       }
       before = after;
@@ -292,8 +310,8 @@ export class JointSystem implements ConstraintSystem {
     }
     if (moved) {
       for (let k = 0; k < n; k++) {
-        world.markMoved(P.a[this.selected[k]!]!);
-        world.markMoved(P.b[this.selected[k]!]!);
+        ctx.markMoved(P.a[this.selected[k]!]!);
+        ctx.markMoved(P.b[this.selected[k]!]!);
       }
     }
     this.lastPositionSweeps = sweeps;
@@ -309,8 +327,42 @@ export class JointSystem implements ConstraintSystem {
     return sum;
   }
 
-  private saveVelocities(world: World): void {
-    const B = world.bodies;
+  /**
+   * Parts by the level of their upper body (a counting sort, stable in part
+   * order), redone whenever the contact graph gave new levels.
+   */
+  private bucketByLevel(ctx: StepContext): void {
+    this.levelStamp = ctx.levelStamp;
+    const P = this.parts;
+    const lv = ctx.level;
+    const partLevel = (p: number): number => {
+      const a = P.a[p]!, b = P.b[p]!;
+      return Math.max(a < lv.length ? lv[a]! : 0, b < lv.length ? lv[b]! : 0);
+    };
+    let top = -1;
+    for (let p = 0; p < P.count; p++) top = Math.max(top, partLevel(p));
+    if (this.levelStart.length < top + 3) this.levelStart = new Int32Array(top + 3);
+    const start = this.levelStart;
+    start.fill(0);
+    // Parts whose bodies are both static (level -1) are never selected by level.
+    for (let p = 0; p < P.count; p++) {
+      const L = partLevel(p);
+      if (L >= 0) start[L + 1]++;
+    }
+    for (let L = 0; L <= top; L++) start[L + 1] += start[L]!;
+    if (this.byLevel.length < P.count) this.byLevel = new Int32Array(P.count);
+    if (this.levelFill.length < top + 1) this.levelFill = new Int32Array(top + 1);
+    const fill = this.levelFill; // next free slot per level
+    for (let L = 0; L <= top; L++) fill[L] = start[L]!;
+    for (let p = 0; p < P.count; p++) {
+      const L = partLevel(p);
+      if (L >= 0) this.byLevel[fill[L]!++] = p;
+    }
+    // Levels above the top have no parts.
+    for (let L = top + 1; L < start.length - 1; L++) start[L + 1] = start[L]!;
+  }
+
+  private saveVelocities(B: BodyStore): void {
     const jb = this.jointBodies;
     for (let k = 0; k < jb.length; k++) {
       const i = jb[k]!;
@@ -321,8 +373,7 @@ export class JointSystem implements ConstraintSystem {
     }
   }
 
-  private restoreVelocities(world: World): void {
-    const B = world.bodies;
+  private restoreVelocities(B: BodyStore): void {
     const jb = this.jointBodies;
     for (let k = 0; k < jb.length; k++) {
       const i = jb[k]!;
@@ -334,7 +385,7 @@ export class JointSystem implements ConstraintSystem {
   }
 
   /** The current error of every scene joint (largest over its parts), without changing anything. */
-  errors(world: World, out?: JointErrors): JointErrors {
+  errors(world: { readonly bodies: BodyStore }, out?: JointErrors): JointErrors {
     const nj = this.joints.length;
     const res = out ?? { linear: new Float64Array(nj), angular: new Float64Array(nj) };
     res.linear.fill(0);
@@ -350,8 +401,7 @@ export class JointSystem implements ConstraintSystem {
     return res;
   }
 
-  private bind(world: World, invMass: Float64Array, invInertia: Float64Array): JointState {
-    const B = world.bodies;
+  private bind(B: BodyStore, invMass: Float64Array, invInertia: Float64Array): JointState {
     const st = this.state;
     st.centre = B.pos;
     st.vel = B.vel;
@@ -364,14 +414,6 @@ export class JointSystem implements ConstraintSystem {
 }
 
 /** The JointSystem of a world, if its scene had joints or motors. */
-export function jointsOf(world: World): JointSystem | null {
+export function jointsOf(world: { readonly constraints: ConstraintSystem | null }): JointSystem | null {
   return world.constraints instanceof JointSystem ? world.constraints : null;
 }
-
-export function installJoints(world: World, scene: SceneDesc, shapeOf: (body: string) => RigidShape): JointSystem {
-  const sys = new JointSystem(world, scene, shapeOf);
-  world.constraints = sys;
-  return sys;
-}
-
-setJointInstaller(installJoints);

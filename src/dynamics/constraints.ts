@@ -1,0 +1,27 @@
+/**
+ * What joints and motors plug into the step (src/dynamics/joints/system.ts).
+ * World.step calls these at the points of the hybrid step (ALGORITHM.md 6):
+ * after the collision phase, after the velocity update, per contact-graph
+ * level inside the contact passes, and after integration.
+ */
+import type { StepContext } from './stepContext.ts';
+
+export interface ConstraintSystem {
+  /** Joined pairs that must not collide (a < b). */
+  ignoresPair(a: number, b: number): boolean;
+  /** Adds external torques/forces as velocity changes for this step (motors); true if any velocity changed. */
+  applyForces(ctx: StepContext, dt: number): boolean;
+  /** Removes relative anchor velocities of every joint. */
+  velocityStabilize(ctx: StepContext): void;
+  /**
+   * Position pre-stabilisation of the joints whose upper body is at contact
+   * level `level` (level < 0: all joints), using predicted positions
+   * x + dt v. Bodies with ctx.invMass 0 (static, or frozen by shock
+   * propagation) are not moved.
+   */
+  positionStabilize(ctx: StepContext, level: number): void;
+  /** Joint edges for the contact graph: calls add(u, v) for bodies that must share levels. */
+  graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void;
+  /** For drawing: world segments (6 numbers each) from body centres to joint anchors. */
+  anchorSegments?(): Float64Array;
+}

@@ -1,0 +1,32 @@
+/**
+ * Joints and motors as the engine takes them. The scene format (SCENE_FORMAT.md
+ * "joints", "motors") maps one to one onto these; anchors and axes are in each
+ * shape's own frame as written, and the joint system moves anchors onto the
+ * centre-of-mass frame itself.
+ */
+import type { Vec3 } from '../../geometry/mesh.ts';
+
+export type JointType = 'ball' | 'line' | 'plane' | 'lockRotation' | 'axis' | 'angle' | 'hinge' | 'slider' | 'fixed';
+
+export interface JointDesc {
+  type: JointType;
+  bodyA: string;
+  bodyB: string;
+  /** Anchors and axes in each shape's own frame, as written in the file. */
+  anchorA: Vec3;
+  anchorB: Vec3;
+  axisA: Vec3;
+  axisB: Vec3;
+  axis2A: Vec3;
+  collide: boolean;
+}
+
+export interface MotorDesc {
+  body: string;
+  targetAngularVelocity: Vec3;
+  startTorque: number;
+  torqueIncrement: number;
+  maxTorque: number;
+  from: number;
+  until: number;
+}

@@ -1,0 +1,223 @@
+/**
+ * The seed's sequential impulses (ALGORITHM.md 4.3-4.5, seed ch. 6-8): the
+ * collision pass, the contact pass and shock propagation, on the contact
+ * patches of each pair (patches.ts), one impulse per patch (impulse.ts).
+ *
+ * Within one pass the geometry of each pair (points, normals, depths) is what
+ * the query returned at the start of the pass; impulses change velocities
+ * only, and the next pass re-queries the pairs whose bodies received an
+ * impulse. Per pair, patches are visited deepest first and each gets at most
+ * one impulse per pass, applied only if it is approaching at its turn; this is
+ * the seed's "until every point was once separating" rule without a GPU round
+ * trip per impulse.
+ */
+import type { ConstraintSystem } from './constraints.ts';
+import type { ContactSet } from './contacts.ts';
+import { applyContactImpulse, applyPatchTorque, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
+import { pairCell, pairMaterial } from './material.ts';
+import type { Rng } from './math.ts';
+import type { PairList } from './pairs.ts';
+import { PatchBuilder } from './patches.ts';
+import { restoreSolverMass } from './predict.ts';
+import type { StepContext } from './stepContext.ts';
+
+/** Sweeps over a pair's points in the shock-propagation pass. */
+const SHOCK_SWEEPS = 10;
+/**
+ * Penetration recovery (not in the seed, which lets bodies that start
+ * interpenetrated stay so): in the contact phase a point deeper than PUSH_SLOP
+ * cells gets a separating velocity of PUSH_RATE of the excess depth per step,
+ * at most PUSH_MAX m/s. Resting contacts (about g dt^2 deep) never reach it.
+ */
+const PUSH_SLOP = 0.25;
+const PUSH_RATE = 0.1;
+const PUSH_MAX = 0.1;
+
+export class SequentialSolver {
+  private readonly patch = new PatchBuilder();
+  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  private readonly state: ImpulseState = {
+    centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
+    invMass: new Float64Array(0), invInertiaW: new Float64Array(0),
+  };
+  /** Bodies sorted by contact-graph level (for freezing level by level in shock propagation). */
+  private byLevel = new Int32Array(0);
+  private frozenUpTo = 0;
+  private levelCounts = new Int32Array(0);
+
+  /**
+   * One collision pass: every pair once, in shuffled order (the seed swaps
+   * random pairs of the list), with the pair's own restitution.
+   */
+  collide(ctx: StepContext, pairs: PairList, cs: ContactSet, rng: Rng): void {
+    const n = pairs.count;
+    const order = pairs.order;
+    for (let k = 0; k < n; k++) order[k] = k;
+    for (let k = n - 1; k > 0; k--) {
+      const j = Math.floor(rng.next() * (k + 1));
+      const t = order[k]!;
+      order[k] = order[j]!;
+      order[j] = t;
+    }
+    for (let k = 0; k < n; k++) this.resolvePair(ctx, pairs, cs, order[k]!, 0, true, 1);
+  }
+
+  /**
+   * Contact pass `it` of `iterations` (restitution -0.9 + 0.9 it / (n - 1)),
+   * or with `shock` the shock-propagation pass (restitution 0, each level
+   * frozen once resolved). Pairs go level by level (pairs.order holds them
+   * sorted by level, levels.ts); joints are stabilised per level in between.
+   */
+  contactPass(ctx: StepContext, pairs: PairList, cs: ContactSet, it: number, levels: number, shock: boolean, c: ConstraintSystem | null): void {
+    const n = pairs.count;
+    const order = pairs.order;
+    const iters = ctx.settings.contactIterations;
+    const eps = shock ? 0 : iters > 1 ? -0.9 + (0.9 * it) / (iters - 1) : 0;
+    const jointLevels = c !== null && ctx.settings.contactGraph;
+    if (shock) this.beginFreezing(ctx, levels);
+    let curLevel = -1;
+    for (let k = 0; k < n; k++) {
+      const p = order[k]!;
+      const L = pairs.level[p]!;
+      if (L !== curLevel) {
+        // Joints of the level just resolved, and of every level below L that
+        // has no contacts of its own (e.g. a chain hanging in the air under a
+        // stack that only starts at level 1).
+        if (jointLevels) this.jointPass(ctx, c, Math.max(0, curLevel), L, shock);
+        if (shock) this.freezeBelow(ctx, L);
+        curLevel = L;
+      }
+      // Shock propagation: the lower level is frozen, so repeating the pair
+      // until no point approaches is cheap and converges (seed 8.1's "until
+      // every point was once separating", run to the end).
+      this.resolvePair(ctx, pairs, cs, p, eps, false, shock ? SHOCK_SWEEPS : 1);
+    }
+    if (c) {
+      // The last contact level and the joint-only levels above it; without
+      // contacts (a pendulum in the air) or without a graph, every joint.
+      if (jointLevels && curLevel >= 0) this.jointPass(ctx, c, curLevel, levels, shock);
+      else c.positionStabilize(ctx, -1);
+    }
+    if (shock) this.endFreezing(ctx);
+  }
+
+  /** Joint position pass for levels [from, to), each after freezing the levels below it in shock propagation. */
+  private jointPass(ctx: StepContext, c: ConstraintSystem, from: number, to: number, shock: boolean): void {
+    for (let L = from; L < to; L++) {
+      if (shock) this.freezeBelow(ctx, L);
+      c.positionStabilize(ctx, L);
+    }
+  }
+
+  /** Sorts the bodies by level once per shock pass, so freezing is incremental (O(bodies) per pass). */
+  private beginFreezing(ctx: StepContext, levels: number): void {
+    const n = ctx.bodies.count;
+    const lv = ctx.level;
+    if (this.byLevel.length < n) this.byLevel = new Int32Array(n);
+    // Counting sort by level; static bodies (-1) are never frozen (their mass is already 0).
+    if (this.levelCounts.length < levels + 1) this.levelCounts = new Int32Array(2 * levels + 2);
+    const counts = this.levelCounts;
+    counts.fill(0, 0, levels + 1);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const L = lv[i]!;
+      if (L >= 0) { counts[Math.min(L, levels - 1) + 1]++; m++; }
+    }
+    for (let L = 0; L < levels; L++) counts[L + 1] += counts[L]!;
+    for (let i = 0; i < n; i++) {
+      const L = lv[i]!;
+      if (L >= 0) this.byLevel[counts[Math.min(L, levels - 1)]!++] = i;
+    }
+    this.frozenCount = m;
+    this.frozenUpTo = 0;
+  }
+
+  /** Bodies in byLevel[0 .. frozenUpTo) are frozen; frozenCount bodies have a level. */
+  private frozenCount = 0;
+
+  /** Shock propagation: bodies below `level` get infinite mass (K = 0). */
+  private freezeBelow(ctx: StepContext, level: number): void {
+    const lv = ctx.level;
+    while (this.frozenUpTo < this.frozenCount) {
+      const i = this.byLevel[this.frozenUpTo]!;
+      if (lv[i]! >= level) break;
+      ctx.invMass[i] = 0;
+      ctx.invInertia.fill(0, 9 * i, 9 * i + 9);
+      this.frozenUpTo++;
+    }
+  }
+
+  /** Gives the frozen bodies their masses back. */
+  private endFreezing(ctx: StepContext): void {
+    for (let k = 0; k < this.frozenUpTo; k++) restoreSolverMass(ctx, this.byLevel[k]!);
+    this.frozenUpTo = 0;
+  }
+
+  /**
+   * Resolves pair k: one impulse per patch, deepest patch first, with
+   * restitution `eps` (the pair's own when `useOwn`). `sweeps` > 1 repeats
+   * the pair with a restitution ramp (shock propagation). Returns whether
+   * any impulse was applied.
+   */
+  private resolvePair(ctx: StepContext, pairs: PairList, cs: ContactSet, k: number, eps: number, useOwn: boolean, sweeps: number): boolean {
+    const s = cs.start[k]!, e = cs.start[k + 1]!;
+    if (s === e) return false;
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const m = pairMaterial(ctx.bodies, a, b, this.mat);
+    const useEps = useOwn ? m.restitution : eps;
+    const st = this.bind(ctx);
+    const cell = pairCell(ctx.shapes, ctx.bodies, a, b);
+    const patch = this.patch;
+    const spread = patch.spread;
+    let any = false;
+    for (let sweep = 0; sweep < sweeps; sweep++) {
+      let applied = false;
+      // Several sweeps ramp the restitution like the contact iterations do.
+      const epsK = sweeps > 1 ? -0.9 + (0.9 * sweep) / (sweeps - 1) : useEps;
+      patch.beginPair(e - s);
+      for (let i = s; i < e; i++) {
+        if (patch.handled[i - s]) continue;
+        patch.build(cs, s, e, i, cell);
+        const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
+        const px = patch.px, py = patch.py, pz = patch.pz, nx = patch.nx, ny = patch.ny, nz = patch.nz;
+        // Contact phase: push out of penetrations deeper than PUSH_SLOP cells.
+        const depth = -cs.phi[i]! - PUSH_SLOP * cell;
+        const bias = !useOwn && depth > 0 ? Math.min(PUSH_MAX, (PUSH_RATE * depth) / ctx.dt) : 0;
+        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m, bias);
+        if (jn !== 0) {
+          applied = true;
+          if (patch.flat) {
+            // Torque and friction at the centroid interact (the centroid of
+            // the samples is rarely the patch's true centre): alternate them
+            // a few times so a sticking patch ends neither spinning nor
+            // creeping, within what is left of its friction cone.
+            const sticking = lastImpulse.sticking;
+            let budget = m.friction * jn - lastImpulse.jt;
+            for (let r = 0; r < 3; r++) {
+              applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction);
+              if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
+            }
+          }
+        }
+      }
+      if (!applied) break;
+      any = true;
+    }
+    if (any) {
+      ctx.version[a]++;
+      ctx.version[b]++;
+    }
+    return any;
+  }
+
+  private bind(ctx: StepContext): ImpulseState {
+    const st = this.state;
+    const B = ctx.bodies;
+    st.centre = B.pos;
+    st.vel = B.vel;
+    st.angVel = B.angVel;
+    st.invMass = ctx.invMass;
+    st.invInertiaW = ctx.invInertia;
+    return st;
+  }
+}

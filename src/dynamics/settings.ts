@@ -1,0 +1,20 @@
+/**
+ * The engine's solver settings. The scene layer (src/scene/validate.ts) fills
+ * them from a file's "solver" object, with its defaults; code that builds a
+ * World by hand passes them directly.
+ */
+export interface SolverSettings {
+  /** "separated": collisions, velocity update, contacts (seed ch. 5-6); "standard": the old scheme (4.1). */
+  scheme: 'separated' | 'standard';
+  /** "sequential": the seed's contact iterations and shock propagation; "pgs": projected Gauss-Seidel (pgs.ts). */
+  contactSolver: 'sequential' | 'pgs';
+  collisionIterations: number;
+  contactIterations: number;
+  jointIterations: number;
+  /** Order contact pairs by contact-graph level (4.5); off: one level. */
+  contactGraph: boolean;
+  /** The extra level-by-level pass with lower levels frozen (needs contactGraph). */
+  shockPropagation: boolean;
+  /** Interior collision samples per mesh edge (used when shapes are built). */
+  edgeSamples: number;
+}

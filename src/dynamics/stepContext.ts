@@ -1,0 +1,76 @@
+/**
+ * The narrow per-step context the stages share (Box2D's step context plays the
+ * same part): where each body is predicted to be, how the solver sees its mass,
+ * its contact-graph level, and a version that says when its prediction changed
+ * outside a contact solve. World owns one and passes it to every stage; no
+ * stage reaches into World itself.
+ *
+ * Per body i (sized to the body count in resize()):
+ *   predPos[3i..]     predicted centre x' = x + h v (+ h dt g in the collision phase)
+ *   predQuat[4i..]    predicted orientation
+ *   predRot[9i..]     its rotation matrix (row-major)
+ *   invMass[i]        inverse mass as the solver sees it: 0 for static bodies
+ *                     and for levels frozen by shock propagation
+ *   invInertia[9i..]  world inverse inertia at the current orientation (0 likewise)
+ *   level[i]          contact-graph level (-1: static)
+ *   version[i]        bumped whenever i's velocity changed outside the contact
+ *                     solve (joints, motors), so its pairs are queried again
+ */
+import type { Vec3 } from '../geometry/mesh.ts';
+import type { BodyStore } from './bodies.ts';
+import type { SolverSettings } from './settings.ts';
+import type { RigidShape } from './shape.ts';
+
+export class StepContext {
+  dt = 0.01;
+  gravity: Vec3 = [0, -9.81, 0];
+  /** Simulation time at the start of the step. */
+  time = 0;
+  settings: SolverSettings;
+  count = 0;
+  predPos = new Float64Array(0);
+  predQuat = new Float64Array(0);
+  predRot = new Float64Array(0);
+  invMass = new Float64Array(0);
+  invInertia = new Float64Array(0);
+  level = new Int32Array(0);
+  version = new Uint32Array(0);
+  /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
+  levelStamp = 0;
+
+  constructor(
+    readonly bodies: BodyStore,
+    readonly shapes: readonly RigidShape[],
+    settings: SolverSettings,
+  ) {
+    this.settings = settings;
+  }
+
+  /** Sizes the per-body arrays for n bodies; returns true if they were reallocated. */
+  resize(n: number): boolean {
+    if (n === this.count && this.predPos.length === 3 * n) return false;
+    this.count = n;
+    this.predPos = new Float64Array(3 * n);
+    this.predQuat = new Float64Array(4 * n);
+    this.predRot = new Float64Array(9 * n);
+    this.invMass = new Float64Array(n);
+    this.invInertia = new Float64Array(9 * n);
+    this.level = new Int32Array(n);
+    this.version = new Uint32Array(n);
+    return true;
+  }
+
+  /**
+   * Body i's velocity changed outside the contact solver (a joint impulse, a
+   * motor, an edit): the pairs it is in must be queried again at its new
+   * predicted pose instead of reusing cached contact points.
+   */
+  markMoved(i: number): void {
+    this.version[i]++;
+  }
+
+  /** The shape of body i. */
+  shapeOf(i: number): RigidShape {
+    return this.shapes[this.bodies.shape[i]!]!;
+  }
+}
