@@ -8,7 +8,7 @@
  * A body with invMass 0 (static, or frozen by shock propagation) contributes
  * K = 0 and is not changed.
  */
-import { addCollisionMatrix, invert3 } from './math.ts';
+import { addCollisionMatrix, invert3, tangentBasis } from './math.ts';
 
 /** The state the impulse reads and writes; the world owns these arrays. */
 export interface ImpulseState {
@@ -36,6 +36,7 @@ const K = new Float64Array(9);
 const Kinv = new Float64Array(9);
 const L = new Float64Array(9);
 const Linv = new Float64Array(9);
+const tb = new Float64Array(6);
 
 /** Scratch of pointKinematics: r1 (3), r2 (3), u_rel (3). */
 const kin = new Float64Array(9);
@@ -241,7 +242,7 @@ function clamp(x: number, m: number): number {
 
 /**
  * The torque a flat contact patch can hold (not in the seed; see
- * World.resolvePair): after the normal impulse j_n at the patch centroid, stop
+ * patches.ts): after the normal impulse j_n at the patch centroid, stop
  * the relative rotation of the two bodies, within what the patch can carry:
  * tipping about the patch's principal direction e1 is resisted with a lever of
  * sqrt(3) sigma2 (the half width of a uniform strip of deviation sigma2 across
@@ -287,12 +288,8 @@ export function applyTangentialStick(
   pointKinematics(s, b1, b2, px, py, pz);
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
-  // Tangent basis.
-  let ax: number, ay: number, az: number;
-  if (Math.abs(nx) < 0.6) { ax = 0; ay = nz; az = -ny; } else { ax = -nz; ay = 0; az = nx; }
-  const al = Math.hypot(ax, ay, az);
-  ax /= al; ay /= al; az /= al;
-  const bx = ny * az - nz * ay, by = nz * ax - nx * az, bz = nx * ay - ny * ax;
+  tangentBasis(nx, ny, nz, tb);
+  const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
   K.fill(0);
   if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
   if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);

@@ -143,7 +143,7 @@ export class Rng {
 export function tangentBasis(nx: number, ny: number, nz: number, out: Arr, o = 0): void {
   let t1x: number, t1y: number, t1z: number;
   if (Math.abs(nx) < 0.6) { t1x = 0; t1y = nz; t1z = -ny; } else { t1x = -nz; t1y = 0; t1z = nx; }
-  const tl = Math.hypot(t1x, t1y, t1z);
+  const tl = Math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z);
   t1x /= tl; t1y /= tl; t1z /= tl;
   out[o] = t1x; out[o + 1] = t1y; out[o + 2] = t1z;
   out[o + 3] = ny * t1z - nz * t1y;

@@ -52,7 +52,11 @@ export class StepProfile {
     this.t0 = performance.now();
   }
 
-  /** Adds the time since the last begin()/end() to `stage`. */
+  /**
+   * Adds the time since the last begin()/end() to `stage`. World.step calls
+   * begin() once and then end() after each stage, so the stages partition
+   * the step: every millisecond is booked to exactly one stage.
+   */
   end(stage: Stage): void {
     const t = performance.now();
     this.ms[stage] += t - this.t0;

@@ -218,6 +218,7 @@ export class World {
     const prof = this.profile;
     const t0 = performance.now();
     prof.reset();
+    prof.begin();
     this.prepare();
     const S = this.solver;
     this.rng.next();
@@ -263,6 +264,7 @@ export class World {
       this.guard('integrate');
     }
     this.publishContacts();
+    prof.end('integrate');
     this.time += this.dt;
     this.stepCount++;
     prof.totalMs = performance.now() - t0;
@@ -313,16 +315,16 @@ export class World {
   }
 
   // ------------------------------------------------------------ stages
-  // Each is timed into the profile once per call and calls into its module.
+  // Each calls into its module and books the time since the previous stage
+  // ended to itself (the profile partitions the step; guards and the hop
+  // back from an awaited query count to the stage that follows).
 
   private predict(h: number, withGravity: boolean): void {
-    this.profile.begin();
     predictPoses(this.ctx, h, withGravity);
     this.profile.end('predict');
   }
 
   private broadphase(): void {
-    this.profile.begin();
     const c = this.constraints;
     this.broad.findPairs(this.ctx, this.pairs, c ? (a, b) => c.ignoresPair(a, b) : null);
     this.profile.pairs = Math.max(this.profile.pairs, this.pairs.count);
@@ -330,25 +332,21 @@ export class World {
   }
 
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    this.profile.begin();
     await this.narrow.detect(this.ctx, this.pairs, this.backend, this.profile, false);
     this.profile.end(stage);
   }
 
   private collisionSolve(): void {
-    this.profile.begin();
     this.sequential.collide(this.ctx, this.pairs, this.narrow.cur, this.rng);
     this.profile.end('collisionSolve');
   }
 
   private velocityUpdate(): void {
-    this.profile.begin();
     velocityUpdate(this.ctx, this.constraints);
     this.profile.end('velocityUpdate');
   }
 
   private contactGraph(): number {
-    this.profile.begin();
     const levels = this.levels.build(this.ctx, this.pairs, this.narrow.cur, this.constraints);
     this.levels.sortPairs(this.ctx, this.pairs, levels);
     this.profile.end('contactGraph');
@@ -356,13 +354,11 @@ export class World {
   }
 
   private contactSolve(it: number, levels: number): void {
-    this.profile.begin();
     this.sequential.contactPass(this.ctx, this.pairs, this.narrow.cur, it, levels, false, this.constraints);
     this.profile.end('contactSolve');
   }
 
   private shockPropagation(levels: number): void {
-    this.profile.begin();
     this.sequential.contactPass(this.ctx, this.pairs, this.narrow.cur, this.solver.contactIterations, levels, true, this.constraints);
     this.profile.end('shockPropagation');
   }
@@ -373,7 +369,6 @@ export class World {
    * pass afterwards.
    */
   private pgsSolve(h: number, levels: number): void {
-    this.profile.begin();
     const cs = this.narrow.cur;
     this.pgs.solve(this.ctx, cs, this.pairs.order, this.pairs.count, h);
     // Velocities changed: pairs of these bodies must not reuse their points.
@@ -387,13 +382,11 @@ export class World {
   }
 
   private pgsPositionCorrection(): void {
-    this.profile.begin();
     this.pgs.applyPositionCorrection(this.bodies, this.dt);
     this.profile.end('integrate');
   }
 
   private integrate(): void {
-    this.profile.begin();
     integratePositions(this.ctx);
     if (this.solver.contactSolver === 'pgs' && this.solver.scheme !== 'standard') this.pgs.applyPositionCorrection(this.bodies, this.dt);
     this.profile.end('integrate');
@@ -401,14 +394,12 @@ export class World {
 
   private jointVelocities(): void {
     if (!this.constraints) return;
-    this.profile.begin();
     this.constraints.velocityStabilize(this.ctx);
     this.profile.end('joints');
   }
 
   private jointPositions(): void {
     if (!this.constraints) return;
-    this.profile.begin();
     this.constraints.positionStabilize(this.ctx, -1);
     this.profile.end('joints');
   }

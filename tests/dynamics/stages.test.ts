@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { SweepAndPrune } from '../../src/collision/broadphase.ts';
+import { STAGES } from '../../src/dynamics/profile.ts';
+import { builtinWorld, run } from './helpers.ts';
+
+describe('the step as stages', () => {
+  it('the stages of a step add up to the step total within 5 %, and every stage of the separated scheme is timed', async () => {
+    const w = await builtinWorld('jointed-rings', { count: 6 });
+    await run(w, 5); // warm up (JIT)
+    let total = 0, sum = 0;
+    const seen = new Set<string>();
+    for (let s = 0; s < 20; s++) {
+      await w.step();
+      total += w.profile.totalMs;
+      for (const st of STAGES) {
+        sum += w.profile.ms[st];
+        if (w.profile.ms[st] > 0) seen.add(st);
+      }
+    }
+    expect(sum).toBeLessThanOrEqual(total * 1.0001);
+    expect(sum).toBeGreaterThan(0.95 * total);
+    for (const st of STAGES) expect(seen, st).toContain(st);
+  });
+
+  it('the standard scheme books its velocity update and joints to their own stages', async () => {
+    const w = await builtinWorld('chain', { links: 3 });
+    w.solver.scheme = 'standard';
+    await run(w, 3);
+    expect(w.profile.ms.velocityUpdate).toBeGreaterThan(0);
+    expect(w.profile.ms.joints).toBeGreaterThan(0);
+    expect(w.profile.ms.broadphase).toBeGreaterThan(0);
+  });
+});
+
+describe('broad phase', () => {
+  /** Boxes of half size h at the given centres. */
+  function boxes(centres: number[][], h: number) {
+    const n = centres.length;
+    const min = new Float64Array(3 * n), max = new Float64Array(3 * n);
+    centres.forEach((c, i) => {
+      for (let k = 0; k < 3; k++) {
+        min[3 * i + k] = c[k]! - h;
+        max[3 * i + k] = c[k]! + h;
+      }
+    });
+    return { n, min, max };
+  }
+
+  function bruteForce(n: number, min: Float64Array, max: Float64Array): string[] {
+    const out: string[] = [];
+    for (let a = 0; a < n; a++) {
+      for (let b = a + 1; b < n; b++) {
+        let ok = true;
+        for (let k = 0; k < 3; k++) if (min[3 * b + k]! > max[3 * a + k]! || max[3 * b + k]! < min[3 * a + k]!) ok = false;
+        if (ok) out.push(`${a},${b}`);
+      }
+    }
+    return out;
+  }
+
+  it('a 200-box tower costs a linear number of box tests and finds exactly the overlapping pairs, in canonical order', () => {
+    const { n, min, max } = boxes(Array.from({ length: 200 }, (_, i) => [0.001 * Math.sin(i), 0.5 * i, 0]), 0.26);
+    const sap = new SweepAndPrune();
+    const skip = new Uint8Array(n);
+    sap.update(n, min, max, skip, () => false);
+    expect(sap.axis).toBe(1);
+    const found = Array.from({ length: sap.pairCount }, (_, k) => `${sap.pairs[2 * k]},${sap.pairs[2 * k + 1]}`);
+    expect(found).toEqual(bruteForce(n, min, max)); // brute force lists them in canonical order
+    expect(sap.tests).toBeLessThan(2 * n);
+  });
+
+  it('a random pile finds exactly the brute-force pairs, on whichever axis it sweeps', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const { n, min, max } = boxes(Array.from({ length: 300 }, () => [4 * rnd(), 2 * rnd(), 8 * rnd()]), 0.3);
+    const sap = new SweepAndPrune();
+    sap.update(n, min, max, new Uint8Array(n), () => false);
+    const found = Array.from({ length: sap.pairCount }, (_, k) => `${sap.pairs[2 * k]},${sap.pairs[2 * k + 1]}`);
+    expect(found).toEqual(bruteForce(n, min, max));
+    expect(sap.axis).toBe(2);
+  });
+});
