@@ -13,6 +13,8 @@
  * then higher), so what follows does not depend on the sweep axis or on the
  * bodies' order along it.
  */
+import { grown } from '../util/growable.ts';
+
 export class SweepAndPrune {
   /** Body indices sorted by their box minimum along `axis`. */
   private order = new Int32Array(0);
@@ -138,11 +140,7 @@ export class SweepAndPrune {
   }
 
   private push(a: number, b: number): void {
-    if (2 * this.pairCount + 2 > this.pairs.length) {
-      const p = new Int32Array(this.pairs.length * 2);
-      p.set(this.pairs);
-      this.pairs = p;
-    }
+    this.pairs = grown(this.pairs, 2 * this.pairCount + 2);
     this.pairs[2 * this.pairCount] = a;
     this.pairs[2 * this.pairCount + 1] = b;
     this.pairCount++;

@@ -13,6 +13,7 @@
  */
 import { itemCount, itemFirst, itemLength, samplesBoundingSphere } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
+import { grown } from '../util/growable.ts';
 import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Work items per cluster for the conservative SDF cull. */
@@ -149,15 +150,9 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     const res = this.result;
     if (res.count === res.sample.length) {
       const c = res.sample.length * 2;
-      const s = new Uint32Array(c);
-      s.set(res.sample);
-      const p = new Float32Array(c);
-      p.set(res.phi);
-      const nn = new Float32Array(3 * c);
-      nn.set(res.normal);
-      res.sample = s;
-      res.phi = p;
-      res.normal = nn;
+      res.sample = grown(res.sample, c);
+      res.phi = grown(res.phi, c);
+      res.normal = grown(res.normal, 3 * c);
     }
     const i = res.count++;
     res.sample[i] = sample;

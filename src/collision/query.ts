@@ -1,5 +1,6 @@
 import type { CollisionSamples } from '../geometry/samples.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
+import { grown } from '../util/growable.ts';
 
 /**
  * The penetration query, the one hot path shared by collision and contact
@@ -93,14 +94,9 @@ export class QueryBatchBuilder implements QueryBatch {
 
   private grow(): void {
     const n = this.shapeA.length * 2;
-    const a = new Uint32Array(n);
-    a.set(this.shapeA);
-    const b = new Uint32Array(n);
-    b.set(this.shapeB);
-    const p = new Float32Array(n * POSE_STRIDE);
-    p.set(this.poses);
-    this.shapeA = a;
-    this.shapeB = b;
-    this.poses = p;
+    this.shapeA = grown(this.shapeA, n);
+    this.shapeB = grown(this.shapeB, n);
+    this.poses = grown(this.poses, n * POSE_STRIDE);
   }
+
 }

@@ -13,6 +13,8 @@
  *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
  */
+import { grown } from '../util/growable.ts';
+
 export class BodyStore {
   count = 0;
   capacity: number;
@@ -53,11 +55,7 @@ export class BodyStore {
 
   private grow(): void {
     const c = this.capacity * 2;
-    const g = <T extends Float64Array | Uint8Array | Int32Array>(a: T, k: number): T => {
-      const b = new (a.constructor as new (n: number) => T)(c * k);
-      b.set(a);
-      return b;
-    };
+    const g = <T extends Float64Array | Uint8Array | Int32Array>(a: T, k: number): T => grown(a, c * k);
     this.pos = g(this.pos, 3);
     this.quat = g(this.quat, 4);
     this.vel = g(this.vel, 3);

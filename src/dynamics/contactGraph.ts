@@ -11,6 +11,8 @@
  * SCCs by Tarjan's algorithm, iterative (a 10 000-body pile must not overflow
  * the call stack). Linear in bodies + edges.
  */
+import { grown } from '../util/growable.ts';
+
 export class ContactGraph {
   private n = 0;
   private edgeFrom = new Int32Array(64);
@@ -52,12 +54,8 @@ export class ContactGraph {
   addEdge(u: number, v: number): void {
     if (u === v) return;
     if (this.edgeCount === this.edgeFrom.length) {
-      const a = new Int32Array(this.edgeFrom.length * 2);
-      a.set(this.edgeFrom);
-      const b = new Int32Array(this.edgeTo.length * 2);
-      b.set(this.edgeTo);
-      this.edgeFrom = a;
-      this.edgeTo = b;
+      this.edgeFrom = grown(this.edgeFrom, 2 * this.edgeCount);
+      this.edgeTo = grown(this.edgeTo, 2 * this.edgeCount);
     }
     this.edgeFrom[this.edgeCount] = u;
     this.edgeTo[this.edgeCount++] = v;

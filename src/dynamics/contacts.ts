@@ -4,7 +4,7 @@
  * pair. Body 1 owns the sample point, body 2's distance field was hit, and the
  * normal points out of body 2 (ALGORITHM.md 5).
  */
-import { grown } from './growable.ts';
+import { grown } from '../util/growable.ts';
 
 export class ContactSet {
   count = 0;

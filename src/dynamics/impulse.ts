@@ -94,26 +94,31 @@ export function applyContactImpulse(
   if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
   if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
 
-  let Jx: number, Jy: number, Jz: number;
-  let jn: number;
-  let sticking = false;
   const mu = m.friction;
   const KNx = K[0]! * nx + K[1]! * ny + K[2]! * nz;
   const KNy = K[3]! * nx + K[4]! * ny + K[5]! * nz;
   const KNz = K[6]! * nx + K[7]! * ny + K[8]! * nz;
   const nKn = nx * KNx + ny * KNy + nz * KNz;
   if (!(nKn > 0)) return 0;
+  // Frictionless (7.15-7.16), unless friction below finds its impulse.
+  let jn = dun / nKn;
+  let Jx = jn * nx, Jy = jn * ny, Jz = jn * nz;
+  let sticking = false;
   if (mu > 0 && invert3(K, Kinv)) {
     // Sticking: u_rel' = -eps u_n N (7.20), i.e. (target - u_n) N - u_t.
     const dx = (dun + un) * nx - ux, dy = (dun + un) * ny - uy, dz = (dun + un) * nz - uz;
-    Jx = Kinv[0]! * dx + Kinv[1]! * dy + Kinv[2]! * dz;
-    Jy = Kinv[3]! * dx + Kinv[4]! * dy + Kinv[5]! * dz;
-    Jz = Kinv[6]! * dx + Kinv[7]! * dy + Kinv[8]! * dz;
-    jn = Jx * nx + Jy * ny + Jz * nz;
-    const tx = Jx - jn * nx, ty = Jy - jn * ny, tz = Jz - jn * nz;
+    const sx = Kinv[0]! * dx + Kinv[1]! * dy + Kinv[2]! * dz;
+    const sy = Kinv[3]! * dx + Kinv[4]! * dy + Kinv[5]! * dz;
+    const sz = Kinv[6]! * dx + Kinv[7]! * dy + Kinv[8]! * dz;
+    const sn = sx * nx + sy * ny + sz * nz;
+    const tx = sx - sn * nx, ty = sy - sn * ny, tz = sz - sn * nz;
     const jt = Math.hypot(tx, ty, tz);
-    if (jn > 0 && jt <= mu * jn) {
+    if (sn > 0 && jt <= mu * sn) {
       sticking = true;
+      jn = sn;
+      Jx = sx;
+      Jy = sy;
+      Jz = sz;
     } else {
       // Sliding (7.25-7.26): friction opposes the tangential velocity.
       let Tx = ux - un * nx, Ty = uy - un * ny, Tz = uz - un * nz;
@@ -137,25 +142,9 @@ export function applyContactImpulse(
           Jx = jn * ax;
           Jy = jn * ay;
           Jz = jn * az;
-        } else {
-          jn = dun / nKn;
-          Jx = jn * nx;
-          Jy = jn * ny;
-          Jz = jn * nz;
         }
-      } else {
-        jn = dun / nKn;
-        Jx = jn * nx;
-        Jy = jn * ny;
-        Jz = jn * nz;
       }
     }
-  } else {
-    // Frictionless (7.15-7.16).
-    jn = dun / nKn;
-    Jx = jn * nx;
-    Jy = jn * ny;
-    Jz = jn * nz;
   }
 
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);

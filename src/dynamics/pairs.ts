@@ -13,7 +13,7 @@
  * every dynamic body whose box reaches below an analytic plane.
  */
 import { SweepAndPrune } from '../collision/broadphase.ts';
-import { grown } from './growable.ts';
+import { grown } from '../util/growable.ts';
 import type { StepContext } from './stepContext.ts';
 
 /** A mesh-mesh pair: both directions go to the penetration query. */

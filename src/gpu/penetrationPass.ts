@@ -23,6 +23,7 @@
 import type { PenetrationBackend, QueryBatch, QueryResult, QueryShape } from '../collision/query.ts';
 import { POSE_STRIDE } from '../collision/query.ts';
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
+import { grown } from '../util/growable.ts';
 import { checkErrors, createComputePipelineChecked, passSource, deviceLostReason } from './device.ts';
 import { CHUNK, QUERY_OUTPUT, QUERY_PARAMS, RECORD, SAMPLE_STRIDE, SDF_INFO, SHAPE_INFO, TASK, WORKGROUP_SIZE } from './layout.ts';
 
@@ -438,11 +439,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
 
   private ensureChunkData(chunks: number): void {
     const words = (chunks * CHUNK.size) / 4;
-    if (this.chunkData.length < words) {
-      const next = new Uint32Array(Math.max(words, this.chunkData.length * 2, 256));
-      next.set(this.chunkData);
-      this.chunkData = next;
-    }
+    this.chunkData = grown(this.chunkData, words);
   }
 
   /** Copies `n` records out of the mapped staging range into the host scratch arrays. */

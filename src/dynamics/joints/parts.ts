@@ -21,6 +21,7 @@
  *   ref[4p..]             LOCK: the rest relative orientation conj(qA0) qB0;
  *                         ANGLE: ref[4p] = the rest angle phi0 between a and b
  */
+import { grown } from '../../util/growable.ts';
 export const BALL = 0;
 export const LINE = 1;
 export const PLANE = 2;
@@ -58,19 +59,14 @@ export class JointParts {
 
   private grow(): void {
     const n = 2 * this.kind.length;
-    const g = <T extends Float64Array | Uint8Array | Int32Array>(x: T, k: number): T => {
-      const y = new (x.constructor as new (len: number) => T)(n * k);
-      y.set(x);
-      return y;
-    };
-    this.kind = g(this.kind, 1);
-    this.a = g(this.a, 1);
-    this.b = g(this.b, 1);
-    this.joint = g(this.joint, 1);
-    this.rA = g(this.rA, 3);
-    this.rB = g(this.rB, 3);
-    this.axA = g(this.axA, 3);
-    this.axB = g(this.axB, 3);
-    this.ref = g(this.ref, 4);
+    this.kind = grown(this.kind, n);
+    this.a = grown(this.a, n);
+    this.b = grown(this.b, n);
+    this.joint = grown(this.joint, n);
+    this.rA = grown(this.rA, 3 * n);
+    this.rB = grown(this.rB, 3 * n);
+    this.axA = grown(this.axA, 3 * n);
+    this.axB = grown(this.axB, 3 * n);
+    this.ref = grown(this.ref, 4 * n);
   }
 }
