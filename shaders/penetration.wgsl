@@ -2,13 +2,13 @@
 // (src/collision/cpuQuery.ts); host side in src/gpu/penetrationPass.ts.
 //
 // One dispatch runs every task of a batch. A task is "the samples of shape A,
-// posed in B's frame, against B's SDF". Its work items are A's vertices
-// (one sample each), then A's edges (edgeSamples consecutive samples each,
-// of which only the deepest inside sample is reported). The host cuts every
-// task into chunks of WORKGROUP_SIZE items; one workgroup runs one chunk, so
-// no thread searches for its task and tasks of any size share one dispatch.
-// Records are appended in arbitrary order with an atomic counter; the host
-// sorts them by (task, sample).
+// posed in B's frame, against B's SDF"; every sample whose phi_B is below the
+// task's margin is reported (a margin above 0 also returns the samples near
+// B's surface, which the host evaluates again as the bodies move). The host
+// cuts every task into chunks of WORKGROUP_SIZE samples; one workgroup runs
+// one chunk, one thread one sample, so no thread searches for its task and
+// tasks of any size share one dispatch. Records are appended in arbitrary
+// order with an atomic counter; the host sorts them by (task, sample).
 //
 // Byte layouts: src/gpu/layout.ts (checked by tests/gpu/layout.test.ts).
 
@@ -26,13 +26,13 @@ struct Task {
   pose: Pose,            // offset  0: A's frame in B's frame
   shapeA: u32,           // offset 32
   shapeB: u32,           // offset 36
-  pad0: u32,             // offset 40
+  margin: f32,           // offset 40: report samples with phi_B below this
   pad1: u32,             // offset 44
 }                        // size 48
 
 struct Chunk {
   task: u32,             // offset 0
-  firstItem: u32,        // offset 4
+  firstSample: u32,      // offset 4
 }                        // size 8
 
 struct QueryParams {
@@ -67,8 +67,6 @@ struct QueryOutput {
 @group(0) @binding(5) var<storage, read_write> out: QueryOutput;
 @group(0) @binding(6) var<uniform> params: QueryParams;
 
-const NO_SAMPLE: u32 = 0xffffffffu;
-
 fn emit(task: u32, sample: u32, s: vec4f) {
   let i = atomicAdd(&out.count, 1u);
   // Past the capacity only the count grows; the host re-runs with more room.
@@ -97,32 +95,12 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) lane:
   let task = tasks[chunk.task];
   let a = shapes[task.shapeA];
   let b = shapes[task.shapeB];
-  let item = chunk.firstItem + lane;
-
-  if (item < a.vertexCount) {
-    let s = probe(task, a, b, item);
-    if (s.x < 0.0) {
-      emit(chunk.task, item, s);
-    }
+  let index = chunk.firstSample + lane;
+  if (index >= a.vertexCount + a.edgeCount * a.edgeSamples) {
     return;
   }
-
-  let edge = item - a.vertexCount;
-  if (edge >= a.edgeCount) {
-    return;
-  }
-  // Deepest inside sample of the edge; strict < keeps the first of equal depths.
-  let first = a.vertexCount + edge * a.edgeSamples;
-  var best = vec4f(0.0);
-  var bestSample = NO_SAMPLE;
-  for (var k = 0u; k < a.edgeSamples; k++) {
-    let s = probe(task, a, b, first + k);
-    if (s.x < best.x) {
-      best = s;
-      bestSample = first + k;
-    }
-  }
-  if (bestSample != NO_SAMPLE) {
-    emit(chunk.task, bestSample, best);
+  let s = probe(task, a, b, index);
+  if (s.x < task.margin) {
+    emit(chunk.task, index, s);
   }
 }

@@ -18,6 +18,7 @@ const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
   contactQuery: '#ff5d5d',
   contactSolve: '#f2c94c',
   shockPropagation: '#bb6bd9',
+  positionCorrection: '#8a8fe0',
   joints: '#56ccf2',
   integrate: '#9aa5b1',
 };

@@ -3,21 +3,22 @@
  * contract). Float64 arithmetic on the same Float32 inputs the GPU gets.
  *
  * Cost model: per task, one bounding-sphere-vs-grid-box test; then per
- * *cluster* of CLUSTER_ITEMS consecutive work items (vertices or edges, which
- * are spatially coherent in mesh order) one SDF lookup at the cluster's centre:
- * the trilinear interpolant of a distance field changes by at most sqrt(3) per
- * unit length (each partial derivative is a blend of node differences of a
- * 1-Lipschitz function), so phi(centre) > sqrt(3) * radius proves every sample
- * of the cluster outside and skips it. The cull is exact (it never drops a
- * record), so the result equals the GPU's, which tests every item.
+ * *cluster* of CLUSTER_SAMPLES consecutive samples (vertices in mesh order,
+ * then face and edge samples, which are spatially coherent) one SDF lookup at
+ * the cluster's centre: the trilinear interpolant of a distance field changes
+ * by at most sqrt(3) per unit length (each partial derivative is a blend of
+ * node differences of a 1-Lipschitz function), so
+ * phi(centre) > sqrt(3) * radius + margin proves every sample of the cluster
+ * at or beyond the margin and skips it. The cull is exact (it never drops a
+ * record), so the result equals the GPU's, which tests every sample.
  */
-import { itemCount, itemFirst, itemLength, samplesBoundingSphere } from '../geometry/samples.ts';
+import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
-/** Work items per cluster for the conservative SDF cull. */
-const CLUSTER_ITEMS = 16;
+/** Samples per cluster for the conservative SDF cull. */
+const CLUSTER_SAMPLES = 32;
 const SQRT3 = Math.sqrt(3);
 const ORIGIN = [0, 0, 0];
 
@@ -28,13 +29,11 @@ interface Clusters {
 }
 
 function buildClusters(s: QueryShape['samples']): Clusters {
-  const items = itemCount(s);
-  const count = Math.ceil(items / CLUSTER_ITEMS);
+  const n = sampleCount(s);
+  const count = Math.ceil(n / CLUSTER_SAMPLES);
   const sphere = new Float64Array(4 * count);
   for (let c = 0; c < count; c++) {
-    const i0 = c * CLUSTER_ITEMS, i1 = Math.min(items, i0 + CLUSTER_ITEMS);
-    // Items are consecutive ranges of samples, so a cluster is one range.
-    const sph = samplesBoundingSphere(s, itemFirst(s, i0), itemFirst(s, i1 - 1) + itemLength(s, i1 - 1));
+    const sph = samplesBoundingSphere(s, c * CLUSTER_SAMPLES, Math.min(n, (c + 1) * CLUSTER_SAMPLES));
     sphere.set(sph, 4 * c);
     if (!Number.isFinite(sph[3])) sphere[4 * c + 3] = 0;
   }
@@ -55,6 +54,8 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     normal: new Float32Array(768),
   };
   private readonly n = new Float64Array(3);
+  /** Samples whose SDF value the last query computed (after the culls). */
+  evaluated = 0;
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.slice();
@@ -76,6 +77,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     res.count = 0;
     const poses = batch.poses;
     const nrm = this.n;
+    this.evaluated = 0;
     for (let t = 0; t < batch.count; t++) {
       res.taskStart[t] = res.count;
       const sa = batch.shapeA[t]!;
@@ -93,13 +95,15 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       const r = this.radius[sa]!;
       const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
       if (dx * dx + dy * dy + dz * dz > r * r) continue;
+      // (Samples outside the grid box are never reported: the narrow phase
+      // keeps every margin below the grid's padding, so they are beyond it.)
       // Rotation matrix of q (row-major).
       const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
       const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
       const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
-      const s = A.samples;
-      const pts = s.points;
-      const items = itemCount(s);
+      const pts = A.samples.points;
+      const n = sampleCount(A.samples);
+      const margin = batch.margin[t]!;
       const cl = this.clusters[sa]!;
       const sph = cl.sphere;
       for (let c = 0; c < cl.count; c++) {
@@ -110,15 +114,10 @@ export class CpuPenetrationBackend implements PenetrationBackend {
         const cz = m20 * ax + m21 * ay + m22 * az + tz;
         if (cx < x0 - cr || cx > x1 + cr || cy < y0 - cr || cy > y1 + cr || cz < z0 - cr || cz > z1 + cr) continue;
         if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
-          if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + 1e-7 * h) continue;
+          if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h) continue;
         }
-        const itemEnd = Math.min(items, (c + 1) * CLUSTER_ITEMS);
-      for (let item = c * CLUSTER_ITEMS; item < itemEnd; item++) {
-        const first = itemFirst(s, item), count = itemLength(s, item);
-        let best = -1;
-        let bestPhi = 0;
-        let bx = 0, by = 0, bz = 0;
-        for (let si = first; si < first + count; si++) {
+        const end = Math.min(n, (c + 1) * CLUSTER_SAMPLES);
+        for (let si = c * CLUSTER_SAMPLES; si < end; si++) {
           const ps = si * 4;
           const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
           const px = m00 * ax + m01 * ay + m02 * az + tx;
@@ -127,19 +126,12 @@ export class CpuPenetrationBackend implements PenetrationBackend {
           if (py < y0 || py > y1) continue;
           const pz = m20 * ax + m21 * ay + m22 * az + tz;
           if (pz < z0 || pz > z1) continue;
+          this.evaluated++;
           const phi = sdfPhiInside(g, px, py, pz);
-          if (phi < 0 && (best < 0 || phi < bestPhi)) {
-            best = si;
-            bestPhi = phi;
-            bx = px;
-            by = py;
-            bz = pz;
-          }
+          if (!(phi < margin)) continue;
+          sampleSdf(g, px, py, pz, nrm);
+          this.push(si, phi, nrm);
         }
-        if (best < 0) continue;
-        sampleSdf(g, bx, by, bz, nrm);
-        this.push(best, bestPhi, nrm);
-      }
       }
     }
     res.taskStart[batch.count] = res.count;

@@ -10,12 +10,15 @@ import { grown } from '../util/growable.ts';
  *
  * A *task* is one direction of one candidate pair: "the samples of shape A,
  * posed in the frame of shape B, against B's SDF". The world sends both
- * directions of every overlapping pair of one iteration in ONE call.
+ * directions of every pair that needs a fresh query in ONE call.
  *
- * Results: every vertex of A with phi_B < 0, and for every edge of A its
- * deepest sample with phi_B < 0 (none if no sample of the edge is inside).
- * Records are sorted by task, then by sample index, so both twins return
- * identical lists (the GPU appends in arbitrary order and the host sorts).
+ * Results: every sample of A (vertex, face or edge sample) with
+ * phi_B < margin, where the margin is the task's own (B's units). A margin
+ * above 0 returns the samples near B's surface too, so the narrow phase can
+ * evaluate later iterations, and later steps, from these records alone while
+ * the pair moves less than the margin (src/dynamics/narrowphase.ts). Records
+ * are sorted by task, then by sample index, so both twins return identical
+ * lists (the GPU appends in arbitrary order and the host sorts).
  */
 
 /** A shape as the query sees it: its samples and its SDF (null for analytic planes, never queried). */
@@ -35,6 +38,8 @@ export interface QueryBatch {
   shapeB: Uint32Array;
   /** Pose of A's frame in B's frame, POSE_STRIDE floats per task: p_B = rotate(q, p_A) + t. */
   poses: Float32Array;
+  /** Per task: report the samples with phi_B below this (B's local units; 0 reports the penetrating ones). */
+  margin: Float32Array;
 }
 
 export interface QueryResult {
@@ -44,7 +49,7 @@ export interface QueryResult {
   taskStart: Uint32Array;
   /** Sample index within shape A's samples. */
   sample: Uint32Array;
-  /** phi_B at the sample (< 0). */
+  /** phi_B at the sample (< the task's margin). */
   phi: Float32Array;
   /** Unit normal (grad phi_B) in B's frame, 3 floats per record. */
   normal: Float32Array;
@@ -68,13 +73,17 @@ export class QueryBatchBuilder implements QueryBatch {
   shapeA = new Uint32Array(64);
   shapeB = new Uint32Array(64);
   poses = new Float32Array(64 * POSE_STRIDE);
+  margin = new Float32Array(64);
 
   clear(): void {
     this.count = 0;
   }
 
-  /** Appends a task; q = rotation of A's frame into B's frame, t = A's origin in B's frame. */
-  push(a: number, b: number, qx: number, qy: number, qz: number, qw: number, tx: number, ty: number, tz: number): number {
+  /**
+   * Appends a task; q = rotation of A's frame into B's frame, t = A's origin
+   * in B's frame; samples with phi_B < margin are reported.
+   */
+  push(a: number, b: number, qx: number, qy: number, qz: number, qw: number, tx: number, ty: number, tz: number, margin = 0): number {
     if (this.count === this.shapeA.length) this.grow();
     const i = this.count++;
     this.shapeA[i] = a;
@@ -89,6 +98,7 @@ export class QueryBatchBuilder implements QueryBatch {
     p[o + 5] = ty;
     p[o + 6] = tz;
     p[o + 7] = 0;
+    this.margin[i] = margin;
     return i;
   }
 
@@ -97,6 +107,7 @@ export class QueryBatchBuilder implements QueryBatch {
     this.shapeA = grown(this.shapeA, n);
     this.shapeB = grown(this.shapeB, n);
     this.poses = grown(this.poses, n * POSE_STRIDE);
+    this.margin = grown(this.margin, n);
   }
 
 }

@@ -1,8 +1,11 @@
 /**
  * Contact points of the current candidate pairs, stored flat and grouped by
- * pair (points of pair k are [start[k], start[k + 1])), deepest first within a
- * pair. Body 1 owns the sample point, body 2's distance field was hit, and the
- * normal points out of body 2 (ALGORITHM.md 5).
+ * pair (points of pair k are [start[k], start[k + 1])), in the order of the
+ * pair's cached samples (not sorted: the solvers pick the deepest themselves).
+ * Body 1 owns the sample point, body 2's distance field was hit, and the
+ * normal points out of body 2 (ALGORITHM.md 5). A pair lists its penetrating
+ * points and also the samples just outside (phi up to a band above 0), which
+ * a contact patch takes in for its centroid (patches.ts).
  */
 import { grown } from '../util/growable.ts';
 
@@ -12,11 +15,13 @@ export class ContactSet {
   start = new Int32Array(2);
   b1 = new Int32Array(64);
   b2 = new Int32Array(64);
-  /** World point (3 per contact), on body 1's surface at the predicted pose. */
+  /** World point (3 per contact), on body 1's surface at the predicted pose, moved back by contactShift. */
   p = new Float64Array(192);
   /** World unit normal (3 per contact). */
   n = new Float64Array(192);
   phi = new Float64Array(64);
+  /** The sample of body 1's shape the point is. */
+  sample = new Int32Array(64);
 
   beginPairs(pairCount: number): void {
     this.pairCount = pairCount;
@@ -33,7 +38,7 @@ export class ContactSet {
     this.start[this.pairCount] = this.count;
   }
 
-  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number): void {
+  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, sample: number): void {
     if (this.count === this.b1.length) this.grow();
     const i = this.count++;
     this.b1[i] = b1;
@@ -45,45 +50,23 @@ export class ContactSet {
     this.n[3 * i + 1] = ny;
     this.n[3 * i + 2] = nz;
     this.phi[i] = phi;
+    this.sample[i] = sample;
   }
 
-  /** Copies contact i of another set (a cached pair) onto the end of this one. */
-  copyFrom(o: ContactSet, i: number): void {
-    this.push(o.b1[i]!, o.b2[i]!, o.p[3 * i]!, o.p[3 * i + 1]!, o.p[3 * i + 2]!, o.n[3 * i]!, o.n[3 * i + 1]!, o.n[3 * i + 2]!, o.phi[i]!);
-  }
-
-  /** Sorts the contacts of pair k deepest first (insertion sort: segments are short). */
-  sortPair(k: number): void {
-    const s = this.start[k]!;
-    const e = this.count;
-    for (let i = s + 1; i < e; i++) {
-      if (this.phi[i]! >= this.phi[i - 1]!) continue;
-      let j = i;
-      while (j > s && this.phi[j]! < this.phi[j - 1]!) {
-        this.swap(j, j - 1);
-        j--;
+  /**
+   * The deepest point of pair k (the first of equal depths) with phi below
+   * `below` (0: penetrating ones only), or -1 if it has none.
+   */
+  deepest(k: number, below = 0): number {
+    let best = -1;
+    let bestPhi = below;
+    for (let i = this.start[k]!; i < this.start[k + 1]!; i++) {
+      if (this.phi[i]! < bestPhi) {
+        bestPhi = this.phi[i]!;
+        best = i;
       }
     }
-  }
-
-  private swap(i: number, j: number): void {
-    let t = this.b1[i]!;
-    this.b1[i] = this.b1[j]!;
-    this.b1[j] = t;
-    t = this.b2[i]!;
-    this.b2[i] = this.b2[j]!;
-    this.b2[j] = t;
-    for (let k = 0; k < 3; k++) {
-      let u = this.p[3 * i + k]!;
-      this.p[3 * i + k] = this.p[3 * j + k]!;
-      this.p[3 * j + k] = u;
-      u = this.n[3 * i + k]!;
-      this.n[3 * i + k] = this.n[3 * j + k]!;
-      this.n[3 * j + k] = u;
-    }
-    const f = this.phi[i]!;
-    this.phi[i] = this.phi[j]!;
-    this.phi[j] = f;
+    return best;
   }
 
   private grow(): void {
@@ -93,20 +76,31 @@ export class ContactSet {
     this.p = grown(this.p, 3 * c);
     this.n = grown(this.n, 3 * c);
     this.phi = grown(this.phi, c);
+    this.sample = grown(this.sample, c);
   }
 }
 
 /**
  * The shift from where a contact was found (at the predicted poses) to where
- * it is stored, into out[0..2]: minus the mean predicted displacement of its
- * two bodies. Impulses act on the current velocities with lever arms about
- * the current centres; moving the point back this way gives both bodies their
- * impulse at the same point, which conserves linear and angular momentum
- * exactly (arms about the predicted centres would not, by dt (v1 - v2) x J
- * per impulse).
+ * it is stored, into out[0..2]: minus the predicted displacement of its two
+ * bodies, weighted by their inverse masses, w_a d_a + w_b d_b with
+ * w = m^-1 / (m_a^-1 + m_b^-1).
+ *
+ * Impulses act on the current velocities with lever arms about the current
+ * centres, and both bodies get their impulse at this one point, so linear and
+ * angular momentum are conserved exactly (arms about the two predicted
+ * centres would not be, by dt (v1 - v2) x J per impulse). The weights put the
+ * point where it belongs on the body that moves: against a static body (or a
+ * much heavier one) the point moves back with the moving body alone, so a
+ * rolling ball's contact stays under its centre. The plain mean of the two
+ * displacements put it dt v / 2 ahead, and the normal impulse then braked
+ * every roll like a rolling resistance of v dt / (2 r).
  */
-export function contactShift(predPos: Float64Array, pos: Float64Array, a: number, b: number, out: Float64Array): void {
-  out[0] = -0.5 * (predPos[3 * a]! - pos[3 * a]! + predPos[3 * b]! - pos[3 * b]!);
-  out[1] = -0.5 * (predPos[3 * a + 1]! - pos[3 * a + 1]! + predPos[3 * b + 1]! - pos[3 * b + 1]!);
-  out[2] = -0.5 * (predPos[3 * a + 2]! - pos[3 * a + 2]! + predPos[3 * b + 2]! - pos[3 * b + 2]!);
+export function contactShift(predPos: Float64Array, pos: Float64Array, invMass: Float64Array, a: number, b: number, out: Float64Array): void {
+  const ma = invMass[a]!, mb = invMass[b]!;
+  const sum = ma + mb;
+  const wa = sum > 0 ? ma / sum : 0.5, wb = sum > 0 ? mb / sum : 0.5;
+  out[0] = -(wa * (predPos[3 * a]! - pos[3 * a]!) + wb * (predPos[3 * b]! - pos[3 * b]!));
+  out[1] = -(wa * (predPos[3 * a + 1]! - pos[3 * a + 1]!) + wb * (predPos[3 * b + 1]! - pos[3 * b + 1]!));
+  out[2] = -(wa * (predPos[3 * a + 2]! - pos[3 * a + 2]!) + wb * (predPos[3 * b + 2]! - pos[3 * b + 2]!));
 }

@@ -154,6 +154,46 @@ export function applyContactImpulse(
   return jn;
 }
 
+/**
+ * A pseudo impulse (split impulse, position correction): raises the relative
+ * pseudo normal velocity at p to at least `target` with an impulse along N,
+ * applied to the pseudo velocities pv, pw (3 per body) with the solver's
+ * masses. Pseudo velocities move positions only (integrate.ts).
+ */
+export function applyPseudoImpulse(
+  s: ImpulseState, pv: Float64Array, pw: Float64Array, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number,
+): void {
+  const im = s.invMass, I = s.invInertiaW, c = s.centre;
+  const im1 = im[b1]!, im2 = im[b2]!;
+  if (im1 === 0 && im2 === 0) return;
+  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
+  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
+  const u1x = pv[3 * b1]! + pw[3 * b1 + 1]! * r1z - pw[3 * b1 + 2]! * r1y;
+  const u1y = pv[3 * b1 + 1]! + pw[3 * b1 + 2]! * r1x - pw[3 * b1]! * r1z;
+  const u1z = pv[3 * b1 + 2]! + pw[3 * b1]! * r1y - pw[3 * b1 + 1]! * r1x;
+  const u2x = pv[3 * b2]! + pw[3 * b2 + 1]! * r2z - pw[3 * b2 + 2]! * r2y;
+  const u2y = pv[3 * b2 + 1]! + pw[3 * b2 + 2]! * r2x - pw[3 * b2]! * r2z;
+  const u2z = pv[3 * b2 + 2]! + pw[3 * b2]! * r2y - pw[3 * b2 + 1]! * r2x;
+  const un = (u1x - u2x) * nx + (u1y - u2y) * ny + (u1z - u2z) * nz;
+  if (!(un < target)) return;
+  K.fill(0);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  const nKn = nx * (K[0]! * nx + K[1]! * ny + K[2]! * nz) + ny * (K[3]! * nx + K[4]! * ny + K[5]! * nz) + nz * (K[6]! * nx + K[7]! * ny + K[8]! * nz);
+  if (!(nKn > 0)) return;
+  const j = (target - un) / nKn;
+  const ps: ImpulseState = pseudoState;
+  ps.invMass = im;
+  ps.invInertiaW = I;
+  ps.vel = pv;
+  ps.angVel = pw;
+  applyImpulsePair(ps, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, j * nx, j * ny, j * nz);
+}
+const pseudoState: ImpulseState = {
+  centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0), invMass: new Float64Array(0), invInertiaW: new Float64Array(0),
+};
+
 /** v1 += J/m1, w1 += I1^-1 (r1 x J); the opposite on body 2 (7.17-7.18). */
 export function applyImpulsePair(
   s: ImpulseState, b1: number, b2: number,

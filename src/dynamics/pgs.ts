@@ -123,6 +123,9 @@ export class PgsSolver {
       const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
       const slop = this.slopCells * cell;
       for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
+        // Each penetrating point is a row; the points just outside that the
+        // narrow phase lists for patches are not contacts here.
+        if (!(cs.phi[i]! < 0)) continue;
         const a = cs.b1[i]!, b = cs.b2[i]!;
         const ima = im[a]!, imb = im[b]!;
         if (ima === 0 && imb === 0) continue;
@@ -155,7 +158,7 @@ export class PgsSolver {
         if (pt > 0) anyBias = true;
         // Cache key: the sample in body 1's predicted frame (the point was
         // stored moved back by contactShift; undo that).
-        contactShift(P, X, a, b, sh);
+        contactShift(P, X, B.invMass, a, b, sh);
         const dx = px - sh[0]! - P[3 * a]!, dy = py - sh[1]! - P[3 * a + 1]!, dz = pz - sh[2]! - P[3 * a + 2]!;
         const ro = 9 * a;
         this.local[3 * r] = R[ro]! * dx + R[ro + 3]! * dy + R[ro + 6]! * dz;

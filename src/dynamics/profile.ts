@@ -13,6 +13,7 @@ export const STAGES = [
   'contactQuery',
   'contactSolve',
   'shockPropagation',
+  'positionCorrection',
   'joints',
   'integrate',
 ] as const;
@@ -28,6 +29,8 @@ export class StepProfile {
   contacts = 0;
   /** Sample/SDF evaluations issued to the query backend in the last step. */
   queries = 0;
+  /** Samples whose distance the backend actually computed (after its culls) in the last step. */
+  samplesEvaluated = 0;
   /** Query calls (dispatches + readbacks on the GPU) in the last step. */
   queryCalls = 0;
   /** GPU execution time of the query dispatches from timestamp queries (0 when unavailable). */
@@ -44,6 +47,7 @@ export class StepProfile {
     this.pairs = 0;
     this.contacts = 0;
     this.queries = 0;
+    this.samplesEvaluated = 0;
     this.queryCalls = 0;
     this.gpuQueryMs = 0;
   }

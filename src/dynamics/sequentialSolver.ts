@@ -13,7 +13,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
-import { applyContactImpulse, applyPatchTorque, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
+import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
@@ -24,14 +24,20 @@ import type { StepContext } from './stepContext.ts';
 /** Sweeps over a pair's points in the shock-propagation pass. */
 const SHOCK_SWEEPS = 10;
 /**
- * Penetration recovery (not in the seed, which lets bodies that start
- * interpenetrated stay so): in the contact phase a point deeper than PUSH_SLOP
- * cells gets a separating velocity of PUSH_RATE of the excess depth per step,
- * at most PUSH_MAX m/s. Resting contacts (about g dt^2 deep) never reach it.
+ * Position correction (not in the seed, where a resting contact keeps
+ * whatever depth it settled at, and bodies that start interpenetrated stay
+ * so): after shock propagation, one level-by-level pass over the patches on
+ * *pseudo velocities* (ctx.pseudoVel / pseudoAngVel), lower levels frozen as
+ * in shock propagation, so a stack is lifted from the ground up in one pass.
+ * A patch deeper than SLOP cells gets the pseudo normal velocity that removes
+ * RATE of the excess in this step, at most MAX_STEP cells; integration then
+ * moves positions by dt times them and drops them (a split impulse): the
+ * correction moves bodies but gives them no velocity, so nothing is
+ * catapulted and no energy is added.
  */
-const PUSH_SLOP = 0.25;
-const PUSH_RATE = 0.1;
-const PUSH_MAX = 0.1;
+const SLOP = 0.002;
+const RATE = 0.3;
+const MAX_STEP = 0.25;
 
 export class SequentialSolver {
   private readonly patch = new PatchBuilder();
@@ -99,6 +105,41 @@ export class SequentialSolver {
       else c.positionStabilize(ctx, -1);
     }
     if (shock) this.endFreezing(ctx);
+  }
+
+  /**
+   * The position correction pass (see SLOP): pairs level by level (the order
+   * contactPass uses), lower levels frozen, one pseudo impulse per patch
+   * deeper than the slop.
+   */
+  positionPass(ctx: StepContext, pairs: PairList, cs: ContactSet, levels: number): void {
+    if (process.env.SF_NOPOS) return;
+    const n = pairs.count;
+    const order = pairs.order;
+    this.beginFreezing(ctx, levels);
+    const st = this.bind(ctx);
+    const patch = this.patch;
+    let curLevel = -1;
+    for (let o = 0; o < n; o++) {
+      const k = order[o]!;
+      const L = pairs.level[k]!;
+      if (L !== curLevel) {
+        this.freezeBelow(ctx, L);
+        curLevel = L;
+      }
+      const s = cs.start[k]!, e = cs.start[k + 1]!;
+      if (s === e) continue;
+      const cell = pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
+      patch.beginPair(e - s);
+      for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
+        patch.build(cs, s, e, i, cell);
+        const excess = -cs.phi[i]! - SLOP * cell;
+        if (excess <= 0) continue;
+        const target = Math.min(RATE * excess, MAX_STEP * cell) / ctx.dt;
+        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, patch.px, patch.py, patch.pz, patch.nx, patch.ny, patch.nz, target);
+      }
+    }
+    this.endFreezing(ctx);
   }
 
   /** Joint position pass for levels [from, to), each after freezing the levels below it in shock propagation. */
@@ -175,15 +216,11 @@ export class SequentialSolver {
       // Several sweeps ramp the restitution like the contact iterations do.
       const epsK = sweeps > 1 ? -0.9 + (0.9 * sweep) / (sweeps - 1) : useEps;
       patch.beginPair(e - s);
-      for (let i = s; i < e; i++) {
-        if (patch.handled[i - s]) continue;
+      for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
         patch.build(cs, s, e, i, cell);
         const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
         const px = patch.px, py = patch.py, pz = patch.pz, nx = patch.nx, ny = patch.ny, nz = patch.nz;
-        // Contact phase: push out of penetrations deeper than PUSH_SLOP cells.
-        const depth = -cs.phi[i]! - PUSH_SLOP * cell;
-        const bias = !useOwn && depth > 0 ? Math.min(PUSH_MAX, (PUSH_RATE * depth) / ctx.dt) : 0;
-        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m, bias);
+        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
         if (jn !== 0) {
           applied = true;
           if (patch.flat) {

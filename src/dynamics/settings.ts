@@ -17,4 +17,10 @@ export interface SolverSettings {
   shockPropagation: boolean;
   /** Interior collision samples per mesh edge (used when shapes are built). */
   edgeSamples: number;
+  /**
+   * Continuous collision: a pair whose relative motion in a step exceeds the
+   * half thickness of its thinner body is swept along the motion, so fast
+   * bodies do not tunnel through thin ones (narrowphase.ts).
+   */
+  ccd: boolean;
 }

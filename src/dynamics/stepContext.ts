@@ -35,6 +35,9 @@ export class StepContext {
   invInertia = new Float64Array(0);
   level = new Int32Array(0);
   version = new Uint32Array(0);
+  /** Pseudo velocities of the position correction (linear, angular; 3 per body): they move positions in integrate, then are cleared. */
+  pseudoVel = new Float64Array(0);
+  pseudoAngVel = new Float64Array(0);
   /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
   levelStamp = 0;
 
@@ -57,6 +60,8 @@ export class StepContext {
     this.invInertia = new Float64Array(9 * n);
     this.level = new Int32Array(n);
     this.version = new Uint32Array(n);
+    this.pseudoVel = new Float64Array(3 * n);
+    this.pseudoAngVel = new Float64Array(3 * n);
     return true;
   }
 

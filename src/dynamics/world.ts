@@ -34,7 +34,7 @@ import type { PenetrationBackend } from '../collision/query.ts';
 import { SimulationError } from '../errors.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
-import { velocityUpdate, integratePositions } from './integrate.ts';
+import { applyPseudoVelocities, velocityUpdate, integratePositions } from './integrate.ts';
 import { ContactLevels } from './levels.ts';
 import { quatToMat3, Rng } from './math.ts';
 import { NarrowPhase } from './narrowphase.ts';
@@ -106,18 +106,6 @@ export class World {
   /** Contact-graph level per body of the last step (-1: static). */
   get level(): Int32Array {
     return this.ctx.level;
-  }
-
-  /**
-   * Re-query a touched pair only when its predicted poses drifted by this many
-   * SDF cells since its last query (0: re-query whenever an impulse touched it).
-   */
-  get reuseTolerance(): number {
-    return this.narrow.reuseTolerance;
-  }
-
-  set reuseTolerance(v: number) {
-    this.narrow.reuseTolerance = v;
   }
 
   /** Uploads the shapes to the backend; call after adding shapes and before step(). */
@@ -256,6 +244,9 @@ export class World {
           await this.query('contactQuery');
           this.shockPropagation(levels);
         }
+        this.predict(this.dt, false);
+        await this.query('contactQuery');
+        this.positionCorrection(levels);
       }
       this.guard('contactSolve');
       // 4. Positions (plus the pseudo velocities of the PGS split impulse).
@@ -310,6 +301,11 @@ export class World {
         await this.query('contactQuery');
         this.shockPropagation(levels);
       }
+      // Positions already advanced: the correction moves them now.
+      this.predict(0, false);
+      await this.query('contactQuery');
+      this.positionCorrection(levels);
+      applyPseudoVelocities(this.ctx);
     }
     this.jointVelocities();
   }
@@ -331,8 +327,10 @@ export class World {
     this.profile.end('broadphase');
   }
 
+  /** Cached samples brought up to date (one batched query for the pairs that need it), then the contact points. */
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    await this.narrow.detect(this.ctx, this.pairs, this.backend, this.profile, false);
+    await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
+    this.narrow.evaluate(this.ctx, this.pairs, this.profile);
     this.profile.end(stage);
   }
 
@@ -356,6 +354,11 @@ export class World {
   private contactSolve(it: number, levels: number): void {
     this.sequential.contactPass(this.ctx, this.pairs, this.narrow.cur, it, levels, false, this.constraints);
     this.profile.end('contactSolve');
+  }
+
+  private positionCorrection(levels: number): void {
+    this.sequential.positionPass(this.ctx, this.pairs, this.narrow.cur, levels);
+    this.profile.end('positionCorrection');
   }
 
   private shockPropagation(levels: number): void {
@@ -424,6 +427,7 @@ export class World {
   /** Forgets everything cached between steps (after a backend switch or a restored state). */
   private invalidate(): void {
     this.preparedCount = -1;
+    this.pairs.invalidate();
   }
 
   /** Guard: no NaN/Inf may enter the state; name the body and the stage. */
@@ -449,9 +453,16 @@ export class World {
       v.normals = new Float64Array(3 * cs.count + 96);
       v.depth = new Float64Array(cs.count + 32);
     }
-    v.points.set(cs.p.subarray(0, 3 * cs.count));
-    v.normals.set(cs.n.subarray(0, 3 * cs.count));
-    for (let i = 0; i < cs.count; i++) v.depth[i] = -cs.phi[i]!;
-    v.count = cs.count;
+    // The penetrating points (not the ones just outside that patches use).
+    let n = 0;
+    for (let i = 0; i < cs.count; i++) {
+      if (!(cs.phi[i]! < 0)) continue;
+      for (let c = 0; c < 3; c++) {
+        v.points[3 * n + c] = cs.p[3 * i + c]!;
+        v.normals[3 * n + c] = cs.n[3 * i + c]!;
+      }
+      v.depth[n++] = -cs.phi[i]!;
+    }
+    v.count = n;
   }
 }

@@ -57,17 +57,17 @@ export const TASK = {
     pose: 0, //    Pose: 0 + 32, A's frame in B's frame
     shapeA: 32, // u32
     shapeB: 36, // u32
-    pad0: 40, //   u32, explicit padding
-    pad1: 44, //   u32
+    margin: 40, // f32: report samples with phi_B below this
+    pad1: 44, //   u32, explicit padding
   },
   size: 48,
 } as const satisfies StructLayout;
 
-/** penetration.wgsl `Chunk`: 64 consecutive work items (vertices, then edges) of one task. */
+/** penetration.wgsl `Chunk`: WORKGROUP_SIZE consecutive samples of one task. */
 export const CHUNK = {
   offsets: {
     task: 0, //      u32
-    firstItem: 4, // u32
+    firstSample: 4, // u32
   },
   size: 8,
 } as const satisfies StructLayout;

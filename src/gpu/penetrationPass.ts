@@ -213,7 +213,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       tu[w + SHAPE_INFO.offsets.vertexCount / 4] = samples.vertexCount;
       tu[w + SHAPE_INFO.offsets.edgeCount / 4] = samples.edgeCount;
       tu[w + SHAPE_INFO.offsets.edgeSamples / 4] = samples.edgeSamples;
-      this.items[s] = samples.vertexCount + (samples.edgeSamples > 0 ? samples.edgeCount : 0);
+      this.items[s] = count;
       this.sphere.set(samplesBoundingSphere(samples, 0, count), 4 * s);
       for (let k = 0; k < 3; k++) {
         this.box[s * 6 + k] = sdf.origin[k]!;
@@ -243,7 +243,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
    * rounding on the GPU and for a quaternion that is not exactly unit (the
    * kernel's rotation formula then also scales by up to |q|^2).
    */
-  private mayOverlap(a: number, b: number, poses: Float32Array, t: number): boolean {
+  private mayOverlap(a: number, b: number, poses: Float32Array, t: number, margin: number): boolean {
     const o = t * POSE_STRIDE;
     const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
     const sa = a * 4;
@@ -256,7 +256,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     const cy = vy + qw * ty + (qz * tx - qx * tz) + poses[o + 5]!;
     const cz = vz + qw * tz + (qx * ty - qy * tx) + poses[o + 6]!;
     const qq = qx * qx + qy * qy + qz * qz + qw * qw;
-    const r = this.sphere[sa + 3]! * Math.max(1, qq) * (1 + 1e-4) + 1e-4 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz));
+    const r = this.sphere[sa + 3]! * Math.max(1, qq) * (1 + 1e-4) + 1e-4 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz)) + Math.max(0, margin);
     const bb = b * 6;
     const box = this.box;
     const d2 = gap2(cx, box[bb]!, box[bb + 3]!) + gap2(cy, box[bb + 1]!, box[bb + 4]!) + gap2(cz, box[bb + 2]!, box[bb + 5]!);
@@ -299,15 +299,16 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       for (let k = 0; k < POSE_STRIDE; k++) tf[w + k] = batch.poses[po + k]!;
       tu[w + TASK.offsets.shapeA / 4] = a;
       tu[w + TASK.offsets.shapeB / 4] = b;
+      tf[w + TASK.offsets.margin / 4] = batch.margin[t]!;
       const items = this.items[a]!;
-      if (items === 0 || !this.mayOverlap(a, b, batch.poses, t)) continue;
+      if (items === 0 || !this.mayOverlap(a, b, batch.poses, t, batch.margin[t]!)) continue;
       bound += items;
       const chunks = Math.ceil(items / WORKGROUP_SIZE);
       this.ensureChunkData(chunkCount + chunks);
       for (let c = 0; c < chunks; c++) {
         const o = ((chunkCount + c) * CHUNK.size) / 4;
         this.chunkData[o + CHUNK.offsets.task / 4] = t;
-        this.chunkData[o + CHUNK.offsets.firstItem / 4] = c * WORKGROUP_SIZE;
+        this.chunkData[o + CHUNK.offsets.firstSample / 4] = c * WORKGROUP_SIZE;
       }
       chunkCount += chunks;
     }

@@ -104,7 +104,7 @@ const builtins: Builtin[] = [
       const rnd = lcg(11);
       const kinds = ['bone', 'cup', 'lblock'];
       const cols = Math.max(2, Math.ceil(Math.sqrt(n / 4)));
-      const bodies: Json[] = [ground()];
+      const bodies: Json[] = [ground({ rollingFriction: 0.02 })];
       for (let i = 0; i < n; i++) {
         const layer = Math.floor(i / (cols * cols));
         const c = i % (cols * cols);
@@ -118,6 +118,9 @@ const builtins: Builtin[] = [
           density: 700,
           restitution: 0.2,
           friction: 0.5,
+          // Bones and cups are round: without rolling resistance a block lying
+          // on two bones rolls on them forever at whatever speed it landed with.
+          rollingFriction: 0.02,
         });
       }
       return {

@@ -47,6 +47,7 @@ export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   contactGraph: true,
   shockPropagation: true,
   edgeSamples: 3,
+  ccd: true,
 };
 
 export const DEFAULT_SDF: Readonly<SdfSettings> = { cells: 48, padding: 2 };
@@ -459,6 +460,7 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
     contactGraph: r.bool(o, path, 'contactGraph', d.contactGraph),
     shockPropagation: r.bool(o, path, 'shockPropagation', d.shockPropagation),
     edgeSamples: r.num(o, path, 'edgeSamples', d.edgeSamples, { min: 0, max: 16, integer: true }),
+    ccd: r.bool(o, path, 'ccd', d.ccd),
   };
 }
 

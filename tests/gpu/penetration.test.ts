@@ -2,15 +2,15 @@
  * GpuPenetrationBackend against CpuPenetrationBackend (the Float64 twin) on
  * the same shapes and the same batches: hundreds of random relative poses of
  * convex and nonconvex pairs, in one call, including separated pairs and a
- * body entirely inside another. The twins may only disagree where f32
- * rounding decides: samples within 1e-5 of B's surface, and edges whose two
- * deepest samples are equally deep.
+ * body entirely inside another, with margins from 0 (penetrating samples only)
+ * to a cell (the narrow phase's cache). The twins may only disagree where f32
+ * rounding decides: samples within 1e-5 of the margin.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
 import { QueryBatchBuilder, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
-import { buildSamples } from '../../src/geometry/samples.ts';
+import { buildSamples, sampleCount } from '../../src/geometry/samples.ts';
 import { boneProfile, boxMesh, cupProfile, revolveMesh, torusMesh } from '../../src/geometry/shapes.ts';
 import { acquireGpu, requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { GpuPenetrationBackend } from '../../src/gpu/penetrationPass.ts';
@@ -73,7 +73,6 @@ interface ParityStats {
   maxPhiCells: number;
   maxNormal: number;
   surfaceOnly: number;
-  edgeTies: number;
 }
 
 /** Fails the test with `msg` unless `cond` (cheaper than expect() per record; thousands are checked). */
@@ -82,61 +81,32 @@ function check(cond: boolean, msg: () => string): void {
 }
 
 /** Checks one task's GPU records against the CPU's; accumulates figures. */
-function checkTask(t: number, gpu: TaskRecords, cpu: TaskRecords, a: QueryShape, cellSize: number, st: ParityStats): void {
+function checkTask(t: number, gpu: TaskRecords, cpu: TaskRecords, margin: number, cellSize: number, st: ParityStats): void {
   const ctx = `task ${t}`;
-  // Sorted by sample index, no duplicates, all inside.
+  // Sorted by sample index, no duplicates, all below the margin.
   for (let i = 1; i < gpu.samples.length; i++) check(gpu.samples[i]! > gpu.samples[i - 1]!, () => `${ctx}: samples not sorted: ${gpu.samples}`);
-  for (const s of gpu.samples) check(gpu.phi.get(s)! < 0, () => `${ctx} sample ${s}: phi ${gpu.phi.get(s)} is not inside`);
-  const nv = a.samples.vertexCount;
-  const k = a.samples.edgeSamples;
-  const item = (s: number): number => (s < nv ? s : nv + Math.floor((s - nv) / k));
-  const byItem = (r: TaskRecords): Map<number, number> => new Map(r.samples.map((s) => [item(s), s]));
-  const gi = byItem(gpu);
-  const ci = byItem(cpu);
-  check(gi.size === gpu.samples.length, () => `${ctx}: more than one record for a vertex or edge`);
+  for (const s of gpu.samples) check(gpu.phi.get(s)! < margin, () => `${ctx} sample ${s}: phi ${gpu.phi.get(s)} is not below the margin ${margin}`);
   st.records += cpu.samples.length;
-
   const tol = PHI_TOL_CELLS * cellSize;
-  for (const it of new Set([...gi.keys(), ...ci.keys()])) {
-    const gs = gi.get(it);
-    const cs = ci.get(it);
-    if (gs === undefined || cs === undefined) {
-      // Only one twin found it inside: it must sit on B's surface.
-      const phi = gs !== undefined ? gpu.phi.get(gs)! : cpu.phi.get(cs!)!;
-      check(Math.abs(phi) < SURFACE_BAND, () => `${ctx} item ${it}: phi ${phi} reported by ${gs !== undefined ? 'GPU' : 'CPU'} only`);
+  for (const s of new Set([...gpu.samples, ...cpu.samples])) {
+    const gp = gpu.phi.get(s);
+    const cp = cpu.phi.get(s);
+    if (gp === undefined || cp === undefined) {
+      // Only one twin found it below the margin: it must sit on the margin.
+      const phi = gp ?? cp!;
+      check(Math.abs(phi - margin) < SURFACE_BAND, () => `${ctx} sample ${s}: phi ${phi} (margin ${margin}) reported by ${gp !== undefined ? 'GPU' : 'CPU'} only`);
       st.surfaceOnly++;
       continue;
     }
-    const gp = gpu.phi.get(gs)!;
-    const cp = cpu.phi.get(cs)!;
-    check(Math.abs(gp - cp) <= tol, () => `${ctx} item ${it}: phi gpu ${gp} cpu ${cp}`);
+    check(Math.abs(gp - cp) <= tol, () => `${ctx} sample ${s}: phi gpu ${gp} cpu ${cp}`);
     st.maxPhiCells = Math.max(st.maxPhiCells, Math.abs(gp - cp) / cellSize);
-    if (gs !== cs) {
-      // Different deepest sample of one edge: only where the two are equally deep (checked above).
-      check(it >= nv, () => `${ctx}: vertex ${it} reported as sample ${gs} vs ${cs}`);
-      st.edgeTies++;
-      continue;
-    }
-    const gn = gpu.normal.get(gs)!;
-    const cn = cpu.normal.get(cs)!;
+    const gn = gpu.normal.get(s)!;
+    const cn = cpu.normal.get(s)!;
     const dn = Math.max(Math.abs(gn[0] - cn[0]), Math.abs(gn[1] - cn[1]), Math.abs(gn[2] - cn[2]));
-    check(dn <= NORMAL_TOL, () => `${ctx} sample ${gs}: normal gpu ${gn} cpu ${cn}`);
-    check(Math.abs(Math.hypot(...gn) - 1) < 1e-5, () => `${ctx} sample ${gs}: normal ${gn} is not unit`);
+    check(dn <= NORMAL_TOL, () => `${ctx} sample ${s}: normal gpu ${gn} cpu ${cn}`);
+    check(Math.abs(Math.hypot(...gn) - 1) < 1e-5, () => `${ctx} sample ${s}: normal ${gn} is not unit`);
     st.maxNormal = Math.max(st.maxNormal, dn);
     st.compared++;
-  }
-
-  // The deepest vertex of the task is the same (or equally deep).
-  const deepest = (r: TaskRecords): number => {
-    let best = -1;
-    for (const s of r.samples) if (s < nv && (best < 0 || r.phi.get(s)! < r.phi.get(best)!)) best = s;
-    return best;
-  };
-  const gd = deepest(gpu);
-  const cd = deepest(cpu);
-  if (gd !== cd) {
-    check(gd >= 0 && cd >= 0, () => `${ctx}: deepest vertex ${gd} vs ${cd}`);
-    check(Math.abs(gpu.phi.get(gd)! - cpu.phi.get(cd)!) <= tol, () => `${ctx}: deepest vertex ${gd} vs ${cd}`);
   }
 }
 
@@ -181,7 +151,9 @@ describe('GPU penetration query', () => {
         const dist = far ? reach * (1.2 + r()) : reach * r() * 0.9;
         const d = randomQuat(r); // a random direction from a random quaternion's vector part
         const n = Math.hypot(d[0], d[1], d[2]) || 1;
-        b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n);
+        // Margins from 0 (penetrating samples only) to a cell of B.
+        const margin = (i % 3) * 0.5 * shapes[bb]!.sdf.cellSize;
+        b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n, margin);
       }
     }
     // Fully inside: the small box anywhere well inside the big box (0.5 x 0.3 x 0.4 half extents).
@@ -204,16 +176,15 @@ describe('GPU penetration query', () => {
     const batch = buildBatch(seed, perPair);
     const g = extract(await backend.query(batch), batch.count);
     const c = extract(await cpuBackend.query(batch), batch.count);
-    const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0, edgeTies: 0 };
+    const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0 };
     for (let t = 0; t < batch.count; t++) {
-      const a = shapes[batch.shapeA[t]!]!;
       const bCell = shapes[batch.shapeB[t]!]!.sdf.cellSize;
-      checkTask(t, g[t]!, c[t]!, a, bCell, stats);
+      checkTask(t, g[t]!, c[t]!, batch.margin[t]!, bCell, stats);
     }
-    // The fully-inside tasks (the last perPair) report every vertex.
+    // The fully-inside tasks (the last perPair) report every sample.
     for (let t = batch.count - perPair; t < batch.count; t++) {
-      const nv = shapes[SMALL]!.samples.vertexCount;
-      expect(g[t]!.samples.filter((s) => s < nv).length, `task ${t}: small box inside`).toBe(nv);
+      const n = sampleCount(shapes[SMALL]!.samples);
+      expect(g[t]!.samples.length, `task ${t}: small box inside`).toBe(n);
     }
     return { stats, backend, batch, records: g };
   }
@@ -222,7 +193,7 @@ describe('GPU penetration query', () => {
     const { stats, backend, batch, records } = await parity(1, 32);
     console.log(
       `penetration parity: ${stats.records} CPU records, ${stats.compared} compared, max |dphi| ${stats.maxPhiCells.toExponential(2)} cells, ` +
-        `max |dn| ${stats.maxNormal.toExponential(2)}, ${stats.surfaceOnly} on-surface only in one, ${stats.edgeTies} edge ties, ` +
+        `max |dn| ${stats.maxNormal.toExponential(2)}, ${stats.surfaceOnly} on the margin in one only, ` +
         `gpu ${backend.lastGpuMs?.toFixed(3) ?? 'n/a'} ms (${names.length} shapes)`,
     );
     expect(batch.count).toBeGreaterThanOrEqual(256);
@@ -253,9 +224,9 @@ describe('GPU penetration query', () => {
       const batch = buildBatch(100 + i, perPair);
       const g = extract(await backend.query(batch), batch.count);
       const c = extract(await cpuBackend.query(batch), batch.count);
-      const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0, edgeTies: 0 };
+      const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0 };
       for (let t = 0; t < batch.count; t++) {
-        checkTask(t, g[t]!, c[t]!, shapes[batch.shapeA[t]!]!, shapes[batch.shapeB[t]!]!.sdf.cellSize, stats);
+        checkTask(t, g[t]!, c[t]!, batch.margin[t]!, shapes[batch.shapeB[t]!]!.sdf.cellSize, stats);
       }
       if (perPair === 0) expect(g.length).toBe(0);
     }
@@ -286,7 +257,9 @@ describe('GPU penetration query', () => {
     const nv = shapes[SMALL]!.samples.vertexCount;
     const verts = [];
     for (let i = 0; i < res.count; i++) if (res.sample[i]! < nv) verts.push(i);
+    // Margin 0: the penetrating samples only, and among the vertices the 4 pushed in.
     expect(verts.length).toBe(4);
+    for (let i = 0; i < res.count; i++) expect(res.phi[i]!).toBeLessThan(0);
     for (const i of verts) {
       expect(res.phi[i]!).toBeCloseTo(-0.03, 5);
       expect(res.normal[3 * i + 1]!).toBeCloseTo(1, 5);

@@ -64,6 +64,7 @@ describe('a valid scene', () => {
       contactGraph: true,
       shockPropagation: true,
       edgeSamples: 3,
+      ccd: true,
     });
     expect(scene.shapes['ring']).toEqual({ type: 'torus', majorRadius: 0.5, minorRadius: 0.12, segments: [24, 9], sdf: { cells: 48, padding: 2 } });
     expect(scene.shapes['box']).toEqual({ type: 'box', size: [1, 1, 1], sdf: { cells: 48, padding: 2 } });
@@ -119,7 +120,7 @@ describe('a valid scene', () => {
     const s = baseScene();
     s['gravity'] = [0, 0, -3];
     s['dt'] = 0.1;
-    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16 };
+    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false };
     s['shapes'].box.sdf = { cells: 512, padding: 16 };
     Object.assign(s['bodies'][1], { restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
     const scene = validateScene(s, 'scene.json');
