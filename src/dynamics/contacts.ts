@@ -22,6 +22,8 @@ export class ContactSet {
   phi = new Float64Array(64);
   /** The sample of body 1's shape the point is. */
   sample = new Int32Array(64);
+  /** The surface area the sample stands for (samples.ts sampleAreas). */
+  area = new Float64Array(64);
 
   beginPairs(pairCount: number): void {
     this.pairCount = pairCount;
@@ -38,7 +40,7 @@ export class ContactSet {
     this.start[this.pairCount] = this.count;
   }
 
-  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, sample: number): void {
+  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, sample: number, area: number): void {
     if (this.count === this.b1.length) this.grow();
     const i = this.count++;
     this.b1[i] = b1;
@@ -51,6 +53,7 @@ export class ContactSet {
     this.n[3 * i + 2] = nz;
     this.phi[i] = phi;
     this.sample[i] = sample;
+    this.area[i] = area;
   }
 
   /**
@@ -77,6 +80,7 @@ export class ContactSet {
     this.n = grown(this.n, 3 * c);
     this.phi = grown(this.phi, c);
     this.sample = grown(this.sample, c);
+    this.area = grown(this.area, c);
   }
 }
 

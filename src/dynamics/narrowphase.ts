@@ -386,7 +386,7 @@ export class NarrowPhase {
         const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
         const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
         const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
-        cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, s);
+        cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, s, samples.areas ? samples.areas[s]! : 1);
         if (phi < 0) inside++;
       }
     }

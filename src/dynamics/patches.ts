@@ -112,7 +112,7 @@ export class PatchBuilder {
       if (j !== i && mx * lnx + my * lny + mz * lnz < PATCH_COS) continue;
       handled[j - s] = 1;
       members[m++] = j;
-      const w = (limit - cs.phi[j]!) / band;
+      const w = ((limit - cs.phi[j]!) / band) * cs.area[j]!;
       nx += w * mx;
       ny += w * my;
       nz += w * mz;
@@ -140,16 +140,18 @@ export class PatchBuilder {
     }
     // The flat points' principal directions (a, b in the tangent plane) and spreads.
     const torqueLimit = phi0 + TORQUE_BAND * cell;
-    let cnt = 0, su = 0, sv = 0, suu = 0, svv = 0, suv = 0;
+    // (Area-weighted: what a face presses with, not how densely it is sampled.)
+    let cnt = 0, sa = 0, su = 0, sv = 0, suu = 0, svv = 0, suv = 0;
     for (let k = 0; k < m; k++) {
-      if (cs.phi[members[k]!]! > torqueLimit) continue;
-      const u = this.mu[k]!, v = this.mv[k]!;
-      cnt++; su += u; sv += v; suu += u * u; svv += v * v; suv += u * v;
+      const j = members[k]!;
+      if (cs.phi[j]! > torqueLimit) continue;
+      const u = this.mu[k]!, v = this.mv[k]!, a = cs.area[j]!;
+      cnt++; sa += a; su += a * u; sv += a * v; suu += a * u * u; svv += a * v * v; suv += a * u * v;
     }
     let ex = 1, ey = 0, l1 = 0, l2 = 0;
-    if (cnt >= 3) {
-      const au = su / cnt, av = sv / cnt;
-      const cuu = Math.max(0, suu / cnt - au * au), cvv = Math.max(0, svv / cnt - av * av), cuv = suv / cnt - au * av;
+    if (cnt >= 3 && sa > 0) {
+      const au = su / sa, av = sv / sa;
+      const cuu = Math.max(0, suu / sa - au * au), cvv = Math.max(0, svv / sa - av * av), cuv = suv / sa - au * av;
       const tr = cuu + cvv, det = cuu * cvv - cuv * cuv;
       const disc = Math.sqrt(Math.max(0, 0.25 * tr * tr - det));
       l1 = 0.5 * tr + disc;
@@ -167,7 +169,7 @@ export class PatchBuilder {
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
       const f = cs.phi[j]!;
-      const w = curve1 || curve2 ? (limit - f) / band : f < 0 ? 1 : 0;
+      const w = (curve1 || curve2 ? (limit - f) / band : f < 0 ? 1 : 0) * cs.area[j]!;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
     }

@@ -39,6 +39,12 @@ export interface CollisionSamples {
    * shallow contacts whose surfaces do not face each other (world.ts).
    */
   normals?: Float32Array;
+  /**
+   * The surface area each sample stands for (sampleAreas): the samples are
+   * dense where many triangles meet (a sphere's poles), so a contact patch
+   * weighs its points by area, not by count, to find its centre.
+   */
+  areas?: Float32Array;
 }
 
 export function sampleCount(s: CollisionSamples): number {
@@ -190,7 +196,9 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
     const acc = fnByEdge.get(edges[2 * e]! * nv + edges[2 * e + 1]!) ?? [0, 1, 0];
     for (let k = 0; k < edgeSamples; k++) put(single + e * edgeSamples + k, acc[0]!, acc[1]!, acc[2]!);
   }
-  return { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
+  const out: CollisionSamples = { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
+  out.areas = sampleAreas(mesh, out);
+  return out;
 }
 
 /**
@@ -237,3 +245,50 @@ export function samplesBoundingSphere(s: CollisionSamples, first = 0, end = samp
   }
   return [cx, cy, cz, Math.sqrt(r2)];
 }
+
+/**
+ * The area each sample stands for: every triangle shares its area equally
+ * among the samples on it (its 3 vertices, the samples of its 3 edges, each
+ * edge shared with the neighbouring triangle, and its own face samples), and a
+ * sample sums its shares. The areas add up to the mesh's surface area.
+ */
+export function sampleAreas(mesh: TriMesh, s: CollisionSamples): Float32Array {
+  const p = mesh.positions, idx = mesh.indices;
+  const nv = s.meshVertexCount ?? s.vertexCount;
+  const k = s.edgeSamples;
+  const out = new Float64Array(sampleCount(s));
+  const edgeIndex = new Map<number, number>();
+  for (let e = 0; e < s.edgeCount; e++) edgeIndex.set(s.edges[2 * e]! * nv + s.edges[2 * e + 1]!, e);
+  // Face samples come FACE_SAMPLES_PER_TRIANGLE per qualifying triangle, in triangle order, after the vertices.
+  let face = nv;
+  const faceEnd = s.vertexCount;
+  for (let t = 0; t < idx.length; t += 3) {
+    const a = idx[t]!, b = idx[t + 1]!, c = idx[t + 2]!;
+    const ux = p[3 * b]! - p[3 * a]!, uy = p[3 * b + 1]! - p[3 * a + 1]!, uz = p[3 * b + 2]! - p[3 * a + 2]!;
+    const vx = p[3 * c]! - p[3 * a]!, vy = p[3 * c + 1]! - p[3 * a + 1]!, vz = p[3 * c + 2]! - p[3 * a + 2]!;
+    const area = 0.5 * Math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx);
+    // Does this triangle own the next face samples? (Their centroid matches.)
+    let own = 0;
+    if (face < faceEnd) {
+      const cx = (p[3 * a]! + p[3 * b]! + p[3 * c]!) / 3, cy = (p[3 * a + 1]! + p[3 * b + 1]! + p[3 * c + 1]!) / 3, cz = (p[3 * a + 2]! + p[3 * b + 2]! + p[3 * c + 2]!) / 3;
+      const q = s.points;
+      if (Math.abs(q[4 * face]! - cx) + Math.abs(q[4 * face + 1]! - cy) + Math.abs(q[4 * face + 2]! - cz) <= 1e-6 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz))) own = FACE_SAMPLES_PER_TRIANGLE;
+    }
+    const share = area / (3 + 3 * k + own);
+    out[a] += share;
+    out[b] += share;
+    out[c] += share;
+    for (let j = 0; j < 3; j++) {
+      const v0 = idx[t + j]!, v1 = idx[t + ((j + 1) % 3)]!;
+      const e = edgeIndex.get(Math.min(v0, v1) * nv + Math.max(v0, v1));
+      if (e === undefined) continue;
+      for (let m = 0; m < k; m++) out[s.vertexCount + e * k + m] += share;
+    }
+    for (let f = 0; f < own; f++) out[face + f] += share;
+    face += own;
+  }
+  return Float32Array.from(out);
+}
+
+/** Face samples a large triangle gets: its centroid and three inset points. */
+const FACE_SAMPLES_PER_TRIANGLE = 4;

@@ -71,3 +71,15 @@ export async function slideAcceleration(world: World, deg: number, T = 0.5): Pro
   await run(world, Math.round(T / world.dt));
   return (along(vel(world, 'box')) - v0) / T;
 }
+
+/**
+ * A world whose penetration queries run on `backend` and whose SDFs are baked
+ * on the CPU: the physics tests compare the query backends; the bake's own
+ * parity is tests/gpu/sdfBake.test.ts's business (and on SwiftShader a GPU
+ * bake of a fine mesh costs seconds).
+ */
+export async function queryWorld(json: unknown, backend: BackendKind): Promise<World> {
+  const scene = validateScene(json, '<test>');
+  const b = await createBackend(backend);
+  return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8') });
+}

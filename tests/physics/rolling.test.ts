@@ -1,0 +1,64 @@
+/**
+ * Rolling (issue "Physics a physicist would sign", items 2-3): a tessellated
+ * sphere and cylinder roll down an incline with the accelerations of the
+ * smooth solids, and a ball that starts sliding reaches rolling at 5/7 of its
+ * speed when Coulomb friction says. On both query backends.
+ */
+import { describe, expect, it } from 'vitest';
+import type { World } from '../../src/dynamics/world.ts';
+import { queryWorld as worldFrom, run, vel } from '../dynamics/helpers.ts';
+import { cylinderRollAccel, onIncline, slidingBall, sphereRollAccel } from './scenes.ts';
+
+const DEG = 20;
+const G = 9.81;
+
+/** Speed down the slope (downhill is (-cos, -sin, 0)). */
+function downhill(w: World): number {
+  const v = vel(w, 'body');
+  const th = (DEG * Math.PI) / 180;
+  return -(v[0] * Math.cos(th) + v[1] * Math.sin(th));
+}
+
+/** Acceleration down the slope over 1 s, after 0.2 s to settle onto it. */
+async function rollAcceleration(w: World): Promise<number> {
+  await run(w, Math.round(0.2 / w.dt));
+  const v0 = downhill(w);
+  await run(w, Math.round(1 / w.dt));
+  return downhill(w) - v0;
+}
+
+describe.each(['cpu', 'gpu'] as const)('rolling (%s)', (backend) => {
+  it('a 48x32 sphere rolls down a 20 degree incline (mu 0.6) at (5/7) g sin(theta) within 3 %', async () => {
+    const r = 0.25;
+    const w = await worldFrom(onIncline(DEG, 0.6, { type: 'sphere', radius: r, segments: [48, 32], sdf: { cells: 32 } }, r), backend);
+    const a = await rollAcceleration(w);
+    expect(Math.abs(a - sphereRollAccel(DEG)) / sphereRollAccel(DEG)).toBeLessThan(0.03);
+  });
+
+  it('a 48-gon cylinder rolls down a 20 degree incline (mu 0.6) at (2/3) g sin(theta) within 3 %', async () => {
+    const r = 0.25;
+    // Its axis along z, across the slope.
+    const w = await worldFrom(onIncline(DEG, 0.6, { type: 'cylinder', radius: r, height: 0.5, segments: 48, sdf: { cells: 32 } }, r, 0.005, { rotation: { axis: [1, 0, 0], degrees: 90 } }), backend);
+    const a = await rollAcceleration(w);
+    expect(Math.abs(a - cylinderRollAccel(DEG)) / cylinderRollAccel(DEG)).toBeLessThan(0.03);
+  });
+
+  it('a ball sliding at v0 without spin rolls at 5/7 v0 from t = 2 v0 / (7 mu g), within 5 %', async () => {
+    const v0 = 2, mu = 0.2, r = 0.1;
+    const w = await worldFrom(slidingBall(r, v0, mu), backend);
+    const tRoll = (2 * v0) / (7 * mu * G);
+    let t = -1;
+    // Spin-up while sliding: omega r = (5/2) mu g t (a solid ball), checked at 0.1 s.
+    let spinAt01 = 0;
+    await run(w, Math.round(0.6 / w.dt), (ww) => {
+      const v = vel(ww, 'ball')[0];
+      const wr = -ww.bodies.angVel[3 * 1 + 2]! * r;
+      if (Math.abs(ww.time - 0.1) < 0.5 * ww.dt) spinAt01 = wr;
+      if (t < 0 && wr >= v - 1e-3) t = ww.time;
+    });
+    expect(Math.abs(spinAt01 - 2.5 * mu * G * 0.1) / (2.5 * mu * G * 0.1)).toBeLessThan(0.05);
+    expect(Math.abs(t - tRoll) / tRoll).toBeLessThan(0.05);
+    // Rolling from then on at 5/7 v0 (no rolling friction).
+    expect(Math.abs(vel(w, 'ball')[0] - (5 / 7) * v0) / ((5 / 7) * v0)).toBeLessThan(0.05);
+  });
+});
