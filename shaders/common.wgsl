@@ -53,6 +53,15 @@ fn in_grid_box(info: SdfInfo, p: vec3f) -> bool {
 // interpolated gradient (2.2-2.5) in .yzw. Outside the grid: phi = 1e30 and a
 // zero normal. Mirrors sampleSdf in src/sdf/grid.ts operation for operation;
 // keep them in step.
+// Distance from a cell face, in cells, within which a point counts as on it (CELL_FACE in grid.ts).
+const CELL_FACE: f32 = 1e-4;
+
+// The derivative along one axis in the cell whose first node is b (grid.ts edgeBlend).
+fn edge_blend(b: u32, along: u32, s1: u32, s2: u32, e1: f32, f1: f32, e2: f32, f2: f32) -> f32 {
+  return e2 * (e1 * (sdf_values[b + along] - sdf_values[b]) + f1 * (sdf_values[b + s1 + along] - sdf_values[b + s1])) +
+         f2 * (e1 * (sdf_values[b + s2 + along] - sdf_values[b + s2]) + f1 * (sdf_values[b + s2 + s1 + along] - sdf_values[b + s2 + s1]));
+}
+
 fn sample_sdf(info: SdfInfo, p: vec3f) -> vec4f {
   let g = (p - info.origin) * (1.0 / info.cellSize);
   let n = info.dims;
@@ -78,9 +87,26 @@ fn sample_sdf(info: SdfInfo, p: vec3f) -> vec4f {
   let phi = e.z * (e.y * (e.x * d000 + f.x * d100) + f.y * (e.x * d010 + f.x * d110)) +
             f.z * (e.y * (e.x * d001 + f.x * d101) + f.y * (e.x * d011 + f.x * d111));
   // x-derivative: bilinear (y, z) blend of the four x-edge differences; same for y, z.
-  let dx = e.z * (e.y * (d100 - d000) + f.y * (d110 - d010)) + f.z * (e.y * (d101 - d001) + f.y * (d111 - d011));
-  let dy = e.z * (e.x * (d010 - d000) + f.x * (d110 - d100)) + f.z * (e.x * (d011 - d001) + f.x * (d111 - d101));
-  let dz = e.y * (e.x * (d001 - d000) + f.x * (d101 - d100)) + f.y * (e.x * (d011 - d010) + f.x * (d111 - d110));
+  var dx = e.z * (e.y * (d100 - d000) + f.y * (d110 - d010)) + f.z * (e.y * (d101 - d001) + f.y * (d111 - d011));
+  var dy = e.z * (e.x * (d010 - d000) + f.x * (d110 - d100)) + f.z * (e.x * (d011 - d001) + f.x * (d111 - d101));
+  var dz = e.y * (e.x * (d001 - d000) + f.x * (d101 - d100)) + f.y * (e.x * (d011 - d010) + f.x * (d111 - d110));
+  // On a cell face the derivative across it is the mean of the two cells'
+  // (grid.ts sampleSdf says why); the same test as the CPU twin.
+  if (f.x < CELL_FACE && c.x > 0u) {
+    dx = 0.5 * (dx + edge_blend(b - 1u, 1u, sy, sz, e.y, f.y, e.z, f.z));
+  } else if (f.x > 1.0 - CELL_FACE && c.x < n.x - 2u) {
+    dx = 0.5 * (dx + edge_blend(b + 1u, 1u, sy, sz, e.y, f.y, e.z, f.z));
+  }
+  if (f.y < CELL_FACE && c.y > 0u) {
+    dy = 0.5 * (dy + edge_blend(b - sy, sy, 1u, sz, e.x, f.x, e.z, f.z));
+  } else if (f.y > 1.0 - CELL_FACE && c.y < n.y - 2u) {
+    dy = 0.5 * (dy + edge_blend(b + sy, sy, 1u, sz, e.x, f.x, e.z, f.z));
+  }
+  if (f.z < CELL_FACE && c.z > 0u) {
+    dz = 0.5 * (dz + edge_blend(b - sz, sz, 1u, sy, e.x, f.x, e.y, f.y));
+  } else if (f.z > 1.0 - CELL_FACE && c.z < n.z - 2u) {
+    dz = 0.5 * (dz + edge_blend(b + sz, sz, 1u, sy, e.x, f.x, e.y, f.y));
+  }
   let grad = vec3f(dx, dy, dz);
   let len = length(grad);
   var normal = vec3f(0.0, 1.0, 0.0);

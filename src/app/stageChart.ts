@@ -19,6 +19,7 @@ const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
   contactSolve: '#f2c94c',
   shockPropagation: '#bb6bd9',
   positionCorrection: '#8a8fe0',
+  islands: '#9aa3ad',
   joints: '#56ccf2',
   integrate: '#9aa5b1',
 };

@@ -22,6 +22,8 @@ export interface ConstraintSystem {
   positionStabilize(ctx: StepContext, level: number): void;
   /** Joint edges for the contact graph: calls add(u, v) for bodies that must share levels. */
   graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void;
+  /** Calls keep(i) for every body that must stay awake now (an active motor's). */
+  awakeBodies?(ctx: StepContext, keep: (i: number) => void): void;
   /** For drawing: world segments (6 numbers each) from body centres to joint anchors. */
   anchorSegments?(): Float64Array;
 }

@@ -29,11 +29,11 @@ export function velocityUpdate(ctx: StepContext, c: ConstraintSystem | null): vo
   const g = ctx.gravity;
   const dt = ctx.dt;
   for (let i = 0; i < B.count; i++) {
-    if (B.isStatic[i]) continue;
+    if (B.isStatic[i] || B.asleep[i]) continue;
     B.vel[3 * i] += dt * g[0];
     B.vel[3 * i + 1] += dt * g[1];
     B.vel[3 * i + 2] += dt * g[2];
-    if (!process.env.SF_NOGYRO) gyroscopic(B, i, dt);
+    gyroscopic(B, i, dt);
   }
   if (c && c.applyForces(ctx, dt)) {
     // Motors changed angular velocities: every cached prediction is stale.
@@ -73,7 +73,7 @@ export function integratePositions(ctx: StepContext): void {
   const dt = ctx.dt;
   const pv = ctx.pseudoVel, pw = ctx.pseudoAngVel;
   for (let i = 0; i < B.count; i++) {
-    if (B.isStatic[i]) continue;
+    if (B.isStatic[i] || B.asleep[i]) continue;
     B.pos[3 * i] += dt * (B.vel[3 * i]! + pv[3 * i]!);
     B.pos[3 * i + 1] += dt * (B.vel[3 * i + 1]! + pv[3 * i + 1]!);
     B.pos[3 * i + 2] += dt * (B.vel[3 * i + 2]! + pv[3 * i + 2]!);

@@ -44,7 +44,7 @@ export class ContactLevels {
     for (let k = 0; k < pairs.count; k++) {
       // Touching counts, not only penetrating: a resting stack whose position
       // correction left a hair of gap between two boxes still supports.
-      const s = cs.deepest(k, process.env.SF_T ? 0 : Infinity);
+      const s = cs.deepest(k, Infinity);
       if (s < 0) continue;
       // The deepest point's normal decides who supports whom.
       const b1 = cs.b1[s]!, b2 = cs.b2[s]!;

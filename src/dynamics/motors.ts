@@ -79,6 +79,14 @@ export class MotorSet {
    * Applies every active motor for the step [t, t + dt). Returns true if any
    * angular velocity changed.
    */
+  /** Calls f(body) for every motor on within the step starting at t (sleeping is not for them). */
+  active(t: number, dt: number, f: (body: number) => void): void {
+    const mid = t + 0.5 * dt;
+    for (let m = 0; m < this.count; m++) {
+      if (this.speed[m]! !== 0 && mid >= this.from[m]! && mid < this.until[m]!) f(this.body[m]!);
+    }
+  }
+
   apply(B: BodyStore, t: number, dt: number): boolean {
     let changed = false;
     for (let m = 0; m < this.count; m++) {

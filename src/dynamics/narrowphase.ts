@@ -250,7 +250,7 @@ export class NarrowPhase {
       const sa = this.queryIndex[B.shape[a]!]!, sb = this.queryIndex[B.shape[b]!]!;
       // Continuous collision: poses along the step's relative motion.
       let m = 1;
-      if (ccd && !process.env.SF_NOCCD) {
+      if (ccd) {
         const now = this.now;
         now.set(B.pos, B.quat, a, b);
         const thin = Math.min(ia.halfThickness, ib.halfThickness);

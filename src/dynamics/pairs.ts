@@ -156,7 +156,9 @@ export class BroadPhase {
     const B = ctx.bodies;
     this.computeAabbs(ctx);
     const st = B.isStatic;
-    this.sap.update(B.count, this.aabbMin, this.aabbMax, this.skip, (a, b) => (st[a] === 1 && st[b] === 1) || (ignore !== null && ignore(a, b)));
+    // Two bodies that cannot move (static or asleep) need no pair.
+    const zz = B.asleep;
+    this.sap.update(B.count, this.aabbMin, this.aabbMax, this.skip, (a, b) => ((st[a] === 1 || zz[a] === 1) && (st[b] === 1 || zz[b] === 1)) || (ignore !== null && ignore(a, b)));
     pairs.begin(B.count);
     // Plane pairs (body, plane) in canonical order, then merged with the
     // sweep's (already canonical) pairs.
@@ -164,7 +166,7 @@ export class BroadPhase {
     let np = 0;
     const R = ctx.predRot;
     for (let i = 0; i < B.count; i++) {
-      if (this.skip[i] || st[i]) continue;
+      if (this.skip[i] || st[i] || zz[i]) continue;
       for (const pb of this.planeBodies) {
         if (ignore !== null && ignore(Math.min(i, pb), Math.max(i, pb))) continue;
         const nl = ctx.shapeOf(pb).planeNormal!;

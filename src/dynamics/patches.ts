@@ -112,7 +112,7 @@ export class PatchBuilder {
       if (j !== i && mx * lnx + my * lny + mz * lnz < PATCH_COS) continue;
       handled[j - s] = 1;
       members[m++] = j;
-      const w = ((limit - cs.phi[j]!) / band) * cs.area[j]!;
+      const w = (limit - cs.phi[j]!) / band;
       nx += w * mx;
       ny += w * my;
       nz += w * mz;
@@ -140,14 +140,13 @@ export class PatchBuilder {
     }
     // The flat points' principal directions (a, b in the tangent plane) and spreads.
     const torqueLimit = phi0 + TORQUE_BAND * cell;
-    // (Area-weighted: what a face presses with, not how densely it is sampled.)
-    let cnt = 0, sa = 0, su = 0, sv = 0, suu = 0, svv = 0, suv = 0;
+    let cnt = 0, su = 0, sv = 0, suu = 0, svv = 0, suv = 0;
     for (let k = 0; k < m; k++) {
-      const j = members[k]!;
-      if (cs.phi[j]! > torqueLimit) continue;
-      const u = this.mu[k]!, v = this.mv[k]!, a = cs.area[j]!;
-      cnt++; sa += a; su += a * u; sv += a * v; suu += a * u * u; svv += a * v * v; suv += a * u * v;
+      if (cs.phi[members[k]!]! > torqueLimit) continue;
+      const u = this.mu[k]!, v = this.mv[k]!;
+      cnt++; su += u; sv += v; suu += u * u; svv += v * v; suv += u * v;
     }
+    const sa = cnt;
     let ex = 1, ey = 0, l1 = 0, l2 = 0;
     if (cnt >= 3 && sa > 0) {
       const au = su / sa, av = sv / sa;
@@ -163,13 +162,17 @@ export class PatchBuilder {
     // Does the surface curve along each of those directions?
     const curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell);
     const curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell);
-    // The centre: of all points, weighted, on a curved surface; of the
-    // penetrating ones on a face.
+    // The centre: on a curved surface, of all points, weighted by depth and
+    // by the area each stands for (a tessellation's samples crowd where its
+    // triangles meet, a sphere's pole); on a face, of the penetrating points
+    // (a face's samples are laid out symmetrically, and the areas of its
+    // corner vertices, shared with the side faces' triangles, are not).
+    const curvedPatch = curve1 || curve2;
     let px = 0, py = 0, pz = 0, wsum = 0;
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
       const f = cs.phi[j]!;
-      const w = (curve1 || curve2 ? (limit - f) / band : f < 0 ? 1 : 0) * cs.area[j]!;
+      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 ? 1 : 0;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
     }

@@ -19,7 +19,8 @@ export function predictPoses(ctx: StepContext, h: number, withGravity: boolean):
   const gh = withGravity ? h * ctx.dt : 0;
   const P = ctx.predPos, Q = ctx.predQuat;
   for (let i = 0; i < B.count; i++) {
-    const st = B.isStatic[i] === 1;
+    // A sleeping body stands still with infinite mass, like a static one.
+    const st = B.isStatic[i] === 1 || B.asleep[i] === 1;
     const vh = st ? 0 : h;
     const gg = st ? 0 : gh;
     P[3 * i] = B.pos[3 * i]! + vh * B.vel[3 * i]! + gg * g[0];

@@ -16,6 +16,7 @@ export const STAGES = [
   'positionCorrection',
   'joints',
   'integrate',
+  'islands',
 ] as const;
 
 export type Stage = (typeof STAGES)[number];
@@ -35,6 +36,10 @@ export class StepProfile {
   queryCalls = 0;
   /** GPU execution time of the query dispatches from timestamp queries (0 when unavailable). */
   gpuQueryMs = 0;
+  /** Dynamic bodies awake and asleep, and islands of the awake ones, after the last step. */
+  awake = 0;
+  asleep = 0;
+  islands = 0;
   private t0 = 0;
 
   constructor() {

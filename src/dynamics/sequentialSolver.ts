@@ -113,7 +113,6 @@ export class SequentialSolver {
    * deeper than the slop.
    */
   positionPass(ctx: StepContext, pairs: PairList, cs: ContactSet, levels: number): void {
-    if (process.env.SF_NOPOS) return;
     const n = pairs.count;
     const order = pairs.order;
     this.beginFreezing(ctx, levels);

@@ -23,4 +23,10 @@ export interface SolverSettings {
    * bodies do not tunnel through thin ones (narrowphase.ts).
    */
   ccd: boolean;
+  /**
+   * Islands of bodies that stay slow for half a second fall asleep and cost
+   * nothing until something touches them (islands.ts). The scene file's
+   * top-level "sleep".
+   */
+  sleep: boolean;
 }

@@ -35,6 +35,7 @@ import { SimulationError } from '../errors.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
 import { applyPseudoVelocities, velocityUpdate, integratePositions } from './integrate.ts';
+import { Islands } from './islands.ts';
 import { ContactLevels } from './levels.ts';
 import { quatToMat3, Rng } from './math.ts';
 import { NarrowPhase } from './narrowphase.ts';
@@ -93,6 +94,13 @@ export class World {
   private readonly narrow = new NarrowPhase();
   private readonly levels = new ContactLevels();
   private readonly sequential = new SequentialSolver();
+  private readonly islands = new Islands();
+  /** How the current round predicted (to predict again after bodies woke). */
+  private predictedH = 0;
+  private predictedGravity = false;
+  private readonly wakeFromMotor = (i: number): void => {
+    this.islands.wake(this.ctx, i);
+  };
   private readonly rng = new Rng(12345);
   private readonly rot = new Float64Array(9);
   private preparedCount = -1;
@@ -125,6 +133,7 @@ export class World {
    * velocity set, dragged): it wakes, and its cached contacts are dropped.
    */
   bodyEdited(i: number): void {
+    if (i < this.islands.timer.length) this.islands.wake(this.ctx, i);
     this.bodies.asleep[i] = 0;
     if (i < this.ctx.version.length) this.ctx.markMoved(i);
   }
@@ -210,6 +219,9 @@ export class World {
     this.prepare();
     const S = this.solver;
     this.rng.next();
+    // An active motor wakes its body's island (it is about to act).
+    if (!S.sleep) this.islands.wakeAll(this.ctx);
+    else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
     if (S.scheme === 'standard') {
       await this.stepStandard();
     } else {
@@ -254,6 +266,7 @@ export class World {
       this.jointVelocities();
       this.guard('integrate');
     }
+    this.updateIslands();
     this.publishContacts();
     prof.end('integrate');
     this.time += this.dt;
@@ -316,6 +329,8 @@ export class World {
   // back from an awaited query count to the stage that follows).
 
   private predict(h: number, withGravity: boolean): void {
+    this.predictedH = h;
+    this.predictedGravity = withGravity;
     predictPoses(this.ctx, h, withGravity);
     this.profile.end('predict');
   }
@@ -331,7 +346,35 @@ export class World {
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
     await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
     this.narrow.evaluate(this.ctx, this.pairs, this.profile);
+    if (this.wakeTouched()) {
+      // Bodies woke: they now move and have mass; predict this round again.
+      predictPoses(this.ctx, this.predictedH, this.predictedGravity);
+      await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
+      this.narrow.evaluate(this.ctx, this.pairs, this.profile);
+    }
     this.profile.end(stage);
+  }
+
+  /** Wakes the island of every sleeping body an awake one touches (a pair with contact points); true if any woke. */
+  private wakeTouched(): boolean {
+    const B = this.bodies, cs = this.narrow.cur, pairs = this.pairs;
+    let woke = false;
+    for (let k = 0; k < pairs.count; k++) {
+      if (cs.start[k] === cs.start[k + 1]) continue;
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      if (B.asleep[a] && !B.asleep[b]) woke = this.islands.wake(this.ctx, a) || woke;
+      else if (B.asleep[b] && !B.asleep[a]) woke = this.islands.wake(this.ctx, b) || woke;
+    }
+    return woke;
+  }
+
+  private updateIslands(): void {
+    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep);
+    const p = this.profile;
+    p.awake = this.islands.awake;
+    p.asleep = this.islands.asleep;
+    p.islands = this.islands.islands;
+    p.end('islands');
   }
 
   private collisionSolve(): void {
@@ -420,6 +463,7 @@ export class World {
     if (n === this.preparedCount) return;
     this.preparedCount = n;
     ctx.resize(n);
+    this.islands.resize(n);
     this.broad.resize(ctx);
     if (!this.narrow.uploaded(this.shapes.length)) this.uploadShapes();
   }

@@ -48,6 +48,7 @@ export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   shockPropagation: true,
   edgeSamples: 3,
   ccd: true,
+  sleep: true,
 };
 
 export const DEFAULT_SDF: Readonly<SdfSettings> = { cells: 48, padding: 2 };
@@ -106,8 +107,8 @@ export const JOINT_TYPES: readonly JointType[] = [
   'fixed',
 ];
 
-const TOP_KEYS = ['format', 'gravity', 'dt', 'solver', 'shapes', 'bodies', 'joints', 'motors'];
-const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER);
+const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors'];
+const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
   box: ['type', 'size', 'sdf'],
@@ -409,6 +410,8 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   const gravity = r.vec3(root, '', 'gravity', DEFAULT_GRAVITY);
   const dt = r.num(root, '', 'dt', DEFAULT_DT, { min: 0, minExclusive: true, max: MAX_DT });
   const solver = readSolver(r, get(root, 'solver'));
+  // Sleeping is a property of the scene (islands at rest fall asleep), kept with the solver's settings.
+  solver.sleep = r.bool(root, '', 'sleep', DEFAULT_SOLVER.sleep);
 
   const shapes: Record<string, ShapeDesc> = {};
   if (has(root, 'shapes')) {
@@ -461,6 +464,7 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
     shockPropagation: r.bool(o, path, 'shockPropagation', d.shockPropagation),
     edgeSamples: r.num(o, path, 'edgeSamples', d.edgeSamples, { min: 0, max: 16, integer: true }),
     ccd: r.bool(o, path, 'ccd', d.ccd),
+    sleep: d.sleep,
   };
 }
 

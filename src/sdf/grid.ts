@@ -115,12 +115,23 @@ export function sampleSdf(
     fz * (ey * (ex * d001 + fx * d101) + fy * (ex * d011 + fx * d111));
   if (normal) {
     // x-derivative: bilinear (y, z) blend of the four x-edge differences; same for y, z.
-    const dx =
+    let dx =
       ez * (ey * (d100 - d000) + fy * (d110 - d010)) + fz * (ey * (d101 - d001) + fy * (d111 - d011));
-    const dy =
+    let dy =
       ez * (ex * (d010 - d000) + fx * (d110 - d100)) + fz * (ex * (d011 - d001) + fx * (d111 - d101));
-    const dz =
+    let dz =
       ey * (ex * (d001 - d000) + fx * (d101 - d100)) + fy * (ex * (d011 - d010) + fx * (d111 - d110));
+    // On a cell face (within CELL_FACE of it) the derivative across the face
+    // is the mean of the two cells' (a central difference at the face): the
+    // one-sided values differ where the field bends, and a point lying on the
+    // face (a box's edge on a grid plane, which is where boxes put them) would
+    // otherwise get whichever cell rounding picks, differently on the GPU.
+    if (fx < CELL_FACE && i > 0) dx = 0.5 * (dx + edgeBlend(v, b - 1, 1, sy, sz, ey, fy, ez, fz));
+    else if (fx > 1 - CELL_FACE && i < nx - 2) dx = 0.5 * (dx + edgeBlend(v, b + 1, 1, sy, sz, ey, fy, ez, fz));
+    if (fy < CELL_FACE && j > 0) dy = 0.5 * (dy + edgeBlend(v, b - sy, sy, 1, sz, ex, fx, ez, fz));
+    else if (fy > 1 - CELL_FACE && j < ny - 2) dy = 0.5 * (dy + edgeBlend(v, b + sy, sy, 1, sz, ex, fx, ez, fz));
+    if (fz < CELL_FACE && k > 0) dz = 0.5 * (dz + edgeBlend(v, b - sz, sz, 1, sy, ex, fx, ey, fy));
+    else if (fz > 1 - CELL_FACE && k < nz - 2) dz = 0.5 * (dz + edgeBlend(v, b + sz, sz, 1, sy, ex, fx, ey, fy));
     const len = Math.hypot(dx, dy, dz);
     if (len > 0) {
       normal[0] = dx / len;
@@ -133,6 +144,19 @@ export function sampleSdf(
     }
   }
   return phi;
+}
+
+/** Distance from a cell face, in cells, within which a point counts as on it (sampleSdf). */
+export const CELL_FACE = 1e-4;
+
+/**
+ * The derivative along one axis in the cell whose first node is b: the
+ * bilinear blend over the other two axes (strides s1, s2, weights e/f) of
+ * the four edge differences along the axis (stride `along`).
+ */
+function edgeBlend(v: ArrayLike<number>, b: number, along: number, s1: number, s2: number, e1: number, f1: number, e2: number, f2: number): number {
+  return e2 * (e1 * (v[b + along]! - v[b]!) + f1 * (v[b + s1 + along]! - v[b + s1]!)) +
+    f2 * (e1 * (v[b + s2 + along]! - v[b + s2]!) + f1 * (v[b + s2 + s1 + along]! - v[b + s2 + s1]!));
 }
 
 /**

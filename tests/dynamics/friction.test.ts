@@ -25,7 +25,7 @@ describe('friction on an incline', () => {
   it('the elastic box on an incline: the standard scheme bounces, the separated scheme keeps contact', async () => {
     // Seed fig. 14 / 27: restitution 1, friction high enough to hold the box.
     const motion = async (scheme: string) => {
-      const w = await worldFrom(incline(20, 1, 1, scheme));
+      const w = await worldFrom({ ...incline(20, 1, 1, scheme), sleep: false });
       const th = (20 * Math.PI) / 180;
       const p0 = pos(w, 'box');
       let maxAway = 0;

@@ -25,6 +25,7 @@ describe('PGS contact solver', () => {
   it('a 10-box tower stands 5 s', async () => {
     const scene = builtinScene('tower', { height: 10 }) as Record<string, unknown>;
     scene['solver'] = PGS;
+    scene['sleep'] = false; // the solver's own rest state, not sleeping's
     const w = await worldFrom(scene);
     const top0 = pos(w, 'box9');
     await run(w, 500);
@@ -106,6 +107,7 @@ describe('PGS contact solver', () => {
     const residual = async (warm: boolean) => {
       const scene = builtinScene('tower', { height: 10 }) as Record<string, unknown>;
       scene['solver'] = PGS;
+    scene['sleep'] = false; // the solver's own rest state, not sleeping's
       const w = await worldFrom(scene);
       w.pgs.warmStart = warm;
       let sum = 0;

@@ -65,6 +65,7 @@ describe('a valid scene', () => {
       shockPropagation: true,
       edgeSamples: 3,
       ccd: true,
+      sleep: true,
     });
     expect(scene.shapes['ring']).toEqual({ type: 'torus', majorRadius: 0.5, minorRadius: 0.12, segments: [24, 9], sdf: { cells: 48, padding: 2 } });
     expect(scene.shapes['box']).toEqual({ type: 'box', size: [1, 1, 1], sdf: { cells: 48, padding: 2 } });
@@ -121,12 +122,13 @@ describe('a valid scene', () => {
     s['gravity'] = [0, 0, -3];
     s['dt'] = 0.1;
     s['solver'] = { scheme: 'standard', contactSolver: 'pgs', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false };
+    s['sleep'] = false;
     s['shapes'].box.sdf = { cells: 512, padding: 16 };
     Object.assign(s['bodies'][1], { restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
     const scene = validateScene(s, 'scene.json');
     expect(scene.gravity).toEqual([0, 0, -3]);
     expect(scene.dt).toBe(0.1);
-    expect(scene.solver).toEqual(s['solver']);
+    expect(scene.solver).toEqual({ ...s['solver'], sleep: false });
     expect(scene.shapes['box']).toMatchObject({ sdf: { cells: 512, padding: 16 } });
     expect(scene.bodies[1]).toMatchObject({ restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
   });

@@ -183,6 +183,10 @@ export class JointSystem implements ConstraintSystem {
     return this.motors.apply(ctx.bodies, ctx.time, dt);
   }
 
+  awakeBodies(ctx: StepContext, keep: (i: number) => void): void {
+    this.motors.active(ctx.time, ctx.dt, keep);
+  }
+
   /**
    * For drawing: per translational part, the segments centre A -> anchor A and
    * centre B -> anchor B in world space (6 numbers a segment), so a chain shows

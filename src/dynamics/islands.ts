@@ -1,0 +1,163 @@
+/**
+ * Stage "islands": bodies connected by contacts and joints form islands; an
+ * island whose bodies have all moved slower than the sleep thresholds for
+ * SLEEP_TIME seconds falls asleep. A sleeping body costs nothing: it is
+ * predicted where it is with infinite mass, never integrated, and the broad
+ * phase pairs it only with awake bodies. It wakes, with its whole island, when
+ * an awake body touches it (World checks every query round), when a joint or
+ * an active motor acts on its island, or when the app edits it
+ * (World.bodyEdited).
+ *
+ * Thresholds are relative to the body's size, so a tower of millimetre cubes
+ * sleeps as a tower of metre cubes does: a body is slow when its speed is
+ * below min(SLEEP_SPEED, SLEEP_SIZES * r) per second and its angular speed
+ * times r below the same (r: the radius of its shape).
+ */
+import type { ConstraintSystem } from './constraints.ts';
+import type { ContactSet } from './contacts.ts';
+import type { PairList } from './pairs.ts';
+import type { StepContext } from './stepContext.ts';
+
+/** Seconds an island must stay slow to fall asleep. */
+export const SLEEP_TIME = 0.5;
+/** Speed below which a body counts as slow, m/s (for bodies larger than SLEEP_SPEED / SLEEP_SIZES). */
+const SLEEP_SPEED = 0.05;
+/** Sizes per second below which a body counts as slow (small bodies). */
+const SLEEP_SIZES = 0.2;
+
+export class Islands {
+  /** Seconds each body has been slow. */
+  timer = new Float64Array(0);
+  /** The island a sleeping body fell asleep with (its root body), -1 while awake. */
+  sleepId = new Int32Array(0);
+  /** Awake and sleeping dynamic bodies and islands after the last update. */
+  awake = 0;
+  asleep = 0;
+  islands = 0;
+  private parent = new Int32Array(0);
+  private minTimer = new Float64Array(0);
+  private keep = new Uint8Array(0);
+  private ctx: StepContext | null = null;
+  /** Joint edges: a joint acting between an awake body and a sleeping one wakes the sleeper's island. */
+  private readonly union = (a: number, b: number): void => {
+    const B = this.ctx!.bodies;
+    if (B.asleep[a] !== B.asleep[b]) this.wake(this.ctx!, B.asleep[a] ? a : b);
+    this.join(a, b);
+  };
+  private readonly keepAwake = (i: number): void => {
+    this.keep[i] = 1;
+  };
+
+  resize(n: number): void {
+    if (this.timer.length === n) return;
+    this.timer = new Float64Array(n);
+    this.sleepId = new Int32Array(n).fill(-1);
+    this.parent = new Int32Array(n);
+    this.minTimer = new Float64Array(n);
+    this.keep = new Uint8Array(n);
+  }
+
+  /**
+   * After integration: the sleep timers, the islands of the awake bodies (the
+   * pairs of `cs` that touch, and joints), and the islands that fall asleep
+   * (only when `enabled`).
+   */
+  update(ctx: StepContext, pairs: PairList, cs: ContactSet, c: ConstraintSystem | null, enabled: boolean): void {
+    const B = ctx.bodies;
+    const n = B.count;
+    const dt = ctx.dt;
+    const parent = this.parent;
+    this.ctx = ctx;
+    this.keep.fill(0);
+    c?.awakeBodies?.(ctx, this.keepAwake);
+    for (let i = 0; i < n; i++) {
+      parent[i] = i;
+      if (B.isStatic[i] || B.asleep[i]) continue;
+      const r = ctx.shapeOf(i).radius;
+      const limit = Math.min(SLEEP_SPEED, SLEEP_SIZES * r);
+      const v = Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!);
+      const w = Math.hypot(B.angVel[3 * i]!, B.angVel[3 * i + 1]!, B.angVel[3 * i + 2]!) * r;
+      this.timer[i] = v < limit && w < limit && !this.keep[i] ? this.timer[i]! + dt : 0;
+    }
+    const active = (i: number): boolean => B.isStatic[i] === 0 && B.asleep[i] === 0;
+    for (let k = 0; k < pairs.count; k++) {
+      if (cs.start[k] === cs.start[k + 1]) continue;
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      if (active(a) && active(b)) this.join(a, b);
+    }
+    c?.graphEdges(ctx, this.union);
+    // Per island: the shortest time any of its bodies has been slow.
+    const minT = this.minTimer;
+    minT.fill(Infinity);
+    let islands = 0;
+    for (let i = 0; i < n; i++) {
+      if (!active(i)) continue;
+      const root = this.find(i);
+      if (root === i) islands++;
+      minT[root] = Math.min(minT[root]!, this.timer[i]!);
+    }
+    let asleep = 0, awake = 0;
+    for (let i = 0; i < n; i++) {
+      if (B.isStatic[i]) continue;
+      if (B.asleep[i]) {
+        asleep++;
+        continue;
+      }
+      const root = this.find(i);
+      if (enabled && minT[root]! >= SLEEP_TIME) {
+        B.asleep[i] = 1;
+        this.sleepId[i] = root;
+        for (let k = 0; k < 3; k++) {
+          B.vel[3 * i + k] = 0;
+          B.angVel[3 * i + k] = 0;
+        }
+        asleep++;
+      } else {
+        awake++;
+      }
+    }
+    this.awake = awake;
+    this.asleep = asleep;
+    this.islands = islands;
+  }
+
+  /** Wakes body i and every body that fell asleep in its island; returns whether any woke. */
+  wake(ctx: StepContext, i: number): boolean {
+    const B = ctx.bodies;
+    if (!B.asleep[i]) return false;
+    const id = this.sleepId[i]!;
+    for (let j = 0; j < B.count; j++) {
+      if (B.asleep[j] && (j === i || (id >= 0 && this.sleepId[j] === id))) {
+        B.asleep[j] = 0;
+        this.sleepId[j] = -1;
+        this.timer[j] = 0;
+      }
+    }
+    return true;
+  }
+
+  /** Wakes every sleeping body. */
+  wakeAll(ctx: StepContext): void {
+    const B = ctx.bodies;
+    for (let j = 0; j < B.count; j++) {
+      B.asleep[j] = 0;
+      this.sleepId[j] = -1;
+      this.timer[j] = 0;
+    }
+  }
+
+  private find(i: number): number {
+    const p = this.parent;
+    while (p[i] !== i) {
+      p[i] = p[p[i]!]!;
+      i = p[i]!;
+    }
+    return i;
+  }
+
+  private join(a: number, b: number): void {
+    const B = this.parent;
+    const ra = this.find(a), rb = this.find(b);
+    if (ra !== rb) B[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+}
