@@ -38,6 +38,8 @@ const SHOCK_SWEEPS = 10;
 const SLOP = 0.002;
 const RATE = 0.3;
 const MAX_STEP = 0.25;
+/** Depth, in cells, beyond which a pair whose pushes cancel is untangled as a whole (untangle). */
+const TANGLED = 0.5;
 
 export class SequentialSolver {
   private readonly patch = new PatchBuilder();
@@ -129,6 +131,7 @@ export class SequentialSolver {
       const s = cs.start[k]!, e = cs.start[k + 1]!;
       if (s === e) continue;
       const cell = pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
+      if (this.untangle(ctx, st, pairs, cs, k, cell)) continue;
       patch.beginPair(e - s);
       for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
         patch.build(cs, s, e, i, cell);
@@ -139,6 +142,44 @@ export class SequentialSolver {
       }
     }
     this.endFreezing(ctx);
+  }
+
+  /**
+   * Bodies that start (or end up) deeply interpenetrated: inside a thin wall
+   * the distance field points to the nearer face, so the deep points of a
+   * tangled pair push both ways and cancel, and the pair never comes apart.
+   * When the pair's depth-weighted normals mostly cancel (their sum is under
+   * half their total) and it is deeper than TANGLED cells, it is pushed apart
+   * as a whole instead: along the line from one centre of mass to the other
+   * (or against gravity if they coincide), by the pair's deepest depth, at
+   * the position correction's rate. Returns whether it did.
+   */
+  private untangle(ctx: StepContext, st: ImpulseState, pairs: PairList, cs: ContactSet, k: number, cell: number): boolean {
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    let nx = 0, ny = 0, nz = 0, total = 0, deepest = 0, px = 0, py = 0, pz = 0;
+    for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
+      const d = -cs.phi[i]!;
+      if (!(d > 0)) continue;
+      // Normals as "push a away from b".
+      const sign = cs.b1[i] === a ? d : -d;
+      nx += sign * cs.n[3 * i]!; ny += sign * cs.n[3 * i + 1]!; nz += sign * cs.n[3 * i + 2]!;
+      px += d * cs.p[3 * i]!; py += d * cs.p[3 * i + 1]!; pz += d * cs.p[3 * i + 2]!;
+      total += d;
+      if (d > deepest) deepest = d;
+    }
+    if (!(deepest > TANGLED * cell) || Math.hypot(nx, ny, nz) >= 0.5 * total) return false;
+    const X = ctx.bodies.pos;
+    let dx = X[3 * a]! - X[3 * b]!, dy = X[3 * a + 1]! - X[3 * b + 1]!, dz = X[3 * a + 2]! - X[3 * b + 2]!;
+    let l = Math.hypot(dx, dy, dz);
+    if (!(l > 1e-3 * cell)) {
+      const g = ctx.gravity;
+      // a above b, against gravity (or along +y without it).
+      const gl = Math.hypot(g[0], g[1], g[2]);
+      if (gl > 0) { dx = -g[0]; dy = -g[1]; dz = -g[2]; l = gl; } else { dx = 0; dy = 1; dz = 0; l = 1; }
+    }
+    const target = Math.min(RATE * deepest, MAX_STEP * cell) / ctx.dt;
+    applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, a, b, px / total, py / total, pz / total, dx / l, dy / l, dz / l, target);
+    return true;
   }
 
   /** Joint position pass for levels [from, to), each after freezing the levels below it in shock propagation. */

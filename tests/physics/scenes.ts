@@ -108,3 +108,43 @@ export function bullet(v: number, phase: number, extra: Json = {}): Json {
     ],
   };
 }
+
+/** The pile's nonconvex shapes (src/scene/builtins.ts), for the overlap scenes. */
+export const CUP = { type: 'revolve', profile: [[0, -0.12], [0.15, -0.12], [0.16, 0.12], [0.12, 0.12], [0.115, -0.08], [0, -0.08]], segments: 16, sdf: { cells: 40 } };
+export const LBLOCK = { type: 'extrude', polygon: [[0, 0], [0.4, 0], [0.4, 0.12], [0.12, 0.12], [0.12, 0.3], [0, 0.3]], depth: 0.15, sdf: { cells: 32 } };
+export const RING = { type: 'torus', majorRadius: 0.3, minorRadius: 0.07, segments: [12, 9], sdf: { cells: 32 } };
+
+/**
+ * Two bodies of `shape` placed interpenetrating by about `overlap` m (the
+ * second one moved toward the first along `dir` from touching), resting on
+ * the ground, no velocity.
+ */
+export function overlapping(shape: Json, placeA: Json, placeB: Json): Json {
+  return {
+    format: FORMAT, dt: 0.01,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, body: shape },
+    bodies: [
+      { name: 'ground', shape: 'floor', static: true, friction: 0.5, restitution: 0 },
+      { name: 'a', shape: 'body', friction: 0.5, restitution: 0, density: 700, ...placeA },
+      { name: 'b', shape: 'body', friction: 0.5, restitution: 0, density: 700, ...placeB },
+    ],
+  };
+}
+
+/**
+ * The seed's billiards (fig. 30): a cue ball sliding at v0 without spin into
+ * a row of `n` touching balls, ball-ball restitution 1, friction 0.2 and
+ * rolling friction `rolling` everywhere. With n = 0, the cue alone.
+ */
+export function billiards(v0: number, n: number, rolling: number): Json {
+  const r = 0.1;
+  const ball = { restitution: 1, friction: 0.2, rollingFriction: rolling };
+  const bodies: Json[] = [{ name: 'ground', shape: 'floor', static: true, restitution: 0.3, friction: 0.2, rollingFriction: rolling }];
+  bodies.push({ name: 'cue', shape: 'ball', position: [-1.5, r, 0], velocity: [v0, 0, 0], ...ball });
+  for (let i = 0; i < n; i++) bodies.push({ name: `ball${i}`, shape: 'ball', position: [i * 2 * r, r, 0], ...ball });
+  return {
+    format: FORMAT, dt: 0.005, sleep: false,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: r, segments: [36, 24], sdf: { cells: 32 } } },
+    bodies,
+  };
+}
