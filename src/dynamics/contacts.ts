@@ -25,6 +25,7 @@ export class ContactSet {
   /** The surface area the sample stands for (samples.ts sampleAreas). */
   area = new Float64Array(64);
 
+
   beginPairs(pairCount: number): void {
     this.pairCount = pairCount;
     this.count = 0;

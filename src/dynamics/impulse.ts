@@ -158,11 +158,15 @@ export function applyContactImpulse(
  * A pseudo impulse (split impulse, position correction): raises the relative
  * pseudo normal velocity at p to at least `target` with an impulse along N,
  * applied to the pseudo velocities pv, pw (3 per body) with the solver's
- * masses. Pseudo velocities move positions only (integrate.ts).
+ * masses, then stops the tangential pseudo velocity it caused within the
+ * friction cone (mu), as static friction does for real velocities: a patch
+ * normal tilted by the distance field's rounding at a face's edge must not
+ * walk a resting body sideways a hair every step. Pseudo velocities move
+ * positions only (integrate.ts).
  */
 export function applyPseudoImpulse(
   s: ImpulseState, pv: Float64Array, pw: Float64Array, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number, mu: number,
 ): void {
   const im = s.invMass, I = s.invInertiaW, c = s.centre;
   const im1 = im[b1]!, im2 = im[b2]!;
@@ -184,11 +188,13 @@ export function applyPseudoImpulse(
   if (!(nKn > 0)) return;
   const j = (target - un) / nKn;
   const ps: ImpulseState = pseudoState;
+  ps.centre = c;
   ps.invMass = im;
   ps.invInertiaW = I;
   ps.vel = pv;
   ps.angVel = pw;
   applyImpulsePair(ps, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, j * nx, j * ny, j * nz);
+  if (mu > 0) applyTangentialStick(ps, b1, b2, px, py, pz, nx, ny, nz, mu * j);
 }
 const pseudoState: ImpulseState = {
   centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0), invMass: new Float64Array(0), invInertiaW: new Float64Array(0),

@@ -371,17 +371,18 @@ export class NarrowPhase {
         const ny = RW[oo + 3]! * nlx + RW[oo + 4]! * nly + RW[oo + 5]! * nlz;
         const nz = RW[oo + 6]! * nlx + RW[oo + 7]! * nly + RW[oo + 8]! * nlz;
         const sn = samples.normals;
-        if (sn && !plane && phi > -ctx.shapeOf(other).sdf!.cellSize) {
+        if (sn && !plane) {
+          const ax = sn[4 * s]!, ay = sn[4 * s + 1]!, az = sn[4 * s + 2]!;
+          const mx = RW[ow]! * ax + RW[ow + 1]! * ay + RW[ow + 2]! * az;
+          const my = RW[ow + 3]! * ax + RW[ow + 4]! * ay + RW[ow + 5]! * az;
+          const mz = RW[ow + 6]! * ax + RW[ow + 7]! * ay + RW[ow + 8]! * az;
+          const dot = mx * nx + my * ny + mz * nz;
           // A shallow hit where the owner's surface faces the same way as
           // the other's (dot > 0) is a grazing artefact: a rim sample lying
           // on the other's side face when two faces coincide edge to edge.
           // Its sideways normal would only spin the bodies; deep hits are
           // always kept.
-          const ax = sn[4 * s]!, ay = sn[4 * s + 1]!, az = sn[4 * s + 2]!;
-          const wx = RW[ow]! * ax + RW[ow + 1]! * ay + RW[ow + 2]! * az;
-          const wy = RW[ow + 3]! * ax + RW[ow + 4]! * ay + RW[ow + 5]! * az;
-          const wz = RW[ow + 6]! * ax + RW[ow + 7]! * ay + RW[ow + 8]! * az;
-          if (wx * nx + wy * ny + wz * nz > 0) continue;
+          if (dot > 0 && phi > -ctx.shapeOf(other).sdf!.cellSize) continue;
         }
         const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
         const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;

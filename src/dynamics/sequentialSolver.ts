@@ -132,13 +132,14 @@ export class SequentialSolver {
       if (s === e) continue;
       const cell = pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
       if (this.untangle(ctx, st, pairs, cs, k, cell)) continue;
+      const mu = pairMaterial(ctx.bodies, pairs.a[k]!, pairs.b[k]!, this.mat).friction;
       patch.beginPair(e - s);
       for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
         patch.build(cs, s, e, i, cell);
         const excess = -cs.phi[i]! - SLOP * cell;
         if (excess <= 0) continue;
         const target = Math.min(RATE * excess, MAX_STEP * cell) / ctx.dt;
-        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, patch.px, patch.py, patch.pz, patch.nx, patch.ny, patch.nz, target);
+        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, patch.px, patch.py, patch.pz, patch.nx, patch.ny, patch.nz, target, mu);
       }
     }
     this.endFreezing(ctx);
@@ -178,7 +179,8 @@ export class SequentialSolver {
       if (gl > 0) { dx = -g[0]; dy = -g[1]; dz = -g[2]; l = gl; } else { dx = 0; dy = 1; dz = 0; l = 1; }
     }
     const target = Math.min(RATE * deepest, MAX_STEP * cell) / ctx.dt;
-    applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, a, b, px / total, py / total, pz / total, dx / l, dy / l, dz / l, target);
+    // No friction here: a tangle comes apart in whatever direction it can.
+    applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, a, b, px / total, py / total, pz / total, dx / l, dy / l, dz / l, target, 0);
     return true;
   }
 

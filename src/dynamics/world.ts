@@ -336,10 +336,14 @@ export class World {
   }
 
   private broadphase(): void {
+    this.findPairs();
+    this.profile.end('broadphase');
+  }
+
+  private findPairs(): void {
     const c = this.constraints;
     this.broad.findPairs(this.ctx, this.pairs, c ? (a, b) => c.ignoresPair(a, b) : null);
     this.profile.pairs = Math.max(this.profile.pairs, this.pairs.count);
-    this.profile.end('broadphase');
   }
 
   /** Cached samples brought up to date (one batched query for the pairs that need it), then the contact points. */
@@ -347,8 +351,11 @@ export class World {
     await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
     this.narrow.evaluate(this.ctx, this.pairs, this.profile);
     if (this.wakeTouched()) {
-      // Bodies woke: they now move and have mass; predict this round again.
+      // Bodies woke: they now move and have mass, and their pairs among
+      // themselves (left out while they slept) count again: predict and find
+      // the pairs of this round again.
       predictPoses(this.ctx, this.predictedH, this.predictedGravity);
+      this.findPairs();
       await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
       this.narrow.evaluate(this.ctx, this.pairs, this.profile);
     }

@@ -7,7 +7,7 @@
  * before the impact). On both backends.
  */
 import { describe, expect, it } from 'vitest';
-import { pos, queryWorld, run, vel } from '../dynamics/helpers.ts';
+import { queryWorld, run, vel } from '../dynamics/helpers.ts';
 import { billiards } from './scenes.ts';
 
 describe.each(['cpu', 'gpu'] as const)('billiards (%s)', (backend) => {
