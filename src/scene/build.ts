@@ -21,7 +21,7 @@ import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh } from '../geometry/validate.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
 import { invertInertia, principalInertia, type MassProperties } from '../sdf/mass.ts';
-import { analyseSolid, bakeSolid, type SolidAnalysis } from '../sdf/solid.ts';
+import { analyseSolid, bakeSolid, describeSolid, type SolidAnalysis } from '../sdf/solid.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
 import { InputError } from '../errors.ts';
@@ -155,34 +155,6 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
     throw new InputError(`the SDF cell size would be ${fmtValue(cell)} m; expected 1e-100 to 1e100 m`, scene.file, where);
   }
   return { own, solid, mass };
-}
-
-/** The warning for a mesh that is not one ordinary closed surface: what was found and what was done. */
-function describeSolid(s: SolidAnalysis, mesh: TriMesh): string {
-  const parts: string[] = [];
-  const at = (v: Vec3) => `(${v.map(fmtValue).join(', ')})`;
-  if (s.crossings > 0) {
-    const ex = s.example!;
-    parts.push(`the mesh intersects itself: ${s.crossings} pair${s.crossings === 1 ? '' : 's'} of triangles cross, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
-  } else if (s.coplanarOverlaps > 0) {
-    const ex = s.example!;
-    parts.push(`parts of the mesh touch face to face: ${s.coplanarOverlaps} pair${s.coplanarOverlaps === 1 ? '' : 's'} of triangles overlap, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
-  }
-  if (s.innerPatches > 0) parts.push(`${s.innerPatches} part${s.innerPatches === 1 ? ' lies' : 's lie'} inside the solid (nested)`);
-  if (s.invertedPatches > 0) parts.push(`${s.invertedPatches} part${s.invertedPatches === 1 ? ' is' : 's are'} inside out`);
-  const tetSum = s.boundary === mesh ? s.mass.volume : Math.abs(tetVolume(mesh));
-  return `${parts.join('; ')}. The body is what the surface encloses, counted once (nonzero winding): volume ${s.mass.volume.toPrecision(6).replace(/\.?0+$/, '')} ` +
-    `(the surface integral of the raw mesh gives ${tetSum.toPrecision(6).replace(/\.?0+$/, '')}); its SDF is signed by the winding number`;
-}
-
-function tetVolume(m: TriMesh): number {
-  const p = m.positions, idx = m.indices;
-  let six = 0;
-  for (let t = 0; t < idx.length; t += 3) {
-    const a = 3 * idx[t]!, b = 3 * idx[t + 1]!, c = 3 * idx[t + 2]!;
-    six += p[a]! * (p[b + 1]! * p[c + 2]! - p[b + 2]! * p[c + 1]!) + p[a + 1]! * (p[b + 2]! * p[c]! - p[b]! * p[c + 2]!) + p[a + 2]! * (p[b]! * p[c + 1]! - p[b + 1]! * p[c]!);
-  }
-  return six / 6;
 }
 
 /**

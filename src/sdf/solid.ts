@@ -514,3 +514,27 @@ export function signByWinding(grid: SdfGrid, mesh: TriMesh): void {
     }
   }
 }
+
+/** The warning for a mesh that is not one ordinary closed surface: what was found and what was done. */
+export function describeSolid(s: SolidAnalysis, mesh: TriMesh): string {
+  const parts: string[] = [];
+  const at = (v: Vec3) => `(${v.map(fmt).join(', ')})`;
+  if (s.crossings > 0) {
+    const ex = s.example!;
+    parts.push(`the mesh intersects itself: ${s.crossings} pair${s.crossings === 1 ? '' : 's'} of triangles cross, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
+  } else if (s.coplanarOverlaps > 0) {
+    const ex = s.example!;
+    parts.push(`parts of the mesh touch face to face: ${s.coplanarOverlaps} pair${s.coplanarOverlaps === 1 ? '' : 's'} of triangles overlap, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
+  }
+  if (s.innerPatches > 0) parts.push(`${s.innerPatches} part${s.innerPatches === 1 ? ' lies' : 's lie'} inside the solid (nested)`);
+  if (s.invertedPatches > 0) parts.push(`${s.invertedPatches} part${s.invertedPatches === 1 ? ' is' : 's are'} inside out`);
+  const tetSum = Math.abs(massFromMesh(mesh).volume);
+  return `${parts.join('; ')}. The body is what the surface encloses, counted once (nonzero winding): volume ${Number(s.mass.volume.toPrecision(6))} ` +
+    `(the surface integral of the raw mesh gives ${Number(tetSum.toPrecision(6))}); its SDF is signed by the winding number`;
+}
+
+function fmt(x: number): string {
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(2).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  return String(Number(x.toPrecision(3)));
+}
