@@ -18,6 +18,7 @@
  */
 import type { TriMesh, Vec3 } from './mesh.ts';
 import { meshBounds } from './mesh.ts';
+import { DisjointSets } from './disjointSets.ts';
 
 /** Vertices closer than this fraction of the bounding-box diagonal are one vertex. */
 export const WELD_REL = 1e-6;
@@ -78,15 +79,8 @@ export function weldBoundary(mesh: TriMesh): WeldResult {
     open[bd.from[i]!] = 1;
     open[bd.to[i]!] = 1;
   }
-  const parent = new Int32Array(nv);
-  for (let v = 0; v < nv; v++) parent[v] = v;
-  const find = (v: number): number => {
-    while (parent[v] !== v) {
-      parent[v] = parent[parent[v]!]!;
-      v = parent[v]!;
-    }
-    return v;
-  };
+  const sets = new DisjointSets(nv);
+  const find = (v: number): number => sets.find(v);
   // Hash grid of cell `tol`: a partner within tol is in one of the 27 cells around.
   const inv = 1 / tol;
   const cellKey = (x: number, y: number, z: number): string => `${x},${y},${z}`;
@@ -104,10 +98,7 @@ export function weldBoundary(mesh: TriMesh): WeldResult {
           if (!list) continue;
           for (const u of list) {
             const ex = p[3 * u]! - p[3 * v]!, ey = p[3 * u + 1]! - p[3 * v + 1]!, ez = p[3 * u + 2]! - p[3 * v + 2]!;
-            if (ex * ex + ey * ey + ez * ez <= tol2) {
-              const ru = find(u), rv = find(v);
-              if (ru !== rv) parent[Math.max(ru, rv)] = Math.min(ru, rv);
-            }
+            if (ex * ex + ey * ey + ez * ez <= tol2) sets.union(u, v);
           }
         }
       }

@@ -24,7 +24,7 @@
  * the main path of a closed mesh, so a million triangles take a fraction of a second.
  */
 import { InputError } from '../errors.ts';
-import { compactMesh, meshBounds, type TriMesh } from './mesh.ts';
+import { compactMesh, meshBounds, volumeParts, type TriMesh } from './mesh.ts';
 import { fillHoles, HOLE_AREA_FRACTION, totalArea, weldBoundary } from './repair.ts';
 
 export interface ValidatedMesh {
@@ -129,7 +129,7 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
   reportEdges(mesh, edges, file);
   checkDegenerate(mesh, file);
 
-  const { volume: vol, absSum } = volumeAndCancellation(mesh);
+  const { volume: vol, absSum } = volumeParts(mesh);
   if (!(Math.abs(vol) > ZERO_VOLUME_REL * absSum)) {
     throw new InputError(
       `mesh encloses no volume (signed volume ${vol.toPrecision(3)}), e.g. a surface listed once per side; expected a closed solid`,
@@ -207,7 +207,7 @@ function checkThickness(mesh: TriMesh, file: string): void {
   const ext = [b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]];
   const diag = Math.hypot(ext[0]!, ext[1]!, ext[2]!);
   const area = totalArea(mesh);
-  const vol = Math.abs(volumeAndCancellation(mesh).volume);
+  const vol = Math.abs(volumeParts(mesh).volume);
   const rel = (3 * vol) / (area * diag);
   if (rel >= MIN_THICKNESS_REL) return;
   throw new InputError(
@@ -215,32 +215,6 @@ function checkThickness(mesh: TriMesh, file: string): void {
       `a mean thickness of ${fmtNum(rel)} of its diagonal); expected a solid at least ${MIN_THICKNESS_REL} of its size thick`,
     file,
   );
-}
-
-/**
- * Signed volume (divergence theorem, reference point at the bounds centre)
- * and the sum of the absolute tetrahedron volumes it is made of: a surface that
- * encloses nothing cancels to rounding noise of that sum, at any scale.
- */
-function volumeAndCancellation(m: TriMesh): { volume: number; absSum: number } {
-  const p = m.positions;
-  const idx = m.indices;
-  const b = meshBounds(m);
-  const cx = 0.5 * (b.min[0] + b.max[0]);
-  const cy = 0.5 * (b.min[1] + b.max[1]);
-  const cz = 0.5 * (b.min[2] + b.max[2]);
-  let six = 0;
-  let abs = 0;
-  for (let t = 0; t < idx.length; t += 3) {
-    const a = idx[t]! * 3, c1 = idx[t + 1]! * 3, c2 = idx[t + 2]! * 3;
-    const ax = p[a]! - cx, ay = p[a + 1]! - cy, az = p[a + 2]! - cz;
-    const bx = p[c1]! - cx, by = p[c1 + 1]! - cy, bz = p[c1 + 2]! - cz;
-    const dx = p[c2]! - cx, dy = p[c2 + 1]! - cy, dz = p[c2 + 2]! - cz;
-    const v = ax * (by * dz - bz * dy) + ay * (bz * dx - bx * dz) + az * (bx * dy - by * dx);
-    six += v;
-    abs += Math.abs(v);
-  }
-  return { volume: six / 6, absSum: abs / 6 };
 }
 
 function checkDegenerate(mesh: TriMesh, file: string): void {

@@ -39,6 +39,7 @@
  * thousands of triangles.
  */
 import type { TriMesh, Vec3 } from '../geometry/mesh.ts';
+import { DisjointSets } from '../geometry/disjointSets.ts';
 import { buildTriangleBvh } from './bvh.ts';
 import type { SdfGrid } from './grid.ts';
 import { findSelfIntersections } from './intersect.ts';
@@ -117,15 +118,8 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
   }
 
   // Patches: the uncut triangles, connected across shared edges.
-  const parent = new Int32Array(nt);
-  for (let t = 0; t < nt; t++) parent[t] = t;
-  const find = (t: number): number => {
-    while (parent[t] !== t) {
-      parent[t] = parent[parent[t]!]!;
-      t = parent[t]!;
-    }
-    return t;
-  };
+  const sets = new DisjointSets(nt);
+  const find = (t: number): number => sets.find(t);
   const nv = p.length / 3;
   const firstOnEdge = new Map<number, number>();
   for (let t = 0; t < nt; t++) {
@@ -135,10 +129,7 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
       const key = a < b ? a * nv + b : b * nv + a;
       const other = firstOnEdge.get(key);
       if (other === undefined) firstOnEdge.set(key, t);
-      else {
-        const ra = find(t), rb = find(other);
-        if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-      }
+      else sets.union(t, other);
     }
   }
   // Representative of each patch: its largest triangle (the most room around its centroid).
