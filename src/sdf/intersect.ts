@@ -41,12 +41,12 @@ const PARALLEL_SIN2 = 1e-18;
 
 export function findSelfIntersections(mesh: TriMesh, bvh: TriangleBvh = buildTriangleBvh(mesh)): SelfIntersections {
   const out: SelfIntersections = { pairs: [], segments: [], coplanar: [] };
-  const tester = new PairTester(mesh, out);
   const { bounds, start, count, order } = bvh;
   // Box overlap with a little slack, so triangles that touch are tested.
   let ext = 0;
   for (let k = 0; k < 3; k++) ext = Math.max(ext, bounds[3 + k]! - bounds[k]!);
   const slack = 1e-9 * ext;
+  const tester = new PairTester(mesh, out, slack);
   const overlap = (a: number, b: number): boolean => {
     for (let k = 0; k < 3; k++) {
       if (bounds[6 * a + k]! > bounds[6 * b + 3 + k]! + slack) return false;
@@ -96,15 +96,22 @@ class PairTester {
   private readonly da = new Float64Array(3);
   private readonly db = new Float64Array(3);
   private readonly pts = new Float64Array(12);
+  /** Per triangle: its box (min xyz, max xyz). */
+  private readonly boxes: Float64Array;
 
-  constructor(mesh: TriMesh, private readonly out: SelfIntersections) {
+  constructor(mesh: TriMesh, private readonly out: SelfIntersections, private readonly slack: number) {
     this.p = mesh.positions;
     this.idx = mesh.indices;
     const nt = this.idx.length / 3;
     this.normals = new Float64Array(4 * nt);
+    this.boxes = new Float64Array(6 * nt);
     const p = this.p;
     for (let t = 0; t < nt; t++) {
       const a = 3 * this.idx[3 * t]!, b = 3 * this.idx[3 * t + 1]!, c = 3 * this.idx[3 * t + 2]!;
+      for (let k = 0; k < 3; k++) {
+        this.boxes[6 * t + k] = Math.min(p[a + k]!, p[b + k]!, p[c + k]!);
+        this.boxes[6 * t + 3 + k] = Math.max(p[a + k]!, p[b + k]!, p[c + k]!);
+      }
       const ux = p[b]! - p[a]!, uy = p[b + 1]! - p[a + 1]!, uz = p[b + 2]! - p[a + 2]!;
       const vx = p[c]! - p[a]!, vy = p[c + 1]! - p[a + 1]!, vz = p[c + 2]! - p[a + 2]!;
       const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
@@ -116,33 +123,41 @@ class PairTester {
   }
 
   test(ta: number, tb: number): void {
-    const idx = this.idx;
+    const idx = this.idx, box = this.boxes;
+    // Triangle boxes first: most pairs of two overlapping leaves do not touch at all.
+    for (let k = 0; k < 3; k++) {
+      if (box[6 * ta + k]! > box[6 * tb + 3 + k]! + this.slack || box[6 * tb + k]! > box[6 * ta + 3 + k]! + this.slack) return;
+    }
     let shared = 0;
     for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) if (idx[3 * ta + i] === idx[3 * tb + j]) shared++;
     if (shared >= 2) return; // neighbours across an edge meet along it
-    const nA = this.normals, o = 4 * ta, q = 4 * tb;
-    const cx = nA[o + 1]! * nA[q + 2]! - nA[o + 2]! * nA[q + 1]!;
-    const cy = nA[o + 2]! * nA[q]! - nA[o]! * nA[q + 2]!;
-    const cz = nA[o]! * nA[q + 1]! - nA[o + 1]! * nA[q]!;
-    const lenA = nA[o + 3]!, lenB = nA[q + 3]!;
+    const n = this.normals, o = 4 * ta, q = 4 * tb;
+    const cx = n[o + 1]! * n[q + 2]! - n[o + 2]! * n[q + 1]!;
+    const cy = n[o + 2]! * n[q]! - n[o]! * n[q + 2]!;
+    const cz = n[o]! * n[q + 1]! - n[o + 1]! * n[q]!;
+    const lenA = n[o + 3]!, lenB = n[q + 3]!;
     if (cx * cx + cy * cy + cz * cz <= PARALLEL_SIN2 * lenA * lenA * lenB * lenB) {
       if (this.coplanarOverlap(ta, tb)) this.out.coplanar.push(Math.min(ta, tb), Math.max(ta, tb));
       return;
     }
     // Corner distances to the other plane (scaled by the other normal's length).
-    const sa = this.sides(ta, tb, this.da);
-    if (sa === 0) return;
-    const sb = this.sides(tb, ta, this.db);
-    if (sb === 0) return;
+    if (!this.sides(ta, tb, this.da, shared)) return;
+    if (!this.sides(tb, ta, this.db, shared)) return;
     // Each triangle cuts the other's plane in a segment; project both on the line direction.
     const pts = this.pts;
     this.cut(ta, this.da, pts, 0);
     this.cut(tb, this.db, pts, 6);
-    const dot = (k: number) => cx * pts[k]! + cy * pts[k + 1]! + cz * pts[k + 2]!;
-    let a0 = dot(0), a1 = dot(3), i0 = 0, i1 = 3;
-    if (a0 > a1) { [a0, a1] = [a1, a0]; [i0, i1] = [i1, i0]; }
-    let b0 = dot(6), b1 = dot(9), j0 = 6, j1 = 9;
-    if (b0 > b1) { [b0, b1] = [b1, b0]; [j0, j1] = [j1, j0]; }
+    let a0 = cx * pts[0]! + cy * pts[1]! + cz * pts[2]!, a1 = cx * pts[3]! + cy * pts[4]! + cz * pts[5]!;
+    let b0 = cx * pts[6]! + cy * pts[7]! + cz * pts[8]!, b1 = cx * pts[9]! + cy * pts[10]! + cz * pts[11]!;
+    let i0 = 0, i1 = 3, j0 = 6, j1 = 9;
+    if (a0 > a1) {
+      const t = a0; a0 = a1; a1 = t;
+      i0 = 3; i1 = 0;
+    }
+    if (b0 > b1) {
+      const t = b0; b0 = b1; b1 = t;
+      j0 = 9; j1 = 6;
+    }
     const lo = a0 > b0 ? i0 : j0;
     const hi = a1 < b1 ? i1 : j1;
     const tLo = Math.max(a0, b0), tHi = Math.min(a1, b1);
@@ -153,24 +168,31 @@ class PairTester {
   }
 
   /**
-   * Signs of triangle t's corners relative to the plane of u, into d (the
-   * distances times |n_u|); 0 when all are on one side (no crossing), else 1.
-   * A corner on the plane (or shared with u) counts as positive.
+   * Distances of triangle t's corners to the plane of u (times |n_u|) into d;
+   * false when t cannot cross that plane: all corners on one side (a corner
+   * on the plane, or shared with u, counts as positive), or, when the two
+   * triangles share a corner, t's other two corners on one side (t then meets
+   * the plane only at the shared corner).
    */
-  private sides(t: number, u: number, d: Float64Array): number {
+  private sides(t: number, u: number, d: Float64Array, shared: number): boolean {
     const p = this.p, idx = this.idx, n = this.normals;
     const b = 3 * idx[3 * u]!;
-    let pos = 0;
+    let pos = 0, neg = 0, otherPos = 0;
     for (let i = 0; i < 3; i++) {
       const v = idx[3 * t + i]!;
       let s = 0;
-      if (v !== idx[3 * u] && v !== idx[3 * u + 1] && v !== idx[3 * u + 2]) {
+      const own = v === idx[3 * u] || v === idx[3 * u + 1] || v === idx[3 * u + 2];
+      if (!own) {
         s = n[4 * u]! * (p[3 * v]! - p[b]!) + n[4 * u + 1]! * (p[3 * v + 1]! - p[b + 1]!) + n[4 * u + 2]! * (p[3 * v + 2]! - p[b + 2]!);
       }
       d[i] = s;
-      if (s >= 0) pos++;
+      if (s >= 0) {
+        pos++;
+        if (!own) otherPos++;
+      } else neg++;
     }
-    return pos === 0 || pos === 3 ? 0 : 1;
+    if (pos === 0 || neg === 0) return false;
+    return shared === 0 || otherPos === 1;
   }
 
   /** The two points where triangle t's edges cross the other plane (corners on it count as positive), into out[o..o+5]. */
@@ -178,14 +200,16 @@ class PairTester {
     const p = this.p, idx = this.idx;
     let k = o;
     for (let i = 0; i < 3; i++) {
-      const j = (i + 1) % 3;
+      const j = i === 2 ? 0 : i + 1;
       const si = d[i]! >= 0, sj = d[j]! >= 0;
       if (si === sj) continue;
-      const vi = 3 * idx[3 * t + i]!, vj = 3 * idx[3 * t + j]!;
       // Interpolate from the positive end, so a corner exactly on the plane comes out exactly.
-      const [from, to, df, dt] = si ? [vi, vj, d[i]!, d[j]!] : [vj, vi, d[j]!, d[i]!];
+      const from = 3 * idx[3 * t + (si ? i : j)]!, to = 3 * idx[3 * t + (si ? j : i)]!;
+      const df = si ? d[i]! : d[j]!, dt = si ? d[j]! : d[i]!;
       const s = df / (df - dt);
-      for (let c = 0; c < 3; c++) out[k + c] = p[from + c]! + s * (p[to + c]! - p[from + c]!);
+      out[k] = p[from]! + s * (p[to]! - p[from]!);
+      out[k + 1] = p[from + 1]! + s * (p[to + 1]! - p[from + 1]!);
+      out[k + 2] = p[from + 2]! + s * (p[to + 2]! - p[from + 2]!);
       k += 3;
     }
   }

@@ -117,29 +117,40 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
     example = { a: t, b: hits.coplanar[1]!, point: c };
   }
 
-  // Patches: the uncut triangles, connected across shared edges.
+  // Patches: the uncut triangles, connected across shared edges (found through
+  // each vertex's list of triangles, typed arrays only: a million triangles
+  // would spend seconds in a Map of edges).
   const sets = new DisjointSets(nt);
   const find = (t: number): number => sets.find(t);
   const nv = p.length / 3;
-  const firstOnEdge = new Map<number, number>();
+  const first = new Int32Array(nv + 1);
+  for (let i = 0; i < idx.length; i++) first[idx[i]! + 1]++;
+  for (let v = 0; v < nv; v++) first[v + 1] += first[v]!;
+  const fill = first.slice(0, nv);
+  const around = new Int32Array(idx.length);
+  for (let i = 0; i < idx.length; i++) around[fill[idx[i]!]!++] = (i / 3) | 0;
   for (let t = 0; t < nt; t++) {
     if (cuts.has(t)) continue;
     for (let k = 0; k < 3; k++) {
-      const a = idx[3 * t + k]!, b = idx[3 * t + (k + 1) % 3]!;
-      const key = a < b ? a * nv + b : b * nv + a;
-      const other = firstOnEdge.get(key);
-      if (other === undefined) firstOnEdge.set(key, t);
-      else sets.union(t, other);
+      const a = idx[3 * t + k]!, b = idx[3 * t + (k === 2 ? 0 : k + 1)]!;
+      for (let i = first[a]!; i < first[a + 1]!; i++) {
+        const u = around[i]!;
+        if (u <= t || cuts.has(u)) continue;
+        if (idx[3 * u] === b || idx[3 * u + 1] === b || idx[3 * u + 2] === b) sets.union(t, u);
+      }
     }
   }
   // Representative of each patch: its largest triangle (the most room around its centroid).
-  const rep = new Map<number, number>();
+  const area = new Float64Array(nt);
+  for (let t = 0; t < nt; t++) area[t] = triArea(p, idx, t);
+  const best = new Int32Array(nt).fill(-1);
   for (let t = 0; t < nt; t++) {
     if (cuts.has(t)) continue;
     const r = find(t);
-    const cur = rep.get(r);
-    if (cur === undefined || triArea(p, idx, t) > triArea(p, idx, cur)) rep.set(r, t);
+    if (best[r]! < 0 || area[t]! > area[best[r]!]!) best[r] = t;
   }
+  const rep = new Map<number, number>();
+  for (let r = 0; r < nt; r++) if (best[r]! >= 0) rep.set(r, best[r]!);
   const classifier = new Classifier(winding);
   const patchWeight = new Map<number, number>();
   let ordinary = cuts.size === 0;
