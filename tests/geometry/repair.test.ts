@@ -103,7 +103,7 @@ describe('filling small holes', () => {
     }
     const r = validateMesh({ positions: s.positions, indices: Uint32Array.from(kept) }, 'capless.obj');
     expect(r.warnings).toHaveLength(2);
-    expect(r.warnings[0]).toBe('capless.obj: 1 vertices used by no triangle were dropped'); // the old pole
+    expect(r.warnings[0]).toBe('capless.obj: 1 vertex used by no triangle was dropped'); // the old pole
     expect(r.warnings[1]).toMatch(/^capless\.obj: the mesh was open; 1 hole was filled \(16 edges at \(0, 0\.9659, 0\); area 0\.205, 1\.7% of the surface\)$/);
     // The same solid built by hand: the pole moved down onto the rim's centre.
     const rimY = Math.sin((75 * Math.PI) / 180);

@@ -136,6 +136,6 @@ describe('validateMesh accepts closed meshes', () => {
     p.set([9, 9, 9], 24);
     const r = validateMesh({ positions: p, indices: box.indices }, 'stray');
     expect(r.mesh.positions.length).toBe(24);
-    expect(r.warnings).toEqual(['stray: 1 vertices used by no triangle were dropped']);
+    expect(r.warnings).toEqual(['stray: 1 vertex used by no triangle was dropped']);
   });
 });

@@ -164,6 +164,31 @@ describe('the command line', () => {
     clean(r.stderr);
   });
 
+  it('welds an unwelded export and fills a missing triangle, saying what it did, and the cube rests at its half height', () => {
+    // Every quad with its own four vertices, and one quad split into two triangles with one left out.
+    const verts = CUBE.slice(0, 8);
+    const lines: string[] = [];
+    let n = 0;
+    for (const f of CUBE.slice(8)) {
+      const ids = f.slice(2).split(' ').map(Number);
+      for (const v of ids) lines.push(verts[v - 1]!);
+      const k = [n + 1, n + 2, n + 3, n + 4];
+      lines.push(n === 0 ? `f ${k[0]} ${k[1]} ${k[2]}` : `f ${k.join(' ')}`);
+      n += 4;
+    }
+    writeFileSync(join(dir, 'export.obj'), lines.join('\n') + '\n');
+    const r = run(scene({ type: 'mesh', path: 'export.obj', scale: 0.5 }, { position: [0, 0.01, 0] }));
+    expect(r.status, r.stderr).toBe(0);
+    const warnings = r.stderr.trim().split('\n');
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toMatch(/shapes\.s\.path: export\.obj: 1 vertex used by no face was dropped$/); // the split quad's fourth corner
+    expect(warnings[1]).toMatch(/shapes\.s\.path: export\.obj: 15 duplicate vertices on open seams were welded/);
+    expect(warnings[2]).toMatch(/shapes\.s\.path: export\.obj: the mesh was open; 1 hole was filled \(3 edges at/);
+    clean(r.stderr);
+    const last = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(last.bodies[1].p[1]).toBeCloseTo(0.25, 2);
+  });
+
   it('simulates a self-intersecting mesh as the union it encloses, saying so once', () => {
     const r = run(scene({ type: 'mesh', path: 'cubes.obj' }, { position: [0, 0.01, 0] }));
     expect(r.status, r.stderr).toBe(0);
