@@ -367,8 +367,9 @@ class TriangleCutter {
       const b = ((g[j + 2]! - ox) * dx + (g[j + 3]! - oy) * dy) / dd;
       spans.push(a < b ? [a, b] : [b, a]);
     }
-    // The chord of the infinite line through q, in the same parameter.
-    const chord = clipToTriangle(q, ox - 1e6 * dx, oy - 1e6 * dy, ox + 1e6 * dx, oy + 1e6 * dy);
+    // The chord of the infinite line through q (a stretch of it longer than q is wide), in the same parameter.
+    const reachOut = (4 * pieceSize(q)) / Math.sqrt(dd) + 1;
+    const chord = clipToTriangle(q, ox - reachOut * dx, oy - reachOut * dy, ox + reachOut * dx, oy + reachOut * dy);
     if (!chord) return null;
     let c0 = ((chord[0] - ox) * dx + (chord[1] - oy) * dy) / dd;
     let c1 = ((chord[2] - ox) * dx + (chord[3] - oy) * dy) / dd;

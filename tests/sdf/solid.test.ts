@@ -223,6 +223,51 @@ describe('mass properties of what a mesh encloses (nonzero winding)', () => {
   });
 });
 
+describe('crossings in general position', () => {
+  it('two randomly turned overlapping boxes: the union volume and centre agree with a quasi-Monte Carlo estimate', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    /** Rotation matrix of a random unit quaternion. */
+    const rotation = (): number[] => {
+      const q = [rnd() - 0.5, rnd() - 0.5, rnd() - 0.5, rnd() - 0.5];
+      const l = Math.hypot(...q);
+      const [x, y, z, w] = q.map((c) => c / l) as [number, number, number, number];
+      return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)];
+    };
+    for (let trial = 0; trial < 4; trial++) {
+      const boxes = [0, 1].map(() => ({ size: [0.6 + rnd(), 0.6 + rnd(), 0.6 + rnd()] as Vec3, R: rotation(), c: [rnd() * 0.6, rnd() * 0.6, rnd() * 0.6] }));
+      const parts = boxes.map(({ size, R, c }) => {
+        const m = boxMesh(size);
+        const p = new Float64Array(m.positions.length);
+        for (let i = 0; i < p.length; i += 3) {
+          for (let k = 0; k < 3; k++) p[i + k] = c[k]! + R[3 * k]! * m.positions[i]! + R[3 * k + 1]! * m.positions[i + 1]! + R[3 * k + 2]! * m.positions[i + 2]!;
+        }
+        return { positions: p, indices: m.indices };
+      });
+      const s = analyseSolid(join(parts[0]!, parts[1]!));
+      expect(s.crossings).toBeGreaterThan(0);
+      // Halton points in the union's bounding box, inside either box by its own frame.
+      const inside = (x: number, y: number, z: number) => boxes.some(({ size, R, c }) => {
+        const d = [x - c[0]!, y - c[1]!, z - c[2]!];
+        return [0, 1, 2].every((k) => Math.abs(R[k]! * d[0]! + R[3 + k]! * d[1]! + R[6 + k]! * d[2]!) <= size[k]! / 2);
+      });
+      const halton = (i: number, b: number) => { let f = 1, r = 0; while (i > 0) { f /= b; r += f * (i % b); i = Math.floor(i / b); } return r; };
+      const lo = [-1.5, -1.5, -1.5], span = 3.6, n = 200000;
+      let hits = 0;
+      const com = [0, 0, 0];
+      for (let i = 1; i <= n; i++) {
+        const x = lo[0]! + span * halton(i, 2), y = lo[1]! + span * halton(i, 3), z = lo[2]! + span * halton(i, 5);
+        if (inside(x, y, z)) { hits++; com[0] += x; com[1] += y; com[2] += z; }
+      }
+      const volume = (hits / n) * span ** 3;
+      expect(Math.abs(s.mass.volume - volume)).toBeLessThan(0.005 * volume);
+      for (let k = 0; k < 3; k++) expect(Math.abs(s.mass.centerOfMass[k]! - com[k]! / hits)).toBeLessThan(0.005);
+      // And the pieces' weights tile the boundary: the raw integral of the soup with weights is the mass.
+      expect(s.weights!.every((w) => w === 1)).toBe(true);
+    }
+  });
+});
+
 describe('winding numbers by ray casting', () => {
   it('count the shells around a point: 0 outside, 1 in one cube, 2 in the overlap, -1 in an inverted cube', () => {
     const m = join(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]), inverted(cubeAt([3, 0, 0])));
