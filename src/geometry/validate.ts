@@ -93,7 +93,8 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
 
   let mesh = dropRepeatedCorners(input, file, warnings);
   const compact = compactMesh(mesh);
-  if (compact.dropped > 0) warnings.push(`${file}: ${compact.dropped === 1 ? '1 vertex' : `${compact.dropped} vertices`} used by no triangle ${compact.dropped === 1 ? 'was' : 'were'} dropped`);
+  const n = compact.dropped;
+  if (n > 0) warnings.push(`${file}: ${n === 1 ? '1 vertex' : `${n} vertices`} used by no triangle ${n === 1 ? 'was' : 'were'} dropped`);
   mesh = compact.mesh;
   checkSize(mesh, file);
 
