@@ -17,7 +17,8 @@ import { validateMesh } from '../geometry/validate.ts';
 import type { TriMesh } from '../geometry/mesh.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
-import { massFromMesh, type MassProperties } from '../sdf/mass.ts';
+import type { MassProperties } from '../sdf/mass.ts';
+import { analyseSolid, bakeSolid, describeSolid } from '../sdf/solid.ts';
 
 export const SDF_DEFAULT_CELLS = 64;
 export const SDF_DEFAULT_PADDING = 2;
@@ -33,8 +34,10 @@ Options:
   --padding N        extra cells on every side (default ${SDF_DEFAULT_PADDING})
   --backend cpu|gpu  bake on the CPU (exact, BVH) or with WebGPU (default cpu)
 
-The mesh must be closed, manifold and consistently oriented (an inside-out
-mesh is flipped with a warning). Output, in the mesh's own frame:
+The mesh must be closed, manifold and consistently oriented; open seams are
+welded, small holes filled and an inside-out mesh flipped, each with a warning.
+A self-intersecting or nested mesh counts as what it encloses (nonzero winding).
+Output, in the mesh's own frame:
   {"origin": [x,y,z], "cellSize": h, "dims": [nx,ny,nz], "values": [...],
    "mass": m, "centerOfMass": [x,y,z], "inertia": [[..],[..],[..]]}
 values: signed distances, negative inside, x fastest (index = x + nx*(y + ny*z)).
@@ -65,9 +68,13 @@ export const sdfCommand: Command = {
     if (out === undefined) throw new InputError('missing --out GRID.json (where to write the field)', undefined, 'command line');
 
     const mesh = await loadMesh(file);
-    const mass = massFromMesh(mesh);
+    // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
+    const solid = analyseSolid(mesh);
+    if (!solid.simple) process.stderr.write(`stackfield: warning: ${file}: ${describeSolid(solid, mesh)}\n`);
+    const mass = solid.mass;
     const t0 = performance.now();
-    const grid = backend === 'gpu' ? await bakeOnGpu(mesh, cells, padding) : bakeSdfCpu(mesh, { cells, padding });
+    const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding }));
+    const grid = await bakeSolid(mesh, solid.simple ? null : solid.boundary, bake);
     const seconds = (performance.now() - t0) / 1000;
 
     try {

@@ -64,6 +64,15 @@ export function scaledMesh(m: TriMesh, s: number): TriMesh {
  * bounding-box centre, so large coordinate offsets do not eat the precision.
  */
 export function signedVolume(m: TriMesh): number {
+  return volumeParts(m).volume;
+}
+
+/**
+ * The signed volume and the sum of the absolute tetrahedron volumes it is
+ * summed from: a surface that encloses nothing (listed once per side) cancels
+ * to rounding noise of that sum, whatever the mesh's scale.
+ */
+export function volumeParts(m: TriMesh): { volume: number; absSum: number } {
   const p = m.positions;
   const idx = m.indices;
   const b = meshBounds(m);
@@ -71,6 +80,7 @@ export function signedVolume(m: TriMesh): number {
   const cy = 0.5 * (b.min[1] + b.max[1]);
   const cz = 0.5 * (b.min[2] + b.max[2]);
   let six = 0;
+  let abs = 0;
   for (let t = 0; t < idx.length; t += 3) {
     const a = idx[t]! * 3;
     const c1 = idx[t + 1]! * 3;
@@ -78,9 +88,11 @@ export function signedVolume(m: TriMesh): number {
     const ax = p[a]! - cx, ay = p[a + 1]! - cy, az = p[a + 2]! - cz;
     const bx = p[c1]! - cx, by = p[c1 + 1]! - cy, bz = p[c1 + 2]! - cz;
     const dx = p[c2]! - cx, dy = p[c2 + 1]! - cy, dz = p[c2 + 2]! - cz;
-    six += ax * (by * dz - bz * dy) + ay * (bz * dx - bx * dz) + az * (bx * dy - by * dx);
+    const v = ax * (by * dz - bz * dy) + ay * (bz * dx - bx * dz) + az * (bx * dy - by * dx);
+    six += v;
+    abs += Math.abs(v);
   }
-  return six / 6;
+  return { volume: six / 6, absSum: abs / 6 };
 }
 
 /**

@@ -300,7 +300,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   for (const [what, n] of notes) {
     warnings.push(`${file}: line ${n.first}: ${what}${n.count > 1 ? ` (${n.count} lines)` : ''}`);
   }
-  if (dropped > 0) warnings.push(`${file}: ${dropped} vertices used by no face were dropped`);
+  if (dropped > 0) warnings.push(`${file}: ${dropped === 1 ? '1 vertex' : `${dropped} vertices`} used by no face ${dropped === 1 ? 'was' : 'were'} dropped`);
   return { mesh, warnings };
 }
 

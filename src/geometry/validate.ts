@@ -5,16 +5,27 @@
  * are refused here with an InputError that says what is wrong and where,
  * instead of producing a silently wrong distance field later.
  *
- * Accepted with a change and a warning:
- *  - a closed mesh that is inside out (negative volume): every triangle flipped;
- *  - vertices no triangle uses: dropped (they would be stray collision samples).
- * Accepted silently: several disconnected closed parts (e.g. nested shells).
+ * Repaired with a warning that says what was done (repair.ts):
+ *  - vertices no triangle uses: dropped (they would be stray collision samples);
+ *  - triangles that name one vertex twice: dropped (a zero-area needle whose
+ *    edges pair with each other, so the rest stays closed);
+ *  - an unwelded export (open seams whose two sides sit on the same points):
+ *    boundary vertices within a millionth of the mesh size are welded;
+ *  - small holes: filled (a missing triangle, or a hole of at most 5% of the area);
+ *  - a closed mesh that is inside out (negative volume): every triangle flipped.
+ * Accepted silently: several disconnected closed parts (nested or overlapping
+ * parts are the business of src/sdf/solid.ts, which finds what they enclose).
+ *
+ * Every tolerance is relative (to a triangle's own edges, to the mesh size, to
+ * the sum the volume cancels from), so the same mesh passes or fails at any
+ * scale and any aspect ratio up to the stated limits.
  *
  * Cost: O(V + T) plus sorting each vertex's handful of edges; no hash maps on
- * the main path, so a million triangles take a fraction of a second.
+ * the main path of a closed mesh, so a million triangles take a fraction of a second.
  */
 import { InputError } from '../errors.ts';
-import { compactMesh, meshBounds, signedVolume, type TriMesh } from './mesh.ts';
+import { compactMesh, meshBounds, volumeParts, type TriMesh } from './mesh.ts';
+import { fillHoles, HOLE_AREA_FRACTION, totalArea, weldBoundary } from './repair.ts';
 
 export interface ValidatedMesh {
   mesh: TriMesh;
@@ -23,13 +34,29 @@ export interface ValidatedMesh {
 
 /**
  * A triangle counts as degenerate when twice its area is below this fraction
- * of the squared bounding-box diagonal: far below any real feature (a
- * million-triangle mesh of a unit object has triangle areas around 1e-6), yet
- * far above the rounding noise (~1e-16) of a truly flat triangle.
+ * of its longest edge squared, i.e. its smallest angle is under ~1e-12 rad:
+ * its normal is then mostly rounding noise (~1e-16 relative). Relative to the
+ * triangle itself, so a long thin box, whose side triangles are as thin as the
+ * box, is not mistaken for one.
  */
 const DEGENERATE_REL = 1e-12;
-/** A closed mesh enclosing less than this fraction of diagonal^3 encloses nothing. */
-const ZERO_VOLUME_REL = 1e-12;
+/** A closed mesh whose signed volume is below this fraction of the sum of |tetrahedra| it cancels from encloses nothing. */
+const ZERO_VOLUME_REL = 1e-9;
+/**
+ * Sizes (bounding-box diagonal) a shape may have. Its volume (~size^3) and
+ * inertia per unit density (~size^5) must stay within 1e-100..1e100, so that
+ * the solver's products of up to three of them (a 3x3 determinant, K = 1/m +
+ * r^2/I) neither overflow nor sink into subnormals.
+ */
+export const MIN_SIZE = 1e-20;
+export const MAX_SIZE = 1e20;
+/**
+ * Thinnest shape accepted: 3 V / (A d) (1 / (2 sqrt 3) for a cube or sphere,
+ * about thickness / diagonal for a plate or a needle), below which a shape is
+ * flat or needle-thin: thinner than single-precision coordinates (the GPU's)
+ * resolve along its length, with a near-singular inertia tensor.
+ */
+export const MIN_THICKNESS_REL = 1e-7;
 
 export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
   const warnings: string[] = [];
@@ -40,8 +67,8 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
     );
   }
   const nv0 = input.positions.length / 3;
-  const nt = input.indices.length / 3;
-  if (nt === 0) throw new InputError('mesh has no triangles; expected a closed triangle mesh', file);
+  const nt0 = input.indices.length / 3;
+  if (nt0 === 0) throw new InputError('mesh has no triangles; expected a closed triangle mesh', file);
 
   for (let i = 0; i < input.positions.length; i++) {
     if (!Number.isFinite(input.positions[i])) {
@@ -64,27 +91,55 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
     }
   }
 
-  const compact = compactMesh(input);
-  if (compact.dropped > 0) warnings.push(`${file}: ${compact.dropped} vertices used by no triangle were dropped`);
-  const mesh = compact.mesh;
-  const p = mesh.positions;
-  const idx = mesh.indices;
-  const b = meshBounds(mesh);
-  const dx = b.max[0] - b.min[0], dy = b.max[1] - b.min[1], dz = b.max[2] - b.min[2];
-  const diag2 = dx * dx + dy * dy + dz * dz;
+  let mesh = dropRepeatedCorners(input, file, warnings);
+  const compact = compactMesh(mesh);
+  const n = compact.dropped;
+  if (n > 0) warnings.push(`${file}: ${n === 1 ? '1 vertex' : `${n} vertices`} used by no triangle ${n === 1 ? 'was' : 'were'} dropped`);
+  mesh = compact.mesh;
+  checkSize(mesh, file);
 
-  checkDegenerate(mesh, diag2, file);
-  checkEdges(mesh, file);
+  let edges = analyseEdges(mesh);
+  if (edges.boundary > 0) {
+    const w = weldBoundary(mesh);
+    if (w.merged > 0) {
+      mesh = compactMesh(w.mesh).mesh;
+      warnings.push(
+        `${file}: ${w.merged} duplicate vertices on open seams were welded (closer than ${fmtNum(w.tolerance)}, a millionth of the mesh size)` +
+          (w.collapsed > 0 ? `; ${w.collapsed} triangles that collapsed were dropped` : ''),
+      );
+      edges = analyseEdges(mesh);
+    }
+  }
+  // Holes are only looked for in an otherwise sound surface: a flipped or
+  // over-shared edge also shows up as a one-sided directed edge.
+  if (edges.boundary > 0 && edges.nonManifold === 0 && edges.misoriented === 0) {
+    const holes = fillHoles(mesh);
+    if (holes.tangledAt < 0 && holes.refused.length === 0 && holes.filled.length > 0) {
+      mesh = holes.mesh;
+      const area = holes.filled.reduce((s, h) => s + h.area, 0);
+      const list = holes.filled.slice(0, 3).map((h) => `${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))}`).join(', ');
+      warnings.push(
+        `${file}: the mesh was open; ${holes.filled.length} hole${holes.filled.length === 1 ? ' was' : 's were'} filled (${list}${holes.filled.length > 3 ? ', ...' : ''}; ` +
+          `area ${fmtNum(area)}, ${fmtPercent(area / holes.surfaceArea)} of the surface)`,
+      );
+      edges = analyseEdges(mesh);
+    } else {
+      edges.holes = holes;
+    }
+  }
+  reportEdges(mesh, edges, file);
+  checkDegenerate(mesh, file);
 
-  const vol = signedVolume(mesh);
-  const diag3 = diag2 * Math.sqrt(diag2);
-  if (!(Math.abs(vol) > ZERO_VOLUME_REL * diag3)) {
+  const { volume: vol, absSum } = volumeParts(mesh);
+  if (!(Math.abs(vol) > ZERO_VOLUME_REL * absSum)) {
     throw new InputError(
       `mesh encloses no volume (signed volume ${vol.toPrecision(3)}), e.g. a surface listed once per side; expected a closed solid`,
       file,
     );
   }
+  checkThickness(mesh, file);
   if (vol < 0) {
+    const idx = mesh.indices;
     const flipped = new Uint32Array(idx.length);
     for (let t = 0; t < idx.length; t += 3) {
       flipped[t] = idx[t]!;
@@ -92,30 +147,96 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
       flipped[t + 2] = idx[t + 1]!;
     }
     warnings.push(
-      `${file}: mesh is inside out (triangles clockwise seen from outside, volume ${vol.toPrecision(4)}); all ${nt} triangles were flipped`,
+      `${file}: mesh is inside out (triangles clockwise seen from outside, volume ${vol.toPrecision(4)}); all ${idx.length / 3} triangles were flipped`,
     );
-    return { mesh: { positions: p, indices: flipped }, warnings };
+    return { mesh: { positions: mesh.positions, indices: flipped }, warnings };
   }
   return { mesh, warnings };
 }
 
-function checkDegenerate(mesh: TriMesh, diag2: number, file: string): void {
+/** Drops triangles that name one vertex twice (see the file comment). */
+function dropRepeatedCorners(mesh: TriMesh, file: string, warnings: string[]): TriMesh {
+  const idx = mesh.indices;
+  let bad = 0;
+  let first = -1;
+  for (let t = 0; t < idx.length; t += 3) {
+    if (idx[t] === idx[t + 1] || idx[t + 1] === idx[t + 2] || idx[t] === idx[t + 2]) {
+      if (bad++ === 0) first = t / 3;
+    }
+  }
+  if (bad === 0) return mesh;
+  if (bad * 3 === idx.length) {
+    throw new InputError(`every triangle names one vertex twice (e.g. triangle ${first}); expected a closed triangle mesh`, file, `triangle ${first}`);
+  }
+  const out = new Uint32Array(idx.length - 3 * bad);
+  let o = 0;
+  for (let t = 0; t < idx.length; t += 3) {
+    if (idx[t] === idx[t + 1] || idx[t + 1] === idx[t + 2] || idx[t] === idx[t + 2]) continue;
+    out[o++] = idx[t]!;
+    out[o++] = idx[t + 1]!;
+    out[o++] = idx[t + 2]!;
+  }
+  warnings.push(`${file}: ${bad} triangle${bad === 1 ? '' : 's'} naming one vertex twice (zero area) dropped, first: triangle ${first}`);
+  return { positions: mesh.positions, indices: out };
+}
+
+/** Largest bounding-box extent. */
+function meshSize(mesh: TriMesh): number {
+  const b = meshBounds(mesh);
+  return Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]);
+}
+
+/** The size limits (MIN_SIZE, MAX_SIZE), checked before any product of coordinates is formed. */
+function checkSize(mesh: TriMesh, file: string): void {
+  const b = meshBounds(mesh);
+  const ext = [b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]];
+  // The diagonal without squaring (hypot would overflow at 1e160 and underflow at 1e-160).
+  const largest = Math.max(ext[0]!, ext[1]!, ext[2]!);
+  const diag = largest === 0 ? 0 : largest * Math.hypot(ext[0]! / largest, ext[1]! / largest, ext[2]! / largest);
+  if (!(diag >= MIN_SIZE && diag <= MAX_SIZE)) {
+    throw new InputError(
+      `the shape is ${fmtNum(diag)} across (bounding-box diagonal); expected a size between 1e-20 and 1e20, ` +
+        `so that its volume and inertia stay within the range the solver computes with (1e-100 to 1e100)`,
+      file,
+    );
+  }
+}
+
+/** Flat or needle-thin shapes (MIN_THICKNESS_REL), with the measured extents. */
+function checkThickness(mesh: TriMesh, file: string): void {
+  const b = meshBounds(mesh);
+  const ext = [b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]];
+  const diag = Math.hypot(ext[0]!, ext[1]!, ext[2]!);
+  const area = totalArea(mesh);
+  const vol = Math.abs(volumeParts(mesh).volume);
+  const rel = (3 * vol) / (area * diag);
+  if (rel >= MIN_THICKNESS_REL) return;
+  throw new InputError(
+    `the shape is degenerate: too thin for its size (volume ${fmtNum(vol)}, surface ${fmtNum(area)}, extents ${fmtNum(ext[0]!)} x ${fmtNum(ext[1]!)} x ${fmtNum(ext[2]!)}: ` +
+      `a mean thickness of ${fmtNum(rel)} of its diagonal); expected a solid at least ${MIN_THICKNESS_REL} of its size thick`,
+    file,
+  );
+}
+
+function checkDegenerate(mesh: TriMesh, file: string): void {
   const p = mesh.positions;
   const idx = mesh.indices;
-  // Compare squared quantities: |2A|^2 <= (eps * diag^2)^2, no sqrt per triangle.
-  const lim = DEGENERATE_REL * diag2;
-  const lim2 = lim * lim;
   let count = 0;
   let first = -1;
   for (let t = 0; t < idx.length; t += 3) {
-    const a = idx[t]!, b = idx[t + 1]!, c = idx[t + 2]!;
-    let bad = a === b || b === c || a === c;
+    const a3 = idx[t]! * 3, b3 = idx[t + 1]! * 3, c3 = idx[t + 2]! * 3;
+    let ux = p[b3]! - p[a3]!, uy = p[b3 + 1]! - p[a3 + 1]!, uz = p[b3 + 2]! - p[a3 + 2]!;
+    let vx = p[c3]! - p[a3]!, vy = p[c3 + 1]! - p[a3 + 1]!, vz = p[c3 + 2]! - p[a3 + 2]!;
+    const wx = vx - ux, wy = vy - uy, wz = vz - uz;
+    // Scale by the longest edge first, so the test is the same at any size.
+    const l2 = Math.max(ux * ux + uy * uy + uz * uz, vx * vx + vy * vy + vz * vz, wx * wx + wy * wy + wz * wz);
+    let bad = !(l2 > 0);
     if (!bad) {
-      const a3 = a * 3, b3 = b * 3, c3 = c * 3;
-      const ux = p[b3]! - p[a3]!, uy = p[b3 + 1]! - p[a3 + 1]!, uz = p[b3 + 2]! - p[a3 + 2]!;
-      const vx = p[c3]! - p[a3]!, vy = p[c3 + 1]! - p[a3 + 1]!, vz = p[c3 + 2]! - p[a3 + 2]!;
+      const s = 1 / Math.sqrt(l2);
+      ux *= s; uy *= s; uz *= s;
+      vx *= s; vy *= s; vz *= s;
       const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-      bad = nx * nx + ny * ny + nz * nz <= lim2;
+      bad = nx * nx + ny * ny + nz * nz <= DEGENERATE_REL * DEGENERATE_REL;
     }
     if (bad) {
       if (first < 0) first = t / 3;
@@ -125,7 +246,7 @@ function checkDegenerate(mesh: TriMesh, diag2: number, file: string): void {
   if (count > 0) {
     const a = idx[first * 3]!, b = idx[first * 3 + 1]!, c = idx[first * 3 + 2]!;
     throw new InputError(
-      `${count} degenerate triangle${count === 1 ? '' : 's'} (zero area or a repeated vertex), first: triangle ${first} with vertices ${a} ${fmtPoint(mesh.positions, a)}, ${b} ${fmtPoint(mesh.positions, b)}, ${c} ${fmtPoint(mesh.positions, c)}; expected every triangle to have a positive area`,
+      `${count} degenerate triangle${count === 1 ? '' : 's'} (three points on one line), first: triangle ${first} with vertices ${a} ${fmtPoint(mesh.positions, a)}, ${b} ${fmtPoint(mesh.positions, b)}, ${c} ${fmtPoint(mesh.positions, c)}; expected every triangle to have a positive area`,
       file,
       `triangle ${first}`,
     );
@@ -139,10 +260,26 @@ function checkDegenerate(mesh: TriMesh, diag2: number, file: string): void {
  * consistently oriented mesh has every undirected edge exactly twice, once in
  * each direction.
  */
-function checkEdges(mesh: TriMesh, file: string): void {
+interface EdgeReport {
+  boundary: number;
+  nonManifold: number;
+  misoriented: number;
+  /** First example of each problem: its two vertices (and the use count). */
+  exBoundary: number;
+  exBoundaryHi: number;
+  exNonManifold: number;
+  exNonManifoldHi: number;
+  exNonManifoldN: number;
+  exMisoriented: number;
+  exMisorientedHi: number;
+  /** Set when hole filling was tried and refused. */
+  holes?: ReturnType<typeof fillHoles>;
+}
+
+function analyseEdges(mesh: TriMesh): EdgeReport {
   const idx = mesh.indices;
   const nv = mesh.positions.length / 3;
-  if (nv >= 0x7fffffff) throw new InputError(`mesh has too many vertices (${nv})`, file);
+  if (nv >= 0x7fffffff) throw new RangeError(`mesh has too many vertices (${nv})`);
   const nh = idx.length;
   const start = new Uint32Array(nv + 1);
   for (let t = 0; t < nh; t += 3) {
@@ -186,7 +323,15 @@ function checkEdges(mesh: TriMesh, file: string): void {
       i = j;
     }
   }
+  return {
+    boundary, nonManifold, misoriented,
+    exBoundary, exBoundaryHi, exNonManifold, exNonManifoldHi, exNonManifoldN, exMisoriented, exMisorientedHi,
+  };
+}
 
+function reportEdges(mesh: TriMesh, r: EdgeReport, file: string): void {
+  const { boundary, nonManifold, misoriented, exBoundary, exBoundaryHi, exNonManifold, exNonManifoldHi, exNonManifoldN, exMisoriented, exMisorientedHi } = r;
+  const idx = mesh.indices;
   const also = (skip: string): string => {
     const parts: string[] = [];
     if (skip !== 'open' && boundary > 0) parts.push(`${boundary} boundary edges`);
@@ -199,10 +344,15 @@ function checkEdges(mesh: TriMesh, file: string): void {
     `the edge between vertices ${a} ${fmtPoint(p, a)} and ${b} ${fmtPoint(p, b)}`;
 
   if (boundary > 0) {
-    const dup = countCoincidentVertices(p);
-    const hint = dup > 0
-      ? `; note: ${dup} vertices sit exactly on another vertex, so the surface is probably unwelded (weld duplicate vertices)`
-      : '';
+    const holes = r.holes;
+    let hint = '';
+    if (holes && holes.tangledAt >= 0) {
+      hint = `; the holes could not be filled: several of them meet at vertex ${holes.tangledAt} ${fmtPoint(p, holes.tangledAt)}`;
+    } else if (holes && holes.refused.length > 0) {
+      const h = holes.refused[0]!;
+      hint = `; ${holes.refused.length} hole${holes.refused.length === 1 ? ' is' : 's are'} too large to fill automatically, e.g. one of ${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))} ` +
+        `with an area of ${fmtPercent(h.area / holes.surfaceArea)} of the surface (holes up to ${fmtPercent(HOLE_AREA_FRACTION)}, or of 3 edges, are filled)`;
+    }
     throw new InputError(
       `mesh is not closed: ${boundary} boundary edge${boundary === 1 ? '' : 's'} used by only one triangle, e.g. ${edgeText(exBoundary, exBoundaryHi)}${also('open')}; expected a closed (watertight) mesh where every edge is shared by exactly two triangles${hint}`,
       file,
@@ -254,19 +404,24 @@ function trianglesWithEdge(idx: Uint32Array, a: number, b: number): number[] {
   return out;
 }
 
-/** Error path only: how many vertices repeat an earlier vertex's exact position. */
-function countCoincidentVertices(p: Float64Array): number {
-  const seen = new Set<string>();
-  let dup = 0;
-  for (let i = 0; i < p.length; i += 3) {
-    const key = `${p[i]},${p[i + 1]},${p[i + 2]}`;
-    if (seen.has(key)) dup++;
-    else seen.add(key);
-  }
-  return dup;
-}
-
 function fmtPoint(p: Float64Array, v: number): string {
   const f = (x: number): string => (Number.isFinite(x) ? String(Number(x.toPrecision(6))) : String(x));
   return `(${f(p[v * 3]!)}, ${f(p[v * 3 + 1]!)}, ${f(p[v * 3 + 2]!)})`;
+}
+
+/** Three significant digits; exponent form far from 1 (3.74e-6 rather than 0.00000374). */
+function fmtNum(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(2).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  return String(Number(x.toPrecision(3)));
+}
+
+/** A point to 4 digits, with rounding noise below 1e-9 of `scale` shown as 0. */
+function fmtVec(v: readonly number[], scale: number): string {
+  return `(${v.map((x) => String(Math.abs(x) < 1e-9 * scale ? 0 : Number(x.toPrecision(4)))).join(', ')})`;
+}
+
+function fmtPercent(f: number): string {
+  return `${Number((100 * f).toPrecision(2))}%`;
 }

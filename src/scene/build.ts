@@ -1,7 +1,15 @@
 /**
  * From a validated scene (SceneDesc) to a World: build each named shape once
- * (mesh -> validation -> mass properties -> re-centre on the centre of mass ->
- * samples -> SDF), then add the bodies, joints and motors.
+ * (mesh -> validation and repair -> what it encloses -> mass properties ->
+ * re-centre on the centre of mass -> samples -> SDF), then add the bodies,
+ * joints and motors.
+ *
+ * Every shape of the scene is loaded and checked, also one that no body uses
+ * (its broken mesh would otherwise go unnoticed until someone uses it); only
+ * the SDF bake is skipped for it. Every derived quantity (volume, SDF cell,
+ * mass, principal moments of inertia and their inverses) must be finite and
+ * within DERIVED_MIN..DERIVED_MAX, or the scene is bad input naming the shape
+ * or body and the value (see validate.ts MIN_SIZE for the reason of the range).
  */
 import type { TriMesh, Vec3 } from '../geometry/mesh.ts';
 import { meshBounds, translatedMesh, scaledMesh } from '../geometry/mesh.ts';
@@ -12,7 +20,8 @@ import {
 import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh } from '../geometry/validate.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
-import { massFromMesh, invertInertia } from '../sdf/mass.ts';
+import { invertInertia, principalInertia, type MassProperties } from '../sdf/mass.ts';
+import { analyseSolid, bakeSolid, describeSolid, type SolidAnalysis } from '../sdf/solid.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
 import { InputError } from '../errors.ts';
@@ -31,13 +40,49 @@ export interface SceneIo {
   warn?: (message: string) => void;
 }
 
+/** The range every derived quantity must lie in (see the file comment). */
+export const DERIVED_MIN = 1e-100;
+export const DERIVED_MAX = 1e100;
+/** Smallest ratio of the smallest to the largest principal moment: below it the tensor cannot be inverted reliably. */
+const MIN_MOMENT_RATIO = 1e-13;
+
 const EMPTY_SAMPLES: CollisionSamples = { points: new Float32Array(0), vertexCount: 0, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) };
 
-/** The shape's mesh in its own frame, validated. */
+/** The message of an InputError without its "file: where: " prefix. */
+function bare(e: InputError): string {
+  const prefix = [e.file, e.where].filter(Boolean).join(': ');
+  return prefix && e.message.startsWith(`${prefix}: `) ? e.message.slice(prefix.length + 2) : e.message;
+}
+
+/** Short number for messages: 3 significant digits, exponent form far from 1. */
+export function fmtValue(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(2).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  return String(Number(x.toPrecision(3)));
+}
+
+function inRange(x: number): boolean {
+  return x >= DERIVED_MIN && x <= DERIVED_MAX;
+}
+
+/**
+ * The shape's mesh in its own frame, validated and repaired. Errors name the
+ * scene, the shape (and for a mesh file, the file and its line or edge) once each.
+ */
 async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo): Promise<TriMesh> {
-  const where = `shapes.${name}`;
+  const where = d.type === 'mesh' ? `shapes.${name}.path` : `shapes.${name}`;
+  const label = d.type === 'mesh' ? d.path : where;
+  const warn = (w: string) => io.warn?.(`${scene.file}: ${d.type === 'mesh' ? `${where}: ` : ''}${w}`);
+  const fail = (e: unknown): never => {
+    if (e instanceof InputError) {
+      // "scene.json: shapes.bunny.path: bunny.obj: line 12: ..." or "scene.json: shapes.box: ...".
+      const inner = [d.type === 'mesh' ? d.path : '', e.where].filter(Boolean).join(': ');
+      throw new InputError((inner ? `${inner}: ` : '') + bare(e), scene.file, where);
+    }
+    throw new InputError(`${d.type} shape: ${(e as Error).message}`, scene.file, where);
+  };
   let mesh: TriMesh;
-  let file = scene.file;
   try {
     switch (d.type) {
       case 'box':
@@ -62,32 +107,64 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
         mesh = extrudeMesh(d.polygon, d.depth);
         break;
       case 'mesh': {
-        file = d.path;
         let text: string;
         try {
           text = await io.readText(d.resolvedPath);
         } catch (e) {
-          throw new InputError(`cannot read mesh file "${d.resolvedPath}": ${(e as Error).message}`, scene.file, `${where}.path`);
+          throw new InputError(`cannot read mesh file "${d.resolvedPath}": ${(e as Error).message}`, scene.file, where);
         }
         const r = parseObjWithWarnings(text, d.path);
-        for (const w of r.warnings) io.warn?.(`${d.path}: ${w}`);
+        for (const w of r.warnings) warn(w);
         mesh = d.scale === 1 ? r.mesh : scaledMesh(r.mesh, d.scale);
         break;
       }
     }
   } catch (e) {
-    if (e instanceof InputError) throw d.type === 'mesh' ? new InputError(e.message, scene.file, `${where}.path`) : e;
-    throw new InputError((e as Error).message, scene.file, where);
+    if (e instanceof InputError && e.file === scene.file) throw e;
+    return fail(e);
   }
   try {
-    const v = validateMesh(mesh, file);
-    for (const w of v.warnings) io.warn?.(`${file}: ${w}`);
+    const v = validateMesh(mesh, label);
+    for (const w of v.warnings) warn(w);
     return v.mesh;
   } catch (e) {
-    // Name the scene and the shape too: "scene.json: shapes.bunny.path: bunny.obj: edge 3-7: ...".
-    if (e instanceof InputError) throw new InputError(e.message, scene.file, d.type === 'mesh' ? `${where}.path` : where);
-    throw e;
+    return fail(e);
   }
+}
+
+/** A shape's geometry and mass properties, before its SDF. */
+interface PreparedShape {
+  /** The validated mesh in the shape's own frame. */
+  own: TriMesh;
+  solid: SolidAnalysis;
+  mass: MassProperties;
+}
+
+/** Mesh, what it encloses and its mass properties, every derived quantity checked. */
+async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo): Promise<PreparedShape> {
+  const own = await shapeMesh(name, d, scene, io);
+  const where = `shapes.${name}`;
+  const solid = analyseSolid(own);
+  if (!solid.simple) io.warn?.(`${scene.file}: ${where}: ${describeSolid(solid, own)}`);
+  const mass = solid.mass;
+  if (!inRange(mass.volume)) {
+    throw new InputError(`the shape's volume is ${fmtValue(mass.volume)} m^3; expected 1e-100 to 1e100 m^3`, scene.file, where);
+  }
+  const b = meshBounds(solid.boundary);
+  const longest = Math.max(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]);
+  const cell = longest / d.sdf.cells;
+  if (!inRange(cell)) {
+    throw new InputError(`the SDF cell size would be ${fmtValue(cell)} m; expected 1e-100 to 1e100 m`, scene.file, where);
+  }
+  return { own, solid, mass };
+}
+
+/**
+ * Loads and checks a shape without baking its SDF (for shapes no body uses):
+ * the same errors and warnings as buildShape.
+ */
+export async function checkShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<void> {
+  if (d.type !== 'plane') await prepareShape(name, d, scene, io);
 }
 
 export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<RigidShape> {
@@ -107,8 +184,7 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
       planeNormal: [n[0], n[1], n[2]],
     };
   }
-  const own = await shapeMesh(name, d, scene, io);
-  const mp = massFromMesh(own);
+  const { own, solid, mass: mp } = await prepareShape(name, d, scene, io);
   // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
@@ -116,7 +192,13 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   const mesh = translatedMesh(own, com);
   const sdfOpts: SdfSettings = d.sdf;
   const bake = io.bake ?? (async (m: TriMesh, o: { cells: number; padding: number }) => bakeSdfCpu(m, o));
-  const sdf = await bake(mesh, { cells: sdfOpts.cells, padding: sdfOpts.padding });
+  const sdf = await bakeSolid(mesh, solid.simple ? null : translatedMesh(solid.boundary, com), (m) => bake(m, { cells: sdfOpts.cells, padding: sdfOpts.padding }));
+  if (!hasInsideNode(sdf)) {
+    io.warn?.(
+      `${scene.file}: shapes.${name}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
+        'so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
+    );
+  }
   // Face samples on triangles whose interior is wider than ~4 SDF cells (see samples.ts).
   const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize);
   const bounds = meshBounds(mesh);
@@ -138,18 +220,68 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   };
 }
 
+function hasInsideNode(g: SdfGrid): boolean {
+  const v = g.values;
+  for (let i = 0; i < v.length; i++) if (v[i]! < 0) return true;
+  return false;
+}
+
+/**
+ * Mass and inverse inertia of a dynamic body, every derived quantity checked
+ * (file comment); the error names the body and the value, and which input
+ * ("mass" or "density") produced it.
+ */
+export function bodyMassProperties(
+  s: RigidShape,
+  b: { name: string; mass?: number; density?: number },
+  file: string,
+  where: string,
+): { mass: number; invInertia: Float64Array } {
+  const density = b.mass !== undefined ? b.mass / s.volume : (b.density ?? 1000);
+  const mass = density * s.volume;
+  const source = b.mass !== undefined ? '"mass"' : `"density" ${fmtValue(density)} kg/m^3 x volume ${fmtValue(s.volume)} m^3`;
+  const who = `${where} ("${b.name}")`;
+  if (!inRange(mass)) {
+    throw new InputError(`mass ${fmtValue(mass)} kg (from ${source}) is outside the range the solver computes with (1e-100 to 1e100 kg)`, file, who);
+  }
+  const I = new Float64Array(9);
+  for (let k = 0; k < 9; k++) I[k] = s.inertiaUnit[k]! * density;
+  const moments = principalInertia(I).moments;
+  const list = moments.map(fmtValue).join(', ');
+  if (!moments.every(inRange)) {
+    throw new InputError(`principal moments of inertia ${list} kg m^2 (from ${source}) are outside the range the solver computes with (1e-100 to 1e100 kg m^2)`, file, who);
+  }
+  if (!(moments[0] >= MIN_MOMENT_RATIO * moments[2])) {
+    throw new InputError(`principal moments of inertia ${list} kg m^2 differ by more than 1e13: the inertia tensor cannot be inverted reliably (a needle or a flat shape)`, file, who);
+  }
+  let inv: Float64Array;
+  try {
+    inv = invertInertia(I);
+  } catch (e) {
+    throw new InputError(`${(e as Error).message} (principal moments ${list} kg m^2)`, file, who);
+  }
+  if (!inv.every(Number.isFinite)) throw new InputError(`the inverse inertia tensor is not finite (principal moments ${list} kg m^2)`, file, who);
+  return { mass, invInertia: inv };
+}
+
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   const world = new World(backend, { ...scene.solver });
   world.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
   world.dt = scene.dt;
   const shapeIndex = new Map<string, number>();
-  // Build only the shapes bodies use, each once.
+  // Build the shapes bodies use, each once.
   for (const b of scene.bodies) {
     if (shapeIndex.has(b.shape)) continue;
     const d = scene.shapes[b.shape];
     if (!d) throw new InputError(`unknown shape "${b.shape}"`, scene.file, `bodies[${scene.bodies.indexOf(b)}].shape`);
     shapeIndex.set(b.shape, world.shapes.length);
     world.shapes.push(await buildShape(b.shape, d, scene, io));
+  }
+  // Check the others too (without baking): a broken shape should not wait until someone uses it.
+  for (const [name, d] of Object.entries(scene.shapes)) {
+    if (shapeIndex.has(name)) continue;
+    await checkShape(name, d, scene, io);
+    io.warn?.(`${scene.file}: shapes.${name}: no body uses this shape`);
   }
   const B = world.bodies;
   scene.bodies.forEach((b, bi) => {
@@ -174,16 +306,9 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
       return;
     }
     if (s.kind === 'plane') throw new InputError('a plane can only be used by a static body', scene.file, `bodies[${bi}].shape`);
-    const density = b.mass !== undefined ? b.mass / s.volume : (b.density ?? 1000);
-    const mass = density * s.volume;
-    if (!(mass > 0) || !Number.isFinite(mass)) {
-      throw new InputError(`mass must be positive and finite, got ${mass}`, scene.file, `bodies[${bi}]`);
-    }
+    const { mass, invInertia: inv } = bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
     B.mass[i] = mass;
     B.invMass[i] = 1 / mass;
-    const I = new Float64Array(9);
-    for (let k = 0; k < 9; k++) I[k] = s.inertiaUnit[k]! * density;
-    const inv = invertInertia(I);
     for (let k = 0; k < 9; k++) B.invInertia[9 * i + k] = inv[k]!;
     for (let k = 0; k < 3; k++) {
       B.vel[3 * i + k] = b.velocity[k]!;

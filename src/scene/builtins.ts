@@ -323,3 +323,5 @@ export function builtinScene(name: string, params: Record<string, number> = {}):
 // itself would run before this module's `builtins` exists: imports evaluate first.)
 import { jointBuiltins } from './jointScenes.ts';
 for (const j of jointBuiltins) registerBuiltin(j.info, j.make);
+import { meshBuiltins } from './meshScenes.ts';
+for (const m of meshBuiltins) registerBuiltin(m.info, m.make);

@@ -37,6 +37,17 @@ export interface MassProperties {
 
 /** Exact mass properties of a closed, outward (counter-clockwise) mesh. */
 export function massFromMesh(mesh: TriMesh): MassProperties {
+  return massFromWeightedTriangles(mesh, null);
+}
+
+/**
+ * The same integrals with triangle t counted weights[t] times: the mass
+ * properties of a solid whose boundary is a weighted triangle soup (the
+ * boundary src/sdf/solid.ts cuts out of a self-intersecting mesh). The
+ * divergence theorem needs no shared vertices, only that the weighted
+ * triangles cover the boundary once.
+ */
+export function massFromWeightedTriangles(mesh: TriMesh, weights: ArrayLike<number> | null): MassProperties {
   const p = mesh.positions;
   const idx = mesh.indices;
   const b = meshBounds(mesh);
@@ -66,7 +77,8 @@ export function massFromMesh(mesh: TriMesh): MassProperties {
     const cx = p[ic]! - ox;
     const cy = p[ic + 1]! - oy;
     const cz = p[ic + 2]! - oz;
-    const v = (ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx)) / 6;
+    const wt = weights ? weights[t / 3]! : 1;
+    const v = (wt * (ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx))) / 6;
     const sx = ax + bx + cx;
     const sy = ay + by + cy;
     const sz = az + bz + cz;

@@ -1,0 +1,27 @@
+/**
+ * Union-find over 0..n-1 with path halving: merges keep the lower index as
+ * the root, so a cluster's root is its first member (repair.ts keeps the
+ * lowest vertex of a welded cluster; solid.ts names patches by their first triangle).
+ */
+export class DisjointSets {
+  private readonly parent: Int32Array;
+
+  constructor(n: number) {
+    this.parent = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.parent[i] = i;
+  }
+
+  find(i: number): number {
+    const p = this.parent;
+    while (p[i] !== i) {
+      p[i] = p[p[i]!]!;
+      i = p[i]!;
+    }
+    return i;
+  }
+
+  union(a: number, b: number): void {
+    const ra = this.find(a), rb = this.find(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Scenes whose numbers are valid but whose derived quantities are not (issue
+ * 14, item 1), procedural shapes at extreme scales (item 8), shapes no body
+ * uses (item 8) and self-intersecting meshes (item 6), through createWorld
+ * and through the real `stackfield run` (exit code, message, no stack trace,
+ * no control character).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.ts';
+import { createBackend } from '../../src/collision/backends.ts';
+import { createWorld } from '../../src/scene/build.ts';
+import { validateScene } from '../../src/scene/validate.ts';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
+const CUBE = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 1 1 0', 'v 0 0 1', 'v 1 0 1', 'v 0 1 1', 'v 1 1 1', 'f 1 5 7 3', 'f 2 4 8 6', 'f 1 2 6 5', 'f 3 7 8 4', 'f 1 3 4 2', 'f 5 6 8 7'];
+/** The same cube again, moved by (0.5, 0.5, 0.5): a self-intersecting pair. */
+const CUBES = [...CUBE, ...CUBE.slice(0, 8).map((l) => 'v ' + l.slice(2).split(' ').map((x) => Number(x) + 0.5).join(' ')), ...CUBE.slice(8).map((l) => 'f ' + l.slice(2).split(' ').map((x) => Number(x) + 8).join(' '))];
+
+type Json = Record<string, unknown>;
+
+function scene(shape: Json, body: Json = {}, extraShapes: Json = {}): Json {
+  return {
+    format: 'stackfield-scene/1',
+    shapes: { floor: { type: 'plane' }, s: { sdf: { cells: 16 }, ...shape }, ...extraShapes },
+    bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'thing', shape: 's', position: [0, 2, 0], ...body }],
+  };
+}
+
+/** createWorld on scene JSON, meshes read from `files`; the warnings it gave. */
+async function build(json: Json, files: Record<string, string> = {}): Promise<{ warnings: string[] }> {
+  const desc = validateScene(json, 'scene.json', '/scenes');
+  const b = await createBackend('cpu');
+  const warnings: string[] = [];
+  try {
+    await createWorld(desc, b.query, {
+      readText: async (p) => {
+        const name = p.replace('/scenes/', '');
+        if (!(name in files)) throw new Error(`ENOENT: no such file '${p}'`);
+        return files[name]!;
+      },
+      warn: (m) => warnings.push(m),
+    });
+  } finally {
+    b.destroy();
+  }
+  return { warnings };
+}
+
+async function refused(json: Json, files: Record<string, string> = {}): Promise<InputError> {
+  try {
+    await build(json, files);
+  } catch (e) {
+    expect(e).toBeInstanceOf(InputError);
+    return e as InputError;
+  }
+  throw new Error('expected the scene to be refused');
+}
+
+describe('derived quantities must be finite and in range (item 1)', () => {
+  it('a mass of 1e-300 kg is bad input naming the body and the value', async () => {
+    const e = await refused(scene({ type: 'box', size: [1, 1, 1] }, { mass: 1e-300 }));
+    expect(e.where).toBe('bodies[1] ("thing")');
+    expect(e.message).toBe('scene.json: bodies[1] ("thing"): mass 1e-300 kg (from "mass") is outside the range the solver computes with (1e-100 to 1e100 kg)');
+  });
+
+  it('a density of 1e308 kg/m^3 is bad input naming the body, the density and the mass it gives', async () => {
+    const e = await refused(scene({ type: 'box', size: [2, 2, 2] }, { density: 1e308 }));
+    expect(e.where).toBe('bodies[1] ("thing")');
+    expect(e.message).toContain('mass Infinity kg (from "density" 1e308 kg/m^3 x volume 8 m^3)');
+  });
+
+  it('a valid mesh 1e-30 m across is bad input naming the shape, the file and its size', async () => {
+    const tiny = CUBE.map((l) => (l.startsWith('v ') ? 'v ' + l.slice(2).split(' ').map((x) => Number(x) * 1e-30).join(' ') : l)).join('\n');
+    const e = await refused(scene({ type: 'mesh', path: 'tiny.obj' }), { 'tiny.obj': tiny });
+    expect(e.where).toBe('shapes.s.path');
+    expect(e.message).toBe(
+      'scene.json: shapes.s.path: tiny.obj: the shape is 1.73e-30 across (bounding-box diagonal); expected a size between 1e-20 and 1e20, so that its volume and inertia stay within the range the solver computes with (1e-100 to 1e100)',
+    );
+  });
+
+  it('a mass that leaves the inertia out of range is bad input naming the principal moments', async () => {
+    // 1e-95 kg is in range, but its moments for a 1 mm box are ~1e-102 kg m^2.
+    const e = await refused(scene({ type: 'box', size: [1e-3, 1e-3, 1e-3] }, { mass: 1e-95 }));
+    expect(e.message).toContain('principal moments of inertia 1.67e-102, 1.67e-102, 1.67e-102 kg m^2 (from "mass")');
+  });
+
+  it('ordinary small and large bodies build: a 1 mm box of 1e-6 kg and a 100 m box of 1e9 kg', async () => {
+    await expect(build(scene({ type: 'box', size: [1e-3, 1e-3, 1e-3] }, { mass: 1e-6 }))).resolves.toEqual({ warnings: [] });
+    await expect(build(scene({ type: 'box', size: [100, 100, 100] }, { density: 1000 }))).resolves.toEqual({ warnings: [] });
+  });
+});
+
+describe('procedural shapes at any sane scale (item 8)', () => {
+  it.each([
+    ['huge', [1e12, 2e12, 3e12]],
+    ['tiny', [1e-12, 2e-12, 3e-12]],
+  ])('a %s box builds with no warning', async (_, size) => {
+    const { warnings } = await build(scene({ type: 'box', size }, { density: 1 }));
+    expect(warnings).toEqual([]);
+  });
+
+  it('a box 1e5 times longer than wide builds; the only warning is that its SDF cells are too coarse for it', async () => {
+    const { warnings } = await build(scene({ type: 'box', size: [1e5, 1, 1] }, { density: 1 }));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('no SDF grid node lies inside the shape (cell 6250 m');
+  });
+
+  it('a truly degenerate box is refused as such, naming the shape, its extents and the limit', async () => {
+    const e = await refused(scene({ type: 'box', size: [1, 1e-9, 1] }));
+    expect(e.where).toBe('shapes.s');
+    expect(e.message).toMatch(/^scene\.json: shapes\.s: the shape is degenerate: too thin for its size \(.*extents 1 x 1e-9 x 1: .*\); expected a solid at least 1e-7 of its size thick$/);
+  });
+
+  it('a shape too thin for its SDF grid is accepted with a warning to raise the cells', async () => {
+    const { warnings } = await build(scene({ type: 'box', size: [10, 0.05, 10], sdf: { cells: 16 } }));
+    expect(warnings).toEqual([
+      'scene.json: shapes.s: no SDF grid node lies inside the shape (cell 0.625 m is too coarse for its thinnest part), so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
+    ]);
+  });
+});
+
+describe('every shape of the scene is loaded (item 8)', () => {
+  it('a shape no body uses, whose mesh file is missing, is reported at its path', async () => {
+    const e = await refused(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'mesh', path: 'gone.obj' } }));
+    expect(e.where).toBe('shapes.spare.path');
+    expect(e.message).toContain('cannot read mesh file "/scenes/gone.obj"');
+  });
+
+  it('a shape no body uses, whose mesh is open, is reported like a used one', async () => {
+    const open = CUBE.slice(0, -2).join('\n');
+    const e = await refused(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'mesh', path: 'open.obj' } }), { 'open.obj': open });
+    expect(e.message).toMatch(/^scene\.json: shapes\.spare\.path: open\.obj: edge \d+-\d+: mesh is not closed/);
+  });
+
+  it('a valid shape no body uses is loaded and named in a warning', async () => {
+    const { warnings } = await build(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'sphere', radius: 1 } }));
+    expect(warnings).toEqual(['scene.json: shapes.spare: no body uses this shape']);
+  });
+});
+
+describe('the command line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stackfield-derived-'));
+  writeFileSync(join(dir, 'cubes.obj'), CUBES.join('\n') + '\n');
+  const run = (json: Json) => {
+    const file = join(dir, `s${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(json));
+    return spawnSync(process.execPath, [BIN, 'run', file, '--steps', '50', '--every', '50'], { encoding: 'utf8', timeout: 120_000 });
+  };
+  const clean = (text: string) => {
+    expect(text).not.toMatch(/\n\s+at /); // no stack trace
+    // eslint-disable-next-line no-control-regex
+    expect(text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+  };
+
+  it('exits with 2 for a 1e-300 kg body, naming it, with no stack trace', () => {
+    const r = run(scene({ type: 'box', size: [1, 1, 1] }, { mass: 1e-300 }));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('bodies[1] ("thing"): mass 1e-300 kg');
+    clean(r.stderr);
+  });
+
+  it('welds an unwelded export and fills a missing triangle, saying what it did, and the cube rests at its half height', () => {
+    // Every quad with its own four vertices, and one quad split into two triangles with one left out.
+    const verts = CUBE.slice(0, 8);
+    const lines: string[] = [];
+    let n = 0;
+    for (const f of CUBE.slice(8)) {
+      const ids = f.slice(2).split(' ').map(Number);
+      for (const v of ids) lines.push(verts[v - 1]!);
+      const k = [n + 1, n + 2, n + 3, n + 4];
+      lines.push(n === 0 ? `f ${k[0]} ${k[1]} ${k[2]}` : `f ${k.join(' ')}`);
+      n += 4;
+    }
+    writeFileSync(join(dir, 'export.obj'), lines.join('\n') + '\n');
+    const r = run(scene({ type: 'mesh', path: 'export.obj', scale: 0.5 }, { position: [0, 0.01, 0] }));
+    expect(r.status, r.stderr).toBe(0);
+    const warnings = r.stderr.trim().split('\n');
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toMatch(/shapes\.s\.path: export\.obj: 1 vertex used by no face was dropped$/); // the split quad's fourth corner
+    expect(warnings[1]).toMatch(/shapes\.s\.path: export\.obj: 15 duplicate vertices on open seams were welded/);
+    expect(warnings[2]).toMatch(/shapes\.s\.path: export\.obj: the mesh was open; 1 hole was filled \(3 edges at/);
+    clean(r.stderr);
+    const last = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(last.bodies[1].p[1]).toBeCloseTo(0.25, 2);
+  });
+
+  it('simulates a self-intersecting mesh as the union it encloses, saying so once', () => {
+    const r = run(scene({ type: 'mesh', path: 'cubes.obj' }, { position: [0, 0.01, 0] }));
+    expect(r.status, r.stderr).toBe(0);
+    const warnings = r.stderr.trim().split('\n');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/shapes\.s: the mesh intersects itself: \d+ pairs of triangles cross, e\.g\. triangles \d+ and \d+ at .*volume 1\.875 \(the surface integral of the raw mesh gives 2\)/);
+    clean(r.stderr);
+    // The union's centre of mass is 0.75 above its lowest face, where it comes to rest.
+    const last = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(last.bodies[1].p[1]).toBeCloseTo(0.75, 2);
+  });
+});
