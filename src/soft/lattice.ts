@@ -23,7 +23,8 @@
  *    recover (measured: a soft ball blew up a few seconds after landing).
  *    Three passes let a node go further once its neighbours have moved; a
  *    sphere at resolution 7 then has every particle within 0.2 spacings of
- *    its surface. The drawn surface is exact regardless (step 8).
+ *    its surface, a torus within 0.35. The drawn surface is exact regardless
+ *    (step 8).
  * 4. A snapped node closer than MERGE_FRACTION spacings to another node is
  *    merged with it (two outside nodes can land on nearly the same surface
  *    point, near a sharp edge or where the surface cuts a cell obliquely, or

@@ -46,7 +46,7 @@ export interface SoftModel {
    * which bridge a concavity); the material's outerScale weakens them.
    */
   outer: Uint8Array;
-  /** The drawn surface: the shape's own mesh in the same frame, its vertices carried by the particles. */
+  /** The drawn surface: the shape's own mesh in the same frame, its vertices carried by the particles (may be empty for a net built by hand). */
   surface: TriMesh;
   /**
    * Skinning: surface vertex v sits at sum_k skinWeight[4v+k] * particle[skinIndex[4v+k]].

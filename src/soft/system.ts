@@ -296,7 +296,10 @@ export class SoftSystem {
     const scratchGradient = new Float64Array(3 * nv);
     skinPositions(surface, this.pos, scratchPositions);
     const restVolume = enclosedVolume(surface.indices, scratchPositions);
-    if (!(restVolume > 0)) throw new RangeError(`soft body "${init.name}": its surface encloses no volume`);
+    // A net without a closed surface (a rope, a single spring) is fine as long as nothing needs its volume.
+    if (material.volumeStiffness > 0 && !(restVolume > 0)) {
+      throw new RangeError(`soft body "${init.name}": volume preservation needs a surface that encloses a volume`);
+    }
     if (material.volumeStiffness > 0) {
       // The volume term's share of omega^2: K / V0 sum_i |dV/dx_i|^2 / m_i at rest.
       const grad = new Float64Array(3 * this.particleCount);
