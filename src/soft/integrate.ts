@@ -38,6 +38,8 @@ export class IntegratorScratch {
   vs = new Float64Array(0);
   accX = new Float64Array(0);
   accV = new Float64Array(0);
+  /** Spring directions of the substep (semiImplicit), 3 per spring. */
+  directions = new Float64Array(0);
 
   ensure(n3: number, rk: boolean): void {
     if (this.f.length !== n3) this.f = new Float64Array(n3);
@@ -55,7 +57,9 @@ export function integrateSubstep(sys: SoftSystem, kind: SoftIntegrator, h: numbe
   const n = sys.particleCount;
   s.ensure(3 * n, kind === 'rk2' || kind === 'rk4');
   const f = s.f;
-  computeForces(sys, x, v, f, kind !== 'semiImplicit');
+  const semi = kind === 'semiImplicit';
+  if (semi && s.directions.length !== 3 * sys.springCount) s.directions = new Float64Array(3 * sys.springCount);
+  computeForces(sys, x, v, f, !semi, semi ? s.directions : undefined);
   switch (kind) {
     case 'semiImplicit':
       for (let i = 0; i < n; i++) {
@@ -64,7 +68,7 @@ export function integrateSubstep(sys: SoftSystem, kind: SoftIntegrator, h: numbe
         v[3 * i + 1] += hw * f[3 * i + 1]!;
         v[3 * i + 2] += hw * f[3 * i + 2]!;
       }
-      applyDampersExactly(sys, h);
+      applyDampersExactly(sys, h, s.directions);
       for (let c = 0; c < 3 * n; c++) x[c] += h * v[c]!;
       return;
     case 'euler':

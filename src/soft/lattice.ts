@@ -42,7 +42,10 @@
  * 7. Mass: a quarter of each tetrahedron's volume to each of its corners, at
  *    least an eighth of a cell per particle, normalised (the caller scales to
  *    the body's mass).
- * 8. Drawing: each vertex of the shape's own mesh is embedded in the tetrahedron that contains it (or,
+ * 8. Drawing: the shape's own mesh, its triangles split 1-to-4 until no
+ *    edge is longer than REFINE_EDGE spacings (a box's 8 corners alone would
+ *    draw a soft cube as a rigid one and put all of volume preservation's
+ *    pressure on 8 particles). Each vertex is embedded in the tetrahedron that contains it (or,
  *    for a vertex just outside every one, the nearest), with barycentric
  *    weights. The drawn surface is then an affine function of the particles.
  * The net must be one piece; a resolution too coarse for a thin part (a
@@ -64,6 +67,10 @@ const OUTER_DEPTH = 0.1;
 const SNAP_STEPS = 4;
 /** Fractions of the way to the surface a snapped node tries, first to last. */
 const SNAP_FRACTIONS = [1, 0.75, 0.5, 0.25, 0];
+/** The drawn surface is refined until its edges are at most this many spacings (step 8). */
+const REFINE_EDGE = 1.5;
+/** ... but not past this many triangles (a fine OBJ mesh stays as it is). */
+const MAX_SURFACE_TRIANGLES = 50_000;
 /** Snapping passes (the loop comment says why more than one). */
 const SNAP_PASSES = 3;
 /** Smallest volume a snap may leave any of the node's tetrahedra, in nominal ones (cellVolume / 6); step 3. */
@@ -338,8 +345,9 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
     total += massShare[p]!;
   }
   for (let p = 0; p < count; p++) massShare[p] /= total;
-  // 8. The drawn surface, embedded in the tetrahedra.
-  const { skinIndex, skinWeight } = embed(mesh, rest, tets, (x, y, z, ring, out) => {
+  // 8. The drawn surface, refined to the spacing and embedded in the tetrahedra.
+  const surface = refineMesh(mesh, REFINE_EDGE * h, MAX_SURFACE_TRIANGLES);
+  const { skinIndex, skinWeight } = embed(surface, rest, tets, (x, y, z, ring, out) => {
     const ci = Math.min(mx - 1, Math.max(0, Math.floor((x - bounds.min[0]) / step[0])));
     const cj = Math.min(my - 1, Math.max(0, Math.floor((y - bounds.min[1]) / step[1])));
     const ck = Math.min(mz - 1, Math.max(0, Math.floor((z - bounds.min[2]) / step[2])));
@@ -361,7 +369,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
     springs: springArray,
     kind: Uint8Array.from(kind),
     outer,
-    surface: { positions: Float64Array.from(mesh.positions), indices: Uint32Array.from(mesh.indices) },
+    surface,
     skinIndex,
     skinWeight,
     spacing: h,
@@ -446,4 +454,48 @@ function embed(
     }
   }
   return { skinIndex, skinWeight };
+}
+
+/**
+ * Splits every triangle into four at its edge midpoints (shared between
+ * neighbours, so the mesh stays closed and manifold) until no edge is longer
+ * than `maxEdge` or another split would pass `maxTriangles`. Flat faces stay
+ * flat and the vertices of the input stay where they are, so the refined mesh
+ * encloses the same solid.
+ */
+export function refineMesh(mesh: TriMesh, maxEdge: number, maxTriangles: number): TriMesh {
+  let positions = Array.from(mesh.positions);
+  let indices = Array.from(mesh.indices);
+  const longest = (): number => {
+    let m = 0;
+    for (let t = 0; t < indices.length; t += 3) {
+      for (let e = 0; e < 3; e++) {
+        const a = 3 * indices[t + e]!, b = 3 * indices[t + ((e + 1) % 3)]!;
+        m = Math.max(m, Math.hypot(positions[a]! - positions[b]!, positions[a + 1]! - positions[b + 1]!, positions[a + 2]! - positions[b + 2]!));
+      }
+    }
+    return m;
+  };
+  while (longest() > maxEdge && (indices.length / 3) * 4 <= maxTriangles) {
+    const mid = new Map<number, number>();
+    const nv = positions.length / 3;
+    const midpoint = (a: number, b: number): number => {
+      const key = Math.min(a, b) * nv + Math.max(a, b);
+      let m = mid.get(key);
+      if (m === undefined) {
+        m = positions.length / 3;
+        positions.push((positions[3 * a]! + positions[3 * b]!) / 2, (positions[3 * a + 1]! + positions[3 * b + 1]!) / 2, (positions[3 * a + 2]! + positions[3 * b + 2]!) / 2);
+        mid.set(key, m);
+      }
+      return m;
+    };
+    const next: number[] = [];
+    for (let t = 0; t < indices.length; t += 3) {
+      const a = indices[t]!, b = indices[t + 1]!, c = indices[t + 2]!;
+      const ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
+      next.push(a, ab, ca, ab, b, bc, ca, bc, c, ab, bc, ca);
+    }
+    indices = next;
+  }
+  return { positions: Float64Array.from(positions), indices: Uint32Array.from(indices) };
 }

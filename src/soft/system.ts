@@ -182,6 +182,10 @@ export class SoftSystem {
   springC = new Float64Array(0);
 
   bodies: SoftBody[] = [];
+  /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
+  massVersion = 0;
+  /** Per-spring exact-damper factors for one substep length (forces.ts, applyDampersExactly). */
+  damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
   gravity: Vec3 = [0, -9.81, 0];
   settings: SoftSolverSettings;
   colliders: SoftCollider[] = [];
@@ -309,6 +313,7 @@ export class SoftSystem {
       omega2 += (material.volumeStiffness / restVolume) * sum;
     }
 
+    this.massVersion++;
     this.bodies.push({
       name: init.name,
       particleStart: p0,
@@ -351,6 +356,7 @@ export class SoftSystem {
     const inv = [-f[3]!, -f[4]!, -f[5]!, f[6]!];
     rotate(inv, this.pos[3 * particle]! - f[0]!, this.pos[3 * particle + 1]! - f[1]!, this.pos[3 * particle + 2]! - f[2]!, this.pinLocal, 3 * (n - 1));
     this.invMass[particle] = 0;
+    this.massVersion++;
     this.vel[3 * particle] = this.vel[3 * particle + 1] = this.vel[3 * particle + 2] = 0;
   }
 
@@ -455,16 +461,19 @@ export class SoftSystem {
       let sum = 0;
       for (let c = 3 * b.particleStart; c < 3 * (b.particleStart + b.particleCount); c++) sum += x[c]! + v[c]!;
       if (!Number.isFinite(sum)) throw new SimulationError(`soft body "${b.name}" blew up ${when()}: its state is no longer finite; ${advice}`);
+      // Squared lengths against squared rest lengths: this runs every step over every spring.
       let worst = 0, worstSpring = -1;
       for (let s = b.springStart; s < b.springStart + b.springCount; s++) {
         const a = 3 * this.springA[s]!, c = 3 * this.springB[s]!;
-        const len = Math.hypot(x[a]! - x[c]!, x[a + 1]! - x[c + 1]!, x[a + 2]! - x[c + 2]!);
-        const ratio = len / this.springRest[s]!;
-        if (ratio > worst) {
-          worst = ratio;
+        const dx = x[a]! - x[c]!, dy = x[a + 1]! - x[c + 1]!, dz = x[a + 2]! - x[c + 2]!;
+        const rest = this.springRest[s]!;
+        const ratio2 = (dx * dx + dy * dy + dz * dz) / (rest * rest);
+        if (ratio2 > worst) {
+          worst = ratio2;
           worstSpring = s;
         }
       }
+      worst = Math.sqrt(worst);
       if (worst > limit) {
         const a = this.springA[worstSpring]! - b.particleStart, c = this.springB[worstSpring]! - b.particleStart;
         throw new SimulationError(

@@ -71,20 +71,44 @@ describe('the lattice construction', () => {
       expect(Math.min(...shares)).toBeGreaterThan(0);
     });
 
-    it(`embeds the shape's mesh so the particles at rest reproduce it exactly (${name})`, () => {
+    it(`draws the shape's own mesh, refined to the spacing, reproduced exactly by the particles at rest (${name})`, () => {
       const { model } = build(mesh, resolution);
-      const nv = mesh.positions.length / 3;
+      const surface = model.surface;
+      const nv = surface.positions.length / 3;
+      // The original vertices come first, unmoved; the refined mesh encloses the same solid.
+      for (let i = 0; i < mesh.positions.length; i++) expect(surface.positions[i]).toBe(mesh.positions[i]);
+      expect(signedVolume(surface)).toBeCloseTo(signedVolume(mesh), 12);
       const out = new Float64Array(3 * nv);
-      skinPositions({ indices: model.surface.indices, skinIndex: model.skinIndex, skinWeight: model.skinWeight }, model.rest, out);
-      for (let i = 0; i < out.length; i++) expect(Math.abs(out[i]! - mesh.positions[i]!)).toBeLessThan(1e-12);
+      skinPositions({ indices: surface.indices, skinIndex: model.skinIndex, skinWeight: model.skinWeight }, model.rest, out);
+      for (let i = 0; i < out.length; i++) expect(Math.abs(out[i]! - surface.positions[i]!)).toBeLessThan(1e-12);
       for (let v = 0; v < nv; v++) {
         let sum = 0;
         for (let k = 0; k < 4; k++) sum += model.skinWeight[4 * v + k]!;
         expect(sum).toBeCloseTo(1, 12);
       }
-      expect(enclosedVolume(model.surface.indices, out)).toBeCloseTo(signedVolume(mesh), 12);
+      expect(enclosedVolume(surface.indices, out)).toBeCloseTo(signedVolume(mesh), 12);
     });
   }
+
+  it('refines a box\'s 12 triangles until no edge is longer than 1.5 spacings, keeping it closed', () => {
+    const { model } = build(boxMesh([1, 1, 1]), 4);
+    // Face diagonals sqrt(2) -> sqrt(2) / 4 = 0.354 <= 1.5 * 0.25 after two 1-to-4 splits: 12 * 16 triangles.
+    expect(model.surface.indices.length / 3).toBe(12 * 16);
+    // Closed: every edge is shared by exactly two triangles, once in each direction.
+    const edges = new Map<string, number>();
+    const I = model.surface.indices;
+    for (let t = 0; t < I.length; t += 3) {
+      for (let e = 0; e < 3; e++) {
+        const key = `${I[t + e]},${I[t + ((e + 1) % 3)]}`;
+        edges.set(key, (edges.get(key) ?? 0) + 1);
+      }
+    }
+    for (const [key, count] of edges) {
+      const [a, b] = key.split(',');
+      expect(count).toBe(1);
+      expect(edges.get(`${b},${a}`)).toBe(1);
+    }
+  });
 
   it('does not tie the arms of a U across its gap: every spring runs through the solid', () => {
     // Arms 1 m apart at 0.5 m cells: the gap is two cells wide, so no cell there is kept.
