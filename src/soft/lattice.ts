@@ -372,6 +372,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
     surface,
     skinIndex,
     skinWeight,
+    tets: Uint32Array.from(tets),
     spacing: h,
   };
 

@@ -55,6 +55,14 @@ export interface SoftModel {
    */
   skinIndex: Uint32Array;
   skinWeight: Float64Array;
+  /**
+   * Tetrahedra over the particles, 4 indices per tetrahedron, positively
+   * oriented, filling the body (to within the snapping of its surface). They
+   * carry the drawn surface (lattice) and are what phase 2 needs to map a
+   * point of the deformed body back to the rest shape and its SDF
+   * (docs/soft-bodies.md).
+   */
+  tets: Uint32Array;
   /** Typical distance between neighbouring particles (m): the lattice spacing, or the mean outline spring. */
   spacing: number;
 }

@@ -229,18 +229,24 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
   for (let i = 0; i < n; i++) add(i, n + i, SpringKind.Structural, 0);
 
   // Mass: each cap triangle's area, a third to each corner, on both faces (the prism's volume split evenly).
+  // Each cap triangle and its twin also bound a prism, split into three tetrahedra.
   const massShare = new Float64Array(nv);
   const I = mesh.indices;
+  const tets: number[] = [];
   let total = 0;
   for (let t = 0; t < I.length; t += 3) {
-    const a = I[t]!, b = I[t + 1]!, c = I[t + 2]!;
+    let a = I[t]!, b = I[t + 1]!, c = I[t + 2]!;
     if (a >= n || b >= n || c >= n) continue; // back cap only; the front cap is its twin
-    const area = 0.5 * Math.abs(orient(x[a]!, y[a]!, x[b]!, y[b]!, x[c]!, y[c]!));
+    const signed = orient(x[a]!, y[a]!, x[b]!, y[b]!, x[c]!, y[c]!);
+    // Counter-clockwise seen from the front, so that the tetrahedra below come out positive.
+    if (signed < 0) [b, c] = [c, b];
+    const area = 0.5 * Math.abs(signed);
     for (const v of [a, b, c]) {
       massShare[v] += area / 3;
       massShare[n + v] += area / 3;
     }
     total += 2 * area;
+    tets.push(a, b, c, n + a, b, c, n + a, n + b, c, n + a, n + b, n + c);
   }
   for (let i = 0; i < nv; i++) massShare[i] /= total;
 
@@ -261,6 +267,7 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
     surface: { positions: Float64Array.from(P), indices: Uint32Array.from(I) },
     skinIndex,
     skinWeight,
+    tets: Uint32Array.from(tets),
     spacing: perimeter / n,
   };
 }

@@ -21,6 +21,7 @@ export function netModel(rest: number[], springs: number[], shares: number[], sp
     surface: { positions: new Float64Array(0), indices: new Uint32Array(0) },
     skinIndex: new Uint32Array(0),
     skinWeight: new Float64Array(0),
+    tets: new Uint32Array(0),
     spacing: spacing || n,
   };
 }
@@ -58,4 +59,18 @@ export function lowestY(pos: Float64Array): number {
   let y = Infinity;
   for (let i = 1; i < pos.length; i += 3) y = Math.min(y, pos[i]!);
   return y;
+}
+
+/** Signed volumes of a model's tetrahedra (positive when oriented as documented). */
+export function tetVolumes(m: SoftModel): number[] {
+  const out: number[] = [];
+  const p = m.rest;
+  for (let t = 0; t < m.tets.length; t += 4) {
+    const [a, b, c, d] = [0, 1, 2, 3].map((k) => 3 * m.tets[t + k]!) as [number, number, number, number];
+    const u = [p[b]! - p[a]!, p[b + 1]! - p[a + 1]!, p[b + 2]! - p[a + 2]!];
+    const v = [p[c]! - p[a]!, p[c + 1]! - p[a + 1]!, p[c + 2]! - p[a + 2]!];
+    const w = [p[d]! - p[a]!, p[d + 1]! - p[a + 1]!, p[d + 2]! - p[a + 2]!];
+    out.push((u[0]! * (v[1]! * w[2]! - v[2]! * w[1]!) - u[1]! * (v[0]! * w[2]! - v[2]! * w[0]!) + u[2]! * (v[0]! * w[1]! - v[1]! * w[0]!)) / 6);
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import { sampleSdf } from '../../src/sdf/grid.ts';
 import { buildLatticeModel } from '../../src/soft/lattice.ts';
 import { componentCount, SpringKind, type SoftModel } from '../../src/soft/model.ts';
 import { enclosedVolume, skinPositions } from '../../src/soft/skin.ts';
+import { tetVolumes } from './helpers.ts';
 
 function build(mesh: TriMesh, resolution: number): { model: SoftModel; sdf: ReturnType<typeof bakeSdfCpu> } {
   const sdf = bakeSdfCpu(mesh, { cells: 48 });
@@ -42,6 +43,10 @@ describe('the lattice construction', () => {
     const lengths = springLengths(model);
     for (const L of lengths) expect([0.25, 0.25 * Math.SQRT2, 0.25 * Math.sqrt(3), 0.5].some((x) => Math.abs(L - x) < 1e-12)).toBe(true);
     expect([...model.outer].every((o) => o === 0)).toBe(true);
+    // Six tetrahedra per cell fill the box exactly.
+    const volumes = tetVolumes(model);
+    expect(volumes.length).toBe(6 * n ** 3);
+    expect(volumes.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
   });
 
   it('fits a flat box with cells close to cubes (exact fit along every axis)', () => {
@@ -69,6 +74,12 @@ describe('the lattice construction', () => {
       const shares = [...model.massShare];
       expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
       expect(Math.min(...shares)).toBeGreaterThan(0);
+      // The tetrahedra are positive and fill the shape to within the snapping (a few per cent).
+      const volumes = tetVolumes(model);
+      expect(Math.min(...volumes)).toBeGreaterThan(0);
+      const filled = volumes.reduce((a, b) => a + b, 0) / signedVolume(mesh);
+      expect(filled).toBeGreaterThan(0.9);
+      expect(filled).toBeLessThan(1.1);
     });
 
     it(`draws the shape's own mesh, refined to the spacing, reproduced exactly by the particles at rest (${name})`, () => {

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { buildSeedNet, extrudeSeedModel, SEED_MAX_POINTS } from '../../src/soft/seedNet.ts';
 import { componentCount, SpringKind } from '../../src/soft/model.ts';
 import { extrudeMesh, starPolygon } from '../../src/geometry/shapes.ts';
+import { signedVolume } from '../../src/geometry/mesh.ts';
+import { tetVolumes } from './helpers.ts';
 
 type Pt = [number, number];
 
@@ -212,6 +214,17 @@ describe('the seed construction on an extruded outline (3D)', () => {
     // L shape: a 3 x 1 bar (centroid 1.5, 0.5) and a 1 x 1 block (0.5, 1.5): area 4.
     expect(cx).toBeCloseTo((3 * 1.5 + 1 * 0.5) / 4, 12);
     expect(cy).toBeCloseTo((3 * 0.5 + 1 * 1.5) / 4, 12);
+  });
+
+  it('fills the prism with positive tetrahedra whose volumes add up to the extruded volume', () => {
+    for (const outline of [PLUS, STAR, [...ZIGZAG].reverse()]) {
+      const mesh = extrudeMesh(outline, 0.7);
+      const model = extrudeSeedModel(mesh, (20 * Math.PI) / 180);
+      const volumes = tetVolumes(model);
+      expect(volumes.length).toBe(3 * (outline.length - 2));
+      expect(Math.min(...volumes)).toBeGreaterThan(0);
+      expect(volumes.reduce((a, b) => a + b, 0)).toBeCloseTo(signedVolume(mesh), 12);
+    }
   });
 
   it('draws the extruded mesh itself: every surface vertex is its own particle', () => {
