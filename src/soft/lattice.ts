@@ -55,7 +55,7 @@
 import type { TriMesh, Vec3 } from '../geometry/mesh.ts';
 import { meshBounds } from '../geometry/mesh.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
-import { componentCount, SpringKind, type SoftModel } from './model.ts';
+import { componentCount, SpringKind, UnionFind, type SoftModel } from './model.ts';
 
 /** A cell is kept when some sample lies this many spacings inside the shape. */
 const KEEP_DEPTH = 0.05;
@@ -204,15 +204,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
   }
 
   // 4. Merge snapped nodes that landed close together (union-find over a hash of cells of the merge radius).
-  const parent = new Int32Array(nodeTotal);
-  for (let i = 0; i < nodeTotal; i++) parent[i] = i;
-  const find = (i: number): number => {
-    while (parent[i] !== i) {
-      parent[i] = parent[parent[i]!]!;
-      i = parent[i]!;
-    }
-    return i;
-  };
+  const sets = new UnionFind(nodeTotal);
   const radius = MERGE_FRACTION * h;
   const buckets = new Map<string, number[]>();
   const keyOf = (a: number, b: number, c: number): string => `${a},${b},${c}`;
@@ -225,7 +217,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
           for (const other of buckets.get(keyOf(bx + dx, by + dy, bz + dz)) ?? []) {
             if (!snapped[id] && !snapped[other]) continue; // two lattice nodes are a spacing apart
             const d = Math.hypot(pos[3 * id]! - pos[3 * other]!, pos[3 * id + 1]! - pos[3 * other + 1]!, pos[3 * id + 2]! - pos[3 * other + 2]!);
-            if (d < radius) parent[find(id)] = find(other);
+            if (d < radius) sets.union(id, other);
           }
         }
       }
@@ -240,7 +232,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
   let count = 0;
   for (let id = 0; id < nodeTotal; id++) {
     if (!used[id]) continue;
-    const root = find(id);
+    const root = sets.find(id);
     if (particleOf[root] < 0) particleOf[root] = count++;
     particleOf[id] = particleOf[root]!;
   }
