@@ -387,6 +387,7 @@ export class SoftSystem {
 
   /** Advances every soft body by dt (file comment). */
   step(dt: number): void {
+    if (!(dt > 0 && Number.isFinite(dt))) throw new RangeError(`a soft step needs a positive, finite dt, got ${dt}`);
     const t0 = performance.now();
     const n = this.substepsFor(dt);
     if (n > this.settings.maxSubsteps) {
