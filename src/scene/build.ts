@@ -322,5 +322,12 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
     world.constraints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
   }
   world.uploadShapes();
+  if (scene.softBodies.length > 0) {
+    // World steps rigid bodies only; soft bodies run in a SoftSystem (src/soft/build.ts) until World hosts one.
+    io.warn?.(
+      `${scene.file}: ${scene.softBodies.length} soft bod${scene.softBodies.length === 1 ? 'y is' : 'ies are'} validated but not simulated here: ` +
+        'this world steps the rigid bodies only (soft bodies run through SoftSystem, docs/soft-bodies.md)',
+    );
+  }
   return world;
 }

@@ -57,4 +57,68 @@ export interface SceneDesc {
   bodies: BodyDesc[];
   joints: JointDesc[];
   motors: MotorDesc[];
+  /** Soft bodies (seed 001; docs/soft-bodies.md); empty when the file has none. */
+  softMaterials: Record<string, SoftMaterialDesc>;
+  softBodies: SoftBodyDesc[];
+  softSolver: SoftSolverSettings;
+}
+
+// ---------------------------------------------------------------- soft bodies
+
+export type SoftIntegratorName = 'semiImplicit' | 'euler' | 'rk2' | 'rk4';
+
+export interface SoftSolverSettings {
+  integrator: SoftIntegratorName;
+  /** Substeps per step: exact for euler / rk2 / rk4, a minimum for semiImplicit (which adds what stability needs). */
+  substeps: number;
+  /** Most substeps semiImplicit may take; a body needing more is refused. */
+  maxSubsteps: number;
+  /** A spring stretched past this many times its rest length means the body blew up (a simulation error). */
+  maxStretch: number;
+}
+
+/** A reusable soft material, every default filled in. */
+export interface SoftMaterialDesc {
+  /** Elastic modulus of the spring net (Pa). */
+  stiffness: number;
+  /** Each spring's damper as a fraction of its critical damping. */
+  damping: number;
+  /** Stiffness factor (0..1) of outer springs, those outside the shape. */
+  outerScale: number;
+  density: number;
+  friction: number;
+  restitution: number;
+  preserveVolume: boolean;
+  /** Bulk modulus of volume preservation (Pa); only used with preserveVolume. */
+  volumeStiffness: number;
+}
+
+export type SoftConstruction =
+  | { method: 'lattice'; /** Cells along the shape's longest axis. */ resolution: number }
+  | { method: 'seed'; /** Minimum angle between springs, degrees. */ minAngle: number };
+
+export interface SoftPinDesc {
+  /** The rigid body the particles are pinned to. */
+  body: string;
+  /** Where, in the body's shape frame as written (like joint anchors). */
+  anchor: Vec3;
+  /** Particles within this distance of the anchor are pinned; 0 pins the nearest one. */
+  radius: number;
+}
+
+/** A soft body with its material resolved (material values, then the body's own). */
+export interface SoftBodyDesc extends Omit<SoftMaterialDesc, 'density'> {
+  name: string;
+  shape: string;
+  /** The softMaterials entry it started from, if any. */
+  material?: string;
+  /** Exactly one of density / mass is set. */
+  density?: number;
+  mass?: number;
+  construction: SoftConstruction;
+  pins: SoftPinDesc[];
+  position: Vec3;
+  orientation: Quat;
+  velocity: Vec3;
+  angularVelocity: Vec3;
 }

@@ -31,6 +31,7 @@ import type {
   SolverSettings,
 } from './types.ts';
 import { closestMatch, didYouMean, listChoices } from './suggest.ts';
+import { readSoftSection } from './softValidate.ts';
 
 export const SCENE_FORMAT_ID = 'stackfield-scene/1';
 
@@ -107,7 +108,7 @@ export const JOINT_TYPES: readonly JointType[] = [
   'fixed',
 ];
 
-const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors'];
+const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
@@ -180,7 +181,7 @@ export function childPath(path: string, key: string): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
-function indexPath(path: string, i: number): string {
+export function indexPath(path: string, i: number): string {
   return `${path}[${i}]`;
 }
 
@@ -207,7 +208,7 @@ export function describeValue(v: unknown): string {
   }
 }
 
-interface NumberRule {
+export interface NumberRule {
   min?: number;
   max?: number;
   minExclusive?: boolean;
@@ -215,9 +216,9 @@ interface NumberRule {
   integer?: boolean;
 }
 
-const POSITIVE: NumberRule = { min: 0, minExclusive: true };
-const NON_NEGATIVE: NumberRule = { min: 0 };
-const ANY: NumberRule = {};
+export const POSITIVE: NumberRule = { min: 0, minExclusive: true };
+export const NON_NEGATIVE: NumberRule = { min: 0 };
+export const ANY: NumberRule = {};
 const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
 
 function describeRule(r: NumberRule): string {
@@ -237,9 +238,9 @@ function vectorLabel(n: number): string {
   return n === 3 ? 'an array of 3 numbers [x, y, z]' : n === 4 ? 'an array of 4 numbers [x, y, z, w]' : `an array of ${n} numbers`;
 }
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function has(o: JsonObject, key: string): boolean {
+export function has(o: JsonObject, key: string): boolean {
   return Object.hasOwn(o, key);
 }
 
@@ -248,7 +249,7 @@ function get(o: JsonObject, key: string): unknown {
 }
 
 /** Adds a key without going through setters: a shape called "__proto__" must stay a shape. */
-function define<T>(record: Record<string, T>, key: string, value: T): void {
+export function define<T>(record: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -270,7 +271,7 @@ function fits(v: unknown, r: NumberRule): v is number {
 // ---------------------------------------------------------------------------
 // Typed readers: each either returns a checked value or throws an InputError.
 
-class Reader {
+export class Reader {
   constructor(readonly file: string) {}
 
   fail(path: string, message: string): never {
@@ -445,7 +446,8 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
     for (let i = 0; i < list.length; i++) motors.push(readMotor(r, list[i], indexPath('motors', i), bodies, byName));
   }
 
-  return { file, gravity, dt, solver, shapes, bodies, joints, motors };
+  const soft = readSoftSection(r, root, shapes, bodies, byName);
+  return { file, gravity, dt, solver, shapes, bodies, joints, motors, ...soft };
 }
 
 function readSolver(r: Reader, v: unknown): SolverSettings {
@@ -694,9 +696,9 @@ export function joinPath(dir: string, rel: string): string {
 // ---------------------------------------------------------------------------
 // Bodies
 
-type NameIndex = Map<string, { index: number; isDefault: boolean }>;
+export type NameIndex = Map<string, { index: number; isDefault: boolean }>;
 
-function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
+export function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
   const kinds = kind === 'shape' ? 'shapes' : 'bodies';
   const hint = didYouMean(name, defined);
   if (hint) return `unknown ${kind} "${name}"${hint}`;
@@ -774,7 +776,7 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   return body;
 }
 
-function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Quat {
+export function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Quat {
   if (!has(o, 'orientation')) return [0, 0, 0, 1];
   const path = childPath(bodyPath, 'orientation');
   const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
@@ -784,7 +786,7 @@ function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Quat {
 }
 
 /** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */
-function readRotation(r: Reader, v: unknown, path: string): Quat {
+export function readRotation(r: Reader, v: unknown, path: string): Quat {
   const o = r.object(v, path, 'an object {"axis": [x, y, z], "degrees": angle}');
   r.keys(o, path, ROTATION_KEYS);
   const axis = r.direction(o, path, 'axis', undefined);
@@ -794,7 +796,7 @@ function readRotation(r: Reader, v: unknown, path: string): Quat {
   return [axis[0] * s, axis[1] * s, axis[2] * s, Math.cos(half)];
 }
 
-function bodyReference(r: Reader, o: JsonObject, path: string, key: string, bodies: BodyDesc[], byName: NameIndex): BodyDesc {
+export function bodyReference(r: Reader, o: JsonObject, path: string, key: string, bodies: BodyDesc[], byName: NameIndex): BodyDesc {
   if (!has(o, key)) r.missing(path, key, 'the name of a body');
   const p = childPath(path, key);
   const name = r.string(o[key], p, 'the name of a body (a string)');

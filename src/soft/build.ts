@@ -1,0 +1,154 @@
+/**
+ * From a validated scene to a SoftSystem: each soft body's shape is built
+ * like a rigid body's (src/scene/build.ts: mesh, centre of mass, SDF), then
+ * the construction turns it into particles and springs, the material into
+ * spring constants, and the pose into particle positions and velocities.
+ *
+ * Phase 1 (no coupling to World): the soft bodies collide with the scene's
+ * static planes, and pins hold particles at the initial pose of their rigid
+ * body. Rigid bodies of other shapes do not touch soft bodies yet; phase 2
+ * adds that through the batched penetration query (docs/soft-bodies.md).
+ *
+ * Problems that only show once the geometry exists (a lattice too coarse for
+ * a thin part, a pin anchor away from the body, a material too stiff for the
+ * substep budget) are InputErrors naming the scene file and the JSON path.
+ */
+import type { Vec3 } from '../geometry/mesh.ts';
+import { translatedMesh } from '../geometry/mesh.ts';
+import { extrudeMesh } from '../geometry/shapes.ts';
+import { InputError } from '../errors.ts';
+import { buildShape, type SceneIo } from '../scene/build.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
+import type { SceneDesc, SoftBodyDesc } from '../scene/types.ts';
+import { buildLatticeModel } from './lattice.ts';
+import { extrudeSeedModel } from './seedNet.ts';
+import type { SoftModel } from './model.ts';
+import { PlaneCollider, type StaticPlane } from './collide.ts';
+import { SoftSystem, StaticPinFrames } from './system.ts';
+
+export interface BuiltSoft {
+  system: SoftSystem;
+  /** The static planes the soft bodies collide with (also in system.colliders). */
+  planes: PlaneCollider;
+}
+
+function rotate(q: readonly number[], v: readonly number[]): Vec3 {
+  const [x, y, z, w] = q as [number, number, number, number];
+  const tx = 2 * (y * v[2]! - z * v[1]!), ty = 2 * (z * v[0]! - x * v[2]!), tz = 2 * (x * v[1]! - y * v[0]!);
+  return [v[0]! + w * tx + (y * tz - z * ty), v[1]! + w * ty + (z * tx - x * tz), v[2]! + w * tz + (x * ty - y * tx)];
+}
+
+/** The soft model of one body (its construction applied to its shape). */
+export function buildSoftModel(desc: SoftBodyDesc, shape: RigidShape, scene: SceneDesc, index: number): SoftModel {
+  const d = scene.shapes[desc.shape]!;
+  const path = `softBodies[${index}].construction`;
+  try {
+    if (desc.construction.method === 'seed') {
+      if (d.type !== 'extrude') throw new RangeError(`the seed construction needs an extrude shape, got ${d.type}`);
+      // extrudeMesh's own layout (outline twice, caps among it), moved into the frame the shape was re-centred to.
+      const com = shape.comOffset;
+      const mesh = translatedMesh(extrudeMesh(d.polygon, d.depth), com);
+      return extrudeSeedModel(mesh, (desc.construction.minAngle * Math.PI) / 180);
+    }
+    return buildLatticeModel(shape.mesh, shape.sdf!, desc.construction.resolution);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(`soft body "${desc.name}": ${(e as Error).message}`, scene.file, desc.construction.method === 'lattice' ? `${path}.resolution` : path);
+  }
+}
+
+export async function buildSoftSystem(scene: SceneDesc, io: SceneIo): Promise<BuiltSoft> {
+  const system = new SoftSystem({ ...scene.softSolver });
+  system.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
+  const shapes = new Map<string, RigidShape>();
+
+  const planes: StaticPlane[] = [];
+  for (const b of scene.bodies) {
+    const d = scene.shapes[b.shape];
+    if (!b.static || d?.type !== 'plane') continue;
+    planes.push({ normal: rotate(b.orientation, d.normal), point: [...b.position], friction: b.friction, restitution: b.restitution, name: b.name });
+  }
+  const planeCollider = new PlaneCollider(planes);
+  system.colliders.push(planeCollider);
+  const frames = new StaticPinFrames(scene.bodies.map((b) => ({ position: b.position, orientation: b.orientation })));
+  const rigidIndex = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
+
+  for (let i = 0; i < scene.softBodies.length; i++) {
+    const desc = scene.softBodies[i]!;
+    let shape = shapes.get(desc.shape);
+    if (!shape) {
+      shape = await buildShape(desc.shape, scene.shapes[desc.shape]!, scene, io);
+      shapes.set(desc.shape, shape);
+    }
+    const model = buildSoftModel(desc, shape, scene, i);
+    const mass = desc.mass ?? (desc.density ?? 1000) * shape.volume;
+    // The model lives in the centre-of-mass frame; `position` places the shape's own origin, as for rigid bodies.
+    const com = rotate(desc.orientation, shape.comOffset);
+    const index = system.addBody({
+      name: desc.name,
+      model,
+      mass,
+      material: {
+        stiffness: desc.stiffness,
+        damping: desc.damping,
+        outerScale: desc.outerScale,
+        friction: desc.friction,
+        restitution: desc.restitution,
+        volumeStiffness: desc.preserveVolume ? desc.volumeStiffness : 0,
+      },
+      placement: {
+        origin: [desc.position[0] + com[0], desc.position[1] + com[1], desc.position[2] + com[2]],
+        orientation: desc.orientation,
+        velocity: desc.velocity,
+        angularVelocity: desc.angularVelocity,
+      },
+    });
+    checkSubsteps(system, index, scene, i);
+    desc.pins.forEach((pin, j) => {
+      const where = `softBodies[${i}].pins[${j}]`;
+      const rb = rigidIndex.get(pin.body)!;
+      const rigid = scene.bodies[rb]!;
+      const a = rotate(rigid.orientation, pin.anchor);
+      const anchor: Vec3 = [rigid.position[0] + a[0], rigid.position[1] + a[1], rigid.position[2] + a[2]];
+      const body = system.bodies[index]!;
+      const chosen: number[] = [];
+      let nearest = -1, nearestDistance = Infinity;
+      for (let p = body.particleStart; p < body.particleStart + body.particleCount; p++) {
+        const dist = Math.hypot(system.pos[3 * p]! - anchor[0], system.pos[3 * p + 1]! - anchor[1], system.pos[3 * p + 2]! - anchor[2]);
+        if (dist < nearestDistance) {
+          nearestDistance = dist;
+          nearest = p;
+        }
+        if (pin.radius > 0 && dist <= pin.radius) chosen.push(p);
+      }
+      // An anchor well away from the body is a mistake in the file, not a request for a long invisible rod.
+      const reach = Math.max(pin.radius, 1.5 * model.spacing);
+      if (nearestDistance > reach) {
+        throw new InputError(
+          `the anchor (world [${anchor.map((c) => +c.toFixed(4)).join(', ')}]) is ${nearestDistance.toFixed(3)} m from the nearest particle of soft body "${desc.name}"; ` +
+            `put it on the soft body${pin.radius > 0 ? ' or widen "radius"' : ' or give a "radius" that reaches it'}`,
+          scene.file,
+          where,
+        );
+      }
+      if (chosen.length === 0) chosen.push(nearest);
+      for (const p of chosen) system.addPin(p, rb, frames);
+    });
+  }
+  return { system, planes: planeCollider };
+}
+
+/** A body that needs more substeps than softSolver.maxSubsteps at the scene's dt is refused at load time. */
+function checkSubsteps(system: SoftSystem, index: number, scene: SceneDesc, i: number): void {
+  if (scene.softSolver.integrator !== 'semiImplicit') return;
+  const b = system.bodies[index]!;
+  const needed = Math.ceil(scene.dt / system.stableSubstepOf(index) - 1e-9);
+  if (needed > scene.softSolver.maxSubsteps) {
+    throw new InputError(
+      `soft body "${b.name}" needs ${needed} substeps per step (dt = ${scene.dt} s) to stay stable, more than softSolver.maxSubsteps = ${scene.softSolver.maxSubsteps}; ` +
+        'lower its stiffness, volumeStiffness or damping, make it coarser or heavier, shorten dt, or raise maxSubsteps',
+      scene.file,
+      `softBodies[${i}]`,
+    );
+  }
+}

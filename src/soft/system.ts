@@ -1,0 +1,589 @@
+/**
+ * SoftSystem: every soft body of a scene as one set of particles and springs
+ * in structure-of-arrays storage, and its time step.
+ *
+ * Layout (Float64, like BodyStore): pos / vel are x, y, z per particle; mass,
+ * invMass and owner (the soft body's index) one per particle; springs are
+ * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
+ * particles [particleStart, particleStart + particleCount) and the springs
+ * [springStart, springStart + springCount), so a whole-system loop needs no
+ * per-body dispatch, and phase 2 can hand `pos` to the batched penetration
+ * query as one sample set (docs/soft-bodies.md).
+ *
+ * One step of length dt (`step`):
+ *   substeps  n = softSolver.substeps, raised for "semiImplicit" to what its
+ *             stability limit needs (below); h = dt / n
+ *   per substep:
+ *     pins        pinned particles to their anchors' positions at the end of the substep
+ *     integrate   the scene's integrator (integrate.ts): forces.ts, then x, v
+ *     collide     every SoftCollider, with the positions before and after
+ *   check     blow-up: a non-finite state, or a spring stretched past
+ *             softSolver.maxStretch times its rest length, is a
+ *             SimulationError naming the soft body
+ *
+ * Stability of semi-implicit Euler. For one oscillator x'' = -omega^2 x, a
+ * substep maps (x, v) by a matrix with determinant 1 and trace
+ * 2 - h^2 omega^2, stable iff h omega < 2; the exact dampers
+ * (applyDampersExactly) multiply the velocity by e = exp(-gamma h) <= 1, which
+ * makes the determinant e and the condition h^2 omega^2 < 2 (1 + e) / e, never
+ * tighter. For the whole net, M^-1/2 K M^-1/2 is a sum of rank-one spring
+ * terms k_s g_s g_s^T with (g_s . y)^2 <= 2 (|y_a|^2 / m_a + |y_b|^2 / m_b),
+ * so omega^2 <= 2 max_i sum_{springs at i} k_s / m_i; volume preservation adds
+ * at most K / V0 sum_i |dV/dx_i|^2 / m_i (its rank-one term). The substep is
+ * h = 2 s / omega with the safety factor s = STABILITY_SAFETY. The bound is
+ * 1.7 to 1.9 times the true highest frequency of lattice bodies (measured by
+ * power iteration), and that margin is needed: with the true value and the
+ * same s, a soft ball dropped 0.7 m blew up on impact, where compressed
+ * springs add transverse stiffness (k (L0 / L - 1)) that the rest state does
+ * not have.
+ */
+import type { Vec3 } from '../geometry/mesh.ts';
+import { SimulationError } from '../errors.ts';
+import type { Quat, SoftSolverSettings } from '../scene/types.ts';
+import { DEFAULT_SOFT_SOLVER } from '../scene/softValidate.ts';
+import { EVALUATIONS, IntegratorScratch, integrateSubstep } from './integrate.ts';
+import type { SoftCollider } from './collide.ts';
+import { SPRING_WEIGHT, particleCount, springCount, type SoftModel, type SpringKind } from './model.ts';
+import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface } from './skin.ts';
+
+/** Fraction of the stability limit the automatic substep count aims for. */
+export const STABILITY_SAFETY = 0.7;
+
+export type { SoftSolverSettings };
+export { DEFAULT_SOFT_SOLVER };
+
+export interface SoftMaterial {
+  /** Elastic modulus of the net (Pa): a spring of rest length L gets k = stiffness * spacing^2 / L * weight. */
+  stiffness: number;
+  /** Damper of each spring as a fraction of its critical damping, c = 2 damping sqrt(k m_a m_b / (m_a + m_b)). */
+  damping: number;
+  /** Stiffness factor of outer springs (outside the shape). */
+  outerScale: number;
+  friction: number;
+  restitution: number;
+  /** Bulk modulus of the volume preservation (Pa); 0 turns it off. */
+  volumeStiffness: number;
+}
+
+/** Where and how a soft body starts. */
+export interface SoftPlacement {
+  /** World position of the model frame's origin. */
+  origin: Vec3;
+  orientation: Quat;
+  /** Velocity of the centre of mass. */
+  velocity: Vec3;
+  /** Angular velocity about the centre of mass (rad/s). */
+  angularVelocity: Vec3;
+}
+
+export interface SoftBodyInit {
+  name: string;
+  model: SoftModel;
+  /** Total mass (kg). */
+  mass: number;
+  material: SoftMaterial;
+  placement: SoftPlacement;
+}
+
+/** One soft body's view into the system's arrays, and its per-body data. */
+export interface SoftBody {
+  name: string;
+  particleStart: number;
+  particleCount: number;
+  springStart: number;
+  springCount: number;
+  mass: number;
+  friction: number;
+  restitution: number;
+  /** Bulk modulus of volume preservation (Pa), 0 when off. */
+  volumeStiffness: number;
+  /** Volume enclosed by the drawn surface at rest. */
+  restVolume: number;
+  /** Volume at the last force evaluation (only kept up to date with volume preservation on; see volumeOf). */
+  volume: number;
+  /** The drawn surface, skinned on global particle indices. */
+  surface: SkinnedSurface;
+  /** The model it was built from (rest positions, kinds, spacing). */
+  model: SoftModel;
+  /** Bound on the squared highest frequency (file comment), for the substep choice. */
+  omega2: number;
+  /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
+  scratchPositions: Float64Array;
+  scratchGradient: Float64Array;
+}
+
+/**
+ * Where pinned particles' rigid bodies are. Phase 1 pins to fixed poses
+ * (StaticPinFrames); phase 2 reads World's bodies.
+ */
+export interface PinFrames {
+  /**
+   * World pose of rigid body `body`'s shape frame (the frame pin anchors are
+   * written in) at fraction `s` (0..1) through the current step:
+   * out[0..2] position, out[3..6] quaternion [x, y, z, w].
+   */
+  frame(body: number, s: number, out: Float64Array): void;
+}
+
+export class StaticPinFrames implements PinFrames {
+  constructor(readonly poses: readonly { position: Vec3; orientation: Quat }[]) {}
+  frame(body: number, _s: number, out: Float64Array): void {
+    const p = this.poses[body]!;
+    out.set(p.position, 0);
+    out.set(p.orientation, 3);
+  }
+}
+
+/** Per-stage time of the last step (ms), and what it did. */
+export interface SoftProfile {
+  integrate: number;
+  collide: number;
+  check: number;
+  total: number;
+  substeps: number;
+  /** Force evaluations of particles in the last step (particles x evaluations x substeps). */
+  particleEvaluations: number;
+}
+
+/** Saved dynamic state (SoftSystem.saveState / restoreState). */
+export interface SoftState {
+  pos: Float64Array;
+  vel: Float64Array;
+  time: number;
+  stepCount: number;
+}
+
+function rotate(q: ArrayLike<number>, x: number, y: number, z: number, out: Float64Array | number[], o = 0): void {
+  const qx = q[0]!, qy = q[1]!, qz = q[2]!, qw = q[3]!;
+  // v + 2 w (u x v) + 2 u x (u x v), u = q.xyz
+  const tx = 2 * (qy * z - qz * y), ty = 2 * (qz * x - qx * z), tz = 2 * (qx * y - qy * x);
+  out[o] = x + qw * tx + (qy * tz - qz * ty);
+  out[o + 1] = y + qw * ty + (qz * tx - qx * tz);
+  out[o + 2] = z + qw * tz + (qx * ty - qy * tx);
+}
+
+function grow<T extends Float64Array | Uint32Array | Uint8Array>(a: T, length: number): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a.subarray(0, Math.min(a.length, length)));
+  return b;
+}
+
+export class SoftSystem {
+  particleCount = 0;
+  pos = new Float64Array(0);
+  vel = new Float64Array(0);
+  mass = new Float64Array(0);
+  /** 1 / mass, 0 for pinned particles (their pins move them). */
+  invMass = new Float64Array(0);
+  /** Index of the soft body each particle belongs to. */
+  owner = new Uint32Array(0);
+
+  springCount = 0;
+  springA = new Uint32Array(0);
+  springB = new Uint32Array(0);
+  springRest = new Float64Array(0);
+  springK = new Float64Array(0);
+  springC = new Float64Array(0);
+
+  bodies: SoftBody[] = [];
+  /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
+  massVersion = 0;
+  /** Per-spring exact-damper factors for one substep length (forces.ts, applyDampersExactly). */
+  damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
+  gravity: Vec3 = [0, -9.81, 0];
+  settings: SoftSolverSettings;
+  colliders: SoftCollider[] = [];
+
+  /** Pins: particle, rigid body, particle position in that body's shape frame (3 per pin). */
+  pinParticle = new Uint32Array(0);
+  pinBody = new Uint32Array(0);
+  pinLocal = new Float64Array(0);
+  pinFrames: PinFrames | null = null;
+  /**
+   * Force the net exerted on each pin during the last step, times dt
+   * (3 per pin, world frame): the impulse the pin's rigid body must take
+   * (phase 2 applies it; docs/soft-bodies.md).
+   */
+  pinImpulse = new Float64Array(0);
+
+  time = 0;
+  stepCount = 0;
+  profile: SoftProfile = { integrate: 0, collide: 0, check: 0, total: 0, substeps: 0, particleEvaluations: 0 };
+
+  private scratch = new IntegratorScratch();
+  private x0 = new Float64Array(0);
+  private frameScratch = new Float64Array(7);
+
+  constructor(settings: Partial<SoftSolverSettings> = {}) {
+    this.settings = { ...DEFAULT_SOFT_SOLVER, ...settings };
+  }
+
+  /** Adds a body; returns its index. Particles start in the placement's rigid motion. */
+  addBody(init: SoftBodyInit): number {
+    const { model, material, placement } = init;
+    if (!(init.mass > 0 && Number.isFinite(init.mass))) throw new RangeError(`soft body "${init.name}": mass must be positive and finite, got ${init.mass}`);
+    const np = particleCount(model), ns = springCount(model);
+    const p0 = this.particleCount, s0 = this.springCount;
+    const index = this.bodies.length;
+    this.particleCount += np;
+    this.springCount += ns;
+    this.pos = grow(this.pos, 3 * this.particleCount);
+    this.vel = grow(this.vel, 3 * this.particleCount);
+    this.mass = grow(this.mass, this.particleCount);
+    this.invMass = grow(this.invMass, this.particleCount);
+    this.owner = grow(this.owner, this.particleCount);
+    this.springA = grow(this.springA, this.springCount);
+    this.springB = grow(this.springB, this.springCount);
+    this.springRest = grow(this.springRest, this.springCount);
+    this.springK = grow(this.springK, this.springCount);
+    this.springC = grow(this.springC, this.springCount);
+
+    const q = placement.orientation;
+    let cx = 0, cy = 0, cz = 0;
+    for (let i = 0; i < np; i++) {
+      const g = p0 + i;
+      const m = init.mass * model.massShare[i]!;
+      if (!(m > 0)) throw new RangeError(`soft body "${init.name}": particle ${i} has no mass`);
+      this.mass[g] = m;
+      this.invMass[g] = 1 / m;
+      this.owner[g] = index;
+      rotate(q, model.rest[3 * i]!, model.rest[3 * i + 1]!, model.rest[3 * i + 2]!, this.pos, 3 * g);
+      this.pos[3 * g] += placement.origin[0];
+      this.pos[3 * g + 1] += placement.origin[1];
+      this.pos[3 * g + 2] += placement.origin[2];
+      cx += m * this.pos[3 * g]!;
+      cy += m * this.pos[3 * g + 1]!;
+      cz += m * this.pos[3 * g + 2]!;
+    }
+    cx /= init.mass;
+    cy /= init.mass;
+    cz /= init.mass;
+    const [vx, vy, vz] = placement.velocity;
+    const [wx, wy, wz] = placement.angularVelocity;
+    for (let g = p0; g < p0 + np; g++) {
+      const rx = this.pos[3 * g]! - cx, ry = this.pos[3 * g + 1]! - cy, rz = this.pos[3 * g + 2]! - cz;
+      this.vel[3 * g] = vx + wy * rz - wz * ry;
+      this.vel[3 * g + 1] = vy + wz * rx - wx * rz;
+      this.vel[3 * g + 2] = vz + wx * ry - wy * rx;
+    }
+
+    // Springs: k from the material (SoftMaterial.stiffness), c from the damping ratio.
+    const spacing2 = model.spacing * model.spacing;
+    const springSum = new Float64Array(np);
+    for (let s = 0; s < ns; s++) {
+      const a = model.springs[2 * s]!, b = model.springs[2 * s + 1]!;
+      const g = s0 + s;
+      const rest = Math.hypot(
+        model.rest[3 * a]! - model.rest[3 * b]!,
+        model.rest[3 * a + 1]! - model.rest[3 * b + 1]!,
+        model.rest[3 * a + 2]! - model.rest[3 * b + 2]!,
+      );
+      if (!(rest > 0)) throw new RangeError(`soft body "${init.name}": spring ${s} has zero rest length`);
+      const weight = SPRING_WEIGHT[model.kind[s] as SpringKind] * (model.outer[s] ? material.outerScale : 1);
+      const k = ((material.stiffness * spacing2) / rest) * weight;
+      const ma = this.mass[p0 + a]!, mb = this.mass[p0 + b]!;
+      const c = 2 * material.damping * Math.sqrt((k * ma * mb) / (ma + mb));
+      this.springA[g] = p0 + a;
+      this.springB[g] = p0 + b;
+      this.springRest[g] = rest;
+      this.springK[g] = k;
+      this.springC[g] = c;
+      springSum[a] += k;
+      springSum[b] += k;
+    }
+    let omega2 = 0;
+    for (let i = 0; i < np; i++) omega2 = Math.max(omega2, (2 * springSum[i]!) / this.mass[p0 + i]!);
+
+    const nv = model.skinWeight.length / 4;
+    const surface: SkinnedSurface = {
+      indices: model.surface.indices,
+      skinIndex: model.skinIndex.map((i) => i + p0),
+      skinWeight: model.skinWeight,
+    };
+    const scratchPositions = new Float64Array(3 * nv);
+    const scratchGradient = new Float64Array(3 * nv);
+    skinPositions(surface, this.pos, scratchPositions);
+    const restVolume = enclosedVolume(surface.indices, scratchPositions);
+    // A net without a closed surface (a rope, a single spring) is fine as long as nothing needs its volume.
+    if (material.volumeStiffness > 0 && !(restVolume > 0)) {
+      throw new RangeError(`soft body "${init.name}": volume preservation needs a surface that encloses a volume`);
+    }
+    if (material.volumeStiffness > 0) {
+      // The volume term's share of omega^2: K / V0 sum_i |dV/dx_i|^2 / m_i at rest.
+      const grad = new Float64Array(3 * this.particleCount);
+      addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, () => 1, grad);
+      let sum = 0;
+      for (let i = p0; i < p0 + np; i++) sum += (grad[3 * i]! ** 2 + grad[3 * i + 1]! ** 2 + grad[3 * i + 2]! ** 2) / this.mass[i]!;
+      omega2 += (material.volumeStiffness / restVolume) * sum;
+    }
+
+    this.massVersion++;
+    this.bodies.push({
+      name: init.name,
+      particleStart: p0,
+      particleCount: np,
+      springStart: s0,
+      springCount: ns,
+      mass: init.mass,
+      friction: material.friction,
+      restitution: material.restitution,
+      volumeStiffness: material.volumeStiffness,
+      restVolume,
+      volume: restVolume,
+      surface,
+      model,
+      omega2,
+      scratchPositions,
+      scratchGradient,
+    });
+    return index;
+  }
+
+  /**
+   * Pins particle `particle` (global index) to rigid body `body`: it keeps its
+   * current position relative to the body's shape frame, given by `frames`.
+   */
+  addPin(particle: number, body: number, frames: PinFrames): void {
+    if (!(particle >= 0 && particle < this.particleCount)) throw new RangeError(`no particle ${particle}`);
+    this.pinFrames = frames;
+    for (let p = 0; p < this.pinParticle.length; p++) if (this.pinParticle[p] === particle) return;
+    const n = this.pinParticle.length + 1;
+    this.pinParticle = grow(this.pinParticle, n);
+    this.pinBody = grow(this.pinBody, n);
+    this.pinLocal = grow(this.pinLocal, 3 * n);
+    this.pinImpulse = grow(this.pinImpulse, 3 * n);
+    this.pinParticle[n - 1] = particle;
+    this.pinBody[n - 1] = body;
+    const f = this.frameScratch;
+    frames.frame(body, 0, f);
+    // local = R^T (x - p): rotate by the conjugate quaternion.
+    const inv = [-f[3]!, -f[4]!, -f[5]!, f[6]!];
+    rotate(inv, this.pos[3 * particle]! - f[0]!, this.pos[3 * particle + 1]! - f[1]!, this.pos[3 * particle + 2]! - f[2]!, this.pinLocal, 3 * (n - 1));
+    this.invMass[particle] = 0;
+    this.massVersion++;
+    this.vel[3 * particle] = this.vel[3 * particle + 1] = this.vel[3 * particle + 2] = 0;
+  }
+
+  /** Substeps the next step of length dt takes (file comment). */
+  substepsFor(dt: number): number {
+    const { integrator, substeps } = this.settings;
+    if (integrator !== 'semiImplicit') return substeps;
+    const h = this.stableSubstep();
+    return Math.max(substeps, Math.ceil(dt / h - 1e-9));
+  }
+
+  /** Longest stable semi-implicit substep over all bodies (file comment); Infinity with no springs. */
+  stableSubstep(): number {
+    let h = Infinity;
+    for (let b = 0; b < this.bodies.length; b++) h = Math.min(h, this.stableSubstepOf(b));
+    return h;
+  }
+
+  /** Longest stable semi-implicit substep for body b alone. */
+  stableSubstepOf(b: number): number {
+    const { omega2 } = this.bodies[b]!;
+    return omega2 > 0 ? (2 * STABILITY_SAFETY) / Math.sqrt(omega2) : Infinity;
+  }
+
+  /** Advances every soft body by dt (file comment). */
+  step(dt: number): void {
+    if (!(dt > 0 && Number.isFinite(dt))) throw new RangeError(`a soft step needs a positive, finite dt, got ${dt}`);
+    const t0 = performance.now();
+    const n = this.substepsFor(dt);
+    if (n > this.settings.maxSubsteps) {
+      const stiffest = this.bodies.reduce((a, b) => (b.omega2 > a.omega2 ? b : a));
+      throw new SimulationError(
+        `soft body "${stiffest.name}" needs ${n} substeps per step of ${dt} s to stay stable, more than softSolver.maxSubsteps = ${this.settings.maxSubsteps}; ` +
+          'lower its stiffness or volumeStiffness, raise maxSubsteps, or shorten dt',
+      );
+    }
+    const h = dt / n;
+    const x0 = this.x0.length === this.pos.length ? this.x0 : (this.x0 = new Float64Array(this.pos.length));
+    this.pinImpulse.fill(0);
+    let integrateMs = 0, collideMs = 0;
+    for (let s = 0; s < n; s++) {
+      const a = performance.now();
+      x0.set(this.pos);
+      integrateSubstep(this, this.settings.integrator, h, this.scratch);
+      this.accumulatePinForces(h);
+      this.movePins(h, (s + 1) / n);
+      const b = performance.now();
+      for (const c of this.colliders) c.resolve(this, x0, h);
+      collideMs += performance.now() - b;
+      integrateMs += b - a;
+    }
+    this.time += dt;
+    this.stepCount++;
+    const c0 = performance.now();
+    this.checkBlowUp(n);
+    const end = performance.now();
+    this.profile = {
+      integrate: integrateMs,
+      collide: collideMs,
+      check: end - c0,
+      total: end - t0,
+      substeps: n,
+      particleEvaluations: this.particleCount * n * EVALUATIONS[this.settings.integrator],
+    };
+  }
+
+  /** The force on each pinned particle (last evaluation of the substep) is what its pin holds: impulse += f h. */
+  private accumulatePinForces(h: number): void {
+    const f = this.scratch.f;
+    for (let p = 0; p < this.pinParticle.length; p++) {
+      const i = this.pinParticle[p]!;
+      for (let c = 0; c < 3; c++) this.pinImpulse[3 * p + c] += f[3 * i + c]! * h;
+    }
+  }
+
+  /** Pinned particles to their anchors at fraction s of the step; their velocity is the anchor's over the substep. */
+  private movePins(h: number, s: number): void {
+    if (!this.pinFrames) return;
+    const f = this.frameScratch;
+    const target = [0, 0, 0];
+    for (let p = 0; p < this.pinParticle.length; p++) {
+      const i = this.pinParticle[p]!;
+      this.pinFrames.frame(this.pinBody[p]!, s, f);
+      rotate(f.subarray(3, 7), this.pinLocal[3 * p]!, this.pinLocal[3 * p + 1]!, this.pinLocal[3 * p + 2]!, target);
+      for (let c = 0; c < 3; c++) {
+        const x = f[c]! + target[c]!;
+        // Integration moved the particle by h v (v = last substep's anchor velocity); undo that, then move to the anchor.
+        const start = this.pos[3 * i + c]! - h * this.vel[3 * i + c]!;
+        this.vel[3 * i + c] = (x - start) / h;
+        this.pos[3 * i + c] = x;
+      }
+    }
+  }
+
+  /** Throws a SimulationError naming the soft body whose state is not finite or whose springs tore far past their rest length. */
+  private checkBlowUp(substeps: number): void {
+    const x = this.pos, v = this.vel;
+    const limit = this.settings.maxStretch;
+    const when = () =>
+      `at step ${this.stepCount} (t = ${this.time.toFixed(4)} s; integrator "${this.settings.integrator}", ${substeps} substep${substeps === 1 ? '' : 's'} per step)`;
+    const advice = 'use the default integrator "semiImplicit", more substeps, a smaller dt, or softer springs';
+    for (const b of this.bodies) {
+      let sum = 0;
+      for (let c = 3 * b.particleStart; c < 3 * (b.particleStart + b.particleCount); c++) sum += x[c]! + v[c]!;
+      if (!Number.isFinite(sum)) throw new SimulationError(`soft body "${b.name}" blew up ${when()}: its state is no longer finite; ${advice}`);
+      // Squared lengths against squared rest lengths: this runs every step over every spring.
+      let worst = 0, worstSpring = -1;
+      for (let s = b.springStart; s < b.springStart + b.springCount; s++) {
+        const a = 3 * this.springA[s]!, c = 3 * this.springB[s]!;
+        const dx = x[a]! - x[c]!, dy = x[a + 1]! - x[c + 1]!, dz = x[a + 2]! - x[c + 2]!;
+        const rest = this.springRest[s]!;
+        const ratio2 = (dx * dx + dy * dy + dz * dz) / (rest * rest);
+        if (ratio2 > worst) {
+          worst = ratio2;
+          worstSpring = s;
+        }
+      }
+      worst = Math.sqrt(worst);
+      if (worst > limit) {
+        const a = this.springA[worstSpring]! - b.particleStart, c = this.springB[worstSpring]! - b.particleStart;
+        throw new SimulationError(
+          `soft body "${b.name}" blew up ${when()}: the spring between its particles ${a} and ${c} is ${worst.toFixed(1)} times its rest length (softSolver.maxStretch = ${limit}); ${advice}`,
+        );
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ measurements
+
+  /** Volume enclosed by body b's drawn surface now. */
+  volumeOf(b: number): number {
+    const body = this.bodies[b]!;
+    skinPositions(body.surface, this.pos, body.scratchPositions);
+    return enclosedVolume(body.surface.indices, body.scratchPositions);
+  }
+
+  /** Body b's drawn surface now: 3 floats per vertex of model.surface (triangles: model.surface.indices). */
+  surfacePositions(b: number, out?: Float32Array | Float64Array): Float32Array | Float64Array {
+    const body = this.bodies[b]!;
+    const o = out ?? new Float32Array(body.scratchPositions.length);
+    skinPositions(body.surface, this.pos, o);
+    return o;
+  }
+
+  /** Centre of mass of body b. */
+  centroid(b: number): Vec3 {
+    const body = this.bodies[b]!;
+    const c: Vec3 = [0, 0, 0];
+    for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+      for (let k = 0; k < 3; k++) c[k] += this.mass[i]! * this.pos[3 * i + k]!;
+    }
+    return [c[0] / body.mass, c[1] / body.mass, c[2] / body.mass];
+  }
+
+  /** Linear momentum of all particles (or of body b). */
+  momentum(b?: number): Vec3 {
+    const [start, end] = this.range(b);
+    const p: Vec3 = [0, 0, 0];
+    for (let i = start; i < end; i++) for (let k = 0; k < 3; k++) p[k] += this.mass[i]! * this.vel[3 * i + k]!;
+    return p;
+  }
+
+  /** Angular momentum about the world origin of all particles (or of body b). */
+  angularMomentum(b?: number): Vec3 {
+    const [start, end] = this.range(b);
+    const L: Vec3 = [0, 0, 0];
+    const x = this.pos, v = this.vel;
+    for (let i = start; i < end; i++) {
+      const m = this.mass[i]!, o = 3 * i;
+      L[0] += m * (x[o + 1]! * v[o + 2]! - x[o + 2]! * v[o + 1]!);
+      L[1] += m * (x[o + 2]! * v[o]! - x[o]! * v[o + 2]!);
+      L[2] += m * (x[o]! * v[o + 1]! - x[o + 1]! * v[o]!);
+    }
+    return L;
+  }
+
+  /**
+   * Mechanical energy (J): kinetic, gravitational (zero at the origin),
+   * elastic (springs) and volume (K (V - V0)^2 / (2 V0)). Damping and
+   * collisions can only lower the sum; the integrators' own error aside.
+   */
+  energy(): { kinetic: number; gravity: number; springs: number; volume: number; total: number } {
+    const x = this.pos, v = this.vel;
+    const [gx, gy, gz] = this.gravity;
+    let kinetic = 0, gravity = 0, springs = 0, volume = 0;
+    for (let i = 0; i < this.particleCount; i++) {
+      const o = 3 * i, m = this.mass[i]!;
+      kinetic += 0.5 * m * (v[o]! ** 2 + v[o + 1]! ** 2 + v[o + 2]! ** 2);
+      gravity -= m * (gx * x[o]! + gy * x[o + 1]! + gz * x[o + 2]!);
+    }
+    for (let s = 0; s < this.springCount; s++) {
+      const a = 3 * this.springA[s]!, b = 3 * this.springB[s]!;
+      const stretch = Math.hypot(x[a]! - x[b]!, x[a + 1]! - x[b + 1]!, x[a + 2]! - x[b + 2]!) - this.springRest[s]!;
+      springs += 0.5 * this.springK[s]! * stretch * stretch;
+    }
+    this.bodies.forEach((b, i) => {
+      if (b.volumeStiffness === 0) return;
+      const dv = this.volumeOf(i) - b.restVolume;
+      volume += (0.5 * b.volumeStiffness * dv * dv) / b.restVolume;
+    });
+    return { kinetic, gravity, springs, volume, total: kinetic + gravity + springs + volume };
+  }
+
+  /** Index of the body named `name`, or -1. */
+  bodyIndex(name: string): number {
+    return this.bodies.findIndex((b) => b.name === name);
+  }
+
+  saveState(): SoftState {
+    return { pos: this.pos.slice(), vel: this.vel.slice(), time: this.time, stepCount: this.stepCount };
+  }
+
+  restoreState(s: SoftState): void {
+    if (s.pos.length !== this.pos.length) throw new RangeError(`state has ${s.pos.length / 3} particles, the system ${this.particleCount}`);
+    this.pos.set(s.pos);
+    this.vel.set(s.vel);
+    this.time = s.time;
+    this.stepCount = s.stepCount;
+  }
+
+  private range(b?: number): [number, number] {
+    if (b === undefined) return [0, this.particleCount];
+    const body = this.bodies[b]!;
+    return [body.particleStart, body.particleStart + body.particleCount];
+  }
+}
