@@ -73,6 +73,47 @@ class SampleCache {
     this.p0[3 * i] = px; this.p0[3 * i + 1] = py; this.p0[3 * i + 2] = pz;
   }
 
+  /**
+   * Sorts samples [start, end) by phi0 (stable), so evaluation can stop at
+   * the first sample too far out to matter (NarrowPhase.evaluate).
+   */
+  sortRange(start: number, end: number): void {
+    const n = end - start;
+    if (n < 2) return;
+    if (this.perm.length < n) this.perm = new Int32Array(2 * n);
+    const perm = this.perm.subarray(0, n);
+    for (let i = 0; i < n; i++) perm[i] = start + i;
+    const phi = this.phi0;
+    perm.sort((x, y) => phi[x]! - phi[y]! || x - y);
+    let sorted = true;
+    for (let i = 0; i < n && sorted; i++) if (perm[i] !== start + i) sorted = false;
+    if (sorted) return;
+    // Apply the permutation through scratch copies of the range.
+    const t = this.tmp;
+    if (t.side.length < n) t.grow(2 * n);
+    t.side.set(this.side.subarray(start, end));
+    t.sample.set(this.sample.subarray(start, end));
+    t.phi0.set(this.phi0.subarray(start, end));
+    t.n0.set(this.n0.subarray(3 * start, 3 * end));
+    t.p0.set(this.p0.subarray(3 * start, 3 * end));
+    for (let i = 0; i < n; i++) {
+      const j = perm[i]! - start, d = start + i;
+      this.side[d] = t.side[j]!;
+      this.sample[d] = t.sample[j]!;
+      this.phi0[d] = t.phi0[j]!;
+      for (let c = 0; c < 3; c++) {
+        this.n0[3 * d + c] = t.n0[3 * j + c]!;
+        this.p0[3 * d + c] = t.p0[3 * j + c]!;
+      }
+    }
+  }
+
+  private perm = new Int32Array(0);
+  private static scratch: SampleCache | null = null;
+  private get tmp(): SampleCache {
+    return (SampleCache.scratch ??= new SampleCache());
+  }
+
   copyRange(from: SampleCache, start: number, n: number): void {
     const at = this.count;
     if (at + n > this.side.length) this.grow(2 * (at + n));
@@ -84,7 +125,7 @@ class SampleCache {
     this.count += n;
   }
 
-  private grow(n: number): void {
+  grow(n: number): void {
     this.side = grown(this.side, n);
     this.sample = grown(this.sample, n);
     this.phi0 = grown(this.phi0, n);
@@ -313,6 +354,7 @@ export class NarrowPhase {
           }
         }
         pairs.valid[k] = 1;
+        nx.sortRange(start, nx.count);
       }
       pairs.cacheStart[k] = start;
       pairs.cacheCount[k] = nx.count - start;
@@ -344,7 +386,11 @@ export class NarrowPhase {
       contactShift(P, B.pos, B.invMass, a, b, sh);
       const band = PATCH_BAND * pairCell(ctx.shapes, B, a, b);
       const plane = pairs.kind[k] === PAIR_PLANE;
+      // The cached samples are sorted by phi0, and first-order phi moves by at
+      // most the motion since the query: past band + motion, none can matter.
+      const stop = band + (pairs.swept[k] ? Infinity : this.motionSinceQuery(pairs, k, rel, ctx));
       for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
+        if (c.phi0[i]! > stop) break;
         const side = c.side[i]!;
         const owner = side === 0 ? a : b, other = side === 0 ? b : a;
         const s = c.sample[i]!;
@@ -416,6 +462,24 @@ export class NarrowPhase {
     this.refPose(pairs, k, this.now);
     const dt1 = Math.hypot(rel.ux - this.now.ux, rel.uy - this.now.uy, rel.uz - this.now.uz);
     return dt1 + angle * ib.radius < (ia.margin - band) / SQRT3;
+  }
+
+  /** Upper bound of how far any cached sample of pair k has moved (in the other body's frame) since its query. */
+  private motionSinceQuery(pairs: PairList, k: number, rel: RelPose, ctx: StepContext): number {
+    const o = REF_STRIDE * k, r = pairs.ref;
+    const bx = -r[o]!, by = -r[o + 1]!, bz = -r[o + 2]!, bw = r[o + 3]!;
+    const vx = rel.qw * bx + rel.qx * bw + rel.qy * bz - rel.qz * by;
+    const vy = rel.qw * by - rel.qx * bz + rel.qy * bw + rel.qz * bx;
+    const vz = rel.qw * bz + rel.qx * by - rel.qy * bx + rel.qz * bw;
+    const s2 = vx * vx + vy * vy + vz * vz;
+    const sv = Math.sqrt(s2);
+    const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
+    const ia = this.info[ctx.bodies.shape[pairs.a[k]!]!]!, ib = this.info[ctx.bodies.shape[pairs.b[k]!]!]!;
+    const d0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
+    if (pairs.kind[k] === PAIR_PLANE) return d0;
+    this.refPose(pairs, k, this.now);
+    const d1 = Math.hypot(rel.ux - this.now.ux, rel.uy - this.now.uy, rel.uz - this.now.uz) + angle * ib.radius;
+    return Math.max(d0, d1);
   }
 
   /** Pair k's reference pose into p. */
