@@ -232,6 +232,9 @@ export class NarrowPhase {
   private readonly now = new RelPose();
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
+  /** Per pair, this round: how far its cached samples have moved since their query (update() sets it). */
+  private motion = new Float64Array(64);
+  private garbage = 0;
 
   /** Uploads the shapes (those with an SDF) to the backend and measures what the cache needs of each. */
   upload(shapes: readonly RigidShape[], backend: PenetrationBackend): void {
@@ -267,6 +270,7 @@ export class NarrowPhase {
       this.fresh = grown(this.fresh, n);
       this.firstTask = grown(this.firstTask, n);
       this.poses = grown(this.poses, n);
+      this.motion = grown(this.motion, n);
     }
     let refresh = 0;
     let sent = 0;
@@ -317,50 +321,74 @@ export class NarrowPhase {
       prof.queries += sent;
       prof.samplesEvaluated += typeof ev === 'number' ? ev : sent;
     }
-    // The new cache, in pair order: kept ranges copied, fresh ones written.
-    const old = this.cache, nx = this.next;
-    nx.clear();
+    // Fresh samples go to the end of the cache; kept ranges stay where they
+    // are (a round costs what it refreshes, not what the cache holds). The
+    // ranges left behind are garbage, dropped by compact() between steps.
+    const c = this.cache;
     for (let k = 0; k < n; k++) {
-      const start = nx.count;
       const f = this.fresh[k]!;
-      if (f === Fresh.Keep) {
-        nx.copyRange(old, pairs.cacheStart[k]!, pairs.cacheCount[k]!);
+      if (f === Fresh.Keep) continue;
+      const start = c.count;
+      this.garbage += pairs.valid[k] ? pairs.cacheCount[k]! : 0;
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      this.rel.set(P, Q, a, b);
+      if (f === Fresh.Plane) {
+        this.planeSamples(ctx, a, b, this.rel, c);
+        pairs.swept[k] = 0;
+        this.remember(pairs, k, this.rel);
       } else {
-        const a = pairs.a[k]!, b = pairs.b[k]!;
-        this.rel.set(P, Q, a, b);
-        if (f === Fresh.Plane) {
-          this.planeSamples(ctx, a, b, this.rel, nx);
-          pairs.swept[k] = 0;
-          this.remember(pairs, k, this.rel);
-        } else {
-          const m = this.poses[k]!;
-          let hit = m - 1;
-          for (let j = 0; j < m - 1; j++) {
-            if (touches(res!, this.firstTask[k]! + 2 * j)) {
-              hit = j;
-              break;
-            }
-          }
-          const t0 = this.firstTask[k]! + 2 * hit;
-          this.taskSamples(res!, t0, 0, nx);
-          this.taskSamples(res!, t0 + 1, 1, nx);
-          pairs.swept[k] = hit < m - 1 ? 1 : 0;
-          if (hit < m - 1) {
-            this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
-            this.sub.lerp(this.now, this.rel, (hit + 1) / m);
-            this.remember(pairs, k, this.sub);
-          } else {
-            this.remember(pairs, k, this.rel);
+        const m = this.poses[k]!;
+        let hit = m - 1;
+        for (let j = 0; j < m - 1; j++) {
+          if (touches(res!, this.firstTask[k]! + 2 * j)) {
+            hit = j;
+            break;
           }
         }
-        pairs.valid[k] = 1;
-        nx.sortRange(start, nx.count);
+        const t0 = this.firstTask[k]! + 2 * hit;
+        this.taskSamples(res!, t0, 0, c);
+        this.taskSamples(res!, t0 + 1, 1, c);
+        pairs.swept[k] = hit < m - 1 ? 1 : 0;
+        if (hit < m - 1) {
+          this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
+          this.sub.lerp(this.now, this.rel, (hit + 1) / m);
+          this.remember(pairs, k, this.sub);
+        } else {
+          this.remember(pairs, k, this.rel);
+        }
       }
+      pairs.valid[k] = 1;
+      this.motion[k] = 0;
+      c.sortRange(start, c.count);
       pairs.cacheStart[k] = start;
-      pairs.cacheCount[k] = nx.count - start;
+      pairs.cacheCount[k] = c.count - start;
+    }
+  }
+
+  /**
+   * Packs the live ranges of the pairs' caches (call between steps, after
+   * the pair list was rebuilt): once the garbage outweighs the live samples,
+   * copy the live ranges, in pair order, into the spare buffer.
+   */
+  compact(pairs: PairList): void {
+    const old = this.cache;
+    let live = 0;
+    for (let k = 0; k < pairs.count; k++) if (pairs.valid[k]) live += pairs.cacheCount[k]!;
+    if (old.count <= 2 * live + 1024) return;
+    const nx = this.next;
+    nx.clear();
+    for (let k = 0; k < pairs.count; k++) {
+      if (!pairs.valid[k]) {
+        pairs.cacheCount[k] = 0;
+        continue;
+      }
+      const start = nx.count;
+      nx.copyRange(old, pairs.cacheStart[k]!, pairs.cacheCount[k]!);
+      pairs.cacheStart[k] = start;
     }
     this.cache = nx;
     this.next = old;
+    this.garbage = 0;
   }
 
   /**
@@ -388,7 +416,7 @@ export class NarrowPhase {
       const plane = pairs.kind[k] === PAIR_PLANE;
       // The cached samples are sorted by phi0, and first-order phi moves by at
       // most the motion since the query: past band + motion, none can matter.
-      const stop = band + (pairs.swept[k] ? Infinity : this.motionSinceQuery(pairs, k, rel, ctx));
+      const stop = band + (pairs.swept[k] ? Infinity : this.motion[k]!);
       for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
         if (c.phi0[i]! > stop) break;
         const side = c.side[i]!;
@@ -455,39 +483,14 @@ export class NarrowPhase {
     const sv = Math.sqrt(s2);
     const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
     // Side 0: A's samples in B's frame.
-    const dt0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!);
-    if (plane) return dt0 + angle * ia.radius < ia.margin - band;
-    if (dt0 + angle * ia.radius >= (ib.margin - band) / SQRT3) return false;
-    // Side 1: B's samples in A's frame (translation -R^T t of each pose).
-    this.refPose(pairs, k, this.now);
-    const dt1 = Math.hypot(rel.ux - this.now.ux, rel.uy - this.now.uy, rel.uz - this.now.uz);
-    return dt1 + angle * ib.radius < (ia.margin - band) / SQRT3;
-  }
-
-  /** Upper bound of how far any cached sample of pair k has moved (in the other body's frame) since its query. */
-  private motionSinceQuery(pairs: PairList, k: number, rel: RelPose, ctx: StepContext): number {
-    const o = REF_STRIDE * k, r = pairs.ref;
-    const bx = -r[o]!, by = -r[o + 1]!, bz = -r[o + 2]!, bw = r[o + 3]!;
-    const vx = rel.qw * bx + rel.qx * bw + rel.qy * bz - rel.qz * by;
-    const vy = rel.qw * by - rel.qx * bz + rel.qy * bw + rel.qz * bx;
-    const vz = rel.qw * bz + rel.qx * by - rel.qy * bx + rel.qz * bw;
-    const s2 = vx * vx + vy * vy + vz * vz;
-    const sv = Math.sqrt(s2);
-    const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
-    const ia = this.info[ctx.bodies.shape[pairs.a[k]!]!]!, ib = this.info[ctx.bodies.shape[pairs.b[k]!]!]!;
     const d0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
-    if (pairs.kind[k] === PAIR_PLANE) return d0;
-    this.refPose(pairs, k, this.now);
-    const d1 = Math.hypot(rel.ux - this.now.ux, rel.uy - this.now.uy, rel.uz - this.now.uz) + angle * ib.radius;
-    return Math.max(d0, d1);
-  }
-
-  /** Pair k's reference pose into p. */
-  private refPose(pairs: PairList, k: number, p: RelPose): void {
-    const o = REF_STRIDE * k, r = pairs.ref;
-    p.qx = r[o]!; p.qy = r[o + 1]!; p.qz = r[o + 2]!; p.qw = r[o + 3]!;
-    p.tx = r[o + 4]!; p.ty = r[o + 5]!; p.tz = r[o + 6]!;
-    p.lerp(p, p, 0);
+    this.motion[k] = d0;
+    if (plane) return d0 < ia.margin - band;
+    if (d0 >= (ib.margin - band) / SQRT3) return false;
+    // Side 1: B's samples in A's frame (translation -R^T t of each pose).
+    const d1 = refInverseDistance(r, o, rel) + angle * ib.radius;
+    if (d1 > d0) this.motion[k] = d1;
+    return d1 < (ia.margin - band) / SQRT3;
   }
 
   private remember(pairs: PairList, k: number, p: RelPose): void {
@@ -545,6 +548,21 @@ export class NarrowPhase {
       if (phi < margin) out.push(0, i, phi, nl[0], nl[1], nl[2], px, py, pz);
     }
   }
+}
+
+/**
+ * |u - u_ref|, the distance between the translations of B in A's frame
+ * (-R^T t) of the current relative pose and of the reference at ref[o..].
+ */
+function refInverseDistance(r: Float64Array, o: number, rel: RelPose): number {
+  const x = r[o]!, y = r[o + 1]!, z = r[o + 2]!, w = r[o + 3]!;
+  const tx = r[o + 4]!, ty = r[o + 5]!, tz = r[o + 6]!;
+  // R^T t = rotation of t by the conjugate quaternion.
+  const cx = -(y * tz - z * ty), cy = -(z * tx - x * tz), cz = -(x * ty - y * tx);
+  const ux = -(tx + 2 * (w * cx - y * cz + z * cy));
+  const uy = -(ty + 2 * (w * cy - z * cx + x * cz));
+  const uz = -(tz + 2 * (w * cz - x * cy + y * cx));
+  return Math.hypot(rel.ux - ux, rel.uy - uy, rel.uz - uz);
 }
 
 /** Whether a task reported a penetrating sample. */

@@ -337,6 +337,7 @@ export class World {
 
   private broadphase(): void {
     this.findPairs();
+    this.narrow.compact(this.pairs);
     this.profile.end('broadphase');
   }
 
