@@ -5,29 +5,33 @@
  * into `profile` (src/dynamics/profile.ts) and each a function of its own
  * module working on the step context (stepContext.ts), never on World:
  *
- *   predict           x' = x + dt (v + dt g), solver masses        predict.ts
- *   broadphase        candidate pairs at the predicted poses        pairs.ts
- *   collisionQuery    contact points of every pair (one batch)     narrowphase.ts
- *   collisionSolve    one impulse per patch, shuffled pairs,       sequentialSolver.ts
- *                     the pair's restitution                       (x collisionIterations)
- *   joints            velocity stabilisation                       joints/system.ts
- *   velocityUpdate    v += dt g, motors                             integrate.ts
- *   joints            velocity stabilisation
- *   contactQuery      contacts at x' = x + dt v
- *   contactGraph      levels from the contacts                      levels.ts
- *   contactSolve      level by level, restitution -0.9 .. 0,       sequentialSolver.ts
- *                     joints per level                             (x contactIterations)
- *   shockPropagation  one more pass, lower levels frozen           sequentialSolver.ts
- *                     (contactSolver "pgs": contactSolve and shockPropagation
- *                     are one projected Gauss-Seidel solve, pgs.ts)
- *   integrate         x += dt v, q += dt/2 (omega, 0) q             integrate.ts
- *   joints            velocity stabilisation
+ *   predict            x' = x + dt (v + dt g), solver masses         predict.ts
+ *   broadphase         candidate pairs at the predicted poses         pairs.ts
+ *   collisionQuery     contact points of every pair from its cached   narrowphase.ts
+ *                      samples (one batched query for stale pairs)
+ *   collisionSolve     one impulse per patch, shuffled pairs,        sequentialSolver.ts
+ *                      the pair's restitution                        (x collisionIterations)
+ *   joints             velocity stabilisation                        joints/system.ts
+ *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
+ *   joints             velocity stabilisation
+ *   contactQuery       contacts at x' = x + dt v
+ *   contactGraph       levels from the contacts                       levels.ts
+ *   contactSolve       level by level, restitution -0.9 .. 0,        sequentialSolver.ts
+ *                      joints per level                              (x contactIterations)
+ *   shockPropagation   one more pass, lower levels frozen            sequentialSolver.ts
+ *   positionCorrection split impulse on what is left of the depths    sequentialSolver.ts
+ *                      (contactSolver "pgs": contactSolve and shockPropagation
+ *                      are one projected Gauss-Seidel solve, pgs.ts)
+ *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q integrate.ts
+ *   joints             velocity stabilisation
+ *   islands            islands at rest fall asleep                    islands.ts
  *
- * (ALGORITHM.md 4.2, seed ch. 5-6.) The standard scheme (4.1) advances
- * velocities and positions first, then runs the same collision and contact
- * passes at the new positions. Each contact/collision pass predicts and
- * queries again: a pair whose bodies an impulse touched is re-queried at its
- * new predicted pose (narrowphase.ts says when cached points are kept).
+ * (ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
+ * predicts again and re-evaluates its pairs' cached samples at the new
+ * poses (the seed's re-detection); only pairs that moved past their margin
+ * go to the query backend. The standard scheme (4.1) advances velocities and
+ * positions first, then runs the same collision and contact passes at the
+ * new positions.
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
