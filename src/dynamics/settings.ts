@@ -24,6 +24,12 @@ export interface SolverSettings {
    */
   ccd: boolean;
   /**
+   * Joint position pre-stabilisation (seed ch. 10, fig. 24): close each
+   * joint's predicted gap before positions advance. Off, joints are held by
+   * velocity stabilisation alone and drift apart (the seed's comparison).
+   */
+  jointPrestabilization: boolean;
+  /**
    * Islands of bodies that stay slow for half a second fall asleep and cost
    * nothing until something touches them (islands.ts). The scene file's
    * top-level "sleep".

@@ -49,6 +49,7 @@ export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   shockPropagation: true,
   edgeSamples: 3,
   ccd: true,
+  jointPrestabilization: true,
   sleep: true,
 };
 
@@ -466,6 +467,7 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
     shockPropagation: r.bool(o, path, 'shockPropagation', d.shockPropagation),
     edgeSamples: r.num(o, path, 'edgeSamples', d.edgeSamples, { min: 0, max: 16, integer: true }),
     ccd: r.bool(o, path, 'ccd', d.ccd),
+    jointPrestabilization: r.bool(o, path, 'jointPrestabilization', d.jointPrestabilization),
     sleep: d.sleep,
   };
 }

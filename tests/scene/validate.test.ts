@@ -65,6 +65,7 @@ describe('a valid scene', () => {
       shockPropagation: true,
       edgeSamples: 3,
       ccd: true,
+      jointPrestabilization: true,
       sleep: true,
     });
     expect(scene.shapes['ring']).toEqual({ type: 'torus', majorRadius: 0.5, minorRadius: 0.12, segments: [24, 9], sdf: { cells: 48, padding: 2 } });
@@ -121,7 +122,7 @@ describe('a valid scene', () => {
     const s = baseScene();
     s['gravity'] = [0, 0, -3];
     s['dt'] = 0.1;
-    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false };
+    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false, jointPrestabilization: false };
     s['sleep'] = false;
     s['shapes'].box.sdf = { cells: 512, padding: 16 };
     Object.assign(s['bodies'][1], { restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });

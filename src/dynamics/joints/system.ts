@@ -270,6 +270,7 @@ export class JointSystem implements ConstraintSystem {
   }
 
   positionStabilize(ctx: StepContext, level: number): void {
+    if (!ctx.settings.jointPrestabilization) return;
     const P = this.parts;
     let n = 0;
     if (level < 0) {
