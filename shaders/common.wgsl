@@ -49,7 +49,7 @@ fn in_grid_box(info: SdfInfo, p: vec3f) -> bool {
   return all(g >= vec3f(0.0)) && all(g <= hi);
 }
 
-// phi at p (trilinear, ALGORITHM.md 2.1) in .x and the normalised
+// phi at p (trilinear, docs/ALGORITHM.md 1, eq. 2.1) in .x and the normalised
 // interpolated gradient (2.2-2.5) in .yzw. Outside the grid: phi = 1e30 and a
 // zero normal. Mirrors sampleSdf in src/sdf/grid.ts operation for operation;
 // keep them in step.

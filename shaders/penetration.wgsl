@@ -1,4 +1,4 @@
-// The penetration query (ALGORITHM.md 4.3), GPU twin of CpuPenetrationBackend
+// The penetration query (docs/ALGORITHM.md 4.3), GPU twin of CpuPenetrationBackend
 // (src/collision/cpuQuery.ts); host side in src/gpu/penetrationPass.ts.
 //
 // One dispatch runs every task of a batch. A task is "the samples of shape A,

@@ -1,4 +1,4 @@
-// Signed distance field bake (ALGORITHM.md 1, seed ch. 3), GPU twin of
+// Signed distance field bake (docs/ALGORITHM.md 1, seed ch. 3), GPU twin of
 // bakeSdfCpu (src/sdf/bake.ts); host side in src/gpu/sdfBakePass.ts.
 //
 // One thread per grid node, brute force over all triangles: the GPU has the

@@ -3,7 +3,7 @@
  * over a small state object so the math can be unit-tested without a canvas;
  * src/app/input.ts turns pointer and key events into calls of these.
  *
- * Conventions: y is up (ALGORITHM.md); yaw turns about +y, yaw = 0 looks along
+ * Conventions: y is up (docs/ALGORITHM.md); yaw turns about +y, yaw = 0 looks along
  * -z (the eye sits on +z of the target); pitch > 0 looks down on the scene.
  * Matrices come from wgpu-matrix (column-major, WebGPU clip depth 0..1).
  */

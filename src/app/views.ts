@@ -1,5 +1,5 @@
 /**
- * Which debug views are on (the seed's viewer, ALGORITHM.md 8, plus a few).
+ * Which debug views are on (the seed's viewer, docs/ALGORITHM.md 8, plus a few).
  * A small pure module: the panel writes it, the renderers read it, the URL
  * carries it, and unit tests check the rules without a browser.
  *

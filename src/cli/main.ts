@@ -1,5 +1,5 @@
 /**
- * `stackfield <command>`: run | sdf | bench. Exit codes (SCENE_FORMAT.md):
+ * `stackfield <command>`: run | sdf | bench. Exit codes (docs/SCENE_FORMAT.md):
  * 0 success, 1 simulation error, 2 bad input.
  */
 import { GpuUnavailableError, InputError, SimulationError } from '../errors.ts';

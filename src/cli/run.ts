@@ -1,6 +1,6 @@
 /**
  * `stackfield run SCENE.json [--steps N] [--backend cpu|gpu] [--every K] [--out FILE.jsonl]`
- * (SCENE_FORMAT.md): simulate headlessly and write one JSON line per recorded
+ * (docs/SCENE_FORMAT.md): simulate headlessly and write one JSON line per recorded
  * step. Also `--builtin NAME [--param k=v ...]` for the built-in scenes, and
  * `--dump` to print a built-in's scene JSON instead of running it.
  */

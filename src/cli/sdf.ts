@@ -1,6 +1,6 @@
 /**
  * `stackfield sdf MESH.obj [--cells 64] [--padding 2] [--backend cpu|gpu] --out GRID.json`
- * (SCENE_FORMAT.md "Command line"): bake a mesh's signed distance field and
+ * (docs/SCENE_FORMAT.md "Command line"): bake a mesh's signed distance field and
  * write it with the mesh's mass properties as JSON:
  *   {"origin": [x,y,z], "cellSize": h, "dims": [nx,ny,nz], "values": [...],
  *    "mass": m, "centerOfMass": [x,y,z], "inertia": [[..],[..],[..]]}
@@ -119,7 +119,7 @@ async function bakeOnGpu(mesh: TriMesh, cells: number, padding: number): Promise
   }
 }
 
-/** The output document (SCENE_FORMAT.md) as UTF-8 bytes. */
+/** The output document (docs/SCENE_FORMAT.md) as UTF-8 bytes. */
 export function gridJson(grid: SdfGrid, mass: MassProperties): Uint8Array {
   const I = mass.inertia;
   const head = JSON.stringify({ origin: grid.origin, cellSize: grid.cellSize, dims: grid.dims });

@@ -1,5 +1,5 @@
 /**
- * The one switch between the CPU and GPU twins (STYLE.md point 4): tests, the
+ * The one switch between the CPU and GPU twins (docs/STYLE.md point 4): tests, the
  * CLI, the bench and the app all get their query backend and SDF baker here.
  */
 import type { TriMesh } from '../geometry/mesh.ts';

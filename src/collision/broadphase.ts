@@ -1,5 +1,5 @@
 /**
- * Broad phase: sweep and prune over world boxes (ALGORITHM.md 4.3 "pairs
+ * Broad phase: sweep and prune over world boxes (docs/ALGORITHM.md 4.3 "pairs
  * whose predicted bounding boxes overlap"), along the axis on which the box
  * centres spread most. Sweeping always along x made a tower (every box at the
  * same x) test every pair; the axis of largest variance keeps a tower, a

@@ -4,7 +4,7 @@ import { grown } from '../util/growable.ts';
 
 /**
  * The penetration query, the one hot path shared by collision and contact
- * resolution (ALGORITHM.md 4.3). It has two twins with this one interface:
+ * resolution (docs/ALGORITHM.md 4.3). It has two twins with this one interface:
  * `CpuPenetrationBackend` (src/collision/cpuQuery.ts) and
  * `GpuPenetrationBackend` (src/gpu/penetrationPass.ts, shaders/penetration.wgsl).
  *

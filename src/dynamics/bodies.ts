@@ -1,5 +1,5 @@
 /**
- * Body state as a structure of arrays (STYLE.md point 2). The solver refers to
+ * Body state as a structure of arrays (docs/STYLE.md point 2). The solver refers to
  * bodies by index; names and shape references live beside it in plain arrays.
  *
  * Per body i:

@@ -1,6 +1,6 @@
 /**
  * What joints and motors plug into the step (src/dynamics/joints/system.ts).
- * World.step calls these at the points of the hybrid step (ALGORITHM.md 6):
+ * World.step calls these at the points of the hybrid step (docs/ALGORITHM.md 6):
  * after the collision phase, after the velocity update, per contact-graph
  * level inside the contact passes, and after integration.
  */

@@ -1,5 +1,5 @@
 /**
- * The contact graph (ALGORITHM.md 4.5, seed 8.2-8.4). An edge u -> v means
+ * The contact graph (docs/ALGORITHM.md 4.5, seed 8.2-8.4). An edge u -> v means
  * "u supports v" (the contact normal pushes v up, against gravity). Static
  * bodies are the ground and are left out of the graph. Bodies on a cycle
  * (a ring of leaning dominoes) share a strongly connected component; the

@@ -3,7 +3,7 @@
  * pair (points of pair k are [start[k], start[k + 1])), in the order of the
  * pair's cached samples (not sorted: the solvers pick the deepest themselves).
  * Body 1 owns the sample point, body 2's distance field was hit, and the
- * normal points out of body 2 (ALGORITHM.md 5). A pair lists its penetrating
+ * normal points out of body 2 (docs/ALGORITHM.md 5). A pair lists its penetrating
  * points and also the samples just outside (phi up to a band above 0), which
  * a contact patch takes in for its centroid (patches.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * The impulse at one contact point (ALGORITHM.md 5, seed ch. 7): frictionless,
+ * The impulse at one contact point (docs/ALGORITHM.md 5, seed ch. 7): frictionless,
  * sticking (static friction cone) or sliding, then rolling and spinning
  * friction for sticking contacts.
  *

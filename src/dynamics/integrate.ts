@@ -1,5 +1,5 @@
 /**
- * Stages "velocityUpdate" and "integrate" (ALGORITHM.md 3, 4.2): the forces
+ * Stages "velocityUpdate" and "integrate" (docs/ALGORITHM.md 3, 4.2): the forces
  * of the step (gravity, motors) as velocity changes, and the advance of
  * positions and orientations with the final velocities.
  */
@@ -11,12 +11,13 @@ import type { StepContext } from './stepContext.ts';
  * v += dt g for every dynamic body, the gyroscopic change of omega, then the
  * motors' torques (constraints).
  *
- * Gyroscopic term (ALGORITHM.md 3; Guendelman 2003 evolves L): with no torque
+ * Gyroscopic term (docs/ALGORITHM.md 3; Guendelman 2003 evolves L): with no torque
  * the angular momentum L = I_w(q) omega is constant while I_w = R I0 R^T
  * turns with the body, so omega is not. The update solves, in the body
  * frame, omega' = I_w(q')^-1 L with q' the orientation omega' itself leads to
- * at the end of the step (two fixed-point passes, enough to rounding for
- * omega dt up to ~0.5), so the positions advance with the end-of-step rate:
+ * at the end of the step (two fixed-point passes: L changes per step by
+ * about 3e-7 of itself at omega dt = 0.01, 3e-4 at 0.1, third order in
+ * omega dt), so the positions advance with the end-of-step rate:
  * implicit in omega x I omega, stable at any spin rate (|omega| stays below
  * |L| / I_min), and L is kept to second order per step. A free asymmetric
  * body therefore precesses, and a spin about its intermediate axis flips

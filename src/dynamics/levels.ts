@@ -1,5 +1,5 @@
 /**
- * Stage "contactGraph" (ALGORITHM.md 4.5, seed 8.2-8.4): from the contacts at
+ * Stage "contactGraph" (docs/ALGORITHM.md 4.5, seed 8.2-8.4): from the contacts at
  * x' = x + h v, an edge from the supporting body to the supported one per
  * touching pair (penetrating, or within the patch band of it) (the deepest point's normal decides which is which, against
  * gravity), joint edges both ways, then levels from the strongly connected

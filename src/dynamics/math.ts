@@ -21,7 +21,7 @@ export function quatToMat3(q: Arr, o: number, m: Arr, mo = 0): void {
 }
 
 /**
- * q <- normalise(q + dt/2 * (omega, 0) * q) (ALGORITHM.md 3, eq. 4.10), reading
+ * q <- normalise(q + dt/2 * (omega, 0) * q) (docs/ALGORITHM.md 3, eq. 4.10), reading
  * q from src[so..] and writing dst[do_..] (may alias).
  */
 export function integrateQuat(src: Arr, so: number, wx: number, wy: number, wz: number, dt: number, dst: Arr, d: number): void {
@@ -158,29 +158,6 @@ export function rotateByQuat(q: Arr, qo: number, vx: number, vy: number, vz: num
   out[o] = vx + 2 * (w * cx + y * cz - z * cy);
   out[o + 1] = vy + 2 * (w * cy + z * cx - x * cz);
   out[o + 2] = vz + 2 * (w * cz + x * cy - y * cx);
-}
-
-/**
- * q <- exp(dt/2 (omega, 0)) q: the rotation by the angle |omega| dt about
- * omega, exactly (the first-order integrateQuat falls behind at high spin
- * rates), reading src[so..] and writing dst[d..] (may alias).
- */
-export function rotateQuatExact(src: Arr, so: number, wx: number, wy: number, wz: number, dt: number, dst: Arr, d: number): void {
-  const x = src[so]!, y = src[so + 1]!, z = src[so + 2]!, w = src[so + 3]!;
-  const wl = Math.sqrt(wx * wx + wy * wy + wz * wz);
-  const half = 0.5 * wl * dt;
-  // sin(half)/wl, with its limit dt/2 for tiny rates.
-  const s = half < 1e-6 ? 0.5 * dt * (1 - (half * half) / 6) : Math.sin(half) / wl;
-  const c = Math.cos(half);
-  const ax = s * wx, ay = s * wy, az = s * wz;
-  // (ax, ay, az, c) * q
-  let nx = c * x + ax * w + ay * z - az * y;
-  let ny = c * y - ax * z + ay * w + az * x;
-  let nz = c * z + ax * y - ay * x + az * w;
-  let nw = c * w - ax * x - ay * y - az * z;
-  const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  nx /= len; ny /= len; nz /= len; nw /= len;
-  dst[d] = nx; dst[d + 1] = ny; dst[d + 2] = nz; dst[d + 3] = nw;
 }
 
 /** out = M v for a row-major 3x3 at mo (out may not alias v). */

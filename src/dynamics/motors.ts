@@ -1,5 +1,5 @@
 /**
- * Motors (EXTRAS.md "Robots", seed 003 section 4.4). A motor sits on one body
+ * Motors (docs/EXTRAS.md "Robots", seed 003 section 4.4). A motor sits on one body
  * and keeps that body's angular velocity at a target (world frame) during
  * [from, until) of simulation time, with a torque that starts at startTorque
  * and grows by torqueIncrement every step it is still below the target speed,

@@ -17,8 +17,10 @@
  * sqrt(3) per unit of motion, so none of them can come within the patch band
  * of a contact while every sample has moved less than
  * (margin - band) / sqrt(3) in B's frame: the pair is queried again only
- * then. A settled pile is queried almost never, a step of a falling one
- * needs one batched query per phase (two round trips to a GPU).
+ * then. A settled pile is queried almost never; in a falling or landing
+ * pile the pairs whose bodies collide move past their margins, and each
+ * iteration that has such pairs makes one batched query for them (one round
+ * trip to a GPU).
  *
  * Continuous collision (solver.ccd): a pair whose relative motion over the
  * step exceeds the half thickness of its thinner body is queried at poses

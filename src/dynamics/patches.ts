@@ -1,5 +1,5 @@
 /**
- * Contact patches (not in the seed; README "One step"). The deepest
+ * Contact patches (not in the seed; docs/ALGORITHM.md 4.3). The deepest
  * penetrating point of a pair not yet handled leads a *patch*: every
  * unhandled point of the pair at most PATCH_BAND cells shallower whose normal
  * agrees with the leader's (points found in the reverse direction count with

@@ -1,5 +1,5 @@
 /**
- * The alternative contact solver (EXTRAS.md "Constraint solver alternative"):
+ * The alternative contact solver (docs/EXTRAS.md "Constraint solver alternative"):
  * projected Gauss-Seidel on the contact points the penetration query found,
  * with warm starting and split impulses. It replaces the sequential contact
  * phase (contact iterations + shock propagation) of World.step() when

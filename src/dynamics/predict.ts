@@ -1,6 +1,6 @@
 /**
  * Stage "predict": the poses a phase detects at, and the masses its solver
- * uses (ALGORITHM.md 4.2). x' = x + h v, q' = q + h/2 (omega, 0) q, with
+ * uses (docs/ALGORITHM.md 4.2). x' = x + h v, q' = q + h/2 (omega, 0) q, with
  * h = dt in the separated scheme and 0 in the standard one (which detects at
  * the already advanced positions); the collision phase also adds h dt g, the
  * velocity the body will have after the velocity update (6.1).

@@ -1,5 +1,5 @@
 /**
- * Per-stage timings of one step (STYLE.md point 3). Each stage of
+ * Per-stage timings of one step (docs/STYLE.md point 3). Each stage of
  * World.step() is bracketed by begin/end; the UI graphs them and `bench`
  * reports them.
  */

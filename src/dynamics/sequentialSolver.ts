@@ -1,5 +1,5 @@
 /**
- * The seed's sequential impulses (ALGORITHM.md 4.3-4.5, seed ch. 6-8): the
+ * The seed's sequential impulses (docs/ALGORITHM.md 4.3-4.5, seed ch. 6-8): the
  * collision pass, the contact pass and shock propagation, on the contact
  * patches of each pair (patches.ts), one impulse per patch (impulse.ts).
  *

@@ -26,7 +26,7 @@
  *   joints             velocity stabilisation
  *   islands            islands at rest fall asleep                    islands.ts
  *
- * (ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
+ * (docs/ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
  * predicts again and re-evaluates its pairs' cached samples at the new
  * poses (the seed's re-detection); only pairs that moved past their margin
  * go to the query backend. The standard scheme (4.1) advances velocities and
@@ -278,7 +278,7 @@ export class World {
     prof.totalMs = performance.now() - t0;
   }
 
-  /** The standard ("old") scheme, ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */
+  /** The standard ("old") scheme, docs/ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */
   private async stepStandard(): Promise<void> {
     const S = this.solver;
     this.velocityUpdate();

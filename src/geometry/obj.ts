@@ -1,6 +1,6 @@
 /**
  * Wavefront OBJ reader: positions and faces only, which is all a rigid body
- * needs (ALGORITHM.md 1). Texture coordinates, normals, groups, materials,
+ * needs (docs/ALGORITHM.md 1). Texture coordinates, normals, groups, materials,
  * smoothing groups, lines and points are recognised and skipped; statements we
  * do not know (free-form curves and surfaces, vendor extensions) are skipped
  * too, with one warning per keyword, because a mesh that still parses is more

@@ -1,7 +1,7 @@
 import type { TriMesh } from './mesh.ts';
 
 /**
- * Collision sample points of a body (ALGORITHM.md 4.3): every mesh vertex,
+ * Collision sample points of a body (docs/ALGORITHM.md 4.3): every mesh vertex,
  * then face samples of large triangles, then for every unique edge
  * `edgeSamples` interior points evenly spaced along it.
  *
@@ -9,8 +9,8 @@ import type { TriMesh } from './mesh.ts';
  *  - samples [0, vertexCount) are single points: the mesh vertices in mesh
  *    order ([0, meshVertexCount)), then the face samples;
  *  - samples [vertexCount + e*edgeSamples, vertexCount + (e+1)*edgeSamples) belong to edge e.
- * The query reports every single point inside the other body, and for each
- * edge only its deepest interior sample.
+ * The query reports every sample (vertex, face or edge sample) within its
+ * margin of the other body (src/collision/query.ts).
  *
  * Why face samples (not in the seed): two boxes stacked face on face, edges
  * aligned, put every vertex and rim edge sample of one exactly on the side
@@ -36,7 +36,7 @@ export interface CollisionSamples {
    * Outward unit normal of the surface at each sample (x, y, z, 0): the
    * angle-weighted pseudonormal at vertices, the face normal for face samples,
    * the sum of the two face normals for edge samples. The host uses it to drop
-   * shallow contacts whose surfaces do not face each other (world.ts).
+   * shallow contacts whose surfaces do not face each other (src/dynamics/narrowphase.ts).
    */
   normals?: Float32Array;
   /**
@@ -51,10 +51,6 @@ export function sampleCount(s: CollisionSamples): number {
   return s.vertexCount + s.edgeCount * s.edgeSamples;
 }
 
-/** Work items of a query: one per vertex, one per edge (which checks its samples). */
-export function itemCount(s: CollisionSamples): number {
-  return s.vertexCount + s.edgeCount;
-}
 
 /** Unique undirected edges of a mesh, in first-seen order. */
 export function uniqueEdges(mesh: TriMesh): Uint32Array {
@@ -199,21 +195,6 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   const out: CollisionSamples = { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
   out.areas = sampleAreas(mesh, out);
   return out;
-}
-
-/**
- * The samples of query work item `item` are [itemFirst(s, item),
- * itemFirst(s, item) + itemLength(s, item)): a vertex or face sample is an
- * item of its own, an edge is one item of `edgeSamples` samples (of which
- * the query keeps only the deepest inside). The CPU query, the plane contacts
- * and shaders/penetration.wgsl walk items this way.
- */
-export function itemFirst(s: CollisionSamples, item: number): number {
-  return item < s.vertexCount ? item : s.vertexCount + (item - s.vertexCount) * s.edgeSamples;
-}
-
-export function itemLength(s: CollisionSamples, item: number): number {
-  return item < s.vertexCount ? 1 : s.edgeSamples;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Procedural meshes for the built-in shapes (SCENE_FORMAT.md "shapes").
+ * Procedural meshes for the built-in shapes (docs/SCENE_FORMAT.md "shapes").
  *
  * Every mesh here except planeQuadMesh is closed, manifold and outward
  * (triangles counter-clockwise seen from outside) and centred on the origin of

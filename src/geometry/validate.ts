@@ -1,6 +1,6 @@
 /**
  * Checks that a mesh can be a rigid body. The SDF sign comes from angle-weighted
- * pseudonormals (ALGORITHM.md 1), which are only meaningful for a closed,
+ * pseudonormals (docs/ALGORITHM.md 1), which are only meaningful for a closed,
  * manifold, consistently oriented mesh with non-degenerate triangles, so those
  * are refused here with an InputError that says what is wrong and where,
  * instead of producing a silently wrong distance field later.

@@ -1,5 +1,5 @@
 /**
- * Built-in scenes (ALGORITHM.md 7, the seed's demos). Each generator returns
+ * Built-in scenes (docs/ALGORITHM.md 7, the seed's demos). Each generator returns
  * plain scene JSON, so built-ins go through the same validation as files and
  * `stackfield run --builtin NAME --dump` prints a file anyone can edit.
  *

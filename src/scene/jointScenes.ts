@@ -1,6 +1,6 @@
 /**
- * Built-in joint demos (ALGORITHM.md 7: multi-pendulum, 2-DOF joints, jointed
- * rings; EXTRAS.md: the caterpillar robot). Like the other built-ins they are
+ * Built-in joint demos (docs/ALGORITHM.md 7: multi-pendulum, 2-DOF joints, jointed
+ * rings; docs/EXTRAS.md: the caterpillar robot). Like the other built-ins they are
  * plain scene JSON; src/scene/builtins.ts registers this list.
  *
  * Anchors and axes are written in each shape's own frame, as a scene file

@@ -1,5 +1,5 @@
 /**
- * The seed's chapter-12 scenes of scanned meshes (ALGORITHM.md 7), with the
+ * The seed's chapter-12 scenes of scanned meshes (docs/ALGORITHM.md 7), with the
  * Stanford bunny (examples/meshes/bunny.obj, 3 674 triangles) standing in for
  * the seed's skulls of 2 970 triangles:
  *  - "skulls": 50 of them dropped into a heap (seed: 1 s per step once stacked);

@@ -1,5 +1,5 @@
 /**
- * A scene after validation (SCENE_FORMAT.md): every default filled in, every
+ * A scene after validation (docs/SCENE_FORMAT.md): every default filled in, every
  * reference checked, quaternions normalised. The loader (src/scene/load.ts)
  * produces it from JSON; built-in scenes (src/scene/builtins.ts) produce the
  * JSON form so they pass the same validation.

@@ -1,5 +1,5 @@
 /**
- * Scene validation (SCENE_FORMAT.md): parsed JSON in, a SceneDesc with every
+ * Scene validation (docs/SCENE_FORMAT.md): parsed JSON in, a SceneDesc with every
  * default filled in out, or an InputError naming the file, the JSON path
  * (`bodies[3].friction`, `shapes.ring.majorRadius`) and what was expected.
  *

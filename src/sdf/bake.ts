@@ -1,5 +1,5 @@
 /**
- * Exact signed distance fields on the CPU (ALGORITHM.md 1, seed ch. 3).
+ * Exact signed distance fields on the CPU (docs/ALGORITHM.md 1, seed ch. 3).
  *
  * Every grid node gets the exact distance to its nearest triangle, signed by
  * dot(p - closest, pseudonormal of the closest feature) (pseudonormals.ts).
@@ -311,7 +311,7 @@ export function signedDistanceBruteForce(mesh: TriMesh, x: number, y: number, z:
 
 /**
  * Signs a distance with the pseudonormal of the closest feature: outside iff
- * dot(p - closest, n_feature) > 0 (ALGORITHM.md 1).
+ * dot(p - closest, n_feature) > 0 (docs/ALGORITHM.md 1).
  */
 class FeatureSigner {
   private readonly pn: MeshPseudonormals;

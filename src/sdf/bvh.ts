@@ -1,6 +1,6 @@
 /**
  * A bounding volume hierarchy over a mesh's triangles for exact closest-
- * triangle queries (the CPU SDF bake, ALGORITHM.md 1).
+ * triangle queries (the CPU SDF bake, docs/ALGORITHM.md 1).
  *
  * Build: binned surface-area heuristic on triangle centroids, leaves of at most
  * LEAF_SIZE triangles. SAH rather than a median split because tight boxes are

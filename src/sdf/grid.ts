@@ -1,7 +1,7 @@
 import type { Vec3 } from '../geometry/mesh.ts';
 
 /**
- * A signed distance field on a regular grid (ALGORITHM.md 1): negative inside,
+ * A signed distance field on a regular grid (docs/ALGORITHM.md 1): negative inside,
  * positive outside. Node (i, j, k) sits at origin + cellSize * (i, j, k) and its
  * value is values[i + nx * (j + ny * k)] (x fastest).
  */

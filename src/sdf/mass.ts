@@ -1,6 +1,6 @@
 /**
  * Mass properties at density 1: volume, centre of mass, inertia tensor about
- * the centre of mass (ALGORITHM.md 2, seed 4.5-4.6).
+ * the centre of mass (docs/ALGORITHM.md 2, seed 4.5-4.6).
  *
  * Two independent routes that must agree:
  *  - `massFromMesh`: exact for the polyhedron, by the divergence theorem;
@@ -105,7 +105,7 @@ export function massFromWeightedTriangles(mesh: TriMesh, weights: ArrayLike<numb
 }
 
 /**
- * Mass properties from an SDF by the seed's voxel sum (ALGORITHM.md 2): every
+ * Mass properties from an SDF by the seed's voxel sum (docs/ALGORITHM.md 2): every
  * cell whose centre value (the trilinear value there, i.e. the mean of its 8
  * corner nodes) is negative is a cube of mass d^3 at its centre, with its own
  * inertia (2/3) m (d/2)^2 = m d^2 / 6 about each axis plus the point-mass term.

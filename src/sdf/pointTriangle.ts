@@ -1,6 +1,6 @@
 /**
  * Closest point on a triangle to a point, with the Voronoi feature it lies on
- * (ALGORITHM.md 1, seed fig. 8): face interior, one of the 3 edges or one of
+ * (docs/ALGORITHM.md 1, seed fig. 8): face interior, one of the 3 edges or one of
  * the 3 vertices. The feature picks the pseudonormal that signs the distance.
  *
  * The region tests follow Ericson, "Real-Time Collision Detection" 5.1.5, but

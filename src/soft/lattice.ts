@@ -1,7 +1,7 @@
 /**
  * A 3D spring network for any closed shape: a regular lattice clipped by the
  * shape's own signed distance field, with the outside lattice nodes snapped
- * onto the surface (EXTRAS.md: "in 3D, a tetrahedral or lattice spring
+ * onto the surface (docs/EXTRAS.md: "in 3D, a tetrahedral or lattice spring
  * network built from a mesh plays this role").
  *
  * 1. The lattice spans the mesh bounds exactly, `resolution` cells along the

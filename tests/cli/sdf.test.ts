@@ -1,6 +1,6 @@
 /**
  * `stackfield sdf` end to end, through the real executable (bin/stackfield.mjs
- * with tsx): the JSON document of SCENE_FORMAT.md for a unit cube, and exit
+ * with tsx): the JSON document of docs/SCENE_FORMAT.md for a unit cube, and exit
  * code 2 with a message naming the file for bad input.
  */
 import { spawnSync } from 'node:child_process';

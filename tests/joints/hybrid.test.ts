@@ -1,5 +1,5 @@
 /**
- * Joints inside the contact solver (ALGORITHM.md 6, hybrid step): joints are
+ * Joints inside the contact solver (docs/ALGORITHM.md 6, hybrid step): joints are
  * position-stabilised per contact-graph level, including levels that have no
  * contacts of their own, and jointed loops stay closed when they land on pegs
  * (seed fig. 37).

@@ -1,5 +1,5 @@
 /**
- * Motors (EXTRAS.md robots, seed 003): the torque ramp, the target speed, the
+ * Motors (docs/EXTRAS.md robots, seed 003): the torque ramp, the target speed, the
  * active window, a motor too weak for its load, and the caterpillar robot.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Error and impulse of one joint part (seed ch. 9, ALGORITHM.md 6).
+ * Error and impulse of one joint part (seed ch. 9, docs/ALGORITHM.md 6).
  *
  * Every part is a set of `rows` unit vectors E (world) along which the
  * relative motion of its bodies is forbidden, and an error vector:

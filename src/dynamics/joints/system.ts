@@ -1,6 +1,6 @@
 /**
  * Joints and motors: the ConstraintSystem the step calls at the points of
- * the hybrid step (ALGORITHM.md 6, seed ch. 10):
+ * the hybrid step (docs/ALGORITHM.md 6, seed ch. 10):
  *
  *   collisions         -> velocityStabilize
  *   velocity update    -> applyForces (motors) -> velocityStabilize

@@ -1,5 +1,5 @@
 /**
- * Joints and motors as the engine takes them. The scene format (SCENE_FORMAT.md
+ * Joints and motors as the engine takes them. The scene format (docs/SCENE_FORMAT.md
  * "joints", "motors") maps one to one onto these; anchors and axes are in each
  * shape's own frame as written, and the joint system moves anchors onto the
  * centre-of-mass frame itself.
