@@ -15,7 +15,7 @@
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
-import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+import { newQueryCounters, POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 const CLUSTER_SAMPLES = 32;
@@ -56,6 +56,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
   private readonly n = new Float64Array(3);
   /** Samples whose SDF value the last query computed (after the culls). */
   evaluated = 0;
+  readonly counters = newQueryCounters();
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.slice();
@@ -135,6 +136,10 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       }
     }
     res.taskStart[batch.count] = res.count;
+    const cn = this.counters;
+    cn.calls++;
+    cn.samplesEvaluated += this.evaluated;
+    for (let t = 0; t < batch.count; t++) cn.samplesSent += sampleCount(this.shapes[batch.shapeA[t]!]!.samples);
     return res;
   }
 
