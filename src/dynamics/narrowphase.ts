@@ -5,50 +5,57 @@
  * Query once, evaluate many times. A pair is queried with a *margin*: the
  * penetration query (src/collision/query.ts) returns every sample of A whose
  * phi_B is below the margin, not only the penetrating ones, and the reverse.
- * Those samples are cached with the relative pose they were found at. Every
- * later evaluation of the pair (each collision and contact iteration, and
- * later steps) samples the distance field again at the cached samples only,
- * at the current relative pose: exactly what a fresh query would say about
- * them. The field (extended beyond its grid box, query.ts) changes by at
- * most L = 1 + sqrt(3) per unit of motion, sqrt(3) within the box, so a
- * sample the query did not return (phi >= margin) cannot come within the
- * patch band of a contact while every sample has moved less than
+ * Those samples are cached with the relative pose they were found at, and
+ * every later evaluation of the pair (each pass of both phases, and later
+ * steps) evaluates them at the current relative pose to first order,
+ *
+ *   phi = phi_0 + n_0 . (p - p_0)      (p: the sample in B's frame now),
+ *
+ * exact for a flat face. The field (extended beyond its grid box, query.ts)
+ * changes by at most L = 1 + sqrt(3) per unit of motion, sqrt(3) within the
+ * box, so a sample the query did not return (phi >= margin) cannot come
+ * within the patch band of a contact while every sample has moved less than
  *
  *   limit = min((margin - band) / sqrt(3), (max(margin, pad) - band) / L)
  *
  * in B's frame (pad: the smallest value on B's grid box, where samples outside
- * it start): the pair is queried again only then. And since the cached
- * samples are sorted by the phi they had, and phi moves by at most L times
- * the motion, an evaluation stops at the first sample too far out to matter.
+ * it start): the pair is queried again only then, or once it has moved
+ * REQUERY_CELLS (the first-order values drift with the motion, and so does
+ * what an evaluation has to look at). Since the cached samples are sorted by
+ * phi_0 and a first-order value moves by at most the motion, an evaluation
+ * stops at the first sample too far out to matter.
  *
- * The margin grows with the pair's speed: it is chosen at the query to cover
- * twice the relative motion a step can bring (an impulse may reverse the
- * approach), so a landing body is queried once per step, not in every
- * iteration its prediction moves, and a step makes one batched backend call
- * (one GPU round trip) in the steady state. It is at least MIN_MARGIN_CELLS
- * and at most MAX_MARGIN_CELLS cells of the field sampled.
+ * The margin grows with the pair's speed (MARGIN_STEPS steps of its relative
+ * motion, between MIN_MARGIN_CELLS and MAX_MARGIN_CELLS cells of the field
+ * sampled), so a pair that an impulse moves a little within a step keeps its
+ * cache.
  *
- * Evaluation is lazy and per pair: ensure(k) re-evaluates pair k only if
- * one of its bodies changed velocity (StepContext.version) or a new phase
- * began since its points were made, so a pass that visits an untouched pair
- * costs nothing. A pair that moved past its limit during the passes is still
- * evaluated from its cache and flagged; refresh() then queries the flagged
- * pairs together before the next pass.
+ * Each pass of a phase sees one snapshot of the geometry, as the seed's
+ * iterations do: a pair's points are made at the start of the pass
+ * (beginPass) and hold while impulses change velocities during it. Only the
+ * pairs whose bodies' velocities changed since their points were made
+ * (StepContext.version) are evaluated again, checked against their limits,
+ * and queried again in one batched call if they are past them: a resting
+ * pile that no impulse touches costs a check per pair. (Evaluating a pair
+ * afresh when the pass reaches it, with the velocities of earlier impulses
+ * of the same pass, was tried: hard landings in ring piles then left rings
+ * threaded through each other and through pegs in most runs, against one in
+ * six with snapshots.)
  *
  * Continuous collision (solver.ccd): a pair whose relative motion over the
  * step exceeds the half thickness of its thinner body is queried at poses
  * along the motion (current to predicted, one batch), and cached at the first
  * pose where it touches. Its points are then evaluated to first order from
- * that pose, phi = phi_0 + n_0 . (p - p_0), which extrapolates the surface it
- * met (a half-space through the touching face), so a fast body is stopped at
- * the face it reached instead of being pushed out of the far side of a thin
- * wall.
+ * that pose, which extrapolates the surface it met (a half-space through the
+ * touching face), so a fast body is stopped at the face it reached instead of
+ * being pushed out of the far side of a thin wall. Once impulses have slowed
+ * it below that speed, it is queried at its new prediction like any pair.
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
  */
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
-import { sampleSdf, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
+import type { SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { pairCell } from './material.ts';
@@ -63,9 +70,11 @@ const SQRT3 = Math.sqrt(3);
 const L_EXT = 1 + SQRT3;
 /** Smallest and largest query margin, in cells of the field sampled. */
 const MIN_MARGIN_CELLS = 1;
-const MAX_MARGIN_CELLS = 8;
+const MAX_MARGIN_CELLS = 2;
 /** The margin covers this many steps' worth of the pair's relative motion. */
-const MARGIN_STEPS = 2;
+const MARGIN_STEPS = 1;
+/** A pair is queried again at the start of a phase once its samples moved this many cells since its query. */
+const REQUERY_CELLS = 0.5;
 /** Most poses along a swept pair's motion. */
 const MAX_SWEEP_POSES = 64;
 
@@ -242,11 +251,11 @@ const enum Fresh {
 export class NarrowPhase {
   /** Contact points of the current pairs (each made current by ensure()). */
   readonly cur = new ContactSet();
-  /** Set when an evaluation found a pair past its motion limit: refresh() queries it before the next pass. */
-  needsQuery = false;
   private cache = new SampleCache();
   private next = new SampleCache();
   private readonly batch = new QueryBatchBuilder();
+  /** Per pair: whether beginPass found it out of date. */
+  private dirty = new Uint8Array(64);
   /** Query shape index per world shape (-1 for planes). */
   private queryIndex: number[] = [];
   private info: ShapeInfo[] = [];
@@ -259,15 +268,14 @@ export class NarrowPhase {
   private evalPhase = new Int32Array(64);
   private evalVa = new Uint32Array(64);
   private evalVb = new Uint32Array(64);
-  /** Per pair: moved past its limit (refresh() queries it). */
-  private stale = new Uint8Array(64);
   private readonly rel = new RelPose();
   private readonly now = new RelPose();
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
-  private readonly nrm = new Float64Array(3);
-  /** Samples evaluated from the cache since the profile last read them. */
+  /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
+  /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
+  pairRequeries = 0;
 
   /** Uploads the shapes (those with an SDF) to the backend and measures what the cache needs of each. */
   upload(shapes: readonly RigidShape[], backend: PenetrationBackend): void {
@@ -299,22 +307,19 @@ export class NarrowPhase {
       this.evalPhase = grown(this.evalPhase, c);
       this.evalVa = grown(this.evalVa, c);
       this.evalVb = grown(this.evalVb, c);
-      this.stale = grown(this.stale, c);
+      this.dirty = grown(this.dirty, c);
     }
     this.evalPhase.fill(-1, 0, n);
-    this.stale.fill(0, 0, n);
-    this.needsQuery = false;
     this.cur.clear(n);
     this.compact(pairs);
   }
 
   /**
-   * Brings the pairs' cached samples up to date: with `all`, every pair is
-   * checked against its limit at the current predicted poses (the start of a
-   * phase); otherwise only the pairs an evaluation flagged. The pairs that
-   * need it are queried in one batched backend call.
+   * The start of a phase: every pair's cache checked against its limit at
+   * the new predicted poses; the pairs that need it are queried in one
+   * batched backend call (one GPU round trip).
    */
-  async refresh(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, all: boolean): Promise<void> {
+  async refresh(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, only: Uint8Array | null = null): Promise<void> {
     const B = ctx.bodies;
     const P = ctx.predPos, Q = ctx.predQuat;
     const batch = this.batch;
@@ -322,10 +327,9 @@ export class NarrowPhase {
     const n = pairs.count;
     let refresh = 0;
     const ccd = ctx.settings.ccd;
-    this.needsQuery = false;
     for (let k = 0; k < n; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      if (!all && !this.stale[k]) {
+      if (only && !only[k]) {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
@@ -335,11 +339,26 @@ export class NarrowPhase {
       const rel = this.rel;
       rel.set(P, Q, a, b);
       const plane = pairs.kind[k] === PAIR_PLANE;
-      if (!this.stale[k] && pairs.valid[k] && (pairs.swept[k] || this.motion(pairs, k, rel, ia, ib, plane) < 1)) {
-        this.fresh[k] = Fresh.Keep;
-        continue;
+      // Kept while its samples moved less than the limit, and less than
+      // REQUERY_CELLS: what an evaluation screens grows with the motion since
+      // the query, so a pair that was queried fast (a large margin) and has
+      // since come to rest is queried again, small. A swept pair keeps the
+      // cache of the pose where it first touched only while it still moves
+      // fast: once an impulse has slowed it to less than its thinner body's
+      // half thickness in the step, the rest of it (the far side of a ring
+      // that pivots about where it landed) is queried at the new prediction.
+      if (pairs.valid[k]) {
+        if (pairs.swept[k]) {
+          this.now.set(B.pos, B.quat, a, b);
+          if (sweptMotion(this.now, rel, ia.radius, ib.radius) > Math.min(ia.halfThickness, ib.halfThickness)) {
+            this.fresh[k] = Fresh.Keep;
+            continue;
+          }
+        } else if (this.motion(pairs, k, rel, ia, ib, plane) < 1 && this.lastMotion < REQUERY_CELLS * pairs.band[k]! / PATCH_BAND) {
+          this.fresh[k] = Fresh.Keep;
+          continue;
+        }
       }
-      this.stale[k] = 0;
       refresh++;
       this.chooseMargins(ctx, pairs, k, ia, ib, plane);
       if (plane) {
@@ -356,14 +375,22 @@ export class NarrowPhase {
         now.set(B.pos, B.quat, a, b);
         const thin = Math.min(ia.halfThickness, ib.halfThickness);
         const move = sweptMotion(now, rel, ia.radius, ib.radius);
-        if (move > thin) m = Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin));
+        if (move > thin) {
+          m = Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin));
+          // A swept pair is cached at the pose where it first touches and
+          // evaluated from there to first order (the file comment): only the
+          // samples at the face it met belong in that cache. Samples from a
+          // wide margin would include the far side of a thin wall, whose
+          // extrapolation pushes the body on through it.
+          this.chooseMargins(ctx, pairs, k, ia, ib, plane, true);
+        }
         for (let j = 1; j < m; j++) {
           this.sub.lerp(now, rel, j / m);
-          this.pushTasks(this.sub, sa, sb, pairs, k);
+          this.pushTasks(batch, this.sub, sa, sb, pairs, k);
         }
       }
       this.poses[k] = m;
-      this.pushTasks(rel, sa, sb, pairs, k);
+      this.pushTasks(batch, rel, sa, sb, pairs, k);
     }
     if (refresh === 0) return;
     let res: QueryResult | null = null;
@@ -396,8 +423,8 @@ export class NarrowPhase {
           }
         }
         const t0 = this.firstTask[k]! + 2 * hit;
-        this.taskSamples(res!, t0, 0, c);
-        this.taskSamples(res!, t0 + 1, 1, c);
+        this.taskSamples(batch, res!, t0, 0, c);
+        this.taskSamples(batch, res!, t0 + 1, 1, c);
         pairs.swept[k] = hit < m - 1 ? 1 : 0;
         if (hit < m - 1) {
           this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
@@ -408,6 +435,7 @@ export class NarrowPhase {
         }
       }
       pairs.valid[k] = 1;
+      if (only) this.pairRequeries++;
       c.sortRange(start, c.count);
       pairs.cacheStart[k] = start;
       pairs.cacheCount[k] = c.count - start;
@@ -416,17 +444,48 @@ export class NarrowPhase {
     }
   }
 
-  /** Makes pair k's contact points current (re-evaluates them only if a body moved or a phase began). */
+  /**
+   * Makes pair k's contact points current for this pass: they are made when
+   * the pass begins (beginPass) and then hold for the whole pass, whatever
+   * impulses do to the bodies meanwhile (each pass sees one snapshot of the
+   * geometry, as the seed's iterations do). Only a pair never evaluated in
+   * this phase is evaluated here.
+   */
   ensure(ctx: StepContext, pairs: PairList, k: number): void {
+    if (this.evalPhase[k] === ctx.phase) return;
+    this.evaluate(ctx, pairs, k);
+  }
+
+  /** Evaluates pair k at the current predictions and records what it was evaluated at. */
+  private evaluate(ctx: StepContext, pairs: PairList, k: number): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    const v = ctx.version;
-    if (this.evalPhase[k] === ctx.phase && this.evalVa[k] === v[a] && this.evalVb[k] === v[b]) return;
     ctx.ensurePredicted(a);
     ctx.ensurePredicted(b);
     this.evaluatePair(ctx, pairs, k);
     this.evalPhase[k] = ctx.phase;
-    this.evalVa[k] = v[a]!;
-    this.evalVb[k] = v[b]!;
+    this.evalVa[k] = ctx.version[a]!;
+    this.evalVb[k] = ctx.version[b]!;
+  }
+
+  /**
+   * The start of a pass within a phase: the pairs whose bodies' velocities
+   * changed since their points were made (the others would get the same
+   * points again) are checked against their limits, those past them queried
+   * again in one batched call, and then evaluated at the new predictions.
+   */
+  async beginPass(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile): Promise<void> {
+    const v = ctx.version;
+    let dirty = 0;
+    const d = this.dirty;
+    for (let k = 0; k < pairs.count; k++) {
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      const x = this.evalPhase[k] !== ctx.phase || this.evalVa[k] !== v[a] || this.evalVb[k] !== v[b] ? 1 : 0;
+      d[k] = x;
+      dirty += x;
+    }
+    if (dirty === 0) return;
+    await this.refresh(ctx, pairs, backend, prof, d);
+    for (let k = 0; k < pairs.count; k++) if (d[k]) this.evaluate(ctx, pairs, k);
   }
 
   /** Every pair's points made current; returns the number of penetrating points. */
@@ -490,19 +549,15 @@ export class NarrowPhase {
     const swept = pairs.swept[k] === 1;
     let stop = Infinity;
     if (!swept) {
-      const moved = this.motion(pairs, k, rel, ia, ib, plane);
-      if (moved >= 1 && !this.stale[k]) {
-        this.stale[k] = 1;
-        this.needsQuery = true;
-      }
-      // The cached samples are sorted by phi0, and phi moves by at most
-      // L_EXT times the motion since the query: past that, none can matter.
-      stop = pairs.band[k]! + L_EXT * this.lastMotion;
+      // The cached samples are sorted by phi0, and a sample's first-order
+      // value moves by at most the motion since the query: past that, none
+      // can matter.
+      this.motion(pairs, k, rel, ia, ib, plane);
+      stop = pairs.band[k]! + this.lastMotion;
     }
     const sh = this.shift;
     contactShift(P, B.pos, B.invMass, a, b, sh);
     const band = pairs.band[k]!;
-    const nrm = this.nrm;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
     let evaluated = 0;
     for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
@@ -533,17 +588,10 @@ export class NarrowPhase {
         nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
         phi = nlx * px + nly * py + nlz * pz;
         if (!(phi < band)) continue;
-      } else if (swept) {
+      } else {
         nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
         phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
         if (!(phi < band)) continue;
-      } else {
-        const g = (side === 0 ? sb.sdf : sa.sdf) as SdfGrid;
-        if (!inGridBox(g, px, py, pz)) continue;
-        phi = sdfPhiInside(g, px, py, pz);
-        if (!(phi < band)) continue;
-        sampleSdf(g, px, py, pz, nrm);
-        nlx = nrm[0]!; nly = nrm[1]!; nlz = nrm[2]!;
       }
       const oo = 9 * other, ow = 9 * owner;
       const nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
@@ -607,11 +655,11 @@ export class NarrowPhase {
    * next step), within [MIN_MARGIN_CELLS, MAX_MARGIN_CELLS] cells of each
    * field; and the motion limits those margins give (see the file comment).
    */
-  private chooseMargins(ctx: StepContext, pairs: PairList, k: number, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): void {
+  private chooseMargins(ctx: StepContext, pairs: PairList, k: number, ia: ShapeInfo, ib: ShapeInfo, plane: boolean, smallest = false): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
     const band = PATCH_BAND * pairCell(ctx.shapes, ctx.bodies, a, b);
     pairs.band[k] = band;
-    const move = MARGIN_STEPS * ctx.dt * (bodySpeed(ctx, a, ia.radius) + bodySpeed(ctx, b, ib.radius));
+    const move = smallest ? 0 : MARGIN_STEPS * ctx.dt * (bodySpeed(ctx, a, ia.radius) + bodySpeed(ctx, b, ib.radius));
     // Side 0: A's samples against B's field (a plane: B is the plane, A's cells count).
     const cell0 = plane ? ia.cell : ib.cell;
     const m0 = Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * cell0), MAX_MARGIN_CELLS * cell0);
@@ -630,14 +678,13 @@ export class NarrowPhase {
   }
 
   /** Both tasks of a pose: A's samples in B (margin in B's field), B's in A. */
-  private pushTasks(p: RelPose, sa: number, sb: number, pairs: PairList, k: number): void {
-    this.batch.push(sa, sb, p.qx, p.qy, p.qz, p.qw, p.tx, p.ty, p.tz, pairs.margin0[k]!);
-    this.batch.push(sb, sa, -p.qx, -p.qy, -p.qz, p.qw, p.ux, p.uy, p.uz, pairs.margin1[k]!);
+  private pushTasks(batch: QueryBatchBuilder, p: RelPose, sa: number, sb: number, pairs: PairList, k: number): void {
+    batch.push(sa, sb, p.qx, p.qy, p.qz, p.qw, p.tx, p.ty, p.tz, pairs.margin0[k]!);
+    batch.push(sb, sa, -p.qx, -p.qy, -p.qz, p.qw, p.ux, p.uy, p.uz, pairs.margin1[k]!);
   }
 
   /** The records of one task into the cache, with the sample's position in the other frame at the query pose. */
-  private taskSamples(res: QueryResult, task: number, side: number, out: SampleCache): void {
-    const batch = this.batch;
+  private taskSamples(batch: QueryBatchBuilder, res: QueryResult, task: number, side: number, out: SampleCache): void {
     const o = 8 * task;
     const ps = batch.poses;
     const qx = ps[o]!, qy = ps[o + 1]!, qz = ps[o + 2]!, qw = ps[o + 3]!, tx = ps[o + 4]!, ty = ps[o + 5]!, tz = ps[o + 6]!;
@@ -684,13 +731,6 @@ function bodySpeed(ctx: StepContext, i: number, r: number): number {
   if (B.isStatic[i] || B.asleep[i]) return 0;
   const v = B.vel, w = B.angVel, g = ctx.gravity;
   return Math.hypot(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * Math.hypot(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * Math.hypot(g[0], g[1], g[2]);
-}
-
-/** Whether (x, y, z) lies in g's grid box (the same test as sampleSdf's). */
-function inGridBox(g: SdfGrid, x: number, y: number, z: number): boolean {
-  const inv = 1 / g.cellSize;
-  const gx = (x - g.origin[0]) * inv, gy = (y - g.origin[1]) * inv, gz = (z - g.origin[2]) * inv;
-  return gx >= 0 && gy >= 0 && gz >= 0 && gx <= g.dims[0] - 1 && gy <= g.dims[1] - 1 && gz <= g.dims[2] - 1;
 }
 
 /**

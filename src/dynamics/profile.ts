@@ -36,6 +36,8 @@ export class StepProfile {
   samplesEvaluated = 0;
   /** Cached samples the narrow phase evaluated again (exactly, on the CPU) in the last step. */
   cacheEvaluations = 0;
+  /** Pairs queried on their own in the middle of a pass (by the CPU twin) because they moved past their limits. */
+  pairRequeries = 0;
   /** Query calls (one batched call per query round that had stale pairs) in the last step. */
   queryCalls = 0;
   /** GPU command-buffer submissions, buffer readbacks, and bytes read back / written by the queries in the last step (0 on the CPU). */
@@ -63,6 +65,7 @@ export class StepProfile {
     this.queries = 0;
     this.samplesEvaluated = 0;
     this.cacheEvaluations = 0;
+    this.pairRequeries = 0;
     this.queryCalls = 0;
     this.submits = 0;
     this.readbacks = 0;

@@ -3,10 +3,9 @@
  * collision pass, the contact pass and shock propagation, on the contact
  * patches of each pair (patches.ts), one impulse per patch (impulse.ts).
  *
- * A pair's geometry (points, normals, depths) is made current when the pass
- * reaches it (Contacts.ensure: re-evaluated at the current predictions if one
- * of its bodies received an impulse since, reused otherwise), and stays fixed
- * while the pair is resolved: impulses change velocities only. Per pair,
+ * A pair's geometry (points, normals, depths) is the snapshot the narrow
+ * phase made at the start of the pass (narrowphase.ts beginPass) and stays
+ * fixed while the pass runs: impulses change velocities only. Per pair,
  * patches are visited deepest first and each gets at most one impulse per
  * pass, applied only if it is approaching at its turn; this is the seed's
  * "until every point was once separating" rule without a GPU round trip per
@@ -16,7 +15,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
-import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, normalVelocity, type ImpulseState, type Material } from './impulse.ts';
+import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
@@ -31,7 +30,6 @@ export interface Contacts {
   ensure(ctx: StepContext, pairs: PairList, k: number): void;
 }
 
-const SQRT3 = Math.sqrt(3);
 /** Sweeps over a pair's points in the shock-propagation pass. */
 const SHOCK_SWEEPS = 10;
 /**
@@ -56,8 +54,6 @@ export class SequentialSolver {
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
   private readonly spread = new Float64Array(8);
-  /** Per patch of the pair being resolved: the approach speed that closes its gap (resolvePair). */
-  private allow = new Float64Array(16);
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
@@ -277,32 +273,6 @@ export class SequentialSolver {
     if (first === last) return false;
     const d = pc.data;
     const spread = this.spread;
-    // Contact passes: the gap a face still has at the current poses (the
-    // leader's depth at the prediction less its approach over the horizon,
-    // with the velocities the prediction was made with) may close within
-    // the step (applyContactImpulse), so stacked faces come to rest touching
-    // instead of hovering up to g dt^2 apart. Only a face that is settling:
-    // a flat patch whose bodies turn against each other by less than the
-    // gap closes in the step across its width. Elsewhere the seed's rule
-    // holds (stop where the prediction touches): a curved patch's gap is
-    // within the tessellation's sagitta, and a tessellated ball rolling
-    // over the facets it lies on (flat, but turning) would otherwise drop
-    // onto each one, a bump per facet.
-    const h = ctx.predH;
-    if (this.allow.length < last - first) this.allow = new Float64Array(2 * (last - first));
-    const w = ctx.bodies.angVel;
-    const wr = Math.hypot(w[3 * a]! - w[3 * b]!, w[3 * a + 1]! - w[3 * b + 1]!, w[3 * a + 2]! - w[3 * b + 2]!);
-    for (let q = first; q < last; q++) {
-      const i = pc.leader[q]!;
-      let allow = 0;
-      if (!useOwn && h > 0 && pc.flat[q]) {
-        const gap = cs.phi[i]! - h * normalVelocity(st, cs.b1[i]!, cs.b2[i]!, cs.p[3 * i]!, cs.p[3 * i + 1]!, cs.p[3 * i + 2]!, cs.n[3 * i]!, cs.n[3 * i + 1]!, cs.n[3 * i + 2]!);
-        const o = q * PATCH_FLOATS;
-        const width = SQRT3 * Math.hypot(d[o + 6]!, d[o + 7]!);
-        if (gap > 0 && wr * width * ctx.dt < gap) allow = gap / ctx.dt;
-      }
-      this.allow[q - first] = allow;
-    }
     let any = false;
     for (let sweep = 0; sweep < sweeps; sweep++) {
       let applied = false;
@@ -313,8 +283,7 @@ export class SequentialSolver {
         const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
         const o = q * PATCH_FLOATS;
         const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-        const allow = this.allow[q - first]!;
-        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m, allow);
+        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
         if (jn !== 0) {
           applied = true;
           if (pc.flat[q]) {

@@ -222,6 +222,7 @@ export class World {
     const counters = this.backend.counters;
     Object.assign(this.countersAtStart, counters);
     this.narrow.cacheEvaluations = 0;
+    this.narrow.pairRequeries = 0;
     prof.begin();
     this.prepare();
     const S = this.solver;
@@ -238,7 +239,7 @@ export class World {
       this.broadphase();
       await this.query('collisionQuery');
       for (let it = 0; it < S.collisionIterations; it++) {
-        if (it > 0) await this.requery('collisionQuery');
+        if (it > 0) await this.beginPass('collisionQuery');
         if (!this.collisionSolve()) break;
       }
       this.guard('collisionSolve');
@@ -256,14 +257,14 @@ export class World {
         this.pgsSolve(this.dt, levels);
       } else {
         for (let it = 0; it < S.contactIterations; it++) {
-          if (it > 0) await this.requery('contactQuery');
+          if (it > 0) await this.beginPass('contactQuery');
           this.contactSolve(it, levels);
         }
         if (S.shockPropagation && S.contactGraph) {
-          await this.requery('contactQuery');
+          await this.beginPass('contactQuery');
           this.shockPropagation(levels);
         }
-        await this.requery('contactQuery');
+        await this.beginPass('contactQuery');
         this.positionCorrection(levels);
       }
       this.guard('contactSolve');
@@ -280,6 +281,7 @@ export class World {
     prof.totalMs = performance.now() - t0;
     bookQueryCounters(prof, this.countersAtStart, counters);
     prof.cacheEvaluations = this.narrow.cacheEvaluations;
+    prof.pairRequeries = this.narrow.pairRequeries;
   }
 
   /** The standard ("old") scheme, docs/ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */
@@ -302,7 +304,6 @@ export class World {
     this.broadphase();
     await this.query('collisionQuery');
     for (let it = 0; it < S.collisionIterations; it++) {
-      if (it > 0) await this.requery('collisionQuery');
       if (!this.collisionSolve()) break;
     }
     this.guard('collisionSolve');
@@ -315,15 +316,12 @@ export class World {
       this.pgsPositionCorrection();
     } else {
       for (let it = 0; it < S.contactIterations; it++) {
-        if (it > 0) await this.requery('contactQuery');
         this.contactSolve(it, levels);
       }
       if (S.shockPropagation && S.contactGraph) {
-        await this.requery('contactQuery');
         this.shockPropagation(levels);
       }
       // Positions already advanced: the correction moves them now.
-      await this.requery('contactQuery');
       this.positionCorrection(levels);
       applyPseudoVelocities(this.ctx);
     }
@@ -359,7 +357,7 @@ export class World {
    * made current, and the sleeping bodies an awake one now touches woken.
    */
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, true);
+    await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
     this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
     if (this.wakeTouched()) {
       // Bodies woke: they now move and have mass, and their pairs among
@@ -370,16 +368,9 @@ export class World {
       this.findPairs();
       this.narrow.beginStep(this.pairs);
       this.sequential.patches.clear(this.pairs.count);
-      await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, true);
+      await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
       this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
     }
-    this.profile.end(stage);
-  }
-
-  /** Between passes: one batched query for the pairs a pass moved past their limits, if any. */
-  private async requery(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    if (!this.narrow.needsQuery) return;
-    await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, false);
     this.profile.end(stage);
   }
 
@@ -403,6 +394,16 @@ export class World {
     p.asleep = this.islands.asleep;
     p.islands = this.islands.islands;
     p.end('islands');
+  }
+
+  /**
+   * Between passes: the pairs whose bodies an impulse moved are brought up
+   * to date (one batched query for those past their limits), so the next
+   * pass sees one snapshot of the geometry at the new predictions.
+   */
+  private async beginPass(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
+    await this.narrow.beginPass(this.ctx, this.pairs, this.backend, this.profile);
+    this.profile.end(stage);
   }
 
   /** One collision pass; false when it applied no impulse (the phase is over). */
