@@ -9,13 +9,23 @@
 import { terminalSafe } from '../util/echo.ts';
 import { sayRaw } from './output.ts';
 
-/** Nothing is shown before a task has run this long (ms). */
+/**
+ * Nothing is shown before a task has run this long (ms). The environment
+ * variable STACKFIELD_PROGRESS_AFTER_MS sets another delay (the tests use 0
+ * to see progress lines from a short run).
+ */
 export const PROGRESS_AFTER_MS = 1000;
+
+function progressDelay(): number {
+  const v = Number(process.env['STACKFIELD_PROGRESS_AFTER_MS']);
+  return process.env['STACKFIELD_PROGRESS_AFTER_MS'] !== undefined && Number.isFinite(v) && v >= 0 ? v : PROGRESS_AFTER_MS;
+}
 const TTY_INTERVAL_MS = 100;
 const LOG_INTERVAL_MS = 5000;
 
 export class Progress {
   private readonly tty: boolean;
+  private readonly delay = progressDelay();
   private start = performance.now();
   private last = -Infinity;
   /** Characters of the line drawn in place, to be cleared. */
@@ -35,7 +45,7 @@ export class Progress {
   update(text: string): void {
     if (!this.enabled) return;
     const now = performance.now();
-    if (now - this.start < PROGRESS_AFTER_MS) return;
+    if (now - this.start < this.delay) return;
     if (now - this.last < (this.tty ? TTY_INTERVAL_MS : LOG_INTERVAL_MS)) return;
     this.last = now;
     const line = `stackfield: ${terminalSafe(text, 200)}`;

@@ -122,7 +122,7 @@ export function limitFlags(args: ParsedArgs): BuildLimits {
   return {
     maxTriangles: intFlag(args, 'max-triangles', BUILD_LIMITS.maxTriangles, 1, 1e9),
     maxSdfNodes: intFlag(args, 'max-sdf-nodes', BUILD_LIMITS.maxSdfNodes, 8, 1e10),
-    names: { maxTriangles: 'the limit with --max-triangles', maxSdfNodes: 'the limit with --max-sdf-nodes' },
+    names: { maxTriangles: '--max-triangles N', maxSdfNodes: '--max-sdf-nodes N' },
   };
 }
 
@@ -189,9 +189,9 @@ function listText(): string {
     out.push(`${b.name}  ${b.title}`);
     out.push(...wrap(b.description, 88, '    '));
     for (const p of b.params) {
-      const range = `${p.min} to ${p.max}`;
-      const count = b.count === p.name ? '; the count --bodies sets' : '';
-      out.push(...wrap(`--param ${p.name}=${p.default}  ${p.description} (${range}${count})`, 88, '    ', '        '));
+      const count = b.count === p.name ? '; the body count bench --bodies sets' : '';
+      out.push(`    --param ${p.name}=${p.default}  (${p.min} to ${p.max}${count})`);
+      out.push(...wrap(p.description, 88, '        '));
     }
     out.push('');
   }

@@ -47,8 +47,8 @@ Options:
                      fewer than ${SDF_MIN_CELLS} cannot resolve a shape (no node inside its thinner parts)
   --padding N        extra cells on every side (default ${SDF_DEFAULT_PADDING})
   --backend cpu|gpu  bake on the CPU (exact, BVH) or with WebGPU (default cpu)
-  --max-sdf-nodes N  refuse a grid with more nodes (default ${BUILD_LIMITS.maxSdfNodes}: 256^3, 64 MB of values,
-                     some 200 MB of JSON)
+  --max-sdf-nodes N  refuse a grid with more nodes (default ${BUILD_LIMITS.maxSdfNodes}: 128 MB of values,
+                     some 400 MB of JSON)
   --max-triangles N  refuse a mesh with more triangles (default ${BUILD_LIMITS.maxTriangles})
 
 The mesh must be closed, manifold and consistently oriented; open seams are

@@ -191,7 +191,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
   const lines = [
     `stackfield: ${s.scene}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
       `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend; world built in ${duration(s.buildSeconds)}`,
-    `  at rest        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
+    `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     pen.max === 0
       ? '  penetration    none'
       : `  penetration    deepest ${length(pen.max)} (step ${pen.maxStep}); ${pen.end === 0 ? 'none' : length(pen.end)} at the end`,

@@ -426,9 +426,10 @@ function reportEdges(mesh: TriMesh, r: EdgeReport, file: string, names: Names): 
   const idx = mesh.indices;
   const also = (skip: string): string => {
     const parts: string[] = [];
-    if (skip !== 'open' && boundary > 0) parts.push(`${boundary} boundary edges`);
-    if (skip !== 'nm' && nonManifold > 0) parts.push(`${nonManifold} edges shared by more than two triangles`);
-    if (skip !== 'or' && misoriented > 0) parts.push(`${misoriented} edges traversed twice in the same direction`);
+    const edges = (n: number) => `${n} edge${n === 1 ? '' : 's'}`;
+    if (skip !== 'open' && boundary > 0) parts.push(`${edges(boundary)} on the boundary`);
+    if (skip !== 'nm' && nonManifold > 0) parts.push(`${edges(nonManifold)} shared by more than two triangles`);
+    if (skip !== 'or' && misoriented > 0) parts.push(`${edges(misoriented)} traversed twice in the same direction`);
     return parts.length ? ` (also: ${parts.join(', ')})` : '';
   };
   const p = mesh.positions;

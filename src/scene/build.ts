@@ -49,7 +49,8 @@ export interface SceneIo {
  * What one shape may cost before it is refused as bad input: a shape of two
  * million triangles, or an SDF of a billion nodes, would otherwise build for
  * as long as anyone waits and then run out of memory. `names` says how the
- * caller lets the user raise a limit (the CLI: "--max-triangles N").
+ * caller lets the user raise a limit, N standing for the value needed (the
+ * CLI: "--max-triangles N").
  */
 export interface BuildLimits {
   maxTriangles: number;
@@ -60,9 +61,9 @@ export interface BuildLimits {
 export const BUILD_LIMITS: BuildLimits = {
   // 270 times the Stanford bunny; about 20 s and 700 MB to build (shapeCost).
   maxTriangles: 1_000_000,
-  // 256^3: 64 MB of float32 values, a few seconds of bake for a simple mesh.
-  maxSdfNodes: 1 << 24,
-  names: { maxTriangles: 'the maxTriangles limit', maxSdfNodes: 'the maxSdfNodes limit' },
+  // 2^25 (322^3): a 256-cell grid with its padding fits; 128 MB of float32 values, some 10 s of bake.
+  maxSdfNodes: 1 << 25,
+  names: { maxTriangles: 'limits.maxTriangles = N', maxSdfNodes: 'limits.maxSdfNodes = N' },
 };
 
 export interface BuildProgress {
@@ -160,7 +161,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
   if (tris > limits.maxTriangles) {
     const fewer = d.type === 'mesh' ? 'simplify the mesh' : 'use fewer "segments"';
     throw new InputError(
-      `the shape has ${tris} triangles, more than the limit of ${limits.maxTriangles} per shape (${costs}); ${fewer}, or raise ${limits.names.maxTriangles} to ${tris}`,
+      `the shape has ${tris} triangles, more than the limit of ${limits.maxTriangles} per shape (${costs}); ${fewer}, or raise the limit (${limits.names.maxTriangles.replace('N', String(tris))})`,
       scene.file,
       where,
     );
@@ -168,7 +169,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
   if (nodes > limits.maxSdfNodes) {
     throw new InputError(
       `its SDF grid would have ${nodes} nodes ("sdf": {"cells": ${d.sdf.cells}}), more than the limit of ${limits.maxSdfNodes} per shape (${costs}); ` +
-        `lower "cells", or raise ${limits.names.maxSdfNodes} to ${nodes}`,
+        `lower "cells", or raise the limit (${limits.names.maxSdfNodes.replace('N', String(nodes))})`,
       scene.file,
       where,
     );
