@@ -256,7 +256,31 @@ export function define<T>(record: Record<string, T>, key: string, value: T): voi
 }
 
 function length3(v: readonly number[]): number {
-  return Math.hypot(v[0]!, v[1]!, v[2]!);
+  return safeLength(v);
+}
+
+/**
+ * The Euclidean length without overflow or underflow: scaled by the largest
+ * component first, so [1e308, 1e308, 1e308] has a finite (if huge) length
+ * and normalises to a unit vector instead of [0, 0, 0] (validate what the
+ * numbers produce, not only the numbers).
+ */
+function safeLength(v: readonly number[]): number {
+  let m = 0;
+  for (const x of v) m = Math.max(m, Math.abs(x));
+  if (m === 0 || !Number.isFinite(m)) return m;
+  let s = 0;
+  for (const x of v) s += (x / m) ** 2;
+  return m * Math.sqrt(s);
+}
+
+/** v / |v| through safeLength's scaling (finite for any finite non-zero v). */
+function normalised(v: readonly number[]): number[] {
+  let m = 0;
+  for (const x of v) m = Math.max(m, Math.abs(x));
+  const u = v.map((x) => x / m);
+  const len = Math.hypot(...u);
+  return u.map((x) => x / len);
 }
 
 /** v is a finite number satisfying the rule. */
@@ -370,7 +394,7 @@ export class Reader {
     if (len < ZERO_LENGTH) {
       this.fail(childPath(path, key), `expected a non-zero direction [x, y, z], got [${v.join(', ')}]`);
     }
-    return [v[0] / len, v[1] / len, v[2] / len];
+    return normalised(v) as Vec3;
   }
 
   /** Integer segment counts: a single number, or a fixed-length array, with per-entry minimum. */
@@ -783,9 +807,8 @@ export function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Qua
   if (!has(o, 'orientation')) return [0, 0, 0, 1];
   const path = childPath(bodyPath, 'orientation');
   const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
-  const len = Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!);
-  if (len < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
-  return [q[0]! / len, q[1]! / len, q[2]! / len, q[3]! / len];
+  if (safeLength(q) < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
+  return normalised(q) as Quat;
 }
 
 /** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */

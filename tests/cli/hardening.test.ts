@@ -119,6 +119,20 @@ describe('nothing non-finite is written', () => {
     expect(q0[1]).toBeCloseTo(Math.sin((deg * Math.PI) / 360), 12);
   });
 
+  it('a quaternion or an axis of 1e308 components normalises instead of overflowing to zero', () => {
+    const file = join(dir, 'huge.json');
+    writeFileSync(file, scene([
+      box({ name: 'q', orientation: [1e308, 1e308, 1e308, 1e308] }),
+      box({ name: 'axis', position: [3, 1, 0], rotation: { axis: [1e308, 1e308, 0], degrees: 90 } }),
+    ], { box: { type: 'box', sdf: { cells: 8 } } }));
+    const r = stackfield(['run', file, '--steps', '2', '--summary', 'none']);
+    expect(r.status, r.stderr).toBe(0);
+    const [q, axis] = JSON.parse(r.stdout.split('\n')[0]!).bodies.map((b: { q: number[] }) => b.q);
+    expect(q).toEqual([0.5, 0.5, 0.5, 0.5]);
+    const s = Math.sin(Math.PI / 4) / Math.SQRT2;
+    [s, s, 0, Math.cos(Math.PI / 4)].forEach((x, k) => expect(axis[k]).toBeCloseTo(x, 12));
+  });
+
   it('a state that overflows stops the run with exit 1 naming the body; no line holds a null', () => {
     const file = join(dir, 'fast.json');
     writeFileSync(file, scene([{ name: 'bullet\u001b[2J', shape: 'box', velocity: [1.7e308, 0, 0] }], { box: { type: 'box', sdf: { cells: 8 } } }));
