@@ -23,7 +23,8 @@ const lines = (stdout: string): StateLine[] => stdout.trim().split('\n').map((l)
 
 describe('the run summary', () => {
   it('reports a 10-box tower settled at its known height, at rest, its energy change matching the states written', () => {
-    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=10', '--steps', '300', '--every', '300', '--summary', 'json']);
+    const params = ['--param', 'height=10', '--param', 'size=0.5', '--param', 'hz=100'];
+    const r = stackfield(['run', '--builtin', 'tower', ...params, '--steps', '300', '--every', '300', '--summary', 'json']);
     expect(r.status, r.stderr).toBe(0);
     const [first, last] = lines(r.stdout);
     const s = JSON.parse(r.stderr.trim().split('\n').pop()!).summary;
@@ -39,18 +40,21 @@ describe('the run summary', () => {
     // Ten boxes 0.5 m high stacked on the ground: the top face at 5 m, the bottom face on the floor.
     expect(Math.abs(s.highestPoint - 5)).toBeLessThan(1e-3);
     expect(Math.abs(s.lowestPoint)).toBeLessThan(1e-3);
-    // Energy from the written states: each box is 1 x 0.5 x 1 m at 500 kg/m^3 = 250 kg; at rest at the end.
-    const scene = builtinScene('tower', { height: 10 }) as { bodies: { density?: number }[] };
+    // Energy from the written states: each cube is 0.5 m at 500 kg/m^3 = 62.5 kg; at rest at the end.
+    const scene = builtinScene('tower', { height: 10, size: 0.5, hz: 100 }) as { shapes: { box: { size: number[] } }; bodies: { density?: number; position?: number[] }[] };
+    expect(scene.shapes.box.size).toEqual([0.5, 0.5, 0.5]);
     expect(scene.bodies[1]!.density).toBe(500);
-    const m = 250, g = 9.81;
+    const m = 500 * 0.125, g = 9.81;
     const height = (l: StateLine) => l.bodies.slice(1).reduce((sum, b) => sum + b.p[1]!, 0);
     expect(s.energy.kineticEnd).toBeLessThan(1e-9);
     expect(s.energy.start).toBeCloseTo(m * g * height(first!), 6);
     expect(s.energy.change).toBeCloseTo(m * g * (height(last!) - height(first!)) + s.energy.kineticEnd, 6);
-    // The boxes start 2 mm apart (1 mm above the floor): closing the gaps releases m g (0.001 + 0.002 i) summed, 245.25 J;
-    // settling into contact may take at most 1 mm per box more.
-    expect(s.energy.change).toBeLessThan(-245.25 + 1e-6);
-    expect(s.energy.change).toBeGreaterThan(-245.25 - m * g * 10 * 1e-3);
+    // The cubes start a hair apart: closing the gaps down to cubes resting on each other (centres at 0.25 + 0.5 i)
+    // releases m g times the summed gaps; each cube may end within 1 mm of resting exactly on the one below.
+    const released = scene.bodies.slice(1).reduce((sum, b, i) => sum + m * g * (b.position![1]! - (0.25 + 0.5 * i)), 0);
+    // Gaps of 0.2 % of an edge (1 mm), the lowest half a gap above the floor: 0.5 + 1.5 + ... + 9.5 mm = 50 mm in all.
+    expect(released).toBeCloseTo(m * g * 0.05, 9);
+    expect(Math.abs(s.energy.change + released)).toBeLessThan(m * g * 10 * 1e-3);
     // Penetration within the contact tolerance, and the deepest at some step of the run.
     expect(s.penetration.max).toBeGreaterThan(0);
     expect(s.penetration.max).toBeLessThan(5e-3);
@@ -58,7 +62,7 @@ describe('the run summary', () => {
   });
 
   it('prints the same figures as text by default, on standard error only', () => {
-    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=3', '--steps', '150', '--every', '150']);
+    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=3', '--param', 'size=0.5', '--param', 'hz=100', '--steps', '150', '--every', '150']);
     expect(r.status, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => l.step)).toEqual([0, 150]);
     expect(r.stderr).toMatch(/^stackfield: built-in tower: 150 steps of 0\.01 s \(1\.5 s simulated\) in [\d.]+ m?s, [\d.]+ ms per step on the cpu backend; world built in/);
@@ -123,7 +127,7 @@ describe('built-in parameters on the command line', () => {
     expect(r.stdout).not.toMatch(/\w+=[\d.]+ \[[\d.]+\.\.[\d.]+\]/); // the old "standard=0 [0..1]"
     expect(r.stdout).toContain('incline  Perfectly elastic box on an incline');
     expect(r.stdout).toContain('    --param standard=0  (0 to 1)\n        0: the separated scheme (the box slides in contact); 1: the standard scheme (it\n        bounces)\n');
-    expect(r.stdout).toContain('    --param height=20  (1 to 200; the body count bench --bodies sets)\n        number of boxes (0.5 m high each)\n');
+    expect(r.stdout).toContain('    --param height=20  (1 to 400; the body count bench --bodies sets)\n        number of cubes\n');
     expect(r.stdout).toContain('shock propagation keeps');
   });
 
