@@ -3,7 +3,8 @@
 // excluded) by tsc with declaration files, then two fixes tsc does not make:
 //  - relative imports in the .d.ts files still end in ".ts" (tsc rewrites them
 //    only in the JavaScript); a consumer's compiler wants ".js";
-//  - the command's entry point must be executable.
+//  - the command's entry point must be executable;
+// and the API reference, docs/api/README.md (scripts/api-docs.ts).
 // Plain JavaScript, so it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,3 +34,7 @@ function walk(dir) {
 }
 walk(lib);
 chmodSync(join(lib, 'cli', 'bin.js'), 0o755);
+
+// The API reference the package ships (docs/api/README.md), from the TSDoc comments.
+const docs = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'api-docs.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (docs.status !== 0) process.exit(docs.status ?? 1);

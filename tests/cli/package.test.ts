@@ -110,6 +110,7 @@ describe('the npm package', () => {
     expect(files).toContain('lib/cli/bin.js');
     expect(files).toContain('shaders/common.wgsl');
     expect(files).toContain('examples/meshes/bunny.obj');
+    expect(files).toContain('docs/api/README.md');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('lib/app/'))).toBe(false);
 
     project = join(dir, 'project');
