@@ -36,5 +36,5 @@ walk(lib);
 chmodSync(join(lib, 'cli', 'bin.js'), 0o755);
 
 // The API reference the package ships (docs/api/README.md), from the TSDoc comments.
-const docs = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'api-docs.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
+const docs = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'api-docs.ts')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 if (docs.status !== 0) process.exit(docs.status ?? 1);
