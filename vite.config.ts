@@ -7,8 +7,8 @@ export default defineConfig({
     target: 'es2022',
     rollupOptions: {
       input: {
-        main: resolve(__dirname, 'index.html'),
-        bench: resolve(__dirname, 'bench.html'),
+        main: resolve(import.meta.dirname, 'index.html'),
+        bench: resolve(import.meta.dirname, 'bench.html'),
       },
     },
   },

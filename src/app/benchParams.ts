@@ -3,8 +3,9 @@
  * unit-tested: `?scene=rings&bodies=500&steps=200&backends=cpu,gpu`.
  *
  * `bodies` is the size knob the CLI also has (`--bodies N`): when the scene
- * has no parameter of that name it sets the scene's first parameter (the ring
- * count of "rings", the box count of "tower"...). Every other numeric key must
+ * has no parameter of that name it sets the parameter the scene declares as
+ * its body count (the ring count of "rings", the box count of "tower"...), and
+ * a scene that declares none refuses it. Every other numeric key must
  * be a parameter of the scene; values are checked against its range so a bad
  * link fails with a message instead of running something else.
  */
@@ -25,7 +26,7 @@ const WHERE = 'bench.html';
 
 export function parseBenchQuery(
   search: string,
-  scenes: readonly { name: string; params: readonly ParamSpec[] }[],
+  scenes: readonly { name: string; params: readonly ParamSpec[]; count?: string }[],
 ): BenchPageOptions {
   const q = new URLSearchParams(search);
   const scene = q.get('scene') ?? 'rings';
@@ -49,9 +50,9 @@ export function parseBenchQuery(
     if (RESERVED.has(k)) continue;
     let name = k;
     if (k === 'bodies' && !info.params.some((p) => p.name === 'bodies')) {
-      const first = info.params[0];
-      if (!first) throw new InputError(`scene "${scene}" has no size parameter for "bodies"`, WHERE, k);
-      name = first.name;
+      // The parameter the scene declares as its body count (src/scene/builtins.ts), never simply the first.
+      if (info.count === undefined) throw new InputError(`scene "${scene}" has no body-count parameter, so "bodies" cannot be set (parameters: ${info.params.map((p) => p.name).join(', ') || 'none'})`, WHERE, k);
+      name = info.count;
     }
     const spec = info.params.find((p) => p.name === name);
     if (!spec) {

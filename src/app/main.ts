@@ -11,7 +11,7 @@
  */
 import type { BackendKind } from '../collision/query.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
-import { sharedGpu, type GpuContext } from '../gpu/device.ts';
+import { deviceLostMessage, sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
 // Installs joints and motors into scene building (the joint and robot scenes need it).
 import { parseSceneText } from '../scene/load.ts';
@@ -151,7 +151,7 @@ class App {
       // Any loss we did not cause, including a browser-side destroy (a crashed GPU process can
       // report reason "destroyed"), falls back to the CPU and the 2D view.
       void gpu.device.lost.then((info) => {
-        if (this.gpu === gpu) void this.gpuLost(`WebGPU device lost (${info.reason}): ${info.message || 'no message'}`);
+        if (this.gpu === gpu) void this.gpuLost(deviceLostMessage(info));
       });
       this.renderer = await WebGpuRenderer.create(canvas, gpu.device);
       document.body.dataset['adapter'] = this.gpu.adapterInfo;
@@ -184,7 +184,7 @@ class App {
   private async gpuLost(message: string): Promise<void> {
     if (this.recorder.recording) await this.toggleRecording();
     this.gpu = null;
-    this.notice(`${message}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
+    this.notice(`${message.replace(/\.+$/, '')}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
     this.renderer.destroy();
     this.renderer = new Canvas2dRenderer(this.replaceCanvas());
     document.body.dataset['renderer'] = this.renderer.kind;

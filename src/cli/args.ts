@@ -1,4 +1,6 @@
 import { InputError } from '../errors.ts';
+import { closestMatch } from '../scene/suggest.ts';
+import { quote } from '../util/echo.ts';
 
 /** A tiny flag parser: `--name value`, `--name=value`, boolean `--flag`, positionals. */
 export interface ParsedArgs {
@@ -6,14 +8,38 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
+/** `--stepz` -> ` (did you mean --steps?)`, or the empty string when no option is close. */
+function optionHint(name: string, known: readonly string[]): string {
+  const m = closestMatch(name, known);
+  return m === undefined ? '' : ` (did you mean --${m}?)`;
+}
+
+function unknownOption(written: string, name: string, known: readonly string[]): InputError {
+  const hint = optionHint(name, known);
+  const list = hint ? '' : ` (options: ${known.map((f) => `--${f}`).join(', ')}, --help)`;
+  return new InputError(`unknown option ${quote(written)}${hint}${list}`, undefined, 'command line');
+}
+
+/** A number such as -1 or -.5 is a value, not an option. */
+const NEGATIVE_NUMBER = /^-\.?\d/;
+
 export function parseArgs(argv: string[], booleanFlags: readonly string[], valueFlags: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
+  const known = [...valueFlags, ...booleanFlags];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (!a.startsWith('--')) {
+    if (a === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-' || NEGATIVE_NUMBER.test(a)) {
       positionals.push(a);
       continue;
+    }
+    if (!a.startsWith('--')) {
+      // Single-dash options are not used (except -h, handled by main): "-steps" is a typo of "--steps".
+      throw unknownOption(a, a.replace(/^-+/, '').split('=')[0]!, known);
     }
     const eq = a.indexOf('=');
     const name = a.slice(2, eq < 0 ? undefined : eq);
@@ -21,16 +47,13 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[], value
       if (eq >= 0) throw new InputError(`--${name} takes no value`, undefined, 'command line');
       flags.set(name, true);
     } else if (valueFlags.includes(name)) {
-      let value: string | undefined;
-      if (eq >= 0) value = a.slice(eq + 1);
-      else value = argv[++i];
-      if (value === undefined || value.startsWith('--')) {
-        throw new InputError(`--${name} needs a value`, undefined, 'command line');
+      const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === '' || (value.startsWith('--') && value.length > 2)) {
+        throw new InputError(`--${name} needs a value${value === '' ? ' (got an empty one)' : ''}`, undefined, 'command line');
       }
       flags.set(name, value);
     } else {
-      const known = [...booleanFlags, ...valueFlags].map((f) => `--${f}`).join(', ');
-      throw new InputError(`unknown option --${name} (known: ${known})`, undefined, 'command line');
+      throw unknownOption(eq < 0 ? a : a.slice(0, eq), name, known);
     }
   }
   return { positionals, flags };
@@ -39,9 +62,9 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[], value
 export function intFlag(args: ParsedArgs, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const v = args.flags.get(name);
   if (v === undefined) return def;
-  const n = Number(v);
+  const n = typeof v === 'string' && /^\s*$/.test(v) ? NaN : Number(v);
   if (v === true || !Number.isInteger(n) || n < min || n > max) {
-    throw new InputError(`--${name} expects an integer in [${min}, ${max}], got "${String(v)}"`, undefined, 'command line');
+    throw new InputError(`--${name} expects an integer from ${min} to ${max}, got ${quote(String(v))}`, undefined, 'command line');
   }
   return n;
 }
@@ -49,4 +72,17 @@ export function intFlag(args: ParsedArgs, name: string, def: number, min = 0, ma
 export function stringFlag(args: ParsedArgs, name: string): string | undefined {
   const v = args.flags.get(name);
   return typeof v === 'string' ? v : undefined;
+}
+
+/** A flag that takes one of a few words, with "did you mean" for a near miss. */
+export function choiceFlag<T extends string>(args: ParsedArgs, name: string, choices: readonly T[], def: T): T {
+  const v = stringFlag(args, name);
+  if (v === undefined) return def;
+  if ((choices as readonly string[]).includes(v)) return v as T;
+  const m = closestMatch(v, choices);
+  throw new InputError(
+    `--${name} expects ${choices.join(' or ')}, got ${quote(v)}${m === undefined ? '' : ` (did you mean ${m}?)`}`,
+    undefined,
+    'command line',
+  );
 }

@@ -2,12 +2,13 @@
  * `stackfield bench [SCENE.json | --builtin NAME --bodies N] [--steps N] [--backend cpu,gpu] [--json]`
  * and `stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]` (bake only).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './main.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { extractParams, loadSceneArg } from './run.ts';
 import { InputError } from '../errors.ts';
+import { writeOutputFile } from './output.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
@@ -26,7 +27,9 @@ Usage:
   stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]
 
 Options:
-  --builtin NAME      a built-in scene (default: rings); --bodies N sets its count parameter
+  --builtin NAME      a built-in scene (default: rings)
+  --bodies N          set the built-in's body count (the parameter "run --list" marks; refused
+                      for scenes without one, such as seesaw or caterpillar)
   --steps N           measured steps (default 50); a warm-up of max(2, steps/10) (at most 20) runs first
   --warmup N          warm-up steps instead of the default
   --backend LIST      comma-separated backends (default cpu)
@@ -122,9 +125,16 @@ export const benchCommand: Command = {
       if (bodies !== undefined) {
         if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
         const info = listBuiltins().find((b) => b.name === builtin);
-        const first = info?.params[0];
-        if (!first) throw new InputError(`scene "${builtin}" has no count parameter`, undefined, '--bodies');
-        p[first.name] = bodies;
+        // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
+        if (info && info.count === undefined) {
+          const ps = info.params.map((q) => q.name).join(', ');
+          throw new InputError(
+            `scene "${builtin}" has no body-count parameter, so --bodies cannot apply (its parameters: ${ps || 'none'}; set them with --param name=value)`,
+            undefined,
+            '--bodies',
+          );
+        }
+        if (info?.count !== undefined) p[info.count] = bodies;
       }
       const scene = await loadSceneArg(file, builtin, p);
       const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
@@ -141,7 +151,10 @@ export const benchCommand: Command = {
       if (!json) process.stdout.write(formatTable(r) + '\n');
     }
     if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    if (out) await writeFile(out, JSON.stringify(result, null, 2) + '\n');
+    if (out !== undefined) {
+      const file = args.positionals[0];
+      await writeOutputFile(out, JSON.stringify(result, null, 2) + '\n', file !== undefined ? [{ path: file, what: 'the scene file' }] : []);
+    }
     return 0;
   },
 };

@@ -1,9 +1,17 @@
 /**
  * `stackfield <command>`: run | sdf | bench. Exit codes (docs/SCENE_FORMAT.md):
- * 0 success, 1 simulation error, 2 bad input.
+ * 0 success, 1 simulation or GPU error, 2 bad input (files, options, output
+ * that cannot be written). Every message goes to standard error through
+ * `say` (control characters escaped); no stack trace reaches the user except
+ * for an internal error, which is a bug.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GpuUnavailableError, InputError, SimulationError } from '../errors.ts';
-import { installNodePlatform } from './nodePlatform.ts';
+import { closestMatch } from '../scene/suggest.ts';
+import { quote } from '../util/echo.ts';
+import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
+import { guardStandardStreams, say } from './output.ts';
 
 export interface Command {
   summary: string;
@@ -26,22 +34,41 @@ Commands:
   sdf MESH.obj       bake a signed distance field and mass properties
   bench              time SDF bakes, penetration queries and steps per backend
 
-Run "stackfield <command> --help" for a command's options.
+Options:
+  --version          print the version and exit
+  --help             this text; "stackfield <command> --help" for a command's options
+
+Exit codes: 0 success, 1 simulation or GPU error, 2 bad input.
 `;
 
+/** The package's version, from its package.json (the same file in a checkout and in an installed package). */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
 export async function main(argv: string[]): Promise<number> {
-  installNodePlatform();
-  const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage);
-    return name ? 0 : 2;
-  }
-  const load = commands[name];
-  if (!load) {
-    process.stderr.write(`stackfield: unknown command "${name}" (expected one of: ${Object.keys(commands).join(', ')})\n`);
-    return 2;
-  }
+  guardStandardStreams();
   try {
+    installNodePlatform();
+    const [name, ...rest] = argv;
+    if (!name || name === '--help' || name === '-h' || name === 'help') {
+      process.stdout.write(usage);
+      return name ? 0 : 2;
+    }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      process.stdout.write(`stackfield ${packageVersion()}\n`);
+      return 0;
+    }
+    const load = commands[name];
+    if (!load) {
+      const names = Object.keys(commands);
+      const options = ['help', 'version'];
+      const m = name.startsWith('-') ? closestMatch(name.replace(/^-+/, ''), options) : closestMatch(name, names);
+      const hint = m === undefined ? '' : name.startsWith('-') ? ` (did you mean --${m}?)` : ` (did you mean "${m}"?)`;
+      say(`stackfield: unknown ${name.startsWith('-') ? 'option' : 'command'} ${quote(name)}${hint}; expected one of: ${names.join(', ')} (or --help, --version)`);
+      return 2;
+    }
     const cmd = await load();
     if (rest.includes('--help') || rest.includes('-h')) {
       process.stdout.write(cmd.help);
@@ -55,18 +82,23 @@ export async function main(argv: string[]): Promise<number> {
 
 export function reportError(e: unknown): number {
   if (e instanceof InputError) {
-    process.stderr.write(`stackfield: error: ${e.message}\n`);
+    say(`stackfield: error: ${e.message}`);
     return 2;
   }
   if (e instanceof GpuUnavailableError) {
-    process.stderr.write(`stackfield: error: ${e.message}\n`);
+    say(`stackfield: error: ${e.message}`);
     return 1;
   }
   if (e instanceof SimulationError) {
-    process.stderr.write(`stackfield: simulation error: ${e.message}\n`);
+    say(`stackfield: simulation error: ${e.message}`);
     return 1;
   }
+  // Out of memory is the user's scene or options, not a bug: say so without a trace.
+  if (e instanceof RangeError && /allocation failed|Array buffer allocation|Invalid typed array length|Invalid array length/i.test(e.message)) {
+    say(`stackfield: error: out of memory (${e.message}); the scene or the options ask for more than this machine has`);
+    return 2;
+  }
   const msg = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  process.stderr.write(`stackfield: internal error: ${msg}\n`);
+  say(`stackfield: internal error (a bug; please report it with the command and its input): ${msg}`);
   return 1;
 }

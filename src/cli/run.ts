@@ -1,21 +1,26 @@
 /**
  * `stackfield run SCENE.json [--steps N] [--backend cpu|gpu] [--every K] [--out FILE.jsonl]`
  * (docs/SCENE_FORMAT.md): simulate headlessly and write one JSON line per recorded
- * step. Also `--builtin NAME [--param k=v ...]` for the built-in scenes, and
- * `--dump` to print a built-in's scene JSON instead of running it.
+ * step, then a summary of the run on standard error. Also `--builtin NAME
+ * [--param k=v ...]` for the built-in scenes, `--dump` to write a scene's JSON
+ * instead of running it, and `--list` for the built-ins.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import type { Command } from './main.ts';
-import { intFlag, parseArgs, stringFlag } from './args.ts';
-import { InputError } from '../errors.ts';
+import { choiceFlag, intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
+import { InputError, SimulationError } from '../errors.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
-import { createWorld } from '../scene/build.ts';
-import { loadSceneFile } from '../scene/load.ts';
+import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
+import { describeFsError, kindOfFile, loadSceneFile } from '../scene/load.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import type { World } from '../dynamics/world.ts';
+import { escapeControls, quote } from '../util/echo.ts';
+import { LineSink, OutputFile, say, sayRaw, writeOutputFile } from './output.ts';
+import { Progress } from './progress.ts';
+import { formatSummary, RunTracker } from './summary.ts';
 
 const help = `stackfield run - simulate a scene headlessly
 
@@ -24,18 +29,29 @@ Usage:
   stackfield run --builtin NAME [--param name=value ...] [options]
 
 Options:
-  --steps N          steps to simulate (default 200)
-  --every K          record every K-th step (default 1); step 0 and the last step are always recorded
-  --backend cpu|gpu  penetration-query backend (default cpu)
-  --out FILE.jsonl   write the states there (default: standard output)
-  --builtin NAME     a built-in scene instead of a file (see --list)
-  --param k=v        a built-in scene parameter, e.g. --param rings=60 (repeatable)
-  --dump             print the scene JSON (of a file after defaults, or of a built-in) and exit
-  --list             list the built-in scenes and their parameters
+  --steps N             steps to simulate (default 200)
+  --every K             record every K-th step (default 1); step 0 and the last step are always recorded
+  --backend cpu|gpu     penetration-query backend (default cpu)
+  --out FILE.jsonl      write the states there (default: standard output); the file is replaced
+                        only when the run succeeds, and may not be one of the inputs
+  --precision D         round every number of the states to D decimals (0 to 17; default: exact)
+  --summary text|json|none
+                        the summary on standard error when the run ends (default text)
+  --builtin NAME        a built-in scene instead of a file (see --list)
+  --param k=v           a built-in scene parameter, e.g. --param rings=60 (repeatable)
+  --dump                write the scene JSON (of a file after defaults, or of a built-in) to
+                        standard output or --out, and exit
+  --list                list the built-in scenes, what they show and their parameters
+  --max-triangles N     refuse a shape with more triangles (default ${BUILD_LIMITS.maxTriangles})
+  --max-sdf-nodes N     refuse a shape whose SDF grid has more nodes (default ${BUILD_LIMITS.maxSdfNodes})
 
 Each line: {"step": 10, "t": 0.1, "bodies": [{"name": "box0", "p": [x,y,z], "q": [x,y,z,w], "v": [..], "w": [..]}]}
-p is the centre of mass in world space, q the orientation [x, y, z, w].
-Exit codes: 0 success, 1 simulation error, 2 bad input.
+p is the centre of mass in world space, q the orientation [x, y, z, w]. No line holds a
+non-finite number: a state that is not finite stops the run with exit code 1.
+The summary: steps, simulated and wall time, bodies at rest, deepest penetration, energy
+change, lowest and highest point, bodies below a ground plane, non-finite values.
+Exit codes: 0 success (also when the reader of standard output goes away),
+1 simulation or GPU error, 2 bad input or output that cannot be written.
 `;
 
 /** Collects repeated --param k=v flags (parseArgs keeps only the last). */
@@ -54,7 +70,7 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
     const m = v === undefined ? null : /^([A-Za-z_][\w-]*)=(.+)$/.exec(v);
     const num = m ? Number(m[2]) : NaN;
     if (!m || !Number.isFinite(num)) {
-      throw new InputError(`--param expects name=number, got "${v ?? ''}"`, undefined, 'command line');
+      throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
     }
     params[m[1]!] = num;
   }
@@ -77,23 +93,125 @@ export async function loadSceneArg(file: string | undefined, builtin: string | u
   return loadSceneFile(file);
 }
 
-export function nodeSceneIo(warn = (m: string) => process.stderr.write(`stackfield: warning: ${m}\n`)) {
-  return { readText: (p: string) => readFile(p, 'utf8'), warn };
+/** The largest mesh file read: an OBJ this size has some ten million triangles, far past the default limit. */
+const MAX_MESH_BYTES = 512 * 1024 * 1024;
+
+export async function readMeshText(path: string): Promise<string> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new InputError(`is ${kindOfFile(st)}, not a mesh file`, path);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(describeFsError(e, 'mesh file'), path);
+  }
+  if (size > MAX_MESH_BYTES) {
+    throw new InputError(`the mesh file is ${Math.round(size / 1e6)} MB; the largest read is ${MAX_MESH_BYTES / 1024 / 1024} MB (simplify the mesh)`, path);
+  }
+  return readFile(path, 'utf8');
 }
 
-function vec(a: Float64Array, o: number, n: number): number[] {
-  const out: number[] = [];
-  for (let k = 0; k < n; k++) out.push(a[o + k]!);
-  return out;
+/** Scene input for Node: mesh files from disk, warnings on standard error (escaped). */
+export function nodeSceneIo(warn = (m: string) => say(`stackfield: warning: ${m}`)): SceneIo {
+  return { readText: readMeshText, warn };
 }
 
-export function stateLine(world: World): string {
+/** --max-triangles and --max-sdf-nodes, with the words a refusal uses to say how to raise them. */
+export function limitFlags(args: ParsedArgs): BuildLimits {
+  return {
+    maxTriangles: intFlag(args, 'max-triangles', BUILD_LIMITS.maxTriangles, 1, 1e9),
+    maxSdfNodes: intFlag(args, 'max-sdf-nodes', BUILD_LIMITS.maxSdfNodes, 8, 1e10),
+    names: { maxTriangles: '--max-triangles N', maxSdfNodes: '--max-sdf-nodes N' },
+  };
+}
+
+export const LIMIT_FLAGS = ['max-triangles', 'max-sdf-nodes'];
+
+/** The files a scene reads, which --out must not name. */
+export function sceneInputs(scene: SceneDesc, file: string | undefined): { path: string; what: string }[] {
+  const inputs = file !== undefined ? [{ path: file, what: 'the scene file' }] : [];
+  for (const [name, d] of Object.entries(scene.shapes)) {
+    if (d.type === 'mesh') inputs.push({ path: d.resolvedPath, what: `the mesh file of shapes.${name}` });
+  }
+  return inputs;
+}
+
+/** Rounds to `decimals` decimals (exact when null); -0 becomes 0. */
+function rounder(decimals: number | null): (x: number) => number {
+  if (decimals === null) return (x) => x;
+  const f = 10 ** decimals;
+  return (x) => {
+    // Through toFixed's decimal rounding would be exact, but slower by far; x * f stays exact enough below 1e15.
+    const r = Math.abs(x) < 1e15 / f ? Math.round(x * f) / f : x;
+    return r === 0 ? 0 : r;
+  };
+}
+
+/**
+ * One state line. Every number is checked first: nothing non-finite is ever
+ * written (the World's own guard should have stopped the run already; this is
+ * the last line of defence for the file).
+ */
+export function stateLine(world: World, round: (x: number) => number = (x) => x): string {
   const B = world.bodies;
   const bodies = [];
+  const fields = [
+    ['p', B.pos, 3],
+    ['q', B.quat, 4],
+    ['v', B.vel, 3],
+    ['w', B.angVel, 3],
+  ] as const;
   for (let i = 0; i < B.count; i++) {
-    bodies.push({ name: B.names[i], p: vec(B.pos, 3 * i, 3), q: vec(B.quat, 4 * i, 4), v: vec(B.vel, 3 * i, 3), w: vec(B.angVel, 3 * i, 3) });
+    const body: Record<string, unknown> = { name: B.names[i] };
+    for (const [key, arr, n] of fields) {
+      const out: number[] = [];
+      for (let k = 0; k < n; k++) {
+        const x = arr[n * i + k]!;
+        if (!Number.isFinite(x)) {
+          throw new SimulationError(
+            `body ${quote(B.names[i]!)}: ${key}[${k}] is ${x} at step ${world.stepCount}; the state is not finite, so it is not written`,
+          );
+        }
+        out.push(round(x));
+      }
+      body[key] = out;
+    }
+    bodies.push(body);
   }
   return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies });
+}
+
+/** `run --list`: each built-in with what it shows and its parameters. */
+function listText(): string {
+  const out: string[] = [];
+  for (const b of listBuiltins()) {
+    out.push(`${b.name}  ${b.title}`);
+    out.push(...wrap(b.description, 88, '    '));
+    for (const p of b.params) {
+      const count = b.count === p.name ? '; the body count bench --bodies sets' : '';
+      out.push(`    --param ${p.name}=${p.default}  (${p.min} to ${p.max}${count})`);
+      out.push(...wrap(p.description, 88, '        '));
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** Words to lines of at most `width` characters. */
+function wrap(text: string, width: number, first: string, rest = first): string[] {
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(/\s+/)) {
+    const prefix = lines.length === 0 ? first : rest;
+    if (line.length > prefix.length && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = rest;
+    }
+    line += (line.length > (lines.length === 0 ? first : rest).length ? ' ' : '') + word;
+  }
+  if (line.trim()) lines.push(line);
+  return lines;
 }
 
 export const runCommand: Command = {
@@ -101,65 +219,79 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin']);
+    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
-      for (const b of listBuiltins()) {
-        const ps = b.params.map((p) => `${p.name}=${p.default} [${p.min}..${p.max}]`).join(' ');
-        process.stdout.write(`${b.name.padEnd(16)} ${b.title}${ps ? `  (${ps})` : ''}\n`);
-      }
+      process.stdout.write(listText());
       return 0;
     }
-    if (args.positionals.length > 1) throw new InputError(`expected one scene file, got ${args.positionals.length}`, undefined, 'command line');
+    if (args.positionals.length > 1) {
+      throw new InputError(`expected one scene file, got ${args.positionals.length} (${args.positionals.slice(0, 3).map((p) => quote(p)).join(' ')})`, undefined, 'command line');
+    }
     const steps = intFlag(args, 'steps', 200, 0, 100_000_000);
     const every = intFlag(args, 'every', 1, 1, 100_000_000);
+    const precision = args.flags.has('precision') ? intFlag(args, 'precision', 0, 0, 17) : null;
+    const summaryKind = choiceFlag(args, 'summary', ['text', 'json', 'none'] as const, 'text');
     const kind = parseBackendKind(stringFlag(args, 'backend'));
-    const scene = await loadSceneArg(args.positionals[0], stringFlag(args, 'builtin'), params);
+    const limits = limitFlags(args);
+    const file = args.positionals[0];
+    const builtin = stringFlag(args, 'builtin');
+    const scene = await loadSceneArg(file, builtin, params);
+    const out = stringFlag(args, 'out');
+    const inputs = sceneInputs(scene, file);
+
     if (args.flags.has('dump')) {
-      process.stdout.write(JSON.stringify(builtinOrScene(args, params, scene), null, 2) + '\n');
+      // The built-in's raw JSON (editable), or the file's scene after defaults.
+      const text = JSON.stringify(builtin !== undefined ? builtinScene(builtin, params) : scene, null, 2) + '\n';
+      if (out !== undefined) await writeOutputFile(out, text, inputs);
+      else await new LineSink(null).write(text.slice(0, -1));
       return 0;
     }
-    const backend = await createBackend(kind);
-    const out = stringFlag(args, 'out');
-    let stream: WriteStream | null = null;
-    if (out) {
-      stream = createWriteStream(out);
-      await new Promise<void>((res, rej) => {
-        stream!.once('open', () => res());
-        stream!.once('error', (e) => rej(new InputError(`cannot write: ${e.message}`, out, '--out')));
-      });
-    }
-    const write = (s: string) =>
-      new Promise<void>((res) => {
-        const target = stream ?? process.stdout;
-        if (target.write(s + '\n')) res();
-        else target.once('drain', () => res());
-      });
-    const tty = process.stderr.isTTY === true;
+
+    // Open (and check) the output before the costly part, so a bad --out fails at once.
+    const sink = new LineSink(out !== undefined ? await OutputFile.open(out, inputs) : null);
+    let backend: Awaited<ReturnType<typeof createBackend>> | null = null;
+    const progress = new Progress(true);
     try {
-      const world = await createWorld(scene, backend.query, { ...nodeSceneIo(), bake: backend.bake });
-      await write(stateLine(world));
-      let lastBar = 0;
-      for (let s = 1; s <= steps; s++) {
+      backend = await createBackend(kind);
+      const t0 = performance.now();
+      const world = await createWorld(scene, backend.query, {
+        ...nodeSceneIo(),
+        bake: backend.bake,
+        limits,
+        progress: (p) =>
+          progress.update(
+            `building the world: shape ${p.index + 1} of ${p.count} (${quote(p.shape)}), SDF ${Math.round(100 * p.fraction)}%` +
+              (p.estimate >= 1 ? `, about ${fmtSeconds(p.estimate)} for this shape` : ''),
+          ),
+      });
+      progress.done();
+      const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.description, (performance.now() - t0) / 1000);
+      const round = rounder(precision);
+      await sink.write(stateLine(world, round));
+      const t1 = performance.now();
+      progress.restart();
+      for (let s = 1; s <= steps && !sink.closed; s++) {
         await world.step();
-        if (s % every === 0 || s === steps) await write(stateLine(world));
-        if (tty && (performance.now() - lastBar > 100 || s === steps)) {
-          lastBar = performance.now();
-          const w = 30;
-          const f = Math.round((s / steps) * w);
-          process.stderr.write(`\r[${'#'.repeat(f)}${'.'.repeat(w - f)}] ${s}/${steps} steps, ${world.profile.totalMs.toFixed(1)} ms/step `);
-        }
+        tracker.afterStep();
+        if (s % every === 0 || s === steps) await sink.write(stateLine(world, round));
+        progress.update(`step ${s} of ${steps} (${Math.round((100 * s) / steps)}%), ${world.profile.totalMs.toFixed(1)} ms per step`);
       }
-      if (tty && steps > 0) process.stderr.write('\n');
+      progress.done();
+      const stepSeconds = (performance.now() - t1) / 1000;
+      await sink.commit();
+      // The reader of standard output went away (`| head -1`): stop quietly, like any filter.
+      if (sink.closed) return 0;
+      const summary = tracker.summary(stepSeconds);
+      if (summaryKind === 'text') say(formatSummary(summary, (n) => quote(n)));
+      // JSON.stringify escapes C0 controls; escapeControls the rest (bidi marks in a name) as \uXXXX, still valid JSON.
+      else if (summaryKind === 'json') sayRaw(`${escapeControls(JSON.stringify({ summary }))}\n`);
+      return 0;
+    } catch (e) {
+      progress.done();
+      await sink.abort();
+      throw e;
     } finally {
-      backend.destroy();
-      if (stream) await new Promise<void>((res) => stream!.end(() => res()));
+      backend?.destroy();
     }
-    return 0;
   },
 };
-
-/** --dump: the built-in's raw JSON (editable), or the file's scene after defaults. */
-function builtinOrScene(args: ReturnType<typeof parseArgs>, params: Record<string, number>, scene: SceneDesc): unknown {
-  const b = stringFlag(args, 'builtin');
-  return b !== undefined ? builtinScene(b, params) : scene;
-}

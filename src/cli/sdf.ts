@@ -8,12 +8,18 @@
  * re-centred); mass, centre of mass and inertia (about the centre of mass) at
  * density 1 from the exact mesh integral (src/sdf/mass.ts).
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from './main.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError } from '../errors.ts';
+import { BUILD_LIMITS, fmtBytes, fmtSeconds, shapeCost } from '../scene/build.ts';
+import { readMeshText } from './run.ts';
+import { gridLayout } from '../sdf/grid.ts';
+import { triangleCount, meshBounds } from '../geometry/mesh.ts';
+import { quote } from '../util/echo.ts';
+import { say, writeOutputFile } from './output.ts';
+import { Progress } from './progress.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
-import { validateMesh } from '../geometry/validate.ts';
+import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
 import type { TriMesh } from '../geometry/mesh.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
@@ -22,6 +28,13 @@ import { analyseSolid, bakeSolid, describeSolid } from '../sdf/solid.ts';
 
 export const SDF_DEFAULT_CELLS = 64;
 export const SDF_DEFAULT_PADDING = 2;
+/**
+ * Fewest cells along the longest side: below 8 a cell is an eighth of the
+ * shape, no grid node may lie inside a part thinner than that, and the
+ * trilinear field is a blob (the scene format's "sdf": {"cells"} has the same
+ * minimum).
+ */
+export const SDF_MIN_CELLS = 8;
 
 const help = `stackfield sdf - bake a signed distance field and mass properties
 
@@ -29,10 +42,14 @@ Usage:
   stackfield sdf MESH.obj --out GRID.json [options]
 
 Options:
-  --out GRID.json    where to write the result (required)
-  --cells N          grid cells along the longest axis of the mesh bounds (default ${SDF_DEFAULT_CELLS})
+  --out GRID.json    where to write the result (required); replaced only when the bake succeeds
+  --cells N          grid cells along the longest axis of the mesh bounds, ${SDF_MIN_CELLS} to 1024 (default ${SDF_DEFAULT_CELLS});
+                     fewer than ${SDF_MIN_CELLS} cannot resolve a shape (no node inside its thinner parts)
   --padding N        extra cells on every side (default ${SDF_DEFAULT_PADDING})
   --backend cpu|gpu  bake on the CPU (exact, BVH) or with WebGPU (default cpu)
+  --max-sdf-nodes N  refuse a grid with more nodes (default ${BUILD_LIMITS.maxSdfNodes}: 128 MB of values,
+                     some 400 MB of JSON)
+  --max-triangles N  refuse a mesh with more triangles (default ${BUILD_LIMITS.maxTriangles})
 
 The mesh must be closed, manifold and consistently oriented; open seams are
 welded, small holes filled and an inside-out mesh flipped, each with a warning.
@@ -42,46 +59,67 @@ Output, in the mesh's own frame:
    "mass": m, "centerOfMass": [x,y,z], "inertia": [[..],[..],[..]]}
 values: signed distances, negative inside, x fastest (index = x + nx*(y + ny*z)).
 mass, centerOfMass, inertia (about the centre of mass): density 1, exact mesh integral.
-Exit codes: 0 success, 1 GPU or internal error, 2 bad input.
+Exit codes: 0 success, 1 GPU or internal error, 2 bad input or output that cannot be written.
 `;
 
 export const sdfCommand: Command = {
   summary: 'bake a signed distance field and mass properties',
   help,
   async run(argv: string[]): Promise<number> {
-    const args = parseArgs(argv, [], ['cells', 'padding', 'backend', 'out']);
+    const args = parseArgs(argv, [], ['cells', 'padding', 'backend', 'out', 'max-sdf-nodes', 'max-triangles']);
     if (args.positionals.length !== 1) {
+      const listed = args.positionals.slice(0, 3).map((p) => quote(p)).join(' ');
+      throw new InputError(`expected exactly one mesh file, got ${args.positionals.length}${listed ? ` (${listed})` : ''}`, undefined, 'command line');
+    }
+    const file = args.positionals[0]!;
+    const cellsArg = args.flags.get('cells');
+    if (typeof cellsArg === 'string' && Number.isInteger(Number(cellsArg)) && Number(cellsArg) < SDF_MIN_CELLS && Number(cellsArg) >= 0) {
       throw new InputError(
-        `expected exactly one mesh file, got ${args.positionals.length}${args.positionals.length ? ` (${args.positionals.join(' ')})` : ''}`,
+        `--cells ${cellsArg} is too coarse: the minimum is ${SDF_MIN_CELLS} cells along the longest side (with fewer, a cell is more than ` +
+          `an eighth of the shape, no grid node lies inside its thinner parts, and the field cannot tell inside from outside)`,
         undefined,
         'command line',
       );
     }
-    const file = args.positionals[0]!;
-    const cells = intFlag(args, 'cells', SDF_DEFAULT_CELLS, 2, 1024);
+    const cells = intFlag(args, 'cells', SDF_DEFAULT_CELLS, SDF_MIN_CELLS, 1024);
     const padding = intFlag(args, 'padding', SDF_DEFAULT_PADDING, 1, 64);
+    const maxNodes = intFlag(args, 'max-sdf-nodes', BUILD_LIMITS.maxSdfNodes, 8, 1e10);
     const backend = stringFlag(args, 'backend') ?? 'cpu';
     if (backend !== 'cpu' && backend !== 'gpu') {
-      throw new InputError(`expected cpu or gpu, got "${backend}"`, undefined, '--backend');
+      throw new InputError(`expected cpu or gpu, got ${quote(backend)}`, undefined, '--backend');
     }
     const out = stringFlag(args, 'out');
     if (out === undefined) throw new InputError('missing --out GRID.json (where to write the field)', undefined, 'command line');
 
-    const mesh = await loadMesh(file);
+    const maxTriangles = intFlag(args, 'max-triangles', BUILD_LIMITS.maxTriangles, 1, 1e9);
+    const { mesh, names } = await loadMesh(file, maxTriangles);
+    // Refuse what cannot be baked and written in reasonable time and memory, before starting.
+    const dims = gridLayout(meshBounds(mesh), cells, padding).dims;
+    const nodes = dims[0] * dims[1] * dims[2];
+    if (nodes > maxNodes) {
+      const cost = shapeCost(triangleCount(mesh), nodes);
+      throw new InputError(
+        `the grid would have ${dims.join(' x ')} = ${nodes} nodes, more than the limit of ${maxNodes} ` +
+          `(about ${fmtSeconds(cost.seconds)} to bake, ${fmtBytes(cost.bytes)} of memory and ${fmtBytes(11 * nodes)} of JSON); ` +
+          `lower --cells, or raise the limit with --max-sdf-nodes ${nodes}`,
+        undefined,
+        'command line',
+      );
+    }
+    const inputs = [{ path: file, what: 'the mesh file' }];
     // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
     const solid = analyseSolid(mesh);
-    if (!solid.simple) process.stderr.write(`stackfield: warning: ${file}: ${describeSolid(solid, mesh)}\n`);
+    if (!solid.simple) say(`stackfield: warning: ${file}: ${describeSolid(solid, mesh, names.triangle)}`);
     const mass = solid.mass;
     const t0 = performance.now();
-    const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding }));
+    const progress = new Progress(true);
+    const onProgress = (f: number) => progress.update(`baking ${nodes} nodes: ${Math.round(100 * f)}%`);
+    const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding, onProgress }));
     const grid = await bakeSolid(mesh, solid.simple ? null : solid.boundary, bake);
+    progress.done();
     const seconds = (performance.now() - t0) / 1000;
 
-    try {
-      await writeFile(out, gridJson(grid, mass));
-    } catch (e) {
-      throw new InputError(`cannot write the output (${errorCode(e)})`, out);
-    }
+    await writeOutputFile(out, gridJson(grid, mass), inputs);
     const [nx, ny, nz] = grid.dims;
     process.stdout.write(
       `${out}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
@@ -91,20 +129,19 @@ export const sdfCommand: Command = {
 };
 
 /** Read, parse and validate an OBJ mesh; warnings go to standard error. */
-async function loadMesh(file: string): Promise<TriMesh> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = errorCode(e);
-    if (code === 'ENOENT') throw new InputError('file not found; expected an OBJ mesh', file);
-    if (code === 'EISDIR') throw new InputError('is a directory; expected an OBJ mesh file', file);
-    throw new InputError(`cannot read the file (${code})`, file);
+async function loadMesh(file: string, maxTriangles: number): Promise<ValidatedMesh> {
+  const parsed = parseObjWithWarnings(await readMeshText(file), file);
+  if (triangleCount(parsed.mesh) > maxTriangles) {
+    const n = triangleCount(parsed.mesh);
+    throw new InputError(
+      `the mesh has ${n} triangles, more than the limit of ${maxTriangles} (about ${fmtSeconds(shapeCost(n, 0).seconds)} and ${fmtBytes(shapeCost(n, 0).bytes)} before the bake); ` +
+        `simplify it, or raise the limit with --max-triangles ${n}`,
+      file,
+    );
   }
-  const parsed = parseObjWithWarnings(text, file);
-  const valid = validateMesh(parsed.mesh, file);
-  for (const w of [...parsed.warnings, ...valid.warnings]) process.stderr.write(`stackfield: warning: ${w}\n`);
-  return valid.mesh;
+  const valid = validateMesh(parsed.mesh, file, parsed.numbering);
+  for (const w of [...parsed.warnings, ...valid.warnings]) say(`stackfield: warning: ${w}`);
+  return valid;
 }
 
 async function bakeOnGpu(mesh: TriMesh, cells: number, padding: number): Promise<SdfGrid> {
@@ -215,9 +252,4 @@ export function float32JsonList(values: Float32Array): Uint8Array {
     }
   }
   return buf.subarray(0, n);
-}
-
-function errorCode(e: unknown): string {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e);
 }

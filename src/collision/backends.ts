@@ -12,7 +12,8 @@ import type { BackendKind, PenetrationBackend } from './query.ts';
 export interface Backend {
   kind: BackendKind;
   query: PenetrationBackend;
-  bake(mesh: TriMesh, opts: { cells: number; padding: number }): Promise<SdfGrid>;
+  /** Bakes a mesh's SDF; the CPU bake reports its progress through `onProgress` (the GPU bake does not). */
+  bake(mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }): Promise<SdfGrid>;
   /** Human-readable description ("cpu", or the GPU adapter). */
   description: string;
   destroy(): void;
@@ -43,7 +44,7 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
   return {
     kind,
     query,
-    bake: (m, o) => bakeSdfGpu(gpu.device, m, o),
+    bake: (m, o) => bakeSdfGpu(gpu.device, m, { cells: o.cells, padding: o.padding }),
     description: `gpu (${gpu.adapterInfo})`,
     destroy: () => query.destroy(),
   };

@@ -15,6 +15,7 @@
  */
 import { grown } from '../util/growable.ts';
 
+/** Body state as a structure of arrays, indexed by body (layout in the file comment above). */
 export class BodyStore {
   count = 0;
   capacity: number;

@@ -78,17 +78,28 @@ export interface WorldState {
   asleep: Uint8Array;
 }
 
+/** A rigid-body world: bodies, their shapes, and the step (docs/ALGORITHM.md 4). */
 export class World {
+  /** Every body's state as typed arrays, by index (`pos[3i..3i+2]` the centre of mass, `quat[4i..4i+3]`, `vel`, `angVel`, `names[i]`). */
   readonly bodies = new BodyStore();
+  /** The shapes bodies use (`bodies.shape[i]` indexes this). */
   readonly shapes: RigidShape[] = [];
+  /** m/s^2. */
   gravity: Vec3 = [0, -9.81, 0];
+  /** Seconds per step. */
   dt = 0.01;
   solver: SolverSettings;
+  /** Simulated seconds so far. */
   time = 0;
+  /** Steps taken so far. */
   stepCount = 0;
+  /** Milliseconds per stage of the last step, and counts (pairs, contacts, queries). */
   readonly profile = new StepProfile();
+  /** The penetrating contact points of the last step. */
   readonly contacts: ContactView = { count: 0, points: new Float64Array(0), normals: new Float64Array(0), depth: new Float64Array(0) };
+  /** The penetration-query backend (change it with setBackend). */
   backend: PenetrationBackend;
+  /** Joints and motors, when the scene has any. */
   constraints: ConstraintSystem | null = null;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
   readonly pgs = new PgsSolver();
@@ -215,6 +226,7 @@ export class World {
 
   // ------------------------------------------------------------------ step
 
+  /** Advances the world by dt; throws SimulationError if a state turns non-finite (naming the body and stage). */
   async step(): Promise<void> {
     const prof = this.profile;
     const t0 = performance.now();

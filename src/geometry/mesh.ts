@@ -12,6 +12,18 @@ export interface TriMesh {
 
 export type Vec3 = [number, number, number];
 
+/**
+ * How a mesh's source names its vertices and triangles, for messages: an OBJ
+ * numbers vertices from 1 in file order and a triangle comes from a face on
+ * some line. Without it a mesh's vertices are numbered index + 1.
+ */
+export interface MeshNumbering {
+  /** The source's number for each vertex (an OBJ's, from 1). */
+  vertexNumbers?: Uint32Array;
+  /** The source line of each triangle's face. */
+  triangleLines?: Uint32Array;
+}
+
 export interface Aabb {
   min: Vec3;
   max: Vec3;
@@ -96,27 +108,30 @@ export function volumeParts(m: TriMesh): { volume: number; absSum: number } {
 }
 
 /**
- * The mesh without the vertices no triangle uses (vertex order kept), and how
- * many were dropped. Returns the same mesh object when nothing is dropped.
- * Stray vertices would otherwise become collision sample points.
+ * The mesh without the vertices no triangle uses (vertex order kept), how
+ * many were dropped, and the old index of each kept vertex (null when nothing
+ * was dropped: then the same mesh object is returned). Stray vertices would
+ * otherwise become collision sample points.
  */
-export function compactMesh(m: TriMesh): { mesh: TriMesh; dropped: number } {
+export function compactMesh(m: TriMesh): { mesh: TriMesh; dropped: number; kept: Uint32Array | null } {
   const nv = m.positions.length / 3;
   const idx = m.indices;
   const remap = new Int32Array(nv).fill(-1);
   for (let i = 0; i < idx.length; i++) remap[idx[i]!] = 0;
   let kept = 0;
   for (let v = 0; v < nv; v++) if (remap[v] === 0) remap[v] = kept++;
-  if (kept === nv) return { mesh: m, dropped: 0 };
+  if (kept === nv) return { mesh: m, dropped: 0, kept: null };
+  const old = new Uint32Array(kept);
   const pos = new Float64Array(kept * 3);
   for (let v = 0; v < nv; v++) {
     const r = remap[v]!;
     if (r < 0) continue;
+    old[r] = v;
     pos[r * 3] = m.positions[v * 3]!;
     pos[r * 3 + 1] = m.positions[v * 3 + 1]!;
     pos[r * 3 + 2] = m.positions[v * 3 + 2]!;
   }
   const out = new Uint32Array(idx.length);
   for (let i = 0; i < idx.length; i++) out[i] = remap[idx[i]!]!;
-  return { mesh: { positions: pos, indices: out }, dropped: nv - kept };
+  return { mesh: { positions: pos, indices: out }, dropped: nv - kept, kept: old };
 }

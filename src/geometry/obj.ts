@@ -18,12 +18,20 @@
  * stray collision samples), so vertex numbering may differ from the file.
  */
 import { InputError } from '../errors.ts';
-import { compactMesh, type TriMesh } from './mesh.ts';
+import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
+import { quote } from '../util/echo.ts';
 
 export interface ObjResult {
   mesh: TriMesh;
   /** Human-readable notes about skipped content; empty for a plain mesh. */
   warnings: string[];
+  /**
+   * How the file names what the mesh holds, for messages about it
+   * (validateMesh): the OBJ number (from 1) of each mesh vertex, which differs
+   * from its index + 1 once unused vertices are dropped, and the line of the
+   * face each triangle comes from (a polygon gives several).
+   */
+  numbering: MeshNumbering;
 }
 
 /** Parse an OBJ file into a triangle mesh. `file` is only used in messages. */
@@ -96,6 +104,8 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   const polyFirst = new GrowU32();
   const polyCount = new GrowU32();
   const polyLine = new GrowU32();
+  /** The line of each triangle's face. */
+  const triangleLine = new GrowU32();
   let corners = new Uint32Array(64); // scratch, reused for every face (grows for huge polygons)
 
   // The scanner works on character codes of one statement s[a, b) without
@@ -154,7 +164,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       const raw = parseCorner(s, tokA, tokB);
       if (raw === null) {
         throw new InputError(
-          `malformed face vertex "${s.slice(tokA, tokB)}"; expected v, v/vt, v//vn or v/vt/vn with integer indices`,
+          `malformed face vertex ${quote(s.slice(tokA, tokB))}; expected v, v/vt, v//vn or v/vt/vn with integer indices`,
           file,
           at(line),
         );
@@ -218,6 +228,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       indices.push(corners[0]!);
       indices.push(corners[k]!);
       indices.push(corners[k + 1]!);
+      triangleLine.push(line);
     }
     faceCount++;
   };
@@ -266,7 +277,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       } else {
         const kw = s.slice(tokA, tokB);
         if (kw === 'fo') parseFace(line); // old spelling of f
-        else if (!IGNORED.has(kw)) note(`unsupported statement "${kw}" ignored`, line);
+        else if (!IGNORED.has(kw)) note(`unsupported statement ${quote(kw)} ignored`, line);
       }
     }
     if (end >= len) break;
@@ -293,15 +304,18 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       `${file}: line ${folded.firstLine}: ${folded.count} polygon face${folded.count === 1 ? ' is' : 's are'} not convex, and fanning ${folded.count === 1 ? 'it' : 'them'} from the first vertex folds triangles over each other; triangulate nonconvex faces in the exporter`,
     );
   }
-  const { mesh, dropped } = compactMesh({
+  const { mesh, dropped, kept } = compactMesh({
     positions: positions.data.slice(0, positions.length),
     indices: indices.data.slice(0, indices.length),
   });
+  const vertexNumbers = new Uint32Array(mesh.positions.length / 3);
+  for (let v = 0; v < vertexNumbers.length; v++) vertexNumbers[v] = (kept ? kept[v]! : v) + 1;
+  const numbering = { vertexNumbers, triangleLines: triangleLine.data.slice(0, triangleLine.length) };
   for (const [what, n] of notes) {
     warnings.push(`${file}: line ${n.first}: ${what}${n.count > 1 ? ` (${n.count} lines)` : ''}`);
   }
   if (dropped > 0) warnings.push(`${file}: ${dropped === 1 ? '1 vertex' : `${dropped} vertices`} used by no face ${dropped === 1 ? 'was' : 'were'} dropped`);
-  return { mesh, warnings };
+  return { mesh, warnings, numbering };
 }
 
 /**
@@ -409,13 +423,13 @@ function parseCoordinate(s: string, a: number, b: number, k: number, file: strin
   const tok = s.slice(a, b);
   const name = k <= 3 ? 'xyz'[k - 1]! : k === 4 ? 'w' : `value ${k}`;
   if (NON_FINITE.test(tok)) {
-    throw new InputError(`vertex ${name} coordinate is "${tok}"; expected a finite number`, file, where);
+    throw new InputError(`vertex ${name} coordinate is ${quote(tok)}; expected a finite number`, file, where);
   }
   if (plain && !Number.isNaN(x)) {
-    throw new InputError(`vertex ${name} coordinate ${tok} overflows; expected a finite number`, file, where);
+    throw new InputError(`vertex ${name} coordinate ${quote(tok)} overflows; expected a finite number`, file, where);
   }
   throw new InputError(
-    `malformed number "${tok}" for vertex ${name} coordinate; expected a decimal number such as 1.5 or -2e-3`,
+    `malformed number ${quote(tok)} for vertex ${name} coordinate; expected a decimal number such as 1.5 or -2e-3`,
     file,
     where,
   );

@@ -33,6 +33,8 @@ export interface WeldResult {
   collapsed: number;
   /** The distance under which vertices were merged. */
   tolerance: number;
+  /** The input index of each output triangle (null when nothing was welded). */
+  keptTriangles: Uint32Array | null;
 }
 
 /** Half-edge keys of the boundary: directed edges whose reverse no triangle has. */
@@ -70,7 +72,7 @@ export function weldBoundary(mesh: TriMesh): WeldResult {
   const b = meshBounds(mesh);
   const diag = Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]);
   const tol = WELD_REL * diag;
-  const none: WeldResult = { mesh, merged: 0, collapsed: 0, tolerance: tol };
+  const none: WeldResult = { mesh, merged: 0, collapsed: 0, tolerance: tol, keptTriangles: null };
   if (!(tol > 0)) return none;
 
   const open = new Uint8Array(nv);
@@ -114,6 +116,7 @@ export function weldBoundary(mesh: TriMesh): WeldResult {
 
   const idx = mesh.indices;
   const out: number[] = [];
+  const kept: number[] = [];
   let collapsed = 0;
   for (let t = 0; t < idx.length; t += 3) {
     const a = find(idx[t]!), c1 = find(idx[t + 1]!), c2 = find(idx[t + 2]!);
@@ -122,8 +125,9 @@ export function weldBoundary(mesh: TriMesh): WeldResult {
       continue;
     }
     out.push(a, c1, c2);
+    kept.push(t / 3);
   }
-  return { mesh: { positions: p, indices: Uint32Array.from(out) }, merged, collapsed, tolerance: tol };
+  return { mesh: { positions: p, indices: Uint32Array.from(out) }, merged, collapsed, tolerance: tol, keptTriangles: Uint32Array.from(kept) };
 }
 
 export interface FilledHole {

@@ -24,12 +24,14 @@
  * the main path of a closed mesh, so a million triangles take a fraction of a second.
  */
 import { InputError } from '../errors.ts';
-import { compactMesh, meshBounds, volumeParts, type TriMesh } from './mesh.ts';
+import { compactMesh, meshBounds, volumeParts, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { fillHoles, HOLE_AREA_FRACTION, totalArea, weldBoundary } from './repair.ts';
 
 export interface ValidatedMesh {
   mesh: TriMesh;
   warnings: string[];
+  /** How the source names the returned mesh's vertices and triangles ("vertex 12", "triangle 7 (line 31)"), for later messages. */
+  names: { vertex(v: number): string; triangle(t: number): string };
 }
 
 /**
@@ -58,7 +60,87 @@ export const MAX_SIZE = 1e20;
  */
 export const MIN_THICKNESS_REL = 1e-7;
 
-export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
+/**
+ * How messages name the vertices and triangles of the mesh being checked:
+ * as its source does (an OBJ's vertex numbers from 1, the line of a
+ * triangle's face), followed through the repairs that drop and add them.
+ */
+class Names {
+  /** The input vertex of each current vertex; -1 for one added to fill a hole. */
+  private vertex: Int32Array;
+  /** The input triangle of each current triangle; -1 for one added to fill a hole. */
+  private triangle: Int32Array;
+
+  constructor(nv: number, nt: number, private readonly source: MeshNumbering) {
+    this.vertex = Int32Array.from({ length: nv }, (_, i) => i);
+    this.triangle = Int32Array.from({ length: nt }, (_, i) => i);
+  }
+
+  /** After compactMesh: `kept` holds the old index of each vertex kept. */
+  keepVertices(kept: Uint32Array | null): void {
+    if (kept) this.vertex = Int32Array.from(kept, (k) => this.vertex[k]!);
+  }
+
+  /** After triangles were dropped: `kept` holds the old index of each triangle kept. */
+  keepTriangles(kept: ArrayLike<number> | null): void {
+    if (kept) this.triangle = Int32Array.from(kept, (k) => this.triangle[k]!);
+  }
+
+  /** After hole filling appended vertices and triangles. */
+  grow(nv: number, nt: number): void {
+    const v = new Int32Array(nv).fill(-1);
+    v.set(this.vertex.subarray(0, Math.min(nv, this.vertex.length)));
+    const t = new Int32Array(nt).fill(-1);
+    t.set(this.triangle.subarray(0, Math.min(nt, this.triangle.length)));
+    this.vertex = v;
+    this.triangle = t;
+  }
+
+  /** The source's number of current vertex v (from 1), or null for an added one. */
+  vertexNumber(v: number): number | null {
+    const o = this.vertex[v] ?? v;
+    if (o < 0) return null;
+    return this.source.vertexNumbers ? this.source.vertexNumbers[o]! : o + 1;
+  }
+
+  /** "vertex 12", or "a vertex added to fill a hole". */
+  vertexName(v: number): string {
+    const n = this.vertexNumber(v);
+    return n === null ? 'a vertex added to fill a hole' : `vertex ${n}`;
+  }
+
+  /** "triangle 7 (line 31)", "triangle 7", or "a triangle added to fill a hole". */
+  triangleName(t: number): string {
+    const o = this.triangle[t] ?? t;
+    if (o < 0) return 'a triangle added to fill a hole';
+    const line = this.source.triangleLines?.[o];
+    return `triangle ${o + 1}${line !== undefined ? ` (line ${line})` : ''}`;
+  }
+
+  /** The InputError location of a triangle: its line when the source has lines. */
+  triangleWhere(t: number): string {
+    const o = this.triangle[t] ?? t;
+    const line = o >= 0 ? this.source.triangleLines?.[o] : undefined;
+    return line !== undefined ? `line ${line}` : o >= 0 ? `triangle ${o + 1}` : 'a filled hole';
+  }
+
+  /** The naming functions a ValidatedMesh carries. */
+  public(): ValidatedMesh['names'] {
+    return { vertex: (v) => this.vertexName(v), triangle: (t) => this.triangleName(t) };
+  }
+
+  /** The InputError location of an edge: "edge 3-7" in the source's vertex numbers. */
+  edgeWhere(a: number, b: number): string {
+    return `edge ${this.vertexNumber(a) ?? 'new'}-${this.vertexNumber(b) ?? 'new'}`;
+  }
+}
+
+/**
+ * Checks and repairs a mesh for a body (file comment). `numbering` says how
+ * the source names vertices and triangles (an OBJ's, ObjResult.numbering);
+ * without it vertices and triangles are numbered from 1 in the order given.
+ */
+export function validateMesh(input: TriMesh, file: string, numbering: MeshNumbering = {}): ValidatedMesh {
   const warnings: string[] = [];
   if (input.positions.length % 3 !== 0 || input.indices.length % 3 !== 0) {
     throw new InputError(
@@ -70,13 +152,14 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
   const nt0 = input.indices.length / 3;
   if (nt0 === 0) throw new InputError('mesh has no triangles; expected a closed triangle mesh', file);
 
+  const names = new Names(nv0, nt0, numbering);
   for (let i = 0; i < input.positions.length; i++) {
     if (!Number.isFinite(input.positions[i])) {
       const v = Math.floor(i / 3);
       throw new InputError(
-        `vertex ${v} has a non-finite coordinate (${fmtPoint(input.positions, v)}); expected finite numbers`,
+        `${names.vertexName(v)} has a non-finite coordinate (${fmtPoint(input.positions, v)}); expected finite numbers`,
         file,
-        `vertex ${v}`,
+        names.vertexName(v),
       );
     }
   }
@@ -84,15 +167,16 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
     if (input.indices[i]! >= nv0) {
       const t = Math.floor(i / 3);
       throw new InputError(
-        `triangle ${t} refers to vertex ${input.indices[i]} but the mesh has ${nv0} vertices`,
+        `${names.triangleName(t)} refers to vertex ${input.indices[i]! + 1} but the mesh has ${nv0} vertices (numbered from 1)`,
         file,
-        `triangle ${t}`,
+        names.triangleWhere(t),
       );
     }
   }
 
-  let mesh = dropRepeatedCorners(input, file, warnings);
+  let mesh = dropRepeatedCorners(input, file, warnings, names);
   const compact = compactMesh(mesh);
+  names.keepVertices(compact.kept);
   const n = compact.dropped;
   if (n > 0) warnings.push(`${file}: ${n === 1 ? '1 vertex' : `${n} vertices`} used by no triangle ${n === 1 ? 'was' : 'were'} dropped`);
   mesh = compact.mesh;
@@ -102,7 +186,10 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
   if (edges.boundary > 0) {
     const w = weldBoundary(mesh);
     if (w.merged > 0) {
-      mesh = compactMesh(w.mesh).mesh;
+      names.keepTriangles(w.keptTriangles);
+      const welded = compactMesh(w.mesh);
+      names.keepVertices(welded.kept);
+      mesh = welded.mesh;
       warnings.push(
         `${file}: ${w.merged} duplicate vertices on open seams were welded (closer than ${fmtNum(w.tolerance)}, a millionth of the mesh size)` +
           (w.collapsed > 0 ? `; ${w.collapsed} triangles that collapsed were dropped` : ''),
@@ -116,6 +203,7 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
     const holes = fillHoles(mesh);
     if (holes.tangledAt < 0 && holes.refused.length === 0 && holes.filled.length > 0) {
       mesh = holes.mesh;
+      names.grow(mesh.positions.length / 3, mesh.indices.length / 3);
       const area = holes.filled.reduce((s, h) => s + h.area, 0);
       const list = holes.filled.slice(0, 3).map((h) => `${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))}`).join(', ');
       warnings.push(
@@ -127,8 +215,8 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
       edges.holes = holes;
     }
   }
-  reportEdges(mesh, edges, file);
-  checkDegenerate(mesh, file);
+  reportEdges(mesh, edges, file, names);
+  checkDegenerate(mesh, file, names);
 
   const { volume: vol, absSum } = volumeParts(mesh);
   if (!(Math.abs(vol) > ZERO_VOLUME_REL * absSum)) {
@@ -149,13 +237,13 @@ export function validateMesh(input: TriMesh, file: string): ValidatedMesh {
     warnings.push(
       `${file}: mesh is inside out (triangles clockwise seen from outside, volume ${vol.toPrecision(4)}); all ${idx.length / 3} triangles were flipped`,
     );
-    return { mesh: { positions: mesh.positions, indices: flipped }, warnings };
+    return { mesh: { positions: mesh.positions, indices: flipped }, warnings, names: names.public() };
   }
-  return { mesh, warnings };
+  return { mesh, warnings, names: names.public() };
 }
 
 /** Drops triangles that name one vertex twice (see the file comment). */
-function dropRepeatedCorners(mesh: TriMesh, file: string, warnings: string[]): TriMesh {
+function dropRepeatedCorners(mesh: TriMesh, file: string, warnings: string[], names: Names): TriMesh {
   const idx = mesh.indices;
   let bad = 0;
   let first = -1;
@@ -166,17 +254,20 @@ function dropRepeatedCorners(mesh: TriMesh, file: string, warnings: string[]): T
   }
   if (bad === 0) return mesh;
   if (bad * 3 === idx.length) {
-    throw new InputError(`every triangle names one vertex twice (e.g. triangle ${first}); expected a closed triangle mesh`, file, `triangle ${first}`);
+    throw new InputError(`every triangle names one vertex twice (e.g. ${names.triangleName(first)}); expected a closed triangle mesh`, file, names.triangleWhere(first));
   }
   const out = new Uint32Array(idx.length - 3 * bad);
+  const kept = new Uint32Array(idx.length / 3 - bad);
   let o = 0;
   for (let t = 0; t < idx.length; t += 3) {
     if (idx[t] === idx[t + 1] || idx[t + 1] === idx[t + 2] || idx[t] === idx[t + 2]) continue;
+    kept[o / 3] = t / 3;
     out[o++] = idx[t]!;
     out[o++] = idx[t + 1]!;
     out[o++] = idx[t + 2]!;
   }
-  warnings.push(`${file}: ${bad} triangle${bad === 1 ? '' : 's'} naming one vertex twice (zero area) dropped, first: triangle ${first}`);
+  warnings.push(`${file}: ${bad} triangle${bad === 1 ? '' : 's'} naming one vertex twice (zero area) dropped, first: ${names.triangleName(first)}`);
+  names.keepTriangles(kept);
   return { positions: mesh.positions, indices: out };
 }
 
@@ -218,7 +309,7 @@ function checkThickness(mesh: TriMesh, file: string): void {
   );
 }
 
-function checkDegenerate(mesh: TriMesh, file: string): void {
+function checkDegenerate(mesh: TriMesh, file: string, names: Names): void {
   const p = mesh.positions;
   const idx = mesh.indices;
   let count = 0;
@@ -245,10 +336,11 @@ function checkDegenerate(mesh: TriMesh, file: string): void {
   }
   if (count > 0) {
     const a = idx[first * 3]!, b = idx[first * 3 + 1]!, c = idx[first * 3 + 2]!;
+    const corner = (v: number) => `${names.vertexNumber(v) ?? 'new'} ${fmtPoint(mesh.positions, v)}`;
     throw new InputError(
-      `${count} degenerate triangle${count === 1 ? '' : 's'} (three points on one line), first: triangle ${first} with vertices ${a} ${fmtPoint(mesh.positions, a)}, ${b} ${fmtPoint(mesh.positions, b)}, ${c} ${fmtPoint(mesh.positions, c)}; expected every triangle to have a positive area`,
+      `${count} degenerate triangle${count === 1 ? '' : 's'} (three points on one line), first: ${names.triangleName(first)} with vertices ${corner(a)}, ${corner(b)}, ${corner(c)}; expected every triangle to have a positive area`,
       file,
-      `triangle ${first}`,
+      names.triangleWhere(first),
     );
   }
 }
@@ -329,25 +421,26 @@ function analyseEdges(mesh: TriMesh): EdgeReport {
   };
 }
 
-function reportEdges(mesh: TriMesh, r: EdgeReport, file: string): void {
+function reportEdges(mesh: TriMesh, r: EdgeReport, file: string, names: Names): void {
   const { boundary, nonManifold, misoriented, exBoundary, exBoundaryHi, exNonManifold, exNonManifoldHi, exNonManifoldN, exMisoriented, exMisorientedHi } = r;
   const idx = mesh.indices;
   const also = (skip: string): string => {
     const parts: string[] = [];
-    if (skip !== 'open' && boundary > 0) parts.push(`${boundary} boundary edges`);
-    if (skip !== 'nm' && nonManifold > 0) parts.push(`${nonManifold} edges shared by more than two triangles`);
-    if (skip !== 'or' && misoriented > 0) parts.push(`${misoriented} edges traversed twice in the same direction`);
+    const edges = (n: number) => `${n} edge${n === 1 ? '' : 's'}`;
+    if (skip !== 'open' && boundary > 0) parts.push(`${edges(boundary)} on the boundary`);
+    if (skip !== 'nm' && nonManifold > 0) parts.push(`${edges(nonManifold)} shared by more than two triangles`);
+    if (skip !== 'or' && misoriented > 0) parts.push(`${edges(misoriented)} traversed twice in the same direction`);
     return parts.length ? ` (also: ${parts.join(', ')})` : '';
   };
   const p = mesh.positions;
   const edgeText = (a: number, b: number): string =>
-    `the edge between vertices ${a} ${fmtPoint(p, a)} and ${b} ${fmtPoint(p, b)}`;
+    `the edge between ${names.vertexName(a)} ${fmtPoint(p, a)} and ${names.vertexName(b)} ${fmtPoint(p, b)}`;
 
   if (boundary > 0) {
     const holes = r.holes;
     let hint = '';
     if (holes && holes.tangledAt >= 0) {
-      hint = `; the holes could not be filled: several of them meet at vertex ${holes.tangledAt} ${fmtPoint(p, holes.tangledAt)}`;
+      hint = `; the holes could not be filled: several of them meet at ${names.vertexName(holes.tangledAt)} ${fmtPoint(p, holes.tangledAt)}`;
     } else if (holes && holes.refused.length > 0) {
       const h = holes.refused[0]!;
       hint = `; ${holes.refused.length} hole${holes.refused.length === 1 ? ' is' : 's are'} too large to fill automatically, e.g. one of ${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))} ` +
@@ -356,22 +449,22 @@ function reportEdges(mesh: TriMesh, r: EdgeReport, file: string): void {
     throw new InputError(
       `mesh is not closed: ${boundary} boundary edge${boundary === 1 ? '' : 's'} used by only one triangle, e.g. ${edgeText(exBoundary, exBoundaryHi)}${also('open')}; expected a closed (watertight) mesh where every edge is shared by exactly two triangles${hint}`,
       file,
-      `edge ${exBoundary}-${exBoundaryHi}`,
+      names.edgeWhere(exBoundary, exBoundaryHi),
     );
   }
   if (nonManifold > 0) {
     throw new InputError(
       `mesh is not manifold: ${nonManifold} edge${nonManifold === 1 ? '' : 's'} shared by more than two triangles, e.g. ${edgeText(exNonManifold, exNonManifoldHi)} used by ${exNonManifoldN} triangles${also('nm')}; expected every edge to be shared by exactly two triangles`,
       file,
-      `edge ${exNonManifold}-${exNonManifoldHi}`,
+      names.edgeWhere(exNonManifold, exNonManifoldHi),
     );
   }
   if (misoriented > 0) {
-    const tris = trianglesWithEdge(idx, exMisoriented, exMisorientedHi);
+    const tris = trianglesWithEdge(idx, exMisoriented, exMisorientedHi).map((t) => names.triangleName(t));
     throw new InputError(
-      `mesh is inconsistently oriented: ${misoriented} edge${misoriented === 1 ? '' : 's'} traversed twice in the same direction (neighbouring triangles wind opposite ways), e.g. ${edgeText(exMisoriented, exMisorientedHi)} in triangles ${tris.join(' and ')}${also('or')}; expected all triangles counter-clockwise seen from outside`,
+      `mesh is inconsistently oriented: ${misoriented} edge${misoriented === 1 ? '' : 's'} traversed twice in the same direction (neighbouring triangles wind opposite ways), e.g. ${edgeText(exMisoriented, exMisorientedHi)} in ${tris.join(' and ')}${also('or')}; expected all triangles counter-clockwise seen from outside`,
       file,
-      `edge ${exMisoriented}-${exMisorientedHi}`,
+      names.edgeWhere(exMisoriented, exMisorientedHi),
     );
   }
 }

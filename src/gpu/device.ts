@@ -136,11 +136,21 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
   });
   void device.lost.then((info) => {
     if (destroyed || info.reason === 'destroyed') return;
-    ctx.lostReason = `WebGPU device lost (${info.reason}): ${info.message || 'no message'}`;
+    ctx.lostReason = deviceLostMessage(info);
     reportLost(`stackfield: ${ctx.lostReason}`);
   });
   lostReasons.set(device, ctx);
   return ctx;
+}
+
+/**
+ * "WebGPU device lost (unknown): Device was destroyed", without the driver's
+ * closing period, so a caller can end its own sentence after it (the app
+ * once said "Device was destroyed..").
+ */
+export function deviceLostMessage(info: { reason: string; message: string }): string {
+  const message = info.message.trim().replace(/\.+$/, '') || 'no message';
+  return `WebGPU device lost (${info.reason}): ${message}`;
 }
 
 /** Context per device, so passes holding only a GPUDevice can explain a loss. */

@@ -6,6 +6,8 @@
  * Shared by the app's scene picker, the CLI (`run`, `bench`) and the tests.
  */
 
+import { quote } from '../util/echo.ts';
+import { didYouMean } from './suggest.ts';
 import { FORMAT, floorShape, ground, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
 
 export interface BuiltinParam {
@@ -13,14 +15,25 @@ export interface BuiltinParam {
   default: number;
   min: number;
   max: number;
+  /** Slider step; 1 or more makes the parameter an integer (values are rounded). */
   step?: number;
-  description?: string;
+  /** What the parameter does, with its unit: `run --list` prints it, the app shows it as the control's tooltip. */
+  description: string;
 }
 
 export interface BuiltinInfo {
   name: string;
+  /** A few words for pickers and lists. */
   title: string;
+  /** What the scene shows and what to look for, one or two sentences (`run --list`, the app's tooltip). */
+  description: string;
   params: BuiltinParam[];
+  /**
+   * The parameter that sets how many bodies the scene has, if one does:
+   * `stackfield bench --bodies N` and bench.html's `bodies=` set it, and
+   * refuse a scene without one.
+   */
+  count?: string;
 }
 
 type Generator = (p: Record<string, number>) => Json;
@@ -33,11 +46,13 @@ const builtins: Builtin[] = [
   {
     name: 'tower',
     title: 'Box tower',
+    description: 'Cubes stacked a hair apart settle into a tower that stands: shock propagation keeps the bottom cube from sinking under the weight above it, at any size and step rate.',
     params: [
-      { name: 'height', default: 20, min: 1, max: 400, step: 1, description: 'number of boxes' },
+      { name: 'height', default: 20, min: 1, max: 400, step: 1, description: 'number of cubes' },
       { name: 'size', default: 1, min: 0.001, max: 100, description: 'edge of each cube (m)' },
       { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' },
     ],
+    count: 'height',
     make: (p) => {
       const n = p['height']!;
       const h = p['size']!;
@@ -53,10 +68,12 @@ const builtins: Builtin[] = [
   {
     name: 'rings',
     title: 'Rings onto pegs',
+    description: "The seed's torus rings (216 triangles) dropped tilted over pegs: each ring threads onto a peg and they stack flat, nonconvex contact all the way down.",
     params: [
       { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings' },
       { name: 'pegs', default: 3, min: 1, max: 100, step: 1, description: 'number of pegs (they grow tall enough for their rings)' },
     ],
+    count: 'rings',
     make: (p) => {
       const n = p['rings']!;
       const pegs = p['pegs']!;
@@ -113,6 +130,8 @@ const builtins: Builtin[] = [
   {
     name: 'boxes',
     title: 'Pile of boxes: a block of randomly turned cubes dropped on the ground',
+    description: 'A block of cubes, each turned at random, falls and spreads into a heap that comes to rest: many simultaneous convex contacts, a benchmark of scale.',
+    count: 'count',
     params: [
       { name: 'count', default: 125, min: 1, max: 8000, step: 1, description: 'number of boxes (a cube of side ceil(count^(1/3)), filled layer by layer)' },
       { name: 'size', default: 0.5, min: 0.01, max: 10, description: 'edge of each box (m)' },
@@ -145,7 +164,9 @@ const builtins: Builtin[] = [
   {
     name: 'pile',
     title: 'Pile of nonconvex bodies (bones, cups, L-blocks)',
-    params: [{ name: 'count', default: 30, min: 1, max: 2000, step: 1, description: 'number of bodies' }],
+    description: 'Bones, cups and L-blocks tumble into a heap that comes to rest: cups catch bones, blocks hook over each other.',
+    params: [{ name: 'count', default: 30, min: 1, max: 2000, step: 1, description: 'number of bodies (a third each of bones, cups and L-blocks)' }],
+    count: 'count',
     make: (p) => {
       const n = p['count']!;
       const rnd = lcg(11);
@@ -196,10 +217,14 @@ const builtins: Builtin[] = [
   {
     name: 'incline',
     title: 'Perfectly elastic box on an incline',
+    description:
+      'A box with restitution 1 slides down a slope (seed fig. 27). The separated scheme keeps it in contact, sliding at g (sin - mu cos); ' +
+      'the standard scheme (standard = 1) makes every resting contact a collision, and the box bounces down the slope.',
     params: [
-      { name: 'standard', default: 0, min: 0, max: 1, step: 1, description: '1 = the standard (old) scheme' },
-      { name: 'degrees', default: 20, min: 0, max: 60, step: 1 },
-      { name: 'friction', default: 1, min: 0, max: 2, step: 0.05 },
+      { name: 'standard', default: 0, min: 0, max: 1, step: 1, description: '0: the separated scheme (the box slides in contact); 1: the standard scheme (it bounces)' },
+      { name: 'degrees', default: 20, min: 0, max: 60, step: 1, description: 'slope angle, degrees' },
+      // Below tan(20 deg) = 0.36, so the box moves at the defaults; at 1 it would rest and show nothing.
+      { name: 'friction', default: 0.2, min: 0, max: 2, step: 0.05, description: 'friction coefficient of box and slope (the box sticks above tan(degrees))' },
     ],
     make: (p) => {
       const deg = p['degrees']!;
@@ -223,7 +248,8 @@ const builtins: Builtin[] = [
   {
     name: 'seesaw',
     title: 'Seesaw',
-    params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1, description: 'mass ratio heavy / light' }],
+    description: 'A heavy box falls onto the raised end of a plank resting on a wedge and throws the light box on the other end into the air (seed fig. 28).',
+    params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1, description: 'mass of the falling box, kg (the light one is 1 kg, the plank 4 kg)' }],
     make: (p) => ({
       format: FORMAT,
       dt: 0.01,
@@ -247,6 +273,7 @@ const builtins: Builtin[] = [
   {
     name: 'topple',
     title: 'Toppling plank',
+    description: 'A plank overhanging a ledge, two boxes on its inner end, tips over when a heavy box lands on its outer end (seed fig. 29).',
     params: [],
     make: () => ({
       format: FORMAT,
@@ -272,10 +299,12 @@ const builtins: Builtin[] = [
   {
     name: 'billiards',
     title: 'Billiards: an impulse travels down a row of balls',
+    description: 'A rolling cue ball hits a row of touching balls: the impulse passes through the row and the last ball rolls away (seed fig. 30-31); rolling friction brings it to a stop.',
     params: [
-      { name: 'balls', default: 5, min: 1, max: 30, step: 1, description: 'balls in the row' },
-      { name: 'rolling', default: 1, min: 0, max: 20, step: 0.05, description: 'rolling friction (angular velocity lost per unit normal impulse)' },
+      { name: 'balls', default: 5, min: 1, max: 30, step: 1, description: 'balls in the row (the cue ball comes on top)' },
+      { name: 'rolling', default: 1, min: 0, max: 20, step: 0.05, description: 'rolling friction of balls and table: angular velocity lost per unit normal impulse (0: a ball rolls for ever)' },
     ],
+    count: 'balls',
     make: (p) => {
       const n = p['balls']!;
       const r = 0.1;
@@ -296,7 +325,9 @@ const builtins: Builtin[] = [
   {
     name: 'dominoes',
     title: 'Dominoes in a circle',
-    params: [{ name: 'count', default: 30, min: 4, max: 500, step: 1 }],
+    description: 'Dominoes stand in a ring; the first is tipped and they fall one after another all the way round (seed fig. 32): the contact graph becomes a cycle.',
+    params: [{ name: 'count', default: 30, min: 4, max: 500, step: 1, description: 'number of dominoes (the ring grows with them)' }],
+    count: 'count',
     make: (p) => {
       const n = p['count']!;
       const h = 0.5, w = 0.25, t = 0.06;
@@ -334,7 +365,7 @@ const builtins: Builtin[] = [
 ];
 
 export function listBuiltins(): BuiltinInfo[] {
-  return builtins.map(({ name, title, params }) => ({ name, title, params }));
+  return builtins.map(({ make: _make, ...info }) => ({ ...info, params: info.params.map((p) => ({ ...p })) }));
 }
 
 /** Registers more built-ins (the joints module adds its demos this way). */
@@ -348,7 +379,7 @@ export function registerBuiltin(info: BuiltinInfo, make: Generator): void {
 /** The scene JSON of a built-in; unknown names and out-of-range parameters throw RangeError. */
 export function builtinScene(name: string, params: Record<string, number> = {}): unknown {
   const b = builtins.find((x) => x.name === name);
-  if (!b) throw new RangeError(`unknown built-in scene "${name}" (available: ${builtins.map((x) => x.name).join(', ')})`);
+  if (!b) throw new RangeError(`unknown built-in scene ${quote(name)}${didYouMean(name, builtins.map((x) => x.name))} (available: ${builtins.map((x) => x.name).join(', ')})`);
   const p: Record<string, number> = {};
   for (const d of b.params) {
     const v = params[d.name] ?? d.default;
@@ -359,7 +390,7 @@ export function builtinScene(name: string, params: Record<string, number> = {}):
   }
   for (const k of Object.keys(params)) {
     if (!b.params.some((d) => d.name === k)) {
-      throw new RangeError(`scene "${name}" has no parameter "${k}" (parameters: ${b.params.map((d) => d.name).join(', ') || 'none'})`);
+      throw new RangeError(`scene "${name}" has no parameter ${quote(k)}${didYouMean(k, b.params.map((d) => d.name))} (parameters: ${b.params.map((d) => d.name).join(', ') || 'none'})`);
     }
   }
   return b.make(p);

@@ -65,7 +65,9 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'chain',
       title: 'Multi-pendulum: boxes chained by ball joints',
-      params: [{ name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes' }],
+      description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed.',
+      params: [{ name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' }],
+      count: 'links',
     },
     make: (p) => chain(p['links']!, 'ball', {}),
   },
@@ -73,10 +75,12 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'chain-locked',
       title: 'Multi-pendulum with every DOF locked between links (ball + lockRotation)',
+      description: 'The chain with every link locked to the next swings as one rigid arm; with one joint iteration it visibly bends (seed fig. 35).',
       params: [
-        { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes' },
-        { name: 'jointIterations', default: 10, min: 1, max: 50, step: 1, description: '1 shows the visible error of seed fig. 35' },
+        { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the arm' },
+        { name: 'jointIterations', default: 10, min: 1, max: 50, step: 1, description: 'joint passes per step; 1 shows the visible error of seed fig. 35' },
       ],
+      count: 'links',
     },
     make: (p) => chain(p['links']!, 'fixed', { jointIterations: p['jointIterations']! }),
   },
@@ -84,6 +88,7 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'hinge-2dof',
       title: 'Hinge (ball + axis): a box swings about one tilted axis only',
+      description: 'A door hinged to a fixed frame about a tilted axis swings about that axis and no other, whatever it was pushed with (seed fig. 36).',
       params: [{ name: 'tilt', default: 30, min: 0, max: 80, step: 1, description: 'hinge axis tilt from horizontal, degrees' }],
     },
     make: (p) => {
@@ -114,6 +119,7 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'slider-2dof',
       title: 'Slider (lockRotation + line): a box slides along one axis only',
+      description: 'A box pushed sideways and spun keeps only the motion along a sloping rail: it slides down it without turning (seed fig. 36).',
       params: [{ name: 'slope', default: 0.5, min: 0, max: 2, step: 0.05, description: 'drop of the rail per metre' }],
     },
     make: (p) => {
@@ -143,7 +149,9 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'jointed-rings',
       title: 'Jointed rings: loops of 6 rings joined by ball joints, falling onto pegs',
+      description: 'Loops of six rings held together by ball joints fall over pegs and hang on them: joints and nonconvex contact at once.',
       params: [{ name: 'count', default: 12, min: 6, max: 600, step: 6, description: 'number of rings (6 per loop)' }],
+      count: 'count',
     },
     make: (p) => {
       const loops = Math.max(1, Math.round(p['count']! / 6));
@@ -210,9 +218,10 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'caterpillar',
       title: 'Caterpillar robot: three plates, two hinges, a motor on the first',
+      description: "Three plates joined by two hinges; a motor spins the first like a two-spoke wheel whose tips push the robot along +x (the seed's housenka).",
       params: [
-        { name: 'speed', default: 4, min: 0, max: 20, step: 0.5, description: 'motor target angular velocity, rad/s' },
-        { name: 'maxTorque', default: 60, min: 0, max: 500, step: 1, description: 'N m' },
+        { name: 'speed', default: 4, min: 0, max: 20, step: 0.5, description: "the motor's target angular velocity, rad/s" },
+        { name: 'maxTorque', default: 60, min: 0, max: 500, step: 1, description: "the motor's largest torque, N m" },
       ],
     },
     make: (p) => caterpillar(p['speed']!, p['maxTorque']!),

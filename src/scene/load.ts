@@ -13,6 +13,7 @@
 import { InputError } from '../errors.ts';
 import type { SceneDesc } from './types.ts';
 import { childPath, validateScene } from './validate.ts';
+import { quote } from '../util/echo.ts';
 
 /** Parses and validates scene text. `baseDir` (the scene's directory) resolves mesh paths; without it they stay as written. */
 export function parseSceneText(text: string, file: string, baseDir?: string): SceneDesc {
@@ -110,7 +111,7 @@ function tokenAt(text: string, i: number): string {
   if (c === 0x22) return 'a string';
   if (c === 0x2d || isDigit(c)) return 'a number';
   const m = /^[A-Za-z_$][\w$]*/.exec(text.slice(i, i + 40));
-  return JSON.stringify(m ? m[0] : text[i]!);
+  return quote(m ? m[0] : String.fromCodePoint(text.codePointAt(i)!));
 }
 
 /**
@@ -150,7 +151,7 @@ function scanJson(text: string): JsonProblem | undefined {
         }
         // " \ / b f n r t
         if (![0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].includes(e)) {
-          return fail(j, `invalid escape ${JSON.stringify(text.slice(j, j + 2))} in a string`);
+          return fail(j, `invalid escape ${quote(text.slice(j, j + 2))} in a string`);
         }
         j += 2;
         continue;
@@ -257,13 +258,13 @@ function scanJson(text: string): JsonProblem | undefined {
         const raw = text.slice(i + 1, end - 1);
         const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
         const seen = stack[stack.length - 1]!;
-        if (seen.has(key)) return { offset: i, message: `duplicate key ${JSON.stringify(key)} (each key may appear only once in an object)`, duplicate: true };
+        if (seen.has(key)) return { offset: i, message: `duplicate key ${quote(key)} (each key may appear only once in an object)`, duplicate: true };
         seen.add(key);
         i = end;
         while (i < n && isSpace(text.charCodeAt(i))) i++;
         commaAt = -1;
         if (text.charCodeAt(i) !== 0x3a) {
-          return unexpected(`":" after the property name ${JSON.stringify(key)}`);
+          return unexpected(`":" after the property name ${quote(key)}`);
         }
         i++;
         expect = Expect.Value;
@@ -302,8 +303,12 @@ export async function loadSceneFile(path: string): Promise<SceneDesc> {
   const nodePath = await import('node:path');
   let text: string;
   try {
+    // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
+    const st = await fs.stat(path);
+    if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not a scene file`, path);
     text = await fs.readFile(path, 'utf8');
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(describeFsError(e, 'scene file'), path);
   }
   const dir = nodePath.dirname(nodePath.resolve(path));
@@ -311,28 +316,39 @@ export async function loadSceneFile(path: string): Promise<SceneDesc> {
   for (const [name, shape] of Object.entries(scene.shapes)) {
     if (shape.type !== 'mesh') continue;
     shape.resolvedPath = nodePath.resolve(dir, shape.path);
-    let isFile = false;
+    let problem: string | null;
     try {
-      isFile = (await fs.stat(shape.resolvedPath)).isFile();
-    } catch {
-      isFile = false;
+      const st = await fs.stat(shape.resolvedPath);
+      problem = st.isFile() ? null : `mesh path ${quote(shape.path, 200)} is ${kindOfFile(st)}, not a mesh file`;
+    } catch (e) {
+      problem = `${describeFsError(e, 'mesh file')}: ${quote(shape.path, 200)}`;
     }
-    if (!isFile) {
+    if (problem !== null) {
       const where = childPath(childPath('shapes', name), 'path');
-      throw new InputError(
-        `mesh file not found: "${shape.path}" (looked for ${shape.resolvedPath}; paths are relative to the scene file)`,
-        path,
-        where,
-      );
+      const rel = nodePath.isAbsolute(shape.path) ? '' : '; paths are relative to the scene file';
+      throw new InputError(`${problem} (looked for ${quote(shape.resolvedPath, 200)}${rel})`, path, where);
     }
   }
   return scene;
 }
 
-function describeFsError(e: unknown, what: string): string {
+/** What went wrong reading a file, in words, from a Node file-system error. */
+export function describeFsError(e: unknown, what: string): string {
   const code = (e as { code?: unknown } | null)?.code;
   if (code === 'ENOENT') return `${what} not found`;
   if (code === 'EISDIR') return `expected a ${what}, got a directory`;
+  if (code === 'ENOTDIR') return `${what} not found (a part of the path is not a directory)`;
   if (code === 'EACCES' || code === 'EPERM') return `cannot read the ${what} (permission denied)`;
+  if (code === 'ELOOP') return `cannot read the ${what} (too many symbolic links)`;
   return `cannot read the ${what}: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** "a directory", "a character device (such as /dev/null)", ... for a path that is not a regular file. */
+export function kindOfFile(st: { isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a named pipe';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
 }

@@ -21,6 +21,7 @@ import type {
 } from './types.ts';
 import { SEED_MAX_POINTS } from '../soft/seedNet.ts';
 import { didYouMean, listChoices } from './suggest.ts';
+import { quote } from '../util/echo.ts';
 import {
   bodyReference,
   childPath,
@@ -202,9 +203,9 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
   }
   const where = has(o, 'name') ? childPath(path, 'name') : path;
   const rigid = ctx.byName.get(name);
-  if (rigid) r.fail(where, `name "${name}" is already used by bodies[${rigid.index}]; soft and rigid bodies need different names`);
+  if (rigid) r.fail(where, `name ${quote(name)} is already used by bodies[${rigid.index}]; soft and rigid bodies need different names`);
   const prev = ctx.softNames.get(name);
-  if (prev !== undefined) r.fail(where, `duplicate name "${name}" (already used by softBodies[${prev}]); soft body names must be unique`);
+  if (prev !== undefined) r.fail(where, `duplicate name ${quote(name)} (already used by softBodies[${prev}]); soft body names must be unique`);
   ctx.softNames.set(name, i);
 
   if (!has(o, 'shape')) r.missing(path, 'shape', 'the name of a closed shape defined under "shapes"');
@@ -212,7 +213,7 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
   const shape = r.string(o['shape'], shapePath, 'the name of a shape defined under "shapes" (a string)');
   if (!Object.hasOwn(ctx.shapes, shape)) r.fail(shapePath, unknownReference('shape', shape, Object.keys(ctx.shapes)));
   const shapeDesc = ctx.shapes[shape]!;
-  if (shapeDesc.type === 'plane') r.fail(shapePath, `shape "${shape}" is a plane, which encloses no volume; a soft body needs a closed shape`);
+  if (shapeDesc.type === 'plane') r.fail(shapePath, `shape ${quote(shape)} is a plane, which encloses no volume; a soft body needs a closed shape`);
 
   let base = defaultMaterial();
   let material: string | undefined;
@@ -225,10 +226,10 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
       r.fail(
         mp,
         hint
-          ? `unknown soft material "${material}"${hint}`
+          ? `unknown soft material ${quote(material)}${hint}`
           : defined.length === 0
-            ? `unknown soft material "${material}" (no materials are defined; add it under "softMaterials")`
-            : `unknown soft material "${material}" (defined materials: ${listChoices(defined)})`,
+            ? `unknown soft material ${quote(material)} (no materials are defined; add it under "softMaterials")`
+            : `unknown soft material ${quote(material)} (defined materials: ${listChoices(defined)})`,
       );
     }
     base = ctx.softMaterials[material]!;
@@ -287,13 +288,13 @@ function readConstruction(r: Reader, o: JsonObject, bodyPath: string, shapeName:
   if (shape.type !== 'extrude') {
     r.fail(
       childPath(path, 'method'),
-      `the seed construction builds a net on a 2D outline and needs an "extrude" shape; shape "${shapeName}" is a ${shape.type} (use "lattice")`,
+      `the seed construction builds a net on a 2D outline and needs an "extrude" shape; shape ${quote(shapeName)} is a ${shape.type} (use "lattice")`,
     );
   }
   if (shape.polygon.length > SEED_MAX_POINTS) {
     r.fail(
       childPath(path, 'method'),
-      `the seed construction takes at most ${SEED_MAX_POINTS} outline points (its cost grows with their cube); shape "${shapeName}" has ${shape.polygon.length} (use "lattice")`,
+      `the seed construction takes at most ${SEED_MAX_POINTS} outline points (its cost grows with their cube); shape ${quote(shapeName)} has ${shape.polygon.length} (use "lattice")`,
     );
   }
   // Two springs at a point meet at less than 90 degrees whenever a third lies between them, so no net can hold more.

@@ -3,6 +3,7 @@
  * enum values. A typo must not pass silently, and the message should point at
  * the fix, so we rank candidates by edit distance.
  */
+import { quote } from '../util/echo.ts';
 
 /**
  * Optimal-string-alignment distance (Levenshtein plus adjacent
@@ -67,11 +68,16 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
 /** ` (did you mean "x"?)`, or the empty string when nothing is close. */
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const m = closestMatch(word, candidates);
-  return m === undefined ? '' : ` (did you mean "${m}"?)`;
+  return m === undefined ? '' : ` (did you mean ${quote(m)}?)`;
 }
 
 /** "a, b, c" for messages, cut after `max` entries so a 1000-body scene does not flood the terminal. */
 export function listChoices(choices: readonly string[], max = 20): string {
-  if (choices.length <= max) return choices.join(', ');
-  return `${choices.slice(0, max).join(', ')}, ... (${choices.length - max} more)`;
+  const shown = choices.slice(0, max).map(plainOrQuoted).join(', ');
+  return choices.length <= max ? shown : `${shown}, ... (${choices.length - max} more)`;
+}
+
+/** A name as it is when it is plain (letters, digits, a few marks, short), else quoted and escaped (src/util/echo.ts). */
+function plainOrQuoted(name: string): string {
+  return /^[\p{L}\p{N}_.+\-]{1,40}$/u.test(name) ? name : quote(name);
 }

@@ -32,6 +32,7 @@ import type {
 } from './types.ts';
 import { closestMatch, didYouMean, listChoices } from './suggest.ts';
 import { readSoftSection } from './softValidate.ts';
+import { ECHO_MAX, quote } from '../util/echo.ts';
 
 export const SCENE_FORMAT_ID = 'stackfield-scene/1';
 
@@ -178,8 +179,8 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `shapes.ring`, or `shapes["my ring"]` when the key is not an identifier. */
 export function childPath(path: string, key: string): string {
-  if (IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
-  return `${path}[${JSON.stringify(key)}]`;
+  if (IDENTIFIER.test(key) && key.length <= ECHO_MAX) return path ? `${path}.${key}` : key;
+  return `${path}[${quote(key)}]`;
 }
 
 export function indexPath(path: string, i: number): string {
@@ -196,7 +197,7 @@ export function describeValue(v: unknown): string {
   }
   switch (typeof v) {
     case 'string':
-      return v.length > 40 ? `${JSON.stringify(v.slice(0, 40))}...` : JSON.stringify(v);
+      return quote(v, 40);
     case 'number':
       // JSON has no infinity, but JSON.parse turns 1e999 into one.
       return Number.isFinite(v) ? String(v) : `${v} (the number is too large for a 64-bit float)`;
@@ -255,7 +256,31 @@ export function define<T>(record: Record<string, T>, key: string, value: T): voi
 }
 
 function length3(v: readonly number[]): number {
-  return Math.hypot(v[0]!, v[1]!, v[2]!);
+  return safeLength(v);
+}
+
+/**
+ * The Euclidean length without overflow or underflow: scaled by the largest
+ * component first, so [1e308, 1e308, 1e308] has a finite (if huge) length
+ * and normalises to a unit vector instead of [0, 0, 0] (validate what the
+ * numbers produce, not only the numbers).
+ */
+function safeLength(v: readonly number[]): number {
+  let m = 0;
+  for (const x of v) m = Math.max(m, Math.abs(x));
+  if (m === 0 || !Number.isFinite(m)) return m;
+  let s = 0;
+  for (const x of v) s += (x / m) ** 2;
+  return m * Math.sqrt(s);
+}
+
+/** v / |v| through safeLength's scaling (finite for any finite non-zero v). */
+function normalised(v: readonly number[]): number[] {
+  let m = 0;
+  for (const x of v) m = Math.max(m, Math.abs(x));
+  const u = v.map((x) => x / m);
+  const len = Math.hypot(...u);
+  return u.map((x) => x / len);
 }
 
 /** v is a finite number satisfying the rule. */
@@ -369,7 +394,7 @@ export class Reader {
     if (len < ZERO_LENGTH) {
       this.fail(childPath(path, key), `expected a non-zero direction [x, y, z], got [${v.join(', ')}]`);
     }
-    return [v[0] / len, v[1] / len, v[2] / len];
+    return normalised(v) as Vec3;
   }
 
   /** Integer segment counts: a single number, or a fixed-length array, with per-entry minimum. */
@@ -703,9 +728,9 @@ export type NameIndex = Map<string, { index: number; isDefault: boolean }>;
 export function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
   const kinds = kind === 'shape' ? 'shapes' : 'bodies';
   const hint = didYouMean(name, defined);
-  if (hint) return `unknown ${kind} "${name}"${hint}`;
-  if (defined.length === 0) return `unknown ${kind} "${name}" (no ${kinds} are defined${kind === 'shape' ? '; add it under "shapes"' : ''})`;
-  return `unknown ${kind} "${name}" (defined ${kinds}: ${listChoices(defined)})`;
+  if (hint) return `unknown ${kind} ${quote(name)}${hint}`;
+  if (defined.length === 0) return `unknown ${kind} ${quote(name)} (no ${kinds} are defined${kind === 'shape' ? '; add it under "shapes"' : ''})`;
+  return `unknown ${kind} ${quote(name)} (defined ${kinds}: ${listChoices(defined)})`;
 }
 
 function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, ShapeDesc>, byName: NameIndex): BodyDesc {
@@ -720,13 +745,13 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     if (prev) {
       r.fail(
         childPath(path, 'name'),
-        `duplicate name "${name}" (already used by bodies[${prev.index}]${prev.isDefault ? ' as its default name' : ''}); body names must be unique`,
+        `duplicate name ${quote(name)} (already used by bodies[${prev.index}]${prev.isDefault ? ' as its default name' : ''}); body names must be unique`,
       );
     }
   } else {
     name = `body${i}`;
     const prev = byName.get(name);
-    if (prev) r.fail(path, `its default name "${name}" is already used by bodies[${prev.index}]; give this body a unique "name"`);
+    if (prev) r.fail(path, `its default name ${quote(name)} is already used by bodies[${prev.index}]; give this body a unique "name"`);
   }
   byName.set(name, { index: i, isDefault: !has(o, 'name') });
 
@@ -737,7 +762,7 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
 
   const isStatic = r.bool(o, path, 'static', false);
   if (!isStatic && shapes[shape]!.type === 'plane') {
-    r.fail(shapePath, `shape "${shape}" is a plane, which only static bodies can use (add "static": true)`);
+    r.fail(shapePath, `shape ${quote(shape)} is a plane, which only static bodies can use (add "static": true)`);
   }
 
   const position = r.vec3(o, path, 'position', [0, 0, 0]);
@@ -782,9 +807,8 @@ export function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Qua
   if (!has(o, 'orientation')) return [0, 0, 0, 1];
   const path = childPath(bodyPath, 'orientation');
   const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
-  const len = Math.hypot(q[0]!, q[1]!, q[2]!, q[3]!);
-  if (len < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
-  return [q[0]! / len, q[1]! / len, q[2]! / len, q[3]! / len];
+  if (safeLength(q) < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
+  return normalised(q) as Quat;
 }
 
 /** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */
@@ -793,7 +817,9 @@ export function readRotation(r: Reader, v: unknown, path: string): Quat {
   r.keys(o, path, ROTATION_KEYS);
   const axis = r.direction(o, path, 'axis', undefined);
   const degrees = r.num(o, path, 'degrees', undefined, ANY);
-  const half = (degrees * Math.PI) / 360;
+  // Any finite angle is a rotation, but 1e308 * pi overflows: reduce first. 720 degrees is the
+  // quaternion's period (360 only flips its sign), and the remainder is exact.
+  const half = ((degrees % 720) * Math.PI) / 360;
   const s = Math.sin(half);
   return [axis[0] * s, axis[1] * s, axis[2] * s, Math.cos(half)];
 }
@@ -843,8 +869,8 @@ function readJoint(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byNa
 
   const a = bodyReference(r, o, path, 'bodyA', bodies, byName);
   const b = bodyReference(r, o, path, 'bodyB', bodies, byName);
-  if (a === b) r.fail(childPath(path, 'bodyB'), `a joint needs two different bodies, got "${a.name}" for both`);
-  if (a.static && b.static) r.fail(path, `both bodies ("${a.name}", "${b.name}") are static; a joint needs at least one dynamic body`);
+  if (a === b) r.fail(childPath(path, 'bodyB'), `a joint needs two different bodies, got ${quote(a.name)} for both`);
+  if (a.static && b.static) r.fail(path, `both bodies (${quote(a.name)}, ${quote(b.name)}) are static; a joint needs at least one dynamic body`);
 
   const vectors = {} as Record<JointVectorKey, Vec3>;
   for (const key of Object.keys(JOINT_VECTOR_DEFAULTS) as JointVectorKey[]) {
@@ -870,7 +896,7 @@ function readMotor(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byNa
   const o = r.object(v, path, 'a motor object like {"body": "a", "targetAngularVelocity": [0, 0, 1], "maxTorque": 10}');
   r.keys(o, path, MOTOR_KEYS);
   const body = bodyReference(r, o, path, 'body', bodies, byName);
-  if (body.static) r.fail(childPath(path, 'body'), `"${body.name}" is static; a motor can only drive a dynamic body`);
+  if (body.static) r.fail(childPath(path, 'body'), `${quote(body.name)} is static; a motor can only drive a dynamic body`);
   const targetAngularVelocity = r.vec3(o, path, 'targetAngularVelocity', undefined);
   // Torque ramps from startTorque by torqueIncrement per step up to maxTorque. With only one of the
   // two ends given the torque is constant at it, unless an increment asks for a ramp from zero.

@@ -47,6 +47,8 @@ export interface BakeOptions {
   cells?: number;
   /** Extra cells on every side (default 2). */
   padding?: number;
+  /** Told the fraction of the grid done (0..1) after each slab of bricks, for a progress display. */
+  onProgress?: (fraction: number) => void;
 }
 
 export const DEFAULT_CELLS = 48;
@@ -94,6 +96,7 @@ export function bakeSdfCpu(mesh: TriMesh, opts: BakeOptions = {}): SdfGrid {
         }
       }
     }
+    opts.onProgress?.(k1 / nz);
   }
   return { origin: layout.origin, cellSize: h, dims: layout.dims, values };
 }

@@ -519,15 +519,15 @@ export function signByWinding(grid: SdfGrid, mesh: TriMesh): void {
 }
 
 /** The warning for a mesh that is not one ordinary closed surface: what was found and what was done. */
-export function describeSolid(s: SolidAnalysis, mesh: TriMesh): string {
+export function describeSolid(s: SolidAnalysis, mesh: TriMesh, triangleName: (t: number) => string = (t) => `triangle ${t + 1}`): string {
   const parts: string[] = [];
   const at = (v: Vec3) => `(${v.map(fmt).join(', ')})`;
   if (s.crossings > 0) {
     const ex = s.example!;
-    parts.push(`the mesh intersects itself: ${s.crossings} pair${s.crossings === 1 ? '' : 's'} of triangles cross, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
+    parts.push(`the mesh intersects itself: ${s.crossings} pair${s.crossings === 1 ? '' : 's'} of triangles cross, e.g. ${triangleName(ex.a)} and ${triangleName(ex.b)} at ${at(ex.point)}`);
   } else if (s.coplanarOverlaps > 0) {
     const ex = s.example!;
-    parts.push(`parts of the mesh touch face to face: ${s.coplanarOverlaps} pair${s.coplanarOverlaps === 1 ? '' : 's'} of triangles overlap, e.g. triangles ${ex.a} and ${ex.b} at ${at(ex.point)}`);
+    parts.push(`parts of the mesh touch face to face: ${s.coplanarOverlaps} pair${s.coplanarOverlaps === 1 ? '' : 's'} of triangles overlap, e.g. ${triangleName(ex.a)} and ${triangleName(ex.b)} at ${at(ex.point)}`);
   }
   if (s.innerPatches > 0) parts.push(`${s.innerPatches} part${s.innerPatches === 1 ? ' lies' : 's lie'} inside the solid (nested)`);
   if (s.invertedPatches > 0) parts.push(`${s.invertedPatches} part${s.invertedPatches === 1 ? ' is' : 's are'} inside out`);

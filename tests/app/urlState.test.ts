@@ -38,11 +38,14 @@ describe('app URL', () => {
 
 describe('bench page query', () => {
   const scenes = [
-    { name: 'rings', params: [{ name: 'rings', default: 60, min: 1, max: 2000, step: 1 }] },
-    { name: 'tower', params: [{ name: 'height', default: 20, min: 1, max: 200, step: 1 }] },
+    { name: 'rings', params: [{ name: 'rings', default: 60, min: 1, max: 2000, step: 1 }], count: 'rings' },
+    { name: 'tower', params: [{ name: 'height', default: 20, min: 1, max: 200, step: 1 }], count: 'height' },
+    // The seesaw's one parameter is a mass, not a count: "bodies" must not set it.
+    { name: 'seesaw', params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1 }] },
   ];
 
-  it('maps "bodies" to the scene\'s first parameter', () => {
+  it('maps "bodies" to the parameter the scene declares as its count, and refuses it for a scene without one', () => {
+    expect(() => parseBenchQuery('?scene=seesaw&bodies=50', scenes)).toThrow(/no body-count parameter/);
     expect(parseBenchQuery('?scene=rings&bodies=500&steps=200&backends=cpu,gpu', scenes)).toEqual({
       scene: 'rings',
       params: { rings: 500 },

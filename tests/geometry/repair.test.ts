@@ -77,7 +77,7 @@ describe('welding duplicate vertices', () => {
   it('drops a triangle that names one vertex twice (a zero-area needle) with a warning and keeps the closed rest', () => {
     const idx = Uint32Array.from([...box.indices, 3, 3, 5]);
     const r = validateMesh({ positions: box.positions, indices: idx }, 'needle.obj');
-    expect(r.warnings).toEqual(['needle.obj: 1 triangle naming one vertex twice (zero area) dropped, first: triangle 12']);
+    expect(r.warnings).toEqual(['needle.obj: 1 triangle naming one vertex twice (zero area) dropped, first: triangle 13']);
     expect(Array.from(r.mesh.indices)).toEqual(Array.from(box.indices));
   });
 });
@@ -129,7 +129,7 @@ describe('filling small holes', () => {
     const kept = idx.filter((_, i) => !sharesOnly0.includes(Math.floor(i / 3)));
     const e = refused({ positions: box.positions, indices: Uint32Array.from(kept) });
     expect(e.message).toContain('not closed');
-    expect(e.message).toContain('several of them meet at vertex 0 (-0.5, -1, -1.5)');
+    expect(e.message).toContain('several of them meet at vertex 1 (-0.5, -1, -1.5)'); // index 0, numbered from 1
   });
 });
 

@@ -45,7 +45,8 @@ describe('validateMesh refuses meshes that cannot have a signed distance field',
     const e = refused(withIndices(box, flipTriangle(boxIdx, 7)));
     expect(e.message).toContain('inconsistently oriented');
     expect(e.message).toContain('3 edges traversed twice in the same direction');
-    expect(e.message).toMatch(/in triangles (7 and \d+|\d+ and 7)/);
+    // Numbered from 1, as an OBJ file counts: the flipped triangle (index 7) is triangle 8.
+    expect(e.message).toMatch(/in triangle (8 and triangle \d+|\d+ and triangle 8);/);
   });
 
   it('a flipped triangle in a large sphere is found (vertices with many edges take the sorting path)', () => {
@@ -65,7 +66,7 @@ describe('validateMesh refuses meshes that cannot have a signed distance field',
     expect(e.message).toContain('not manifold');
     expect(e.message).toContain('1 edge shared by more than two triangles');
     expect(e.message).toContain('used by 4 triangles');
-    expect(e.where).toBe('edge 0-1');
+    expect(e.where).toBe('edge 1-2'); // vertices 0 and 1, numbered from 1
   });
 
   it('a zero-area triangle with three distinct collinear vertices is refused', () => {
@@ -73,14 +74,14 @@ describe('validateMesh refuses meshes that cannot have a signed distance field',
     const positions = Float64Array.from([0, 0, 0, 1, 0, 0, 0, 1, 0, 0.5, 0, 0]);
     const e = refused({ positions, indices: Uint32Array.from([0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2]) });
     expect(e.message).toContain('degenerate');
-    expect(e.where).toBe('triangle 1');
+    expect(e.where).toBe('triangle 2'); // index 1, numbered from 1
   });
 
   it('a non-finite coordinate is refused naming the vertex', () => {
     const p = new Float64Array(box.positions);
     p[3 * 6 + 1] = NaN;
     const e = refused({ positions: p, indices: box.indices });
-    expect(e.where).toBe('vertex 6');
+    expect(e.where).toBe('vertex 7'); // index 6, numbered from 1
     expect(e.message).toContain('non-finite');
   });
 
@@ -91,7 +92,7 @@ describe('validateMesh refuses meshes that cannot have a signed distance field',
   it('an index past the last vertex is refused', () => {
     const idx = boxIdx.slice();
     idx[4] = 8;
-    expect(refused(withIndices(box, idx)).message).toContain('refers to vertex 8 but the mesh has 8 vertices');
+    expect(refused(withIndices(box, idx)).message).toContain('triangle 2 refers to vertex 9 but the mesh has 8 vertices (numbered from 1)');
   });
 
   it('a surface listed once per side (closed and consistent, but no volume) is refused', () => {

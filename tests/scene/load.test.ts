@@ -80,7 +80,7 @@ describe('loadSceneFile', () => {
 
   test('a directory given as the scene file is an InputError', async () => {
     const e = await loadError(join(dir, 'scenes'));
-    expect(e.message).toContain('got a directory');
+    expect(e.message).toContain('is a directory, not a scene file');
   });
 
   test('invalid JSON in a file reports the file name, line and column', async () => {

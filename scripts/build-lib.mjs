@@ -1,0 +1,40 @@
+// Builds the npm package's JavaScript (npm run build:lib; also `prepare`, so
+// `npm install` in a checkout and `npm pack` build it): lib/ from src/ (the app
+// excluded) by tsc with declaration files, then two fixes tsc does not make:
+//  - relative imports in the .d.ts files still end in ".ts" (tsc rewrites them
+//    only in the JavaScript); a consumer's compiler wants ".js";
+//  - the command's entry point must be executable;
+// and the API reference, docs/api/README.md (scripts/api-docs.ts).
+// Plain JavaScript, so it runs before anything is compiled.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const lib = join(root, 'lib');
+rmSync(lib, { recursive: true, force: true });
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (r.status !== 0) process.exit(r.status ?? 1);
+
+const relativeTs = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]*?)\.ts(['"])/g;
+function walk(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walk(p);
+    else if (e.name.endsWith('.d.ts')) {
+      const text = readFileSync(p, 'utf8');
+      const fixed = text.replace(relativeTs, '$1$2.js$3');
+      if (fixed !== text) writeFileSync(p, fixed);
+    }
+  }
+}
+walk(lib);
+chmodSync(join(lib, 'cli', 'bin.js'), 0o755);
+
+// The API reference the package ships (docs/api/README.md), from the TSDoc comments.
+const docs = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'api-docs.ts')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+if (docs.status !== 0) process.exit(docs.status ?? 1);

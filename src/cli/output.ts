@@ -1,0 +1,293 @@
+/**
+ * Where the command line writes, such that output never loses data:
+ *
+ *  - A file named by --out is written to a temporary file beside it
+ *    (`.NAME.PID-RANDOM.tmp`, same directory, so the same file system) and
+ *    renamed over the target only when the command succeeded: a run that fails
+ *    half way, or is interrupted, leaves an existing file as it was.
+ *  - An --out that is one of the command's inputs (the scene, one of its mesh
+ *    files; also through a link) is refused before anything is written.
+ *  - A target that exists and is not a regular file (/dev/null, /dev/full, a
+ *    named pipe, /dev/stdout) is written in place: renaming over a device would
+ *    replace it.
+ *  - Every write error (a full disk, a read-only file system, a missing
+ *    directory) is an InputError naming the path, so exit code 2 with a
+ *    message, never a silent exit.
+ *  - Standard output closed by the reader (`stackfield run ... | head -1`) is
+ *    not an error: writing stops quietly and the command ends.
+ *
+ * Messages to standard error go through `say`, which escapes control
+ * characters (src/util/echo.ts) and never fails.
+ */
+import { constants as fsConstants, unlinkSync } from 'node:fs';
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InputError } from '../errors.ts';
+import { quote, terminalSafe } from '../util/echo.ts';
+
+/** Writes a message line to standard error, escaped (src/util/echo.ts); a closed standard error is ignored. */
+export function say(message: string): void {
+  try {
+    process.stderr.write(`${terminalSafe(message)}\n`);
+  } catch {
+    // Nowhere left to report to.
+  }
+}
+
+/** Writes raw text (a progress bar) to standard error; a closed standard error is ignored. */
+export function sayRaw(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // as above
+  }
+}
+
+let stdoutClosed = false;
+let streamsGuarded = false;
+
+/**
+ * Installs the handlers that make a closed standard output (EPIPE: the
+ * reader went away) or standard error end writing instead of throwing an
+ * unhandled 'error' event with a stack trace. Called once by main().
+ */
+export function guardStandardStreams(): void {
+  if (streamsGuarded) return;
+  streamsGuarded = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    stdoutClosed = true;
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') say(`stackfield: error: cannot write to standard output: ${writeProblem(e)}`);
+  });
+  process.stderr.on('error', () => {
+    // A closed standard error: messages are lost, the command goes on.
+  });
+}
+
+/** True once the reader of standard output has gone away. */
+export function stdoutIsClosed(): boolean {
+  return stdoutClosed;
+}
+
+/** "no space left on the device (ENOSPC)" and the like, for a write error. */
+export function writeProblem(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'read-only file system',
+    ENOENT: 'the directory does not exist',
+    ENOTDIR: 'a part of the path is not a directory',
+    EISDIR: 'it is a directory',
+    EFBIG: 'the file is too large',
+    EIO: 'input/output error',
+    ENAMETOOLONG: 'the name is too long',
+  };
+  if (typeof code === 'string') return `${words[code] ?? (e instanceof Error ? e.message : code)} (${code})`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+function writeError(target: string, e: unknown, flag: string): InputError {
+  return new InputError(`cannot write ${quote(target, 200)}: ${writeProblem(e)}`, undefined, flag);
+}
+
+/**
+ * Refuses an output path that is one of the inputs: the same resolved path,
+ * or (when it exists) the same file through a link. `inputs` pairs each
+ * input path with what it is ("the scene file", "the mesh file of shapes.x").
+ */
+export async function refuseInputAsOutput(target: string, inputs: readonly { path: string; what: string }[], flag: string): Promise<void> {
+  const t = resolve(target);
+  const ts = await stat(t).catch(() => null);
+  for (const input of inputs) {
+    const i = resolve(input.path);
+    let same = i === t;
+    if (!same && ts) {
+      const is = await stat(i).catch(() => null);
+      same = is !== null && is.dev === ts.dev && is.ino === ts.ino && ts.isFile();
+    }
+    if (same) {
+      throw new InputError(
+        `${quote(target, 200)} is ${input.what}; writing there would overwrite the input (choose another file)`,
+        undefined,
+        flag,
+      );
+    }
+  }
+}
+
+/** Temporary files not yet renamed or removed, deleted if the process is interrupted. */
+const pendingTemps = new Set<string>();
+let interruptHandlers = false;
+
+function removePendingTemps(): void {
+  for (const p of pendingTemps) {
+    try {
+      unlinkSync(p);
+    } catch {
+      // already gone
+    }
+  }
+  pendingTemps.clear();
+}
+
+function installInterruptHandlers(): void {
+  if (interruptHandlers) return;
+  interruptHandlers = true;
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    process.once(signal, () => {
+      removePendingTemps();
+      process.exit(code);
+    });
+  }
+}
+
+/** A file being written: text is buffered and written in large chunks; `commit` makes it the target, `abort` removes it. */
+export class OutputFile {
+  private parts: string[] = [];
+  private buffered = 0;
+  private done = false;
+
+  private constructor(
+    /** The path the user named. */
+    readonly target: string,
+    private readonly handle: FileHandle,
+    /** The temporary file renamed over the target on commit, or null when writing in place. */
+    private readonly temp: string | null,
+    private readonly flag: string,
+  ) {}
+
+  /**
+   * Opens `target` for writing after checking it is not one of `inputs`.
+   * `flag` names the option in messages (--out).
+   */
+  static async open(target: string, inputs: readonly { path: string; what: string }[], flag = '--out'): Promise<OutputFile> {
+    if (target === '') throw new InputError('expected a file name, got an empty string', undefined, flag);
+    await refuseInputAsOutput(target, inputs, flag);
+    const st = await stat(target).catch(() => null);
+    if (st?.isDirectory()) throw new InputError(`cannot write ${quote(target, 200)}: it is a directory`, undefined, flag);
+    if (st && !st.isFile()) {
+      // A device or pipe: write in place (see the file comment).
+      try {
+        return new OutputFile(target, await open(target, fsConstants.O_WRONLY | fsConstants.O_TRUNC), null, flag);
+      } catch (e) {
+        throw writeError(target, e, flag);
+      }
+    }
+    const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'wx', st ? st.mode & 0o777 : 0o666);
+    } catch (e) {
+      throw writeError(target, e, flag);
+    }
+    installInterruptHandlers();
+    pendingTemps.add(temp);
+    return new OutputFile(target, handle, temp, flag);
+  }
+
+  async write(text: string): Promise<void> {
+    this.parts.push(text);
+    this.buffered += text.length;
+    if (this.buffered >= 1 << 16) await this.flush();
+  }
+
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    await this.flush();
+    try {
+      await this.handle.write(bytes);
+    } catch (e) {
+      throw writeError(this.target, e, this.flag);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.parts.length === 0) return;
+    const chunk = this.parts.join('');
+    this.parts = [];
+    this.buffered = 0;
+    try {
+      await this.handle.write(chunk);
+    } catch (e) {
+      throw writeError(this.target, e, this.flag);
+    }
+  }
+
+  /** Writes what is buffered, flushes it to the disk and puts the file in place of the target. */
+  async commit(): Promise<void> {
+    if (this.done) return;
+    try {
+      await this.flush();
+      // A full disk can surface only when the data reaches it.
+      if (this.temp !== null) await this.handle.sync();
+    } catch (e) {
+      await this.abort();
+      throw e instanceof InputError ? e : writeError(this.target, e, this.flag);
+    }
+    this.done = true;
+    try {
+      await this.handle.close();
+      if (this.temp !== null) await rename(this.temp, this.target);
+    } catch (e) {
+      if (this.temp !== null) await unlink(this.temp).catch(() => undefined);
+      throw writeError(this.target, e, this.flag);
+    } finally {
+      if (this.temp !== null) pendingTemps.delete(this.temp);
+    }
+  }
+
+  /** Discards what was written; the target stays as it was. */
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.handle.close().catch(() => undefined);
+    if (this.temp !== null) {
+      await unlink(this.temp).catch(() => undefined);
+      pendingTemps.delete(this.temp);
+    }
+  }
+}
+
+/** Writes a whole document to `target` through OutputFile (temporary file, rename). */
+export async function writeOutputFile(target: string, data: string | Uint8Array, inputs: readonly { path: string; what: string }[], flag = '--out'): Promise<void> {
+  const f = await OutputFile.open(target, inputs, flag);
+  try {
+    if (typeof data === 'string') await f.write(data);
+    else await f.writeBytes(data);
+    await f.commit();
+  } catch (e) {
+    await f.abort();
+    throw e;
+  }
+}
+
+/**
+ * Text lines to standard output or an OutputFile: `write` resolves once the
+ * line may be followed by another (standard output's back-pressure), and
+ * `closed` turns true when standard output's reader has gone away.
+ */
+export class LineSink {
+  constructor(private readonly file: OutputFile | null) {}
+
+  get closed(): boolean {
+    return this.file === null && stdoutClosed;
+  }
+
+  async write(line: string): Promise<void> {
+    if (this.file) return this.file.write(`${line}\n`);
+    if (stdoutClosed) return;
+    await new Promise<void>((res) => {
+      // The callback runs once the line is handed to the system, or with the error (EPIPE) that closed the stream.
+      process.stdout.write(`${line}\n`, () => res());
+    });
+  }
+
+  async commit(): Promise<void> {
+    await this.file?.commit();
+  }
+
+  async abort(): Promise<void> {
+    await this.file?.abort();
+  }
+}

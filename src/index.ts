@@ -1,0 +1,175 @@
+/// <reference types="@webgpu/types" />
+/**
+ * Stackfield as a library: `import { loadScene, createWorld, ... } from 'stackfield'`.
+ *
+ * A small API over the engine the command line and the app use: load a scene
+ * (a file, or a scene object built in code), build a {@link World} on the CPU
+ * or GPU backend, step it, read poses, switch backends between steps, and
+ * bake a mesh's signed distance field. The engine's own modules stay
+ * reachable for everything else (`World.bodies` holds the state as typed
+ * arrays, docs/DESIGN.md lists what each module owns).
+ *
+ * This entry point runs in Node (it reads mesh files and shaders from disk).
+ * The reference is docs/api/README.md, generated from these comments by
+ * `npm run docs:api`.
+ *
+ * @example
+ * ```ts
+ * import { loadScene, createWorld, bodyPose } from 'stackfield';
+ * const world = await createWorld(await loadScene('scene.json'));
+ * for (let i = 0; i < 100; i++) await world.step();
+ * console.log(bodyPose(world, 'box0').position);
+ * ```
+ */
+import { createBackend as createBackendOf, type Backend } from './collision/backends.ts';
+import type { BackendKind } from './collision/query.ts';
+import { installNodePlatform } from './cli/nodePlatform.ts';
+import { nodeSceneIo } from './cli/run.ts';
+import { InputError } from './errors.ts';
+import type { TriMesh, Vec3 } from './geometry/mesh.ts';
+import type { World } from './dynamics/world.ts';
+import { createWorld as buildWorld, type BuildLimits } from './scene/build.ts';
+import { loadSceneFile } from './scene/load.ts';
+import type { Quat, SceneDesc } from './scene/types.ts';
+import { validateScene } from './scene/validate.ts';
+import type { SdfGrid } from './sdf/grid.ts';
+
+
+/**
+ * A query backend with its SDF baker: `"cpu"` (exact, one thread) or `"gpu"`
+ * (WebGPU through Dawn; throws {@link GpuUnavailableError} without an
+ * adapter). Destroy it when done.
+ */
+export async function createBackend(kind: BackendKind = 'cpu'): Promise<Backend> {
+  installNodePlatform();
+  return createBackendOf(kind);
+}
+
+/**
+ * A scene, validated and with every default filled in, from a file path
+ * (mesh paths resolve against the file's directory) or from a scene object
+ * built in code (docs/SCENE_FORMAT.md; mesh paths resolve against the
+ * working directory). Throws {@link InputError} naming the file, the JSON
+ * path and what was expected.
+ */
+export async function loadScene(source: string | object): Promise<SceneDesc> {
+  if (typeof source === 'string') return loadSceneFile(source);
+  return validateScene(source, '<scene>', process.cwd());
+}
+
+export interface CreateWorldOptions {
+  /** Query backend and baker (default "cpu"). */
+  backend?: BackendKind;
+  /** Receives warnings (a repaired mesh, an unused shape); default: console.warn. */
+  warn?: (message: string) => void;
+  /** Per-shape limits on triangles and SDF nodes (default BUILD_LIMITS). */
+  limits?: Partial<BuildLimits>;
+}
+
+/**
+ * A world built from a scene: every shape's mesh, mass properties and SDF,
+ * then the bodies, joints and motors. Step it with `await world.step()`;
+ * the state is in `world.bodies` (see {@link bodyPose}). The world owns its
+ * backend: {@link destroyWorld} releases it.
+ */
+export async function createWorld(scene: SceneDesc, options: CreateWorldOptions = {}): Promise<World> {
+  const backend = await createBackend(options.backend ?? 'cpu');
+  try {
+    return await buildWorld(scene, backend.query, {
+      ...nodeSceneIo(options.warn ?? ((m) => console.warn(`stackfield: warning: ${m}`))),
+      bake: backend.bake,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
+  } catch (e) {
+    backend.destroy();
+    throw e;
+  }
+}
+
+/**
+ * Moves a world to another query backend between steps (shapes are
+ * uploaded to it, cached contacts dropped); the old backend is released.
+ */
+export async function switchBackend(world: World, kind: BackendKind): Promise<void> {
+  if (world.backend.kind === kind) return;
+  const old = world.backend;
+  const next = await createBackend(kind);
+  world.setBackend(next.query);
+  old.destroy();
+}
+
+/** Releases the world's backend (GPU buffers); the world cannot step afterwards. */
+export function destroyWorld(world: World): void {
+  world.backend.destroy();
+}
+
+/** One body's state: centre of mass, orientation [x, y, z, w], linear and angular velocity (world frame). */
+export interface BodyPose {
+  name: string;
+  position: Vec3;
+  orientation: Quat;
+  velocity: Vec3;
+  angularVelocity: Vec3;
+}
+
+/** The state of a body given by name or index; throws RangeError for an unknown one. */
+export function bodyPose(world: World, body: string | number): BodyPose {
+  const B = world.bodies;
+  const i = typeof body === 'number' ? body : B.names.indexOf(body);
+  if (!(i >= 0 && i < B.count)) throw new RangeError(`no body ${typeof body === 'number' ? body : JSON.stringify(body)} in this world`);
+  const v3 = (a: Float64Array): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
+  return {
+    name: B.names[i]!,
+    position: v3(B.pos),
+    orientation: [B.quat[4 * i]!, B.quat[4 * i + 1]!, B.quat[4 * i + 2]!, B.quat[4 * i + 3]!],
+    velocity: v3(B.vel),
+    angularVelocity: v3(B.angVel),
+  };
+}
+
+/** Every body's state, in the scene's order. */
+export function bodyPoses(world: World): BodyPose[] {
+  return Array.from({ length: world.bodies.count }, (_, i) => bodyPose(world, i));
+}
+
+export interface BakeSdfOptions {
+  /** Cells along the longest side of the mesh's bounds (default 48, at least 8). */
+  cells?: number;
+  /** Extra cells on every side (default 2). */
+  padding?: number;
+  /** Bake on the CPU (exact, default) or the GPU. */
+  backend?: BackendKind;
+}
+
+/**
+ * The signed distance field of a closed, outward mesh (validate it first with
+ * {@link validateMesh}): negative inside, sampled with {@link sampleSdf}.
+ */
+export async function bakeSdf(mesh: TriMesh, options: BakeSdfOptions = {}): Promise<SdfGrid> {
+  const cells = options.cells ?? 48;
+  if (!Number.isInteger(cells) || cells < 8) throw new InputError(`cells must be an integer of at least 8, got ${cells}`, undefined, 'bakeSdf');
+  const backend = await createBackend(options.backend ?? 'cpu');
+  try {
+    return await backend.bake(mesh, { cells, padding: options.padding ?? 2 });
+  } finally {
+    backend.destroy();
+  }
+}
+
+// The engine's types and the building blocks the functions above use.
+export { World } from './dynamics/world.ts';
+export type { BodyStore } from './dynamics/bodies.ts';
+export type { WorldState, ContactView } from './dynamics/world.ts';
+export type { Backend } from './collision/backends.ts';
+export type { BackendKind, PenetrationBackend } from './collision/query.ts';
+export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type SceneIo } from './scene/build.ts';
+export { builtinScene, listBuiltins, type BuiltinInfo, type BuiltinParam } from './scene/builtins.ts';
+export { parseSceneText } from './scene/load.ts';
+export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings } from './scene/types.ts';
+export { parseObjWithWarnings, type ObjResult } from './geometry/obj.ts';
+export { validateMesh, type ValidatedMesh } from './geometry/validate.ts';
+export { boxMesh, sphereMesh, cylinderMesh, capsuleMesh, torusMesh, revolveMesh, extrudeMesh } from './geometry/shapes.ts';
+export type { TriMesh, Vec3, MeshNumbering } from './geometry/mesh.ts';
+export { sampleSdf, type SdfGrid } from './sdf/grid.ts';
+export { massFromMesh, type MassProperties } from './sdf/mass.ts';
+export { InputError, SimulationError, GpuUnavailableError } from './errors.ts';

@@ -1,0 +1,61 @@
+/**
+ * Echoing user strings (src/util/echo.ts), the device-loss wording and the
+ * last guard of the state writer, as functions.
+ */
+import { describe, expect, it } from 'vitest';
+import { escapeControls, quote, terminalSafe } from '../../src/util/echo.ts';
+import { deviceLostMessage } from '../../src/gpu/device.ts';
+import { stateLine } from '../../src/cli/run.ts';
+import { createWorld } from '../../src/scene/build.ts';
+import { validateScene } from '../../src/scene/validate.ts';
+import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
+import { SimulationError } from '../../src/errors.ts';
+
+describe('quote', () => {
+  it('escapes C0 and C1 controls, DEL, bidirectional and zero-width characters, and lone surrogates', () => {
+    expect(quote('a\u001b[2J\u0000b')).toBe('"a\\u001b[2J\\u0000b"');
+    expect(quote('x\ny\tz\r')).toBe('"x\\ny\\tz\\r"');
+    expect(quote('\u007f\u0085\u009b')).toBe('"\\u007f\\u0085\\u009b"');
+    expect(quote('evil\u202eexe.txt\u2066\u200b')).toBe('"evil\\u202eexe.txt\\u2066\\u200b"');
+    expect(quote('\ud800x')).toBe('"\\ud800x"');
+    // A valid pair (an emoji) and accented letters pass through.
+    expect(quote('ring 😀 čaša')).toBe('"ring 😀 čaša"');
+    // Quotes and backslashes as in JSON, so the quoted text cannot fake its own end.
+    expect(quote('a"b\\c')).toBe('"a\\"b\\\\c"');
+  });
+
+  it('cuts long strings, says their length, and never splits a surrogate pair', () => {
+    expect(quote('x'.repeat(1_000_000))).toBe(`"${'x'.repeat(80)}..." (1000000 characters)`);
+    expect(quote(`${'x'.repeat(79)}😀tail`)).toBe(`"${'x'.repeat(79)}..." (85 characters)`);
+    expect(quote('short', 10)).toBe('"short"');
+  });
+});
+
+describe('terminalSafe', () => {
+  it('keeps line breaks, escapes the rest and caps the message', () => {
+    expect(terminalSafe('line 1\nline\u001b[31m 2')).toBe('line 1\nline\\u001b[31m 2');
+    expect(terminalSafe('y'.repeat(5000))).toBe(`${'y'.repeat(4000)}... (1000 more characters)`);
+    expect(escapeControls('a\nb')).toBe('a\\nb');
+  });
+});
+
+describe('deviceLostMessage', () => {
+  it("drops the driver's closing period so a sentence can follow ('Device was destroyed..' no more)", () => {
+    expect(deviceLostMessage({ reason: 'unknown', message: 'Device was destroyed.' })).toBe('WebGPU device lost (unknown): Device was destroyed');
+    expect(deviceLostMessage({ reason: 'unknown', message: '' })).toBe('WebGPU device lost (unknown): no message');
+  });
+});
+
+describe('stateLine', () => {
+  it('refuses to write a non-finite number, naming the body and the field', async () => {
+    const scene = validateScene(
+      { format: 'stackfield-scene/1', shapes: { b: { type: 'box', sdf: { cells: 8 } } }, bodies: [{ name: 'crate\u001b', shape: 'b' }] },
+      'x.json',
+    );
+    const world = await createWorld(scene, new CpuPenetrationBackend(), { readText: async () => '' });
+    expect(JSON.parse(stateLine(world)).bodies[0].p).toEqual([0, 0, 0]);
+    world.bodies.vel[1] = NaN;
+    expect(() => stateLine(world)).toThrow(SimulationError);
+    expect(() => stateLine(world)).toThrow('body "crate\\u001b": v[1] is NaN at step 0; the state is not finite, so it is not written');
+  });
+});

@@ -1,0 +1,296 @@
+/**
+ * Issue 14's defect classes through the real executable: every bad input a
+ * clean error (exit code 2, a message naming the place, no stack trace, no
+ * control character), output that never loses data, nothing non-finite
+ * written, sizes refused before they run for ever, and messages that say
+ * what is wrong.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBadInput, expectClean, pipeline, stackfield, BIN } from './cliHelpers.ts';
+
+const FORMAT = 'stackfield-scene/1';
+const CUBE_OBJ = ['v -1 -1 -1', 'v 1 -1 -1', 'v 1 1 -1', 'v -1 1 -1', 'v -1 -1 1', 'v 1 -1 1', 'v 1 1 1', 'v -1 1 1',
+  'f 1 4 3 2', 'f 5 6 7 8', 'f 1 2 6 5', 'f 2 3 7 6', 'f 3 4 8 7', 'f 4 1 5 8'].join('\n') + '\n';
+
+function scene(bodies: unknown[], shapes: Record<string, unknown> = { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } } }): string {
+  return JSON.stringify({ format: FORMAT, shapes, bodies });
+}
+
+const box = (extra: Record<string, unknown> = {}) => ({ name: 'box', shape: 'box', position: [0, 1, 0], ...extra });
+const ground = { name: 'ground', shape: 'floor', static: true };
+
+describe('output never loses data', () => {
+  let dir = '';
+  let good = '';
+  let badMesh = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-out-'));
+    good = join(dir, 'good.json');
+    writeFileSync(good, scene([ground, box()]));
+    writeFileSync(join(dir, 'cube.obj'), CUBE_OBJ);
+    writeFileSync(join(dir, 'open.obj'), CUBE_OBJ.split('\n').slice(0, -2).join('\n') + '\n');
+    badMesh = join(dir, 'bad.json');
+    writeFileSync(badMesh, scene([ground, { name: 'c', shape: 'c' }], { floor: { type: 'plane' }, c: { type: 'mesh', path: 'open.obj' } }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** No temporary file may be left beside the target. */
+  const noTemps = () => expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+
+  it('`run ... | head -1` stops quietly: exit 0, one line, nothing on standard error', () => {
+    const r = pipeline(`"${process.execPath}" "${BIN}" run --builtin tower --steps 300 | head -1`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.stdout).step).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  it('--out /dev/full is a write error naming the path, exit 2', () => {
+    expectBadInput(stackfield(['run', good, '--steps', '5', '--out', '/dev/full']), '--out', '"/dev/full"', 'no space left on the device (ENOSPC)');
+    expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '8', '--out', '/dev/full']), '"/dev/full"', 'ENOSPC');
+  });
+
+  it('an --out that is an input (the scene, a mesh, the same file through a link) is refused before anything is written', () => {
+    const before = readFileSync(good, 'utf8');
+    expectBadInput(stackfield(['run', good, '--out', good]), 'is the scene file', 'overwrite the input');
+    const link = join(dir, 'link.json');
+    symlinkSync(good, link);
+    expectBadInput(stackfield(['run', good, '--out', link]), 'is the scene file');
+    expect(readFileSync(good, 'utf8')).toBe(before);
+    const withMesh = join(dir, 'mesh.json');
+    writeFileSync(withMesh, scene([ground, { name: 'c', shape: 'c' }], { floor: { type: 'plane' }, c: { type: 'mesh', path: 'cube.obj' } }));
+    expectBadInput(stackfield(['run', withMesh, '--out', join(dir, 'cube.obj')]), 'is the mesh file of shapes.c');
+    expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--out', join(dir, 'cube.obj')]), 'is the mesh file');
+    expect(readFileSync(join(dir, 'cube.obj'), 'utf8')).toBe(CUBE_OBJ);
+    noTemps();
+  });
+
+  it('a failing run leaves an existing --out as it was, and a successful one replaces it whole', () => {
+    const out = join(dir, 'states.jsonl');
+    writeFileSync(out, 'precious\n');
+    expectBadInput(stackfield(['run', badMesh, '--out', out]), 'open.obj', 'not closed');
+    expect(readFileSync(out, 'utf8')).toBe('precious\n');
+    noTemps();
+    const ok = stackfield(['run', good, '--steps', '4', '--out', out, '--summary', 'none']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe('');
+    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([0, 1, 2, 3, 4]);
+    noTemps();
+  });
+
+  it('a missing directory or a directory as --out is named, exit 2', () => {
+    expectBadInput(stackfield(['run', good, '--out', join(dir, 'nope', 'x.jsonl')]), 'nope', 'the directory does not exist (ENOENT)');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    expectBadInput(stackfield(['run', good, '--out', join(dir, 'sub')]), 'it is a directory');
+  });
+
+  it('--dump writes to --out when one is given', () => {
+    const out = join(dir, 'dump.json');
+    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=2', '--dump', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(readFileSync(out, 'utf8')).bodies).toHaveLength(3);
+  });
+});
+
+describe('nothing non-finite is written', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-nan-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a rotation of 1e308 degrees is a valid rotation: finite, unit quaternions, exit 0', () => {
+    const file = join(dir, 'rot.json');
+    writeFileSync(file, scene([box({ rotation: { axis: [0, 1, 0], degrees: 1e308 } })], { box: { type: 'box', sdf: { cells: 8 } } }));
+    const r = stackfield(['run', file, '--steps', '2', '--summary', 'none']);
+    expect(r.status, r.stderr).toBe(0);
+    for (const line of r.stdout.trim().split('\n')) {
+      expect(line).not.toContain('null');
+      const q = JSON.parse(line).bodies[0].q as number[];
+      expect(Math.hypot(...q)).toBeCloseTo(1, 12);
+    }
+    // 1e308 = 720 k + r exactly, so the angle is 1e308 mod 720 degrees.
+    const deg = 1e308 % 720;
+    const q0 = JSON.parse(r.stdout.split('\n')[0]!).bodies[0].q as number[];
+    expect(q0[1]).toBeCloseTo(Math.sin((deg * Math.PI) / 360), 12);
+  });
+
+  it('a quaternion or an axis of 1e308 components normalises instead of overflowing to zero', () => {
+    const file = join(dir, 'huge.json');
+    writeFileSync(file, scene([
+      box({ name: 'q', orientation: [1e308, 1e308, 1e308, 1e308] }),
+      box({ name: 'axis', position: [3, 1, 0], rotation: { axis: [1e308, 1e308, 0], degrees: 90 } }),
+    ], { box: { type: 'box', sdf: { cells: 8 } } }));
+    const r = stackfield(['run', file, '--steps', '2', '--summary', 'none']);
+    expect(r.status, r.stderr).toBe(0);
+    const [q, axis] = JSON.parse(r.stdout.split('\n')[0]!).bodies.map((b: { q: number[] }) => b.q);
+    expect(q).toEqual([0.5, 0.5, 0.5, 0.5]);
+    const s = Math.sin(Math.PI / 4) / Math.SQRT2;
+    [s, s, 0, Math.cos(Math.PI / 4)].forEach((x, k) => expect(axis[k]).toBeCloseTo(x, 12));
+  });
+
+  it('a state that overflows stops the run with exit 1 naming the body; no line holds a null', () => {
+    const file = join(dir, 'fast.json');
+    writeFileSync(file, scene([{ name: 'bullet\u001b[2J', shape: 'box', velocity: [1.7e308, 0, 0] }], { box: { type: 'box', sdf: { cells: 8 } } }));
+    const r = stackfield(['run', file, '--steps', '300', '--summary', 'none']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/simulation error: non-finite state of body "bullet\\u001b\[2J" after stage \w+ at step \d+/);
+    expectClean(r.stderr);
+    expect(r.stdout).not.toContain('null');
+    for (const line of r.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
+
+describe('echoed user strings are escaped and capped', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-echo-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an unknown shape name with escape sequences and NUL is shown escaped', () => {
+    const file = join(dir, 'ctl.json');
+    writeFileSync(file, scene([{ name: 'a', shape: 'b\u001b[2J\u0000ok\u202e' }], { b: { type: 'box' } }));
+    expectBadInput(stackfield(['run', file]), 'unknown shape "b\\u001b[2J\\u0000ok\\u202e"');
+  });
+
+  it('a duplicate name with control characters is shown escaped', () => {
+    const file = join(dir, 'dup.json');
+    const name = '\u001b[H\u001b[2Jok\r\u0007';
+    writeFileSync(file, scene([{ name, shape: 'b' }, { name, shape: 'b' }], { b: { type: 'box' } }));
+    expectBadInput(stackfield(['run', file]), 'duplicate name "\\u001b[H\\u001b[2Jok\\r\\u0007"');
+  });
+
+  it('a 1 MB unknown name or key is cut, with its length said', () => {
+    const file = join(dir, 'big.json');
+    writeFileSync(file, scene([{ name: 'a', shape: 'x'.repeat(1_000_000) }], { b: { type: 'box' } }));
+    const r = stackfield(['run', file]);
+    expectBadInput(r, '(1000000 characters)');
+    expect(r.stderr.length).toBeLessThan(1000);
+    const key = join(dir, 'bigkey.json');
+    writeFileSync(key, scene([{ name: 'a', shape: 'b', ['k'.repeat(1_000_000)]: 1 }], { b: { type: 'box' } }));
+    const k = stackfield(['run', key]);
+    expectBadInput(k, 'unknown key', '(1000000 characters)');
+    expect(k.stderr.length).toBeLessThan(1000);
+  });
+
+  it('an OBJ token with an escape sequence is escaped in a warning and in an error', () => {
+    writeFileSync(join(dir, 'tok.obj'), `${CUBE_OBJ}xyz\u001b[31m foo\n`);
+    const out = join(dir, 'g.json');
+    const w = stackfield(['sdf', join(dir, 'tok.obj'), '--cells', '8', '--out', out]);
+    expect(w.status, w.stderr).toBe(0);
+    expect(w.stderr).toContain('unsupported statement "xyz\\u001b[31m" ignored');
+    expectClean(w.stderr);
+    writeFileSync(join(dir, 'num.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1\u001b[2J 0\nf 1 2 3\n');
+    expectBadInput(stackfield(['sdf', join(dir, 'num.obj'), '--out', out]), 'num.obj: line 3', '"1\\u001b[2J"');
+  });
+
+  it('option values and unknown options from the command line are escaped too', () => {
+    expectBadInput(stackfield(['run', '--builtin', 'tower\u001b[2J']), 'unknown built-in scene "tower\\u001b[2J"');
+    expectBadInput(stackfield(['run', '--st\u001beps', '3']), 'unknown option');
+  });
+});
+
+describe('sizes that would run almost for ever are refused up front', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-size-'));
+    writeFileSync(join(dir, 'cube.obj'), CUBE_OBJ);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sdf --cells 1024 is refused with the node count, the cost and the override', () => {
+    const t0 = performance.now();
+    const r = stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '1024', '--out', join(dir, 'g.json')]);
+    expectBadInput(r, '1029 x 1029 x 1029 = 1089547389 nodes', 'more than the limit of 33554432', '--max-sdf-nodes 1089547389');
+    expect(r.stderr).toMatch(/about \d+ (min|h|s) to bake/);
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(existsSync(join(dir, 'g.json'))).toBe(false);
+  });
+
+  it('a sphere of [1024, 1024] segments is refused with its triangle count and the override', () => {
+    const file = join(dir, 'sphere.json');
+    writeFileSync(file, scene([{ name: 'ball', shape: 'ball' }], { ball: { type: 'sphere', segments: [1024, 1024] } }));
+    const r = stackfield(['run', file]);
+    expectBadInput(r, 'sphere.json: shapes.ball:', 'has 2095104 triangles', 'more than the limit of 1000000', 'fewer "segments"', '(--max-triangles 2095104)');
+  });
+
+  it('an SDF of 512 cells is refused; raising the limit is accepted by the option', () => {
+    const file = join(dir, 'cells.json');
+    writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box', size: [1, 0.05, 0.05], sdf: { cells: 512 } } }));
+    // A thin box: 517 x 30 x 30 nodes, under the default limit, is built.
+    const ok = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(ok.status, ok.stderr).toBe(0);
+    writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box', sdf: { cells: 512 } } }));
+    expectBadInput(stackfield(['run', file, '--steps', '1']), 'would have 138188413 nodes', '(--max-sdf-nodes 138188413)');
+    expectBadInput(stackfield(['run', file, '--max-sdf-nodes', 'lots']), '--max-sdf-nodes expects an integer');
+  });
+
+  it('progress is shown for work that takes longer than the delay (0 here)', () => {
+    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=3', '--steps', '3', '--summary', 'none'], { env: { STACKFIELD_PROGRESS_AFTER_MS: '0' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('stackfield: building the world: shape 2 of 2 ("box"), SDF 0%');
+    expect(r.stderr).toContain('stackfield: step 1 of 3 (33%)');
+    const sdf = stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '16', '--out', join(dir, 'g.json')], { env: { STACKFIELD_PROGRESS_AFTER_MS: '0' } });
+    expect(sdf.status, sdf.stderr).toBe(0);
+    expect(sdf.stderr).toMatch(/stackfield: baking \d+ nodes: \d+%/);
+  });
+});
+
+describe('messages say what is wrong', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-msg-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a huge or tiny procedural box is refused for its size, not for triangles the user never wrote', () => {
+    for (const size of [[1e30, 1e30, 1e30], [1e-30, 1e-30, 1e-30]]) {
+      const file = join(dir, 'size.json');
+      writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box', size } }));
+      const r = stackfield(['run', file]);
+      expectBadInput(r, 'size.json: shapes.b:', 'across (bounding-box diagonal)');
+      expect(r.stderr).not.toContain('triangle');
+      // The scene file is named once.
+      expect(r.stderr.split('size.json')).toHaveLength(2);
+    }
+  });
+
+  it('a mesh path that is a device or a directory is named as such, not "not found"', () => {
+    const file = join(dir, 'dev.json');
+    writeFileSync(file, scene([{ name: 'b', shape: 'm' }], { m: { type: 'mesh', path: '/dev/null' } }));
+    const dev = stackfield(['run', file]);
+    expectBadInput(dev, 'shapes.m.path', 'mesh path "/dev/null" is a character device, not a mesh file');
+    expect(dev.stderr).not.toContain('not found');
+    writeFileSync(file, scene([{ name: 'b', shape: 'm' }], { m: { type: 'mesh', path: '.' } }));
+    expectBadInput(stackfield(['run', file]), 'is a directory, not a mesh file');
+    expectBadInput(stackfield(['run', '/dev/zero']), '/dev/zero: is a character device, not a scene file');
+    expectBadInput(stackfield(['sdf', dir, '--out', join(dir, 'x.json')]), 'is a directory');
+  });
+
+  it('a mesh error names the scene file once and counts OBJ vertices from 1', () => {
+    // Vertex 1 is used by no face; the open edge runs between OBJ vertices 2 and 4.
+    writeFileSync(join(dir, 'open.obj'), 'v 9 9 9\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0.5 0.5 0\nf 2 4 3\nf 2 3 5\nf 3 4 5\nf 2 5 4\nf 2 3 6\n');
+    const file = join(dir, 'obj.json');
+    writeFileSync(file, scene([{ name: 'b', shape: 'm' }], { m: { type: 'mesh', path: 'open.obj' } }));
+    const r = stackfield(['run', file]);
+    expectBadInput(r, 'obj.json: shapes.m.path: open.obj: edge 2-6: mesh is not closed', 'vertex 2 (0, 0, 0) and vertex 6 (0.5, 0.5, 0)');
+    const error = r.stderr.split('\n').find((l) => l.startsWith('stackfield: error:'))!;
+    expect(error.split('obj.json')).toHaveLength(2);
+  });
+
+  it('--steps= (empty) is refused instead of read as 0', () => {
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps=']), '--steps needs a value (got an empty one)');
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps', ' ']), '--steps expects an integer');
+  });
+
+  it('a shape no body uses is still loaded: its missing mesh is reported', () => {
+    const file = join(dir, 'unused.json');
+    writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box' }, spare: { type: 'mesh', path: 'missing.obj' } }));
+    expectBadInput(stackfield(['run', file]), 'unused.json: shapes.spare.path: mesh file not found: "missing.obj"');
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The npm package as a user gets it: `npm pack` (whose `prepare` compiles lib/
+ * with declaration files), the tarball installed into an empty directory
+ * without the network, then what a user runs first: the command through npx,
+ * a ten-line script through the API, and a TypeScript file type-checked
+ * against the installed declarations.
+ *
+ * Offline: the empty project gets a lockfile naming the tarball and, for its
+ * dependencies, the exact versions, tarball URLs and hashes of this
+ * repository's package-lock.json, so `npm ci --offline` takes them from the
+ * npm cache that installing this repository filled (`npm ci` in .ci/run). No
+ * version range has to be resolved, which would need the registry.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../src/cli/nodePlatform.ts';
+
+interface LockEntry {
+  version?: string;
+  resolved?: string;
+  integrity?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  [k: string]: unknown;
+}
+
+const env = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+
+function sh(cmd: string, args: string[], cwd: string, timeout = 300_000): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env });
+}
+
+/** The lockfile of a project that depends on the tarball alone (see the file comment). */
+function lockFor(tgz: string): unknown {
+  const lock = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Record<string, unknown> & { dependencies: Record<string, string> };
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tgz)).digest('base64')}`;
+  const packages: Record<string, LockEntry> = {
+    '': { name: 'user-project', version: '1.0.0', dependencies: { stackfield: `file:${tgz}` } },
+    'node_modules/stackfield': {
+      version: pkg['version'] as string, resolved: `file:${tgz}`, integrity, license: pkg['license'],
+      dependencies: pkg.dependencies, bin: pkg['bin'], engines: pkg['engines'],
+    },
+  };
+  // Node's lookup: the nearest node_modules/<name> going up from the dependent.
+  const find = (from: string, name: string): string => {
+    for (let p = from; ; ) {
+      const path = `${p ? `${p}/` : ''}node_modules/${name}`;
+      if (lock.packages[path]) return path;
+      if (!p) throw new Error(`${name} is not in package-lock.json`);
+      const i = p.lastIndexOf('/node_modules/');
+      p = i < 0 ? '' : p.slice(0, i);
+    }
+  };
+  const todo: [string, string][] = Object.keys(pkg.dependencies).map((n) => ['', n]);
+  while (todo.length > 0) {
+    const [from, name] = todo.pop()!;
+    const path = find(from, name);
+    if (packages[path]) continue;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock.packages[path]!;
+    packages[path] = entry;
+    for (const d of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) todo.push([path, d]);
+  }
+  return { name: 'user-project', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
+}
+
+/** The ten lines a user writes first: a scene built in code, a world, steps, a pose, a backend switch, a baked SDF. */
+const SCRIPT = `import { loadScene, createWorld, bodyPose, switchBackend, bakeSdf, boxMesh, sampleSdf, destroyWorld } from 'stackfield';
+const scene = await loadScene({ format: 'stackfield-scene/1', shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [1, 1, 1] } },
+  bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'box', shape: 'box', position: [0, 2, 0] }] });
+const world = await createWorld(scene);
+for (let i = 0; i < 50; i++) await world.step();
+await switchBackend(world, 'gpu');
+for (let i = 0; i < 100; i++) await world.step();
+const grid = await bakeSdf(boxMesh([1, 1, 1]), { cells: 8 });
+console.log(JSON.stringify({ y: bodyPose(world, 'box').position[1], backend: world.backend.kind, centre: sampleSdf(grid, 0, 0, 0) }));
+destroyWorld(world);
+`;
+
+/** The same calls type-checked against the installed declarations (strict, no skipLibCheck). */
+const TYPED = `import { loadScene, createWorld, bodyPose, InputError, type BodyPose, type SceneDesc, type World } from 'stackfield';
+const scene: SceneDesc = await loadScene('scene.json');
+const world: World = await createWorld(scene, { backend: 'cpu', warn: (m: string) => console.warn(m) });
+await world.step();
+const pose: BodyPose = bodyPose(world, 0);
+const height: number = pose.position[1] + world.bodies.pos[1]!;
+const e: InputError = new InputError('message', 'file.json', 'bodies[0]');
+console.log(height, e.where);
+`;
+
+describe('the npm package', () => {
+  let dir = '';
+  let project = '';
+  let tgz = '';
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-pack-'));
+    const pack = sh('npm', ['pack', '--json', '--pack-destination', dir], PACKAGE_ROOT);
+    expect(pack.status, pack.stderr).toBe(0);
+    const info = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+    tgz = join(dir, info[0]!.filename);
+    const files = info[0]!.files.map((f) => f.path);
+    // Compiled code with declarations, the shaders found at run time, the bunny; no sources, tests or app.
+    expect(files).toContain('lib/index.js');
+    expect(files).toContain('lib/index.d.ts');
+    expect(files).toContain('lib/cli/bin.js');
+    expect(files).toContain('shaders/common.wgsl');
+    expect(files).toContain('examples/meshes/bunny.obj');
+    expect(files).toContain('docs/api/README.md');
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('lib/app/'))).toBe(false);
+
+    project = join(dir, 'project');
+    sh('mkdir', ['-p', project], dir);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', private: true, type: 'module', dependencies: { stackfield: `file:${tgz}` } }));
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockFor(tgz), null, 2));
+    const install = sh('npm', ['ci', '--offline'], project);
+    expect(install.status, `${install.stdout}\n${install.stderr}`).toBe(0);
+  }, 600_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('declares a typed entry point, a compiled command and tsx only for development', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'stackfield', 'package.json'), 'utf8'));
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.exports['.']).toEqual({ types: './lib/index.d.ts', default: './lib/index.js' });
+    expect(pkg.bin).toEqual({ stackfield: 'lib/cli/bin.js' });
+    expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
+    expect(Object.keys(pkg.devDependencies)).toContain('tsx');
+  });
+
+  it('runs `npx stackfield run --builtin rings --steps 10` from the installed tarball', () => {
+    const r = sh('npx', ['stackfield', 'run', '--builtin', 'rings', '--steps', '10', '--summary', 'json'], project, 120_000);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { step: number; bodies: unknown[] });
+    expect(lines.map((l) => l.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(lines[10]!.bodies).toHaveLength(64); // 60 rings, 3 pegs, the ground
+    const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary;
+    expect(summary.steps).toBe(10);
+    expect(summary.nonFinite).toBe(0);
+    const version = sh('npx', ['stackfield', '--version'], project, 60_000);
+    expect(version.stdout.trim()).toBe(`stackfield ${JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version}`);
+  }, 180_000);
+
+  it('runs a ten-line script through the API: a box dropped from 2 m rests on the floor, on the GPU after a switch', () => {
+    expect(SCRIPT.trim().split('\n')).toHaveLength(10);
+    writeFileSync(join(project, 'try.mjs'), SCRIPT);
+    const r = sh(process.execPath, ['try.mjs'], project, 180_000);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim()) as { y: number; backend: string; centre: number };
+    // 1.5 s: the box fell 1.5 m in 0.55 s and rests with its centre half a side up.
+    expect(out.y).toBeCloseTo(0.5, 2);
+    expect(out.backend).toBe('gpu');
+    // The unit cube's centre is half a side deep.
+    expect(out.centre).toBeCloseTo(-0.5, 5);
+  }, 240_000);
+
+  it('type-checks a TypeScript user of the declarations (strict, library checking on)', () => {
+    writeFileSync(join(project, 'typed.ts'), TYPED);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true,
+          skipLibCheck: false, types: ['node'], typeRoots: [join(PACKAGE_ROOT, 'node_modules', '@types')],
+        },
+        files: ['typed.ts'],
+      }),
+    );
+    const tsc = join(PACKAGE_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = sh(process.execPath, [tsc, '-p', 'tsconfig.json'], project, 180_000);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  }, 240_000);
+});
