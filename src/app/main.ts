@@ -29,7 +29,7 @@ import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import type { SceneRenderer } from './sceneRenderer.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
-import { formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
 import {
   defaultViews,
   resolveSliceBody,
@@ -61,6 +61,10 @@ class App {
   private sceneName: string | null = null;
   private params: Record<string, number> = {};
   private fileName: string | null = null;
+  /** The scene being loaded (kept in the URL while nothing is shown yet). */
+  private requested: { scene: string | null; params: Record<string, number>; file: string | null } | null = null;
+  /** Set when the device is lost: resolves once the app runs on the CPU with the 2D view. */
+  private gpuLoss: Promise<void> | null = null;
   private detachInput: (() => void) | null = null;
   private frames = 0;
   private fpsT0 = performance.now();
@@ -94,7 +98,7 @@ class App {
         this.panel.stats.steps = w.stepCount;
         document.body.dataset['steps'] = String(w.stepCount);
       },
-      onError: (e) => this.showError(e),
+      onError: (e) => void this.stepFailed(e),
       onPlaying: (p) => this.panel.showPlaying(p),
       warn: (m) => this.notice(m, 'warn'),
     });
@@ -106,7 +110,7 @@ class App {
         sceneParamsChanged: (p) => void this.openBuiltin(this.sceneName!, p, false),
         openFile: () => $<HTMLInputElement>('file-input').click(),
         togglePlay: () => this.togglePlay(),
-        step: () => void this.sim.step().catch((e) => this.showError(e)),
+        step: () => this.stepOnce(),
         reset: () => void this.reset(),
         setBackend: (k) => void this.setBackend(k),
         solverChanged: (s) => this.solverChanged(s),
@@ -137,7 +141,13 @@ class App {
     const name = url.scene && this.builtins.some((b) => b.name === url.scene) ? url.scene : this.builtins[0]?.name;
     if (url.scene && name !== url.scene) this.notice(`There is no built-in scene "${url.scene}"; showing "${name}".`, 'warn');
     if (url.file) this.notice(`The link named the scene file "${url.file}"; a link cannot carry the file itself: open it again.`, 'warn');
-    if (name) await this.openBuiltin(name, url.params, true);
+    if (name) {
+      // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
+      const info = this.builtins.find((b) => b.name === name)!;
+      const { params, notes } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`);
+      if (notes.length > 0) this.notice(`The link's parameters were adjusted: ${notes.join(' ')}`, 'warn');
+      await this.openBuiltin(name, params, true);
+    }
     document.body.dataset['appReady'] = '1';
   }
 
@@ -151,7 +161,7 @@ class App {
       // Any loss we did not cause, including a browser-side destroy (a crashed GPU process can
       // report reason "destroyed"), falls back to the CPU and the 2D view.
       void gpu.device.lost.then((info) => {
-        if (this.gpu === gpu) void this.gpuLost(`WebGPU device lost (${info.reason}): ${info.message || 'no message'}`);
+        if (this.gpu === gpu) this.gpuLoss = this.gpuLost(`WebGPU device lost (${info.reason}): ${info.message || 'no message'}`);
       });
       this.renderer = await WebGpuRenderer.create(canvas, gpu.device);
       document.body.dataset['adapter'] = this.gpu.adapterInfo;
@@ -181,10 +191,37 @@ class App {
     return c;
   }
 
+  /**
+   * Whether `gpu` was lost under an operation that just failed. The loss can
+   * be reported a moment after the failure it caused (a bake's error scope
+   * rejects first), so a failure on a live device waits briefly for it.
+   */
+  private async lostUnder(gpu: GpuContext | null): Promise<boolean> {
+    if (!gpu) return false;
+    if (this.gpuLoss || gpu.lostReason) return true;
+    return Promise.race([gpu.device.lost.then(() => true), sleep(LOSS_GRACE_MS).then(() => false)]);
+  }
+
+  /**
+   * Runs `op` (a load or a step); when the device was lost under it, waits
+   * until the app has moved to the CPU backend and the 2D view, and runs it
+   * once more there.
+   */
+  private async retryOnCpu<T>(op: () => Promise<T>): Promise<T> {
+    const gpu = this.gpu;
+    try {
+      return await op();
+    } catch (e) {
+      if (!(await this.lostUnder(gpu))) throw e;
+      await this.gpuLoss;
+      return op();
+    }
+  }
+
   private async gpuLost(message: string): Promise<void> {
     if (this.recorder.recording) await this.toggleRecording();
     this.gpu = null;
-    this.notice(`${message}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
+    this.notice(`${message.replace(/\.+$/, '')}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
     this.renderer.destroy();
     this.renderer = new Canvas2dRenderer(this.replaceCanvas());
     document.body.dataset['renderer'] = this.renderer.kind;
@@ -202,7 +239,7 @@ class App {
     this.detachInput = attachCameraInput(this.renderer.canvas, this.camera, {
       onCameraChange: () => {},
       togglePlay: () => this.togglePlay(),
-      step: () => void this.sim.step().catch((e) => this.showError(e)),
+      step: () => this.stepOnce(),
       reset: () => void this.reset(),
       frame: () => this.frameScene(),
     });
@@ -250,7 +287,7 @@ class App {
       this.renderer.render(this.camera, this.views);
     } catch (e) {
       // A render error repeats every frame: report it once.
-      if (!this.renderFailed) this.showError(e);
+      if (!this.renderFailed) this.showError(e, 'Drawing failed');
       this.renderFailed = true;
     }
     this.chart.draw();
@@ -266,8 +303,24 @@ class App {
       ? `${scene} · ${w.bodies.count} bodies · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()} queries${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
-      : 'loading…';
+      : this.busy
+        ? 'loading…'
+        : 'no scene is loaded';
     if (el.textContent !== text) el.textContent = text;
+  }
+
+  private stepOnce(): void {
+    void this.retryOnCpu(() => this.sim.step()).catch((e) => this.showError(e, 'A step failed'));
+  }
+
+  /** The play loop stopped on an error: a lost device is not the user's problem (play goes on on the CPU). */
+  private async stepFailed(e: unknown): Promise<void> {
+    if (await this.lostUnder(this.gpu)) {
+      await this.gpuLoss;
+      this.sim.play();
+      return;
+    }
+    this.showError(e, 'A step failed');
   }
 
   private togglePlay(): void {
@@ -277,14 +330,18 @@ class App {
 
   private async reset(): Promise<void> {
     try {
-      await this.sim.reset();
+      await this.retryOnCpu(() => this.sim.reset());
     } catch (e) {
-      this.showError(e);
+      this.showError(e, 'Could not reset the scene');
     }
   }
 
   private async setBackend(kind: BackendKind): Promise<void> {
-    await this.sim.setBackend(kind);
+    try {
+      await this.sim.setBackend(kind);
+    } catch (e) {
+      this.showError(e, `Could not switch to the ${kind.toUpperCase()} backend`);
+    }
     this.panel.showBackend(this.sim.backend, this.gpu !== null);
     document.body.dataset['backend'] = this.sim.backend;
     this.writeUrl();
@@ -300,19 +357,21 @@ class App {
     if (!info) return;
     const params = sceneParams(info.params, raw);
     this.setBusy(`Building “${info.title}”…`);
+    this.requested = { scene: name, params, file: null };
     try {
       const desc = validateScene(builtinScene(name, params), `<builtin:${name}>`);
-      await this.loadScene(desc, { readText: fetchText }, frame);
+      await this.retryOnCpu(() => this.loadScene(desc, { readText: fetchText }, frame));
       this.sceneName = name;
       this.params = params;
       this.fileName = null;
       this.panel.showScene(name, params);
       this.clearError();
-      this.writeUrl();
       document.body.dataset['scene'] = name;
     } catch (e) {
-      this.showError(e);
+      this.showError(e, 'Could not load the scene');
     } finally {
+      this.requested = null;
+      this.writeUrl();
       this.setBusy(null);
     }
   }
@@ -325,7 +384,7 @@ class App {
     try {
       const text = await scene.text();
       const desc = parseSceneText(text, scene.name);
-      await this.loadScene(desc, droppedFilesReader(files, scene.name), true);
+      await this.retryOnCpu(() => this.loadScene(desc, droppedFilesReader(files, scene.name), true));
       this.fileName = scene.name;
       this.sceneName = null;
       this.panel.showScene(null, {});
@@ -333,7 +392,7 @@ class App {
       this.writeUrl();
       document.body.dataset['scene'] = `file:${scene.name}`;
     } catch (e) {
-      this.showError(e);
+      this.showError(e, `Could not load ${scene.name}`);
     } finally {
       this.setBusy(null);
     }
@@ -391,13 +450,14 @@ class App {
     frameBounds(this.camera, min, max, c.clientWidth / Math.max(1, c.clientHeight), 1.25);
   }
 
+  /** The URL names what is shown, or while nothing is yet, what was asked for (a failed first load keeps it). */
   private writeUrl(): void {
+    const shown = this.sceneName !== null || this.fileName !== null;
+    const what = !shown && this.requested ? this.requested : { scene: this.sceneName, params: this.params, file: this.fileName };
     const search = formatAppUrl({
-      scene: this.sceneName,
-      params: this.params,
+      ...what,
       backend: this.sim.backend,
       views: viewsToParam(this.views) || null,
-      file: this.fileName,
     });
     if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
     document.body.dataset['backend'] = this.sim.backend;
@@ -411,7 +471,7 @@ class App {
         this.recorder.start(this.renderer.canvas);
       }
     } catch (e) {
-      this.showError(e);
+      this.showError(e, 'Recording failed');
     }
     this.panel.showRecording(this.recorder.recording, this.recorder.lastRecording !== null);
     $('rec-dot').hidden = !this.recorder.recording;
@@ -445,16 +505,24 @@ class App {
     $('error-close').addEventListener('click', () => this.clearError());
   }
 
+  private busy = false;
+
   private setBusy(message: string | null): void {
+    this.busy = message !== null;
     const el = $('busy');
     el.hidden = message === null;
     if (message) el.textContent = message;
   }
 
-  /** Shows an error in the page: input errors verbatim (file, JSON path, what was expected), others with their kind. */
-  private showError(e: unknown): void {
+  /**
+   * Shows an error in the page under a title that says what failed (loading,
+   * a step, the device...): input errors verbatim (file, JSON path, what was
+   * expected), others with their kind.
+   */
+  private showError(e: unknown, title: string): void {
     const text = e instanceof InputError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     if (!(e instanceof InputError)) console.warn(e);
+    $('error-title').textContent = title;
     $('error-text').textContent = text;
     $('error').hidden = false;
   }
@@ -481,6 +549,13 @@ class App {
   }
 }
 
+/** How long a failure on a live device waits for the loss that may have caused it. */
+const LOSS_GRACE_MS = 500;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -488,7 +563,8 @@ function errorText(e: unknown): string {
 void new App().start().catch((e) => {
   const el = document.getElementById('error-text');
   if (el) {
-    el.textContent = `The app could not start: ${errorText(e)}`;
+    document.getElementById('error-title')!.textContent = 'The app could not start';
+    el.textContent = errorText(e);
     document.getElementById('error')!.hidden = false;
   }
   console.error(e);

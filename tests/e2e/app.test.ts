@@ -198,6 +198,7 @@ describe('viewer (index.html)', () => {
     await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
     const shown = await page.locator('#error-text').textContent();
     expect(shown).toBe(cli);
+    expect(await page.locator('#error-title').textContent()).toBe('Could not load broken.json');
     await page.screenshot({ path: join(OUT, 'e2e-viewer-file-error.png') });
     // The scene that was running stays.
     expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('rings');
@@ -318,6 +319,40 @@ describe('when the WebGPU device is lost', () => {
       expect(errors).toEqual([]);
     } finally {
       await page.close();
+    }
+  }, 90_000);
+});
+
+describe('when the WebGPU device is lost during the first load', () => {
+  it('loads the scene again on the CPU backend with the 2D view, and the URL keeps the scene', async () => {
+    // Without the Vulkan flags SwiftShader's device is lost when the first frame is presented,
+    // while the scene's SDFs are still baking on the GPU.
+    const plain = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => !/vulkan/i.test(a)) });
+    try {
+      const page = await plain.newPage({ viewport: { width: 1200, height: 720 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+      await page.goto(`${base}/?scene=tower&height=3&backend=gpu`);
+      await waitForApp(page);
+      await page.waitForFunction(() => document.body.dataset['scene'] === 'tower', null, { timeout: 30_000 });
+      const ds = await page.evaluate(() => ({ ...document.body.dataset }));
+      expect(ds['renderer']).toBe('canvas2d');
+      expect(ds['backend']).toBe('cpu');
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(await page.locator('#status').textContent()).toContain('4 bodies');
+      const notice = await page.locator('.notice-gpu').textContent();
+      expect(notice).toMatch(/device lost/);
+      expect(notice).not.toMatch(/\.\./);
+      const url = new URL(page.url());
+      expect(url.searchParams.get('scene')).toBe('tower');
+      expect(url.searchParams.get('height')).toBe('3');
+      expect(url.searchParams.get('backend')).toBe('cpu');
+      // And it runs.
+      await page.getByRole('button', { name: 'Step' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 1, null, { timeout: 30_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
     }
   }, 90_000);
 });
