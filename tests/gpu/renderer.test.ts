@@ -6,7 +6,7 @@
  * createBuffer and GPUBuffer.destroy are wrapped to count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultCamera, frameBounds } from '../../src/app/camera.ts';
+import { defaultCamera, frameBox } from '../../src/app/camera.ts';
 import { GpuSceneRenderer } from '../../src/app/gpuRenderer.ts';
 import { defaultViews, setView, VIEW_NAMES, type ViewState } from '../../src/app/views.ts';
 import type { World } from '../../src/dynamics/world.ts';
@@ -122,7 +122,7 @@ describe('WebGPU renderer resources', () => {
 
   function frame(r: GpuSceneRenderer, w: World | null, views: ViewState): void {
     const cam = defaultCamera();
-    if (w) frameBounds(cam, [-2, 0, -2], [2, 3, 2], W / H);
+    if (w) frameBox(cam, [-2, 0, -2], [2, 3, 2], { width: W, height: H, insets: { left: 0, top: 0, right: 0, bottom: 0 } });
     r.render(cam, views, target.createView());
   }
 
