@@ -53,9 +53,9 @@ const ROWS: { key: keyof WorldNumbers; label: string; tip: string; format: (v: n
   { key: 'penetration', label: 'deepest', tip: 'deepest penetration among the contacts of the last step', format: (v) => `${fixed(v * 1000)} mm` },
 ];
 
-/** Three significant figures, without an exponent for everyday sizes. */
+/** Three significant figures, without an exponent for everyday sizes; rounding noise as 0. */
 function fixed(v: number): string {
-  if (v === 0) return '0';
+  if (Math.abs(v) < 1e-9) return '0';
   const a = Math.abs(v);
   if (a >= 1000) return v.toFixed(0);
   if (a >= 0.001) return v.toPrecision(3);
@@ -128,7 +128,7 @@ export class LevelsLegend {
     }
     const scale = document.createElement('div');
     scale.className = 'legend-scale';
-    scale.innerHTML = '<span>0 ground</span><span>11, then again from 0</span>';
+    scale.innerHTML = '<span>0: on the ground</span><span>11, then 0 again</span>';
     const none = document.createElement('div');
     none.className = 'legend-none';
     levelColor(-1, c);

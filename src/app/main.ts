@@ -67,6 +67,8 @@ const HUD_MS = 100;
 /** Framing margin for one body (it gets a little room around it). */
 const BODY_MARGIN = 1.6;
 const NUMBERS_KEY = 'stackfield.numbers';
+/** How long a warning notice stays (ms). */
+const NOTICE_MS = 25_000;
 
 class App {
   private gpu: GpuContext | null = null;
@@ -414,7 +416,7 @@ class App {
       time: w?.time ?? 0,
       behind: tl && this.sim.cursor >= 0 && this.sim.cursor < tl.count - 1 ? tl.timeOf(tl.count - 1) - tl.timeOf(this.sim.cursor) : 0,
       busySeconds: started > 0 ? (performance.now() - started) / 1000 : 0,
-      pending: pending ? `switching to ${pending.toUpperCase()} after the running step…` : '',
+      pending: pending ? `→ ${pending.toUpperCase()} after this step…` : '',
     });
     this.panel.showBackendNote(this.backendNote());
     this.updateStatus();
@@ -822,6 +824,15 @@ class App {
     x.addEventListener('click', () => n.remove());
     n.append(t, x);
     box.append(n);
+    // Warnings step aside after a while (what they say stays in the panel or the status line);
+    // a lost or missing GPU stays until dismissed. Not while the pointer is on one.
+    if (kind === 'warn') {
+      const fade = () => {
+        if (n.matches(':hover')) setTimeout(fade, 5_000);
+        else n.remove();
+      };
+      setTimeout(fade, NOTICE_MS);
+    }
   }
 }
 

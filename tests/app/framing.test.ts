@@ -34,11 +34,11 @@ describe('framing', () => {
           x0 = Math.min(x0, at.x); x1 = Math.max(x1, at.x); y0 = Math.min(y0, at.y); y1 = Math.max(y1, at.y);
         }
       }
-      // Tight: the bodies span most of the free width or height (the margin 1.1 leaves about 90 %;
-      // the target is the middle of the world box, not of the picture, so one side may stay emptier).
+      // Not a speck: the bodies span a good part of the free width or height. (The framed box has
+      // room around the bodies, a body's size and a sixth of its own each side, and the ground
+      // under it, so a lone door on a hinge fills about a third.)
       const fill = Math.max((x1 - x0) / (free.x1 - free.x0), (y1 - y0) / (free.y1 - free.y0));
-      console.log(info.name, fill.toFixed(2));
-      expect(fill, info.name).toBeGreaterThan(0.0);
+      expect(fill, info.name).toBeGreaterThan(0.25);
     }
   }, 120_000);
 
