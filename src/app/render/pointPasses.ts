@@ -21,6 +21,14 @@ export const POINTS_ON_TOP: PipelineSpec = {
   depthCompare: 'always',
 };
 
+/** Writes a vertex list into a grow buffer; true when the buffer was replaced (its bind groups are stale). */
+function upload(device: GPUDevice, buffer: GrowBuffer, list: VertexList): boolean {
+  if (list.count === 0) return false;
+  const replaced = buffer.ensure(list.count * OVERLAY_VERTEX_BYTES);
+  device.queue.writeBuffer(buffer.buffer, 0, list.buffer, 0, list.count * OVERLAY_VERTEX_BYTES);
+  return replaced;
+}
+
 /** The frame's overlay lines, over the scene. */
 export class OverlayLinesPass implements RenderPassNode {
   readonly label = 'overlay lines';
@@ -51,11 +59,8 @@ export class OverlayLinesPass implements RenderPassNode {
   setScene(_scene: SceneGeometry | null): void {}
 
   prepare(f: FrameState): void {
-    const lines = f.overlay.lines;
-    this.count = lines.count;
-    if (this.count === 0) return;
-    this.buffer.ensure(this.count * OVERLAY_VERTEX_BYTES);
-    this.ctx.device.queue.writeBuffer(this.buffer.buffer, 0, lines.buffer, 0, this.count * OVERLAY_VERTEX_BYTES);
+    this.count = f.overlay.lines.count;
+    upload(this.ctx.device, this.buffer, f.overlay.lines);
   }
 
   record(pass: GPURenderPassEncoder): void {
@@ -95,13 +100,10 @@ export class ContactPointsPass implements RenderPassNode {
   setScene(_scene: SceneGeometry | null): void {}
 
   prepare(f: FrameState): void {
-    const points = f.overlay.points;
-    this.count = points.count;
-    if (this.count === 0) return;
-    if (this.buffer.ensure(this.count * OVERLAY_VERTEX_BYTES)) {
+    this.count = f.overlay.points.count;
+    if (upload(this.ctx.device, this.buffer, f.overlay.points)) {
       this.bindGroup = this.ctx.pointBindGroup(this.buffer.buffer, this.style.buffer, 'contact points');
     }
-    this.ctx.device.queue.writeBuffer(this.buffer.buffer, 0, points.buffer, 0, this.count * OVERLAY_VERTEX_BYTES);
   }
 
   record(pass: GPURenderPassEncoder): void {
