@@ -17,6 +17,7 @@ import { parseSceneText } from '../../src/scene/load.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { createBackend } from '../../src/collision/backends.ts';
 import type { Simulation } from '../../src/app/simulation.ts';
+import { describeScene } from '../../src/app/panel.ts';
 import type { Viewport } from '../../src/app/camera.ts';
 import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
@@ -167,6 +168,11 @@ describe('viewer (index.html)', () => {
     expect(ds['renderer']).toBe('webgpu');
     expect(ds['scene']).toBe('tower');
     expect(await page.locator('#error').isHidden()).toBe(true);
+    // The picker says what the scene is for, and each parameter what it does (tooltips).
+    const tower = listBuiltins().find((b) => b.name === 'tower')!;
+    expect((await page.locator('.scene-description').textContent()) ?? '').toBe(describeScene(tower));
+    const height = tower.params.find((p) => p.name === 'height')!;
+    expect(await row(page, 'height').getAttribute('title')).toBe(`${height.description} (${height.min} … ${height.max}, default ${height.default})`);
     first = await sceneShot(page, 'viewer-tower');
     // A blank or single-colour canvas has a luminance variance near 0; the scene has ground, boxes and shadows.
     expect(lumaVariance(first)).toBeGreaterThan(40);
