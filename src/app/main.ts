@@ -109,6 +109,8 @@ class App {
   private busy = false;
   private renderFailed = false;
   private readonly projected = { x: 0, y: 0, front: false };
+  /** The viewport as last measured (on every resize): read every frame without a layout. */
+  private view: Viewport = { width: 1, height: 1, insets: { left: 0, top: 0, right: 0, bottom: 0 } };
   private readonly box = new Float64Array(6);
   private readonly rayOrigin = new Float64Array(3);
   private readonly rayDir = new Float64Array(3);
@@ -329,7 +331,8 @@ class App {
     const apply = (w: number, h: number) => {
       this.renderer.resize(w, h);
       if (this.renderer instanceof WebGpuRenderer) this.renderer.setPixelRatio(devicePixelRatio || 1);
-      applyViewport(this.camera, this.viewport());
+      this.view = this.viewport();
+      applyViewport(this.camera, this.view);
     };
     this.resizeObserver = new ResizeObserver((entries) => {
       for (const e of entries) {
@@ -456,7 +459,7 @@ class App {
     }
     const b = this.box;
     // Above the middle of the body's box top.
-    projectPoint(this.camera, this.viewport(), [0.5 * (b[0]! + b[3]!), b[4]!, 0.5 * (b[2]! + b[5]!)], this.projected);
+    projectPoint(this.camera, this.view, [0.5 * (b[0]! + b[3]!), b[4]!, 0.5 * (b[2]! + b[5]!)], this.projected);
     if (!this.projected.front) {
       this.label.show(null);
       return;
