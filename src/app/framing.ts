@@ -1,0 +1,167 @@
+/**
+ * What the camera frames: the world box of every body but the analytic
+ * planes (which are infinite), or of one body; and picking the body under
+ * a pixel (a ray against each body's local box, then its triangles).
+ */
+import { rotateByQuat } from '../dynamics/math.ts';
+import { framePoints, type OrbitCamera, type Viewport } from './camera.ts';
+import { shadowPlane, type Plane } from './frameData.ts';
+import { worldAabb } from './overlays.ts';
+import type { RenderWorld } from './sceneRenderer.ts';
+
+/**
+ * World box of the non-plane bodies (all of them, or only body `only`),
+ * as min xyz then max xyz; false when there is none.
+ */
+export function worldBounds(world: RenderWorld, out: Float64Array, only = -1): boolean {
+  const b = world.bodies;
+  const box = scratchBox;
+  out.fill(Infinity, 0, 3);
+  out.fill(-Infinity, 3, 6);
+  let any = false;
+  for (let i = only >= 0 ? only : 0; i < (only >= 0 ? Math.min(only + 1, b.count) : b.count); i++) {
+    const s = world.shapes[b.shape[i]!]!;
+    if (s.kind === 'plane') continue;
+    worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, box);
+    for (let k = 0; k < 3; k++) {
+      out[k] = Math.min(out[k]!, box[k]!);
+      out[k + 3] = Math.max(out[k + 3]!, box[k + 3]!);
+    }
+    any = true;
+  }
+  return any;
+}
+const scratchBox = new Float64Array(6);
+
+/**
+ * Frames the non-plane bodies (or body `only`): the target at the middle of
+ * their world box, the distance from which every corner of every body's box
+ * lies inside the viewport's free part. A whole scene gets some room around
+ * it, so a lone body shows what it stands on and a walker has somewhere to
+ * walk: the box grows sideways by a body's size (and a sixth of its own
+ * size), and down to the ground under its middle. False when there is
+ * nothing to frame.
+ */
+export function frameWorld(c: OrbitCamera, world: RenderWorld, v: Viewport, only = -1, margin = 1.1): boolean {
+  const all = new Float64Array(6);
+  if (!worldBounds(world, all, only)) return false;
+  const b = world.bodies;
+  const corners: number[] = [];
+  for (let i = only >= 0 ? only : 0; i < (only >= 0 ? only + 1 : b.count); i++) {
+    const s = world.shapes[b.shape[i]!]!;
+    if (s.kind === 'plane') continue;
+    worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, scratchBox);
+    pushCorners(corners, scratchBox);
+  }
+  if (only < 0) {
+    let radius = 0;
+    for (let i = 0; i < b.count; i++) {
+      const s = world.shapes[b.shape[i]!]!;
+      if (s.kind !== 'plane') radius = Math.max(radius, s.radius);
+    }
+    for (const k of [0, 2]) {
+      const pad = Math.max(radius, (all[k + 3]! - all[k]!) / 6);
+      scratchBox[k] = all[k]! - pad;
+      scratchBox[k + 3] = all[k + 3]! + pad;
+    }
+    scratchBox[1] = all[1]!;
+    scratchBox[4] = all[4]!;
+    const ground = shadowPlane(world, scratchPlane);
+    if (ground && Math.abs(ground.n[1]) > 1e-6) {
+      // The ground's height under the middle of the box: n . (x, y, z) = d.
+      const x = 0.5 * (all[0]! + all[3]!), z = 0.5 * (all[2]! + all[5]!);
+      const y = (ground.d - ground.n[0] * x - ground.n[2] * z) / ground.n[1];
+      if (y < scratchBox[1]!) scratchBox[1] = Math.max(y, all[1]! - Math.max(2 * radius, all[4]! - all[1]!));
+    }
+    pushCorners(corners, scratchBox);
+    for (let k = 0; k < 3; k++) {
+      all[k] = scratchBox[k]!;
+      all[k + 3] = scratchBox[k + 3]!;
+    }
+  }
+  framePoints(c, corners, [0.5 * (all[0]! + all[3]!), 0.5 * (all[1]! + all[4]!), 0.5 * (all[2]! + all[5]!)], v, margin);
+  return true;
+}
+
+function pushCorners(out: number[], box: ArrayLike<number>): void {
+  for (let k = 0; k < 8; k++) out.push(box[k & 1 ? 3 : 0]!, box[k & 2 ? 4 : 1]!, box[k & 4 ? 5 : 2]!);
+}
+
+const scratchPlane: Plane = { n: [0, 1, 0], d: 0 };
+
+/**
+ * The body whose surface a ray (unit direction) hits first, or -1. Each
+ * body's box is tested in its own frame before its triangles are.
+ */
+export function pickBody(world: RenderWorld, origin: ArrayLike<number>, dir: ArrayLike<number>): number {
+  const b = world.bodies;
+  let best = -1;
+  let bestT = Infinity;
+  const o = [0, 0, 0];
+  const d = [0, 0, 0];
+  const inv = [0, 0, 0, 1];
+  for (let i = 0; i < b.count; i++) {
+    const s = world.shapes[b.shape[i]!]!;
+    if (s.kind === 'plane') continue;
+    // Into the body's frame, by the conjugate quaternion: p_local = R^T (p - c).
+    for (let k = 0; k < 3; k++) inv[k] = -b.quat[4 * i + k]!;
+    inv[3] = b.quat[4 * i + 3]!;
+    rotateByQuat(inv, 0, origin[0]! - b.pos[3 * i]!, origin[1]! - b.pos[3 * i + 1]!, origin[2]! - b.pos[3 * i + 2]!, o);
+    rotateByQuat(inv, 0, dir[0]!, dir[1]!, dir[2]!, d);
+    const lb = s.localBounds;
+    const entry = slab(o, d, lb.min, lb.max);
+    if (entry === null || entry >= bestT) continue;
+    const t = rayMesh(o, d, s.mesh.positions, s.mesh.indices, bestT);
+    if (t < bestT) {
+      bestT = t;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/** Where a ray enters a box (0 when it starts inside), or null when it misses. */
+function slab(o: number[], d: number[], min: readonly number[], max: readonly number[]): number | null {
+  let t0 = 0;
+  let t1 = Infinity;
+  for (let k = 0; k < 3; k++) {
+    if (Math.abs(d[k]!) < 1e-12) {
+      if (o[k]! < min[k]! || o[k]! > max[k]!) return null;
+      continue;
+    }
+    let a = (min[k]! - o[k]!) / d[k]!;
+    let c = (max[k]! - o[k]!) / d[k]!;
+    if (a > c) [a, c] = [c, a];
+    t0 = Math.max(t0, a);
+    t1 = Math.min(t1, c);
+    if (t0 > t1) return null;
+  }
+  return t0;
+}
+
+/** Nearest triangle hit before `limit` (Moeller-Trumbore, both faces), or Infinity. */
+function rayMesh(o: number[], d: number[], p: Float64Array, idx: Uint32Array, limit: number): number {
+  let best = limit;
+  let hit = false;
+  for (let t = 0; t < idx.length; t += 3) {
+    const a = 3 * idx[t]!, b = 3 * idx[t + 1]!, c = 3 * idx[t + 2]!;
+    const e1x = p[b]! - p[a]!, e1y = p[b + 1]! - p[a + 1]!, e1z = p[b + 2]! - p[a + 2]!;
+    const e2x = p[c]! - p[a]!, e2y = p[c + 1]! - p[a + 1]!, e2z = p[c + 2]! - p[a + 2]!;
+    const px = d[1]! * e2z - d[2]! * e2y, py = d[2]! * e2x - d[0]! * e2z, pz = d[0]! * e2y - d[1]! * e2x;
+    const det = e1x * px + e1y * py + e1z * pz;
+    if (Math.abs(det) < 1e-18) continue;
+    const inv = 1 / det;
+    const sx = o[0]! - p[a]!, sy = o[1]! - p[a + 1]!, sz = o[2]! - p[a + 2]!;
+    const u = (sx * px + sy * py + sz * pz) * inv;
+    if (u < 0 || u > 1) continue;
+    const qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+    const v = (d[0]! * qx + d[1]! * qy + d[2]! * qz) * inv;
+    if (v < 0 || u + v > 1) continue;
+    const dist = (e2x * qx + e2y * qy + e2z * qz) * inv;
+    if (dist > 0 && dist < best) {
+      best = dist;
+      hit = true;
+    }
+  }
+  return hit ? best : Infinity;
+}
