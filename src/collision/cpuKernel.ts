@@ -58,7 +58,7 @@ export function prepareKernelShape(points: Float32Array, count: number, grid: Sd
     clusters.set(sph, 4 * c);
     if (!Number.isFinite(sph[3])) clusters[4 * c + 3] = 0;
   }
-  const radius = samplesBoundingSphere(s, 0, points.length / 4, ORIGIN)[3];
+  const radius = samplesBoundingSphere(s, 0, count, ORIGIN)[3];
   return { points, count, grid, radius, clusters };
 }
 

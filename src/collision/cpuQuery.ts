@@ -20,8 +20,7 @@ export function badShapeMessage(batch: QueryBatch, shapes: number): string | nul
 
 export class CpuPenetrationBackend implements PenetrationBackend {
   readonly kind = 'cpu' as const;
-  /** The shapes as the kernel sees them (the pool reads them to run the kernel on its main thread). */
-  shapes: KernelShape[] = [];
+  private shapes: KernelShape[] = [];
   private result: QueryResult = {
     count: 0,
     taskStart: new Uint32Array(1),
@@ -36,6 +35,11 @@ export class CpuPenetrationBackend implements PenetrationBackend {
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.map((s) => prepareKernelShape(s.samples.points, sampleCount(s.samples), s.sdf));
+  }
+
+  /** Shapes already prepared for the kernel (the pool's, over shared memory). */
+  setKernelShapes(shapes: KernelShape[]): void {
+    this.shapes = shapes;
   }
 
   async query(batch: QueryBatch): Promise<QueryResult> {
