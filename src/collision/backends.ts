@@ -76,7 +76,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
           destroy: () => query.destroy(),
         };
       }
-      return singleThread(`queries run on one thread: ${why}`);
+      return singleThread(`CPU queries run on one thread: ${why}`);
     }
     return singleThread(null);
   }

@@ -82,6 +82,9 @@ const TASK_COST = 32;
 
 const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
+const NOT_ISOLATED =
+  'the page is not cross-origin isolated (it needs the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
+
 /**
  * Why the pool cannot run here, or null when it can: it needs
  * SharedArrayBuffer and Atomics (in a browser only on a cross-origin
@@ -89,10 +92,10 @@ const isNode = typeof process !== 'undefined' && typeof process.versions?.node =
  */
 export function poolUnavailable(): string | null {
   if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined') {
-    return isNode ? 'SharedArrayBuffer is unavailable' : 'the page is not cross-origin isolated (no SharedArrayBuffer)';
+    return isNode ? 'SharedArrayBuffer is unavailable' : NOT_ISOLATED;
   }
   if (isNode) return null;
-  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated !== true) return 'the page is not cross-origin isolated';
+  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated !== true) return NOT_ISOLATED;
   if (typeof Worker === 'undefined') return 'Web Workers are unavailable';
   return null;
 }
