@@ -14,19 +14,12 @@ import { createBackend, parseThreads } from '../../src/collision/backends.ts';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
 import { ParallelPenetrationBackend, type PoolOptions } from '../../src/collision/parallelQuery.ts';
 import { QueryBatchBuilder, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
-import { Rng } from '../../src/dynamics/math.ts';
-import type { TriMesh } from '../../src/geometry/mesh.ts';
-import { buildSamples } from '../../src/geometry/samples.ts';
-import { boneProfile, boxMesh, cupProfile, revolveMesh, sphereMesh, torusMesh } from '../../src/geometry/shapes.ts';
-import { bakeSdfCpu } from '../../src/sdf/bake.ts';
+import { boxMesh, sphereMesh } from '../../src/geometry/shapes.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 import { InputError } from '../../src/errors.ts';
-
-function shape(mesh: TriMesh, cells: number): QueryShape {
-  return { samples: buildSamples(mesh, 3), sdf: bakeSdfCpu(mesh, { cells }) };
-}
+import { BOX, queryShape, randomBatch as fixtureBatch, randomQuat, rng, testShapes, TORUS } from './queryFixtures.ts';
 
 /** A copy of a result (the backends reuse their arrays), compared bit for bit. */
 interface Snapshot {
@@ -64,16 +57,9 @@ function expectIdentical(pool: Snapshot, single: Snapshot, what: string): void {
   if (d) expect.fail(`${what}: pool and single thread differ at ${d}`);
 }
 
-function randomQuat(r: Rng): [number, number, number, number] {
-  for (;;) {
-    const q: [number, number, number, number] = [2 * r.next() - 1, 2 * r.next() - 1, 2 * r.next() - 1, 2 * r.next() - 1];
-    const l = Math.hypot(...q);
-    if (l > 0.1 && l <= 1) return [q[0] / l, q[1] / l, q[2] / l, q[3] / l];
-  }
-}
-
 describe('CPU queries on a worker pool', () => {
-  const BOX = 0, TORUS = 1, BONE = 2, CUP = 3, SMALL = 4, BALL = 5;
+  /** A fine sphere, added to the fixture's shapes: thousands of samples in one task. */
+  const BALL = 5;
   let shapes: QueryShape[];
   const single = new CpuPenetrationBackend();
   const pools: ParallelPenetrationBackend[] = [];
@@ -86,30 +72,7 @@ describe('CPU queries on a worker pool', () => {
     return p;
   }
 
-  const radius = (s: QueryShape): number => {
-    let r = 0;
-    const p = s.samples.points;
-    for (let i = 0; i < p.length; i += 4) r = Math.max(r, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
-    return r;
-  };
-
-  /** Random tasks of several pairs: most near contact, one in eight far apart (no records), margins 0 to a cell. */
-  function randomBatch(seed: number, perPair: number): QueryBatchBuilder {
-    const r = new Rng(seed);
-    const b = new QueryBatchBuilder();
-    const pairs: [number, number][] = [[BOX, BOX], [TORUS, BOX], [BOX, TORUS], [TORUS, TORUS], [BONE, CUP], [CUP, BONE], [BALL, TORUS], [SMALL, BOX]];
-    for (let i = 0; i < perPair; i++) {
-      for (const [a, bb] of pairs) {
-        const reach = radius(shapes[a]!) + radius(shapes[bb]!);
-        const q = randomQuat(r), d = randomQuat(r);
-        const dist = i % 8 === 7 ? reach * (1.2 + r.next()) : reach * r.next() * 0.9;
-        const n = Math.hypot(d[0], d[1], d[2]) || 1;
-        const margin = (i % 3) * 0.5 * shapes[bb]!.sdf.cellSize;
-        b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n, margin);
-      }
-    }
-    return b;
-  }
+  const randomBatch = (seed: number, perPair: number) => fixtureBatch(shapes, seed, perPair);
 
   async function compare(p: ParallelPenetrationBackend, batch: QueryBatchBuilder, what: string): Promise<Snapshot> {
     const one = snapshot(single.querySync(batch), batch.count, single.evaluated);
@@ -119,14 +82,7 @@ describe('CPU queries on a worker pool', () => {
   }
 
   beforeAll(() => {
-    shapes = [
-      shape(boxMesh([1, 0.6, 0.8]), 20),
-      shape(torusMesh(0.8, 0.3, 24, 10), 24),
-      shape(revolveMesh(boneProfile(1.6, 0.3), 12), 24),
-      shape(revolveMesh(cupProfile(0.5, 0.8, 0.1), 16), 24),
-      shape(boxMesh([0.2, 0.15, 0.1]), 8),
-      shape(sphereMesh(0.5, 48, 24), 24),
-    ];
+    shapes = [...testShapes(), queryShape(sphereMesh(0.5, 48, 24), 24)];
     single.setShapes(shapes);
   });
 
@@ -199,16 +155,16 @@ describe('CPU queries on a worker pool', () => {
     const p = await pool({ threads: 3, mainClaims: false, minSamples: 0 });
     await compare(p, randomBatch(5, 4), 'before the switch');
     // Other shapes, in another order: the workers must drop the old ones.
-    const other = [shapes[TORUS]!, shapes[BALL]!, shape(boxMesh([0.7, 0.7, 0.3]), 16)];
+    const other = [shapes[TORUS]!, shapes[BALL]!, queryShape(boxMesh([0.7, 0.7, 0.3]), 16)];
     const oneOther = new CpuPenetrationBackend();
     oneOther.setShapes(other);
     p.setShapes(other);
     await p.ready();
-    const r = new Rng(99);
+    const r = rng(99);
     const b = new QueryBatchBuilder();
     for (let t = 0; t < 300; t++) {
       const q = randomQuat(r);
-      b.push(t % 3, (t + 1) % 3, q[0], q[1], q[2], q[3], r.next() - 0.5, r.next() - 0.5, r.next() - 0.5, 0.02);
+      b.push(t % 3, (t + 1) % 3, q[0], q[1], q[2], q[3], r() - 0.5, r() - 0.5, r() - 0.5, 0.02);
     }
     const one = snapshot(oneOther.querySync(b), b.count, oneOther.evaluated);
     const many = snapshot(await p.query(b), b.count, p.evaluated);
