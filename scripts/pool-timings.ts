@@ -177,13 +177,19 @@ async function main(): Promise<void> {
     }
     return stats(xs.slice(reps / 10)).median;
   };
+  // The same tiny batch run by a worker alone: notify, wake, run, notify back (the round trip).
+  const remote = new ParallelPenetrationBackend({ threads: 2, minSamples: 0, mainClaims: false });
+  remote.setShapes(shapes);
+  await remote.ready();
   const overheadUs = {
     emptyOneThread: await perCall(() => one.querySync(empty)),
     emptyPool: await perCall(() => forced.query(empty)),
     tinyOneThread: await perCall(() => one.querySync(tiny)),
     tinyPoolForced: await perCall(() => forced.query(tiny)),
+    tinyWorkerRoundTrip: await perCall(() => remote.query(tiny)),
     tinySamples: sampleSum(tiny, shapes),
   };
+  remote.destroy();
 
   // Break-even: prefixes of the largest batch, one thread against the forced pool.
   const breakEven: { tasks: number; samples: number; oneThreadUs: number; poolUs: number }[] = [];

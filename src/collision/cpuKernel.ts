@@ -21,7 +21,7 @@
  * record), so the result equals the GPU's, which tests every sample.
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
-import { sampleSdf, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
+import { sampleSdf, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
 
 /**
  * Samples per cluster for the conservative SDF cull. A range given to
@@ -72,16 +72,17 @@ export interface RecordOut {
 
 /**
  * Whether A's bounding sphere, posed by the task at `o` (POSE_STRIDE floats
- * into `poses`), reaches B's grid box. A task that fails this has no records;
- * the pool's planner uses the same test to leave such tasks out.
+ * into `poses`), reaches B's grid box grown by the margin (the field beyond
+ * the box grows with the distance to it). A task that fails this has no
+ * records; the pool's planner uses the same test to leave such tasks out.
  */
-export function taskReaches(A: KernelShape, B: KernelShape, poses: Float32Array, o: number): boolean {
+export function taskReaches(A: KernelShape, B: KernelShape, poses: Float32Array, o: number, margin: number): boolean {
   const g = B.grid;
   const h = g.cellSize;
   const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
   const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
   const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
-  const r = A.radius;
+  const r = A.radius + Math.max(0, margin);
   const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
   return dx * dx + dy * dy + dz * dz <= r * r;
 }
@@ -89,8 +90,8 @@ export function taskReaches(A: KernelShape, B: KernelShape, poses: Float32Array,
 /**
  * Samples [first, end) of A (first a multiple of CLUSTER_SAMPLES), posed in
  * B's frame by the task's pose at `o`, against B's field: appends to `out`,
- * in sample order, every sample inside B's grid box with phi_B < margin
- * (sample index, phi, unit normal). The caller guarantees room for
+ * in sample order, every sample with phi_B < margin (sample index, phi, unit
+ * normal), beyond B's grid box through the field's extension (query.ts). The caller guarantees room for
  * end - first records past out.count. `nrm` is 3 floats of scratch. Returns
  * how many samples had their field value computed (after the culls).
  */
@@ -105,16 +106,17 @@ export function queryRange(
   out: RecordOut,
   nrm: Float64Array,
 ): number {
-  // Whole-task cull: A's bounding sphere against B's grid box.
-  if (!taskReaches(A, B, poses, o)) return 0;
+  // Whole-task cull: A's bounding sphere against B's grid box grown by the margin.
+  if (!taskReaches(A, B, poses, o, margin)) return 0;
   const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
   const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
   const g = B.grid;
   const h = g.cellSize;
   const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
   const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
-  // (Samples outside the grid box are never reported: the narrow phase
-  // keeps every margin below the grid's padding, so they are beyond it.)
+  const nxm = g.dims[0] - 1, nym = g.dims[1] - 1, nzm = g.dims[2] - 1;
+  const mg = Math.max(0, margin);
+  const inv = 1 / h;
   // Rotation matrix of q (row-major).
   const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
   const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
@@ -131,7 +133,8 @@ export function queryRange(
     const cx = m00 * ax + m01 * ay + m02 * az + tx;
     const cy = m10 * ax + m11 * ay + m12 * az + ty;
     const cz = m20 * ax + m21 * ay + m22 * az + tz;
-    if (cx < x0 - cr || cx > x1 + cr || cy < y0 - cr || cy > y1 + cr || cz < z0 - cr || cz > z1 + cr) continue;
+    const cm = cr + mg;
+    if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) continue;
     if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
       if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h) continue;
     }
@@ -140,15 +143,30 @@ export function queryRange(
       const ps = si * 4;
       const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
       const px = m00 * ax + m01 * ay + m02 * az + tx;
-      if (px < x0 || px > x1) continue;
       const py = m10 * ax + m11 * ay + m12 * az + ty;
-      if (py < y0 || py > y1) continue;
       const pz = m20 * ax + m21 * ay + m22 * az + tz;
-      if (pz < z0 || pz > z1) continue;
-      evaluated++;
-      const phi = sdfPhiInside(g, px, py, pz);
-      if (!(phi < margin)) continue;
-      sampleSdf(g, px, py, pz, nrm);
+      let phi: number;
+      if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
+        evaluated++;
+        phi = sdfPhiInside(g, px, py, pz);
+        if (!(phi < margin)) continue;
+        sampleSdf(g, px, py, pz, nrm);
+      } else {
+        // Beyond the grid box: the value at the nearest point of the box
+        // plus the distance to it, the normal pointing away from the box
+        // (the twin of `probe` in shaders/penetration.wgsl).
+        const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
+        const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
+        const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+        const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+        if (!(d < margin)) continue;
+        evaluated++;
+        phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
+        if (!(phi < margin)) continue;
+        nrm[0] = awx / d;
+        nrm[1] = awy / d;
+        nrm[2] = awz / d;
+      }
       osample[k] = si;
       ophi[k] = phi;
       onormal[3 * k] = nrm[0]!;

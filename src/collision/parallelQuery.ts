@@ -324,7 +324,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     for (let t = 0; t < n; t++) {
       const A = shapes[batch.shapeA[t]!]!;
       sent += A.count;
-      const r = taskReaches(A, shapes[batch.shapeB[t]!]!, batch.poses, t * POSE_STRIDE);
+      const r = taskReaches(A, shapes[batch.shapeB[t]!]!, batch.poses, t * POSE_STRIDE, batch.margin[t]!);
       reach[t] = r ? 1 : 0;
       if (r) {
         total += A.count;

@@ -13,7 +13,11 @@ import { grown } from '../util/growable.ts';
  * directions of every pair that needs a fresh query in ONE call.
  *
  * Results: every sample of A (vertex, face or edge sample) with
- * phi_B < margin, where the margin is the task's own (B's units). A margin
+ * phi_B < margin, where the margin is the task's own (B's units). Beyond B's
+ * grid box the field continues as its value at the nearest point of the box
+ * plus the distance to that point (normal: away from the box), so a margin
+ * may reach past the grid's padding and the field stays Lipschitz (constant
+ * 1 + sqrt(3)) everywhere, which the narrow phase's motion bound relies on. A margin
  * above 0 returns the samples near B's surface too, so the narrow phase can
  * evaluate later iterations, and later steps, from these records alone while
  * the pair moves less than the margin (src/dynamics/narrowphase.ts). Records

@@ -72,7 +72,7 @@ describe('CPU queries on a worker pool', () => {
     return p;
   }
 
-  const randomBatch = (seed: number, perPair: number) => fixtureBatch(shapes, seed, perPair);
+  const randomBatch = (seed: number, perPair: number, marginCells?: number) => fixtureBatch(shapes, seed, perPair, marginCells);
 
   async function compare(p: ParallelPenetrationBackend, batch: QueryBatchBuilder, what: string): Promise<Snapshot> {
     const one = snapshot(single.querySync(batch), batch.count, single.evaluated);
@@ -109,6 +109,13 @@ describe('CPU queries on a worker pool', () => {
         expect(full).toBeGreaterThan(batch.count / 4);
       }
     }
+  });
+
+  it('margins past the grid padding (samples beyond the grid box, through the extended field) alike', async () => {
+    const p = await pool({ threads: 3, mainClaims: false, minSamples: 0 });
+    const batch = randomBatch(17, 24, 2.5);
+    const ref = await compare(p, batch, 'margins of up to 5 cells');
+    expect(ref.sample.length).toBeGreaterThan(2000);
   });
 
   it('small batches, one task, one huge task cut into pieces, and a batch without records', async () => {

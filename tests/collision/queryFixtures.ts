@@ -3,7 +3,8 @@
  * backend with another (tests/gpu/penetration.test.ts: GPU against CPU;
  * tests/collision/parallelQuery.test.ts: the worker pool against one
  * thread): convex and nonconvex pairs near contact, some far apart, and a
- * small box strictly inside a big one, with margins from 0 to a cell.
+ * small box strictly inside a big one, with margins from 0 to a cell (or,
+ * asked for, past the grid's padding).
  */
 import { QueryBatchBuilder, type QueryShape } from '../../src/collision/query.ts';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
@@ -57,7 +58,7 @@ export function samplesRadius(s: QueryShape): number {
 }
 
 /** Random tasks over testShapes(): pairs near contact, some far apart, and the small box strictly inside the box. */
-export function randomBatch(shapes: readonly QueryShape[], seed: number, perPair: number): QueryBatchBuilder {
+export function randomBatch(shapes: readonly QueryShape[], seed: number, perPair: number, marginCells = 0.5): QueryBatchBuilder {
   const r = rng(seed);
   const b = new QueryBatchBuilder();
   const pairs: [number, number][] = [
@@ -72,8 +73,8 @@ export function randomBatch(shapes: readonly QueryShape[], seed: number, perPair
       const dist = far ? reach * (1.2 + r()) : reach * r() * 0.9;
       const d = randomQuat(r); // a random direction from a random quaternion's vector part
       const n = Math.hypot(d[0], d[1], d[2]) || 1;
-      // Margins from 0 (penetrating samples only) to a cell of B.
-      const margin = (i % 3) * 0.5 * shapes[bb]!.sdf.cellSize;
+      // Margins from 0 (penetrating samples only) to 2 marginCells cells of B.
+      const margin = (i % 3) * marginCells * shapes[bb]!.sdf.cellSize;
       b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n, margin);
     }
   }
