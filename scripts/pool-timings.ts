@@ -133,17 +133,26 @@ async function main(): Promise<void> {
     }
   }
   const passMs = new Map<number, number[]>(threadList.map((n) => [n, []]));
+  // CPU time of the whole process (every thread) per pass: unlike wall time it hardly depends on
+  // the machine's load, so 1-thread CPU over N-thread CPU says what the pool costs in extra work.
+  const passCpuMs = new Map<number, number[]>(threadList.map((n) => [n, []]));
   const callMs = new Map<number, number[]>(threadList.map((n) => [n, []]));
   for (let p = 0; p < passes + 1; p++) {
     for (const n of threadList) {
       const { run } = backends.get(n)!;
       const t0 = performance.now();
+      const u0 = process.cpuUsage();
       for (const b of batches) {
         const c0 = performance.now();
         await run(b);
         if (p > 0) callMs.get(n)!.push(performance.now() - c0);
       }
-      if (p > 0) passMs.get(n)!.push(performance.now() - t0); // pass 0 warms up
+      if (p > 0) {
+        // pass 0 warms up
+        passMs.get(n)!.push(performance.now() - t0);
+        const u = process.cpuUsage(u0);
+        passCpuMs.get(n)!.push((u.user + u.system) / 1000);
+      }
     }
   }
 
@@ -209,7 +218,16 @@ async function main(): Promise<void> {
   const replay = Object.fromEntries(
     threadList.map((n) => {
       const s = stats(passMs.get(n)!);
-      return [`threads${n}`, { passMsMedian: s.median, passMsMin: Math.min(...passMs.get(n)!), callMsMedian: stats(callMs.get(n)!).median, passes: passMs.get(n)! }];
+      return [
+        `threads${n}`,
+        {
+          passMsMedian: s.median,
+          passMsMin: Math.min(...passMs.get(n)!),
+          cpuMsMedian: stats(passCpuMs.get(n)!).median,
+          callMsMedian: stats(callMs.get(n)!).median,
+          passes: passMs.get(n)!,
+        },
+      ];
     }),
   );
   const base = stats(passMs.get(threadList[0]!)!).median;
