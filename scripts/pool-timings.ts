@@ -13,6 +13,7 @@
  * Prints JSON (medians over the passes, the load average before and after);
  * --out FILE also writes it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { CpuPenetrationBackend } from '../src/collision/cpuQuery.ts';
@@ -40,6 +41,47 @@ const sceneName = arg('scene', 'rings');
 const steps = Number(arg('steps', '150'));
 const passes = Number(arg('passes', '5'));
 const threadList = arg('threads', '1,2').split(',').map(Number);
+
+/**
+ * CPU time (ms) of every thread of this process, by thread id, from
+ * /proc/self/task/TID/stat (Linux; clock ticks of 10 ms): the main thread's
+ * and a worker's own CPU time over a pass tell what the pass would take on
+ * free cores (the longer of the two), whatever the machine's load.
+ */
+function threadCpuMs(): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 of stat (utime, stime) are 12 and 13 after the command name.
+      out.set(Number(tid), ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/** Per-thread CPU ms between two threadCpuMs() readings: the main thread's, and the busiest other thread's. */
+function threadSplit(a: Map<number, number>, b: Map<number, number>): { main: number; busiestOther: number; others: number } {
+  let main = 0, busiestOther = 0, others = 0;
+  for (const [tid, t] of b) {
+    const d = t - (a.get(tid) ?? 0);
+    if (tid === process.pid) main = d;
+    else {
+      others += d;
+      busiestOther = Math.max(busiestOther, d);
+    }
+  }
+  return { main, busiestOther, others };
+}
 
 /** Forwards to the single-thread twin and keeps a copy of every batch. */
 class Recorder implements PenetrationBackend {
@@ -136,12 +178,14 @@ async function main(): Promise<void> {
   // CPU time of the whole process (every thread) per pass: unlike wall time it hardly depends on
   // the machine's load, so 1-thread CPU over N-thread CPU says what the pool costs in extra work.
   const passCpuMs = new Map<number, number[]>(threadList.map((n) => [n, []]));
+  const passThreads = new Map<number, { main: number; busiestOther: number; others: number }[]>(threadList.map((n) => [n, []]));
   const callMs = new Map<number, number[]>(threadList.map((n) => [n, []]));
   for (let p = 0; p < passes + 1; p++) {
     for (const n of threadList) {
       const { run } = backends.get(n)!;
       const t0 = performance.now();
       const u0 = process.cpuUsage();
+      const th0 = threadCpuMs();
       for (const b of batches) {
         const c0 = performance.now();
         await run(b);
@@ -152,6 +196,7 @@ async function main(): Promise<void> {
         passMs.get(n)!.push(performance.now() - t0);
         const u = process.cpuUsage(u0);
         passCpuMs.get(n)!.push((u.user + u.system) / 1000);
+        passThreads.get(n)!.push(threadSplit(th0, threadCpuMs()));
       }
     }
   }
@@ -224,6 +269,8 @@ async function main(): Promise<void> {
           passMsMedian: s.median,
           passMsMin: Math.min(...passMs.get(n)!),
           cpuMsMedian: stats(passCpuMs.get(n)!).median,
+          /** Per pass: CPU ms of the main thread, of the busiest other thread (a worker), of all others. */
+          threadCpuMs: passThreads.get(n)!,
           callMsMedian: stats(callMs.get(n)!).median,
           passes: passMs.get(n)!,
         },
