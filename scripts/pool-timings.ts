@@ -96,9 +96,14 @@ class Recorder implements PenetrationBackend {
     this.shapes = shapes;
     this.inner.setShapes(shapes);
   }
+  /** Wall ms inside the backend while recording (the query stage's share that the pool can split). */
+  backendMs = 0;
   async query(b: QueryBatch): Promise<QueryResult> {
     this.batches.push(copyBatch(b, b.count));
-    return this.inner.querySync(b);
+    const t0 = performance.now();
+    const r = this.inner.querySync(b);
+    this.backendMs += performance.now() - t0;
+    return r;
   }
   destroy(): void {}
 }
@@ -156,7 +161,13 @@ async function main(): Promise<void> {
   const scene = validateScene(builtinScene(sceneName, params), `<builtin:${sceneName}>`);
   const rec = new Recorder();
   const world = await createWorld(scene, rec, { readText: (p) => readFile(p, 'utf8') });
-  for (let s = 0; s < steps; s++) await world.step();
+  let queryStageMs = 0;
+  for (let s = 0; s < steps; s++) {
+    await world.step();
+    queryStageMs += world.profile.ms.collisionQuery + world.profile.ms.contactQuery;
+  }
+  // Both wall clock in one process, so their ratio hardly depends on the load.
+  const backendShare = rec.backendMs / queryStageMs;
   const batches = rec.batches;
   const shapes = rec.shapes;
 
@@ -287,8 +298,24 @@ async function main(): Promise<void> {
     callsPerStep: calls / steps,
     samplesSentPerCall: batches.reduce((a, b) => a + sampleSum(b, shapes), 0) / Math.max(1, calls),
     tasksPerCall: batches.reduce((a, b) => a + b.count, 0) / Math.max(1, calls),
+    /** The backend's share of the query stages' time (collisionQuery + contactQuery) while recording. */
+    backendShareOfQueryStage: backendShare,
     replay,
     speedup,
+    /**
+     * What N threads would take on free cores, from each thread's own CPU time (the longest of the
+     * main thread and the busiest worker), and the query stage's speed-up that follows (Amdahl
+     * with the backend's share): figures that survive a loaded machine, unlike wall time.
+     */
+    freeCoreEstimate: Object.fromEntries(
+      threadList.map((n) => {
+        const t = replay[`threads${n}`]!.threadCpuMs as { main: number; busiestOther: number }[];
+        const crit = stats(t.map((x) => Math.max(x.main, x.busiestOther))).median;
+        const one = stats((replay[`threads${threadList[0]!}`]!.threadCpuMs as { main: number }[]).map((x) => x.main)).median;
+        const sb = one / crit;
+        return [`threads${n}`, { backendSpeedup: sb, queryStageSpeedup: 1 / (1 - backendShare + backendShare / sb) }];
+      }),
+    ),
     overheadUs,
     breakEven,
     cpus: `${cpus()[0]?.model ?? 'cpu'} x${cpus().length}`,
