@@ -1,6 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import { resolve } from 'node:path';
 
+/**
+ * Cross-origin isolation: without it a page gets no SharedArrayBuffer, and
+ * the CPU queries cannot run on the worker pool (src/collision/parallelQuery.ts;
+ * the app then runs them on one thread and says so). Every resource the app
+ * loads is same-origin, so require-corp blocks nothing.
+ */
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 // One config for the app (index.html, bench.html) and for vitest.
 export default defineConfig({
   build: {
@@ -12,7 +23,10 @@ export default defineConfig({
       },
     },
   },
-  server: { port: 5173 },
+  server: { port: 5173, headers: isolation },
+  preview: { headers: isolation },
+  // The query workers are ES modules (new Worker(url, { type: 'module' })).
+  worker: { format: 'es' },
   test: {
     include: ['tests/**/*.test.ts'],
     setupFiles: ['tests/setup.ts'],

@@ -16,6 +16,7 @@
  * states after it.
  */
 import { createBackend, type Backend } from '../collision/backends.ts';
+import { defaultThreads } from '../collision/parallelQuery.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';
 import { createWorld } from '../scene/build.ts';
@@ -101,7 +102,9 @@ export class Simulation {
     const k: BackendKind = kind === 'gpu' && this.gpuOk ? 'gpu' : 'cpu';
     let b = this.backends.get(k);
     if (!b) {
-      b = await createBackend(k);
+      // CPU queries on every core (at most 8) where the page is cross-origin isolated.
+      b = await createBackend(k, { threads: k === 'cpu' ? await defaultThreads() : 1 });
+      if (b.threadNote) this.events.warn?.(b.threadNote);
       this.backends.set(k, b);
     }
     return b;

@@ -77,6 +77,8 @@ export interface WindowResult {
 export interface BackendResult {
   backend: BackendKind;
   adapter: string;
+  /** Threads the queries ran on (the CPU worker pool, main thread included; 1 on the GPU). */
+  threads: number;
   /** 'timestamp' when the GPU query time also comes from timestamp queries (gpuQueryMs). */
   timing: 'wall' | 'timestamp';
   /** GPU execution time of the query dispatches per step (timestamp queries), when available. */
@@ -131,6 +133,8 @@ export interface BenchOptions {
   /** Repeats of the SDF bake. */
   bakeRepeats?: number;
   backends: BackendKind[];
+  /** Threads for the CPU queries (createBackend; default 1). */
+  threads?: number;
 }
 
 export interface BenchEnv {
@@ -164,7 +168,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
 
   for (const kind of opts.backends) {
     progress(`${kind}: starting`);
-    const backend = await createBackend(kind);
+    const backend = await createBackend(kind, { threads: opts.threads ?? 1 });
     try {
       // 1. SDF bake of every shape the bodies use.
       const used = [...new Set(scene.bodies.map((b) => b.shape))];
@@ -196,7 +200,8 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         progress(`${kind}: SDF bake ${r + 1}/${repeats}`);
         await yieldToUi();
       }
-      // 2. Steps.
+      // 2. Steps, with every query worker started.
+      await backend.ready();
       const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
@@ -210,6 +215,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       results.push({
         backend: kind,
         adapter: backend.description,
+        threads: backend.threads,
         timing: m.gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
         gpuQueryMs: m.gpuQueryMs.length > 0 ? stats(m.gpuQueryMs) : null,
         sdfBakeMs: bakeStats,

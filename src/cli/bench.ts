@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './main.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
-import { extractParams, loadSceneArg } from './run.ts';
+import { extractParams, loadSceneArg, threadsFlag } from './run.ts';
 import { InputError } from '../errors.ts';
 import { writeOutputFile } from './output.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
@@ -33,6 +33,7 @@ Options:
   --steps N           measured steps (default 50); a warm-up of max(2, steps/10) (at most 20) runs first
   --warmup N          warm-up steps instead of the default
   --backend LIST      comma-separated backends (default cpu)
+  --threads N         threads for the CPU queries, 1 = one thread (default: the cores, at most 8)
   --json              print the results as JSON instead of a table
   --out FILE.json     also write the JSON results there (commit them per machine to compare)
   --sdf               bake-only benchmark: a sphere (3000 triangles), a nonconvex cup and the Stanford
@@ -103,13 +104,14 @@ export const benchCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'backend', 'out', 'cells', 'repeats']);
+    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'backend', 'out', 'cells', 'repeats', 'threads']);
     const backends = parseBackends(stringFlag(args, 'backend'));
     const json = args.flags.has('json');
     const repeats = intFlag(args, 'repeats', 3, 1, 1000);
     const out = stringFlag(args, 'out');
     let result: unknown;
     if (args.flags.has('sdf')) {
+      if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
       const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
         const n = Number(c);
         if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
@@ -141,7 +143,7 @@ export const benchCommand: Command = {
       const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
       const tty = process.stderr.isTTY === true;
       const r: BenchResults = await runBenchmark(
-        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), bakeRepeats: repeats, backends },
+        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
         { readText: (path) => readFile(path, 'utf8'), platform: platform() },
         tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
       );

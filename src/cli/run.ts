@@ -1,7 +1,8 @@
 /**
  * `stackfield run SCENE.json [--steps N] [--backend cpu|gpu] [--every K] [--out FILE.jsonl]`
  * (docs/SCENE_FORMAT.md): simulate headlessly and write one JSON line per recorded
- * step, then a summary of the run on standard error. Also `--builtin NAME
+ * step, then a summary of the run on standard error; `--threads N` sets the
+ * CPU query threads. Also `--builtin NAME
  * [--param k=v ...]` for the built-in scenes, `--dump` to write a scene's JSON
  * instead of running it, and `--list` for the built-ins.
  */
@@ -10,7 +11,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from './main.ts';
 import { choiceFlag, intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
 import { InputError, SimulationError } from '../errors.ts';
-import { createBackend, parseBackendKind } from '../collision/backends.ts';
+import { createBackend, parseBackendKind, parseThreads } from '../collision/backends.ts';
+import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
 import { describeFsError, kindOfFile, loadSceneFile } from '../scene/load.ts';
 import { validateScene } from '../scene/validate.ts';
@@ -32,6 +34,8 @@ Options:
   --steps N             steps to simulate (default 200)
   --every K             record every K-th step (default 1); step 0 and the last step are always recorded
   --backend cpu|gpu     penetration-query backend (default cpu)
+  --threads N           threads for the CPU queries, 1 = one thread (default: the cores, at most 8);
+                        any N gives the same results bit for bit
   --out FILE.jsonl      write the states there (default: standard output); the file is replaced
                         only when the run succeeds, and may not be one of the inputs
   --precision D         round every number of the states to D decimals (0 to 17; default: exact)
@@ -53,6 +57,12 @@ change, lowest and highest point, bodies below a ground plane, non-finite values
 Exit codes: 0 success (also when the reader of standard output goes away),
 1 simulation or GPU error, 2 bad input or output that cannot be written.
 `;
+
+/** `--threads N`, or the default: every core, at most MAX_DEFAULT_THREADS. */
+export async function threadsFlag(args: ParsedArgs): Promise<number> {
+  const v = stringFlag(args, 'threads');
+  return v === undefined ? defaultThreads() : parseThreads(v);
+}
 
 /** Collects repeated --param k=v flags (parseArgs keeps only the last). */
 export function extractParams(argv: string[]): { rest: string[]; params: Record<string, number> } {
@@ -219,7 +229,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', ...LIMIT_FLAGS]);
+    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
       process.stdout.write(listText());
       return 0;
@@ -252,7 +262,7 @@ export const runCommand: Command = {
     let backend: Awaited<ReturnType<typeof createBackend>> | null = null;
     const progress = new Progress(true);
     try {
-      backend = await createBackend(kind);
+      backend = await createBackend(kind, { threads: await threadsFlag(args) });
       const t0 = performance.now();
       const world = await createWorld(scene, backend.query, {
         ...nodeSceneIo(),

@@ -1,12 +1,16 @@
 /**
  * The one switch between the CPU and GPU twins (docs/STYLE.md point 4): tests, the
- * CLI, the bench and the app all get their query backend and SDF baker here.
+ * CLI, the bench and the app all get their query backend and SDF baker here,
+ * and the CPU queries their thread count (`threads`: 1 is the single-thread
+ * twin, more a worker pool over shared memory, parallelQuery.ts, with
+ * bit-identical results).
  */
 import type { TriMesh } from '../geometry/mesh.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
 import { InputError } from '../errors.ts';
 import { CpuPenetrationBackend } from './cpuQuery.ts';
+import type { PoolOptions } from './parallelQuery.ts';
 import type { BackendKind, PenetrationBackend } from './query.ts';
 
 export interface Backend {
@@ -14,9 +18,22 @@ export interface Backend {
   query: PenetrationBackend;
   /** Bakes a mesh's SDF; the CPU bake reports its progress through `onProgress` (the GPU bake does not). */
   bake(mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }): Promise<SdfGrid>;
-  /** Human-readable description ("cpu", or the GPU adapter). */
+  /** Human-readable description ("cpu", "cpu x4 threads", or the GPU adapter). */
   description: string;
+  /** Threads the queries run on (1 for the GPU backend, whose host side is one thread). */
+  threads: number;
+  /** Why fewer threads than asked for are used (no SharedArrayBuffer, no workers), or null. */
+  threadNote: string | null;
+  /** Resolves once every query worker has started (at once without a pool); benchmarks wait for it. */
+  ready(): Promise<void>;
   destroy(): void;
+}
+
+export interface BackendOptions {
+  /** Threads for the CPU queries, the main thread included (default 1). */
+  threads?: number;
+  /** Tuning of the worker pool (tests force it onto small batches). */
+  pool?: Omit<PoolOptions, 'threads'>;
 }
 
 export function parseBackendKind(s: string | undefined, where = '--backend'): BackendKind {
@@ -25,16 +42,44 @@ export function parseBackendKind(s: string | undefined, where = '--backend'): Ba
   throw new InputError(`expected "cpu" or "gpu", got "${s}"`, undefined, where);
 }
 
-export async function createBackend(kind: BackendKind): Promise<Backend> {
+/** `--threads N`: an integer in [1, 256]. */
+export function parseThreads(s: string, where = '--threads'): number {
+  const n = Number(s);
+  if (!/^\s*\d+\s*$/.test(s) || !Number.isInteger(n) || n < 1 || n > 256) {
+    throw new InputError(`expected a thread count in [1, 256], got "${s}"`, undefined, where);
+  }
+  return n;
+}
+
+const cpuBake = async (m: TriMesh, o: { cells: number; padding: number }) => bakeSdfCpu(m, o);
+
+function singleThread(threadNote: string | null): Backend {
+  const query = new CpuPenetrationBackend();
+  return { kind: 'cpu', query, bake: cpuBake, description: 'cpu', threads: 1, threadNote, ready: async () => {}, destroy: () => query.destroy() };
+}
+
+export async function createBackend(kind: BackendKind, opts: BackendOptions = {}): Promise<Backend> {
   if (kind === 'cpu') {
-    const query = new CpuPenetrationBackend();
-    return {
-      kind,
-      query,
-      bake: async (m, o) => bakeSdfCpu(m, o),
-      description: 'cpu',
-      destroy: () => query.destroy(),
-    };
+    const asked = Math.max(1, Math.floor(opts.threads ?? 1));
+    if (asked > 1) {
+      const { ParallelPenetrationBackend, poolUnavailable } = await import('./parallelQuery.ts');
+      const why = poolUnavailable();
+      if (!why) {
+        const query = new ParallelPenetrationBackend({ ...opts.pool, threads: asked });
+        return {
+          kind,
+          query,
+          bake: cpuBake,
+          description: `cpu x${asked} threads`,
+          threads: asked,
+          threadNote: null,
+          ready: () => query.ready(),
+          destroy: () => query.destroy(),
+        };
+      }
+      return singleThread(`CPU queries run on one thread: ${why}`);
+    }
+    return singleThread(null);
   }
   const { sharedGpu } = await import('../gpu/device.ts');
   const { GpuPenetrationBackend } = await import('../gpu/penetrationPass.ts');
@@ -46,6 +91,9 @@ export async function createBackend(kind: BackendKind): Promise<Backend> {
     query,
     bake: (m, o) => bakeSdfGpu(gpu.device, m, { cells: o.cells, padding: o.padding }),
     description: `gpu (${gpu.adapterInfo})`,
+    threads: 1,
+    threadNote: null,
+    ready: async () => {},
     destroy: () => query.destroy(),
   };
 }

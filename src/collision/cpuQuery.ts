@@ -1,51 +1,26 @@
 /**
- * CPU twin of shaders/penetration.wgsl (see src/collision/query.ts for the
- * contract). Float64 arithmetic on the same Float32 inputs the GPU gets.
- *
- * Cost model: per task, one bounding-sphere-vs-grid-box test; then per
- * *cluster* of CLUSTER_SAMPLES consecutive samples (vertices in mesh order,
- * then face and edge samples, which are spatially coherent) one SDF lookup at
- * the cluster's centre: the trilinear interpolant of a distance field changes
- * by at most sqrt(3) per unit length (each partial derivative is a blend of
- * node differences of a 1-Lipschitz function), so
- * phi(centre) > sqrt(3) * radius + margin proves every sample of the cluster
- * at or beyond the margin and skips it. The cull is exact (it never drops a
- * record), so the result equals the GPU's, which tests every sample.
+ * CPU twin of shaders/penetration.wgsl on one thread (see src/collision/query.ts
+ * for the contract). Float64 arithmetic on the same Float32 inputs the GPU
+ * gets; the per-task work, with its exact culls, is the kernel in
+ * cpuKernel.ts, which the worker pool (parallelQuery.ts) runs too.
  */
-import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
-import { sampleSdf, sdfPhiGrid, sdfPhiInside } from '../sdf/grid.ts';
+import { sampleCount } from '../geometry/samples.ts';
 import { grown } from '../util/growable.ts';
+import { prepareKernelShape, queryRange, type KernelShape } from './cpuKernel.ts';
 import { newQueryCounters, POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
-/** Samples per cluster for the conservative SDF cull. */
-const CLUSTER_SAMPLES = 32;
-const SQRT3 = Math.sqrt(3);
-const ORIGIN = [0, 0, 0];
-
-interface Clusters {
-  count: number;
-  /** x, y, z, radius per cluster (A's frame). */
-  sphere: Float64Array;
-}
-
-function buildClusters(s: QueryShape['samples']): Clusters {
-  const n = sampleCount(s);
-  const count = Math.ceil(n / CLUSTER_SAMPLES);
-  const sphere = new Float64Array(4 * count);
-  for (let c = 0; c < count; c++) {
-    const sph = samplesBoundingSphere(s, c * CLUSTER_SAMPLES, Math.min(n, (c + 1) * CLUSTER_SAMPLES));
-    sphere.set(sph, 4 * c);
-    if (!Number.isFinite(sph[3])) sphere[4 * c + 3] = 0;
+/** `query task T names shape S, but only N shapes are loaded` for the first bad shape index of a batch, else null. */
+export function badShapeMessage(batch: QueryBatch, shapes: number): string | null {
+  for (let t = 0; t < batch.count; t++) {
+    const a = batch.shapeA[t]!, b = batch.shapeB[t]!;
+    if (a >= shapes || b >= shapes) return `query task ${t} names shape ${a >= shapes ? a : b}, but only ${shapes} shapes are loaded`;
   }
-  return { count, sphere };
+  return null;
 }
 
 export class CpuPenetrationBackend implements PenetrationBackend {
   readonly kind = 'cpu' as const;
-  private shapes: readonly QueryShape[] = [];
-  /** Radius of each shape's samples about its local origin. */
-  private radius = new Float64Array(0);
-  private clusters: Clusters[] = [];
+  private shapes: KernelShape[] = [];
   private result: QueryResult = {
     count: 0,
     taskStart: new Uint32Array(1),
@@ -59,12 +34,12 @@ export class CpuPenetrationBackend implements PenetrationBackend {
   readonly counters = newQueryCounters();
 
   setShapes(shapes: readonly QueryShape[]): void {
-    this.shapes = shapes.slice();
-    this.radius = new Float64Array(shapes.length);
-    this.clusters = shapes.map((s) => buildClusters(s.samples));
-    shapes.forEach((s, i) => {
-      this.radius[i] = samplesBoundingSphere(s.samples, 0, s.samples.points.length / 4, ORIGIN)[3];
-    });
+    this.shapes = shapes.map((s) => prepareKernelShape(s.samples.points, sampleCount(s.samples), s.sdf));
+  }
+
+  /** Shapes already prepared for the kernel (the pool's, over shared memory). */
+  setKernelShapes(shapes: KernelShape[]): void {
+    this.shapes = shapes;
   }
 
   async query(batch: QueryBatch): Promise<QueryResult> {
@@ -73,106 +48,31 @@ export class CpuPenetrationBackend implements PenetrationBackend {
 
   /** The same as query(), without the promise (for tests and the CPU timing path). */
   querySync(batch: QueryBatch): QueryResult {
+    const bad = badShapeMessage(batch, this.shapes.length);
+    if (bad) throw new RangeError(bad);
     const res = this.result;
     if (res.taskStart.length < batch.count + 1) res.taskStart = new Uint32Array(batch.count + 1);
     res.count = 0;
-    const poses = batch.poses;
-    const nrm = this.n;
     this.evaluated = 0;
     for (let t = 0; t < batch.count; t++) {
       res.taskStart[t] = res.count;
-      const sa = batch.shapeA[t]!;
-      const A = this.shapes[sa];
-      const B = this.shapes[batch.shapeB[t]!];
-      if (!A || !B) throw new RangeError(`query task ${t} names shape ${A ? batch.shapeB[t] : sa}, but only ${this.shapes.length} shapes are loaded`);
-      const o = t * POSE_STRIDE;
-      const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
-      const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
-      const g = B.sdf;
-      const h = g.cellSize;
-      const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
-      const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
-      const nxm = g.dims[0] - 1, nym = g.dims[1] - 1, nzm = g.dims[2] - 1;
-      const margin = batch.margin[t]!;
-      // Whole-task cull: A's bounding sphere against B's grid box grown by
-      // the margin (the field beyond the box grows with the distance to it).
-      const r = this.radius[sa]! + Math.max(0, margin);
-      const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
-      if (dx * dx + dy * dy + dz * dz > r * r) continue;
-      // Rotation matrix of q (row-major).
-      const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
-      const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
-      const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
-      const pts = A.samples.points;
-      const n = sampleCount(A.samples);
-      const cl = this.clusters[sa]!;
-      const mg = Math.max(0, margin);
-      const inv = 1 / h;
-      const sph = cl.sphere;
-      for (let c = 0; c < cl.count; c++) {
-        // Conservative cull of the whole cluster (see the file comment).
-        const ax = sph[4 * c]!, ay = sph[4 * c + 1]!, az = sph[4 * c + 2]!, cr = sph[4 * c + 3]!;
-        const cx = m00 * ax + m01 * ay + m02 * az + tx;
-        const cy = m10 * ax + m11 * ay + m12 * az + ty;
-        const cz = m20 * ax + m21 * ay + m22 * az + tz;
-        const cm = cr + mg;
-        if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) continue;
-        if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
-          if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h) continue;
-        }
-        const end = Math.min(n, (c + 1) * CLUSTER_SAMPLES);
-        for (let si = c * CLUSTER_SAMPLES; si < end; si++) {
-          const ps = si * 4;
-          const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
-          const px = m00 * ax + m01 * ay + m02 * az + tx;
-          const py = m10 * ax + m11 * ay + m12 * az + ty;
-          const pz = m20 * ax + m21 * ay + m22 * az + tz;
-          if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
-            this.evaluated++;
-            const phi = sdfPhiInside(g, px, py, pz);
-            if (!(phi < margin)) continue;
-            sampleSdf(g, px, py, pz, nrm);
-            this.push(si, phi, nrm);
-            continue;
-          }
-          // Beyond the grid box: the value at the nearest point of the box
-          // plus the distance to it, the normal pointing away from the box
-          // (the twin of `probe` in shaders/penetration.wgsl).
-          const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
-          const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
-          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
-          const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
-          if (!(d < margin)) continue;
-          this.evaluated++;
-          const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
-          if (!(phi < margin)) continue;
-          nrm[0] = awx / d; nrm[1] = awy / d; nrm[2] = awz / d;
-          this.push(si, phi, nrm);
-        }
+      const A = this.shapes[batch.shapeA[t]!]!;
+      const B = this.shapes[batch.shapeB[t]!]!;
+      // The kernel writes without checking: room for every sample of A.
+      if (res.sample.length < res.count + A.count) {
+        const c = res.count + A.count;
+        res.sample = grown(res.sample, c);
+        res.phi = grown(res.phi, c);
+        res.normal = grown(res.normal, 3 * c);
       }
+      this.evaluated += queryRange(A, B, batch.poses, t * POSE_STRIDE, batch.margin[t]!, 0, A.count, res, this.n);
     }
     res.taskStart[batch.count] = res.count;
     const cn = this.counters;
     cn.calls++;
     cn.samplesEvaluated += this.evaluated;
-    for (let t = 0; t < batch.count; t++) cn.samplesSent += sampleCount(this.shapes[batch.shapeA[t]!]!.samples);
+    for (let t = 0; t < batch.count; t++) cn.samplesSent += this.shapes[batch.shapeA[t]!]!.count;
     return res;
-  }
-
-  private push(sample: number, phi: number, n: Float64Array): void {
-    const res = this.result;
-    if (res.count === res.sample.length) {
-      const c = res.sample.length * 2;
-      res.sample = grown(res.sample, c);
-      res.phi = grown(res.phi, c);
-      res.normal = grown(res.normal, 3 * c);
-    }
-    const i = res.count++;
-    res.sample[i] = sample;
-    res.phi[i] = phi;
-    res.normal[3 * i] = n[0]!;
-    res.normal[3 * i + 1] = n[1]!;
-    res.normal[3 * i + 2] = n[2]!;
   }
 
   destroy(): void {

@@ -64,6 +64,29 @@ describe('stackfield run', () => {
     expect(run(['run', '--builtin', 'nosuchscene']).status).toBe(2);
   });
 
+  it('--threads: the same states bit for bit on one thread and on a pool; a bad count exits 2', () => {
+    const args = ['run', '--builtin', 'pile', '--param', 'count=8', '--steps', '60', '--every', '20'];
+    const one = run([...args, '--threads', '1']);
+    const three = run([...args, '--threads', '3']);
+    expect(one.status, one.stderr).toBe(0);
+    expect(three.status, three.stderr).toBe(0);
+    expect(three.stdout.trim().split('\n')).toHaveLength(4);
+    expect(three.stdout).toBe(one.stdout);
+    const bad = run([...args, '--threads', '0']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--threads: expected a thread count in [1, 256], got "0"');
+  });
+
+  it('bench reports the thread count in its JSON', () => {
+    const r = run(['bench', '--builtin', 'tower', '--bodies', '3', '--steps', '2', '--warmup', '1', '--repeats', '1', '--threads', '2', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const res = JSON.parse(r.stdout).results;
+    expect(res).toHaveLength(1);
+    expect(res[0].threads).toBe(2);
+    expect(res[0].adapter).toBe('cpu x2 threads');
+    expect(res[0].stepMs.median).toBeGreaterThan(0);
+  });
+
   it('runs built-in scenes by name and lists them', () => {
     const list = run(['run', '--list']);
     expect(list.status).toBe(0);

@@ -636,3 +636,73 @@ describe('benchmark page (bench.html)', () => {
     }
   }, 150_000);
 });
+
+describe('CPU queries on Web Workers', () => {
+  it('the page is cross-origin isolated and the pool gives the one-thread records bit for bit', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=4&backend=cpu`);
+      await waitForApp(page);
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      // A string, not a function: vitest would rewrite a function's import() for Node.
+      const r = (await page.evaluate(`(async () => {
+        const { createBackend } = await import('/src/collision/backends.ts');
+        const { CpuPenetrationBackend } = await import('/src/collision/cpuQuery.ts');
+        const { QueryBatchBuilder } = await import('/src/collision/query.ts');
+        const { buildSamples } = await import('/src/geometry/samples.ts');
+        const { boxMesh, torusMesh } = await import('/src/geometry/shapes.ts');
+        const { bakeSdfCpu } = await import('/src/sdf/bake.ts');
+        const shapes = [boxMesh([1, 0.6, 0.8]), torusMesh(0.8, 0.3, 24, 10)].map((m) => ({ samples: buildSamples(m, 3), sdf: bakeSdfCpu(m, { cells: 16 }) }));
+        const b = await createBackend('cpu', { threads: 3, pool: { minSamples: 0, mainClaims: false } });
+        b.query.setShapes(shapes);
+        await b.ready();
+        const one = new CpuPenetrationBackend();
+        one.setShapes(shapes);
+        const batch = new QueryBatchBuilder();
+        for (let t = 0; t < 200; t++) {
+          const a = 0.1 * t, c = Math.cos(a), s = Math.sin(a);
+          batch.push(t % 2, (t >> 1) % 2, 0, s, 0, c, 0.9 * Math.cos(0.37 * t), 0.3 * Math.sin(0.11 * t), 0.5 * Math.sin(0.23 * t), 0.05);
+        }
+        const key = (r) => [Array.from(r.taskStart.slice(0, batch.count + 1)), Array.from(r.sample.slice(0, r.count)),
+          Array.from(new Uint32Array(r.phi.slice(0, r.count).buffer)), Array.from(new Uint32Array(r.normal.slice(0, 3 * r.count).buffer))].join('|');
+        const want = key(one.querySync(batch));
+        const got = key(await b.query.query(batch));
+        const out = { threads: b.threads, note: b.threadNote, records: one.querySync(batch).count, same: want === got, pooled: b.query.pooledCalls, main: b.query.lastMainChunks, chunks: b.query.lastChunks };
+        b.destroy();
+        return out;
+      })()`)) as { threads: number; note: string | null; records: number; same: boolean; pooled: number; main: number; chunks: number };
+      expect(r.threads).toBe(3);
+      expect(r.note).toBeNull();
+      expect(r.records).toBeGreaterThan(500);
+      expect(r.pooled).toBe(1);
+      expect(r.main).toBe(0); // every chunk ran on a worker
+      expect(r.chunks).toBeGreaterThan(2);
+      expect(r.same).toBe(true);
+      // The app itself stepped on the pool without a notice.
+      await page.getByRole('button', { name: 'Play' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+      expect(await page.locator('.notice-warn').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('without cross-origin isolation the app says so and runs the queries on one thread', async () => {
+    const { page, errors } = await openPage();
+    await page.addInitScript(() => {
+      Object.defineProperty(window, 'crossOriginIsolated', { get: () => false, configurable: true });
+    });
+    try {
+      await page.goto(`${base}/?scene=tower&height=4&backend=cpu`);
+      await waitForApp(page);
+      const notice = await page.locator('.notice-warn').textContent();
+      expect(notice).toMatch(/CPU queries run on one thread: the page is not cross-origin isolated/);
+      await page.getByRole('button', { name: 'Play' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
