@@ -207,6 +207,8 @@ export class ControlPanel {
       const info = name ? this.builtins.find((b) => b.name === name) : undefined;
       const text = info ? describeScene(info) : fileName ? `Scene file ${fileName}.` : '';
       this.sceneText.textContent = text;
+      // Two lines at most (the slice controls stay on screen at 720 px); the whole text on hover.
+      this.sceneText.title = text;
       this.sceneText.hidden = text === '';
       this.sceneList.element.title = text;
       if (info && info.params.length > 0) {

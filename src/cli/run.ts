@@ -275,7 +275,7 @@ export const runCommand: Command = {
           ),
       });
       progress.done();
-      const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.description, (performance.now() - t0) / 1000);
+      const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.kind, backend.threads, (performance.now() - t0) / 1000);
       const round = rounder(precision);
       await sink.write(stateLine(world, round));
       const t1 = performance.now();

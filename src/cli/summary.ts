@@ -20,7 +20,10 @@ export const REST_SIZES = 0.05;
 
 export interface RunSummary {
   scene: string;
+  /** The query backend: "cpu" or "gpu". */
   backend: string;
+  /** Threads the CPU queries ran on (1 for the GPU backend). */
+  threads: number;
   steps: number;
   dt: number;
   /** Seconds of simulated time. */
@@ -76,6 +79,7 @@ export class RunTracker {
     private readonly world: World,
     private readonly scene: string,
     private readonly backend: string,
+    private readonly threads: number,
     private readonly buildSeconds: number,
   ) {
     this.startEnergy = totalEnergy(world);
@@ -147,6 +151,7 @@ export class RunTracker {
     return {
       scene: this.scene,
       backend: this.backend,
+      threads: this.threads,
       steps: this.steps,
       dt: world.dt,
       simulatedTime: this.steps * world.dt,
@@ -190,7 +195,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
   const pen = s.penetration;
   const lines = [
     `stackfield: ${s.scene}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
-      `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend; world built in ${duration(s.buildSeconds)}`,
+      `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}; world built in ${duration(s.buildSeconds)}`,
     `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     pen.max === 0
       ? '  penetration    none'

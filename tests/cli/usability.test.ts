@@ -65,7 +65,7 @@ describe('the run summary', () => {
     const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=3', '--param', 'size=0.5', '--param', 'hz=100', '--steps', '150', '--every', '150']);
     expect(r.status, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => l.step)).toEqual([0, 150]);
-    expect(r.stderr).toMatch(/^stackfield: built-in tower: 150 steps of 0\.01 s \(1\.5 s simulated\) in [\d.]+ m?s, [\d.]+ ms per step on the cpu backend; world built in/);
+    expect(r.stderr).toMatch(/^stackfield: built-in tower: 150 steps of 0\.01 s \(1\.5 s simulated\) in [\d.]+ m?s, [\d.]+ ms per step on the cpu backend( \(\d+ threads\))?; world built in/);
     expect(r.stderr).toContain('  resting        3 of 3 dynamic bodies');
     expect(r.stderr).toMatch(/ {2}extent {9}lowest point [\d.]+ mm, highest 1\.5 m \(against gravity\)/);
     expect(r.stderr).toContain('  below ground   none');
