@@ -73,6 +73,13 @@ const MIN_MARGIN_CELLS = 1;
 const MAX_MARGIN_CELLS = 2;
 /** The margin covers this many steps' worth of the pair's relative motion. */
 const MARGIN_STEPS = 1;
+/**
+ * Within a phase, a pair whose bodies' predictions moved by less than this
+ * many cells since its points were made keeps them: they would come out the
+ * same to that accuracy (a resting stack's later contact passes change its
+ * velocities by hairs).
+ */
+const EVAL_EPS_CELLS = 0.002;
 /** A pair is queried again at the start of a phase once its samples moved this many cells since its query. */
 const REQUERY_CELLS = 0.5;
 /** Most poses along a swept pair's motion. */
@@ -256,6 +263,8 @@ export class NarrowPhase {
   private readonly batch = new QueryBatchBuilder();
   /** Per pair: whether beginPass found it out of date. */
   private dirty = new Uint8Array(64);
+  /** Per pair: the relative pose its points were made at (REF_STRIDE floats). */
+  private evalRef = new Float64Array(64 * REF_STRIDE);
   /** Query shape index per world shape (-1 for planes). */
   private queryIndex: number[] = [];
   private info: ShapeInfo[] = [];
@@ -308,6 +317,7 @@ export class NarrowPhase {
       this.evalVa = grown(this.evalVa, c);
       this.evalVb = grown(this.evalVb, c);
       this.dirty = grown(this.dirty, c);
+      this.evalRef = grown(this.evalRef, c * REF_STRIDE);
     }
     this.evalPhase.fill(-1, 0, n);
     this.cur.clear(n);
@@ -465,6 +475,10 @@ export class NarrowPhase {
     this.evalPhase[k] = ctx.phase;
     this.evalVa[k] = ctx.version[a]!;
     this.evalVb[k] = ctx.version[b]!;
+    // evaluatePair left the relative pose it evaluated at in this.rel.
+    const r = this.evalRef, o = REF_STRIDE * k, p = this.rel;
+    r[o] = p.qx; r[o + 1] = p.qy; r[o + 2] = p.qz; r[o + 3] = p.qw;
+    r[o + 4] = p.tx; r[o + 5] = p.ty; r[o + 6] = p.tz;
   }
 
   /**
@@ -477,9 +491,24 @@ export class NarrowPhase {
     const v = ctx.version;
     let dirty = 0;
     const d = this.dirty;
+    const B = ctx.bodies;
     for (let k = 0; k < pairs.count; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      const x = this.evalPhase[k] !== ctx.phase || this.evalVa[k] !== v[a] || this.evalVb[k] !== v[b] ? 1 : 0;
+      let x = this.evalPhase[k] !== ctx.phase || this.evalVa[k] !== v[a] || this.evalVb[k] !== v[b] ? 1 : 0;
+      if (x && this.evalPhase[k] === ctx.phase) {
+        // Its bodies' predictions moved: by less than EVAL_EPS_CELLS, its
+        // points would come out the same to that accuracy, and it keeps them.
+        ctx.ensurePredicted(a);
+        ctx.ensurePredicted(b);
+        this.rel.set(ctx.predPos, ctx.predQuat, a, b);
+        const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
+        this.moved(this.evalRef, REF_STRIDE * k, this.rel, ia, ib, pairs.kind[k] === PAIR_PLANE);
+        if (this.lastMotion < EVAL_EPS_CELLS * pairs.band[k]! / PATCH_BAND) {
+          this.evalVa[k] = v[a]!;
+          this.evalVb[k] = v[b]!;
+          x = 0;
+        }
+      }
       d[k] = x;
       dirty += x;
     }
@@ -629,7 +658,19 @@ export class NarrowPhase {
    */
   private motion(pairs: PairList, k: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): number {
     const o = REF_STRIDE * k;
-    const r = pairs.ref;
+    const d0 = this.moved(pairs.ref, o, rel, ia, ib, plane);
+    if (plane) return d0 / pairs.limit0[k]!;
+    return Math.max(d0 / pairs.limit0[k]!, this.moved1 / pairs.limit1[k]!);
+  }
+
+  /**
+   * How far the samples of a pair moved between the relative pose stored at
+   * r[o..] (REF_STRIDE floats) and `rel`: side 0 (A's samples in B's frame)
+   * is returned, side 1 left in moved1 (0 for a plane pair), their larger in
+   * lastMotion. An upper bound: translation plus rotation angle times the
+   * samples' radius.
+   */
+  private moved(r: Float64Array, o: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): number {
     // Rotation angle between the poses: 2 asin |vec(q conj(q_ref))|, bounded above.
     const bx = -r[o]!, by = -r[o + 1]!, bz = -r[o + 2]!, bw = r[o + 3]!;
     const vx = rel.qw * bx + rel.qx * bw + rel.qy * bz - rel.qz * by;
@@ -638,15 +679,15 @@ export class NarrowPhase {
     const s2 = vx * vx + vy * vy + vz * vz;
     const sv = Math.sqrt(s2);
     const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
-    // Side 0: A's samples in B's frame.
     const d0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
-    this.lastMotion = d0;
-    if (plane) return d0 / pairs.limit0[k]!;
     // Side 1: B's samples in A's frame (translation -R^T t of each pose).
-    const d1 = refInverseDistance(r, o, rel) + angle * ib.radius;
-    if (d1 > d0) this.lastMotion = d1;
-    return Math.max(d0 / pairs.limit0[k]!, d1 / pairs.limit1[k]!);
+    const d1 = plane ? 0 : refInverseDistance(r, o, rel) + angle * ib.radius;
+    this.moved1 = d1;
+    this.lastMotion = Math.max(d0, d1);
+    return d0;
   }
+
+  private moved1 = 0;
 
   /**
    * The margins of pair k's next query, from how fast its bodies move now:
