@@ -271,22 +271,29 @@ function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: numbe
   applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
 }
 
-function clamp(x: number, m: number): number {
-  return x > m ? m : x < -m ? -m : x;
+function clamp(x: number, lo: number, hi: number): number {
+  return x > hi ? hi : x < lo ? lo : x;
 }
 
 /**
  * The torque a flat contact patch can hold (not in the seed; see
- * patches.ts): after the normal impulse j_n at the patch centroid, stop
- * the relative rotation of the two bodies, within what the patch can carry:
- * tipping about the patch's principal direction e1 is resisted with a lever of
- * sqrt(3) sigma2 (the half width of a uniform strip of deviation sigma2 across
- * it), about e2 with sqrt(3) sigma1, and spin about the normal with
- * mu * j_n * sqrt(3) |sigma|. An edge (sigma2 ~ 0) therefore rolls freely about
- * itself. Equal and opposite on the two bodies: momentum is kept.
- * spread = [sigma1, sigma2, e1 (3), e2 (3)].
+ * patches.ts): after the normal impulse j_n at the patch centre, stop the
+ * relative rotation of the two bodies, within what the patch can carry. The
+ * normal force may act anywhere on the face, so body 1 can get the angular
+ * impulse s x (j_n N) for any offset s of the face from the centre: about e1
+ * (tipping across e2) between j_n lo2 and j_n hi2, about e2 between
+ * -j_n hi1 and -j_n lo1 (e1 x e2 = N), and about the normal (spin) up to
+ * mu j_n times half the face's diagonal. A face whose extent is nil along a
+ * direction (an edge, a curved surface) rolls freely that way. Equal and
+ * opposite on the two bodies: momentum is kept.
+ * extent = [lo1, hi1, lo2, hi2, e1 (3), e2 (3)] (PatchBuilder.spread).
+ *
+ * `acc` holds what earlier calls for the same patch in the same pass have
+ * applied (about e1, e2, N; zero it before the first): the limits bound
+ * their sum, so alternating this with friction (sequentialSolver.ts) never
+ * lets a patch hold more than its face can.
  */
-export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, spread: Float64Array, mu: number): void {
+export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, extent: Float64Array, mu: number, acc: Float64Array): void {
   const w = s.angVel, I = s.invInertiaW;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
   L.fill(0);
@@ -297,13 +304,15 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const Lx = -(Linv[0]! * wx + Linv[1]! * wy + Linv[2]! * wz);
   const Ly = -(Linv[3]! * wx + Linv[4]! * wy + Linv[5]! * wz);
   const Lz = -(Linv[6]! * wx + Linv[7]! * wy + Linv[8]! * wz);
-  const k = Math.sqrt(3) * jn;
-  const s1 = spread[0]!, s2 = spread[1]!;
-  const e1x = spread[2]!, e1y = spread[3]!, e1z = spread[4]!;
-  const e2x = spread[5]!, e2y = spread[6]!, e2z = spread[7]!;
-  const c1 = clamp(Lx * e1x + Ly * e1y + Lz * e1z, k * s2);
-  const c2 = clamp(Lx * e2x + Ly * e2y + Lz * e2z, k * s1);
-  const cn = clamp(Lx * nx + Ly * ny + Lz * nz, mu * k * Math.hypot(s1, s2));
+  const lo1 = extent[0]!, hi1 = extent[1]!, lo2 = extent[2]!, hi2 = extent[3]!;
+  const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!;
+  const e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
+  const spin = 0.5 * mu * jn * Math.hypot(hi1 - lo1, hi2 - lo2);
+  const t1 = clamp(acc[0]! + Lx * e1x + Ly * e1y + Lz * e1z, jn * lo2, jn * hi2);
+  const t2 = clamp(acc[1]! + Lx * e2x + Ly * e2y + Lz * e2z, -jn * hi1, -jn * lo1);
+  const tn = clamp(acc[2]! + Lx * nx + Ly * ny + Lz * nz, -spin, spin);
+  const c1 = t1 - acc[0]!, c2 = t2 - acc[1]!, cn = tn - acc[2]!;
+  acc[0] = t1; acc[1] = t2; acc[2] = tn;
   applyAngularImpulsePair(s, b1, b2, c1 * e1x + c2 * e2x + cn * nx, c1 * e1y + c2 * e2y + cn * ny, c1 * e1z + c2 * e2z + cn * nz);
 }
 

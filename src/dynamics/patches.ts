@@ -23,8 +23,9 @@
  *    lowest; a lowest vertex ahead of the centre would brake every roll.
  *
  * A face lying flat (points within TORQUE_BAND cells of the leader's depth)
- * can also hold a torque (impulse.ts applyPatchTorque), with levers from the
- * spread of those points, except about an axis the surface curves across:
+ * can also hold a torque (impulse.ts applyPatchTorque), as far as those
+ * points reach on either side of the centre, except about an axis the
+ * surface curves across:
  * the flat points of a lying cylinder are one facet of its tessellation, and
  * the smooth cylinder rolls on a line.
  */
@@ -35,7 +36,7 @@ import { grown } from '../util/growable.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
-/** Depth band, in cells, of the points that make a patch flat enough to hold a torque. */
+/** Depth band, in cells, of the points that make a patch flat enough to hold a torque (and whose extent bounds it). */
 export const TORQUE_BAND = 0.02;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
@@ -54,10 +55,11 @@ export class PatchBuilder {
   count = 0;
   flat = false;
   /**
-   * Spread of the last flat patch: sigma1, sigma2 and the tangent directions
-   * e1, e2 (sigma1, sigma2, e1 xyz, e2 xyz), for applyPatchTorque.
+   * Extent of the last flat patch about its centre along its principal
+   * tangent directions e1 and e2 (e1 x e2 = the normal): [lo1, hi1, lo2, hi2,
+   * e1 xyz, e2 xyz], for applyPatchTorque.
    */
-  readonly spread = new Float64Array(8);
+  readonly spread = new Float64Array(10);
   private readonly basis = new Float64Array(6);
   /** Members of the current patch (point indices) and their tangent coordinates. */
   private members = new Int32Array(64);
@@ -160,14 +162,13 @@ export class PatchBuilder {
       cnt++; su += u; sv += v; suu += u * u; svv += v * v; suv += u * v;
     }
     const sa = cnt;
-    let ex = 1, ey = 0, l1 = 0, l2 = 0;
+    let ex = 1, ey = 0, l1 = 0;
     if (cnt >= 3 && sa > 0) {
       const au = su / sa, av = sv / sa;
       const cuu = Math.max(0, suu / sa - au * au), cvv = Math.max(0, svv / sa - av * av), cuv = suv / sa - au * av;
       const tr = cuu + cvv, det = cuu * cvv - cuv * cuv;
       const disc = Math.sqrt(Math.max(0, 0.25 * tr * tr - det));
       l1 = 0.5 * tr + disc;
-      l2 = Math.max(0, 0.5 * tr - disc);
       if (Math.abs(cuv) > 1e-300) { ex = l1 - cvv; ey = cuv; } else if (cuu >= cvv) { ex = 1; ey = 0; } else { ex = 0; ey = 1; }
       const el = Math.hypot(ex, ey);
       ex /= el; ey /= el;
@@ -194,12 +195,30 @@ export class PatchBuilder {
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
     if (cnt < 3 || !(l1 > 0)) return;
+    // The face's extent about the centre along e1 and e2: how far off the
+    // centre the normal force may act before the face would tip about its
+    // edge (applyPatchTorque). From the flat points themselves, so a plank
+    // overhanging a ledge is held only up to the ledge's edge, not
+    // symmetrically about wherever its samples' centre falls.
     const sp = this.spread;
-    sp[0] = curve1 ? 0 : Math.sqrt(l1);
-    sp[1] = curve2 ? 0 : Math.sqrt(l2);
-    sp[2] = ex * t[0]! + ey * t[3]!; sp[3] = ex * t[1]! + ey * t[4]!; sp[4] = ex * t[2]! + ey * t[5]!;
-    sp[5] = -ey * t[0]! + ex * t[3]!; sp[6] = -ey * t[1]! + ex * t[4]!; sp[7] = -ey * t[2]! + ex * t[5]!;
-    this.flat = sp[0]! > 0 || sp[1]! > 0;
+    const e1x = ex * t[0]! + ey * t[3]!, e1y = ex * t[1]! + ey * t[4]!, e1z = ex * t[2]! + ey * t[5]!;
+    const e2x = -ey * t[0]! + ex * t[3]!, e2y = -ey * t[1]! + ex * t[4]!, e2z = -ey * t[2]! + ex * t[5]!;
+    let lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
+    for (let k = 0; k < m; k++) {
+      const j = members[k]!;
+      if (cs.phi[j]! > torqueLimit) continue;
+      const dx = lp[3 * j]! - this.px, dy = lp[3 * j + 1]! - this.py, dz = lp[3 * j + 2]! - this.pz;
+      const a1 = dx * e1x + dy * e1y + dz * e1z, a2 = dx * e2x + dy * e2y + dz * e2z;
+      if (a1 < lo1) lo1 = a1; else if (a1 > hi1) hi1 = a1;
+      if (a2 < lo2) lo2 = a2; else if (a2 > hi2) hi2 = a2;
+    }
+    // Across a direction the surface curves, it rolls: no extent that way.
+    if (curve1) { lo1 = 0; hi1 = 0; }
+    if (curve2) { lo2 = 0; hi2 = 0; }
+    sp[0] = lo1; sp[1] = hi1; sp[2] = lo2; sp[3] = hi2;
+    sp[4] = e1x; sp[5] = e1y; sp[6] = e1z;
+    sp[7] = e2x; sp[8] = e2y; sp[9] = e2z;
+    this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
   }
 
   /**
@@ -259,8 +278,8 @@ export class PatchBuilder {
   }
 }
 
-/** Floats per stored patch: centre (3), normal (3), spread (8: see PatchBuilder.spread). */
-const PATCH_FLOATS = 14;
+/** Floats per stored patch: centre (3), normal (3), extent (10: see PatchBuilder.spread). */
+const PATCH_FLOATS = 16;
 
 /**
  * The patches of every pair, kept until the pair's points change: a pair's

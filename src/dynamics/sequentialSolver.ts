@@ -53,7 +53,9 @@ const TANGLED = 0.5;
 export class SequentialSolver {
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
-  private readonly spread = new Float64Array(8);
+  private readonly spread = new Float64Array(10);
+  /** The angular impulse a patch's torque has applied so far in its alternation with friction (resolvePair). */
+  private readonly torqueAcc = new Float64Array(3);
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
@@ -291,11 +293,13 @@ export class SequentialSolver {
             // the samples is rarely the patch's true centre): alternate them
             // a few times so a sticking patch ends neither spinning nor
             // creeping, within what is left of its friction cone.
-            for (let c = 0; c < 8; c++) spread[c] = d[o + 6 + c]!;
+            for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
             const sticking = lastImpulse.sticking;
             let budget = m.friction * jn - lastImpulse.jt;
+            const acc = this.torqueAcc;
+            acc.fill(0);
             for (let r = 0; r < 3; r++) {
-              applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction);
+              applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, acc);
               if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
             }
           }

@@ -248,34 +248,53 @@ const builtins: Builtin[] = [
   {
     name: 'seesaw',
     title: 'Seesaw',
-    description: 'A heavy box falls onto the raised end of a plank resting on a wedge and throws the light box on the other end into the air (seed fig. 28).',
-    params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1, description: 'mass of the falling box, kg (the light one is 1 kg, the plank 4 kg)' }],
-    make: (p) => ({
-      format: FORMAT,
-      dt: 0.01,
-      shapes: {
-        floor: floorShape,
-        fulcrum: { type: 'extrude', polygon: [[-0.3, 0], [0.3, 0], [0, 0.4]], depth: 0.8, sdf: { cells: 24 } },
-        plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 64 } },
-        small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
-        big: { type: 'box', size: [0.4, 0.4, 0.4], sdf: { cells: 16 } },
-      },
-      bodies: [
-        ground(),
-        { name: 'fulcrum', shape: 'fulcrum', static: true, position: [0, 0, 0], friction: 0.8 },
-        // Plank resting on the apex, tilted so its left end touches the ground.
-        { name: 'plank', shape: 'plank', position: [0, 0.443, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 4, friction: 0.6, restitution: 0 },
-        { name: 'light', shape: 'small', position: [-1.75, 0.25, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 1, friction: 0.6, restitution: 0 },
-        { name: 'heavy', shape: 'big', position: [1.7, 2.6, 0], mass: p['heavy'], friction: 0.2, restitution: 0 },
-      ],
-    }),
+    description: 'A heavy box falls onto the raised end of a plank resting on a wedge and throws the light box on the other end into the air (seed fig. 28). With the box placed on the plank and shock propagation alone (no collision or contact passes), the plank never feels its weight and stays put.',
+    params: [
+      { name: 'heavy', default: 20, min: 1, max: 100, step: 1, description: 'mass of the heavy box, kg (the light one is 1 kg, the plank 4 kg)' },
+      { name: 'drop', default: 1.5, min: 0, max: 5, step: 0.05, description: 'height the heavy box falls from, m above the plank (0: it starts resting on the plank)' },
+      { name: 'shockOnly', default: 0, min: 0, max: 1, step: 1, description: '1: no collision or contact passes, shock propagation alone (seed fig. 28: the plank does not move)' },
+    ],
+    make: (p) => {
+      // The plank rests on the wedge's apex, tilted so its left end touches
+      // the ground: centre (0, 0.443), angle th, along u, up n.
+      const th = (11.3 * Math.PI) / 180;
+      const ux = Math.cos(th), uy = Math.sin(th), nx = -Math.sin(th), ny = Math.cos(th);
+      const at = 1.7, lift = 0.04 + 0.2 + 0.001;
+      const drop = p['drop']!;
+      // Resting: on the plank, turned with it; falling: upright, its bottom `drop` above the plank under it.
+      const heavy = drop === 0
+        ? { position: [round(at * ux + lift * nx), round(0.443 + at * uy + lift * ny), 0], rotation: { axis: [0, 0, 1], degrees: 11.3 } }
+        : { position: [round(at * ux), round(0.443 + at * uy + 0.04 / Math.cos(th) + drop + 0.2), 0] };
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        ...(p['shockOnly'] ? { solver: { contactIterations: 0, collisionIterations: 0 } } : {}),
+        shapes: {
+          floor: floorShape,
+          fulcrum: { type: 'extrude', polygon: [[-0.3, 0], [0.3, 0], [0, 0.4]], depth: 0.8, sdf: { cells: 24 } },
+          plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 64 } },
+          small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
+          big: { type: 'box', size: [0.4, 0.4, 0.4], sdf: { cells: 16 } },
+        },
+        bodies: [
+          ground(),
+          { name: 'fulcrum', shape: 'fulcrum', static: true, position: [0, 0, 0], friction: 0.8 },
+          { name: 'plank', shape: 'plank', position: [0, 0.443, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 4, friction: 0.6, restitution: 0 },
+          { name: 'light', shape: 'small', position: [-1.75, 0.25, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 1, friction: 0.6, restitution: 0 },
+          { name: 'heavy', shape: 'big', ...heavy, mass: p['heavy'], friction: 0.2, restitution: 0 },
+        ],
+      };
+    },
   },
   {
     name: 'topple',
     title: 'Toppling plank',
-    description: 'A plank overhanging a ledge, two boxes on its inner end, tips over when a heavy box lands on its outer end (seed fig. 29).',
-    params: [],
-    make: () => ({
+    description: 'A plank overhanging a ledge starts to tip; two boxes dropped on its inner end stop it, and a larger box landing on its outer end then tips plank and boxes over together (seed fig. 29).',
+    params: [
+      { name: 'big', default: 12, min: 1, max: 200, step: 1, description: 'mass of the larger box, kg (the plank weighs 4 kg, each small box 2 kg)' },
+      { name: 'bigDrop', default: 1.2, min: 0.1, max: 5, step: 0.05, description: 'height the larger box falls from onto the outer end, m' },
+    ],
+    make: (p) => ({
       format: FORMAT,
       dt: 0.01,
       shapes: {
@@ -288,11 +307,15 @@ const builtins: Builtin[] = [
       bodies: [
         ground(),
         { name: 'ledge', shape: 'ledge', static: true, position: [0, 0.5, 0], friction: 0.8 },
-        // Plank overhanging the ledge's right edge (x = 1) by a little more than half: it starts to tip.
+        // Overhanging the ledge's right edge (x = 1) by 1.45 m, its centre
+        // 0.25 m beyond the edge: it starts to tip at once.
         { name: 'plank', shape: 'plank', position: [1.25, 1.051, 0], mass: 4, friction: 0.8, restitution: 0 },
-        { name: 'box0', shape: 'box', position: [0.35, 1.252, 0], mass: 2, friction: 0.8, restitution: 0 },
-        { name: 'box1', shape: 'box', position: [0.35, 1.554, 0], mass: 2, friction: 0.8, restitution: 0 },
-        { name: 'big', shape: 'big', position: [2.2, 3.2, 0], mass: 30, friction: 0.8, restitution: 0 },
+        // Two boxes falling onto its inner end, landing about 0.2 s in (the
+        // plank has tipped a few degrees by then), which takes it back.
+        { name: 'box0', shape: 'box', position: [0.3, 1.5, 0], mass: 2, friction: 0.8, restitution: 0 },
+        { name: 'box1', shape: 'box', position: [0.3, 1.82, 0], mass: 2, friction: 0.8, restitution: 0 },
+        // The larger box, falling onto the outer end a little later.
+        { name: 'big', shape: 'big', position: [2.1, round(1.101 + p['bigDrop']! + 0.3), 0], mass: p['big'], friction: 0.8, restitution: 0 },
       ],
     }),
   },

@@ -65,11 +65,14 @@ export const jointBuiltins: JointBuiltin[] = [
     info: {
       name: 'chain',
       title: 'Multi-pendulum: boxes chained by ball joints',
-      description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed.',
-      params: [{ name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' }],
+      description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed. Without position pre-stabilisation they drift open (seed fig. 24).',
+      params: [
+        { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' },
+        { name: 'prestabilization', default: 1, min: 0, max: 1, step: 1, description: '0: joints get velocity stabilisation only and drift apart (seed fig. 24)' },
+      ],
       count: 'links',
     },
-    make: (p) => chain(p['links']!, 'ball', {}),
+    make: (p) => chain(p['links']!, 'ball', p['prestabilization'] ? {} : { jointPrestabilization: false }),
   },
   {
     info: {

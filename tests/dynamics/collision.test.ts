@@ -77,16 +77,17 @@ describe('collisions', () => {
   it('restitution 1 bounces a ball back to its drop height, restitution 0 does not bounce', async () => {
     // Centre starts 1.0 m above its resting height (radius 0.2 at y = 0.2).
     const h1 = await bounceHeight(1);
-    expect(h1 - 0.2).toBeGreaterThan(0.9);
-    expect(h1 - 0.2).toBeLessThan(1.08);
+    // (The step's discrete landing loses a little: 0.978 m at dt 0.005.)
+    expect(h1 - 0.2).toBeGreaterThan(0.96);
+    expect(h1 - 0.2).toBeLessThan(1.02);
     const h0 = await bounceHeight(0);
     expect(h0).toBe(0); // never moved up fast enough to count as a bounce
   });
 
   it('restitution 0.5 bounces to a quarter of the drop height', async () => {
     const h = await bounceHeight(0.5);
-    expect(h - 0.2).toBeGreaterThan(0.2);
-    expect(h - 0.2).toBeLessThan(0.3);
+    expect(h - 0.2).toBeGreaterThan(0.235);
+    expect(h - 0.2).toBeLessThan(0.265);
   });
 
   it('a resting box does not jitter: its velocity stays below 1 mm/s', async () => {

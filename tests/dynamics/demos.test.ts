@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinWorld, pos, run, vel } from './helpers.ts';
+import { rotateByQuat } from '../../src/dynamics/math.ts';
+import { bodyIndex, builtinWorld, pos, run, vel } from './helpers.ts';
 
 describe('the seed demo scenes', () => {
   it('billiards: the impulse travels down the row, the last ball rolls away; rolling friction stops it, static friction alone does not', async () => {
@@ -32,6 +33,54 @@ describe('the seed demo scenes', () => {
   });
 });
 
+describe('the seesaw without contact passes (seed fig. 28)', () => {
+  const tilt = (w: Awaited<ReturnType<typeof builtinWorld>>) => {
+    const i = bodyIndex(w, 'plank');
+    const q = w.bodies.quat;
+    return (2 * Math.asin(Math.min(1, Math.hypot(q[4 * i]!, q[4 * i + 1]!, q[4 * i + 2]!))) * 180) / Math.PI * Math.sign(q[4 * i + 2]! || 1);
+  };
+
+  it('with shock propagation alone the plank never feels the heavy box resting on it; with contact passes it tips', async () => {
+    // 20 kg resting on the raised end, 1 kg on the grounded one: the plank must tip.
+    const shock = await builtinWorld('seesaw', { drop: 0, shockOnly: 1 });
+    const a0 = tilt(shock);
+    await run(shock, 100);
+    expect(Math.abs(tilt(shock) - a0)).toBeLessThan(0.1);
+    const full = await builtinWorld('seesaw', { drop: 0 });
+    await run(full, 100);
+    // Tipped the other way (the heavy end on the ground), and the light box thrown up.
+    expect(tilt(full)).toBeLessThan(-5);
+    expect(pos(full, 'light')[1]).toBeGreaterThan(pos(shock, 'light')[1] + 0.5);
+  });
+});
+
+describe('the toppling plank (seed fig. 29)', () => {
+  it('tips on its own, two boxes landing on its inner end take it back, a larger box on the outer end tips it with them', async () => {
+    const w = await builtinWorld('topple');
+    const i = bodyIndex(w, 'plank');
+    const angle = () => {
+      const q = w.bodies.quat;
+      return (2 * Math.asin(Math.min(1, Math.hypot(q[4 * i]!, q[4 * i + 1]!, q[4 * i + 2]!))) * 180) / Math.PI * Math.sign(q[4 * i + 2]! || 1);
+    };
+    // Centre 0.25 m past the ledge: alpha = m g d / (I + m d^2) = 4.5 rad/s^2 about the edge, 4.5 degrees at 0.2 s.
+    await run(w, 20);
+    expect(angle()).toBeLessThan(-3);
+    expect(angle()).toBeGreaterThan(-7);
+    // The boxes land (about 0.2 s) and bring it back level before the larger box arrives (0.5 s).
+    await run(w, 20);
+    expect(Math.abs(angle())).toBeLessThan(1.5);
+    let boxTop = 0;
+    await run(w, 200, (ww) => {
+      boxTop = Math.max(boxTop, pos(ww, 'box0')[1], pos(ww, 'box1')[1] - 0.3);
+    });
+    // Tipped about the ledge's edge until its outer end is on the ground (about 43 degrees).
+    expect(angle()).toBeLessThan(-38);
+    expect(angle()).toBeGreaterThan(-48);
+    // The boxes ride up with the inner end (about 0.6 m) but are not thrown.
+    expect(boxTop).toBeLessThan(2.1);
+  });
+});
+
 describe('dominoes in a circle', () => {
   it('fall in turn all the way round, and the cyclic contact graph does not hang the step', async () => {
     const w = await builtinWorld('dominoes', { count: 24 });
@@ -58,12 +107,22 @@ describe('a pile of nonconvex bodies', () => {
     await run(w, 1000);
     const B = w.bodies;
     let maxV = 0;
-    let minY = Infinity;
+    // The lowest mesh vertex of any body, against the ground (y = 0), in
+    // units of that body's SDF cell.
+    let deepest = Infinity;
+    const v = new Float64Array(3);
     for (let i = 1; i < B.count; i++) {
       maxV = Math.max(maxV, Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!));
-      minY = Math.min(minY, B.pos[3 * i + 1]!);
+      const s = w.shapes[B.shape[i]!]!;
+      const p = s.mesh.positions;
+      let low = Infinity;
+      for (let k = 0; k < p.length; k += 3) {
+        rotateByQuat(B.quat, 4 * i, p[k]!, p[k + 1]!, p[k + 2]!, v);
+        low = Math.min(low, B.pos[3 * i + 1]! + v[1]!);
+      }
+      deepest = Math.min(deepest, low / s.sdf!.cellSize);
     }
-    expect(minY).toBeGreaterThan(0);
+    expect(deepest).toBeGreaterThan(-0.1);
     expect(maxV).toBeLessThan(0.03);
   });
 });
