@@ -24,7 +24,7 @@ import type { ConstraintSystem } from '../constraints.ts';
 import type { RigidShape } from '../shape.ts';
 import type { StepContext } from '../stepContext.ts';
 import { quatToMat3, worldInverseInertia } from '../math.ts';
-import { MotorSet } from '../motors.ts';
+import { MotorSet, type MotorJoint } from '../motors.ts';
 import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
 import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
 import type { JointDesc, MotorDesc } from './types.ts';
@@ -172,7 +172,24 @@ export class JointSystem implements ConstraintSystem {
     this.savedVel = new Float64Array(3 * this.jointBodies.length);
     this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
     this.selected = new Int32Array(P.count);
-    this.motors = new MotorSet(motors, bodyIndex);
+    const jointIndex = new Map(joints.map((j, ji) => [j.name, ji] as const));
+    const jointOf = (name: string): MotorJoint => {
+      const ji = jointIndex.get(name);
+      const j = ji === undefined ? undefined : joints[ji];
+      // Validation checked that a joint motor names a hinge or a slider.
+      if (!j || (j.type !== 'hinge' && j.type !== 'slider')) throw new RangeError(`motor names "${name}", which is not a hinge or slider joint`);
+      const ca = shapeOf(j.bodyA).comOffset, cb = shapeOf(j.bodyB).comOffset;
+      const len = Math.hypot(j.axisA[0], j.axisA[1], j.axisA[2]);
+      return {
+        type: j.type,
+        a: this.jointA[ji!]!,
+        b: this.jointB[ji!]!,
+        axisA: j.axisA.map((c) => c / len),
+        rA: j.anchorA.map((c, k) => c - ca[k]!),
+        rB: j.anchorB.map((c, k) => c - cb[k]!),
+      };
+    };
+    this.motors = new MotorSet(motors, bodyIndex, jointOf);
   }
 
   ignoresPair(a: number, b: number): boolean {
