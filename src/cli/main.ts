@@ -1,5 +1,5 @@
 /**
- * `stackfield <command>`: run | sdf | bench. Exit codes (docs/SCENE_FORMAT.md):
+ * `stackfield <command>`: run | sdf | bench | check | lib. Exit codes (docs/SCENE_FORMAT.md):
  * 0 success, 1 simulation error, 2 bad input.
  */
 import { GpuUnavailableError, InputError, SimulationError } from '../errors.ts';
@@ -15,6 +15,8 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.ts')).runCommand,
   sdf: async () => (await import('./sdf.ts')).sdfCommand,
   bench: async () => (await import('./bench.ts')).benchCommand,
+  check: async () => (await import('./check.ts')).checkCommand,
+  lib: async () => (await import('./lib.ts')).libCommand,
 };
 
 const usage = `stackfield - nonconvex rigid bodies with stacking
@@ -25,6 +27,8 @@ Commands:
   run SCENE.json     simulate headlessly, one JSON line per recorded step
   sdf MESH.obj       bake a signed distance field and mass properties
   bench              time SDF bakes, penetration queries and steps per backend
+  check FILE.json    validate a scene or library without running it
+  lib LIBRARY.json   list a library's shapes, materials, bodies and robots
 
 Run "stackfield <command> --help" for a command's options.
 `;

@@ -11,7 +11,8 @@ import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError } from '../errors.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
 import { createWorld } from '../scene/build.ts';
-import { loadSceneFile } from '../scene/load.ts';
+import { loadSceneFile, loadSceneFileWithSources } from '../scene/load.ts';
+import { formatJson } from '../scene/json.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -31,6 +32,8 @@ Options:
   --builtin NAME     a built-in scene instead of a file (see --list)
   --param k=v        a built-in scene parameter, e.g. --param rings=60 (repeatable)
   --dump             print the scene JSON (of a file after defaults, or of a built-in) and exit
+  --flatten          with --dump: print the equivalent self-contained scene (library instances
+                     written out as plain bodies, joints and motors), a file run can load
   --list             list the built-in scenes and their parameters
 
 Each line: {"step": 10, "t": 0.1, "bodies": [{"name": "box0", "p": [x,y,z], "q": [x,y,z,w], "v": [..], "w": [..]}]}
@@ -101,7 +104,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin']);
+    const args = parseArgs(rest, ['dump', 'list', 'flatten'], ['steps', 'every', 'backend', 'out', 'builtin']);
     if (args.flags.has('list')) {
       for (const b of listBuiltins()) {
         const ps = b.params.map((p) => `${p.name}=${p.default} [${p.min}..${p.max}]`).join(' ');
@@ -113,6 +116,12 @@ export const runCommand: Command = {
     const steps = intFlag(args, 'steps', 200, 0, 100_000_000);
     const every = intFlag(args, 'every', 1, 1, 100_000_000);
     const kind = parseBackendKind(stringFlag(args, 'backend'));
+    if (args.flags.has('flatten')) {
+      if (!args.flags.has('dump')) throw new InputError('--flatten only applies with --dump', undefined, 'command line');
+      const flat = await flattenedScene(args.positionals[0], stringFlag(args, 'builtin'), params);
+      process.stdout.write(formatJson(flat) + '\n');
+      return 0;
+    }
     const scene = await loadSceneArg(args.positionals[0], stringFlag(args, 'builtin'), params);
     if (args.flags.has('dump')) {
       process.stdout.write(JSON.stringify(builtinOrScene(args, params, scene), null, 2) + '\n');
@@ -157,6 +166,16 @@ export const runCommand: Command = {
     return 0;
   },
 };
+
+/** --dump --flatten: a built-in's JSON (already plain), or a file's scene with its library instances written out. */
+async function flattenedScene(file: string | undefined, builtin: string | undefined, params: Record<string, number>): Promise<unknown> {
+  if (builtin !== undefined) {
+    await loadSceneArg(file, builtin, params);
+    return builtinScene(builtin, params);
+  }
+  if (file === undefined) throw new InputError('missing scene file (or --builtin NAME)', undefined, 'command line');
+  return (await loadSceneFileWithSources(file)).flat;
+}
 
 /** --dump: the built-in's raw JSON (editable), or the file's scene after defaults. */
 function builtinOrScene(args: ReturnType<typeof parseArgs>, params: Record<string, number>, scene: SceneDesc): unknown {

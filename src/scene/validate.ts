@@ -110,7 +110,7 @@ export const JOINT_TYPES: readonly JointType[] = [
   'fixed',
 ];
 
-const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
+export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
@@ -125,7 +125,7 @@ const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
   extrude: ['type', 'polygon', 'depth', 'sdf'],
 };
 const ALL_SHAPE_KEYS = [...new Set(Object.values(SHAPE_KEYS).flat())];
-const BODY_KEYS = [
+export const BODY_KEYS = [
   'name',
   'shape',
   'static',
@@ -237,6 +237,16 @@ export const POSITIVE: NumberRule = { min: 0, minExclusive: true };
 export const NON_NEGATIVE: NumberRule = { min: 0 };
 export const ANY: NumberRule = {};
 const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
+
+/** A body's material keys and their ranges (also those of a library material and of scene defaults). */
+export const MATERIAL_RULES = {
+  density: POSITIVE,
+  restitution: { min: 0, max: 1 },
+  friction: NON_NEGATIVE,
+  rollingFriction: NON_NEGATIVE,
+  spinningFriction: NON_NEGATIVE,
+} as const satisfies Record<string, NumberRule>;
+export type MaterialKey = keyof typeof MATERIAL_RULES;
 
 function describeRule(r: NumberRule): string {
   const kind = r.integer ? 'an integer' : 'a number';
@@ -799,14 +809,14 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     orientation,
     velocity,
     angularVelocity,
-    restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, { min: 0, max: 1 }),
-    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, NON_NEGATIVE),
-    rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, NON_NEGATIVE),
-    spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, NON_NEGATIVE),
+    restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, MATERIAL_RULES.restitution),
+    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction),
+    rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, MATERIAL_RULES.rollingFriction),
+    spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, MATERIAL_RULES.spinningFriction),
   };
   if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
   if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, POSITIVE);
-  else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, POSITIVE);
+  else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, MATERIAL_RULES.density);
   return body;
 }
 
