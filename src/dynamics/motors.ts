@@ -38,7 +38,7 @@
  */
 import type { MotorDesc } from './joints/types.ts';
 import type { BodyStore } from './bodies.ts';
-import { quatToMat3, worldInverseInertia } from './math.ts';
+import { quatMul, quatToMat3, worldInverseInertia } from './math.ts';
 
 /** What a joint motor needs of its joint (src/dynamics/joints/system.ts). */
 export interface MotorJoint {
@@ -90,6 +90,29 @@ export class MotorSet {
   readonly torque: Float64Array;
   /** The torque (N m) or force (N) actually applied in the last step, signed along the axis, for display and tests. */
   readonly applied: Float64Array;
+  /**
+   * The load observer: the speed along the axis at the start of the last
+   * active step (NaN after a step the motor was off), the inverse inertia k
+   * along the axis then, and the torque applied (see loadTorque).
+   */
+  private readonly lastSpeed: Float64Array;
+  private readonly lastK: Float64Array;
+  private readonly lastTorque: Float64Array;
+  /** Body motors: the direction (+1 or -1 along the axis) of the last step. */
+  private readonly lastSign: Int8Array;
+  /**
+   * Joint motors with a program follow it as a trajectory (trackProgram):
+   * 1 while on; the joint's position (angle or displacement) the program has
+   * reached; the reference pose the position is measured from (A's frame:
+   * the relative orientation of a hinge, the anchor offset of a slider at
+   * the start), and the hinge angle unwrapped across +-pi.
+   */
+  readonly tracking: Uint8Array;
+  private readonly on: Uint8Array;
+  private readonly programPos: Float64Array;
+  private readonly ref: Float64Array;
+  private readonly angle: Float64Array;
+  private readonly lastWrapped: Float64Array;
 
   constructor(descs: readonly MotorDesc[], bodyIndex: (name: string) => number, jointOf: (name: string) => MotorJoint = noJoint) {
     const n = descs.length;
@@ -115,6 +138,16 @@ export class MotorSet {
     this.until = new Float64Array(n);
     this.torque = new Float64Array(n);
     this.applied = new Float64Array(n);
+    this.lastSpeed = new Float64Array(n).fill(NaN);
+    this.lastK = new Float64Array(n);
+    this.lastTorque = new Float64Array(n);
+    this.lastSign = new Int8Array(n).fill(1);
+    this.tracking = new Uint8Array(n);
+    this.on = new Uint8Array(n);
+    this.programPos = new Float64Array(n);
+    this.ref = new Float64Array(4 * n);
+    this.angle = new Float64Array(n);
+    this.lastWrapped = new Float64Array(n);
     let s = 0;
     descs.forEach((d, m) => {
       if (d.joint) {
@@ -141,6 +174,9 @@ export class MotorSet {
         this.segEnd[s++] = end;
       }
       this.repeat[m] = d.repeat ? 1 : 0;
+      // A constant speed is one endless segment; anything else is a program, which joint motors track.
+      const constant = d.program.length === 1 && d.program[0]!.duration === Infinity;
+      this.tracking[m] = d.joint && !constant ? 1 : 0;
       this.startTorque[m] = d.startTorque;
       this.torqueIncrement[m] = d.torqueIncrement;
       this.maxTorque[m] = d.maxTorque;
@@ -191,6 +227,8 @@ export class MotorSet {
       const s = this.target(m, mid);
       if (!this.acts(m, s)) {
         this.torque[m] = this.startTorque[m]!;
+        this.lastSpeed[m] = NaN;
+        this.on[m] = 0;
         continue;
       }
       const kind = this.kind[m]!;
@@ -198,6 +236,27 @@ export class MotorSet {
       changed = acted || changed;
     }
     return changed;
+  }
+
+  /**
+   * The torque the load took last step: the speed the motor's last torque
+   * would have given a free body, less the speed it has now, in torque
+   * units (0 after a step the motor was off). Gravity, contacts and joints
+   * all show up in it. A step then aims at the target against that load:
+   * capping each step's torque at what a free body needs (1 / k per unit of
+   * speed) would leave a loaded motor below its target for ever, however
+   * much torque it may give, since the contacts undo each step's change.
+   */
+  private loadTorque(m: number, speed: number, k: number, dt: number): number {
+    const last = this.lastSpeed[m]!;
+    if (last !== last) return 0;
+    return (last + dt * this.lastK[m]! * this.lastTorque[m]! - speed) / (dt * k);
+  }
+
+  private observe(m: number, speed: number, k: number, torque: number): void {
+    this.lastSpeed[m] = speed;
+    this.lastK[m] = k;
+    this.lastTorque[m] = torque;
   }
 
   /** The seed's motor: a couple towards the target while the body is slower than it. */
@@ -215,16 +274,21 @@ export class MotorSet {
       dy = R[3]! * x + R[4]! * y + R[5]! * z;
       dz = R[6]! * x + R[7]! * y + R[8]! * z;
     }
-    // A negative target drives the other way: the same rule along -axis.
+    // A negative target drives the other way: the same rule along -axis (a
+    // change of direction starts the load observer afresh).
     const sign = speed < 0 ? -1 : 1;
     if (sign < 0) {
       dx = -dx; dy = -dy; dz = -dz;
       speed = -speed;
     }
+    if (this.lastSign[m] !== sign) this.lastSpeed[m] = NaN;
+    this.lastSign[m] = sign;
     const w = B.angVel;
     const along = w[3 * i]! * dx + w[3 * i + 1]! * dy + w[3 * i + 2]! * dz;
     if (along >= speed) {
+      // The seed: the target is reached, the ramp starts again.
       this.torque[m] = this.startTorque[m]!;
+      this.lastSpeed[m] = NaN;
       return false;
     }
     worldInverseInertia(R, 0, B.invInertia, 9 * i, IA, 0);
@@ -234,8 +298,9 @@ export class MotorSet {
     const az = IA[6]! * dx + IA[7]! * dy + IA[8]! * dz;
     const gain = ax * dx + ay * dy + az * dz;
     if (!(gain > 0)) return false;
-    const needed = (speed - along) / (dt * gain);
-    const tau = Math.min(this.torque[m]!, needed);
+    const needed = (speed - along) / (dt * gain) + this.loadTorque(m, along, gain, dt);
+    const tau = Math.max(0, Math.min(this.torque[m]!, needed));
+    this.observe(m, along, gain, tau);
     let acted = false;
     if (tau > 0) {
       w[3 * i] += dt * tau * ax;
@@ -260,17 +325,20 @@ export class MotorSet {
   }
 
   /**
-   * The ramp of a two-sided motor: the signed torque (or force) for a step
-   * that needs `needed` to reach its target exactly, and the ramp advanced.
+   * A two-sided motor's torque (or force) for a step at speed `speed` with
+   * inverse inertia k along its axis: what reaches the target against the
+   * load, within the current limit. The limit grows by the increment while
+   * the target is out of its reach, and falls back to what holding the
+   * target takes (at least startTorque) once it is within reach, so a servo
+   * holding a load keeps the torque that holds it.
    */
-  private servo(m: number, needed: number): number {
+  private servo(m: number, target: number, speed: number, k: number, dt: number): number {
+    const needed = (target - speed) / (dt * k) + this.loadTorque(m, speed, k, dt);
     const cap = this.torque[m]!;
-    if (Math.abs(needed) <= cap) {
-      this.torque[m] = this.startTorque[m]!;
-      return needed;
-    }
-    this.torque[m] = Math.min(this.maxTorque[m]!, cap + this.torqueIncrement[m]!);
-    return needed > 0 ? cap : -cap;
+    const out = Math.abs(needed) <= cap ? needed : needed > 0 ? cap : -cap;
+    this.torque[m] = Math.abs(needed) <= cap ? Math.max(this.startTorque[m]!, Math.abs(needed)) : Math.min(this.maxTorque[m]!, cap + this.torqueIncrement[m]!);
+    this.observe(m, speed, k, out);
+    return out;
   }
 
   /** World axis of a joint motor: A's body-frame axis turned by A's orientation. */
@@ -280,6 +348,53 @@ export class MotorSet {
     out[0] = R[0]! * x + R[1]! * y + R[2]! * z;
     out[1] = R[3]! * x + R[4]! * y + R[5]! * z;
     out[2] = R[6]! * x + R[7]! * y + R[8]! * z;
+  }
+
+  /**
+   * A tracked program's target speed for this step: the program's speed plus
+   * what makes up the joint's lag (or lead) on the program's trajectory over
+   * TRACK_TIME. The trajectory starts where the joint is when the motor turns
+   * on, so a repeated gait whose speeds sum to zero comes back to its start
+   * instead of drifting by whatever each swing fell short.
+   */
+  private track(m: number, speed: number, position: number, dt: number): number {
+    if (!this.on[m]) {
+      this.on[m] = 1;
+      this.programPos[m] = position;
+    }
+    const target = speed + (this.programPos[m]! - position) / TRACK_TIME;
+    this.programPos[m] += speed * dt;
+    return target;
+  }
+
+  /**
+   * A hinge's angle about its axis since the motor turned on: the relative
+   * rotation q_A^-1 q_B against the one at the start, read about A's axis,
+   * unwrapped across +-pi step by step.
+   */
+  private hingeAngle(B: BodyStore, m: number): number {
+    const a = 4 * this.bodyA[m]!, b = 4 * this.body[m]!;
+    const Q = B.quat;
+    // rel = conj(qA) qB
+    REL[0] = -Q[a]!; REL[1] = -Q[a + 1]!; REL[2] = -Q[a + 2]!; REL[3] = Q[a + 3]!;
+    quatMul(REL, 0, Q, b, REL2, 0);
+    const o = 4 * m;
+    if (!this.on[m]) {
+      for (let c = 0; c < 4; c++) this.ref[o + c] = REL2[c]!;
+      this.angle[m] = 0;
+      this.lastWrapped[m] = 0;
+      return 0;
+    }
+    // delta = rel conj(ref), a rotation in A's frame.
+    REL[0] = -this.ref[o]!; REL[1] = -this.ref[o + 1]!; REL[2] = -this.ref[o + 2]!; REL[3] = this.ref[o + 3]!;
+    quatMul(REL2, 0, REL, 0, DELTA, 0);
+    const sn = DELTA[0]! * this.dir[3 * m]! + DELTA[1]! * this.dir[3 * m + 1]! + DELTA[2]! * this.dir[3 * m + 2]!;
+    const wrapped = 2 * Math.atan2(sn, DELTA[3]!);
+    let d = wrapped - this.lastWrapped[m]!;
+    d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
+    this.lastWrapped[m] = wrapped;
+    this.angle[m] += d;
+    return this.angle[m]!;
   }
 
   /** Equal and opposite torques about the hinge axis: (omega_B - omega_A) . a -> target. */
@@ -296,7 +411,8 @@ export class MotorSet {
     const ubx = IB[0]! * x + IB[1]! * y + IB[2]! * z, uby = IB[3]! * x + IB[4]! * y + IB[5]! * z, ubz = IB[6]! * x + IB[7]! * y + IB[8]! * z;
     const k = x * (uax + ubx) + y * (uay + uby) + z * (uaz + ubz);
     if (!(k > 0)) return false;
-    const tau = this.servo(m, (speed - rel) / (dt * k));
+    const target = this.tracking[m] ? this.track(m, speed, this.hingeAngle(B, m), dt) : speed;
+    const tau = this.servo(m, target, rel, k, dt);
     if (tau === 0) return false;
     const h = dt * tau;
     w[3 * b] += h * ubx; w[3 * b + 1] += h * uby; w[3 * b + 2] += h * ubz;
@@ -334,7 +450,17 @@ export class MotorSet {
     const ubx = IB[0]! * nbx + IB[1]! * nby + IB[2]! * nbz, uby = IB[3]! * nbx + IB[4]! * nby + IB[5]! * nbz, ubz = IB[6]! * nbx + IB[7]! * nby + IB[8]! * nbz;
     const k = ma + mb + nax * uax + nay * uay + naz * uaz + nbx * ubx + nby * uby + nbz * ubz;
     if (!(k > 0)) return false;
-    const f = this.servo(m, (speed - rel) / (dt * k));
+    let target = speed;
+    if (this.tracking[m]) {
+      // Displacement along the axis of B's anchor from A's (arm rA in A's frame).
+      quatToMat3(B.quat, 4 * a, R);
+      const lx = this.rA[3 * m]!, ly = this.rA[3 * m + 1]!, lz = this.rA[3 * m + 2]!;
+      const dx = rax - (R[0]! * lx + R[1]! * ly + R[2]! * lz), dy = ray - (R[3]! * lx + R[4]! * ly + R[5]! * lz), dz = raz - (R[6]! * lx + R[7]! * ly + R[8]! * lz);
+      const d = dx * x + dy * y + dz * z;
+      if (!this.on[m]) this.ref[4 * m] = d;
+      target = this.track(m, speed, d - this.ref[4 * m]!, dt);
+    }
+    const f = this.servo(m, target, rel, k, dt);
     if (f === 0) return false;
     const h = dt * f;
     v[3 * b] += h * mb * x; v[3 * b + 1] += h * mb * y; v[3 * b + 2] += h * mb * z;
@@ -347,6 +473,12 @@ export class MotorSet {
 }
 
 const AX = new Float64Array(3);
+const REL = new Float64Array(4);
+const REL2 = new Float64Array(4);
+const DELTA = new Float64Array(4);
+
+/** Seconds over which a tracked program makes up the joint's lag on its trajectory (10 steps at dt = 0.01 s). */
+export const TRACK_TIME = 0.1;
 
 function noJoint(name: string): MotorJoint {
   throw new RangeError(`motor names unknown joint "${name}"`);

@@ -306,30 +306,37 @@ export class JointSystem implements ConstraintSystem {
     const st = this.bind(B, ctx.invMass, ctx.invInertia);
     const h = ctx.dt;
     let sweeps = 0;
-    let before = this.predictedErrorSq(st, h, n);
+    // Each part's impulse lowers its own error, but a sweep as a whole can
+    // raise the others' more: on a nearly straight, fast-whipping chain (the
+    // linearisation fails near that singular pose), and on a body held by
+    // several joints at once, where each ball part's push at one corner tilts
+    // the body and opens the axis parts the sweep already closed (a chassis on
+    // four hinged wheels: its first sweep raises the summed error, the later
+    // ones bring it down). So the sweeps go on while any part is off, and the
+    // pass keeps the velocities of the best sweep (the start when none
+    // helped): repeating bad sweeps cannot spin the links up, and a first
+    // sweep that makes things worse does not end a pass that would converge.
+    let best = this.predictedErrorSq(st, h, n);
+    this.saveVelocities(B);
     let moved = false;
+    let atBest = true;
     for (let it = 0; it < iters; it++) {
       sweeps++;
-      this.saveVelocities(B);
       let any = false;
       for (let k = 0; k < n; k++) {
         const p = this.selected[k]!;
         if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
       }
       if (!any) break;
-      // Each part's impulse lowers its own error, but on a nearly straight,
-      // fast-whipping chain the sweep as a whole can raise the others' more
-      // (the linearisation fails near that singular pose) and repeating it
-      // spins the links up without bound. A sweep that leaves the joints
-      // worse than it found them is taken back, and the pass ends.
       const after = this.predictedErrorSq(st, h, n);
-      if (!(after < before)) {
-        this.restoreVelocities(B);
-        break;
+      atBest = after < best;
+      if (atBest) {
+        best = after;
+        moved = true;
+        this.saveVelocities(B);
       }
-      before = after;
-      moved = true;
     }
+    if (!atBest) this.restoreVelocities(B);
     if (moved) {
       for (let k = 0; k < n; k++) {
         ctx.markMoved(P.a[this.selected[k]!]!);
