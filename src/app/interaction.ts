@@ -141,6 +141,15 @@ export class Interaction {
     return p ? [p[0] + r.left, p[1] + r.top] : null;
   }
 
+  /** Body `name`'s centre of mass, velocity and sleep, for scripts and tests. */
+  bodyState(name: string): { p: number[]; v: number[]; asleep: boolean } | null {
+    const w = this.host.world();
+    const i = w ? w.bodies.names.indexOf(name) : -1;
+    if (!w || i < 0) return null;
+    const B = w.bodies;
+    return { p: Array.from(B.pos.subarray(3 * i, 3 * i + 3)), v: Array.from(B.vel.subarray(3 * i, 3 * i + 3)), asleep: B.asleep[i] === 1 };
+  }
+
   private showInfo(parts: string[]): void {
     const key = parts.join('|');
     if (this.info.dataset['key'] === key && !this.info.hidden) return;

@@ -14,11 +14,14 @@ import { GpuUnavailableError, InputError } from '../errors.ts';
 import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
 // Installs joints and motors into scene building (the joint and robot scenes need it).
-import { parseSceneText } from '../scene/load.ts';
+import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import type { World } from '../dynamics/world.ts';
-import { validateScene } from '../scene/validate.ts';
-import { defaultCamera, frameBounds } from './camera.ts';
+import { validateScene, type JsonObject } from '../scene/validate.ts';
+import { defaultCamera, frameBounds, viewProjection } from './camera.ts';
+import { Interaction } from './interaction.ts';
+import { LibraryPanel } from './libraryPanel.ts';
+import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
 import { WebGpuRenderer } from './gpuRenderer.ts';
 import { attachCameraInput } from './input.ts';
@@ -62,6 +65,12 @@ class App {
   private params: Record<string, number> = {};
   private fileName: string | null = null;
   private detachInput: (() => void) | null = null;
+  /** The plain scene the world was built from (placing a library instance writes it again), and its files. */
+  private flat: JsonObject | null = null;
+  private sceneIo: { readText(p: string): Promise<string> } = { readText: fetchText };
+  private readonly library = new AppLibrary();
+  private libraryPanel!: LibraryPanel;
+  private interaction!: Interaction;
   private frames = 0;
   private fpsT0 = performance.now();
   private readonly bounds = new Float64Array(6);
@@ -71,10 +80,28 @@ class App {
     const url = parseAppUrl(location.search);
     this.views = viewsFromParam(url.views);
     this.builtins = listBuiltins();
+    this.interaction = new Interaction(
+      {
+        world: () => this.sim?.world ?? null,
+        viewProjection: () => {
+          const c = this.renderer.canvas;
+          return viewProjection(this.camera, c.clientWidth / Math.max(1, c.clientHeight));
+        },
+        armed: () => this.libraryPanel.armed,
+        place: (item, position, velocity) => void this.place(item, position, velocity),
+      },
+      $('stage'),
+    );
+    this.libraryPanel = new LibraryPanel($('stage'), (item) => this.interaction.showArmed(item));
+    // For scripts and the end-to-end tests: where a body is drawn, and its state.
+    Object.assign(window, {
+      __stackfield: { screenOf: (n: string) => this.interaction.screenOf(n), body: (n: string) => this.interaction.bodyState(n) },
+    });
     await this.setUpGpu();
     const backend: BackendKind = this.gpu ? (url.backend ?? 'gpu') : 'cpu';
     this.sim = new Simulation(this.gpu !== null, backend, {
       onStep: (w) => {
+        this.interaction.afterStep(w);
         this.chart.push(w.profile);
         const s = this.panel.stats;
         s.stepMs = w.profile.totalMs;
@@ -86,6 +113,7 @@ class App {
       },
       onWorld: (w) => {
         this.renderer.setWorld(w);
+        this.interaction.worldChanged(w);
         this.chart.clear();
         this.views = resolveSliceBody(this.views, w.bodies.count, (i) => !!w.shapes[w.bodies.shape[i]!]?.sdf);
         this.panel.showViews(this.views, w.bodies.count);
@@ -199,6 +227,8 @@ class App {
 
   private attachInput(): void {
     this.detachInput?.();
+    // Before the camera's own listeners: a press on a body or to place an instance is not an orbit.
+    this.interaction.attach(this.renderer.canvas);
     this.detachInput = attachCameraInput(this.renderer.canvas, this.camera, {
       onCameraChange: () => {},
       togglePlay: () => this.togglePlay(),
@@ -254,6 +284,7 @@ class App {
       this.renderFailed = true;
     }
     this.chart.draw();
+    this.interaction.frame();
     this.updateStatus();
   };
   private renderFailed = false;
@@ -301,8 +332,11 @@ class App {
     const params = sceneParams(info.params, raw);
     this.setBusy(`Building “${info.title}”…`);
     try {
-      const desc = validateScene(builtinScene(name, params), `<builtin:${name}>`);
+      const json = builtinScene(name, params);
+      const desc = validateScene(json, `<builtin:${name}>`);
       await this.loadScene(desc, { readText: fetchText }, frame);
+      this.flat = json as JsonObject;
+      this.sceneIo = { readText: fetchText };
       this.sceneName = name;
       this.params = params;
       this.fileName = null;
@@ -317,15 +351,29 @@ class App {
     }
   }
 
-  /** A scene file plus any mesh files picked or dropped with it. */
+  /**
+   * A scene file plus any mesh and library files picked or dropped with it;
+   * or library files alone, whose robots and bodies the library panel lists
+   * (docs/LIBRARY_FORMAT.md).
+   */
   private async openFiles(files: File[]): Promise<void> {
     if (files.length === 0) return;
-    const scene = files.find((f) => f.name.toLowerCase().endsWith('.json')) ?? files[0]!;
-    this.setBusy(`Loading ${scene.name}…`);
     try {
-      const text = await scene.text();
-      const desc = parseSceneText(text, scene.name);
-      await this.loadScene(desc, droppedFilesReader(files, scene.name), true);
+      const texts = await readTexts(files);
+      this.library.add(texts);
+      this.libraryPanel.show(this.library.items(), this.library.size);
+      const isScene = (t: string) => /"format"\s*:\s*"stackfield-scene\//.test(t);
+      const scene = files.find((f) => isScene(texts.get(f.name) ?? '')) ?? (this.library.size > 0 ? null : files[0]!);
+      if (!scene) {
+        this.clearError();
+        return;
+      }
+      this.setBusy(`Loading ${scene.name}…`);
+      const io = droppedFilesReader(files, scene.name);
+      const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
+      await this.loadScene(loaded.scene, io, true);
+      this.flat = loaded.flat;
+      this.sceneIo = io;
       this.fileName = scene.name;
       this.sceneName = null;
       this.panel.showScene(null, {});
@@ -336,6 +384,25 @@ class App {
       this.showError(e);
     } finally {
       this.setBusy(null);
+    }
+  }
+
+  /**
+   * A new instance of a library robot or body in the running scene: the scene
+   * written again with every body's current state plus the instance, built,
+   * and the clock carried over (placing.ts).
+   */
+  private async place(item: LibraryItem, position: [number, number, number], velocity: [number, number, number]): Promise<void> {
+    const w = this.sim.world;
+    if (!w || !this.flat) return;
+    try {
+      const { scene, instance } = this.library.placeInto(this.flat, w, item, position, velocity);
+      const desc = validateScene(scene, this.fileName ?? `<builtin:${this.sceneName}>`);
+      await this.sim.load(desc, this.sceneIo, { time: w.time, steps: w.stepCount });
+      this.flat = scene;
+      document.body.dataset['placed'] = instance;
+    } catch (e) {
+      this.showError(e);
     }
   }
 

@@ -14,6 +14,7 @@ import { createBackend, type Backend } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';
 import { createWorld } from '../scene/build.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SolverSettings } from '../scene/types.ts';
 
 export interface SceneIo {
@@ -92,17 +93,30 @@ export class Simulation {
 
   private async build(scene: SceneDesc, io: SceneIo): Promise<World> {
     const b = await this.backendFor(this.backendKind);
+    // Content-keyed, so shapes survive a rebuild with a placed instance; bounded across scenes.
+    if (this.shapeCache.size > 256) this.shapeCache.clear();
     return createWorld(scene, b.query, {
       readText: (p) => io.readText(p),
       bake: b.bake,
       warn: (m) => this.events.warn?.(m),
+      shapes: this.shapeCache,
     });
   }
 
-  /** Builds a world for the scene; the old one stays until the new one is ready. */
-  load(scene: SceneDesc, io: SceneIo): Promise<World> {
+  private readonly shapeCache = new Map<string, RigidShape>();
+
+  /**
+   * Builds a world for the scene; the old one stays until the new one is
+   * ready. `clock` carries a running scene's time over (a rebuild with a
+   * placed library instance), so motor programs go on where they were.
+   */
+  load(scene: SceneDesc, io: SceneIo, clock?: { time: number; steps: number }): Promise<World> {
     return this.exclusive(async () => {
       const world = await this.build(scene, io);
+      if (clock) {
+        world.time = clock.time;
+        world.stepCount = clock.steps;
+      }
       this.scene = scene;
       this.io = io;
       this.install(world);

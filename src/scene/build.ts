@@ -39,6 +39,12 @@ export interface SceneIo {
   bake?: (mesh: TriMesh, opts: { cells: number; padding: number }) => Promise<SdfGrid>;
   /** Receives warnings (e.g. a mesh that was flipped outward). */
   warn?: (message: string) => void;
+  /**
+   * Shapes already built, by their description (and the scene's edge
+   * samples): a world rebuilt with one more body (the app placing a library
+   * instance) reuses them instead of baking their fields again.
+   */
+  shapes?: Map<string, RigidShape>;
 }
 
 /** The range every derived quantity must lie in (see the file comment). */
@@ -306,7 +312,13 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     const d = scene.shapes[b.shape];
     if (!d) throw new InputError(`unknown shape "${b.shape}"`, scene.file, `bodies[${scene.bodies.indexOf(b)}].shape`);
     shapeIndex.set(b.shape, world.shapes.length);
-    world.shapes.push(await buildShape(b.shape, d, scene, io));
+    const key = `${scene.solver.edgeSamples}|${b.shape}|${JSON.stringify(d)}`;
+    let shape = io.shapes?.get(key);
+    if (!shape) {
+      shape = await buildShape(b.shape, d, scene, io);
+      io.shapes?.set(key, shape);
+    }
+    world.shapes.push(shape);
   }
   // Check the others too (without baking): a broken shape should not wait until someone uses it.
   for (const [name, d] of Object.entries(scene.shapes)) {
