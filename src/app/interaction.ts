@@ -24,8 +24,11 @@ export interface InteractionHost {
   viewProjection(): ArrayLike<number>;
   /** The armed library item, if any. */
   armed(): LibraryItem | null;
-  /** Places an instance of `item` (a robot's frame origin, or a template's shape origin) at `position`, moving at `velocity`. */
-  place(item: LibraryItem, position: Vec3, velocity: Vec3): void;
+  /**
+   * Places an instance of `item` (a robot's frame origin, or a template's
+   * shape origin) at `position`, turned by `orientation`, moving at `velocity`.
+   */
+  place(item: LibraryItem, position: Vec3, velocity: Vec3, orientation: [number, number, number, number]): void;
 }
 
 /** How far above the clicked point a placed body's origin goes (it drops onto the surface); a robot's frame origin sits on it. */
@@ -190,15 +193,16 @@ export class Interaction {
     const item = this.host.armed();
     if (item) {
       this.take(e);
+      const facing = facingAway(ray);
       if (e.shiftKey) {
         const from: Vec3 = [0, 1, 2].map((k) => ray.origin[k]! + THROW_START * ray.dir[k]!) as Vec3;
-        this.host.place(item, from, [0, 1, 2].map((k) => THROW_SPEED * ray.dir[k]!) as Vec3);
+        this.host.place(item, from, [0, 1, 2].map((k) => THROW_SPEED * ray.dir[k]!) as Vec3, facing);
         return;
       }
       const hit = pickBody(w, ray);
       if (!hit) return;
       const lift = item.kind === 'robot' ? ROBOT_LIFT : BODY_LIFT;
-      this.host.place(item, [0, 1, 2].map((k) => hit.point[k]! + lift * hit.normal[k]!) as Vec3, [0, 0, 0]);
+      this.host.place(item, [0, 1, 2].map((k) => hit.point[k]! + lift * hit.normal[k]!) as Vec3, [0, 0, 0], facing);
       return;
     }
     const hit = pickBody(w, ray);
@@ -228,6 +232,15 @@ export class Interaction {
     this.canvas!.classList.remove('dragging');
     if (this.canvas!.hasPointerCapture(e.pointerId)) this.canvas!.releasePointerCapture(e.pointerId);
   }
+}
+
+/**
+ * A turn about +y that points an instance's +x axis (the way the example
+ * robots drive) along the ray's horizontal direction, away from the eye.
+ */
+function facingAway(ray: Ray): [number, number, number, number] {
+  const h = Math.atan2(-ray.dir[2], ray.dir[0]) / 2;
+  return Number.isFinite(h) ? [0, Math.sin(h), 0, Math.cos(h)] : [0, 0, 0, 1];
 }
 
 function fmt(x: number): string {

@@ -88,7 +88,7 @@ class App {
           return viewProjection(this.camera, c.clientWidth / Math.max(1, c.clientHeight));
         },
         armed: () => this.libraryPanel.armed,
-        place: (item, position, velocity) => void this.place(item, position, velocity),
+        place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
       },
       $('stage'),
     );
@@ -392,11 +392,16 @@ class App {
    * written again with every body's current state plus the instance, built,
    * and the clock carried over (placing.ts).
    */
-  private async place(item: LibraryItem, position: [number, number, number], velocity: [number, number, number]): Promise<void> {
+  private async place(
+    item: LibraryItem,
+    position: [number, number, number],
+    velocity: [number, number, number],
+    orientation: [number, number, number, number],
+  ): Promise<void> {
     const w = this.sim.world;
     if (!w || !this.flat) return;
     try {
-      const { scene, instance } = this.library.placeInto(this.flat, w, item, position, velocity);
+      const { scene, instance } = this.library.placeInto(this.flat, w, item, position, velocity, orientation);
       const desc = validateScene(scene, this.fileName ?? `<builtin:${this.sceneName}>`);
       await this.sim.load(desc, this.sceneIo, { time: w.time, steps: w.stepCount });
       this.flat = scene;

@@ -84,10 +84,18 @@ export class AppLibrary {
   /**
    * `scene` (the plain scene `world` was built from) with every body's
    * current state and one more instance of `item`, named uniquely, at
-   * `position` (the robot's frame origin, or the template shape's origin),
-   * moving at `velocity`. Returns the new plain scene and the instance name.
+   * `position` (the robot's frame origin, or the template shape's origin)
+   * turned by `orientation`, moving at `velocity`. Returns the new plain
+   * scene and the instance name.
    */
-  placeInto(scene: JsonObject, world: World, item: LibraryItem, position: Vec3, velocity: Vec3 = [0, 0, 0]): { scene: JsonObject; instance: string } {
+  placeInto(
+    scene: JsonObject,
+    world: World,
+    item: LibraryItem,
+    position: Vec3,
+    velocity: Vec3 = [0, 0, 0],
+    orientation: [number, number, number, number] = [0, 0, 0, 1],
+  ): { scene: JsonObject; instance: string } {
     const out = withCurrentState(scene, world);
     const bodies = out['bodies'] as JsonObject[];
     const taken = new Set(bodies.map((b) => String(b['name'] ?? '')));
@@ -103,8 +111,8 @@ export class AppLibrary {
       kind: 'scene',
       json:
         item.kind === 'robot'
-          ? { format: SCENE_FORMAT_ID, bodies: [], robots: [{ name: instance, robot: item.name, position }] }
-          : { format: SCENE_FORMAT_ID, bodies: [{ name: instance, template: item.name, position, velocity }] },
+          ? { format: SCENE_FORMAT_ID, bodies: [], robots: [{ name: instance, robot: item.name, position, orientation }] }
+          : { format: SCENE_FORMAT_ID, bodies: [{ name: instance, template: item.name, position, orientation, velocity }] },
       includes: files.map((f) => f.file),
     };
     const flat = flattenScene(root, new Namespace([root, ...files]), robots).json;
