@@ -1,8 +1,9 @@
-// Shared by every render_*.wgsl pass (joined in front of each by src/app/gpuRenderer.ts).
-// Layouts are mirrored in src/app/frameData.ts; keep both in step.
+// Shared by every render_*.wgsl pass (joined in front of each by src/app/render/context.ts).
+// The host's layouts of these structs are in src/app/render/layout.ts, checked against them by
+// tests/gpu/renderLayout.test.ts.
 
 // Per frame, 208 bytes:
-//   viewProj   mat4x4f   0..64
+//   viewProj   mat4x4f   0..64   world -> clip
 //   shadowProj mat4x4f  64..128  world -> world point projected on the shadow plane along the light
 //   eye        vec4f   128..144  xyz eye position, w unused
 //   lightDir   vec4f   144..160  xyz unit vector towards the light
@@ -19,11 +20,20 @@ struct Frame {
   focus: vec4f,
 }
 
-// Per body, 80 bytes: the rigid transform and the colour (a = 0 hides the body).
-// Slot 0 is the identity, for geometry already in world space.
+// Per body, 80 bytes (model 0..64, color 64..80): the rigid transform and the colour. Slot 0 is the identity, for geometry already in
+// world space. The colour's alpha says how the body is drawn (layout.ts INSTANCE_ALPHA):
+// 1 solid, 0.5 as its wireframe only, 0 not at all.
 struct Instance {
   model: mat4x4f,
   color: vec4f,
+}
+
+fn draws_solid(color: vec4f) -> bool {
+  return color.a > 0.75;
+}
+
+fn draws_wire(color: vec4f) -> bool {
+  return color.a > 0.25;
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -21,7 +21,7 @@ fn vs_main(@location(0) pos: vec3f, @location(1) nrm: vec3f, @builtin(instance_i
 
 @fragment
 fn fs_main(in: MeshOut) -> @location(0) vec4f {
-  if (in.color.a < 0.01) {
+  if (!draws_solid(in.color)) {
     discard;
   }
   let n = normalize(in.normal);

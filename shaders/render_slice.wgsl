@@ -1,5 +1,5 @@
 // A slice through one body's SDF, coloured by phi, with the zero iso-line.
-// The quad's corners and the grid come from src/app/gpuRenderer.ts (SliceUniform).
+// The quad's corners and the grid come from src/app/render/depthFieldPasses.ts.
 struct Slice {
   // Local-frame quad: corner + u * edgeU + v * edgeV, u, v in [0, 1].
   corner: vec4f,

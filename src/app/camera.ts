@@ -19,6 +19,24 @@ export interface OrbitCamera {
   distance: number;
   /** Vertical field of view (radians). */
   fovY: number;
+  /**
+   * Lens shift in normalised device coordinates: the target is drawn at
+   * (shiftX, shiftY) instead of the middle, so a scene can sit in the middle
+   * of the part of the canvas the panel and the bars leave free.
+   */
+  shiftX: number;
+  shiftY: number;
+}
+
+/** Any three numbers one can write: arrays and typed arrays of either precision. */
+export type Writable3 = { [k: number]: number };
+
+/** The canvas in CSS pixels and the part of it not covered by the panel and the bars. */
+export interface Viewport {
+  width: number;
+  height: number;
+  /** Pixels covered at each edge. */
+  insets: { left: number; top: number; right: number; bottom: number };
 }
 
 /** Just short of straight up/down, where lookAt's up vector would degenerate. */
@@ -31,7 +49,7 @@ export const ORBIT_RATE = 0.006;
 export const ZOOM_RATE = 0.0015;
 
 export function defaultCamera(): OrbitCamera {
-  return { target: [0, 1, 0], yaw: 0.6, pitch: 0.45, distance: 12, fovY: (45 * Math.PI) / 180 };
+  return { target: [0, 1, 0], yaw: 0.6, pitch: 0.45, distance: 12, fovY: (45 * Math.PI) / 180, shiftX: 0, shiftY: 0 };
 }
 
 /** Eye position: target + distance * (direction from the target to the eye). */
@@ -62,7 +80,12 @@ export function clipPlanes(c: OrbitCamera): { near: number; far: number } {
 
 export function projectionMatrix(c: OrbitCamera, aspect: number, dst: Mat4 = mat4.create()): Mat4 {
   const { near, far } = clipPlanes(c);
-  return mat4.perspective(c.fovY, aspect > 0 ? aspect : 1, near, far, dst);
+  mat4.perspective(c.fovY, aspect > 0 ? aspect : 1, near, far, dst);
+  // Lens shift: x_ndc += shiftX means x_clip += shiftX w_clip, and w_clip = -z_view
+  // (column-major: row 0 of column 2 is element 8).
+  dst[8] = dst[8]! - c.shiftX;
+  dst[9] = dst[9]! - c.shiftY;
+  return dst;
 }
 
 export function viewProjection(c: OrbitCamera, aspect: number, dst: Mat4 = mat4.create()): Mat4 {
@@ -122,22 +145,119 @@ export function walk(c: OrbitCamera, forward: number, right: number): void {
   c.target[2] += -forward * cy - right * sy;
 }
 
-/** Aim at a box and back off until its bounding sphere fits the narrower field of view. */
-export function frameBounds(
-  c: OrbitCamera,
-  min: readonly number[],
-  max: readonly number[],
-  aspect: number,
-  margin = 1.15,
-): void {
-  const r = 0.5 * Math.hypot(max[0]! - min[0]!, max[1]! - min[1]!, max[2]! - min[2]!);
-  c.target[0] = 0.5 * (min[0]! + max[0]!);
-  c.target[1] = 0.5 * (min[1]! + max[1]!);
-  c.target[2] = 0.5 * (min[2]! + max[2]!);
-  const halfV = c.fovY / 2;
-  const halfH = Math.atan(Math.tan(halfV) * (aspect > 0 ? aspect : 1));
-  const half = Math.min(halfV, halfH);
-  c.distance = clamp((Math.max(r, 0.1) * margin) / Math.sin(half), MIN_DISTANCE, MAX_DISTANCE);
+/**
+ * The lens shift that puts the target in the middle of the viewport's free
+ * part, and the tangents of the half-angles that part spans around it.
+ */
+export function applyViewport(c: OrbitCamera, v: Viewport): { tanX: number; tanY: number } {
+  const w = Math.max(1, v.width);
+  const h = Math.max(1, v.height);
+  const i = v.insets;
+  const freeW = Math.max(1, w - i.left - i.right);
+  const freeH = Math.max(1, h - i.top - i.bottom);
+  c.shiftX = (i.left + freeW / 2 - w / 2) / (w / 2);
+  c.shiftY = -(i.top + freeH / 2 - h / 2) / (h / 2);
+  const t = Math.tan(c.fovY / 2);
+  return { tanX: (t * (w / h) * freeW) / w, tanY: (t * freeH) / h };
+}
+
+/**
+ * Screen position of a world point: pixels from the canvas's top-left
+ * corner (x right, y down), and whether it is in front of the eye.
+ */
+export function projectPoint(c: OrbitCamera, v: Viewport, p: ArrayLike<number>, out: { x: number; y: number; front: boolean }): void {
+  const m = viewProjection(c, v.width / Math.max(1, v.height), scratchProjected);
+  const x = p[0]!, y = p[1]!, z = p[2]!;
+  const cx = m[0]! * x + m[4]! * y + m[8]! * z + m[12]!;
+  const cy = m[1]! * x + m[5]! * y + m[9]! * z + m[13]!;
+  const cw = m[3]! * x + m[7]! * y + m[11]! * z + m[15]!;
+  out.front = cw > 1e-6;
+  const iw = out.front ? 1 / cw : 0;
+  out.x = (0.5 + 0.5 * cx * iw) * v.width;
+  out.y = (0.5 - 0.5 * cy * iw) * v.height;
+}
+const scratchProjected = mat4.create();
+
+/**
+ * The ray from the eye through a canvas pixel (x right, y down): origin and
+ * unit direction, for picking. Inverts what viewProjection and the lens shift do.
+ */
+export function pixelRay(c: OrbitCamera, v: Viewport, px: number, py: number, origin: Writable3, dir: Writable3): void {
+  const aspect = v.width / Math.max(1, v.height);
+  const t = Math.tan(c.fovY / 2);
+  // NDC of the pixel, minus the shift, scaled by the frustum's half-extents at unit depth.
+  const nx = ((px / v.width) * 2 - 1 - c.shiftX) * t * aspect;
+  const ny = (1 - (py / v.height) * 2 - c.shiftY) * t;
+  cameraEye(c, scratchEye);
+  for (let k = 0; k < 3; k++) origin[k] = scratchEye[k]!;
+  // Camera basis: forward from the eye to the target, right = forward x up, up = right x forward.
+  const fx = c.target[0] - origin[0]!, fy = c.target[1] - origin[1]!, fz = c.target[2] - origin[2]!;
+  const fl = Math.hypot(fx, fy, fz) || 1;
+  const f = [fx / fl, fy / fl, fz / fl];
+  const rl = Math.hypot(f[2]!, f[0]!) || 1;
+  const r = [-f[2]! / rl, 0, f[0]! / rl];
+  const u = [r[1]! * f[2]! - r[2]! * f[1]!, r[2]! * f[0]! - r[0]! * f[2]!, r[0]! * f[1]! - r[1]! * f[0]!];
+  for (let k = 0; k < 3; k++) dir[k] = f[k]! + nx * r[k]! + ny * u[k]!;
+  const dl = Math.hypot(dir[0]!, dir[1]!, dir[2]!);
+  for (let k = 0; k < 3; k++) dir[k] = dir[k]! / dl;
+}
+
+/**
+ * Aims at the centre of a box and moves to the nearest distance from which
+ * all eight corners lie inside the viewport's free part, shrunk by `margin`
+ * (1.1 leaves a tenth of the free part around the box).
+ */
+export function frameBox(c: OrbitCamera, min: readonly number[], max: readonly number[], v: Viewport, margin = 1.1): void {
+  const corners = new Float64Array(24);
+  for (let k = 0; k < 8; k++) {
+    corners[3 * k] = k & 1 ? max[0]! : min[0]!;
+    corners[3 * k + 1] = k & 2 ? max[1]! : min[1]!;
+    corners[3 * k + 2] = k & 4 ? max[2]! : min[2]!;
+  }
+  framePoints(c, corners, [0.5 * (min[0]! + max[0]!), 0.5 * (min[1]! + max[1]!), 0.5 * (min[2]! + max[2]!)], v, margin);
+}
+
+/**
+ * Aims at `centre` and moves to the nearest distance from which every point
+ * (xyz triples) lies inside the viewport's free part shrunk by `margin`,
+ * keeping the viewing angles.
+ */
+export function framePoints(c: OrbitCamera, points: ArrayLike<number>, centre: readonly number[], v: Viewport, margin = 1.1): void {
+  c.target[0] = centre[0]!;
+  c.target[1] = centre[1]!;
+  c.target[2] = centre[2]!;
+  const { tanX, tanY } = applyViewport(c, v);
+  // Camera basis (as lookAt builds it): forward from the eye to the target, right, up.
+  const cp = Math.cos(c.pitch);
+  const f = [-cp * Math.sin(c.yaw), -Math.sin(c.pitch), -cp * Math.cos(c.yaw)];
+  const rl = Math.hypot(f[2]!, f[0]!) || 1;
+  const right = [-f[2]! / rl, 0, f[0]! / rl];
+  const up = [right[1]! * f[2]! - right[2]! * f[1]!, right[2]! * f[0]! - right[0]! * f[2]!, right[0]! * f[1]! - right[1]! * f[0]!];
+  // A point at (x, y) across and `depth` along the view from the target (positive: farther) is
+  // d + depth in front of the eye at distance d; it fits when |x| margin <= tanX (d + depth), and
+  // likewise for y.
+  let d = 0;
+  let r = 0.05;
+  for (let k = 0; k + 2 < points.length; k += 3) {
+    const rx = points[k]! - c.target[0], ry = points[k + 1]! - c.target[1], rz = points[k + 2]! - c.target[2];
+    const x = rx * right[0]! + ry * right[1]! + rz * right[2]!;
+    const y = rx * up[0]! + ry * up[1]! + rz * up[2]!;
+    const depth = rx * f[0]! + ry * f[1]! + rz * f[2]!;
+    d = Math.max(d, (Math.abs(x) * margin) / tanX - depth, (Math.abs(y) * margin) / tanY - depth);
+    r = Math.max(r, Math.hypot(rx, ry, rz));
+  }
+  // Never inside the points' bounding sphere, where the near plane would cut them.
+  c.distance = clamp(Math.max(d, 1.2 * r), MIN_DISTANCE, MAX_DISTANCE);
+}
+
+/**
+ * Moves the target towards a followed point: an exponential approach with
+ * a time constant of `tau` seconds, so the view glides rather than jumps and
+ * a body moving at speed v stays about v tau behind the middle.
+ */
+export function followPoint(c: OrbitCamera, p: ArrayLike<number>, dt: number, tau = 0.15): void {
+  const a = 1 - Math.exp(-Math.max(0, dt) / tau);
+  for (let k = 0; k < 3; k++) c.target[k] = c.target[k]! + (p[k]! - c.target[k]!) * a;
 }
 
 function clamp(x: number, lo: number, hi: number): number {

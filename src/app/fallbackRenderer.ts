@@ -8,8 +8,8 @@
 import { mat4 } from 'wgpu-matrix';
 import { sampleCount, uniqueEdges } from '../geometry/samples.ts';
 import { viewProjection, type OrbitCamera } from './camera.ts';
-import { bodyMatrix, shadowPlane } from './frameData.ts';
-import { bodyColor, levelColor, pushBoxLines, pushContact, pushSegments, unpackColor, VertexList, worldAabb, packColor } from './overlays.ts';
+import { bodyMatrix, shadowPlane, type Plane } from './frameData.ts';
+import { bodyColor, contactNormalLength, levelColor, OverlayGeometry, unpackColor, type VertexList } from './overlays.ts';
 import type { RenderWorld, SceneRenderer } from './sceneRenderer.ts';
 import { depthFieldNodes } from './sdfView.ts';
 import type { ViewState } from './views.ts';
@@ -27,10 +27,11 @@ export class Canvas2dRenderer implements SceneRenderer {
   private readonly mvp = mat4.create();
   /** Clip coordinates (x, y, z, w) of the current body's vertices. */
   private clip = new Float32Array(4 * 64);
-  private readonly lines = new VertexList(256);
-  private readonly points = new VertexList(256);
-  private readonly box = new Float64Array(6);
+  private readonly overlay = new OverlayGeometry();
+  private normalLength = 0.2;
+  private highlight = -1;
   private readonly color = new Float32Array(3);
+  private readonly plane: Plane = { n: [0, 1, 0], d: 0 };
   private nodeCache = new Map<number, VertexList>();
   private readonly gridScratch = new Float64Array(6);
 
@@ -42,11 +43,17 @@ export class Canvas2dRenderer implements SceneRenderer {
 
   setWorld(world: RenderWorld | null): void {
     this.world = world;
+    this.highlight = -1;
     this.nodeCache.clear();
+    this.normalLength = world ? contactNormalLength(world) : 0.2;
     this.edges = world ? world.shapes.map((s) => (s.kind === 'plane' ? new Uint32Array(0) : uniqueEdges(s.mesh))) : [];
     let maxV = 0;
     for (const s of world?.shapes ?? []) maxV = Math.max(maxV, s.mesh.positions.length / 3, s.kind === 'mesh' ? sampleCount(s.samples) : 0);
     if (this.clip.length < 4 * maxV) this.clip = new Float32Array(4 * maxV);
+  }
+
+  setHighlight(body: number): void {
+    this.highlight = body;
   }
 
   resize(width: number, height: number): void {
@@ -82,7 +89,10 @@ export class Canvas2dRenderer implements SceneRenderer {
       const p = s.mesh.positions;
       const nv = p.length / 3;
       this.transform(p, 3, nv);
-      ctx.strokeStyle = rgb(this.color, 1.25);
+      // Sleeping bodies darker, the highlighted one light and thicker (as the WebGPU renderer does).
+      const gain = i === this.highlight ? 2.2 : b.asleep[i] && !b.isStatic[i] ? 0.6 : 1.25;
+      ctx.strokeStyle = rgb(this.color, gain);
+      ctx.lineWidth = Math.max(1, W / 1400) * (i === this.highlight ? 2 : 1);
       ctx.beginPath();
       const e = this.edges[si]!;
       for (let k = 0; k < e.length; k += 2) this.segment(e[k]!, e[k + 1]!, W, H);
@@ -119,7 +129,7 @@ export class Canvas2dRenderer implements SceneRenderer {
 
   /** Grid lines on the shadow plane around the camera target, 1 m apart. */
   private drawGround(world: RenderWorld, camera: OrbitCamera): void {
-    const plane = shadowPlane(world);
+    const plane = shadowPlane(world, this.plane);
     if (!plane) return;
     const ctx = this.ctx;
     const [nx, ny, nz] = plane.n;
@@ -149,27 +159,9 @@ export class Canvas2dRenderer implements SceneRenderer {
   }
 
   private drawOverlays(world: RenderWorld, views: ViewState, W: number, H: number): void {
-    const lines = this.lines;
-    const points = this.points;
-    lines.clear();
-    points.clear();
-    const b = world.bodies;
-    if (views.aabbs) {
-      const c = packColor(0.4, 0.85, 1.0, 0.8);
-      for (let i = 0; i < b.count; i++) {
-        const s = world.shapes[b.shape[i]!]!;
-        if (s.kind === 'plane') continue;
-        worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, this.box);
-        pushBoxLines(lines, this.box, 0, c);
-      }
-    }
-    if (views.contacts) {
-      const c = world.contacts;
-      for (let i = 0; i < c.count; i++) {
-        pushContact(points, lines, c.points, c.normals, i, 0.2, packColor(1, 0.25, 0.35), packColor(1, 0.6, 0.3));
-      }
-      pushSegments(lines, world.constraints?.anchorSegments?.(), packColor(0.95, 0.95, 0.5));
-    }
+    this.overlay.build(world, views, this.normalLength);
+    const lines: VertexList = this.overlay.lines;
+    const points: VertexList = this.overlay.points;
     if (lines.count === 0 && points.count === 0) return;
     mat4.copy(this.vp, this.mvp);
     const ctx = this.ctx;

@@ -1,20 +1,19 @@
 /**
  * Per-frame data the renderer uploads, built without allocation: body
  * matrices from the Float64 state, the shadow plane and its projection
- * matrix, and the byte layout of the frame uniform (mirrors `Frame` and
- * `Instance` in shaders/render_common.wgsl).
+ * matrix, and the Frame and Instance layouts in floats (the byte layouts,
+ * checked against shaders/render_common.wgsl, are in render/layout.ts).
  */
+import { FRAME_LAYOUT, INSTANCE_LAYOUT } from './render/layout.ts';
 import type { RenderWorld } from './sceneRenderer.ts';
 
-/** Frame uniform: 2 mat4 + 5 vec4 = 13 * 16 bytes. */
-export const FRAME_BYTES = 208;
-export const FRAME_FLOATS = FRAME_BYTES / 4;
+export const FRAME_FLOATS = FRAME_LAYOUT.size / 4;
 /** Offsets (in floats) of the Frame fields. */
-export const FRAME = { viewProj: 0, shadowProj: 16, eye: 32, lightDir: 36, viewport: 40, fog: 44, focus: 48 } as const;
+export const FRAME = Object.fromEntries(
+  Object.entries(FRAME_LAYOUT.offsets).map(([k, v]) => [k, v / 4]),
+) as { readonly [K in keyof typeof FRAME_LAYOUT.offsets]: number };
 
-/** Instance: mat4 model (64 bytes) + vec4 colour (16 bytes). */
-export const INSTANCE_BYTES = 80;
-export const INSTANCE_FLOATS = INSTANCE_BYTES / 4;
+export const INSTANCE_FLOATS = INSTANCE_LAYOUT.size / 4;
 
 /**
  * Column-major model matrix of body i (rotation from its quaternion, then its
@@ -50,9 +49,10 @@ export interface Plane {
 
 /**
  * The plane that receives shadows: the first static analytic plane whose
- * normal points up (within 60 degrees). Null when the scene has none.
+ * normal points up (within 60 degrees), written into `out` (so a frame
+ * allocates nothing). Null when the scene has none.
  */
-export function shadowPlane(world: RenderWorld): Plane | null {
+export function shadowPlane(world: RenderWorld, out: Plane = { n: [0, 1, 0], d: 0 }): Plane | null {
   const b = world.bodies;
   for (let i = 0; i < b.count; i++) {
     const s = world.shapes[b.shape[i]!];
@@ -68,8 +68,12 @@ export function shadowPlane(world: RenderWorld): Plane | null {
       2 * (x * z - y * w) * ln[0] + 2 * (y * z + x * w) * ln[1] + (1 - 2 * (x * x + y * y)) * ln[2];
     const len = Math.hypot(nx, ny, nz) || 1;
     if (ny / len < 0.5) continue;
-    const n: [number, number, number] = [nx / len, ny / len, nz / len];
-    return { n, d: n[0] * b.pos[3 * i]! + n[1] * b.pos[3 * i + 1]! + n[2] * b.pos[3 * i + 2]! };
+    const n = out.n;
+    n[0] = nx / len;
+    n[1] = ny / len;
+    n[2] = nz / len;
+    out.d = n[0] * b.pos[3 * i]! + n[1] * b.pos[3 * i + 1]! + n[2] * b.pos[3 * i + 2]!;
+    return out;
   }
   return null;
 }

@@ -1,24 +1,43 @@
 /**
- * Mouse, wheel and keys -> orbit camera (camera.ts does the math).
+ * Mouse, wheel and keys -> orbit camera (camera.ts does the math) and app actions.
  *   left drag: orbit      right drag / shift+drag / middle drag: pan
  *   wheel: zoom           W A S D / arrows: move the target, Q / E: down / up
- *   F: frame the scene    Space: play / pause    N or .: single step   R: reset
+ *   click: choose a body  double-click: choose it and frame it
+ *   F: frame everything   0 / Home: the view the scene opened with
+ *   G: follow the chosen body   O: numbers overlay
+ *   Space: play / pause   N or .: one step   , : one step back   R: reset
  * Keys are ignored while a text field or the panel has focus.
  */
 import { orbit, pan, walk, zoom, type OrbitCamera } from './camera.ts';
 
 export interface InputActions {
-  onCameraChange(): void;
+  /** The user moved the camera: turned or zoomed it (the target stays), or moved the target. */
+  onCameraChange(kind: 'turn' | 'move'): void;
   togglePlay(): void;
   step(): void;
+  stepBack(): void;
   reset(): void;
   frame(): void;
+  resetView(): void;
+  toggleFollow(): void;
+  toggleNumbers(): void;
+  /** A click (not a drag) at canvas pixel (x, y); `double` for the second click of a double-click. */
+  click(x: number, y: number, double: boolean): void;
 }
+
+/** A press that moves less than this many pixels is a click, not a drag. */
+const CLICK_SLOP = 4;
+/** Two clicks this close in time are a double-click. */
+const DOUBLE_MS = 350;
 
 export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera, actions: InputActions): () => void {
   let dragging: 'orbit' | 'pan' | null = null;
   let lastX = 0;
   let lastY = 0;
+  let downX = 0;
+  let downY = 0;
+  let moved = false;
+  let lastClick = -Infinity;
   const held = new Set<string>();
   let raf = 0;
   let lastT = 0;
@@ -26,8 +45,9 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
   const down = (e: PointerEvent) => {
     const panMode = e.button === 2 || e.button === 1 || e.shiftKey;
     dragging = panMode ? 'pan' : 'orbit';
-    lastX = e.clientX;
-    lastY = e.clientY;
+    lastX = downX = e.clientX;
+    lastY = downY = e.clientY;
+    moved = false;
     canvas.setPointerCapture(e.pointerId);
     canvas.classList.add('dragging');
     e.preventDefault();
@@ -38,11 +58,19 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
     const dy = e.clientY - lastY;
     lastX = e.clientX;
     lastY = e.clientY;
+    if (!moved && Math.hypot(e.clientX - downX, e.clientY - downY) < CLICK_SLOP) return;
+    moved = true;
     if (dragging === 'orbit') orbit(camera, dx, dy);
     else pan(camera, dx, dy, canvas.clientHeight);
-    actions.onCameraChange();
+    actions.onCameraChange(dragging === 'orbit' ? 'turn' : 'move');
   };
   const up = (e: PointerEvent) => {
+    if (dragging === 'orbit' && !moved && e.type === 'pointerup') {
+      const r = canvas.getBoundingClientRect();
+      const now = performance.now();
+      actions.click(e.clientX - r.left, e.clientY - r.top, now - lastClick < DOUBLE_MS);
+      lastClick = now;
+    }
     dragging = null;
     canvas.classList.remove('dragging');
     if (canvas.hasPointerCapture(e.pointerId)) canvas.releasePointerCapture(e.pointerId);
@@ -52,7 +80,7 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
     // deltaMode 1 = lines (Firefox): about 40 pixels each.
     const d = e.deltaMode === 1 ? e.deltaY * 40 : e.deltaY;
     zoom(camera, d);
-    actions.onCameraChange();
+    actions.onCameraChange('turn');
   };
   const menu = (e: Event) => e.preventDefault();
 
@@ -75,8 +103,12 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
       actions.togglePlay();
       e.preventDefault();
     } else if (k === 'n' || k === '.') actions.step();
+    else if (k === ',') actions.stepBack();
     else if (k === 'r') actions.reset();
     else if (k === 'f') actions.frame();
+    else if (k === '0' || k === 'home') actions.resetView();
+    else if (k === 'g') actions.toggleFollow();
+    else if (k === 'o') actions.toggleNumbers();
   };
   const keyup = (e: KeyboardEvent) => held.delete(e.key.toLowerCase());
   const blur = () => held.clear();
@@ -95,7 +127,7 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
     if (f || r || u) {
       walk(camera, f, r);
       camera.target[1] += u;
-      actions.onCameraChange();
+      actions.onCameraChange('move');
     }
     raf = held.size > 0 ? requestAnimationFrame(tick) : 0;
   };

@@ -1,27 +1,34 @@
 /**
- * Mouse work on the bodies themselves (issue 13): click a body to select it
- * (its name, mass and velocity show at the bottom), drag it with a spring
- * (drag.ts), shift-click to throw it; with a library item armed
- * (libraryPanel.ts), click to place an instance where the ray meets the
- * scene, shift-click to throw one from the eye. Picking is picking.ts.
+ * Mouse work on the bodies themselves (issue 13): press on a body to choose
+ * it and drag it with a spring (drag.ts), shift-click to throw it; with a
+ * library item armed (libraryPanel.ts), click to place an instance where the
+ * ray meets the scene, shift-click to throw one from the eye. Picking is
+ * picking.ts, the ray camera.ts's.
  *
  * It listens on the canvas in the capture phase, before the camera's input
  * (input.ts): a press it takes (on a dynamic body, or to place) is not seen
  * by the camera; any other press (on a static body, on nothing, with the
- * right or middle button) orbits and pans as before. Drawn on top of the
- * canvas as DOM (an SVG ring at the grab point, a dashed line to the cursor
- * while dragging), so it works with either renderer.
+ * right or middle button) orbits, pans and chooses as before. A press on a
+ * body that does not move is a click, handed back to the app (choosing,
+ * double-click framing). The grab point and the spring to the cursor are
+ * drawn on top of the canvas as DOM (SVG), so they show with either renderer.
  */
 import type { World } from '../dynamics/world.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import { SpringDrag, THROW_SPEED, throwBody } from './drag.ts';
-import { pickBody, pixelRay, projectPoint, type Ray } from './picking.ts';
+import { pickBody, type Hit, type Ray } from './picking.ts';
 import type { LibraryItem } from './placing.ts';
 
 export interface InteractionHost {
   world(): World | null;
-  /** The view-projection the renderer draws the canvas with, for its current size. */
-  viewProjection(): ArrayLike<number>;
+  /** The ray from the eye through a canvas pixel (CSS pixels from its top left). */
+  ray(px: number, py: number): Ray;
+  /** Where a world point is drawn (canvas CSS pixels), or null behind the eye. */
+  project(p: ArrayLike<number>): [number, number] | null;
+  /** Chooses body i (the app's highlight, label and body list). */
+  select(i: number): void;
+  /** A click (not a drag) at a canvas pixel, `double` for the second of a double-click. */
+  click(px: number, py: number, double: boolean): void;
   /** The armed library item, if any. */
   armed(): LibraryItem | null;
   /**
@@ -39,30 +46,31 @@ const THROW_START = 1;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** A press that moves less than this many pixels is a click, not a drag (as input.ts has it). */
+const CLICK_SLOP = 4;
+/** Two clicks this close in time are a double-click. */
+const DOUBLE_MS = 350;
+
 export class Interaction {
-  /** The selected body (-1: none), and its name (kept across a rebuilt world). */
-  private selected = -1;
-  private selectedName = '';
   private drag: SpringDrag | null = null;
+  /** A press on a dynamic body that has not moved yet: a drag once it does, a click if it does not. */
+  private pending: { hit: Hit; ray: Ray; x: number; y: number } | null = null;
+  private lastClick = -Infinity;
   private canvas: HTMLCanvasElement | null = null;
   private detachListeners: (() => void) | null = null;
-  private readonly info: HTMLElement;
   private readonly overlay: SVGSVGElement;
   private readonly ring: SVGCircleElement;
   private readonly line: SVGLineElement;
 
   constructor(private readonly host: InteractionHost, parent: HTMLElement) {
-    this.info = document.createElement('div');
-    this.info.id = 'pick-info';
-    this.info.hidden = true;
     this.overlay = document.createElementNS(SVG, 'svg');
     this.overlay.id = 'pick-overlay';
     this.ring = document.createElementNS(SVG, 'circle');
     this.ring.setAttribute('r', '7');
     this.line = document.createElementNS(SVG, 'line');
     this.overlay.append(this.line, this.ring);
-    parent.append(this.overlay, this.info);
-    document.body.dataset['selected'] = '';
+    this.overlay.style.display = 'none';
+    parent.append(this.overlay);
   }
 
   /** Listens on a (new) canvas; the old one is let go. */
@@ -90,11 +98,10 @@ export class Interaction {
     this.canvas?.classList.toggle('placing', item !== null);
   }
 
-  /** A new world (a load, a reset, a placed instance): the selection follows its name, a drag ends. */
-  worldChanged(world: World): void {
+  /** A new world (a load, a reset, a placed instance, a step back): a drag ends. */
+  worldChanged(): void {
     this.drag = null;
-    const i = this.selectedName ? world.bodies.names.indexOf(this.selectedName) : -1;
-    this.select(world, i);
+    this.pending = null;
   }
 
   /** Between simulation steps: the drag's pull for the next step. */
@@ -102,29 +109,16 @@ export class Interaction {
     if (this.drag) this.drag.apply(world, world.dt);
   }
 
-  /** Every animation frame: the selection box and the marker. */
+  /** Every animation frame: the grab point and the spring to the cursor, while dragging. */
   frame(): void {
     const w = this.host.world();
-    const c = this.canvas;
-    if (!w || !c || this.selected < 0 || this.selected >= w.bodies.count) {
-      this.info.hidden = true;
-      this.overlay.style.display = 'none';
-      return;
-    }
-    const B = w.bodies, i = this.selected;
-    const v = [B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!];
-    const text = B.isStatic[i]
-      ? [B.names[i]!, 'static']
-      : [B.names[i]!, `${fmt(B.mass[i]!)} kg`, `v (${v.map((x) => x.toFixed(2)).join(', ')}) m/s, |v| ${Math.hypot(v[0]!, v[1]!, v[2]!).toFixed(2)}`, B.asleep[i] ? 'asleep' : ''];
-    this.showInfo(text.filter(Boolean));
-    const m = this.host.viewProjection();
-    const anchor = this.drag ? this.drag.anchor(w) : [B.pos[3 * i]!, B.pos[3 * i + 1]!, B.pos[3 * i + 2]!];
-    const p = projectPoint(m, anchor, c.clientWidth, c.clientHeight);
+    const d = this.drag;
+    const p = w && d ? this.host.project(d.anchor(w)) : null;
+    const t = p && d ? this.host.project(d.target) : null;
     this.overlay.style.display = p ? '' : 'none';
     if (!p) return;
     this.ring.setAttribute('cx', p[0].toFixed(1));
     this.ring.setAttribute('cy', p[1].toFixed(1));
-    const t = this.drag ? projectPoint(m, this.drag.target, c.clientWidth, c.clientHeight) : null;
     this.line.style.display = t ? '' : 'none';
     if (t) {
       this.line.setAttribute('x1', p[0].toFixed(1));
@@ -134,13 +128,13 @@ export class Interaction {
     }
   }
 
-  /** Where body `name`'s centre of mass is drawn (CSS pixels of the canvas), for scripts and tests. */
+  /** Where body `name`'s centre of mass is drawn (page CSS pixels), for scripts and tests. */
   screenOf(name: string): [number, number] | null {
     const w = this.host.world(), c = this.canvas;
     const i = w ? w.bodies.names.indexOf(name) : -1;
     if (!w || !c || i < 0) return null;
     const r = c.getBoundingClientRect();
-    const p = projectPoint(this.host.viewProjection(), w.bodies.pos.subarray(3 * i, 3 * i + 3), c.clientWidth, c.clientHeight);
+    const p = this.host.project(w.bodies.pos.subarray(3 * i, 3 * i + 3));
     return p ? [p[0] + r.left, p[1] + r.top] : null;
   }
 
@@ -153,30 +147,9 @@ export class Interaction {
     return { p: Array.from(B.pos.subarray(3 * i, 3 * i + 3)), v: Array.from(B.vel.subarray(3 * i, 3 * i + 3)), asleep: B.asleep[i] === 1 };
   }
 
-  private showInfo(parts: string[]): void {
-    const key = parts.join('|');
-    if (this.info.dataset['key'] === key && !this.info.hidden) return;
-    this.info.dataset['key'] = key;
-    const name = document.createElement('b');
-    name.textContent = parts[0]!;
-    this.info.replaceChildren(name, ...parts.slice(1).map((t) => {
-      const s = document.createElement('span');
-      s.textContent = t;
-      return s;
-    }));
-    this.info.hidden = false;
-  }
-
-  private select(world: World | null, i: number): void {
-    this.selected = i;
-    this.selectedName = world && i >= 0 ? world.bodies.names[i]! : '';
-    document.body.dataset['selected'] = this.selectedName;
-  }
-
-  private rayAt(e: PointerEvent): Ray | null {
-    const c = this.canvas!;
-    const r = c.getBoundingClientRect();
-    return pixelRay(this.host.viewProjection(), e.clientX - r.left, e.clientY - r.top, r.width, r.height);
+  private local(e: PointerEvent): [number, number] {
+    const r = this.canvas!.getBoundingClientRect();
+    return [e.clientX - r.left, e.clientY - r.top];
   }
 
   /** Takes the event from the camera. */
@@ -188,8 +161,8 @@ export class Interaction {
   private down(e: PointerEvent): void {
     const w = this.host.world();
     if (e.button !== 0 || !w) return;
-    const ray = this.rayAt(e);
-    if (!ray) return;
+    const [x, y] = this.local(e);
+    const ray = this.host.ray(x, y);
     const item = this.host.armed();
     if (item) {
       this.take(e);
@@ -206,28 +179,42 @@ export class Interaction {
       return;
     }
     const hit = pickBody(w, ray);
-    this.select(w, hit ? hit.body : -1);
+    // A static body or nothing: the camera's press (it orbits, or chooses on a click).
     if (!hit || w.bodies.isStatic[hit.body]) return;
     this.take(e);
+    this.host.select(hit.body);
     if (e.shiftKey) {
       throwBody(w, hit.body, ray.dir);
       return;
     }
-    this.drag = SpringDrag.start(hit, ray);
+    this.pending = { hit, ray, x, y };
     this.canvas!.setPointerCapture(e.pointerId);
-    this.canvas!.classList.add('dragging');
   }
 
   private move(e: PointerEvent): void {
-    if (!this.drag) return;
+    if (!this.drag && !this.pending) return;
     this.take(e);
-    const ray = this.rayAt(e);
-    if (ray) this.drag.follow(ray);
+    const [x, y] = this.local(e);
+    const p = this.pending;
+    if (p) {
+      if (Math.hypot(x - p.x, y - p.y) < CLICK_SLOP) return;
+      this.drag = SpringDrag.start(p.hit, p.ray);
+      this.pending = null;
+      this.canvas!.classList.add('dragging');
+    }
+    this.drag!.follow(this.host.ray(x, y));
   }
 
   private up(e: PointerEvent): void {
-    if (!this.drag) return;
+    if (!this.drag && !this.pending) return;
     this.take(e);
+    if (this.pending && e.type === 'pointerup') {
+      // It did not move: a click, as the camera's input would have reported it.
+      const now = performance.now();
+      this.host.click(this.pending.x, this.pending.y, now - this.lastClick < DOUBLE_MS);
+      this.lastClick = now;
+    }
+    this.pending = null;
     this.drag = null;
     this.canvas!.classList.remove('dragging');
     if (this.canvas!.hasPointerCapture(e.pointerId)) this.canvas!.releasePointerCapture(e.pointerId);
@@ -241,8 +228,4 @@ export class Interaction {
 function facingAway(ray: Ray): [number, number, number, number] {
   const h = Math.atan2(-ray.dir[2], ray.dir[0]) / 2;
   return Number.isFinite(h) ? [0, Math.sin(h), 0, Math.cos(h)] : [0, 0, 0, 1];
-}
-
-function fmt(x: number): string {
-  return x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(3);
 }

@@ -1,47 +1,60 @@
 /**
  * The viewer (index.html): wires the simulation, a renderer, the panel, the
- * camera input, scene files and recording together. The pieces live in their
- * own modules; this file decides what happens when.
+ * transport bar, the overlays, the camera input, scene files and recording
+ * together. The pieces live in their own modules; this file decides what
+ * happens when.
  *
- * Start-up: platform -> GPU (or a plain notice and the CPU + Canvas2D path)
- * -> renderer -> panel -> the scene named by the URL (or the first built-in).
+ * Start-up: platform -> GPU (or a plain notice and the CPU + Canvas2D path;
+ * on a software adapter the queries default to the CPU) -> renderer ->
+ * panel -> the scene named by the URL (a built-in, or a file this tab kept)
+ * or the first built-in. A device lost on the way is survived: the load runs
+ * again on the CPU with the 2D view.
+ *
  * The body's data attributes tell tests and scripts where the app is:
- * data-app-ready="1" once the first scene is shown, data-scene, data-renderer,
- * data-backend, data-steps (updated as it runs).
+ * data-app-ready="1" once the first scene is shown, data-scene,
+ * data-renderer, data-backend, data-steps (updated as it runs).
+ * `window.stackfield` holds the simulation and camera for the console and
+ * the end-to-end tests.
  */
 import type { BackendKind } from '../collision/query.ts';
+import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
-// Installs joints and motors into scene building (the joint and robot scenes need it).
 import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
-import type { World } from '../dynamics/world.ts';
 import { validateScene, type JsonObject } from '../scene/validate.ts';
-import { defaultCamera, frameBounds, viewProjection } from './camera.ts';
+import { applyViewport, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
+import { exportFileName, exportSceneState } from './exportScene.ts';
+import { shadowPlane } from './frameData.ts';
+import { Canvas2dRenderer } from './fallbackRenderer.ts';
+import { frameWorld, pickBody, worldBounds } from './framing.ts';
+import { WebGpuRenderer } from './gpuRenderer.ts';
+import { BodyLabel, LevelsLegend, NumbersOverlay, sleepCounts, worldNumbers } from './hud.ts';
+import { attachCameraInput } from './input.ts';
 import { Interaction } from './interaction.ts';
 import { LibraryPanel } from './libraryPanel.ts';
+import type { Ray } from './picking.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
-import { Canvas2dRenderer } from './fallbackRenderer.ts';
-import { WebGpuRenderer } from './gpuRenderer.ts';
-import { attachCameraInput } from './input.ts';
-import { worldAabb } from './overlays.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import type { SceneRenderer } from './sceneRenderer.ts';
+import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
-import { formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
+import { TransportBar } from './transport.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
 import {
   defaultViews,
-  resolveSliceBody,
   setSliceAxis,
   setSliceBody,
   setSliceOffset,
   setView,
   viewsFromParam,
   viewsToParam,
+  type SliceAxis,
+  type ViewName,
   type ViewState,
 } from './views.ts';
 
@@ -51,79 +64,118 @@ const WEBGPU_HELP =
   'Use Chrome or Edge 113 or newer (or another browser with WebGPU enabled, e.g. chrome://flags/#enable-unsafe-webgpu on Linux). ' +
   'Until then the app runs on the CPU backend and draws a 2D wireframe.';
 
+/** How long a failure on a live device waits for the loss that may have caused it. */
+const LOSS_GRACE_MS = 500;
+/** The overlays and monitors refresh this often (ms). */
+const HUD_MS = 100;
+/** Framing margin for one body (it gets a little room around it). */
+const BODY_MARGIN = 1.6;
+const NUMBERS_KEY = 'stackfield.numbers';
+/** How long a warning notice stays (ms). */
+const NOTICE_MS = 25_000;
+
 class App {
   private gpu: GpuContext | null = null;
   private renderer!: SceneRenderer;
   private sim!: Simulation;
   private panel!: ControlPanel;
+  private transport!: TransportBar;
   private readonly chart = new StageChart();
+  private readonly numbers = new NumbersOverlay();
+  private readonly legend = new LevelsLegend();
+  private readonly label = new BodyLabel();
   private readonly recorder = new CanvasRecorder();
   private readonly camera = defaultCamera();
+  /** The view the scene opened with (Reset). */
+  private homeCamera: OrbitCamera = defaultCamera();
   private views: ViewState = defaultViews();
   private builtins: BuiltinInfo[] = [];
   private sceneName: string | null = null;
   private params: Record<string, number> = {};
   private fileName: string | null = null;
+  /** The scene JSON the world was built from (for Export). */
+  private sceneJson: unknown = null;
+  /** The scene being loaded (kept in the URL while nothing is shown yet). */
+  private requested: { scene: string | null; params: Record<string, number>; file: string | null } | null = null;
+  /** Set when the device is lost: resolves once the app runs on the CPU with the 2D view. */
+  private gpuLoss: Promise<void> | null = null;
+  /** The chosen body (followed, shown by the depth field, highlighted), -1 none. */
+  private selected = -1;
+  private following = false;
+  /** The world's body names (the panel's body list). */
+  private bodyNames: string[] = [];
   private detachInput: (() => void) | null = null;
-  /** The plain scene the world was built from (placing a library instance writes it again), and its files. */
-  private flat: JsonObject | null = null;
+  /** The files the scene's meshes are read from (placing a library instance builds it again). */
   private sceneIo: { readText(p: string): Promise<string> } = { readText: fetchText };
+  /** The opened library files, their panel, and the mouse on the bodies (drag, throw, place). */
   private readonly library = new AppLibrary();
   private libraryPanel!: LibraryPanel;
   private interaction!: Interaction;
   private frames = 0;
+  private fps = 0;
   private fpsT0 = performance.now();
-  private readonly bounds = new Float64Array(6);
+  private lastFrame = performance.now();
+  private lastHud = 0;
+  private busy = false;
+  private renderFailed = false;
+  private readonly projected = { x: 0, y: 0, front: false };
+  /** The viewport as last measured (on every resize): read every frame without a layout. */
+  private view: Viewport = { width: 1, height: 1, insets: { left: 0, top: 0, right: 0, bottom: 0 } };
+  private readonly box = new Float64Array(6);
+  private readonly rayOrigin = new Float64Array(3);
+  private readonly rayDir = new Float64Array(3);
 
   async start(): Promise<void> {
     installBrowserPlatform();
     const url = parseAppUrl(location.search);
     this.views = viewsFromParam(url.views);
+    this.numbers.visible = localStorage.getItem(NUMBERS_KEY) !== '0';
     this.builtins = listBuiltins();
     this.interaction = new Interaction(
       {
         world: () => this.sim?.world ?? null,
-        viewProjection: () => {
-          const c = this.renderer.canvas;
-          return viewProjection(this.camera, c.clientWidth / Math.max(1, c.clientHeight));
+        ray: (px, py) => {
+          pixelRay(this.camera, this.view, px, py, this.rayOrigin, this.rayDir);
+          const o = this.rayOrigin, d = this.rayDir;
+          return { origin: [o[0]!, o[1]!, o[2]!], dir: [d[0]!, d[1]!, d[2]!] } satisfies Ray;
         },
+        project: (p) => {
+          projectPoint(this.camera, this.view, p, this.projected);
+          return this.projected.front ? [this.projected.x, this.projected.y] : null;
+        },
+        select: (i) => this.select(i),
+        click: (x, y, double) => this.clicked(x, y, double),
         armed: () => this.libraryPanel.armed,
         place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
       },
       $('stage'),
     );
     this.libraryPanel = new LibraryPanel($('stage'), (item) => this.interaction.showArmed(item));
-    // For scripts and the end-to-end tests: where a body is drawn, and its state.
-    Object.assign(window, {
-      __stackfield: { screenOf: (n: string) => this.interaction.screenOf(n), body: (n: string) => this.interaction.bodyState(n) },
-    });
     await this.setUpGpu();
-    const backend: BackendKind = this.gpu ? (url.backend ?? 'gpu') : 'cpu';
+    // A software adapter (SwiftShader, llvmpipe) runs the GPU queries far slower than the CPU backend.
+    const software = this.gpu?.software ?? false;
+    const backend: BackendKind = this.gpu ? (url.backend ?? (software ? 'cpu' : 'gpu')) : 'cpu';
+    if (this.gpu && software && !url.backend) {
+      this.notice(
+        `This browser's WebGPU adapter (${this.gpu.adapterInfo}) draws in software, on the CPU: the collision queries run on the CPU backend, ` +
+          'which is faster here; drawing still uses WebGPU. Choose GPU under Simulation → queries to try the GPU queries anyway.',
+        'warn',
+      );
+    }
+    document.body.dataset['software'] = software ? '1' : '0';
     this.sim = new Simulation(this.gpu !== null, backend, {
       onStep: (w) => {
         this.interaction.afterStep(w);
         this.chart.push(w.profile);
-        const s = this.panel.stats;
-        s.stepMs = w.profile.totalMs;
-        s.contacts = w.profile.contacts;
-        s.pairs = w.profile.pairs;
-        s.time = w.time;
-        s.steps = w.stepCount;
         document.body.dataset['steps'] = String(w.stepCount);
+        if (!this.sim.playing) this.refreshHud(true);
       },
-      onWorld: (w) => {
-        this.renderer.setWorld(w);
-        this.interaction.worldChanged(w);
-        this.chart.clear();
-        this.views = resolveSliceBody(this.views, w.bodies.count, (i) => !!w.shapes[w.bodies.shape[i]!]?.sdf);
-        this.panel.showViews(this.views, w.bodies.count);
-        this.panel.showSolver({ ...w.solver, dt: w.dt });
-        this.panel.stats.time = w.time;
-        this.panel.stats.steps = w.stepCount;
+      onSeek: (w) => {
         document.body.dataset['steps'] = String(w.stepCount);
+        this.refreshHud(true);
       },
-      onError: (e) => this.showError(e),
-      onPlaying: (p) => this.panel.showPlaying(p),
+      onWorld: (w) => this.worldChanged(w),
+      onError: (e) => void this.stepFailed(e),
       warn: (m) => this.notice(m, 'warn'),
     });
     this.panel = new ControlPanel(
@@ -133,20 +185,17 @@ class App {
         selectScene: (name) => void this.openBuiltin(name, {}, true),
         sceneParamsChanged: (p) => void this.openBuiltin(this.sceneName!, p, false),
         openFile: () => $<HTMLInputElement>('file-input').click(),
-        togglePlay: () => this.togglePlay(),
-        step: () => void this.sim.step().catch((e) => this.showError(e)),
-        reset: () => void this.reset(),
+        exportState: () => void this.exportState(),
         setBackend: (k) => void this.setBackend(k),
         solverChanged: (s) => this.solverChanged(s),
-        viewChanged: (n, on) => {
-          this.views = setView(this.views, n, on);
-          this.writeUrl();
-        },
-        sliceChanged: (body, axis, offset) => {
-          this.views = setSliceOffset(setSliceAxis(setSliceBody(this.views, body), axis), offset);
-          const w = this.sim.world;
-          if (w) this.views = resolveSliceBody(this.views, w.bodies.count, (i) => !!w.shapes[w.bodies.shape[i]!]?.sdf);
-        },
+        selectBody: (i) => this.select(i),
+        setFollow: (on) => this.setFollow(on),
+        frameAll: () => this.frameScene(),
+        frameBody: () => this.frameBody(),
+        resetView: () => this.resetView(),
+        viewChanged: (n, on) => this.setViewOn(n, on),
+        numbersChanged: (on) => this.setNumbers(on),
+        sliceChanged: (axis, offset) => this.sliceChanged(axis, offset),
         toggleRecording: () => void this.toggleRecording(),
         downloadRecording: () => {
           const r = this.recorder.lastRecording;
@@ -156,16 +205,50 @@ class App {
       this.gpu !== null,
       backend,
     );
-    this.panel.showViews(this.views, 1);
+    this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
+    this.transport = new TransportBar({
+      back: () => void this.sim.stepBack(),
+      togglePlay: () => this.togglePlay(),
+      step: () => this.stepOnce(),
+      reset: () => void this.reset(),
+      setSpeed: (s) => this.sim.setSpeed(s),
+      seek: (i) => void this.sim.seek(i),
+    });
+    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element);
     $('hud').append(this.chart.element);
+    this.showViews();
     this.setUpFiles();
     this.observeSize();
+    // For the console and the end-to-end tests: the simulation, the camera, and where a body is drawn.
+    (window as unknown as { stackfield: unknown }).stackfield = {
+      sim: this.sim,
+      camera: this.camera,
+      viewport: () => this.viewport(),
+      bodyOnScreen: (i: number) => {
+        const out = { x: 0, y: 0, front: false };
+        const w = this.sim.world;
+        if (w && i >= 0 && i < w.bodies.count) projectPoint(this.camera, this.viewport(), w.bodies.pos.subarray(3 * i, 3 * i + 3), out);
+        return out;
+      },
+      // By name: where body `n` is drawn (page pixels) and its state.
+      screenOf: (n: string) => this.interaction.screenOf(n),
+      body: (n: string) => this.interaction.bodyState(n),
+    };
     requestAnimationFrame(this.frame);
 
+    if (url.file && (await this.reopenKeptFiles(url.file))) {
+      document.body.dataset['appReady'] = '1';
+      return;
+    }
     const name = url.scene && this.builtins.some((b) => b.name === url.scene) ? url.scene : this.builtins[0]?.name;
     if (url.scene && name !== url.scene) this.notice(`There is no built-in scene "${url.scene}"; showing "${name}".`, 'warn');
-    if (url.file) this.notice(`The link named the scene file "${url.file}"; a link cannot carry the file itself: open it again.`, 'warn');
-    if (name) await this.openBuiltin(name, url.params, true);
+    if (name) {
+      // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
+      const info = this.builtins.find((b) => b.name === name)!;
+      const { params, notes } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`);
+      if (notes.length > 0) this.notice(`The link's parameters were adjusted: ${notes.join(' ')}`, 'warn');
+      await this.openBuiltin(name, params, true);
+    }
     document.body.dataset['appReady'] = '1';
   }
 
@@ -179,7 +262,7 @@ class App {
       // Any loss we did not cause, including a browser-side destroy (a crashed GPU process can
       // report reason "destroyed"), falls back to the CPU and the 2D view.
       void gpu.device.lost.then((info) => {
-        if (this.gpu === gpu) void this.gpuLost(`WebGPU device lost (${info.reason}): ${info.message || 'no message'}`);
+        if (this.gpu === gpu) this.gpuLoss = this.gpuLost(`WebGPU device lost (${info.reason}): ${info.message || 'no message'}`);
       });
       this.renderer = await WebGpuRenderer.create(canvas, gpu.device);
       document.body.dataset['adapter'] = this.gpu.adapterInfo;
@@ -205,48 +288,87 @@ class App {
     c.id = 'view';
     c.className = old.className;
     c.tabIndex = 0;
+    c.setAttribute('aria-label', old.getAttribute('aria-label') ?? '');
     old.replaceWith(c);
     return c;
+  }
+
+  /**
+   * Whether `gpu` was lost under an operation that just failed. The loss can
+   * be reported a moment after the failure it caused (a bake's error scope
+   * rejects first), so a failure on a live device waits briefly for it.
+   */
+  private async lostUnder(gpu: GpuContext | null): Promise<boolean> {
+    if (!gpu) return false;
+    if (this.gpuLoss || gpu.lostReason) return true;
+    return Promise.race([gpu.device.lost.then(() => true), sleep(LOSS_GRACE_MS).then(() => false)]);
+  }
+
+  /**
+   * Runs `op` (a load or a step); when the device was lost under it, waits
+   * until the app has moved to the CPU backend and the 2D view, and runs it
+   * once more there.
+   */
+  private async retryOnCpu<T>(op: () => Promise<T>): Promise<T> {
+    const gpu = this.gpu;
+    try {
+      return await op();
+    } catch (e) {
+      if (!(await this.lostUnder(gpu))) throw e;
+      await this.gpuLoss;
+      return op();
+    }
   }
 
   private async gpuLost(message: string): Promise<void> {
     if (this.recorder.recording) await this.toggleRecording();
     this.gpu = null;
-    this.notice(`${message}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
+    this.notice(`${message.replace(/\.+$/, '')}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
     this.renderer.destroy();
     this.renderer = new Canvas2dRenderer(this.replaceCanvas());
     document.body.dataset['renderer'] = this.renderer.kind;
     this.attachInput();
     this.observeSize();
     await this.sim.dropGpu();
-    this.panel.showBackend('cpu', false);
+    this.panel.showBackend('cpu', false, this.backendNote());
     this.renderer.setWorld(this.sim.world);
+    this.renderer.setHighlight(this.selected);
     document.body.dataset['backend'] = 'cpu';
     this.writeUrl();
   }
 
   private attachInput(): void {
     this.detachInput?.();
-    // Before the camera's own listeners: a press on a body or to place an instance is not an orbit.
+    // Before the camera's own listeners: a press on a body, or to place an instance, is not an orbit.
     this.interaction.attach(this.renderer.canvas);
     this.detachInput = attachCameraInput(this.renderer.canvas, this.camera, {
-      onCameraChange: () => {},
+      onCameraChange: (kind) => {
+        // Moving the target by hand ends following; turning and zooming around the body keep it.
+        if (kind === 'move' && this.following) this.setFollow(false);
+      },
       togglePlay: () => this.togglePlay(),
-      step: () => void this.sim.step().catch((e) => this.showError(e)),
+      step: () => this.stepOnce(),
+      stepBack: () => void this.sim.stepBack(),
       reset: () => void this.reset(),
       frame: () => this.frameScene(),
+      resetView: () => this.resetView(),
+      toggleFollow: () => this.setFollow(!this.following),
+      toggleNumbers: () => this.setNumbers(!this.numbers.visible),
+      click: (x, y, double) => this.clicked(x, y, double),
     });
   }
 
   private resizeObserver: ResizeObserver | null = null;
 
-  /** Keeps the drawing buffer at the canvas's size in device pixels. */
+  /** Keeps the drawing buffer at the canvas's size in device pixels, and the lens shift on the free part. */
   private observeSize(): void {
     this.resizeObserver?.disconnect();
     const canvas = this.renderer.canvas;
     const apply = (w: number, h: number) => {
       this.renderer.resize(w, h);
       if (this.renderer instanceof WebGpuRenderer) this.renderer.setPixelRatio(devicePixelRatio || 1);
+      this.view = this.viewport();
+      applyViewport(this.camera, this.view);
     };
     this.resizeObserver = new ResizeObserver((entries) => {
       for (const e of entries) {
@@ -267,161 +389,271 @@ class App {
     apply(Math.round(canvas.clientWidth * dpr), Math.round(canvas.clientHeight * dpr));
   }
 
-  private readonly frame = (): void => {
+  /** The canvas in CSS pixels, less what the panel, the help line and the transport bar cover. */
+  private viewport(): Viewport {
+    const c = this.renderer.canvas.getBoundingClientRect();
+    const panel = $('panel').getBoundingClientRect();
+    const help = $('help').getBoundingClientRect();
+    const bar = this.transport?.element.getBoundingClientRect();
+    const right = panel.width > 0 && panel.left < c.right ? c.right - panel.left + 8 : 0;
+    const top = help.height > 0 ? help.bottom - c.top + 4 : 8;
+    const bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    return { width: c.width, height: c.height, insets: { left: 0, top, right: Math.min(right, c.width / 2), bottom } };
+  }
+
+  private readonly frame = (now: number): void => {
     requestAnimationFrame(this.frame);
+    const dt = Math.min(0.1, Math.max(0, (now - this.lastFrame) / 1000));
+    this.lastFrame = now;
     this.frames++;
-    const now = performance.now();
     if (now - this.fpsT0 >= 500) {
-      this.panel.stats.fps = (this.frames * 1000) / (now - this.fpsT0);
+      this.fps = (this.frames * 1000) / (now - this.fpsT0);
       this.frames = 0;
       this.fpsT0 = now;
+    }
+    const w = this.sim?.world;
+    if (w && this.following && this.selected >= 0 && this.selected < w.bodies.count) {
+      followPoint(this.camera, w.bodies.pos.subarray(3 * this.selected, 3 * this.selected + 3), dt);
     }
     try {
       this.renderer.render(this.camera, this.views);
     } catch (e) {
       // A render error repeats every frame: report it once.
-      if (!this.renderFailed) this.showError(e);
+      if (!this.renderFailed) this.showError(e, 'Drawing failed');
       this.renderFailed = true;
     }
     this.chart.draw();
     this.interaction.frame();
-    this.updateStatus();
+    this.placeLabel();
+    if (now - this.lastHud >= HUD_MS) this.refreshHud(false);
   };
-  private renderFailed = false;
+
+  /** The numbers overlay, monitors, transport bar, backend note and status line. */
+  private refreshHud(stepEvent: boolean): void {
+    this.lastHud = performance.now();
+    const w = this.sim?.world ?? null;
+    if (w) {
+      if (this.numbers.visible) this.numbers.show(worldNumbers(w, this.fps), w.stepCount);
+      const s = this.panel.stats;
+      const counts = sleepCounts(w);
+      s.fps = this.fps;
+      s.stepMs = w.profile.totalMs;
+      s.contacts = w.profile.contacts;
+      s.pairs = w.profile.pairs;
+      s.awake = counts.awake;
+      s.asleep = counts.asleep;
+    }
+    if (stepEvent) return;
+    const tl = this.sim.timeline;
+    const started = this.sim.stepStartedAt;
+    const pending = this.sim.pendingBackend;
+    this.transport.show({
+      playing: this.sim.playing,
+      speed: this.sim.speed,
+      count: tl?.count ?? 0,
+      cursor: this.sim.cursor,
+      step: w?.stepCount ?? 0,
+      time: w?.time ?? 0,
+      behind: tl && this.sim.cursor >= 0 && this.sim.cursor < tl.count - 1 ? tl.timeOf(tl.count - 1) - tl.timeOf(this.sim.cursor) : 0,
+      busySeconds: started > 0 ? (performance.now() - started) / 1000 : 0,
+      pending: pending ? `→ ${pending.toUpperCase()} after this step…` : '',
+    });
+    this.panel.showBackendNote(this.backendNote());
+    this.updateStatus();
+  }
+
+  /** The line under the backend choice: a pending switch, or why the default is the CPU. */
+  private backendNote(): string {
+    const pending = this.sim?.pendingBackend;
+    if (pending) return `switching to ${pending.toUpperCase()}: waits for the running step`;
+    if (!this.gpu) return 'WebGPU is not available: CPU only';
+    if (this.gpu.software) return `software adapter (${this.gpu.adapterInfo.split(' / ')[0]}…): CPU is faster here`;
+    return '';
+  }
 
   private updateStatus(): void {
     const w = this.sim.world;
     const el = $('status');
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
+    const pending = this.sim.pendingBackend ? ` (→ ${this.sim.pendingBackend.toUpperCase()} pending)` : '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()} queries${
+      ? `${scene} · ${w.bodies.count} bodies · ${this.sim.backend.toUpperCase()} queries${pending}${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
-      : 'loading…';
+      : this.busy
+        ? 'loading…'
+        : 'no scene is loaded';
     if (el.textContent !== text) el.textContent = text;
+  }
+
+  /** The chosen body's name over it. */
+  private placeLabel(): void {
+    const w = this.sim?.world;
+    const i = this.selected;
+    if (!w || i < 0 || i >= w.bodies.count || !worldBounds(w, this.box, i)) {
+      this.label.show(null);
+      return;
+    }
+    const b = this.box;
+    // Above the middle of the body's box top.
+    projectPoint(this.camera, this.view, [0.5 * (b[0]! + b[3]!), b[4]!, 0.5 * (b[2]! + b[5]!)], this.projected);
+    if (!this.projected.front) {
+      this.label.show(null);
+      return;
+    }
+    const shape = w.shapes[w.bodies.shape[i]!]!;
+    const B = w.bodies;
+    const speed = Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!);
+    const motion = B.isStatic[i] ? '' : ` · ${fmtMass(B.mass[i]!)} kg · ${speed.toFixed(2)} m/s`;
+    const state = motion + (B.isStatic[i] ? ' · static' : B.asleep[i] ? ' · asleep' : '');
+    this.label.show(`${w.bodies.names[i]} (${shape.name})${state}${this.following ? ' · followed' : ''}`, this.projected.x, this.projected.y - 6);
+  }
+
+  private worldChanged(w: World): void {
+    this.renderer.setWorld(w);
+    this.interaction.worldChanged();
+    this.chart.clear();
+    if (this.selected >= w.bodies.count) this.selected = -1;
+    if (this.selected < 0) this.following = false;
+    this.renderer.setHighlight(this.selected);
+    this.views = setSliceBody(this.views, this.selected);
+    this.bodyNames = w.bodies.names.slice(0, w.bodies.count);
+    this.panel.showBodies(this.bodyNames, this.selected);
+    this.panel.showFollow(this.following);
+    this.panel.showSolver({ ...w.solver, dt: w.dt });
+    this.showViews();
+    document.body.dataset['steps'] = String(w.stepCount);
+    this.refreshHud(false);
+  }
+
+  private stepOnce(): void {
+    void this.retryOnCpu(() => this.sim.step()).catch((e) => this.showError(e, 'A step failed'));
+  }
+
+  /** The play loop stopped on an error: a lost device is not the user's problem (play goes on on the CPU). */
+  private async stepFailed(e: unknown): Promise<void> {
+    if (await this.lostUnder(this.gpu)) {
+      await this.gpuLoss;
+      this.sim.play();
+      return;
+    }
+    this.showError(e, 'A step failed');
   }
 
   private togglePlay(): void {
     if (this.sim.playing) this.sim.pause();
     else this.sim.play();
+    this.refreshHud(false);
   }
 
   private async reset(): Promise<void> {
     try {
-      await this.sim.reset();
+      await this.retryOnCpu(() => this.sim.reset());
     } catch (e) {
-      this.showError(e);
+      this.showError(e, 'Could not reset the scene');
     }
   }
 
   private async setBackend(kind: BackendKind): Promise<void> {
-    await this.sim.setBackend(kind);
-    this.panel.showBackend(this.sim.backend, this.gpu !== null);
+    const switching = this.sim.setBackend(kind);
+    this.refreshHud(false);
+    try {
+      await switching;
+    } catch (e) {
+      this.showError(e, `Could not switch to the ${kind.toUpperCase()} backend`);
+    }
+    this.panel.showBackend(this.sim.backend, this.gpu !== null, this.backendNote());
     document.body.dataset['backend'] = this.sim.backend;
     this.writeUrl();
+    this.refreshHud(false);
   }
 
   private solverChanged(s: PanelSolver): void {
     this.sim.setOverrides(s);
   }
 
-  /** Built-in scene `name` with URL/panel parameters (clamped to the scene's ranges). */
-  private async openBuiltin(name: string, raw: Record<string, number>, frame: boolean): Promise<void> {
-    const info = this.builtins.find((b) => b.name === name);
-    if (!info) return;
-    const params = sceneParams(info.params, raw);
-    this.setBusy(`Building “${info.title}”…`);
-    try {
-      const json = builtinScene(name, params);
-      const desc = validateScene(json, `<builtin:${name}>`);
-      await this.loadScene(desc, { readText: fetchText }, frame);
-      this.flat = json as JsonObject;
-      this.sceneIo = { readText: fetchText };
-      this.sceneName = name;
-      this.params = params;
-      this.fileName = null;
-      this.panel.showScene(name, params);
-      this.clearError();
-      this.writeUrl();
-      document.body.dataset['scene'] = name;
-    } catch (e) {
-      this.showError(e);
-    } finally {
-      this.setBusy(null);
-    }
-  }
+  // ------------------------------------------------------------ the chosen body, the camera
 
-  /**
-   * A scene file plus any mesh and library files picked or dropped with it;
-   * or library files alone, whose robots and bodies the library panel lists
-   * (docs/LIBRARY_FORMAT.md).
-   */
-  private async openFiles(files: File[]): Promise<void> {
-    if (files.length === 0) return;
-    try {
-      const texts = await readTexts(files);
-      this.library.add(texts);
-      this.libraryPanel.show(this.library.items(), this.library.size);
-      const isScene = (t: string) => /"format"\s*:\s*"stackfield-scene\//.test(t);
-      const scene = files.find((f) => isScene(texts.get(f.name) ?? '')) ?? (this.library.size > 0 ? null : files[0]!);
-      if (!scene) {
-        this.clearError();
-        return;
-      }
-      this.setBusy(`Loading ${scene.name}…`);
-      const io = droppedFilesReader(files, scene.name);
-      const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
-      await this.loadScene(loaded.scene, io, true);
-      this.flat = loaded.flat;
-      this.sceneIo = io;
-      this.fileName = scene.name;
-      this.sceneName = null;
-      this.panel.showScene(null, {});
-      this.clearError();
-      this.writeUrl();
-      document.body.dataset['scene'] = `file:${scene.name}`;
-    } catch (e) {
-      this.showError(e);
-    } finally {
-      this.setBusy(null);
-    }
-  }
-
-  /**
-   * A new instance of a library robot or body in the running scene: the scene
-   * written again with every body's current state plus the instance, built,
-   * and the clock carried over (placing.ts).
-   */
-  private async place(
-    item: LibraryItem,
-    position: [number, number, number],
-    velocity: [number, number, number],
-    orientation: [number, number, number, number],
-  ): Promise<void> {
+  private select(i: number): void {
     const w = this.sim.world;
-    if (!w || !this.flat) return;
-    try {
-      const { scene, instance } = this.library.placeInto(this.flat, w, item, position, velocity, orientation);
-      const desc = validateScene(scene, this.fileName ?? `<builtin:${this.sceneName}>`);
-      await this.sim.load(desc, this.sceneIo, { time: w.time, steps: w.stepCount });
-      this.flat = scene;
-      document.body.dataset['placed'] = instance;
-    } catch (e) {
-      this.showError(e);
-    }
+    this.selected = w && i >= 0 && i < w.bodies.count ? i : -1;
+    document.body.dataset['selected'] = w && this.selected >= 0 ? w.bodies.names[this.selected]! : '';
+    if (this.selected < 0 && this.following) this.setFollow(false);
+    this.renderer.setHighlight(this.selected);
+    this.views = setSliceBody(this.views, this.selected);
+    if (w) this.panel.showBodies(this.bodyNames, this.selected);
+    this.showViews();
   }
 
-  private async loadScene(desc: SceneDesc, io: { readText(p: string): Promise<string> }, frame: boolean): Promise<void> {
-    const wasPlaying = this.sim.playing;
-    this.sim.pause();
-    const w = await this.sim.load(desc, io);
-    if (frame) {
-      this.frameScene();
-      // A new scene: the depth field shows the body nearest the middle of the view.
-      this.views = setSliceBody(this.views, this.nearestBodyWithSdf(w));
-      this.panel.showViews(this.views, w.bodies.count);
+  private clicked(x: number, y: number, double: boolean): void {
+    const w = this.sim.world;
+    if (!w) return;
+    pixelRay(this.camera, this.viewport(), x, y, this.rayOrigin, this.rayDir);
+    const hit = pickBody(w, this.rayOrigin, this.rayDir);
+    if (hit < 0 && double) return;
+    this.select(hit);
+    if (double && hit >= 0) this.frameBody();
+  }
+
+  private setFollow(on: boolean): void {
+    this.following = on && this.selected >= 0;
+    this.panel.showFollow(this.following);
+    if (on && this.selected < 0) this.notice('Choose a body to follow first: click it in the view, or pick it under Camera → body.', 'warn');
+  }
+
+  /** Frames every body (keeping the angle of view). */
+  private frameScene(): void {
+    const w = this.sim.world;
+    if (w) frameWorld(this.camera, w, this.viewport());
+  }
+
+  private frameBody(): void {
+    const w = this.sim.world;
+    if (!w || this.selected < 0) return;
+    frameWorld(this.camera, w, this.viewport(), this.selected, BODY_MARGIN);
+  }
+
+  private resetView(): void {
+    const h = this.homeCamera;
+    this.camera.target = [h.target[0], h.target[1], h.target[2]];
+    this.camera.yaw = h.yaw;
+    this.camera.pitch = h.pitch;
+    this.camera.distance = h.distance;
+    applyViewport(this.camera, this.viewport());
+  }
+
+  // ------------------------------------------------------------ views
+
+  private setViewOn(n: ViewName, on: boolean): void {
+    this.views = setView(this.views, n, on);
+    if (n === 'depthField' && on) {
+      // The depth field needs a body with an SDF: keep the chosen one, else the one nearest the
+      // middle of the view; then frame it, since a whole scene's view makes its grid a speck.
+      const w = this.sim.world;
+      if (w && !(this.selected >= 0 && w.shapes[w.bodies.shape[this.selected]!]?.sdf)) this.select(this.nearestBodyWithSdf(w));
+      this.frameBody();
     }
-    if (wasPlaying) this.sim.play();
+    this.showViews();
+    this.writeUrl();
+  }
+
+  private sliceChanged(axis: SliceAxis, offset: number): void {
+    this.views = setSliceOffset(setSliceAxis(this.views, axis), offset);
+  }
+
+  private setNumbers(on: boolean): void {
+    this.numbers.visible = on;
+    localStorage.setItem(NUMBERS_KEY, on ? '1' : '0');
+    this.showViews();
+    this.refreshHud(false);
+  }
+
+  private showViews(): void {
+    const w = this.sim?.world;
+    const i = this.views.sliceBody;
+    const name = w && i >= 0 && i < w.bodies.count && w.shapes[w.bodies.shape[i]!]?.sdf ? w.bodies.names[i]! : null;
+    this.panel.showViews(this.views, this.numbers.visible, name);
+    this.legend.visible = this.views.levels;
   }
 
   private nearestBodyWithSdf(w: World): number {
@@ -430,8 +662,9 @@ class App {
     const b = w.bodies;
     const t = this.camera.target;
     for (let i = 0; i < b.count; i++) {
-      if (!w.shapes[b.shape[i]!]?.sdf) continue;
-      const d = Math.hypot(b.pos[3 * i]! - t[0], b.pos[3 * i + 1]! - t[1], b.pos[3 * i + 2]! - t[2]);
+      if (!w.shapes[b.shape[i]!]?.sdf || w.shapes[b.shape[i]!]!.kind === 'plane') continue;
+      // Dynamic bodies first: a peg or a static floor box is rarely what one wants to look into.
+      const d = Math.hypot(b.pos[3 * i]! - t[0], b.pos[3 * i + 1]! - t[1], b.pos[3 * i + 2]! - t[2]) + (b.isStatic[i] ? 1e6 : 0);
       if (d < bestD) {
         bestD = d;
         best = i;
@@ -440,36 +673,152 @@ class App {
     return best;
   }
 
-  /** Points the camera at every non-plane body. */
-  private frameScene(): void {
-    const w = this.sim.world;
-    if (!w) return;
-    const min = [Infinity, Infinity, Infinity];
-    const max = [-Infinity, -Infinity, -Infinity];
-    const b = w.bodies;
-    for (let i = 0; i < b.count; i++) {
-      const s = w.shapes[b.shape[i]!]!;
-      if (s.kind === 'plane') continue;
-      worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, this.bounds);
-      for (let k = 0; k < 3; k++) {
-        min[k] = Math.min(min[k]!, this.bounds[k]!);
-        max[k] = Math.max(max[k]!, this.bounds[k + 3]!);
-      }
+  // ------------------------------------------------------------ scenes
+
+  /** Built-in scene `name` with URL/panel parameters (clamped to the scene's ranges). */
+  private async openBuiltin(name: string, raw: Record<string, number>, frame: boolean): Promise<void> {
+    const info = this.builtins.find((b) => b.name === name);
+    if (!info) return;
+    const params = sceneParams(info.params, raw);
+    this.setBusy(`Building “${info.title}”…`);
+    this.requested = { scene: name, params, file: null };
+    try {
+      const json = builtinScene(name, params);
+      const desc = validateScene(json, `<builtin:${name}>`);
+      await this.retryOnCpu(() => this.loadScene(desc, { readText: fetchText }, frame));
+      this.sceneJson = json;
+      this.sceneIo = { readText: fetchText };
+      this.sceneName = name;
+      this.params = params;
+      this.fileName = null;
+      this.panel.showScene(name, params);
+      this.clearError();
+      document.body.dataset['scene'] = name;
+    } catch (e) {
+      this.showError(e, 'Could not load the scene');
+    } finally {
+      this.requested = null;
+      this.writeUrl();
+      this.setBusy(null);
     }
-    if (!Number.isFinite(min[0]!)) return;
-    const c = this.renderer.canvas;
-    this.camera.yaw = 0.55;
-    this.camera.pitch = 0.42;
-    frameBounds(this.camera, min, max, c.clientWidth / Math.max(1, c.clientHeight), 1.25);
   }
 
+  /**
+   * A scene file plus any mesh and library files picked or dropped with it,
+   * or library files alone, whose robots and bodies the library panel lists
+   * (docs/LIBRARY_FORMAT.md). A scene's files are kept for the tab, so a
+   * reload shows the scene again.
+   */
+  private async openFiles(files: File[], kept = false): Promise<boolean> {
+    if (files.length === 0) return false;
+    let name = files[0]!.name;
+    try {
+      const texts = await readTexts(files);
+      this.library.add(texts);
+      this.libraryPanel.show(this.library.items(), this.library.size);
+      const isScene = (t: string) => /"format"\s*:\s*"stackfield-scene\//.test(t);
+      const scene = files.find((f) => isScene(texts.get(f.name) ?? '')) ?? (this.library.size > 0 ? null : files[0]!);
+      if (!scene) {
+        this.clearError();
+        return false;
+      }
+      name = scene.name;
+      this.setBusy(`Loading ${scene.name}…`);
+      const io = droppedFilesReader(files, scene.name);
+      const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
+      await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
+      // The plain scene the world was built from (library instances written out), for Export and placing.
+      this.sceneJson = loaded.flat;
+      this.sceneIo = io;
+      this.fileName = scene.name;
+      this.sceneName = null;
+      this.panel.showScene(null, {}, scene.name);
+      this.clearError();
+      this.writeUrl();
+      document.body.dataset['scene'] = `file:${scene.name}`;
+      if (!kept && !(await saveDroppedFiles(scene.name, files))) {
+        this.notice(`This browser would not keep ${scene.name} for the tab: a reload will not bring the scene back (open it again then).`, 'warn');
+      }
+      return true;
+    } catch (e) {
+      this.showError(e, `Could not load ${name}`);
+      return false;
+    } finally {
+      this.setBusy(null);
+    }
+  }
+
+  /**
+   * A new instance of a library robot or body in the running scene: the
+   * current state as Export writes it, plus the instance (placing.ts), built
+   * in place of the world, without moving the camera.
+   */
+  private async place(item: LibraryItem, position: [number, number, number], velocity: [number, number, number], orientation: [number, number, number, number]): Promise<void> {
+    try {
+      const out = await this.sim.between(() => {
+        const w = this.sim.world;
+        if (!w || !this.sceneJson) throw new Error('no scene is loaded');
+        return this.library.placeInto(exportSceneState(this.sceneJson, w) as JsonObject, item, position, velocity, orientation);
+      });
+      const desc = validateScene(out.scene, this.fileName ?? `<builtin:${this.sceneName}>`);
+      await this.retryOnCpu(() => this.sim.load(desc, this.sceneIo));
+      this.sceneJson = out.scene;
+      document.body.dataset['placed'] = out.instance;
+    } catch (e) {
+      this.showError(e, `Could not place ${item.name}`);
+    }
+  }
+
+  /** A reload of a page that showed a dropped scene file: the tab's kept files, or a plain word that they are gone. */
+  private async reopenKeptFiles(name: string): Promise<boolean> {
+    const files = await loadDroppedFiles(name);
+    if (files && (await this.openFiles(files, true))) return true;
+    this.notice(
+      `The link names the scene file "${name}", which was opened by hand: a link cannot carry the file, and this tab has not kept it. Open it again (Scene → Open scene file…, or drop it on the page).`,
+      'warn',
+    );
+    return false;
+  }
+
+  private async loadScene(desc: SceneDesc, io: { readText(p: string): Promise<string> }, frame: boolean): Promise<void> {
+    const wasPlaying = this.sim.playing;
+    this.sim.pause();
+    const w = await this.sim.load(desc, io);
+    if (frame) {
+      this.select(-1);
+      viewAngles(this.camera, w);
+      frameWorld(this.camera, w, this.viewport());
+      this.homeCamera = { ...this.camera, target: [...this.camera.target] as [number, number, number] };
+      if (this.views.depthField) this.setViewOn('depthField', true);
+    }
+    if (wasPlaying) this.sim.play();
+  }
+
+  private async exportState(): Promise<void> {
+    const name = this.sceneName ?? this.fileName ?? 'stackfield';
+    try {
+      const out = await this.sim.between(() => {
+        const w = this.sim.world;
+        if (!w || !this.sceneJson) throw new Error('no scene is loaded');
+        return { json: exportSceneState(this.sceneJson, w, this.sim.overrides), time: w.time };
+      });
+      const blob = new Blob([`${JSON.stringify(out.json, null, 2)}\n`], { type: 'application/json' });
+      const url = URL.createObjectURL(blob);
+      downloadUrl(url, exportFileName(name, out.time));
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (e) {
+      this.showError(e, 'Could not export the state');
+    }
+  }
+
+  /** The URL names what is shown, or while nothing is yet, what was asked for (a failed first load keeps it). */
   private writeUrl(): void {
+    const shown = this.sceneName !== null || this.fileName !== null;
+    const what = !shown && this.requested ? this.requested : { scene: this.sceneName, params: this.params, file: this.fileName };
     const search = formatAppUrl({
-      scene: this.sceneName,
-      params: this.params,
+      ...what,
       backend: this.sim.backend,
       views: viewsToParam(this.views) || null,
-      file: this.fileName,
     });
     if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
     document.body.dataset['backend'] = this.sim.backend;
@@ -483,7 +832,7 @@ class App {
         this.recorder.start(this.renderer.canvas);
       }
     } catch (e) {
-      this.showError(e);
+      this.showError(e, 'Recording failed');
     }
     this.panel.showRecording(this.recorder.recording, this.recorder.lastRecording !== null);
     $('rec-dot').hidden = !this.recorder.recording;
@@ -518,15 +867,21 @@ class App {
   }
 
   private setBusy(message: string | null): void {
+    this.busy = message !== null;
     const el = $('busy');
     el.hidden = message === null;
     if (message) el.textContent = message;
   }
 
-  /** Shows an error in the page: input errors verbatim (file, JSON path, what was expected), others with their kind. */
-  private showError(e: unknown): void {
+  /**
+   * Shows an error in the page under a title that says what failed (loading,
+   * a step, the device...): input errors verbatim (file, JSON path, what was
+   * expected), others with their kind.
+   */
+  private showError(e: unknown, title: string): void {
     const text = e instanceof InputError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     if (!(e instanceof InputError)) console.warn(e);
+    $('error-title').textContent = title;
     $('error-text').textContent = text;
     $('error').hidden = false;
   }
@@ -550,7 +905,36 @@ class App {
     x.addEventListener('click', () => n.remove());
     n.append(t, x);
     box.append(n);
+    // Warnings step aside after a while (what they say stays in the panel or the status line);
+    // a lost or missing GPU stays until dismissed. Not while the pointer is on one.
+    if (kind === 'warn') {
+      const fade = () => {
+        if (n.matches(':hover')) setTimeout(fade, 5_000);
+        else n.remove();
+      };
+      setTimeout(fade, NOTICE_MS);
+    }
   }
+}
+
+/**
+ * The angle a scene is first seen from: from the front right and a little
+ * above; a sloped ground (an incline) from its side, so the slope shows as a
+ * slope rather than foreshortened.
+ */
+function viewAngles(c: OrbitCamera, w: World): void {
+  c.yaw = 0.55;
+  c.pitch = 0.42;
+  const ground = shadowPlane(w);
+  if (ground && Math.hypot(ground.n[0], ground.n[2]) > Math.sin((5 * Math.PI) / 180)) {
+    // The eye looks along -(sin yaw, ., cos yaw); downhill is along (n.x, n.z): look across it.
+    c.yaw = Math.atan2(ground.n[0], ground.n[2]) + Math.PI / 2 - 0.3;
+    c.pitch = 0.3;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function errorText(e: unknown): string {
@@ -560,8 +944,14 @@ function errorText(e: unknown): string {
 void new App().start().catch((e) => {
   const el = document.getElementById('error-text');
   if (el) {
-    el.textContent = `The app could not start: ${errorText(e)}`;
+    document.getElementById('error-title')!.textContent = 'The app could not start';
+    el.textContent = errorText(e);
     document.getElementById('error')!.hidden = false;
   }
   console.error(e);
 });
+
+/** A mass for the label: three significant digits. */
+function fmtMass(m: number): string {
+  return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toPrecision(3) : m.toPrecision(2);
+}

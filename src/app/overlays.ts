@@ -1,16 +1,18 @@
 /**
  * CPU-built overlay geometry shared by the WebGPU renderer and the Canvas2D
  * fallback: coloured world-space vertices for AABB boxes, contact normals and
- * points, plus the palettes bodies are painted with.
+ * points, joint anchors, plus the palettes bodies are painted with.
  *
  * One vertex layout serves lines (a vertex buffer, float32x3 + unorm8x4) and
- * points (a storage buffer of `struct { pos: vec3f, color: u32 }`): 16 bytes,
- * position at byte 0, packed RGBA8 at byte 12. The lists grow by doubling and
- * are reused frame to frame, so a steady frame allocates nothing.
+ * points (a storage buffer of render_points.wgsl `PointRec`): 16 bytes,
+ * position at byte 0, packed RGBA8 at byte 12 (render/layout.ts). The lists
+ * grow by doubling and are reused frame to frame, so a steady frame
+ * allocates nothing.
  */
 import type { Aabb } from '../geometry/mesh.ts';
-
-export const VERTEX_BYTES = 16;
+import { OVERLAY_VERTEX_BYTES as VERTEX_BYTES } from './render/layout.ts';
+import type { RenderWorld } from './sceneRenderer.ts';
+import type { ViewState } from './views.ts';
 
 export class VertexList {
   count = 0;
@@ -187,5 +189,52 @@ export function pushSegments(lines: VertexList, seg: Float64Array | undefined, r
   for (let o = 0; o + 6 <= seg.length; o += 6) {
     lines.push(seg[o]!, seg[o + 1]!, seg[o + 2]!, rgba);
     lines.push(seg[o + 3]!, seg[o + 4]!, seg[o + 5]!, rgba);
+  }
+}
+
+/** Contact normals are drawn a third of the mean bounding radius of the non-plane shapes long (0.2 m without any). */
+export function contactNormalLength(world: RenderWorld): number {
+  let r = 0;
+  let n = 0;
+  for (const s of world.shapes) {
+    if (s.kind === 'plane') continue;
+    r += s.radius;
+    n++;
+  }
+  return n > 0 ? (0.35 * r) / n : 0.2;
+}
+
+const AABB_DYNAMIC = packColor(0.4, 0.85, 1.0, 0.8);
+const AABB_STATIC = packColor(0.55, 0.6, 0.7, 0.5);
+const CONTACT_POINT = packColor(1.0, 0.25, 0.35);
+const CONTACT_NORMAL = packColor(1.0, 0.6, 0.3, 0.95);
+const JOINT_ANCHOR = packColor(0.95, 0.95, 0.5, 0.95);
+
+/** The overlay lines and points of one frame, as both renderers draw them. */
+export class OverlayGeometry {
+  readonly lines = new VertexList(1024);
+  readonly points = new VertexList(256);
+  private readonly box = new Float64Array(6);
+
+  /** World AABBs (aabbs view); contact points with their normals and joint anchors (contacts view). */
+  build(world: RenderWorld, views: ViewState, normalLength: number): void {
+    const lines = this.lines;
+    const points = this.points;
+    lines.clear();
+    points.clear();
+    const b = world.bodies;
+    if (views.aabbs) {
+      for (let i = 0; i < b.count; i++) {
+        const s = world.shapes[b.shape[i]!]!;
+        if (s.kind === 'plane') continue;
+        worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, this.box);
+        pushBoxLines(lines, this.box, 0, b.isStatic[i] ? AABB_STATIC : AABB_DYNAMIC);
+      }
+    }
+    if (views.contacts) {
+      const c = world.contacts;
+      for (let i = 0; i < c.count; i++) pushContact(points, lines, c.points, c.normals, i, normalLength, CONTACT_POINT, CONTACT_NORMAL);
+      pushSegments(lines, world.constraints?.anchorSegments?.(), JOINT_ANCHOR);
+    }
   }
 }

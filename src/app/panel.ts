@@ -1,8 +1,13 @@
 /**
- * The tweakpane (v4) control panel: scene picker with the scene's
- * parameters, simulation controls and solver settings, views, monitors and
- * recording. It holds no state of its own beyond what tweakpane binds to;
- * every change goes out through the callbacks and main.ts decides.
+ * The tweakpane (v4) control panel: the scene picker with the scene's
+ * description and parameters, scene files and export, the query backend and
+ * (folded) solver settings, the camera (the chosen body, follow, framing),
+ * views with the depth field's slice, monitors and recording. Play, step and
+ * the timeline live in the transport bar (transport.ts), so the panel's key
+ * controls fit a 720-pixel-high window.
+ *
+ * It holds no state of its own beyond what tweakpane binds to; every change
+ * goes out through the callbacks and main.ts decides.
  */
 import type { BindingApi } from '@tweakpane/core';
 import { Pane, type ButtonApi, type FolderApi, type ListBladeApi } from 'tweakpane';
@@ -16,13 +21,17 @@ export interface PanelCallbacks {
   selectScene(name: string): void;
   sceneParamsChanged(params: Record<string, number>): void;
   openFile(): void;
-  togglePlay(): void;
-  step(): void;
-  reset(): void;
+  exportState(): void;
   setBackend(kind: BackendKind): void;
   solverChanged(s: PanelSolver): void;
+  selectBody(body: number): void;
+  setFollow(on: boolean): void;
+  frameAll(): void;
+  frameBody(): void;
+  resetView(): void;
   viewChanged(name: ViewName, on: boolean): void;
-  sliceChanged(body: number, axis: SliceAxis, offset: number): void;
+  numbersChanged(on: boolean): void;
+  sliceChanged(axis: SliceAxis, offset: number): void;
   toggleRecording(): void;
   downloadRecording(): void;
 }
@@ -38,32 +47,40 @@ export interface PanelStats {
   stepMs: number;
   contacts: number;
   pairs: number;
-  time: number;
-  steps: number;
+  awake: number;
+  asleep: number;
+}
+
+/** The description of a built-in (optional until every built-in has one). */
+export function describeScene(info: BuiltinInfo | undefined): string {
+  return (info as { description?: string } | undefined)?.description ?? '';
 }
 
 export class ControlPanel {
   readonly pane: Pane;
-  readonly stats: PanelStats = { fps: 0, stepMs: 0, contacts: 0, pairs: 0, time: 0, steps: 0 };
+  readonly stats: PanelStats = { fps: 0, stepMs: 0, contacts: 0, pairs: 0, awake: 0, asleep: 0 };
   private readonly sceneFolder: FolderApi;
-  private sceneList: ListBladeApi<string>;
+  private readonly sceneList: ListBladeApi<string>;
+  private readonly sceneText: HTMLElement;
   private paramFolder: FolderApi | null = null;
   private sceneParams: Record<string, number> = {};
-  private readonly playButton: ButtonApi;
   private readonly recordButton: ButtonApi;
   private readonly downloadButton: ButtonApi;
   private readonly backendState: { backend: BackendKind };
   private readonly backendBinding: BindingApi;
+  private readonly backendNote: HTMLElement;
   private readonly solver: PanelSolver;
   private readonly solverBindings: BindingApi[] = [];
-  private readonly viewState: Record<ViewName, boolean>;
+  private readonly cameraFolder: FolderApi;
+  private bodyList: ListBladeApi<number> | null = null;
+  private bodyNames: readonly string[] = [];
+  private readonly follow = { follow: false };
+  private readonly followBinding: BindingApi;
+  private readonly viewState: Record<ViewName | 'numbers', boolean>;
   private readonly viewBindings: BindingApi[] = [];
-  private readonly slice = { body: 0, axis: 'z' as SliceAxis, offset: 0.5 };
-  private sliceBody: BindingApi;
-  private sliceBodyMax = 1;
-  private readonly viewsFolder: FolderApi;
-  private readonly onSlice: () => void;
+  private readonly slice = { axis: 'z' as SliceAxis, offset: 0.5 };
   private readonly sliceBindings: BindingApi[] = [];
+  private readonly sliceNote: HTMLElement;
   private quiet = false;
 
   constructor(
@@ -87,42 +104,58 @@ export class ControlPanel {
       cb.selectScene(ev.value);
     });
     this.sceneFolder.addButton({ title: 'Open scene file…' }).on('click', () => cb.openFile());
+    const exportButton = this.sceneFolder.addButton({ title: 'Export state…' });
+    exportButton.on('click', () => cb.exportState());
+    exportButton.element.title = 'Save this moment as a scene file that the app and `stackfield run` load';
+    // Tweakpane places blades by DOM index: the note goes in once the folder's blades are there.
+    this.sceneText = noteAfter(this.sceneList.element, 'scene-description');
 
     const sim = this.pane.addFolder({ title: 'Simulation' });
-    this.playButton = sim.addButton({ title: 'Play' });
-    this.playButton.on('click', () => cb.togglePlay());
-    sim.addButton({ title: 'Step' }).on('click', () => cb.step());
-    sim.addButton({ title: 'Reset' }).on('click', () => cb.reset());
     this.backendState = { backend: gpuAvailable ? backend : 'cpu' };
     this.backendBinding = sim.addBinding(this.backendState, 'backend', {
-      label: 'backend',
+      label: 'queries',
       options: { CPU: 'cpu', GPU: 'gpu' },
       disabled: !gpuAvailable,
     });
+    this.backendBinding.element.title = 'Where the penetration queries (sample against SDF) run';
     this.backendBinding.on('change', (ev) => {
       if (!this.quiet) cb.setBackend(ev.value as BackendKind);
     });
+    const solverFolder = sim.addFolder({ title: 'Solver', expanded: false });
     const { edgeSamples: _unused, ...solverDefaults } = DEFAULT_SOLVER;
     this.solver = { ...solverDefaults, dt: DEFAULT_DT };
     const onSolver = () => {
       if (!this.quiet) cb.solverChanged({ ...this.solver });
     };
-    const add = (b: BindingApi) => {
+    const add = (b: BindingApi, tip: string) => {
       b.on('change', onSolver);
+      b.element.title = tip;
       this.solverBindings.push(b);
     };
-    add(sim.addBinding(this.solver, 'scheme', { options: { separated: 'separated', standard: 'standard' } }));
-    add(sim.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs' } }));
-    add(sim.addBinding(this.solver, 'collisionIterations', { label: 'collision it.', min: 0, max: 50, step: 1 }));
-    add(sim.addBinding(this.solver, 'contactIterations', { label: 'contact it.', min: 0, max: 50, step: 1 }));
-    add(sim.addBinding(this.solver, 'jointIterations', { label: 'joint it.', min: 0, max: 50, step: 1 }));
-    add(sim.addBinding(this.solver, 'contactGraph', { label: 'contact graph' }));
-    add(sim.addBinding(this.solver, 'shockPropagation', { label: 'shock prop.' }));
-    add(sim.addBinding(this.solver, 'dt', { label: 'dt (s)', min: 0.001, max: 0.05, step: 0.001 }));
+    add(solverFolder.addBinding(this.solver, 'scheme', { options: { separated: 'separated', standard: 'standard' } }), 'separated: collisions, then velocities, then contacts (the seed\'s); standard: velocities first');
+    add(solverFolder.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs' } }), 'sequential impulses with shock propagation, or projected Gauss-Seidel');
+    add(solverFolder.addBinding(this.solver, 'collisionIterations', { label: 'collision it.', min: 0, max: 50, step: 1 }), 'collision passes per step');
+    add(solverFolder.addBinding(this.solver, 'contactIterations', { label: 'contact it.', min: 0, max: 50, step: 1 }), 'contact passes per step');
+    add(solverFolder.addBinding(this.solver, 'jointIterations', { label: 'joint it.', min: 0, max: 50, step: 1 }), 'joint passes per step');
+    add(solverFolder.addBinding(this.solver, 'contactGraph', { label: 'contact graph' }), 'solve contacts level by level, from the ground up');
+    add(solverFolder.addBinding(this.solver, 'shockPropagation', { label: 'shock prop.' }), 'one more pass with lower levels frozen, so stacks stand');
+    add(solverFolder.addBinding(this.solver, 'dt', { label: 'dt (s)', min: 0.001, max: 0.05, step: 0.001 }), 'time step in seconds');
+    this.backendNote = noteAfter(this.backendBinding.element, 'backend-note');
+
+    this.cameraFolder = this.pane.addFolder({ title: 'Camera' });
+    this.followBinding = this.cameraFolder.addBinding(this.follow, 'follow');
+    this.followBinding.element.title = 'Keep the chosen body in the middle of the view (G)';
+    this.followBinding.on('change', (ev) => {
+      if (!this.quiet) cb.setFollow(ev.value as boolean);
+    });
+    buttonRow(this.cameraFolder, [
+      { title: 'Frame all', tip: 'Fit every body in the view (F)', click: () => cb.frameAll() },
+      { title: 'Frame body', tip: 'Zoom onto the chosen body (double-click a body)', click: () => cb.frameBody() },
+      { title: 'Reset view', tip: 'The view the scene opened with (0)', click: () => cb.resetView() },
+    ]);
 
     const views = this.pane.addFolder({ title: 'Views' });
-    this.viewsFolder = views;
-    this.viewState = Object.fromEntries(VIEW_NAMES.map((n) => [n, false])) as Record<ViewName, boolean>;
+    this.viewState = { ...(Object.fromEntries(VIEW_NAMES.map((n) => [n, false])) as Record<ViewName, boolean>), numbers: true };
     for (const n of VIEW_NAMES) {
       const b = views.addBinding(this.viewState, n, { label: VIEW_LABELS[n] });
       b.on('change', (ev) => {
@@ -131,24 +164,31 @@ export class ControlPanel {
       this.viewBindings.push(b);
     }
     const onSlice = () => {
-      if (!this.quiet) cb.sliceChanged(this.slice.body, this.slice.axis, this.slice.offset);
+      if (!this.quiet) cb.sliceChanged(this.slice.axis, this.slice.offset);
     };
-    this.onSlice = onSlice;
-    this.sliceBody = this.addSliceBody(1);
-    const axis = views.addBinding(this.slice, 'axis', { label: 'slice axis', options: { x: 'x', y: 'y', z: 'z' } });
+    // The slice controls right under the depth-field switch.
+    const under = VIEW_NAMES.indexOf('depthField') + 1;
+    const axis = views.addBinding(this.slice, 'axis', { label: 'slice axis', options: { x: 'x', y: 'y', z: 'z' }, index: under });
     axis.on('change', onSlice);
-    const offset = views.addBinding(this.slice, 'offset', { label: 'slice at', min: 0, max: 1, step: 0.01 });
+    const offset = views.addBinding(this.slice, 'offset', { label: 'slice at', min: 0, max: 1, step: 0.01, index: under + 1 });
     offset.on('change', onSlice);
     this.sliceBindings.push(axis, offset);
+    const numbers = views.addBinding(this.viewState, 'numbers', { label: 'numbers' });
+    numbers.element.title = 'FPS, step time, bodies awake and asleep, contacts, energy, deepest penetration (O)';
+    numbers.on('change', (ev) => {
+      if (!this.quiet) cb.numbersChanged(ev.value as boolean);
+    });
+    this.viewBindings.push(numbers);
+    this.sliceNote = noteAfter(this.viewBindings[VIEW_NAMES.indexOf('depthField')]!.element, 'slice-note');
 
-    const mon = this.pane.addFolder({ title: 'Monitors' });
+    const mon = this.pane.addFolder({ title: 'Monitors', expanded: false });
     mon.addBinding(this.stats, 'fps', { readonly: true, view: 'graph', min: 0, max: 120, interval: 250 });
     mon.addBinding(this.stats, 'stepMs', { label: 'step ms', readonly: true, view: 'graph', min: 0, max: 50, interval: 250 });
-    mon.addBinding(this.stats, 'stepMs', { label: 'step ms', readonly: true, interval: 250, format: (v: number) => v.toFixed(2) });
-    mon.addBinding(this.stats, 'contacts', { readonly: true, interval: 250, format: (v: number) => v.toFixed(0) });
-    mon.addBinding(this.stats, 'pairs', { readonly: true, interval: 250, format: (v: number) => v.toFixed(0) });
-    mon.addBinding(this.stats, 'time', { label: 'time (s)', readonly: true, interval: 250, format: (v: number) => v.toFixed(2) });
-    mon.addBinding(this.stats, 'steps', { readonly: true, interval: 250, format: (v: number) => v.toFixed(0) });
+    const count = (v: number) => v.toFixed(0);
+    mon.addBinding(this.stats, 'contacts', { readonly: true, interval: 250, format: count });
+    mon.addBinding(this.stats, 'pairs', { readonly: true, interval: 250, format: count });
+    mon.addBinding(this.stats, 'awake', { label: 'awake', readonly: true, interval: 250, format: count });
+    mon.addBinding(this.stats, 'asleep', { label: 'asleep', readonly: true, interval: 250, format: count });
 
     const rec = this.pane.addFolder({ title: 'Record', expanded: false });
     this.recordButton = rec.addButton({ title: 'Start recording' });
@@ -157,26 +197,24 @@ export class ControlPanel {
     this.downloadButton.on('click', () => cb.downloadRecording());
   }
 
-  private addSliceBody(max: number): BindingApi {
-    this.sliceBodyMax = max;
-    const b = this.viewsFolder.addBinding(this.slice, 'body', { label: 'SDF body', min: 0, max, step: 1, index: VIEW_NAMES.length });
-    b.on('change', this.onSlice);
-    return b;
-  }
-
-  /** Shows the scene (or the file entry) as selected and rebuilds the parameter sliders. */
-  showScene(name: string | null, params: Record<string, number>): void {
+  /** Shows the scene (or the file entry) as selected, its description, and rebuilds the parameter sliders. */
+  showScene(name: string | null, params: Record<string, number>, fileName: string | null = null): void {
     this.quiet = true;
     try {
       this.sceneList.value = name ?? '';
       this.paramFolder?.dispose();
       this.paramFolder = null;
       const info = name ? this.builtins.find((b) => b.name === name) : undefined;
+      const text = info ? describeScene(info) : fileName ? `Scene file ${fileName}.` : '';
+      this.sceneText.textContent = text;
+      this.sceneText.hidden = text === '';
+      this.sceneList.element.title = text;
       if (info && info.params.length > 0) {
         this.sceneParams = { ...params };
-        const f = this.sceneFolder.addFolder({ title: 'Parameters', index: 1 });
+        const f = this.sceneFolder.addFolder({ title: 'Parameters', index: 2 });
         for (const p of info.params) {
           const b = f.addBinding(this.sceneParams, p.name, { min: p.min, max: p.max, step: p.step ?? (p.max - p.min) / 100 });
+          b.element.title = `${p.description ?? p.name} (${p.min} … ${p.max}, default ${p.default})`;
           // Rebuilding a scene is expensive: react when the slider is released, not on every pixel.
           b.on('change', (ev) => {
             if (!this.quiet && ev.last) this.cb.sceneParamsChanged({ ...this.sceneParams });
@@ -196,34 +234,74 @@ export class ControlPanel {
     this.quiet = false;
   }
 
-  showViews(v: ViewState, bodyCount: number): void {
+  /** The bodies one can choose (by name), rebuilt for each world. */
+  showBodies(names: readonly string[], selected: number): void {
     this.quiet = true;
-    for (const n of VIEW_NAMES) this.viewState[n] = v[n];
-    for (const b of this.viewBindings) b.refresh();
-    this.slice.body = Math.max(0, v.sliceBody);
-    this.slice.axis = v.sliceAxis;
-    this.slice.offset = v.sliceOffset;
-    // A binding's range is fixed when it is made: rebuild the body slider when the body count changes.
-    const max = Math.max(1, bodyCount - 1);
-    if (max !== this.sliceBodyMax) {
-      this.sliceBody.dispose();
-      this.sliceBody = this.addSliceBody(max);
+    try {
+      if (names !== this.bodyNames || !this.bodyList) {
+        this.bodyNames = names;
+        this.bodyList?.dispose();
+        const list = this.cameraFolder.addBlade({
+          view: 'list',
+          label: 'body',
+          options: [{ text: '(none)', value: -1 }, ...names.map((n, i) => ({ text: n, value: i }))],
+          value: selected,
+          index: 0,
+        }) as ListBladeApi<number>;
+        list.element.title = 'The body the camera follows and the depth field shows; click a body in the view to choose it';
+        list.on('change', (ev) => {
+          if (!this.quiet) this.cb.selectBody(ev.value);
+        });
+        this.bodyList = list;
+      }
+      this.bodyList.value = selected;
+    } finally {
+      this.quiet = false;
     }
-    this.sliceBody.refresh();
-    for (const b of this.sliceBindings) b.refresh();
+  }
+
+  showFollow(on: boolean): void {
+    this.quiet = true;
+    this.follow.follow = on;
+    this.followBinding.refresh();
     this.quiet = false;
   }
 
-  showPlaying(playing: boolean): void {
-    this.playButton.title = playing ? 'Pause' : 'Play';
+  /**
+   * The view switches, and the slice controls only while the depth field is
+   * on, with the name of the body it shows.
+   */
+  showViews(v: ViewState, numbers: boolean, depthBody: string | null): void {
+    this.quiet = true;
+    for (const n of VIEW_NAMES) this.viewState[n] = v[n];
+    this.viewState.numbers = numbers;
+    for (const b of this.viewBindings) b.refresh();
+    this.slice.axis = v.sliceAxis;
+    this.slice.offset = v.sliceOffset;
+    for (const b of this.sliceBindings) {
+      b.refresh();
+      b.hidden = !v.depthField;
+    }
+    this.sliceNote.hidden = !v.depthField;
+    this.sliceNote.textContent = depthBody
+      ? `SDF of ${depthBody}: nodes inside green, outside red; the slice blue inside, amber outside, white at the surface`
+      : 'No body with an SDF is chosen: click a body.';
+    this.quiet = false;
   }
 
-  showBackend(kind: BackendKind, gpuAvailable: boolean): void {
+  /** The backend in use, and a line under it: a switch waiting for the running step, or why the default is what it is. */
+  showBackend(kind: BackendKind, gpuAvailable: boolean, noteText = ''): void {
     this.quiet = true;
     this.backendState.backend = kind;
     this.backendBinding.disabled = !gpuAvailable;
     this.backendBinding.refresh();
     this.quiet = false;
+    this.showBackendNote(noteText);
+  }
+
+  showBackendNote(text: string): void {
+    if (this.backendNote.textContent !== text) this.backendNote.textContent = text;
+    this.backendNote.hidden = text === '';
   }
 
   showRecording(recording: boolean, hasFile: boolean): void {
@@ -231,8 +309,36 @@ export class ControlPanel {
     this.downloadButton.disabled = !hasFile;
   }
 
-  /** Tweakpane monitors poll on their interval; nothing to do per frame. */
   dispose(): void {
     this.pane.dispose();
   }
+}
+
+/** A line of text after a blade (tweakpane has no text blade). */
+function noteAfter(blade: HTMLElement, className: string): HTMLElement {
+  const el = document.createElement('div');
+  el.className = `panel-note ${className}`;
+  el.hidden = true;
+  blade.after(el);
+  return el;
+}
+
+/** Buttons side by side in one row of a folder, styled as tweakpane's own. */
+function buttonRow(folder: FolderApi, buttons: { title: string; tip: string; click: () => void }[]): void {
+  const row = document.createElement('div');
+  row.className = 'panel-buttons';
+  for (const b of buttons) {
+    const el = document.createElement('button');
+    el.type = 'button';
+    el.className = 'tp-btnv_b';
+    el.textContent = b.title;
+    el.title = b.tip;
+    el.addEventListener('click', b.click);
+    row.append(el);
+  }
+  contentOf(folder).append(row);
+}
+
+function contentOf(folder: FolderApi): HTMLElement {
+  return (folder.element.querySelector(':scope > .tp-fldv_c') as HTMLElement | null) ?? folder.element;
 }

@@ -1,15 +1,14 @@
 /**
- * Picking: which body is under the cursor (issue 13, the app's library panel
- * and dragging). A pixel becomes a ray by unprojecting it through the inverse
- * of the camera's view-projection matrix (WebGPU clip depth 0..1), so the ray
- * agrees with whatever the renderer draws, lens shift included, without
- * knowing how the camera builds its matrices. The ray is then cast against
- * every body's triangle mesh in the body's own (centre-of-mass) frame, after
- * a test against its local bounding box; planes are hit analytically from
- * their front side. Pure functions over the world's arrays, no DOM: tested
- * in Node (tests/app/picking.test.ts).
+ * Picking: which body, and which point of it, a ray from the eye meets first
+ * (choosing a body, dragging it, placing a library instance on it). A pixel
+ * becomes a ray in camera.ts (pixelRay); the ray is cast against every body's
+ * triangle mesh in the body's own (centre-of-mass) frame, after a test against
+ * its local bounding box, and planes are hit analytically from their front
+ * side. Pure functions over the world's arrays, no DOM: tested in Node
+ * (tests/app/picking.test.ts).
  */
-import type { World } from '../dynamics/world.ts';
+import type { BodyStore } from '../dynamics/bodies.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 
 export interface Ray {
@@ -28,73 +27,6 @@ export interface Hit {
   local: Vec3;
   /** Unit surface normal at the hit, world frame (facing the ray). */
   normal: Vec3;
-}
-
-/** Inverse of a 4x4 matrix (column-major, as WebGPU and wgpu-matrix store it), in double precision; null if singular. */
-export function invert4(m: ArrayLike<number>): Float64Array | null {
-  const a = Float64Array.from({ length: 16 }, (_, i) => m[i]!);
-  const inv = new Float64Array(16);
-  // Cofactor expansion by 2x2 minors of the first two and last two rows.
-  const s0 = a[0]! * a[5]! - a[4]! * a[1]!, s1 = a[0]! * a[6]! - a[4]! * a[2]!, s2 = a[0]! * a[7]! - a[4]! * a[3]!;
-  const s3 = a[1]! * a[6]! - a[5]! * a[2]!, s4 = a[1]! * a[7]! - a[5]! * a[3]!, s5 = a[2]! * a[7]! - a[6]! * a[3]!;
-  const c5 = a[10]! * a[15]! - a[14]! * a[11]!, c4 = a[9]! * a[15]! - a[13]! * a[11]!, c3 = a[9]! * a[14]! - a[13]! * a[10]!;
-  const c2 = a[8]! * a[15]! - a[12]! * a[11]!, c1 = a[8]! * a[14]! - a[12]! * a[10]!, c0 = a[8]! * a[13]! - a[12]! * a[9]!;
-  const det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
-  if (!(Math.abs(det) > 0) || !Number.isFinite(det)) return null;
-  const d = 1 / det;
-  inv[0] = (a[5]! * c5 - a[6]! * c4 + a[7]! * c3) * d;
-  inv[1] = (-a[1]! * c5 + a[2]! * c4 - a[3]! * c3) * d;
-  inv[2] = (a[13]! * s5 - a[14]! * s4 + a[15]! * s3) * d;
-  inv[3] = (-a[9]! * s5 + a[10]! * s4 - a[11]! * s3) * d;
-  inv[4] = (-a[4]! * c5 + a[6]! * c2 - a[7]! * c1) * d;
-  inv[5] = (a[0]! * c5 - a[2]! * c2 + a[3]! * c1) * d;
-  inv[6] = (-a[12]! * s5 + a[14]! * s2 - a[15]! * s1) * d;
-  inv[7] = (a[8]! * s5 - a[10]! * s2 + a[11]! * s1) * d;
-  inv[8] = (a[4]! * c4 - a[5]! * c2 + a[7]! * c0) * d;
-  inv[9] = (-a[0]! * c4 + a[1]! * c2 - a[3]! * c0) * d;
-  inv[10] = (a[12]! * s4 - a[13]! * s2 + a[15]! * s0) * d;
-  inv[11] = (-a[8]! * s4 + a[9]! * s2 - a[11]! * s0) * d;
-  inv[12] = (-a[4]! * c3 + a[5]! * c1 - a[6]! * c0) * d;
-  inv[13] = (a[0]! * c3 - a[1]! * c1 + a[2]! * c0) * d;
-  inv[14] = (-a[12]! * s3 + a[13]! * s1 - a[14]! * s0) * d;
-  inv[15] = (a[8]! * s3 - a[9]! * s1 + a[10]! * s0) * d;
-  return inv;
-}
-
-/** The world point at normalised device coordinates (x, y) and clip depth z, through an inverse view-projection. */
-function unproject(inv: Float64Array, x: number, y: number, z: number): Vec3 {
-  const X = inv[0]! * x + inv[4]! * y + inv[8]! * z + inv[12]!;
-  const Y = inv[1]! * x + inv[5]! * y + inv[9]! * z + inv[13]!;
-  const Z = inv[2]! * x + inv[6]! * y + inv[10]! * z + inv[14]!;
-  const W = inv[3]! * x + inv[7]! * y + inv[11]! * z + inv[15]!;
-  return [X / W, Y / W, Z / W];
-}
-
-/**
- * The ray through the point (px, py) of a canvas `width` x `height` (CSS
- * pixels from its top left), from the near plane away from the eye.
- */
-export function pixelRay(viewProjection: ArrayLike<number>, px: number, py: number, width: number, height: number): Ray | null {
-  const inv = invert4(viewProjection);
-  if (!inv) return null;
-  const x = (2 * px) / width - 1;
-  const y = 1 - (2 * py) / height;
-  const near = unproject(inv, x, y, 0);
-  const far = unproject(inv, x, y, 1);
-  const d: Vec3 = [far[0] - near[0], far[1] - near[1], far[2] - near[2]];
-  const l = Math.hypot(d[0], d[1], d[2]);
-  if (!(l > 0) || !Number.isFinite(l)) return null;
-  return { origin: near, dir: [d[0] / l, d[1] / l, d[2] / l] };
-}
-
-/** Where a world point lands on the canvas (CSS pixels), or null behind the eye. */
-export function projectPoint(viewProjection: ArrayLike<number>, p: ArrayLike<number>, width: number, height: number): [number, number] | null {
-  const m = viewProjection;
-  const X = m[0]! * p[0]! + m[4]! * p[1]! + m[8]! * p[2]! + m[12]!;
-  const Y = m[1]! * p[0]! + m[5]! * p[1]! + m[9]! * p[2]! + m[13]!;
-  const W = m[3]! * p[0]! + m[7]! * p[1]! + m[11]! * p[2]! + m[15]!;
-  if (!(W > 0)) return null;
-  return [((X / W + 1) / 2) * width, ((1 - Y / W) / 2) * height];
 }
 
 /** Entry and exit distances of a ray through an axis-aligned box (slabs), or null when it misses. */
@@ -169,7 +101,11 @@ function rotate(q: ArrayLike<number>, qo: number, v: ArrayLike<number>, inverse:
  * The body the ray hits first, with the point and normal, or null. `accept`
  * filters bodies (e.g. leave out planes to pick only solids).
  */
-export function pickBody(world: World, ray: Ray, accept: (body: number) => boolean = () => true): Hit | null {
+export function pickBody(
+  world: { readonly bodies: BodyStore; readonly shapes: readonly RigidShape[] },
+  ray: Ray,
+  accept: (body: number) => boolean = () => true,
+): Hit | null {
   const B = world.bodies;
   let best: Hit | null = null;
   for (let i = 0; i < B.count; i++) {

@@ -4,16 +4,13 @@
  * (issue 13; docs/LIBRARY_FORMAT.md).
  *
  * A world cannot grow a robot in place (its joints and motors are built with
- * it), so placing writes the scene again: the plain scene the world was built
- * from, with every body's current pose and velocity, plus the new instance
- * flattened by the same code that flattens scene files (src/scene/instances.ts).
- * The app then builds that scene and carries the clock over, so the motors'
- * programs go on where they were.
+ * it), so placing writes the scene again: the current state as Export writes
+ * it (exportScene.ts: poses, velocities, motor windows and programs from
+ * now on), plus the new instance flattened by the same code that flattens
+ * scene files (src/scene/instances.ts); the app builds that scene.
  */
-import type { World } from '../dynamics/world.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import { InputError } from '../errors.ts';
-import { rotateByQuat } from '../dynamics/math.ts';
 import { checkDefinitions, Namespace, readSource, type SourceFile } from '../scene/library.ts';
 import { flattenScene } from '../scene/instances.ts';
 import { SCENE_FORMAT_ID, type JsonObject } from '../scene/validate.ts';
@@ -82,21 +79,19 @@ export class AppLibrary {
   }
 
   /**
-   * `scene` (the plain scene `world` was built from) with every body's
-   * current state and one more instance of `item`, named uniquely, at
-   * `position` (the robot's frame origin, or the template shape's origin)
-   * turned by `orientation`, moving at `velocity`. Returns the new plain
-   * scene and the instance name.
+   * `scene` (a plain scene: the app's current state, exportScene.ts) with
+   * one more instance of `item`, named uniquely, at `position` (the robot's
+   * frame origin, or the template shape's origin) turned by `orientation`,
+   * moving at `velocity`. Returns the new plain scene and the instance name.
    */
   placeInto(
     scene: JsonObject,
-    world: World,
     item: LibraryItem,
     position: Vec3,
     velocity: Vec3 = [0, 0, 0],
     orientation: [number, number, number, number] = [0, 0, 0, 1],
   ): { scene: JsonObject; instance: string } {
-    const out = withCurrentState(scene, world);
+    const out = structuredClone(scene);
     const bodies = out['bodies'] as JsonObject[];
     const taken = new Set(bodies.map((b) => String(b['name'] ?? '')));
     const prefix = item.name.replace(/\//g, '-');
@@ -138,30 +133,6 @@ export class AppLibrary {
 function baseName(path: string): string {
   const i = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
   return i >= 0 ? path.slice(i + 1) : path;
-}
-
-/**
- * A copy of the plain scene `world` was built from, every dynamic body at
- * its current pose and velocity (the pose of its shape's own origin, as a
- * scene writes it; the state is that of the centre of mass).
- */
-export function withCurrentState(scene: JsonObject, world: World): JsonObject {
-  const out = structuredClone(scene);
-  const bodies = out['bodies'] as JsonObject[];
-  const B = world.bodies;
-  if (!Array.isArray(bodies) || bodies.length !== B.count) throw new Error('the world was not built from this scene');
-  const off = [0, 0, 0];
-  bodies.forEach((b, i) => {
-    if (B.isStatic[i]) return;
-    const c = world.shapes[B.shape[i]!]!.comOffset;
-    rotateByQuat(B.quat, 4 * i, c[0], c[1], c[2], off, 0);
-    delete b['rotation'];
-    b['position'] = [0, 1, 2].map((k) => B.pos[3 * i + k]! - off[k]!);
-    b['orientation'] = [0, 1, 2, 3].map((k) => B.quat[4 * i + k]!);
-    b['velocity'] = [0, 1, 2].map((k) => B.vel[3 * i + k]!);
-    b['angularVelocity'] = [0, 1, 2].map((k) => B.angVel[3 * i + k]!);
-  });
-  return out;
 }
 
 /** Reads opened files' texts into the library (a helper for the file picker and drops). */

@@ -7,9 +7,7 @@
  * their natural look.
  */
 import type { TriMesh } from '../geometry/mesh.ts';
-
-/** Floats per render vertex: position xyz, normal xyz. */
-export const RENDER_VERTEX_FLOATS = 6;
+import { RENDER_VERTEX_FLOATS } from './render/layout.ts';
 
 export interface RenderMesh {
   /** Interleaved position (3) + normal (3) per vertex, 3 vertices per triangle. */

@@ -22,8 +22,10 @@ export interface RenderWorld {
 export interface SceneRenderer {
   readonly kind: 'webgpu' | 'canvas2d';
   readonly canvas: HTMLCanvasElement;
-  /** A new world (new scene or reset): upload its shapes. */
+  /** A new world (new scene or reset): upload its shapes, release the old world's. */
   setWorld(world: RenderWorld | null): void;
+  /** The body drawn lighter with its edges over it (the selection), -1 none. */
+  setHighlight(body: number): void;
   /** Size of the drawing buffer in device pixels. */
   resize(width: number, height: number): void;
   render(camera: OrbitCamera, views: ViewState): void;

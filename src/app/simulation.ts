@@ -7,8 +7,13 @@
  * backend switch) runs through one queue, so a scene change never replaces
  * a world (or re-uploads a backend's shapes) while a GPU step is in flight.
  * Stepping is not tied to animation frames: the loop steps back to back,
- * never ahead of wall-clock time, and yields a frame every ~25 ms so the
- * renderer keeps drawing while a slow CPU step runs.
+ * never ahead of wall-clock time times `speed` (slow motion below 1), and
+ * yields a frame every ~25 ms so the renderer keeps drawing while a slow
+ * CPU step runs.
+ *
+ * Every step's state goes into a timeline (timeline.ts) of the last few
+ * hundred steps; `seek` puts one back, and stepping on from there drops the
+ * states after it.
  */
 import { createBackend, type Backend } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
@@ -16,6 +21,7 @@ import type { World } from '../dynamics/world.ts';
 import { createWorld } from '../scene/build.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SolverSettings } from '../scene/types.ts';
+import { StateTimeline } from './timeline.ts';
 
 export interface SceneIo {
   readText(path: string): Promise<string>;
@@ -32,6 +38,8 @@ export interface SimulationEvents {
   onStep?(world: World): void;
   /** A new world was built (load or reset). */
   onWorld?(world: World): void;
+  /** The world was put back to a state of the timeline. */
+  onSeek?(world: World): void;
   /** A step or a load failed; the simulation is paused. */
   onError?(error: unknown): void;
   /** Playing state changed. */
@@ -44,6 +52,15 @@ export class Simulation {
   scene: SceneDesc | null = null;
   playing = false;
   overrides: SolverOverrides = {};
+  /** Simulated seconds per wall-clock second while playing (slow motion below 1). */
+  speed = 1;
+  /** The last steps' states; `cursor` is the one the world shows. */
+  timeline: StateTimeline | null = null;
+  cursor = -1;
+  /** The backend asked for while a step runs (a switch waits for it), else null. */
+  pendingBackend: BackendKind | null = null;
+  /** performance.now() when the running step began, 0 when none runs. */
+  stepStartedAt = 0;
   private io: SceneIo | null = null;
   private readonly backends = new Map<BackendKind, Backend>();
   private backendKind: BackendKind;
@@ -105,18 +122,10 @@ export class Simulation {
 
   private readonly shapeCache = new Map<string, RigidShape>();
 
-  /**
-   * Builds a world for the scene; the old one stays until the new one is
-   * ready. `clock` carries a running scene's time over (a rebuild with a
-   * placed library instance), so motor programs go on where they were.
-   */
-  load(scene: SceneDesc, io: SceneIo, clock?: { time: number; steps: number }): Promise<World> {
+  /** Builds a world for the scene; the old one stays until the new one is ready. */
+  load(scene: SceneDesc, io: SceneIo): Promise<World> {
     return this.exclusive(async () => {
       const world = await this.build(scene, io);
-      if (clock) {
-        world.time = clock.time;
-        world.stepCount = clock.steps;
-      }
       this.scene = scene;
       this.io = io;
       this.install(world);
@@ -137,8 +146,36 @@ export class Simulation {
   private install(world: World): void {
     this.world = world;
     this.applyOverrides();
+    this.timeline = new StateTimeline(world.bodies.count);
+    this.timeline.record(world);
+    this.cursor = 0;
     this.restartClock();
     this.events.onWorld?.(world);
+  }
+
+  /** Puts the world back to timeline state i (0 the oldest); pauses. */
+  seek(i: number): Promise<void> {
+    this.pause();
+    return this.exclusive(async () => {
+      const w = this.world;
+      const tl = this.timeline;
+      if (!w || !tl || tl.count === 0) return;
+      const k = Math.max(0, Math.min(tl.count - 1, Math.round(i)));
+      w.restoreState(tl.state(k));
+      this.cursor = k;
+      this.events.onSeek?.(w);
+    });
+  }
+
+  /** One recorded step back (pauses). */
+  stepBack(): Promise<void> {
+    return this.seek(this.cursor - 1);
+  }
+
+  setSpeed(speed: number): void {
+    if (!(speed > 0) || speed === this.speed) return;
+    this.speed = speed;
+    this.restartClock();
   }
 
   /** Changes solver settings now and after every reset. */
@@ -160,11 +197,16 @@ export class Simulation {
 
   /** Switch between CPU and GPU queries while running (takes effect before the next step). */
   setBackend(kind: BackendKind): Promise<void> {
+    this.pendingBackend = kind;
     return this.exclusive(async () => {
-      const k: BackendKind = kind === 'gpu' && this.gpuOk ? 'gpu' : 'cpu';
-      const b = await this.backendFor(k);
-      this.backendKind = k;
-      this.world?.setBackend(b.query);
+      try {
+        const k: BackendKind = kind === 'gpu' && this.gpuOk ? 'gpu' : 'cpu';
+        const b = await this.backendFor(k);
+        this.backendKind = k;
+        this.world?.setBackend(b.query);
+      } finally {
+        if (this.pendingBackend === kind) this.pendingBackend = null;
+      }
     });
   }
 
@@ -188,7 +230,17 @@ export class Simulation {
     return this.exclusive(async () => {
       const w = this.world;
       if (!w) return;
-      await w.step();
+      const tl = this.timeline!;
+      // Stepping on from an earlier state: its future is replaced.
+      if (this.cursor < tl.count - 1) tl.truncateAfter(this.cursor);
+      this.stepStartedAt = performance.now();
+      try {
+        await w.step();
+      } finally {
+        this.stepStartedAt = 0;
+      }
+      tl.record(w);
+      this.cursor = tl.count - 1;
       this.events.onStep?.(w);
     });
   }
@@ -216,19 +268,27 @@ export class Simulation {
     if (this.looping) return;
     this.looping = true;
     let lastYield = performance.now();
+    let frameCost = 0;
     try {
       while (this.playing && this.world) {
         const w = this.world;
-        const wall = (performance.now() - this.wallStart) / 1000;
-        if (w.time - this.simStart >= wall) {
+        const wall = (this.speed * (performance.now() - this.wallStart)) / 1000;
+        const behind = wall - (w.time - this.simStart);
+        if (behind <= 0) {
           await nextFrame();
           lastYield = performance.now();
           continue;
         }
+        // A simulation slower than real time does not build a debt it would later rush through.
+        if (behind > MAX_DEBT_S * this.speed) this.wallStart += ((behind - MAX_DEBT_S * this.speed) / this.speed) * 1000;
         await this.step();
-        if (performance.now() - lastYield > 25) {
+        // Step for at least as long as a frame takes to draw, so a slow renderer (a software
+        // adapter draws a frame in a few hundred ms) does not starve the simulation.
+        if (performance.now() - lastYield > Math.max(STEP_SLICE_MS, frameCost)) {
+          const t = performance.now();
           await nextFrame();
           lastYield = performance.now();
+          frameCost = lastYield - t;
         }
       }
     } catch (e) {
@@ -244,12 +304,22 @@ export class Simulation {
     return this.exclusive(async () => {});
   }
 
+  /** Runs `fn` between operations (no step runs meanwhile): reading a consistent world. */
+  between<T>(fn: () => T): Promise<T> {
+    return this.exclusive(async () => fn());
+  }
+
   destroy(): void {
     this.playing = false;
     for (const b of this.backends.values()) b.destroy();
     this.backends.clear();
   }
 }
+
+/** Stepping runs at least this long between frames (ms). */
+const STEP_SLICE_MS = 25;
+/** Simulated seconds (per unit of speed) the loop may fall behind the wall clock before it lets them go. */
+const MAX_DEBT_S = 0.25;
 
 function nextFrame(): Promise<void> {
   return new Promise((resolve) => {

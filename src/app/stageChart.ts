@@ -6,6 +6,12 @@
 import { STAGES, type StepProfile } from '../dynamics/profile.ts';
 
 const HISTORY = 120;
+/** Width of the axis labels' column, left of the bars (so bars never paint over them). */
+const GUTTER = 44;
+/** Headroom above the tallest bar. */
+const TOP = 6;
+/** The scale never drops below this (ms): the browser's clock ticks in 0.1 ms steps. */
+const MIN_SCALE_MS = 0.1;
 
 /** One colour per stage, queries in warm colours (they are what the GPU accelerates). */
 const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
@@ -71,6 +77,47 @@ export class StageChart {
     this.dirty = true;
   }
 
+  /** Bars, oldest on the left, against a 1-2-5 scale with its labels in the gutter. */
+  private drawBars(W: number, H: number): void {
+    const ctx = this.ctx;
+    let max = MIN_SCALE_MS;
+    for (let i = 0; i < this.filled; i++) {
+      let t = 0;
+      for (let k = 0; k < STAGES.length; k++) t += this.data[i * STAGES.length + k]!;
+      if (t > max) max = t;
+    }
+    // Round the scale up to 1, 2 or 5 times a power of ten so the grid lines read well.
+    const pow = Math.pow(10, Math.floor(Math.log10(max)));
+    const scale = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= max * (1 - 1e-9))!;
+    const plotH = H - TOP;
+    ctx.strokeStyle = 'rgba(255,255,255,0.08)';
+    ctx.fillStyle = 'rgba(255,255,255,0.5)';
+    ctx.textAlign = 'right';
+    for (const f of [0, 0.5, 1]) {
+      const y = H - f * plotH;
+      ctx.beginPath();
+      ctx.moveTo(GUTTER, y - 0.5);
+      ctx.lineTo(W, y - 0.5);
+      ctx.stroke();
+      ctx.fillText(`${+(scale * f).toPrecision(3)} ms`, GUTTER - 4, Math.min(H - 1, Math.max(9, y + 3)));
+    }
+    ctx.textAlign = 'left';
+    const bw = (W - GUTTER) / HISTORY;
+    for (let n = 0; n < this.filled; n++) {
+      // Oldest on the left, newest at the right edge.
+      const slot = (this.head - this.filled + n + HISTORY) % HISTORY;
+      const x = W - (this.filled - n) * bw;
+      let y = H;
+      for (let k = 0; k < STAGES.length; k++) {
+        const h = (this.data[slot * STAGES.length + k]! / scale) * plotH;
+        if (h <= 0) continue;
+        ctx.fillStyle = STAGE_COLORS[STAGES[k]!];
+        ctx.fillRect(x, y - h, Math.max(1, bw - 0.5), h);
+        y -= h;
+      }
+    }
+  }
+
   clear(): void {
     this.head = 0;
     this.filled = 0;
@@ -86,38 +133,12 @@ export class StageChart {
     const W = canvas.width;
     const H = canvas.height;
     ctx.clearRect(0, 0, W, H);
-    let max = 1e-3;
-    for (let i = 0; i < this.filled; i++) {
-      let t = 0;
-      for (let k = 0; k < STAGES.length; k++) t += this.data[i * STAGES.length + k]!;
-      if (t > max) max = t;
-    }
-    // Round the scale up to 1, 2 or 5 times a power of ten so the grid line reads well.
-    const pow = Math.pow(10, Math.floor(Math.log10(max)));
-    const scale = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= max)!;
-    ctx.strokeStyle = 'rgba(255,255,255,0.08)';
-    ctx.fillStyle = 'rgba(255,255,255,0.45)';
     ctx.font = '10px system-ui, sans-serif';
-    for (const f of [0.5, 1]) {
-      const y = H - f * (H - 12);
-      ctx.beginPath();
-      ctx.moveTo(0, y);
-      ctx.lineTo(W, y);
-      ctx.stroke();
-      ctx.fillText(`${+(scale * f).toPrecision(3)} ms`, 2, y + 10);
-    }
-    const bw = W / HISTORY;
-    for (let n = 0; n < this.filled; n++) {
-      // Oldest on the left.
-      const slot = (this.head - this.filled + n + HISTORY) % HISTORY;
-      let y = H;
-      for (let k = 0; k < STAGES.length; k++) {
-        const h = (this.data[slot * STAGES.length + k]! / scale) * (H - 12);
-        if (h <= 0) continue;
-        ctx.fillStyle = STAGE_COLORS[STAGES[k]!];
-        ctx.fillRect(n * bw, y - h, Math.max(1, bw - 0.5), h);
-        y -= h;
-      }
+    if (this.filled === 0) {
+      ctx.fillStyle = 'rgba(255,255,255,0.45)';
+      ctx.fillText('no steps yet: press play (space) or step (N)', 4, H / 2 + 3);
+    } else {
+      this.drawBars(W, H);
     }
     const last = (this.head - 1 + HISTORY) % HISTORY;
     for (let k = 0; k < STAGES.length; k++) {

@@ -63,14 +63,39 @@ export function formatAppUrl(s: AppUrlState): string {
  * default; undeclared keys are dropped.
  */
 export function sceneParams(specs: readonly ParamSpec[], raw: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
+  return checkSceneParams(specs, raw).params;
+}
+
+/**
+ * sceneParams, and a sentence for every value of the link that was not used
+ * as written (out of range, off its step, or not a parameter of the scene),
+ * so the app can say what it built instead of quietly building something else.
+ */
+export function checkSceneParams(
+  specs: readonly ParamSpec[],
+  raw: Record<string, number>,
+  scene = 'this scene',
+): { params: Record<string, number>; notes: string[] } {
+  const params: Record<string, number> = {};
+  const notes: string[] = [];
   for (const p of specs) {
-    let v = raw[p.name];
-    if (v === undefined || !Number.isFinite(v)) v = p.default;
+    const given = raw[p.name];
+    let v = given === undefined || !Number.isFinite(given) ? p.default : given;
     // Snap to the step; toPrecision drops the float noise of min + k * step (0.1 + 2 * 0.05).
     if (p.step && p.step > 0) v = Number((p.min + Math.round((v - p.min) / p.step) * p.step).toPrecision(12));
-    v = Math.min(p.max, Math.max(p.min, v));
-    out[p.name] = v;
+    const clamped = Math.min(p.max, Math.max(p.min, v));
+    params[p.name] = clamped;
+    if (given === undefined || clamped === given) continue;
+    if (given < p.min || given > p.max) {
+      notes.push(`${p.name}=${given} is outside ${p.min} … ${p.max}; ${scene} uses ${p.name}=${clamped}.`);
+    } else {
+      notes.push(`${p.name}=${given} is not a multiple of its step ${p.step} from ${p.min}; ${scene} uses ${p.name}=${clamped}.`);
+    }
   }
-  return out;
+  const unknown = Object.keys(raw).filter((k) => !specs.some((p) => p.name === k));
+  if (unknown.length > 0) {
+    const has = specs.length > 0 ? `its parameters are ${specs.map((p) => p.name).join(', ')}` : 'it has no parameters';
+    notes.push(`${scene} has no parameter ${unknown.map((k) => `"${k}"`).join(', ')} (${has}); ignored.`);
+  }
+  return { params, notes };
 }

@@ -20,6 +20,11 @@ export interface GpuContext {
   adapterInfo: string;
   /** True when the device was created with 'timestamp-query' (passes may then time themselves). */
   hasTimestamps: boolean;
+  /**
+   * True for a fallback adapter or a known CPU rasteriser (SwiftShader, llvmpipe, WARP): WebGPU
+   * works, but runs on the CPU, slower than the CPU backend's own code.
+   */
+  software: boolean;
   /** Why the device was lost, or null while it is alive (or after destroy()). */
   lostReason: string | null;
   destroy(): void;
@@ -115,6 +120,7 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
   }
 
   const adapterInfo = describeAdapter(adapter.info);
+  const software = isSoftwareAdapter(adapter, adapterInfo);
   const reportError = opts.onUncapturedError ?? ((m: string) => console.error(m));
   const reportLost = opts.onLost ?? ((m: string) => console.error(m));
   let destroyed = false;
@@ -122,6 +128,7 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
     device,
     adapterInfo,
     hasTimestamps: wantTimestamps,
+    software,
     lostReason: null,
     destroy() {
       if (destroyed) return;
@@ -141,6 +148,19 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
   });
   lostReasons.set(device, ctx);
   return ctx;
+}
+
+/** Names of adapters that rasterise on the CPU. */
+const SOFTWARE_ADAPTER = /swiftshader|llvmpipe|lavapipe|softpipe|\bwarp\b|basic render driver/i;
+
+/**
+ * A fallback adapter (GPUAdapterInfo.isFallbackAdapter, or the older
+ * GPUAdapter.isFallbackAdapter) or one whose name says it is a CPU rasteriser:
+ * browsers do not always flag SwiftShader as a fallback.
+ */
+export function isSoftwareAdapter(adapter: GPUAdapter | null, description: string): boolean {
+  const flags = adapter as unknown as { isFallbackAdapter?: boolean; info?: { isFallbackAdapter?: boolean } } | null;
+  return !!(flags?.info?.isFallbackAdapter || flags?.isFallbackAdapter) || SOFTWARE_ADAPTER.test(description);
 }
 
 /** Context per device, so passes holding only a GPUDevice can explain a loss. */

@@ -3,7 +3,7 @@ import { vec3, vec4 } from 'wgpu-matrix';
 import {
   cameraEye,
   defaultCamera,
-  frameBounds,
+  frameBox,
   MAX_DISTANCE,
   MAX_PITCH,
   MIN_DISTANCE,
@@ -119,19 +119,21 @@ describe('orbit camera', () => {
     expect(Math.hypot(c.target[0] - e[0]!, c.target[2] - e[2]!)).toBeCloseTo(d0 + 1, 10);
   });
 
-  it('frameBounds fits every corner of the box on screen', () => {
+  it('frameBox fits every corner of the box on screen, and one corner touches the margin', () => {
     const c = cam();
     const min = [-3, 0, -1], max = [5, 4, 2];
     for (const aspect of [0.5, 1, 2.5]) {
-      frameBounds(c, min, max, aspect);
+      frameBox(c, min, max, { width: 600 * aspect, height: 600, insets: { left: 0, top: 0, right: 0, bottom: 0 } }, 1.1);
       expect(c.target).toEqual([1, 2, 0.5]);
       const m = viewProjection(c, aspect);
+      let most = 0;
       for (let k = 0; k < 8; k++) {
         const p = [k & 1 ? max[0]! : min[0]!, k & 2 ? max[1]! : min[1]!, k & 4 ? max[2]! : min[2]!, 1];
         const clip = vec4.transformMat4(p, m);
-        expect(Math.abs(clip[0]! / clip[3]!)).toBeLessThan(1);
-        expect(Math.abs(clip[1]! / clip[3]!)).toBeLessThan(1);
+        most = Math.max(most, Math.abs(clip[0]! / clip[3]!), Math.abs(clip[1]! / clip[3]!));
       }
+      // The nearest distance that fits: the outermost corner sits at 1 / margin of the half-screen.
+      expect(most).toBeCloseTo(1 / 1.1, 5);
     }
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { bodyMatrix, FRAME, FRAME_BYTES, INSTANCE_BYTES, shadowMatrix, shadowPlane } from '../../src/app/frameData.ts';
+import { bodyMatrix, shadowMatrix, shadowPlane } from '../../src/app/frameData.ts';
 import { levelColor, packColor, pushBoxLines, unpackColor, VertexList, worldAabb } from '../../src/app/overlays.ts';
-import { buildRenderMesh, RENDER_VERTEX_FLOATS } from '../../src/app/renderMesh.ts';
+import { buildRenderMesh } from '../../src/app/renderMesh.ts';
+import { RENDER_VERTEX_FLOATS } from '../../src/app/render/layout.ts';
 import { depthFieldNodes, sliceQuad } from '../../src/app/sdfView.ts';
 import { pickWebmType } from '../../src/app/recorder.ts';
 import { BodyStore } from '../../src/dynamics/bodies.ts';
 import type { RigidShape } from '../../src/dynamics/shape.ts';
 import { boxMesh, planeQuadMesh, sphereMesh } from '../../src/geometry/shapes.ts';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
-import { readFileSync } from 'node:fs';
 
 /** A quaternion [x, y, z, w] for `deg` degrees about a unit axis. */
 function quat(axis: [number, number, number], deg: number): number[] {
@@ -22,16 +22,6 @@ function apply(m: Float32Array, p: number[]): number[] {
 }
 
 describe('frame data', () => {
-  it('Frame and Instance byte sizes match the WGSL structs in render_common.wgsl', () => {
-    const wgsl = readFileSync(new URL('../../shaders/render_common.wgsl', import.meta.url), 'utf8');
-    expect(wgsl).toContain(`// Per frame, ${FRAME_BYTES} bytes`);
-    expect(wgsl).toContain(`// Per body, ${INSTANCE_BYTES} bytes`);
-    // Each documented field sits at the offset FRAME gives it (in floats).
-    for (const [name, off] of Object.entries(FRAME)) {
-      expect(wgsl).toMatch(new RegExp(`//\\s+${name}\\s+\\w+\\s+${off * 4}\\.\\.`));
-    }
-  });
-
   it('bodyMatrix rotates by the quaternion, then moves to the centre of mass', () => {
     const pos = Float64Array.of(0, 0, 0, 1, 2, 3);
     const q = Float64Array.of(0, 0, 0, 1, ...quat([0, 0, 1], 90));

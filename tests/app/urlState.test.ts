@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAppUrl, parseAppUrl, sceneParams } from '../../src/app/urlState.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from '../../src/app/urlState.ts';
 import { parseBenchQuery } from '../../src/app/benchParams.ts';
 import { InputError } from '../../src/errors.ts';
 
@@ -33,6 +33,24 @@ describe('app URL', () => {
     ];
     expect(sceneParams(specs, { rings: 1e6, rolling: 0.0212, extra: 5 })).toEqual({ rings: 2000, rolling: 0.02, h: 2 });
     expect(sceneParams(specs, { rings: 12.6, h: -4 })).toEqual({ rings: 13, rolling: 0.02, h: 1 });
+  });
+
+  it('says which values of the link were not used as written, and what was used instead', () => {
+    const specs = [
+      { name: 'rings', default: 60, min: 1, max: 2000, step: 1 },
+      { name: 'rolling', default: 0.02, min: 0, max: 1, step: 0.005 },
+    ];
+    const r = checkSceneParams(specs, { rings: 1e9, rolling: 0.0212, pegs: 4 }, 'Rings onto pegs');
+    expect(r.params).toEqual({ rings: 2000, rolling: 0.02 });
+    expect(r.notes).toEqual([
+      'rings=1000000000 is outside 1 … 2000; Rings onto pegs uses rings=2000.',
+      'rolling=0.0212 is not a multiple of its step 0.005 from 0; Rings onto pegs uses rolling=0.02.',
+      'Rings onto pegs has no parameter "pegs" (its parameters are rings, rolling); ignored.',
+    ]);
+    // Values used as written, and defaults, need no word.
+    expect(checkSceneParams(specs, { rings: 12, rolling: 0.5 }).notes).toEqual([]);
+    expect(checkSceneParams(specs, {}).notes).toEqual([]);
+    expect(checkSceneParams([], { x: 1 }, 'Toppling plank').notes).toEqual(['Toppling plank has no parameter "x" (it has no parameters); ignored.']);
   });
 });
 

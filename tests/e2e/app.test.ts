@@ -14,6 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { listBuiltins } from '../../src/scene/builtins.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
+import { createWorld } from '../../src/scene/build.ts';
+import { createBackend } from '../../src/collision/backends.ts';
+import type { Simulation } from '../../src/app/simulation.ts';
+import { describeScene } from '../../src/app/panel.ts';
+import type { Viewport } from '../../src/app/camera.ts';
+import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -65,8 +71,8 @@ afterAll(async () => {
 });
 
 /** A page that records console errors and uncaught exceptions. */
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+async function openPage(viewport = { width: 1200, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
@@ -112,6 +118,35 @@ async function setCheckbox(page: Page, label: string, on: boolean): Promise<void
   expect(await input.isChecked()).toBe(on);
 }
 
+/** What main.ts puts on window for the console and these tests. */
+interface AppHandle {
+  sim: Simulation;
+  viewport(): Viewport;
+  bodyOnScreen(i: number): { x: number; y: number; front: boolean };
+}
+declare global {
+  interface Window {
+    stackfield: AppHandle;
+  }
+}
+
+/** Steps (as the N key does) until the world has made `n` steps. */
+async function stepTo(page: Page, n: number): Promise<void> {
+  await page.evaluate(async (m) => {
+    const sim = window.stackfield.sim;
+    while (sim.world!.stepCount < m) await sim.step();
+  }, n);
+  await page.waitForFunction((m) => Number(document.body.dataset['steps']) === m, n, { timeout: 10_000 });
+}
+
+/** The world's body state, as plain arrays (to compare bit for bit). */
+function worldState(page: Page): Promise<{ time: number; stepCount: number; pos: number[]; quat: number[]; vel: number[]; angVel: number[]; asleep: number[] }> {
+  return page.evaluate(() => {
+    const s = window.stackfield.sim.world!.saveState();
+    return { time: s.time, stepCount: s.stepCount, pos: [...s.pos], quat: [...s.quat], vel: [...s.vel], angVel: [...s.angVel], asleep: [...s.asleep] };
+  });
+}
+
 describe('viewer (index.html)', () => {
   let page: Page;
   let errors: string[];
@@ -133,6 +168,11 @@ describe('viewer (index.html)', () => {
     expect(ds['renderer']).toBe('webgpu');
     expect(ds['scene']).toBe('tower');
     expect(await page.locator('#error').isHidden()).toBe(true);
+    // The picker says what the scene is for, and each parameter what it does (tooltips).
+    const tower = listBuiltins().find((b) => b.name === 'tower')!;
+    expect((await page.locator('.scene-description').textContent()) ?? '').toBe(describeScene(tower));
+    const height = tower.params.find((p) => p.name === 'height')!;
+    expect(await row(page, 'height').getAttribute('title')).toBe(`${height.description} (${height.min} … ${height.max}, default ${height.default})`);
     first = await sceneShot(page, 'viewer-tower');
     // A blank or single-colour canvas has a luminance variance near 0; the scene has ground, boxes and shadows.
     expect(lumaVariance(first)).toBeGreaterThan(40);
@@ -142,7 +182,7 @@ describe('viewer (index.html)', () => {
   it('plays on the GPU backend and keeps playing after a switch to the CPU backend', async () => {
     await page.getByRole('button', { name: 'Play' }).click();
     await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
-    await row(page, 'backend').locator('select').selectOption({ label: 'CPU' });
+    await row(page, 'queries').locator('select').selectOption({ label: 'CPU' });
     await page.waitForFunction(() => document.body.dataset['backend'] === 'cpu', null, { timeout: 30_000 });
     const at = Number(await page.evaluate(() => document.body.dataset['steps']));
     await page.waitForFunction((n) => Number(document.body.dataset['steps']) >= n + 3, at, { timeout: 60_000 });
@@ -158,7 +198,29 @@ describe('viewer (index.html)', () => {
     const after = await sceneShot(page, 'viewer-depth-field');
     expect(meanAbsDiff(before, after)).toBeGreaterThan(0.5);
     expect(new URL(page.url()).searchParams.get('views')).toBe('depthField');
+    // The chosen body is named (over it and in the panel), and framed: drawn in the middle of the free view.
+    await page.locator('#body-label').waitFor({ state: 'visible', timeout: 5_000 });
+    const name = (await page.locator('#body-label').textContent())!.split(' ')[0]!;
+    expect(name).toMatch(/^box\d+$/);
+    expect(await page.locator('.slice-note').textContent()).toContain(name);
+    const framed = await page.evaluate((n) => {
+      const i = window.stackfield.sim.world!.bodies.names.indexOf(n);
+      return { at: window.stackfield.bodyOnScreen(i), v: window.stackfield.viewport(), distance: (window.stackfield as unknown as { camera: { distance: number } }).camera.distance };
+    }, name);
+    const midX = (framed.v.width - framed.v.insets.right) / 2;
+    expect(Math.abs(framed.at.x - midX)).toBeLessThan(0.1 * framed.v.width);
+    // A box one metre across seen from a few metres: the grid is not a speck.
+    expect(framed.distance).toBeLessThan(4);
+    // At 720 pixels the slice controls are on screen without scrolling the panel.
+    const sliceAt = await row(page, 'slice at').boundingBox();
+    expect(sliceAt!.y + sliceAt!.height).toBeLessThanOrEqual(720);
     await setCheckbox(page, 'depth field', false);
+    // The graph levels come with their legend.
+    expect(await page.locator('#levels-legend').isHidden()).toBe(true);
+    await setCheckbox(page, 'graph levels', true);
+    expect(await page.locator('#levels-legend').isVisible()).toBe(true);
+    expect(await page.locator('#levels-legend').textContent()).toMatch(/contact-graph level.*static, or touching nothing/);
+    await setCheckbox(page, 'graph levels', false);
     expect(errors).toEqual([]);
   }, 60_000);
 
@@ -198,6 +260,7 @@ describe('viewer (index.html)', () => {
     await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
     const shown = await page.locator('#error-text').textContent();
     expect(shown).toBe(cli);
+    expect(await page.locator('#error-title').textContent()).toBe('Could not load broken.json');
     await page.screenshot({ path: join(OUT, 'e2e-viewer-file-error.png') });
     // The scene that was running stays.
     expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('rings');
@@ -220,6 +283,175 @@ describe('viewer (index.html)', () => {
     expect(d.suggestedFilename()).toMatch(/^rings-.*\.webm$/);
     expect(errors).toEqual([]);
   }, 60_000);
+});
+
+describe('the first hour: defaults, numbers, time and state', () => {
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ({ page, errors } = await openPage());
+  }, 30_000);
+
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  it('on a software adapter the queries default to the CPU backend, and the app says why', async () => {
+    await page.goto(`${base}/?scene=tower&height=3`);
+    await waitForApp(page);
+    const ds = await page.evaluate(() => ({ ...document.body.dataset }));
+    expect(ds['software']).toBe('1');
+    expect(ds['renderer']).toBe('webgpu');
+    expect(ds['backend']).toBe('cpu');
+    expect(new URL(page.url()).searchParams.get('backend')).toBe('cpu');
+    expect(await page.locator('.notice').first().textContent()).toMatch(/draws in software.*CPU backend.*Choose GPU/);
+    expect(await page.locator('.backend-note').textContent()).toMatch(/software adapter.*CPU is faster here/);
+    // The user can still choose the GPU: the choice is enabled.
+    expect(await row(page, 'queries').locator('select').isEnabled()).toBe(true);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('the numbers overlay shows the simulation\'s own numbers', async () => {
+    await page.goto(`${base}/?scene=pile&count=5&backend=cpu`);
+    await waitForApp(page);
+    await stepTo(page, 60);
+    await page.waitForFunction(() => document.getElementById('numbers')!.dataset['step'] === '60', null, { timeout: 10_000 });
+    const got = await page.evaluate(() => {
+      const cells = Object.fromEntries([...document.querySelectorAll<HTMLElement>('#numbers b')].map((b) => [b.dataset['key'], { value: Number(b.dataset['value']), text: b.textContent! }]));
+      const w = window.stackfield.sim.world!;
+      let awake = 0;
+      let asleep = 0;
+      for (let i = 0; i < w.bodies.count; i++) if (!w.bodies.isStatic[i]) (w.bodies.asleep[i] ? asleep++ : awake++);
+      const own = { stepMs: w.profile.totalMs, awake, asleep, contacts: w.contacts.count, energy: w.kineticEnergy(), penetration: w.deepestPenetration() };
+      return { cells, own };
+    });
+    for (const [k, v] of Object.entries(got.own)) expect(got.cells[k]!.value, k).toBe(v);
+    // The pile is falling and touching: the numbers are not trivially zero.
+    expect(got.own.energy).toBeGreaterThan(0);
+    expect(got.own.contacts).toBeGreaterThan(0);
+    expect(got.own.awake + got.own.asleep).toBe(5);
+    // And the text says the same, to the three figures shown.
+    expect(parseFloat(got.cells['energy']!.text)).toBeCloseTo(got.own.energy, Math.max(0, 2 - Math.floor(Math.log10(got.own.energy))));
+    expect(got.cells['energy']!.text).toMatch(/ J$/);
+    expect(parseFloat(got.cells['penetration']!.text) / 1000).toBeCloseTo(got.own.penetration, 5);
+    expect(got.cells['contacts']!.text).toBe(String(got.own.contacts));
+    await page.keyboard.press('o');
+    expect(await page.locator('#numbers').isHidden()).toBe(true);
+    await page.keyboard.press('o');
+    expect(await page.locator('#numbers').isVisible()).toBe(true);
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('the timeline steps back to a state identical to the one recorded, and stepping on replaces the future', async () => {
+    // The pile where the previous test left it.
+    const recorded = await worldState(page);
+    const k = recorded.stepCount;
+    expect(k).toBe(60);
+    await stepTo(page, k + 10);
+    const slider = page.getByRole('slider', { name: 'timeline' });
+    await page.waitForFunction((m) => document.querySelector('[aria-label=timeline]')!.getAttribute('max') === String(m), k + 10, { timeout: 5_000 });
+    await slider.evaluate((el: HTMLInputElement, m) => {
+      el.value = String(m);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, k);
+    await page.waitForFunction((m) => document.body.dataset['steps'] === String(m), k, { timeout: 10_000 });
+    expect(await worldState(page)).toEqual(recorded);
+    await page.waitForFunction((m) => /s back/.test(document.querySelector('.transport-counter')!.textContent!) && document.querySelector<HTMLElement>('.transport-counter')!.dataset['step'] === String(m), k, { timeout: 5_000 });
+    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    await page.waitForFunction((m) => document.body.dataset['steps'] === String(m), k - 1, { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.waitForFunction((m) => document.body.dataset['steps'] === String(m), k, { timeout: 10_000 });
+    // The ten steps after it are gone: a new history starts here.
+    await page.waitForFunction((m) => document.querySelector('[aria-label=timeline]')!.getAttribute('max') === String(m), k, { timeout: 5_000 });
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('an exported state loads, in the command line\'s loader and back in the app, as the same state', async () => {
+    const before = await worldState(page);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export state…' }).click();
+    const d = await download;
+    expect(d.suggestedFilename()).toBe(`pile-t${before.time.toFixed(2)}s.json`);
+    const text = await readFile((await d.path())!, 'utf8');
+    const back = await createWorld(parseSceneText(text, d.suggestedFilename()), (await createBackend('cpu')).query, {
+      readText: (p) => readFile(p, 'utf8'),
+      bake: (await createBackend('cpu')).bake,
+    });
+    const close = (a: number[], b: ArrayLike<number>) => a.every((x, i) => Math.abs(x - b[i]!) <= 1e-12);
+    expect(close(before.pos, back.bodies.pos)).toBe(true);
+    expect(close(before.quat, back.bodies.quat)).toBe(true);
+    expect(close(before.vel, back.bodies.vel)).toBe(true);
+    expect(close(before.angVel, back.bodies.angVel)).toBe(true);
+    // Dropped on the page, the file gives the same state there too.
+    const dt = await page.evaluateHandle((t) => {
+      const x = new DataTransfer();
+      x.items.add(new File([t], 'exported.json', { type: 'application/json' }));
+      return x;
+    }, text);
+    await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => document.body.dataset['scene'] === 'file:exported.json', null, { timeout: 60_000 });
+    const loaded = await worldState(page);
+    expect(loaded.stepCount).toBe(0);
+    expect(close(before.pos, loaded.pos) && close(before.quat, loaded.quat) && close(before.vel, loaded.vel) && close(before.angVel, loaded.angVel)).toBe(true);
+    expect(errors).toEqual([]);
+  }, 90_000);
+});
+
+describe('following a body', () => {
+  it('keeps the walking caterpillar on screen for 10 s of simulated time', async () => {
+    // A smaller window: SwiftShader draws it faster, so the 10 s take less of the suite's time.
+    const { page, errors } = await openPage({ width: 960, height: 600 });
+    try {
+      await page.goto(`${base}/?scene=caterpillar&backend=cpu`);
+      await waitForApp(page);
+      const i = await page.evaluate(() => window.stackfield.sim.world!.bodies.names.indexOf('plate1'));
+      expect(i).toBeGreaterThan(0);
+      // Choose the body by clicking where it is drawn, then follow it (G), at four times real time.
+      const at = await page.evaluate((k) => window.stackfield.bodyOnScreen(k), i);
+      await page.mouse.click(at.x, at.y);
+      await page.locator('#body-label').waitFor({ state: 'visible', timeout: 5_000 });
+      expect(await page.locator('#body-label').textContent()).toContain('plate1');
+      await page.keyboard.press('g');
+      await page.waitForFunction(() => document.getElementById('body-label')!.textContent!.includes('followed'), null, { timeout: 5_000 });
+      await page.getByRole('combobox', { name: 'speed' }).selectOption('4');
+      const start = await page.evaluate((k) => [...window.stackfield.sim.world!.bodies.pos.subarray(3 * k, 3 * k + 3)], i);
+      // Where the body is drawn, every frame, until t = 10 s.
+      const track = page.evaluate(
+        (k) =>
+          new Promise<{ x: number; y: number; front: boolean }[]>((resolve) => {
+            const out: { x: number; y: number; front: boolean }[] = [];
+            const tick = () => {
+              out.push(window.stackfield.bodyOnScreen(k));
+              if (window.stackfield.sim.world!.time >= 10) resolve(out);
+              else requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+          }),
+        i,
+      );
+      await page.getByRole('button', { name: 'Play' }).click();
+      const frames = await track;
+      await page.getByRole('button', { name: 'Pause' }).click();
+      const v = await page.evaluate(() => window.stackfield.viewport());
+      const end = await page.evaluate((k) => [...window.stackfield.sim.world!.bodies.pos.subarray(3 * k, 3 * k + 3)], i);
+      // It walked far enough to leave a fixed view of it (the issue: out of view in 5 s)...
+      expect(Math.hypot(end[0]! - start[0]!, end[2]! - start[2]!)).toBeGreaterThan(1);
+      expect(frames.length).toBeGreaterThan(5);
+      // ...and every frame drew it inside the part of the view the panel and bars leave free.
+      for (const f of frames) {
+        expect(f.front).toBe(true);
+        expect(f.x).toBeGreaterThan(v.insets.left);
+        expect(f.x).toBeLessThan(v.width - v.insets.right);
+        expect(f.y).toBeGreaterThan(v.insets.top);
+        expect(f.y).toBeLessThan(v.height - v.insets.bottom);
+      }
+      await page.screenshot({ path: join(OUT, 'e2e-follow-caterpillar.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 });
 
 describe('scene files dropped on the page', () => {
@@ -253,6 +485,22 @@ describe('scene files dropped on the page', () => {
       expect(await page.locator('#error').isHidden()).toBe(true);
       expect(new URL(page.url()).searchParams.get('file')).toBe('dropped.json');
       expect(await page.locator('#status').textContent()).toContain('3 bodies');
+      // A reload brings the dropped scene back (the tab kept its files)...
+      await page.reload();
+      await waitForApp(page);
+      expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('file:dropped.json');
+      expect(await page.locator('#status').textContent()).toContain('3 bodies');
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      // ...while another tab, given only the link, says plainly that the file is not there.
+      const other = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+      try {
+        await other.goto(page.url());
+        await waitForApp(other);
+        expect(await other.locator('.notice').first().textContent()).toMatch(/"dropped.json".*cannot carry the file.*Open it again/);
+        expect(await other.evaluate(() => document.body.dataset['scene'])).not.toBe('file:dropped.json');
+      } finally {
+        await other.close();
+      }
       expect(errors).toEqual([]);
     } finally {
       await page.close();
@@ -318,6 +566,40 @@ describe('when the WebGPU device is lost', () => {
       expect(errors).toEqual([]);
     } finally {
       await page.close();
+    }
+  }, 90_000);
+});
+
+describe('when the WebGPU device is lost during the first load', () => {
+  it('loads the scene again on the CPU backend with the 2D view, and the URL keeps the scene', async () => {
+    // Without the Vulkan flags SwiftShader's device is lost when the first frame is presented,
+    // while the scene's SDFs are still baking on the GPU.
+    const plain = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS.filter((a) => !/vulkan/i.test(a)) });
+    try {
+      const page = await plain.newPage({ viewport: { width: 1200, height: 720 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+      await page.goto(`${base}/?scene=tower&height=3&backend=gpu`);
+      await waitForApp(page);
+      await page.waitForFunction(() => document.body.dataset['scene'] === 'tower', null, { timeout: 30_000 });
+      const ds = await page.evaluate(() => ({ ...document.body.dataset }));
+      expect(ds['renderer']).toBe('canvas2d');
+      expect(ds['backend']).toBe('cpu');
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(await page.locator('#status').textContent()).toContain('4 bodies');
+      const notice = await page.locator('.notice-gpu').textContent();
+      expect(notice).toMatch(/device lost/);
+      expect(notice).not.toMatch(/\.\./);
+      const url = new URL(page.url());
+      expect(url.searchParams.get('scene')).toBe('tower');
+      expect(url.searchParams.get('height')).toBe('3');
+      expect(url.searchParams.get('backend')).toBe('cpu');
+      // And it runs.
+      await page.getByRole('button', { name: 'Step' }).click();
+      await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 1, null, { timeout: 30_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
     }
   }, 90_000);
 });

@@ -11,6 +11,7 @@ import {
   checkErrors,
   createComputePipelineChecked,
   GpuValidationError,
+  isSoftwareAdapter,
   passSource,
   requireGpuFromEnv,
   sharedGpu,
@@ -33,6 +34,21 @@ describe('WebGPU device', () => {
     expect(gpu.lostReason).toBeNull();
     const b = gpu.device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE });
     await checkErrors(gpu.device, 'after shared destroy', () => b.destroy());
+  });
+
+  it('tells a software adapter (a CPU rasteriser or a fallback adapter) from a hardware one', () => {
+    // The tests run on SwiftShader.
+    if (/swiftshader/i.test(gpu.adapterInfo)) expect(gpu.software).toBe(true);
+    expect(isSoftwareAdapter(null, 'google / swiftshader / swiftshader-device-subzero-')).toBe(true);
+    expect(isSoftwareAdapter(null, 'mesa / llvmpipe (LLVM 15.0.6, 256 bits)')).toBe(true);
+    expect(isSoftwareAdapter(null, 'Microsoft Basic Render Driver')).toBe(true);
+    expect(isSoftwareAdapter(null, 'nvidia / ada / NVIDIA GeForce RTX 4070')).toBe(false);
+    expect(isSoftwareAdapter(null, 'apple / metal-3 / Apple M2')).toBe(false);
+    // A word inside another does not count ("warp" in a name).
+    expect(isSoftwareAdapter(null, 'amd / rdna-3 / Radeon warpdrive')).toBe(false);
+    expect(isSoftwareAdapter({ info: { isFallbackAdapter: true } } as unknown as GPUAdapter, 'some adapter')).toBe(true);
+    expect(isSoftwareAdapter({ isFallbackAdapter: true } as unknown as GPUAdapter, 'some adapter')).toBe(true);
+    expect(isSoftwareAdapter({ info: { isFallbackAdapter: false } } as unknown as GPUAdapter, 'some adapter')).toBe(false);
   });
 
   it('a WGSL compile error throws with file, line and the compiler message', async () => {

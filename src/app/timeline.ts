@@ -1,0 +1,118 @@
+/**
+ * The last few hundred states of the world, for stepping back: a ring of
+ * body states (position, orientation, velocities, sleep flag, time, step
+ * count) in preallocated arrays, one slot written after every step, so
+ * recording allocates nothing. World.restoreState puts a slot back.
+ *
+ * The ring holds at most `maxStates` states and at most `maxBytes` of them
+ * (2000 rings are 2 101 bodies, 220 kB a state: 64 MB hold about 290).
+ */
+import type { World, WorldState } from '../dynamics/world.ts';
+
+export interface TimelineLimits {
+  maxStates: number;
+  maxBytes: number;
+}
+
+export const DEFAULT_LIMITS: TimelineLimits = { maxStates: 600, maxBytes: 64 * 1024 * 1024 };
+
+/** Bytes one state of n bodies takes. */
+export function stateBytes(n: number): number {
+  return n * (13 * 8 + 1) + 16;
+}
+
+export class StateTimeline {
+  readonly capacity: number;
+  private readonly n: number;
+  private readonly pos: Float64Array;
+  private readonly quat: Float64Array;
+  private readonly vel: Float64Array;
+  private readonly angVel: Float64Array;
+  private readonly asleep: Uint8Array;
+  private readonly time: Float64Array;
+  private readonly steps: Float64Array;
+  /** Ring slot of the oldest state. */
+  private first = 0;
+  /** States held. */
+  count = 0;
+
+  constructor(bodyCount: number, limits: TimelineLimits = DEFAULT_LIMITS) {
+    const n = bodyCount;
+    this.n = n;
+    this.capacity = Math.max(2, Math.min(limits.maxStates, Math.floor(limits.maxBytes / stateBytes(n))));
+    const c = this.capacity;
+    this.pos = new Float64Array(3 * n * c);
+    this.quat = new Float64Array(4 * n * c);
+    this.vel = new Float64Array(3 * n * c);
+    this.angVel = new Float64Array(3 * n * c);
+    this.asleep = new Uint8Array(n * c);
+    this.time = new Float64Array(c);
+    this.steps = new Float64Array(c);
+  }
+
+  /** Appends the world's state; when full, the oldest state makes room. */
+  record(world: World): void {
+    const B = world.bodies;
+    const n = this.n;
+    if (B.count !== n) throw new RangeError(`the timeline holds ${n} bodies, the world has ${B.count}`);
+    let slot: number;
+    if (this.count < this.capacity) slot = (this.first + this.count++) % this.capacity;
+    else {
+      slot = this.first;
+      this.first = (this.first + 1) % this.capacity;
+    }
+    this.pos.set(B.pos.subarray(0, 3 * n), 3 * n * slot);
+    this.quat.set(B.quat.subarray(0, 4 * n), 4 * n * slot);
+    this.vel.set(B.vel.subarray(0, 3 * n), 3 * n * slot);
+    this.angVel.set(B.angVel.subarray(0, 3 * n), 3 * n * slot);
+    this.asleep.set(B.asleep.subarray(0, n), n * slot);
+    this.time[slot] = world.time;
+    this.steps[slot] = world.stepCount;
+  }
+
+  private slot(i: number): number {
+    if (!Number.isInteger(i) || i < 0 || i >= this.count) throw new RangeError(`state ${i} is not in the timeline (0 .. ${this.count - 1})`);
+    return (this.first + i) % this.capacity;
+  }
+
+  /** Step count of state i (0 the oldest, count - 1 the newest). */
+  stepOf(i: number): number {
+    return this.steps[this.slot(i)]!;
+  }
+
+  timeOf(i: number): number {
+    return this.time[this.slot(i)]!;
+  }
+
+  /** The index of the state recorded at step `step`, or -1. */
+  indexOfStep(step: number): number {
+    for (let i = 0; i < this.count; i++) if (this.stepOf(i) === step) return i;
+    return -1;
+  }
+
+  /** State i as a WorldState viewing the ring (valid until the next record). */
+  state(i: number): WorldState {
+    const s = this.slot(i);
+    const n = this.n;
+    return {
+      time: this.time[s]!,
+      stepCount: this.steps[s]!,
+      pos: this.pos.subarray(3 * n * s, 3 * n * (s + 1)),
+      quat: this.quat.subarray(4 * n * s, 4 * n * (s + 1)),
+      vel: this.vel.subarray(3 * n * s, 3 * n * (s + 1)),
+      angVel: this.angVel.subarray(3 * n * s, 3 * n * (s + 1)),
+      asleep: this.asleep.subarray(n * s, n * (s + 1)),
+    };
+  }
+
+  /** Drops every state after i: stepping on from an earlier state starts a new history. */
+  truncateAfter(i: number): void {
+    this.slot(i);
+    this.count = i + 1;
+  }
+
+  clear(): void {
+    this.first = 0;
+    this.count = 0;
+  }
+}
