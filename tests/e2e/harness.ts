@@ -11,7 +11,7 @@ import { createServer, type ViteDevServer } from 'vite';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OUT = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Flags that give headless Chromium a WebGPU adapter (SwiftShader) whose canvas
@@ -66,8 +66,8 @@ export async function startHarness(): Promise<Harness> {
 }
 
 /** A page that records console errors and uncaught exceptions. */
-export async function openPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+export async function openPage(browser: Browser, viewport = { width: 1200, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
