@@ -14,7 +14,8 @@ import { InputError, SimulationError } from '../errors.ts';
 import { createBackend, parseBackendKind, parseThreads } from '../collision/backends.ts';
 import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
-import { describeFsError, kindOfFile, loadSceneFile } from '../scene/load.ts';
+import { describeFsError, kindOfFile, loadSceneFileWithSources } from '../scene/load.ts';
+import { formatJson } from '../scene/json.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -45,6 +46,8 @@ Options:
   --param k=v           a built-in scene parameter, e.g. --param rings=60 (repeatable)
   --dump                write the scene JSON (of a file after defaults, or of a built-in) to
                         standard output or --out, and exit
+  --flatten             with --dump: write the equivalent self-contained scene (library instances
+                        written out as plain bodies, joints and motors), a file run can load
   --list                list the built-in scenes, what they show and their parameters
   --max-triangles N     refuse a shape with more triangles (default ${BUILD_LIMITS.maxTriangles})
   --max-sdf-nodes N     refuse a shape whose SDF grid has more nodes (default ${BUILD_LIMITS.maxSdfNodes})
@@ -88,6 +91,15 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
 }
 
 export async function loadSceneArg(file: string | undefined, builtin: string | undefined, params: Record<string, number>): Promise<SceneDesc> {
+  return (await loadSceneArgWithSources(file, builtin, params)).scene;
+}
+
+/** A scene from the command line, with its plain JSON (a built-in's own, or a file's flattened) and the libraries it includes. */
+export async function loadSceneArgWithSources(
+  file: string | undefined,
+  builtin: string | undefined,
+  params: Record<string, number>,
+): Promise<{ scene: SceneDesc; flat: unknown; libraries: string[] }> {
   if (builtin !== undefined) {
     if (file !== undefined) throw new InputError('give either a scene file or --builtin, not both', undefined, 'command line');
     let json: unknown;
@@ -96,11 +108,12 @@ export async function loadSceneArg(file: string | undefined, builtin: string | u
     } catch (e) {
       throw new InputError((e as Error).message, undefined, '--builtin');
     }
-    return validateScene(json, `<builtin:${builtin}>`);
+    return { scene: validateScene(json, `<builtin:${builtin}>`), flat: json, libraries: [] };
   }
   if (file === undefined) throw new InputError('missing scene file (or --builtin NAME)', undefined, 'command line');
   if (Object.keys(params).length) throw new InputError('--param only applies to --builtin scenes', undefined, 'command line');
-  return loadSceneFile(file);
+  const loaded = await loadSceneFileWithSources(file);
+  return { scene: loaded.scene, flat: loaded.flat, libraries: loaded.files.slice(1).map((f) => f.file) };
 }
 
 /** The largest mesh file read: an OBJ this size has some ten million triangles, far past the default limit. */
@@ -139,8 +152,9 @@ export function limitFlags(args: ParsedArgs): BuildLimits {
 export const LIMIT_FLAGS = ['max-triangles', 'max-sdf-nodes'];
 
 /** The files a scene reads, which --out must not name. */
-export function sceneInputs(scene: SceneDesc, file: string | undefined): { path: string; what: string }[] {
+export function sceneInputs(scene: SceneDesc, file: string | undefined, libraries: readonly string[] = []): { path: string; what: string }[] {
   const inputs = file !== undefined ? [{ path: file, what: 'the scene file' }] : [];
+  for (const lib of libraries) inputs.push({ path: lib, what: 'a library the scene includes' });
   for (const [name, d] of Object.entries(scene.shapes)) {
     if (d.type === 'mesh') inputs.push({ path: d.resolvedPath, what: `the mesh file of shapes.${name}` });
   }
@@ -229,7 +243,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
+    const args = parseArgs(rest, ['dump', 'list', 'flatten'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
       process.stdout.write(listText());
       return 0;
@@ -245,13 +259,17 @@ export const runCommand: Command = {
     const limits = limitFlags(args);
     const file = args.positionals[0];
     const builtin = stringFlag(args, 'builtin');
-    const scene = await loadSceneArg(file, builtin, params);
+    const flatten = args.flags.has('flatten');
+    if (flatten && !args.flags.has('dump')) throw new InputError('--flatten only applies with --dump', undefined, 'command line');
+    const loaded = await loadSceneArgWithSources(file, builtin, params);
+    const scene = loaded.scene;
     const out = stringFlag(args, 'out');
-    const inputs = sceneInputs(scene, file);
+    const inputs = sceneInputs(scene, file, loaded.libraries);
 
     if (args.flags.has('dump')) {
-      // The built-in's raw JSON (editable), or the file's scene after defaults.
-      const text = JSON.stringify(builtin !== undefined ? builtinScene(builtin, params) : scene, null, 2) + '\n';
+      // The built-in's raw JSON (editable), or the file's scene after defaults; flattened: the plain
+      // scene its library instances write out (a built-in's JSON is plain already).
+      const text = flatten ? formatJson(loaded.flat) + '\n' : JSON.stringify(builtin !== undefined ? loaded.flat : scene, null, 2) + '\n';
       if (out !== undefined) await writeOutputFile(out, text, inputs);
       else await new LineSink(null).write(text.slice(0, -1));
       return 0;
