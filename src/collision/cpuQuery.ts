@@ -11,11 +11,17 @@
  * phi(centre) > sqrt(3) * radius + margin proves every sample of the cluster
  * at or beyond the margin and skips it. The cull is exact (it never drops a
  * record), so the result equals the GPU's, which tests every sample.
+ *
+ * Sample sets (query.ts, SAMPLE_SET) are kept as copies with their clusters
+ * rebuilt on every setSampleSet (O(points)); their whole-task cull uses the
+ * set's own bounding sphere, posed, since its points need not lie near the
+ * frame's origin.
  */
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
-import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+import type { CollisionSamples } from '../geometry/samples.ts';
+import { POSE_STRIDE, SAMPLE_SET, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 const CLUSTER_SAMPLES = 32;
@@ -40,12 +46,19 @@ function buildClusters(s: QueryShape['samples']): Clusters {
   return { count, sphere };
 }
 
+/** What a task's side A needs: samples, clusters, and a bounding sphere (centre, radius) in A's frame. */
+interface Sampled {
+  samples: CollisionSamples;
+  clusters: Clusters;
+  sphere: readonly number[];
+}
+
 export class CpuPenetrationBackend implements PenetrationBackend {
   readonly kind = 'cpu' as const;
   private shapes: readonly QueryShape[] = [];
-  /** Radius of each shape's samples about its local origin. */
-  private radius = new Float64Array(0);
-  private clusters: Clusters[] = [];
+  /** Each shape as side A: its samples about its local origin. */
+  private sampled: Sampled[] = [];
+  private sets: (Sampled | undefined)[] = [];
   private result: QueryResult = {
     count: 0,
     taskStart: new Uint32Array(1),
@@ -59,11 +72,21 @@ export class CpuPenetrationBackend implements PenetrationBackend {
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.slice();
-    this.radius = new Float64Array(shapes.length);
-    this.clusters = shapes.map((s) => buildClusters(s.samples));
-    shapes.forEach((s, i) => {
-      this.radius[i] = samplesBoundingSphere(s.samples, 0, s.samples.points.length / 4, ORIGIN)[3];
-    });
+    this.sampled = shapes.map((s) => ({
+      samples: s.samples,
+      clusters: buildClusters(s.samples),
+      sphere: [0, 0, 0, samplesBoundingSphere(s.samples, 0, s.samples.points.length / 4, ORIGIN)[3]],
+    }));
+  }
+
+  setSampleSet(set: number, points: Float32Array, count: number): void {
+    if (!(Number.isInteger(set) && set >= 0 && set < SAMPLE_SET)) throw new RangeError(`sample set ${set} is not a valid set number`);
+    if (points.length < 4 * count) throw new RangeError(`sample set ${set}: ${count} points need ${4 * count} floats, got ${points.length}`);
+    const old = this.sets[set];
+    const buf = old && old.samples.points.length >= 4 * count ? old.samples.points : new Float32Array(Math.max(4 * count, 2 * (old?.samples.points.length ?? 0)));
+    buf.set(points.subarray(0, 4 * count));
+    const samples: CollisionSamples = { points: buf, vertexCount: count, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) };
+    this.sets[set] = { samples, clusters: buildClusters(samples), sphere: count > 0 ? samplesBoundingSphere(samples, 0, count) : [0, 0, 0, 0] };
   }
 
   async query(batch: QueryBatch): Promise<QueryResult> {
@@ -81,9 +104,10 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     for (let t = 0; t < batch.count; t++) {
       res.taskStart[t] = res.count;
       const sa = batch.shapeA[t]!;
-      const A = this.shapes[sa];
+      const A = sa & SAMPLE_SET ? this.sets[(sa & ~SAMPLE_SET) >>> 0] : this.sampled[sa];
       const B = this.shapes[batch.shapeB[t]!];
-      if (!A || !B) throw new RangeError(`query task ${t} names shape ${A ? batch.shapeB[t] : sa}, but only ${this.shapes.length} shapes are loaded`);
+      if (!A) throw new RangeError(sa & SAMPLE_SET ? `query task ${t} names sample set ${(sa & ~SAMPLE_SET) >>> 0}, which was never set` : `query task ${t} names shape ${sa}, but only ${this.shapes.length} shapes are loaded`);
+      if (!B) throw new RangeError(`query task ${t} names shape ${batch.shapeB[t]} as B, but only ${this.shapes.length} shapes are loaded (a sample set cannot be B)`);
       const o = t * POSE_STRIDE;
       const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
       const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
@@ -91,20 +115,21 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       const h = g.cellSize;
       const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
       const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
-      // Whole-task cull: A's bounding sphere against B's grid box.
-      const r = this.radius[sa]!;
-      const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
-      if (dx * dx + dy * dy + dz * dz > r * r) continue;
-      // (Samples outside the grid box are never reported: the narrow phase
-      // keeps every margin below the grid's padding, so they are beyond it.)
       // Rotation matrix of q (row-major).
       const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
       const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
       const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
+      // Whole-task cull: A's bounding sphere, posed, against B's grid box.
+      const [sx, sy, sz, r] = A.sphere as [number, number, number, number];
+      const scx = m00 * sx + m01 * sy + m02 * sz + tx, scy = m10 * sx + m11 * sy + m12 * sz + ty, scz = m20 * sx + m21 * sy + m22 * sz + tz;
+      const dx = Math.max(x0 - scx, 0, scx - x1), dy = Math.max(y0 - scy, 0, scy - y1), dz = Math.max(z0 - scz, 0, scz - z1);
+      if (dx * dx + dy * dy + dz * dz > r * r * (1 + 1e-9) + 1e-12) continue;
+      // (Samples outside the grid box are never reported: the narrow phase
+      // keeps every margin below the grid's padding, so they are beyond it.)
       const pts = A.samples.points;
       const n = sampleCount(A.samples);
       const margin = batch.margin[t]!;
-      const cl = this.clusters[sa]!;
+      const cl = A.clusters;
       const sph = cl.sphere;
       for (let c = 0; c < cl.count; c++) {
         // Conservative cull of the whole cluster (see the file comment).
@@ -156,5 +181,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
 
   destroy(): void {
     this.shapes = [];
+    this.sampled = [];
+    this.sets = [];
   }
 }
