@@ -16,6 +16,7 @@ import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import type { World } from '../dynamics/world.ts';
+import { softStateJson } from '../soft/output.ts';
 
 const help = `stackfield run - simulate a scene headlessly
 
@@ -30,11 +31,14 @@ Options:
   --out FILE.jsonl   write the states there (default: standard output)
   --builtin NAME     a built-in scene instead of a file (see --list)
   --param k=v        a built-in scene parameter, e.g. --param rings=60 (repeatable)
+  --particles        with soft bodies: write every particle's position (default: centre and volume only)
   --dump             print the scene JSON (of a file after defaults, or of a built-in) and exit
   --list             list the built-in scenes and their parameters
 
 Each line: {"step": 10, "t": 0.1, "bodies": [{"name": "box0", "p": [x,y,z], "q": [x,y,z,w], "v": [..], "w": [..]}]}
 p is the centre of mass in world space, q the orientation [x, y, z, w].
+A scene with soft bodies adds "soft": [{"name": "blob", "c": [x,y,z], "volume": 0.98}] (c the centre of
+mass, volume the enclosed volume over the rest volume), and with --particles "x": [x,y,z, ...] per body.
 Exit codes: 0 success, 1 simulation error, 2 bad input.
 `;
 
@@ -87,13 +91,14 @@ function vec(a: Float64Array, o: number, n: number): number[] {
   return out;
 }
 
-export function stateLine(world: World): string {
+export function stateLine(world: World, particles = false): string {
   const B = world.bodies;
   const bodies = [];
   for (let i = 0; i < B.count; i++) {
     bodies.push({ name: B.names[i], p: vec(B.pos, 3 * i, 3), q: vec(B.quat, 4 * i, 4), v: vec(B.vel, 3 * i, 3), w: vec(B.angVel, 3 * i, 3) });
   }
-  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies });
+  const soft = softStateJson(world, particles);
+  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies, ...(soft ? { soft } : {}) });
 }
 
 export const runCommand: Command = {
@@ -101,7 +106,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin']);
+    const args = parseArgs(rest, ['dump', 'list', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin']);
     if (args.flags.has('list')) {
       for (const b of listBuiltins()) {
         const ps = b.params.map((p) => `${p.name}=${p.default} [${p.min}..${p.max}]`).join(' ');
@@ -137,11 +142,12 @@ export const runCommand: Command = {
     const tty = process.stderr.isTTY === true;
     try {
       const world = await createWorld(scene, backend.query, { ...nodeSceneIo(), bake: backend.bake });
-      await write(stateLine(world));
+      const particles = args.flags.has('particles');
+      await write(stateLine(world, particles));
       let lastBar = 0;
       for (let s = 1; s <= steps; s++) {
         await world.step();
-        if (s % every === 0 || s === steps) await write(stateLine(world));
+        if (s % every === 0 || s === steps) await write(stateLine(world, particles));
         if (tty && (performance.now() - lastBar > 100 || s === steps)) {
           lastBar = performance.now();
           const w = 30;

@@ -9,6 +9,7 @@ export const STAGES = [
   'collisionQuery',
   'collisionSolve',
   'velocityUpdate',
+  'soft',
   'contactGraph',
   'contactQuery',
   'contactSolve',

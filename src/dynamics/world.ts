@@ -14,6 +14,7 @@
  *   joints             velocity stabilisation                        joints/system.ts
  *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
  *   joints             velocity stabilisation
+ *   soft               soft bodies through the step (World.soft)     src/soft/coupling.ts
  *   contactQuery       contacts at x' = x + dt v
  *   contactGraph       levels from the contacts                       levels.ts
  *   contactSolve       level by level, restitution -0.9 .. 0,        sequentialSolver.ts
@@ -54,6 +55,16 @@ import { StepContext } from './stepContext.ts';
 
 export type { ConstraintSystem } from './constraints.ts';
 
+/**
+ * Something World steps at one point of every step, timed as stage "soft":
+ * the soft bodies (src/soft/coupling.ts). It runs after the velocity update
+ * and before the contacts (in both schemes), and may change bodies'
+ * velocities, which the contact phase then sees like gravity's.
+ */
+export interface StepHook {
+  step(world: World): Promise<void>;
+}
+
 /** Contact points of the last step, for drawing (world frame). */
 export interface ContactView {
   count: number;
@@ -88,6 +99,8 @@ export class World {
   readonly contacts: ContactView = { count: 0, points: new Float64Array(0), normals: new Float64Array(0), depth: new Float64Array(0) };
   backend: PenetrationBackend;
   constraints: ConstraintSystem | null = null;
+  /** The soft bodies, when the scene has some (StepHook). */
+  soft: StepHook | null = null;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
   readonly pgs = new PgsSolver();
 
@@ -242,6 +255,7 @@ export class World {
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');
+      await this.softStage();
       // 3. Contacts at x' = x + dt v'.
       this.predict(this.dt, false);
       if (S.collisionIterations === 0) this.broadphase();
@@ -282,6 +296,7 @@ export class World {
   private async stepStandard(): Promise<void> {
     const S = this.solver;
     this.velocityUpdate();
+    await this.softStage();
     if (this.constraints) {
       this.jointVelocities();
       // Joints close their predicted gap before positions advance (seed
@@ -397,6 +412,13 @@ export class World {
   private velocityUpdate(): void {
     velocityUpdate(this.ctx, this.constraints);
     this.profile.end('velocityUpdate');
+  }
+
+  private async softStage(): Promise<void> {
+    if (!this.soft) return;
+    await this.soft.step(this);
+    this.guard('soft');
+    this.profile.end('soft');
   }
 
   private contactGraph(): number {

@@ -24,7 +24,7 @@
  * Stability of semi-implicit Euler. For one oscillator x'' = -omega^2 x, a
  * substep maps (x, v) by a matrix with determinant 1 and trace
  * 2 - h^2 omega^2, stable iff h omega < 2; the exact dampers
- * (applyDampersExactly) multiply the velocity by e = exp(-gamma h) <= 1, which
+ * (forces.ts, springImpulses) multiply the velocity by e = exp(-gamma h) <= 1, which
  * makes the determinant e and the condition h^2 omega^2 < 2 (1 + e) / e, never
  * tighter. For the whole net, M^-1/2 K M^-1/2 is a sum of rank-one spring
  * terms k_s g_s g_s^T with (g_s . y)^2 <= 2 (|y_a|^2 / m_a + |y_b|^2 / m_b),
@@ -42,6 +42,7 @@ import { SimulationError } from '../errors.ts';
 import type { Quat, SoftSolverSettings } from '../scene/types.ts';
 import { DEFAULT_SOFT_SOLVER } from '../scene/softValidate.ts';
 import { EVALUATIONS, IntegratorScratch, integrateSubstep } from './integrate.ts';
+import { hookeForceOn } from './forces.ts';
 import type { SoftCollider } from './collide.ts';
 import { SPRING_WEIGHT, particleCount, springCount, type SoftModel, type SpringKind } from './model.ts';
 import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface } from './skin.ts';
@@ -184,11 +185,13 @@ export class SoftSystem {
   springRest = new Float64Array(0);
   springK = new Float64Array(0);
   springC = new Float64Array(0);
+  /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
+  springInvLength = new Float64Array(0);
 
   bodies: SoftBody[] = [];
   /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
   massVersion = 0;
-  /** Per-spring exact-damper factors for one substep length (forces.ts, applyDampersExactly). */
+  /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
   damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
   gravity: Vec3 = [0, -9.81, 0];
   settings: SoftSolverSettings;
@@ -211,6 +214,9 @@ export class SoftSystem {
   profile: SoftProfile = { integrate: 0, collide: 0, check: 0, total: 0, substeps: 0, particleEvaluations: 0 };
 
   private scratch = new IntegratorScratch();
+  /** (pin, spring) pairs of the springs at pinned particles, for massVersion pinSpringVersion. */
+  private pinSprings = new Uint32Array(0);
+  private pinSpringVersion = -1;
   private x0 = new Float64Array(0);
   private frameScratch = new Float64Array(7);
 
@@ -404,11 +410,12 @@ export class SoftSystem {
     for (let s = 0; s < n; s++) {
       const a = performance.now();
       x0.set(this.pos);
+      if (this.settings.integrator === 'semiImplicit') this.addPinSpringForces(h);
       integrateSubstep(this, this.settings.integrator, h, this.scratch);
       this.accumulatePinForces(h);
       this.movePins(h, (s + 1) / n);
       const b = performance.now();
-      for (const c of this.colliders) c.resolve(this, x0, h);
+      for (const c of this.colliders) c.resolve(this, x0, h, (s + 1) / n);
       collideMs += performance.now() - b;
       integrateMs += b - a;
     }
@@ -425,6 +432,32 @@ export class SoftSystem {
       substeps: n,
       particleEvaluations: this.particleCount * n * EVALUATIONS[this.settings.integrator],
     };
+  }
+
+  /**
+   * The semi-implicit substep applies springs as impulses, so its force array
+   * has gravity and volume only: the springs' Hooke forces on each pinned
+   * particle at the substep's start are added here (the dampers do not move
+   * a pinned particle, whose inverse mass is 0, and pull nothing on its pin).
+   */
+  private addPinSpringForces(h: number): void {
+    const n = this.pinParticle.length;
+    if (n === 0) return;
+    if (this.pinSpringVersion !== this.massVersion) {
+      const list: number[] = [];
+      for (let p = 0; p < n; p++) {
+        const i = this.pinParticle[p]!;
+        for (let s = 0; s < this.springCount; s++) if (this.springA[s] === i || this.springB[s] === i) list.push(p, s);
+      }
+      this.pinSprings = Uint32Array.from(list);
+      this.pinSpringVersion = this.massVersion;
+    }
+    const f = this.frameScratch;
+    for (let k = 0; k < this.pinSprings.length; k += 2) {
+      const p = this.pinSprings[k]!;
+      hookeForceOn(this, this.pinSprings[k + 1]!, this.pinParticle[p]!, f);
+      for (let c = 0; c < 3; c++) this.pinImpulse[3 * p + c] += f[c]! * h;
+    }
   }
 
   /** The force on each pinned particle (last evaluation of the substep) is what its pin holds: impulse += f h. */
