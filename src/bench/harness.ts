@@ -18,6 +18,7 @@ import type { SceneDesc } from '../scene/types.ts';
 import { STAGES, type Stage } from '../dynamics/profile.ts';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
+import { formatSoftBench, SoftBenchCounter, type SoftStageBench } from '../soft/bench.ts';
 
 export interface Stats {
   median: number;
@@ -45,6 +46,8 @@ export interface BackendResult {
   queryCallsPerStep: number;
   contactsPerStep: number;
   pairsPerStep: number;
+  /** The soft stage's throughput, when the scene has soft bodies. */
+  soft: SoftStageBench | null;
 }
 
 export interface BenchResults {
@@ -140,6 +143,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       const gpuQueryMs: number[] = [];
       const stageMs: Record<Stage, number[]> = Object.fromEntries(STAGES.map((s) => [s, [] as number[]])) as Record<Stage, number[]>;
       let queries = 0, calls = 0, contacts = 0, pairs = 0, queryTotal = 0;
+      const soft = new SoftBenchCounter();
       for (let s = 0; s < warmup + opts.steps; s++) {
         await world.step();
         done++;
@@ -155,6 +159,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
           calls += p.queryCalls;
           contacts += p.contacts;
           pairs += p.pairs;
+          soft.add(world);
         }
         if (s % 5 === 0) {
           progress(`${kind}: step ${s + 1}/${warmup + opts.steps}${s < warmup ? ' (warm-up)' : ''}`);
@@ -178,6 +183,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         queryCallsPerStep: calls / n,
         contactsPerStep: contacts / n,
         pairsPerStep: pairs / n,
+        soft: soft.result(),
       });
     } finally {
       backend.destroy();
@@ -225,6 +231,7 @@ export function formatTable(r: BenchResults): string {
         `${f(x.queriesPerStep)} queries/step in ${f(x.queryCallsPerStep)} calls, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
+    if (x.soft) lines.push(formatSoftBench(x.soft));
   }
   return lines.join('\n');
 }
