@@ -4,7 +4,12 @@
  * per step through the batched penetration query; this file keeps them and
  * enforces them while the soft system substeps. Two kinds:
  *
- * Particle against a rigid body's field. The query returns, along the
+ * Particle against a rigid body's field. (Or the midpoint of a spring on the
+ * surface, whose ends share its pushes and impulses by their weights 1/2:
+ * without these a peg thinner than a blob, but wider than its spacing,
+ * slipped in between the particles of the blob's underside, impaled it,
+ * and tore it apart as it slid down; the rigid bodies' narrow phase samples
+ * its edges for the same reason.) The query returns, along the
  * particle's path through the step, the field of the rigid body B (phi_0,
  * normal n_0) at a sample p_0 of the path, in B's frame. Like the rigid
  * narrow phase (src/dynamics/narrowphase.ts) the field is then evaluated to
@@ -206,6 +211,8 @@ export class SoftContacts implements SoftCollider {
   // Particle against a rigid body's field: particle, body, phi_0, n_0 and p_0 in the body's frame, materials.
   count = 0;
   part = new Int32Array(0);
+  /** The other end when the point is a spring's midpoint, else -1. */
+  part2 = new Int32Array(0);
   body = new Int32Array(0);
   phi0 = new Float64Array(0);
   n0 = new Float64Array(0);
@@ -271,11 +278,12 @@ export class SoftContacts implements SoftCollider {
     this.touched.fill(0, 0, bodies);
   }
 
-  addParticle(part: number, body: number, phi0: number, n: ArrayLike<number>, no: number, p: ArrayLike<number>, po: number, mu: number, e: number): void {
+  addParticle(part: number, part2: number, body: number, phi0: number, n: ArrayLike<number>, no: number, p: ArrayLike<number>, po: number, mu: number, e: number): void {
     const i = this.count++;
     if (i >= this.part.length) {
       const c = Math.max(64, 2 * i);
       this.part = grown(this.part, c);
+      this.part2 = grown(this.part2, c);
       this.body = grown(this.body, c);
       this.phi0 = grown(this.phi0, c);
       this.n0 = grown(this.n0, 3 * c);
@@ -284,6 +292,7 @@ export class SoftContacts implements SoftCollider {
       this.e = grown(this.e, c);
     }
     this.part[i] = part;
+    this.part2[i] = part2;
     this.body[i] = body;
     this.phi0[i] = phi0;
     for (let k = 0; k < 3; k++) {
@@ -407,14 +416,19 @@ export class SoftContacts implements SoftCollider {
     const x = sys.pos, v = sys.vel, im = sys.invMass;
     const rigid = this.rigid, R = rigid.R, C = rigid.c, vr = this.v;
     for (let k = 0; k < this.count; k++) {
-      const i = this.part[k]!;
-      const wi = im[i]!;
-      if (wi === 0) continue;
+      // The point: particle i, or the midpoint of the spring i-j (weights 1/2 each).
+      const i = this.part[k]!, j = this.part2[k]!;
+      const two = j >= 0;
+      const si = two ? 0.5 : 1, sj = two ? 0.5 : 0;
+      const wi = si * im[i]!, wj = two ? sj * im[j]! : 0;
+      const wm = si * wi + sj * wj;
+      if (wm === 0) continue; // pinned: the pin decides
+      const o = 3 * i, q = two ? 3 * j : o;
       const b = this.body[k]!;
       rigid.pose(b, s);
-      const o = 3 * i, ro = 9 * b;
-      const rx = x[o]! - C[3 * b]!, ry = x[o + 1]! - C[3 * b + 1]!, rz = x[o + 2]! - C[3 * b + 2]!;
-      // p = R^T r, the particle in the body's frame.
+      const ro = 9 * b;
+      const rx = si * x[o]! + sj * x[q]! - C[3 * b]!, ry = si * x[o + 1]! + sj * x[q + 1]! - C[3 * b + 1]!, rz = si * x[o + 2]! + sj * x[q + 2]! - C[3 * b + 2]!;
+      // p = R^T r, the point in the body's frame.
       const px = R[ro]! * rx + R[ro + 3]! * ry + R[ro + 6]! * rz;
       const py = R[ro + 1]! * rx + R[ro + 4]! * ry + R[ro + 7]! * rz;
       const pz = R[ro + 2]! * rx + R[ro + 5]! * ry + R[ro + 8]! * rz;
@@ -425,21 +439,21 @@ export class SoftContacts implements SoftCollider {
       const ny = R[ro + 3]! * n0x + R[ro + 4]! * n0y + R[ro + 5]! * n0z;
       const nz = R[ro + 6]! * n0x + R[ro + 7]! * n0y + R[ro + 8]! * n0z;
       rigid.pointVelocity(b, rx, ry, rz, vr);
-      const vn = (v[o]! - vr[0]!) * nx + (v[o + 1]! - vr[1]!) * ny + (v[o + 2]! - vr[2]!) * nz;
+      const vn = (si * v[o]! + sj * v[q]! - vr[0]!) * nx + (si * v[o + 1]! + sj * v[q + 1]! - vr[1]!) * ny + (si * v[o + 2]! + sj * v[q + 2]! - vr[2]!) * nz;
       const e = vn < -resting ? this.e[k]! : 0;
-      const push = -(1 + e) * phi;
-      x[o] += push * nx;
-      x[o + 1] += push * ny;
-      x[o + 2] += push * nz;
+      // Out by -(1 + e) phi, spread over the ends by inverse mass (the least-squares split).
+      const push = (-(1 + e) * phi) / wm;
+      addScaled(x, i, push * wi, nx, ny, nz);
+      if (two) addScaled(x, j, push * wj, nx, ny, nz);
       this.active++;
-      if (s === 1) this.addSupport(i, b, nx, ny, nz);
+      if (s === 1 && !two) this.addSupport(i, b, nx, ny, nz);
       if (vn >= 0) continue;
       const wb = rigid.inverseMassAlong(b, rx, ry, rz, nx, ny, nz);
-      const jn = (-(1 + e) * vn) / (wi + wb);
-      this.impulseOnParticle(sys, i, b, rx, ry, rz, jn * nx, jn * ny, jn * nz);
+      const jn = (-(1 + e) * vn) / (wm + wb);
+      this.impulseOnPoint(sys, i, j, wi, wj, b, rx, ry, rz, jn * nx, jn * ny, jn * nz);
       // Friction: the tangential relative velocity after the normal impulse, stopped up to mu jn.
       rigid.pointVelocity(b, rx, ry, rz, vr);
-      let tx = v[o]! - vr[0]!, ty = v[o + 1]! - vr[1]!, tz = v[o + 2]! - vr[2]!;
+      let tx = si * v[o]! + sj * v[q]! - vr[0]!, ty = si * v[o + 1]! + sj * v[q + 1]! - vr[1]!, tz = si * v[o + 2]! + sj * v[q + 2]! - vr[2]!;
       const vn2 = tx * nx + ty * ny + tz * nz;
       tx -= vn2 * nx;
       ty -= vn2 * ny;
@@ -449,10 +463,19 @@ export class SoftContacts implements SoftCollider {
       tx /= vt;
       ty /= vt;
       tz /= vt;
-      const wt = wi + rigid.inverseMassAlong(b, rx, ry, rz, tx, ty, tz);
+      const wt = wm + rigid.inverseMassAlong(b, rx, ry, rz, tx, ty, tz);
       const jt = Math.min(vt / wt, this.mu[k]! * jn);
-      this.impulseOnParticle(sys, i, b, rx, ry, rz, -jt * tx, -jt * ty, -jt * tz);
+      this.impulseOnPoint(sys, i, j, wi, wj, b, rx, ry, rz, -jt * tx, -jt * ty, -jt * tz);
     }
+  }
+
+  /** Impulse J on the point (particle i, or the spring i-j: each end gets its weight times J, wi / wj = weight / mass) and -J on rigid body b at arm r. */
+  private impulseOnPoint(sys: SoftSystem, i: number, j: number, wi: number, wj: number, b: number, rx: number, ry: number, rz: number, jx: number, jy: number, jz: number): void {
+    addScaled(sys.vel, i, wi, jx, jy, jz);
+    if (j >= 0) addScaled(sys.vel, j, wj, jx, jy, jz);
+    if (this.rigid.bodies!.invMass[b] === 0) return;
+    this.rigid.applyImpulse(b, rx, ry, rz, -jx, -jy, -jz);
+    this.touched[b] = 1;
   }
 
   private addSupport(i: number, b: number, nx: number, ny: number, nz: number): void {
@@ -468,17 +491,6 @@ export class SoftContacts implements SoftCollider {
     this.supportN[3 * k] = nx;
     this.supportN[3 * k + 1] = ny;
     this.supportN[3 * k + 2] = nz;
-  }
-
-  /** Impulse j on particle i and -j on rigid body b at arm r. */
-  private impulseOnParticle(sys: SoftSystem, i: number, b: number, rx: number, ry: number, rz: number, jx: number, jy: number, jz: number): void {
-    const wi = sys.invMass[i]!;
-    sys.vel[3 * i] += wi * jx;
-    sys.vel[3 * i + 1] += wi * jy;
-    sys.vel[3 * i + 2] += wi * jz;
-    if (this.rigid.bodies!.invMass[b] === 0) return;
-    this.rigid.applyImpulse(b, rx, ry, rz, -jx, -jy, -jz);
-    this.touched[b] = 1;
   }
 
   private resolveEmbedded(sys: SoftSystem, s: number, resting: number): void {

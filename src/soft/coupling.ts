@@ -60,6 +60,7 @@ import type { PlaneCollider } from './collide.ts';
 import { EmbeddedKind, RIGID_SLOP, RigidMotion, SoftContacts } from './contact.ts';
 import { TetLocator } from './embed.ts';
 import { sampleSdf } from '../sdf/grid.ts';
+import { SpringKind } from './model.ts';
 import type { PinFrames, SoftSystem } from './system.ts';
 
 /** Most samples along one particle's path in a step (beyond that they are spread wider). */
@@ -143,7 +144,6 @@ export class SoftCoupling implements StepHook {
   private readonly pv = new Float64Array(3);
   // Soft-soft pairs: ball radius per particle, candidates, hash grid.
   private radius = new Float64Array(0);
-  private stamp = new Uint8Array(0);
   /** Per candidate particle: its predicted displacement over the step. */
   private move = new Float64Array(0);
   private candidates = new Int32Array(0);
@@ -415,29 +415,43 @@ export class SoftCoupling implements StepHook {
    * fields (MAX_PATH_SAMPLES at most).
    */
   private buildPaths(world: World, b: number, rigidPairs: number[], set: PointSet): void {
-    const sys = this.system, body = sys.bodies[b]!, x = sys.pos, x1 = this.x1, rb = this.rigidBox;
+    const sys = this.system, body = sys.bodies[b]!, x = sys.pos, x1 = this.x1;
     let cell = Infinity;
     for (const r of rigidPairs) cell = Math.min(cell, world.shapes[world.bodies.shape[r]!]!.sdf!.cellSize);
     const spacing = 0.5 * cell;
     for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
       if (sys.invMass[i] === 0) continue;
-      const ax = x[3 * i]!, ay = x[3 * i + 1]!, az = x[3 * i + 2]!;
-      const ex = x1[3 * i]!, ey = x1[3 * i + 1]!, ez = x1[3 * i + 2]!;
-      let near = false;
-      for (const r of rigidPairs) {
-        const o = 6 * r;
-        if (Math.max(ax, ex) >= rb[o]! && Math.min(ax, ex) <= rb[o + 3]! && Math.max(ay, ey) >= rb[o + 1]! && Math.min(ay, ey) <= rb[o + 4]! && Math.max(az, ez) >= rb[o + 2]! && Math.min(az, ez) <= rb[o + 5]!) {
-          near = true;
-          break;
-        }
+      this.addPath(rigidPairs, spacing, set, i, x[3 * i]!, x[3 * i + 1]!, x[3 * i + 2]!, x1[3 * i]!, x1[3 * i + 1]!, x1[3 * i + 2]!);
+    }
+    // The midpoints of the surface's structural and shear springs (contact.ts: a thin rigid body cannot slip between particles).
+    const radius = this.surfaceRadius(world), kind = body.model.kind;
+    for (let s = body.springStart; s < body.springStart + body.springCount; s++) {
+      if (kind[s - body.springStart] === SpringKind.Bending) continue;
+      const i = sys.springA[s]!, j = sys.springB[s]!;
+      if (radius[i] === 0 || radius[j] === 0 || (sys.invMass[i] === 0 && sys.invMass[j] === 0)) continue;
+      this.addPath(rigidPairs, spacing, set, -1 - s,
+        0.5 * (x[3 * i]! + x[3 * j]!), 0.5 * (x[3 * i + 1]! + x[3 * j + 1]!), 0.5 * (x[3 * i + 2]! + x[3 * j + 2]!),
+        0.5 * (x1[3 * i]! + x1[3 * j]!), 0.5 * (x1[3 * i + 1]! + x1[3 * j + 1]!), 0.5 * (x1[3 * i + 2]! + x1[3 * j + 2]!));
+    }
+  }
+
+  /** The path (a -> e) of a particle (tag >= 0) or spring midpoint (tag -1 - spring) into the set, if its box meets a rigid body's. */
+  private addPath(rigidPairs: number[], spacing: number, set: PointSet, tag: number, ax: number, ay: number, az: number, ex: number, ey: number, ez: number): void {
+    const rb = this.rigidBox;
+    let near = false;
+    for (const r of rigidPairs) {
+      const o = 6 * r;
+      if (Math.max(ax, ex) >= rb[o]! && Math.min(ax, ex) <= rb[o + 3]! && Math.max(ay, ey) >= rb[o + 1]! && Math.min(ay, ey) <= rb[o + 4]! && Math.max(az, ez) >= rb[o + 2]! && Math.min(az, ez) <= rb[o + 5]!) {
+        near = true;
+        break;
       }
-      if (!near) continue;
-      const len = Math.hypot(ex - ax, ey - ay, ez - az);
-      const k = Math.min(MAX_PATH_SAMPLES - 1, Math.ceil(len / spacing));
-      for (let j = 0; j <= k; j++) {
-        const u = k === 0 ? 0 : j / k;
-        set.push(ax + u * (ex - ax), ay + u * (ey - ay), az + u * (ez - az), i, -1);
-      }
+    }
+    if (!near) return;
+    const len = Math.hypot(ex - ax, ey - ay, ez - az);
+    const k = Math.min(MAX_PATH_SAMPLES - 1, Math.ceil(len / spacing));
+    for (let j = 0; j <= k; j++) {
+      const u = k === 0 ? 0 : j / k;
+      set.push(ax + u * (ex - ax), ay + u * (ey - ay), az + u * (ez - az), tag, -1);
     }
   }
 
@@ -506,95 +520,104 @@ export class SoftCoupling implements StepHook {
 
   /**
    * Pairs of surface particles of different soft bodies whose balls can meet
-   * within the step: among the particles of each pair of overlapping soft
-   * bodies that lie in the other's box, a hash grid finds those closer than
-   * their radii plus both predicted displacements (and a quarter spacing for
-   * what the prediction misses).
+   * within the step: for each pair of soft bodies whose boxes overlap, the
+   * surface particles of one that lie in the other's box go into a hash grid,
+   * and those of the other look for neighbours there closer than their radii
+   * plus both predicted displacements (and a quarter spacing for what the
+   * prediction misses). One grid per body pair, so no time goes to a body's
+   * own particles.
    */
   private findParticlePairs(world: World): void {
     const sys = this.system, nb = sys.bodies.length;
     if (nb < 2) return;
     const radius = this.surfaceRadius(world);
-    const x = sys.pos, x1 = this.x1, sb = this.softBox;
-    this.stamp = grown(this.stamp, sys.particleCount);
+    const sb = this.softBox;
     this.move = grown(this.move, sys.particleCount);
-    const stamp = this.stamp;
-    stamp.fill(0, 0, sys.particleCount);
-    let cand = 0, maxReach = 0, maxMove = 0, minSpacing = Infinity;
-    const pad = new Float64Array(6);
+    const x = sys.pos, x1 = this.x1;
     for (let a = 0; a < nb; a++) {
       for (let b = a + 1; b < nb; b++) {
         if (!overlaps(sb, 6 * a, sb, 6 * b)) continue;
-        for (const [p, q] of [[a, b], [b, a]] as const) {
-          const body = sys.bodies[p]!, other = sys.bodies[q]!;
-          const grow = other.model.spacing + body.model.spacing;
-          for (let k = 0; k < 3; k++) {
-            pad[k] = sb[6 * q + k]! - grow;
-            pad[3 + k] = sb[6 * q + 3 + k]! + grow;
-          }
-          for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
-            if (stamp[i] || radius[i] === 0) continue;
-            const px = x[3 * i]!, py = x[3 * i + 1]!, pz = x[3 * i + 2]!;
-            if (px < pad[0]! || px > pad[3]! || py < pad[1]! || py > pad[4]! || pz < pad[2]! || pz > pad[5]!) continue;
-            stamp[i] = 1;
-            if (cand >= this.candidates.length) this.candidates = grown(this.candidates, cand + 1);
-            this.candidates[cand++] = i;
-            maxReach = Math.max(maxReach, radius[i]!);
-            const move = Math.hypot(x1[3 * i]! - px, x1[3 * i + 1]! - py, x1[3 * i + 2]! - pz);
-            this.move[i] = move;
-            maxMove = Math.max(maxMove, move);
-            minSpacing = Math.min(minSpacing, body.model.spacing);
-          }
+        const na = this.gather(a, b, radius, 0);
+        const nbb = this.gather(b, a, radius, na);
+        if (na === 0 || nbb === 0) continue;
+        let reach = 0, move = 0;
+        for (let c = 0; c < na + nbb; c++) {
+          const i = this.candidates[c]!;
+          reach = Math.max(reach, radius[i]!);
+          const m = Math.hypot(x1[3 * i]! - x[3 * i]!, x1[3 * i + 1]! - x[3 * i + 1]!, x1[3 * i + 2]! - x[3 * i + 2]!);
+          this.move[i] = m;
+          move = Math.max(move, m);
         }
+        const slack = 0.25 * Math.min(sys.bodies[a]!.model.spacing, sys.bodies[b]!.model.spacing);
+        this.pairGrid(na, nbb, 2 * reach + 2 * move + slack, slack, radius);
       }
     }
-    if (cand === 0) return;
-    const slack = 0.25 * minSpacing;
-    const cell = 2 * maxReach + 2 * maxMove + slack;
-    // Hash grid: buckets by cell, chained through `next`.
-    let size = 1;
-    while (size < 2 * cand) size *= 2;
+    this.stats.pairs = this.contacts.pairCount;
+  }
+
+  /** Appends body p's surface particles inside body q's box (padded by both spacings) to the candidates from `at`; returns how many. */
+  private gather(p: number, q: number, radius: Float64Array, at: number): number {
+    const sys = this.system, sb = this.softBox, x = sys.pos;
+    const body = sys.bodies[p]!;
+    const grow = sys.bodies[q]!.model.spacing + body.model.spacing;
+    const o = 6 * q;
+    const x0 = sb[o]! - grow, y0 = sb[o + 1]! - grow, z0 = sb[o + 2]! - grow;
+    const x1 = sb[o + 3]! + grow, y1 = sb[o + 4]! + grow, z1 = sb[o + 5]! + grow;
+    let n = 0;
+    for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+      if (radius[i] === 0) continue;
+      const px = x[3 * i]!, py = x[3 * i + 1]!, pz = x[3 * i + 2]!;
+      if (px < x0 || px > x1 || py < y0 || py > y1 || pz < z0 || pz > z1) continue;
+      if (at + n >= this.candidates.length) this.candidates = grown(this.candidates, at + n + 1);
+      this.candidates[at + n++] = i;
+    }
+    return n;
+  }
+
+  /** The pairs between candidates [0, na) and [na, na + nb): the second set hashed by cells of size `cell`, the first looking in the 27 cells around it. */
+  private pairGrid(na: number, nb: number, cell: number, slack: number, radius: Float64Array): void {
+    const sys = this.system, x = sys.pos, C = this.candidates;
+    let size = 16;
+    while (size < 2 * nb) size *= 2;
     if (this.heads.length < size) this.heads = new Int32Array(size);
     const heads = this.heads, mask = size - 1;
     heads.fill(-1, 0, size);
-    this.next = grown(this.next, cand);
-    this.cellOf = grown(this.cellOf, 3 * cand);
-    const next = this.next, cellOf = this.cellOf, C = this.candidates;
+    this.next = grown(this.next, na + nb);
+    this.cellOf = grown(this.cellOf, 3 * (na + nb));
+    const next = this.next, cellOf = this.cellOf;
     const hash = (i: number, j: number, k: number) => (Math.imul(i, 73856093) ^ Math.imul(j, 19349663) ^ Math.imul(k, 83492791)) & mask;
-    for (let c = 0; c < cand; c++) {
+    for (let c = na; c < na + nb; c++) {
       const i = C[c]!;
       const ci = Math.floor(x[3 * i]! / cell), cj = Math.floor(x[3 * i + 1]! / cell), ck = Math.floor(x[3 * i + 2]! / cell);
       cellOf[3 * c] = ci;
       cellOf[3 * c + 1] = cj;
       cellOf[3 * c + 2] = ck;
-      const hsh = hash(ci, cj, ck);
-      next[c] = heads[hsh]!;
-      heads[hsh] = c;
+      const h = hash(ci, cj, ck);
+      next[c] = heads[h]!;
+      heads[h] = c;
     }
-    const owner = sys.owner, bodies = sys.bodies, contacts = this.contacts;
-    for (let c = 0; c < cand; c++) {
-      const i = C[c]!, oi = owner[i]!;
-      const ci = cellOf[3 * c]!, cj = cellOf[3 * c + 1]!, ck = cellOf[3 * c + 2]!;
+    const bodies = sys.bodies, owner = sys.owner, contacts = this.contacts, move = this.move;
+    const A = bodies[owner[C[0]!]!]!, B = bodies[owner[C[na]!]!]!;
+    const mu = Math.max(A.friction, B.friction), e = A.restitution * B.restitution;
+    for (let c = 0; c < na; c++) {
+      const i = C[c]!;
+      const px = x[3 * i]!, py = x[3 * i + 1]!, pz = x[3 * i + 2]!;
+      const ci = Math.floor(px / cell), cj = Math.floor(py / cell), ck = Math.floor(pz / cell);
       for (let di = -1; di <= 1; di++) {
         for (let dj = -1; dj <= 1; dj++) {
           for (let dk = -1; dk <= 1; dk++) {
-            for (let e = heads[hash(ci + di, cj + dj, ck + dk)]!; e >= 0; e = next[e]!) {
-              if (e <= c) continue; // each pair once (from its lower candidate)
-              if (cellOf[3 * e] !== ci + di || cellOf[3 * e + 1] !== cj + dj || cellOf[3 * e + 2] !== ck + dk) continue; // a hash collision
-              const j = C[e]!, oj = owner[j]!;
-              if (oi === oj) continue;
+            for (let k = heads[hash(ci + di, cj + dj, ck + dk)]!; k >= 0; k = next[k]!) {
+              if (cellOf[3 * k] !== ci + di || cellOf[3 * k + 1] !== cj + dj || cellOf[3 * k + 2] !== ck + dk) continue; // a hash collision
+              const j = C[k]!;
               const reach = radius[i]! + radius[j]!;
-              const d2 = (x[3 * i]! - x[3 * j]!) ** 2 + (x[3 * i + 1]! - x[3 * j + 1]!) ** 2 + (x[3 * i + 2]! - x[3 * j + 2]!) ** 2;
-              const within = reach + this.move[i]! + this.move[j]! + slack;
-              if (d2 > within * within) continue;
-              const A = bodies[oi]!, Bd = bodies[oj]!;
-              contacts.addPair(i, j, reach, Math.max(A.friction, Bd.friction), A.restitution * Bd.restitution);
+              const within = reach + move[i]! + move[j]! + slack;
+              const d2 = (px - x[3 * j]!) ** 2 + (py - x[3 * j + 1]!) ** 2 + (pz - x[3 * j + 2]!) ** 2;
+              if (d2 <= within * within) contacts.addPair(i, j, reach, mu, e);
             }
           }
         }
       }
     }
-    this.stats.pairs = contacts.pairCount;
   }
 
   // ------------------------------------------------------------------ 4. contacts
@@ -644,20 +667,25 @@ export class SoftCoupling implements StepHook {
     const x = sys.pos, x1 = this.x1;
     let k = start;
     while (k < end) {
-      const i = set.tag[res.sample[k]!]!;
+      const tag = set.tag[res.sample[k]!]!;
       let stop = k + 1;
-      while (stop < end && set.tag[res.sample[stop]!] === i) stop++;
+      while (stop < end && set.tag[res.sample[stop]!] === tag) stop++;
+      // A particle, or a spring's two ends (whose midpoint moves by their mean).
+      const i = tag >= 0 ? tag : sys.springA[-1 - tag]!, j = tag >= 0 ? -1 : sys.springB[-1 - tag]!;
       this.pathPoint(res.sample[k]!, set, mp, o, p);
-      this.contacts.addParticle(i, r, res.phi[k]!, res.normal, 3 * k, p, 0, mu, e);
+      this.contacts.addParticle(i, j, r, res.phi[k]!, res.normal, 3 * k, p, 0, mu, e);
       if (res.phi[k]! >= 0) {
         // The path's direction in the body's frame.
-        const d = rotate(qx, qy, qz, qw, x1[3 * i]! - x[3 * i]!, x1[3 * i + 1]! - x[3 * i + 1]!, x1[3 * i + 2]! - x[3 * i + 2]!);
-        for (let j = k + 1; j < stop; j++) {
-          if (!(res.phi[j]! < 0)) continue;
+        const jj = j >= 0 ? j : i;
+        const d = rotate(qx, qy, qz, qw,
+          0.5 * (x1[3 * i]! - x[3 * i]! + x1[3 * jj]! - x[3 * jj]!), 0.5 * (x1[3 * i + 1]! - x[3 * i + 1]! + x1[3 * jj + 1]! - x[3 * jj + 1]!),
+          0.5 * (x1[3 * i + 2]! - x[3 * i + 2]! + x1[3 * jj + 2]! - x[3 * jj + 2]!));
+        for (let q = k + 1; q < stop; q++) {
+          if (!(res.phi[q]! < 0)) continue;
           const n = res.normal;
-          if (n[3 * j]! * d[0] + n[3 * j + 1]! * d[1] + n[3 * j + 2]! * d[2] >= 0) continue;
-          this.pathPoint(res.sample[j]!, set, mp, o, p);
-          this.contacts.addParticle(i, r, res.phi[j]!, res.normal, 3 * j, p, 0, mu, e);
+          if (n[3 * q]! * d[0] + n[3 * q + 1]! * d[1] + n[3 * q + 2]! * d[2] >= 0) continue;
+          this.pathPoint(res.sample[q]!, set, mp, o, p);
+          this.contacts.addParticle(i, j, r, res.phi[q]!, res.normal, 3 * q, p, 0, mu, e);
           break;
         }
       }

@@ -114,7 +114,7 @@ export const softBuiltins: SoftBuiltin[] = [
       title: "Soft: blobs dropped onto the rings' pegs",
       params: [
         { name: 'blobs', default: 20, min: 1, max: 200, step: 1, description: 'number of soft blobs' },
-        { name: 'resolution', default: 9, min: 3, max: 16, step: 1, description: 'lattice cells across a blob (9: about 500 particles)' },
+        { name: 'resolution', default: 7, min: 3, max: 16, step: 1, description: 'lattice cells across a blob (7: 432 particles, 8: 613)' },
       ],
     },
     make: (p) => {
@@ -146,7 +146,7 @@ export const softBuiltins: SoftBuiltin[] = [
           floor: floorShape,
           // The rings scene's pegs, shorter.
           peg: { type: 'cylinder', radius: 0.08, height: 1.6, segments: 21, sdf: { cells: 64 } },
-          blob: { type: 'sphere', radius: 0.2, segments: [24, 16] },
+          blob: { type: 'sphere', radius: 0.2, segments: [16, 12] },
         },
         bodies,
         softMaterials: { jelly: { ...jelly, stiffness: 20000, damping: 0.5, preserveVolume: true } },
