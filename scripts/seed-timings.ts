@@ -21,7 +21,7 @@ import { builtinScene } from '../src/scene/builtins.ts';
 import { validateScene } from '../src/scene/validate.ts';
 import { createWorld } from '../src/scene/build.ts';
 import { createBackend, parseBackendKind } from '../src/collision/backends.ts';
-import { stats, type Stats } from '../src/bench/harness.ts';
+import { classifyPhases, stats, type Stats } from '../src/bench/harness.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 
 interface SeedScene {
@@ -85,10 +85,8 @@ async function measure(s: SeedScene, kind: 'cpu' | 'gpu'): Promise<SceneResult> 
       if ((i + 1) % 50 === 0) process.stderr.write(`${s.name}: step ${i + 1}/${n}, ${ms[i]!.toFixed(0)} ms, kinetic energy ${energy[i]!.toFixed(3)} J\n`);
     }
     const peak = Math.max(...energy);
-    let landed = contacts.findIndex((c) => c > 0);
-    if (landed < 0) landed = n;
-    let settled = n;
-    while (settled > landed && energy[settled - 1]! < 0.01 * peak) settled--;
+    const spans = classifyPhases(energy, contacts);
+    const landed = spans.landing.from, settled = spans.settled.from;
     const phase = (from: number, to: number): PhaseResult => ({
       steps: to - from,
       fromS: from * world.dt,

@@ -62,6 +62,24 @@ fn edge_blend(b: u32, along: u32, s1: u32, s2: u32, e1: f32, f1: f32, e2: f32, f
          f2 * (e1 * (sdf_values[b + s2 + along] - sdf_values[b + s2]) + f1 * (sdf_values[b + s2 + s1 + along] - sdf_values[b + s2 + s1]));
 }
 
+// phi only, at grid coordinates g (node units) inside [0, dims - 1]: the
+// query's extension beyond the grid box (penetration.wgsl). Mirrors
+// sdfPhiGrid in src/sdf/grid.ts.
+fn sdf_phi_grid(info: SdfInfo, g: vec3f) -> f32 {
+  let n = info.dims;
+  let c = min(vec3u(floor(g)), n - vec3u(2u));
+  let f = g - vec3f(c);
+  let e = vec3f(1.0) - f;
+  let sy = n.x;
+  let sz = n.x * n.y;
+  let b = info.valueOffset + c.x + n.x * (c.y + n.y * c.z);
+  let c00 = e.x * sdf_values[b] + f.x * sdf_values[b + 1u];
+  let c10 = e.x * sdf_values[b + sy] + f.x * sdf_values[b + sy + 1u];
+  let c01 = e.x * sdf_values[b + sz] + f.x * sdf_values[b + sz + 1u];
+  let c11 = e.x * sdf_values[b + sz + sy] + f.x * sdf_values[b + sz + sy + 1u];
+  return e.z * (e.y * c00 + f.y * c10) + f.z * (e.y * c01 + f.y * c11);
+}
+
 fn sample_sdf(info: SdfInfo, p: vec3f) -> vec4f {
   let g = (p - info.origin) * (1.0 / info.cellSize);
   let n = info.dims;

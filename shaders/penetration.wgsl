@@ -75,14 +75,28 @@ fn emit(task: u32, sample: u32, s: vec4f) {
   }
 }
 
-// phi_B and normal of A's sample `index`, or OUTSIDE_DISTANCE when the posed
-// sample misses B's grid box (checked before any value is fetched).
+// phi_B and normal of A's sample `index` (B's frame). Beyond B's grid box the
+// field continues as its value at the nearest point of the box plus the
+// distance to that point, with the normal pointing away from the box: a
+// Lipschitz extension, so a sample just outside the box is reported when the
+// task's margin reaches past the grid's padding, and the narrow phase's motion
+// bound (src/dynamics/narrowphase.ts) holds across the box's faces. A sample
+// whose distance to the box alone reaches the margin is never fetched.
+// Mirrors the CPU twin (src/collision/cpuQuery.ts) operation for operation.
 fn probe(task: Task, a: ShapeInfo, b: ShapeInfo, index: u32) -> vec4f {
   let p = pose_apply(task.pose, samples[a.sampleOffset + index].xyz);
-  if (!in_grid_box(b.sdf, p)) {
+  if (in_grid_box(b.sdf, p)) {
+    return sample_sdf(b.sdf, p);
+  }
+  let g = (p - b.sdf.origin) * (1.0 / b.sdf.cellSize);
+  let gc = clamp(g, vec3f(0.0), vec3f(b.sdf.dims - vec3u(1u)));
+  let away = (g - gc) * b.sdf.cellSize;
+  let d = length(away);
+  // The negated form also rejects NaN.
+  if (!(d < task.margin)) {
     return vec4f(OUTSIDE_DISTANCE, 0.0, 0.0, 0.0);
   }
-  return sample_sdf(b.sdf, p);
+  return vec4f(sdf_phi_grid(b.sdf, gc) + d, away / d);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

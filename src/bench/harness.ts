@@ -16,6 +16,7 @@ import { createBackend } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { STAGES, type Stage } from '../dynamics/profile.ts';
+import type { World } from '../dynamics/world.ts';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
 import { formatSoftBench, SoftBenchCounter, type SoftStageBench } from '../soft/bench.ts';
@@ -24,7 +25,54 @@ export interface Stats {
   median: number;
   p95: number;
   mean: number;
+  max: number;
   samples: number;
+}
+
+/** The three phases of a drop, read from the state (classifyPhases). */
+export type Phase = 'falling' | 'landing' | 'settled';
+export const PHASES: readonly Phase[] = ['falling', 'landing', 'settled'];
+
+/** Steps [from, to) of one phase, with their simulated times. */
+export interface PhaseSpan {
+  from: number;
+  to: number;
+}
+
+/**
+ * The phases of a run from per-step kinetic energy and contact counts:
+ * *falling* until the first step with a contact, *landing* from there until
+ * the kinetic energy stays below 1 % of its peak for the rest of the run,
+ * *settled* after that (the seed's "when the bodies are stacked"). A run
+ * that never touches is all falling; one that never calms down has no
+ * settled phase.
+ */
+export function classifyPhases(energy: readonly number[], contacts: readonly number[]): Record<Phase, PhaseSpan> {
+  const n = energy.length;
+  let peak = 0;
+  for (const e of energy) if (e > peak) peak = e;
+  let landed = contacts.findIndex((c) => c > 0);
+  if (landed < 0) landed = n;
+  let settled = n;
+  while (settled > landed && energy[settled - 1]! < 0.01 * peak) settled--;
+  return { falling: { from: 0, to: landed }, landing: { from: landed, to: settled }, settled: { from: settled, to: n } };
+}
+
+/** One phase of the measured steps: where it lies and what its steps cost. */
+export interface WindowResult {
+  /** Steps [fromStep, toStep) of the run (warm-up steps included in the count), and the same in simulated seconds. */
+  fromStep: number;
+  toStep: number;
+  fromS: number;
+  toS: number;
+  /** Measured (not warm-up) steps in the window. */
+  steps: number;
+  stepMs: Stats;
+  queryMs: Stats;
+  /** Mean per step over the window. */
+  queryCallsPerStep: number;
+  samplesEvaluatedPerStep: number;
+  awakePerStep: number;
 }
 
 export interface BackendResult {
@@ -40,12 +88,27 @@ export interface BackendResult {
   queryMs: Stats;
   stepMs: Stats;
   stages: Record<Stage, Stats>;
-  /** Sample-vs-SDF evaluations per second of query time. */
+  /** Samples whose field value was computed (after the culls) per second of query-stage time. */
   queriesPerSecond: number;
+  /** Samples sent to the backend per step (every sample of each task, before the culls). */
   queriesPerStep: number;
+  /** Samples whose field value was computed, per step. */
+  samplesEvaluatedPerStep: number;
   queryCallsPerStep: number;
+  /** GPU submissions, readbacks and bytes read back / written by the queries, per step (0 on the CPU). */
+  submitsPerStep: number;
+  readbacksPerStep: number;
+  bytesReadBackPerStep: number;
+  bytesWrittenPerStep: number;
   contactsPerStep: number;
   pairsPerStep: number;
+  /** Dynamic bodies awake / asleep per step (means). */
+  awakePerStep: number;
+  asleepPerStep: number;
+  /** The measured steps split into the phases of the drop (classifyPhases). */
+  windows: Record<Phase, WindowResult>;
+  /** Time step of the scene (s). */
+  dt: number;
   /** The soft stage's throughput, when the scene has soft bodies. */
   soft: SoftStageBench | null;
 }
@@ -80,12 +143,12 @@ export interface BenchEnv {
 
 /** Median, p95 (nearest rank) and mean; sorts a copy numerically. */
 export function stats(xs: readonly number[]): Stats {
-  if (xs.length === 0) return { median: NaN, p95: NaN, mean: NaN, samples: 0 };
+  if (xs.length === 0) return { median: NaN, p95: NaN, mean: NaN, max: NaN, samples: 0 };
   const s = [...xs].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
   const mid = s.length >> 1;
   const median = s.length % 2 ? s[mid]! : 0.5 * (s[mid - 1]! + s[mid]!);
-  return { median, p95: at(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length, samples: s.length };
+  return { median, p95: at(0.95), mean: s.reduce((a, b) => a + b, 0) / s.length, max: s[s.length - 1]!, samples: s.length };
 }
 
 const yieldToUi = () => new Promise<void>((r) => setTimeout(r, 0));
@@ -138,52 +201,40 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       }
       // 2. Steps.
       const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
-      const stepMs: number[] = [];
-      const queryMs: number[] = [];
-      const gpuQueryMs: number[] = [];
-      const stageMs: Record<Stage, number[]> = Object.fromEntries(STAGES.map((s) => [s, [] as number[]])) as Record<Stage, number[]>;
-      let queries = 0, calls = 0, contacts = 0, pairs = 0, queryTotal = 0;
-      const soft = new SoftBenchCounter();
-      for (let s = 0; s < warmup + opts.steps; s++) {
-        await world.step();
+      const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
-        if (s >= warmup) {
-          const p = world.profile;
-          stepMs.push(p.totalMs);
-          const q = p.ms.collisionQuery + p.ms.contactQuery;
-          queryMs.push(q);
-          if (p.gpuQueryMs > 0) gpuQueryMs.push(p.gpuQueryMs);
-          queryTotal += q;
-          for (const st of STAGES) stageMs[st].push(p.ms[st]);
-          queries += p.queries;
-          calls += p.queryCalls;
-          contacts += p.contacts;
-          pairs += p.pairs;
-          soft.add(world);
-        }
-        if (s % 5 === 0) {
-          progress(`${kind}: step ${s + 1}/${warmup + opts.steps}${s < warmup ? ' (warm-up)' : ''}`);
+      }, async (i) => {
+        if (i % 5 === 0) {
+          progress(`${kind}: step ${i + 1}/${warmup + opts.steps}${i < warmup ? ' (warm-up)' : ''}`);
           await yieldToUi();
         }
-      }
-      const n = Math.max(1, opts.steps);
+      });
       const bakeStats = stats(bakeTimes);
       results.push({
         backend: kind,
         adapter: backend.description,
-        timing: gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
-        gpuQueryMs: gpuQueryMs.length > 0 ? stats(gpuQueryMs) : null,
+        timing: m.gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
+        gpuQueryMs: m.gpuQueryMs.length > 0 ? stats(m.gpuQueryMs) : null,
         sdfBakeMs: bakeStats,
         bakeNodesPerSecond: bakeStats.median > 0 ? nodes / (bakeStats.median / 1000) : 0,
-        queryMs: stats(queryMs),
-        stepMs: stats(stepMs),
-        stages: Object.fromEntries(STAGES.map((s) => [s, stats(stageMs[s])])) as Record<Stage, Stats>,
-        queriesPerSecond: queryTotal > 0 ? queries / (queryTotal / 1000) : 0,
-        queriesPerStep: queries / n,
-        queryCallsPerStep: calls / n,
-        contactsPerStep: contacts / n,
-        pairsPerStep: pairs / n,
-        soft: soft.result(),
+        queryMs: stats(m.queryMs),
+        stepMs: stats(m.stepMs),
+        stages: Object.fromEntries(STAGES.map((st) => [st, stats(m.stageMs[st])])) as Record<Stage, Stats>,
+        queriesPerSecond: m.queryTotalMs > 0 ? sum(m.evaluated) / (m.queryTotalMs / 1000) : 0,
+        queriesPerStep: mean(m.sent),
+        samplesEvaluatedPerStep: mean(m.evaluated),
+        queryCallsPerStep: mean(m.calls),
+        submitsPerStep: mean(m.submits),
+        readbacksPerStep: mean(m.readbacks),
+        bytesReadBackPerStep: mean(m.bytesRead),
+        bytesWrittenPerStep: mean(m.bytesWritten),
+        contactsPerStep: mean(m.contacts),
+        pairsPerStep: mean(m.pairs),
+        awakePerStep: mean(m.awake),
+        asleepPerStep: mean(m.asleep),
+        windows: windowsOf(m, warmup, world.dt),
+        dt: world.dt,
+        soft: m.soft.result(),
       });
     } finally {
       backend.destroy();
@@ -203,19 +254,115 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
   };
 }
 
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+const mean = (xs: readonly number[]) => (xs.length ? sum(xs) / xs.length : 0);
+
+/** Per measured step: what the profile said, plus the state the phases are read from (all steps). */
+interface StepSeries {
+  stepMs: number[];
+  queryMs: number[];
+  gpuQueryMs: number[];
+  stageMs: Record<Stage, number[]>;
+  sent: number[];
+  evaluated: number[];
+  calls: number[];
+  submits: number[];
+  readbacks: number[];
+  bytesRead: number[];
+  bytesWritten: number[];
+  contacts: number[];
+  pairs: number[];
+  awake: number[];
+  asleep: number[];
+  queryTotalMs: number;
+  /** Kinetic energy and contact count after every step, warm-up included. */
+  energyAll: number[];
+  contactsAll: number[];
+  soft: SoftBenchCounter;
+}
+
+/** Runs warm-up + measured steps of `world`, recording the profile of the measured ones. */
+async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
+  const m: StepSeries = {
+    stepMs: [], queryMs: [], gpuQueryMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
+    sent: [], evaluated: [], calls: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
+    queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
+  };
+  for (let i = 0; i < warmup + steps; i++) {
+    await world.step();
+    onStep();
+    const p = world.profile;
+    m.energyAll.push(world.kineticEnergy());
+    m.contactsAll.push(p.contacts);
+    if (i >= warmup) {
+      m.stepMs.push(p.totalMs);
+      const q = p.ms.collisionQuery + p.ms.contactQuery;
+      m.queryMs.push(q);
+      m.queryTotalMs += q;
+      if (p.gpuQueryMs > 0) m.gpuQueryMs.push(p.gpuQueryMs);
+      for (const st of STAGES) m.stageMs[st].push(p.ms[st]);
+      m.sent.push(p.queries);
+      m.evaluated.push(p.samplesEvaluated);
+      m.calls.push(p.queryCalls);
+      m.submits.push(p.submits);
+      m.readbacks.push(p.readbacks);
+      m.bytesRead.push(p.bytesRead);
+      m.bytesWritten.push(p.bytesWritten);
+      m.contacts.push(p.contacts);
+      m.pairs.push(p.pairs);
+      m.awake.push(p.awake);
+      m.asleep.push(p.asleep);
+      m.soft.add(world);
+    }
+    await onEvery(i);
+  }
+  return m;
+}
+
+/** The measured steps split by phase (phases read from every step, warm-up included). */
+function windowsOf(m: StepSeries, warmup: number, dt: number): Record<Phase, WindowResult> {
+  const spans = classifyPhases(m.energyAll, m.contactsAll);
+  const out = {} as Record<Phase, WindowResult>;
+  for (const ph of PHASES) {
+    const { from, to } = spans[ph];
+    // Measured steps are warmup.. ; index j of the series is step warmup + j.
+    const a = Math.max(0, from - warmup), b = Math.max(0, to - warmup);
+    const pick = (xs: number[]) => xs.slice(a, b);
+    out[ph] = {
+      fromStep: from,
+      toStep: to,
+      fromS: from * dt,
+      toS: to * dt,
+      steps: Math.max(0, b - a),
+      stepMs: stats(pick(m.stepMs)),
+      queryMs: stats(pick(m.queryMs)),
+      queryCallsPerStep: mean(pick(m.calls)),
+      samplesEvaluatedPerStep: mean(pick(m.evaluated)),
+      awakePerStep: mean(pick(m.awake)),
+    };
+  }
+  return out;
+}
+
 /** A plain-text table of the results (the CLI prints it; the page shows the same numbers). */
 export function formatTable(r: BenchResults): string {
   const f = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '-');
   const lines: string[] = [];
-  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} steps (+${r.warmup} warm-up), ${r.platform}`);
+  const dt = r.results[0]?.dt;
+  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}, ${r.platform}`);
   for (const s of r.shapes) lines.push(`  shape ${s.name}: ${s.triangles} triangles, ${s.nodes} SDF nodes`);
-  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`])];
+  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`, `${x.backend} max`])];
   const rows: string[][] = [];
-  const row = (label: string, get: (x: BackendResult) => { median: number; p95: number }) =>
-    rows.push([label, ...r.results.flatMap((x) => [f(get(x).median), f(get(x).p95)])]);
+  const row = (label: string, get: (x: BackendResult) => { median: number; p95: number; max?: number }) =>
+    rows.push([label, ...r.results.flatMap((x) => [f(get(x).median), f(get(x).p95), f(get(x).max ?? NaN)])]);
   row('SDF bake (all shapes)', (x) => x.sdfBakeMs);
   row('query phase / step', (x) => x.queryMs);
-  row('whole step', (x) => x.stepMs);
+  row('whole step (all measured steps)', (x) => x.stepMs);
+  for (const ph of PHASES) {
+    const w0 = r.results[0]?.windows[ph];
+    if (!w0 || w0.steps === 0) continue;
+    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => x.windows[ph].stepMs);
+  }
   if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
   for (const st of STAGES) {
     if (r.results.some((x) => x.stages[st].median > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);
@@ -227,8 +374,10 @@ export function formatTable(r: BenchResults): string {
   for (const rw of rows) lines.push(fmt(rw));
   for (const x of r.results) {
     lines.push(
-      `${x.backend} (${x.adapter}, ${x.timing} time): ${(x.queriesPerSecond / 1e6).toFixed(2)} M queries/s, ` +
-        `${f(x.queriesPerStep)} queries/step in ${f(x.queryCallsPerStep)} calls, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ` +
+      `${x.backend} (${x.adapter}, ${x.timing} time): ${(x.queriesPerSecond / 1e6).toFixed(2)} M samples evaluated/s, ` +
+        `${f(x.samplesEvaluatedPerStep)} evaluated of ${f(x.queriesPerStep)} sent per step in ${f(x.queryCallsPerStep)} calls` +
+        (x.backend === 'gpu' ? ` (${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step)` : '') +
+        `, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
     if (x.soft) lines.push(formatSoftBench(x.soft));

@@ -12,7 +12,10 @@ import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/ha
 import { listBuiltins } from '../scene/builtins.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
-import { sphereMesh } from '../geometry/shapes.ts';
+import { cupProfile, revolveMesh, sphereMesh } from '../geometry/shapes.ts';
+import { parseObj } from '../geometry/obj.ts';
+import type { TriMesh } from '../geometry/mesh.ts';
+import { fileURLToPath } from 'node:url';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
 
@@ -29,7 +32,8 @@ Options:
   --backend LIST      comma-separated backends (default cpu)
   --json              print the results as JSON instead of a table
   --out FILE.json     also write the JSON results there (commit them per machine to compare)
-  --sdf               bake-only benchmark: a ~3000-triangle sphere at each of --cells (default 64,128)
+  --sdf               bake-only benchmark: a sphere (3000 triangles), a nonconvex cup and the Stanford
+                      bunny (3674 triangles) at each of --cells (default 64,128)
   --repeats N         SDF bake repeats (default 3)
 
 Reports median and p95 per phase (milliseconds), queries per second, pairs and contacts per step.
@@ -42,29 +46,42 @@ function parseBackends(s: string | undefined): BackendKind[] {
   return list.map((x) => parseBackendKind(x));
 }
 
+/** The meshes `bench --sdf` bakes: a convex sphere, a nonconvex cup, and a scanned mesh (the Stanford bunny). */
+async function sdfBenchMeshes(): Promise<{ name: string; mesh: TriMesh }[]> {
+  const bunnyFile = fileURLToPath(new URL('../../examples/meshes/bunny.obj', import.meta.url));
+  const bunny = parseObj(await readFile(bunnyFile, 'utf8'), 'bunny.obj');
+  return [
+    { name: 'sphere', mesh: sphereMesh(1, 64, 24) },
+    { name: 'cup', mesh: revolveMesh(cupProfile(0.5, 0.8, 0.05), 64) },
+    { name: 'bunny', mesh: bunny },
+  ];
+}
+
 async function sdfBench(backends: BackendKind[], cellsList: number[], repeats: number, json: boolean): Promise<unknown> {
-  const mesh = sphereMesh(1, 64, 24);
-  const tris = triangleCount(mesh);
+  const meshes = await sdfBenchMeshes();
   const out: unknown[] = [];
   for (const kind of backends) {
     const b = await createBackend(kind);
     try {
-      for (const cells of cellsList) {
-        const times: number[] = [];
-        let nodes = 0;
-        for (let r = 0; r < repeats; r++) {
-          const t0 = performance.now();
-          const g = await b.bake(mesh, { cells, padding: 2 });
-          times.push(performance.now() - t0);
-          nodes = nodeCount(g);
-        }
-        const s = stats(times);
-        const row = { backend: kind, adapter: b.description, triangles: tris, cells, nodes, ms: s, nodesPerSecond: nodes / (s.median / 1000) };
-        out.push(row);
-        if (!json) {
-          process.stdout.write(
-            `${kind.padEnd(4)} ${String(cells).padStart(4)} cells  ${tris} triangles  ${nodes} nodes  median ${s.median.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms  ${(row.nodesPerSecond / 1e6).toFixed(2)} M nodes/s\n`,
-          );
+      for (const { name, mesh } of meshes) {
+        const tris = triangleCount(mesh);
+        for (const cells of cellsList) {
+          const times: number[] = [];
+          let nodes = 0;
+          for (let r = 0; r < repeats; r++) {
+            const t0 = performance.now();
+            const g = await b.bake(mesh, { cells, padding: 2 });
+            times.push(performance.now() - t0);
+            nodes = nodeCount(g);
+          }
+          const s = stats(times);
+          const row = { backend: kind, adapter: b.description, mesh: name, triangles: tris, cells, nodes, ms: s, nodesPerSecond: nodes / (s.median / 1000) };
+          out.push(row);
+          if (!json) {
+            process.stdout.write(
+              `${kind.padEnd(4)} ${name.padEnd(7)} ${String(tris).padStart(5)} triangles ${String(cells).padStart(4)} cells ${String(nodes).padStart(8)} nodes  median ${s.median.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms  ${(row.nodesPerSecond / 1e6).toFixed(2)} M nodes/s\n`,
+            );
+          }
         }
       }
     } finally {

@@ -18,10 +18,10 @@
  * frame's origin.
  */
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
-import { sampleSdf, sdfPhiInside } from '../sdf/grid.ts';
+import { sampleSdf, sdfPhiGrid, sdfPhiInside } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import type { CollisionSamples } from '../geometry/samples.ts';
-import { POSE_STRIDE, SAMPLE_SET, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+import { newQueryCounters, POSE_STRIDE, SAMPLE_SET, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 const CLUSTER_SAMPLES = 32;
@@ -69,6 +69,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
   private readonly n = new Float64Array(3);
   /** Samples whose SDF value the last query computed (after the culls). */
   evaluated = 0;
+  readonly counters = newQueryCounters();
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.slice();
@@ -89,6 +90,11 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     this.sets[set] = { samples, clusters: buildClusters(samples), sphere: count > 0 ? samplesBoundingSphere(samples, 0, count) : [0, 0, 0, 0] };
   }
 
+  /** Side A of a task: a shape, or a sample set (SAMPLE_SET). */
+  private sideA(sa: number): Sampled | undefined {
+    return sa & SAMPLE_SET ? this.sets[(sa & ~SAMPLE_SET) >>> 0] : this.sampled[sa];
+  }
+
   async query(batch: QueryBatch): Promise<QueryResult> {
     return this.querySync(batch);
   }
@@ -104,7 +110,7 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     for (let t = 0; t < batch.count; t++) {
       res.taskStart[t] = res.count;
       const sa = batch.shapeA[t]!;
-      const A = sa & SAMPLE_SET ? this.sets[(sa & ~SAMPLE_SET) >>> 0] : this.sampled[sa];
+      const A = this.sideA(sa);
       const B = this.shapes[batch.shapeB[t]!];
       if (!A) throw new RangeError(sa & SAMPLE_SET ? `query task ${t} names sample set ${(sa & ~SAMPLE_SET) >>> 0}, which was never set` : `query task ${t} names shape ${sa}, but only ${this.shapes.length} shapes are loaded`);
       if (!B) throw new RangeError(`query task ${t} names shape ${batch.shapeB[t]} as B, but only ${this.shapes.length} shapes are loaded (a sample set cannot be B)`);
@@ -115,21 +121,24 @@ export class CpuPenetrationBackend implements PenetrationBackend {
       const h = g.cellSize;
       const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
       const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
+      const nxm = g.dims[0] - 1, nym = g.dims[1] - 1, nzm = g.dims[2] - 1;
+      const margin = batch.margin[t]!;
       // Rotation matrix of q (row-major).
       const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
       const m10 = 2 * (qx * qy + qz * qw), m11 = 1 - 2 * (qx * qx + qz * qz), m12 = 2 * (qy * qz - qx * qw);
       const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
-      // Whole-task cull: A's bounding sphere, posed, against B's grid box.
-      const [sx, sy, sz, r] = A.sphere as [number, number, number, number];
+      // Whole-task cull: A's bounding sphere, posed, against B's grid box grown
+      // by the margin (the field beyond the box grows with the distance to it).
+      const [sx, sy, sz, sr] = A.sphere as [number, number, number, number];
+      const r = sr + Math.max(0, margin);
       const scx = m00 * sx + m01 * sy + m02 * sz + tx, scy = m10 * sx + m11 * sy + m12 * sz + ty, scz = m20 * sx + m21 * sy + m22 * sz + tz;
       const dx = Math.max(x0 - scx, 0, scx - x1), dy = Math.max(y0 - scy, 0, scy - y1), dz = Math.max(z0 - scz, 0, scz - z1);
       if (dx * dx + dy * dy + dz * dz > r * r * (1 + 1e-9) + 1e-12) continue;
-      // (Samples outside the grid box are never reported: the narrow phase
-      // keeps every margin below the grid's padding, so they are beyond it.)
       const pts = A.samples.points;
       const n = sampleCount(A.samples);
-      const margin = batch.margin[t]!;
       const cl = A.clusters;
+      const mg = Math.max(0, margin);
+      const inv = 1 / h;
       const sph = cl.sphere;
       for (let c = 0; c < cl.count; c++) {
         // Conservative cull of the whole cluster (see the file comment).
@@ -137,7 +146,8 @@ export class CpuPenetrationBackend implements PenetrationBackend {
         const cx = m00 * ax + m01 * ay + m02 * az + tx;
         const cy = m10 * ax + m11 * ay + m12 * az + ty;
         const cz = m20 * ax + m21 * ay + m22 * az + tz;
-        if (cx < x0 - cr || cx > x1 + cr || cy < y0 - cr || cy > y1 + cr || cz < z0 - cr || cz > z1 + cr) continue;
+        const cm = cr + mg;
+        if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) continue;
         if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
           if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h) continue;
         }
@@ -146,20 +156,37 @@ export class CpuPenetrationBackend implements PenetrationBackend {
           const ps = si * 4;
           const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
           const px = m00 * ax + m01 * ay + m02 * az + tx;
-          if (px < x0 || px > x1) continue;
           const py = m10 * ax + m11 * ay + m12 * az + ty;
-          if (py < y0 || py > y1) continue;
           const pz = m20 * ax + m21 * ay + m22 * az + tz;
-          if (pz < z0 || pz > z1) continue;
+          if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
+            this.evaluated++;
+            const phi = sdfPhiInside(g, px, py, pz);
+            if (!(phi < margin)) continue;
+            sampleSdf(g, px, py, pz, nrm);
+            this.push(si, phi, nrm);
+            continue;
+          }
+          // Beyond the grid box: the value at the nearest point of the box
+          // plus the distance to it, the normal pointing away from the box
+          // (the twin of `probe` in shaders/penetration.wgsl).
+          const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
+          const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
+          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+          const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+          if (!(d < margin)) continue;
           this.evaluated++;
-          const phi = sdfPhiInside(g, px, py, pz);
+          const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
           if (!(phi < margin)) continue;
-          sampleSdf(g, px, py, pz, nrm);
+          nrm[0] = awx / d; nrm[1] = awy / d; nrm[2] = awz / d;
           this.push(si, phi, nrm);
         }
       }
     }
     res.taskStart[batch.count] = res.count;
+    const cn = this.counters;
+    cn.calls++;
+    cn.samplesEvaluated += this.evaluated;
+    for (let t = 0; t < batch.count; t++) cn.samplesSent += sampleCount(this.sideA(batch.shapeA[t]!)!.samples);
     return res;
   }
 

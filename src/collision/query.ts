@@ -13,7 +13,11 @@ import { grown } from '../util/growable.ts';
  * directions of every pair that needs a fresh query in ONE call.
  *
  * Results: every sample of A (vertex, face or edge sample) with
- * phi_B < margin, where the margin is the task's own (B's units). A margin
+ * phi_B < margin, where the margin is the task's own (B's units). Beyond B's
+ * grid box the field continues as its value at the nearest point of the box
+ * plus the distance to that point (normal: away from the box), so a margin
+ * may reach past the grid's padding and the field stays Lipschitz (constant
+ * 1 + sqrt(3)) everywhere, which the narrow phase's motion bound relies on. A margin
  * above 0 returns the samples near B's surface too, so the narrow phase can
  * evaluate later iterations, and later steps, from these records alone while
  * the pair moves less than the margin (src/dynamics/narrowphase.ts). Records
@@ -74,8 +78,35 @@ export interface QueryResult {
 
 export type BackendKind = 'cpu' | 'gpu';
 
+/**
+ * What a backend has done since it was created, cumulative (callers take
+ * differences): the profile books them per step and `bench` reports them.
+ */
+export interface QueryCounters {
+  /** query() calls. */
+  calls: number;
+  /** Samples of the batches' tasks (every sample of A, before any cull). */
+  samplesSent: number;
+  /** Samples whose field value was actually computed (after the culls; the GPU computes every sample of a task that survives the host's cull). */
+  samplesEvaluated: number;
+  /** Command-buffer submissions (GPU; 0 on the CPU). */
+  submits: number;
+  /** Buffer readbacks (mapAsync of a staging buffer; GPU). */
+  readbacks: number;
+  /** Bytes copied back from the GPU. */
+  bytesRead: number;
+  /** Bytes written to the GPU by the queries (tasks, chunks, parameters). */
+  bytesWritten: number;
+}
+
+export function newQueryCounters(): QueryCounters {
+  return { calls: 0, samplesSent: 0, samplesEvaluated: 0, submits: 0, readbacks: 0, bytesRead: 0, bytesWritten: 0 };
+}
+
 export interface PenetrationBackend {
   readonly kind: BackendKind;
+  /** Cumulative work counters (see QueryCounters). */
+  readonly counters: QueryCounters;
   /** Upload every shape once (replaces the previous set). */
   setShapes(shapes: readonly QueryShape[]): void;
   /**

@@ -275,7 +275,6 @@ export class NarrowPhase {
       this.motion = grown(this.motion, n);
     }
     let refresh = 0;
-    let sent = 0;
     const ccd = ctx.settings.ccd;
     for (let k = 0; k < n; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
@@ -310,18 +309,13 @@ export class NarrowPhase {
       }
       this.poses[k] = m;
       this.pushTasks(rel, sa, sb, ia, ib);
-      sent += m * (ctx.shapeOf(a).samples.points.length / 4 + ctx.shapeOf(b).samples.points.length / 4);
     }
     if (refresh === 0) return;
     let res: QueryResult | null = null;
     if (batch.count > 0) {
       res = await backend.query(batch);
-      prof.queryCalls++;
       const gpuMs = (backend as { lastGpuMs?: number | null }).lastGpuMs;
       if (typeof gpuMs === 'number') prof.gpuQueryMs += gpuMs;
-      const ev = (backend as { evaluated?: number }).evaluated;
-      prof.queries += sent;
-      prof.samplesEvaluated += typeof ev === 'number' ? ev : sent;
     }
     // Fresh samples go to the end of the cache; kept ranges stay where they
     // are (a round costs what it refreshes, not what the cache holds). The

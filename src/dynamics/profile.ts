@@ -3,6 +3,8 @@
  * World.step() is bracketed by begin/end; the UI graphs them and `bench`
  * reports them.
  */
+import type { QueryCounters } from '../collision/query.ts';
+
 export const STAGES = [
   'predict',
   'broadphase',
@@ -29,12 +31,17 @@ export class StepProfile {
   /** Candidate pairs (broad phase) and contact points (deepest points resolved) in the last step. */
   pairs = 0;
   contacts = 0;
-  /** Sample/SDF evaluations issued to the query backend in the last step. */
+  /** Samples sent to the query backend in the last step (every sample of each task, before culls). */
   queries = 0;
   /** Samples whose distance the backend actually computed (after its culls) in the last step. */
   samplesEvaluated = 0;
-  /** Query calls (dispatches + readbacks on the GPU) in the last step. */
+  /** Query calls (one batched call per query round that had stale pairs) in the last step. */
   queryCalls = 0;
+  /** GPU command-buffer submissions, buffer readbacks, and bytes read back / written by the queries in the last step (0 on the CPU). */
+  submits = 0;
+  readbacks = 0;
+  bytesRead = 0;
+  bytesWritten = 0;
   /** GPU execution time of the query dispatches from timestamp queries (0 when unavailable). */
   gpuQueryMs = 0;
   /** Dynamic bodies awake and asleep, and islands of the awake ones, after the last step. */
@@ -55,6 +62,10 @@ export class StepProfile {
     this.queries = 0;
     this.samplesEvaluated = 0;
     this.queryCalls = 0;
+    this.submits = 0;
+    this.readbacks = 0;
+    this.bytesRead = 0;
+    this.bytesWritten = 0;
     this.gpuQueryMs = 0;
   }
 
@@ -72,4 +83,15 @@ export class StepProfile {
     this.ms[stage] += t - this.t0;
     this.t0 = t;
   }
+}
+
+/** Books the difference of two counter snapshots (a step's queries) into the profile. */
+export function bookQueryCounters(p: StepProfile, before: QueryCounters, after: QueryCounters): void {
+  p.queryCalls = after.calls - before.calls;
+  p.queries = after.samplesSent - before.samplesSent;
+  p.samplesEvaluated = after.samplesEvaluated - before.samplesEvaluated;
+  p.submits = after.submits - before.submits;
+  p.readbacks = after.readbacks - before.readbacks;
+  p.bytesRead = after.bytesRead - before.bytesRead;
+  p.bytesWritten = after.bytesWritten - before.bytesWritten;
 }

@@ -47,7 +47,8 @@ import { NarrowPhase } from './narrowphase.ts';
 import { BroadPhase, PairList } from './pairs.ts';
 import { PgsSolver } from './pgs.ts';
 import { predictPoses } from './predict.ts';
-import { StepProfile, type Stage } from './profile.ts';
+import { bookQueryCounters, StepProfile, type Stage } from './profile.ts';
+import type { QueryCounters } from '../collision/query.ts';
 import { SequentialSolver } from './sequentialSolver.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
@@ -121,6 +122,7 @@ export class World {
   private readonly rng = new Rng(12345);
   private readonly rot = new Float64Array(9);
   private preparedCount = -1;
+  private readonly countersAtStart: QueryCounters = { calls: 0, samplesSent: 0, samplesEvaluated: 0, submits: 0, readbacks: 0, bytesRead: 0, bytesWritten: 0 };
 
   constructor(backend: PenetrationBackend, solver: SolverSettings) {
     this.backend = backend;
@@ -232,6 +234,8 @@ export class World {
     const prof = this.profile;
     const t0 = performance.now();
     prof.reset();
+    const counters = this.backend.counters;
+    Object.assign(this.countersAtStart, counters);
     prof.begin();
     this.prepare();
     const S = this.solver;
@@ -290,6 +294,7 @@ export class World {
     this.time += this.dt;
     this.stepCount++;
     prof.totalMs = performance.now() - t0;
+    bookQueryCounters(prof, this.countersAtStart, counters);
   }
 
   /** The standard ("old") scheme, docs/ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */

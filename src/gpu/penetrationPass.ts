@@ -30,7 +30,7 @@
  * recreates the sample buffer only when the total outgrows it.
  */
 import type { PenetrationBackend, QueryBatch, QueryResult, QueryShape } from '../collision/query.ts';
-import { POSE_STRIDE, SAMPLE_SET } from '../collision/query.ts';
+import { newQueryCounters, POSE_STRIDE, SAMPLE_SET } from '../collision/query.ts';
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { grown } from '../util/growable.ts';
 import { checkErrors, createComputePipelineChecked, passSource, deviceLostReason } from './device.ts';
@@ -92,6 +92,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
   lastGpuMs: number | null = null;
   /** Dispatches the last query needed (1, or 2 after the output had to grow). */
   lastDispatches = 0;
+  readonly counters = newQueryCounters();
 
   private readonly device: GPUDevice;
   private readonly timestamps: boolean;
@@ -412,6 +413,13 @@ export class GpuPenetrationBackend implements PenetrationBackend {
 
     this.lastGpuMs = null;
     this.lastDispatches = 0;
+    const cn = this.counters;
+    cn.calls++;
+    for (let t = 0; t < tasks; t++) {
+      const ref = batch.shapeA[t]!;
+      cn.samplesSent += ref & SAMPLE_SET ? this.setCount[(ref & ~SAMPLE_SET) >>> 0]! : this.items[ref]!;
+    }
+    cn.samplesEvaluated += bound;
     if (chunkCount === 0) return this.finish(tasks, 0);
 
     const device = this.device;
@@ -424,6 +432,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       this.chunkBuf = this.grow(this.chunkBuf, chunkBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, 'penetration chunks');
       device.queue.writeBuffer(this.taskBuf, 0, this.taskData, 0, taskBytes);
       device.queue.writeBuffer(this.chunkBuf, 0, this.chunkData.buffer, 0, chunkBytes);
+      cn.bytesWritten += taskBytes + chunkBytes;
 
       const maxX = device.limits.maxComputeWorkgroupsPerDimension;
       const groupsX = Math.min(chunkCount, maxX);
@@ -438,6 +447,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
         p[QUERY_PARAMS.offsets.capacity / 4] = capacity;
         p[QUERY_PARAMS.offsets.groupsX / 4] = groupsX;
         device.queue.writeBuffer(this.paramBuf, 0, p);
+        cn.bytesWritten += p.byteLength;
         if (!this.bindGroup) this.bindGroup = this.makeBindGroup(bindGroupLayout);
 
         const enc = device.createCommandEncoder({ label: 'penetration query' });
@@ -461,6 +471,9 @@ export class GpuPenetrationBackend implements PenetrationBackend {
         }
         device.queue.submit([enc.finish()]);
         this.lastDispatches++;
+        cn.submits++;
+        cn.readbacks++;
+        cn.bytesRead += TIMESTAMP_BYTES + outBytes;
 
         const staging = this.stagingBuf!;
         try {

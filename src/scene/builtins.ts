@@ -33,36 +33,52 @@ const builtins: Builtin[] = [
   {
     name: 'tower',
     title: 'Box tower',
-    params: [{ name: 'height', default: 20, min: 1, max: 200, step: 1, description: 'number of boxes' }],
+    params: [
+      { name: 'height', default: 20, min: 1, max: 400, step: 1, description: 'number of boxes' },
+      { name: 'size', default: 1, min: 0.001, max: 100, description: 'edge of each cube (m)' },
+      { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' },
+    ],
     make: (p) => {
       const n = p['height']!;
-      const h = 0.5;
+      const h = p['size']!;
+      // 0.2 % of an edge between boxes, so the first step finds them just apart.
+      const gap = 0.002 * h;
       const bodies: Json[] = [ground()];
       for (let i = 0; i < n; i++) {
-        bodies.push({ name: `box${i}`, shape: 'box', position: [0, h / 2 + i * (h + 0.002) + 0.001, 0], restitution: 0, friction: 0.6, density: 500 });
+        bodies.push({ name: `box${i}`, shape: 'box', position: [0, round(h / 2 + i * (h + gap) + gap / 2, 9), 0], restitution: 0, friction: 0.6, density: 500 });
       }
-      return { format: FORMAT, dt: 0.01, shapes: { floor: floorShape, box: { type: 'box', size: [1, h, 1], sdf: { cells: 24 } } }, bodies };
+      return { format: FORMAT, dt: 1 / p['hz']!, shapes: { floor: floorShape, box: { type: 'box', size: [h, h, h], sdf: { cells: 24 } } }, bodies };
     },
   },
   {
     name: 'rings',
     title: 'Rings onto pegs',
     params: [
-      { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings (20 per peg)' },
+      { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings' },
+      { name: 'pegs', default: 3, min: 1, max: 100, step: 1, description: 'number of pegs (they grow tall enough for their rings)' },
     ],
     make: (p) => {
       const n = p['rings']!;
-      const pegs = Math.max(3, Math.ceil(n / 20));
+      const pegs = p['pegs']!;
       const cols = Math.ceil(Math.sqrt(pegs));
       const spacing = 0.9;
+      const perPeg = Math.ceil(n / pegs);
+      // The seed's pegs: 20 rings lying flat (20 x 0.14 m) fit on 3.2 m; more
+      // rings per peg get a taller peg, at the same SDF cell size.
+      const pegHeight = round(Math.max(3.2, 0.14 * perPeg + 0.4), 3);
+      const pegCells = Math.ceil(128 * (pegHeight / 3.2));
       const rnd = lcg(7);
       const bodies: Json[] = [ground({ friction: 0.5 })];
       const pegPos: [number, number][] = [];
       for (let k = 0; k < pegs; k++) {
-        const x = pegs === 3 ? (k - 1) * spacing : ((k % cols) - (cols - 1) / 2) * spacing;
-        const z = pegs === 3 ? 0 : (Math.floor(k / cols) - (Math.ceil(pegs / cols) - 1) / 2) * spacing;
+        const row = pegs <= 3 ? 0 : Math.floor(k / cols);
+        const col = pegs <= 3 ? k : k % cols;
+        const across = pegs <= 3 ? pegs : cols;
+        const rows = pegs <= 3 ? 1 : Math.ceil(pegs / cols);
+        const x = (col - (across - 1) / 2) * spacing;
+        const z = (row - (rows - 1) / 2) * spacing;
         pegPos.push([x, z]);
-        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [x, 1.6, z], friction: 0.4 });
+        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [round(x), round(pegHeight / 2), round(z)], friction: 0.4 });
       }
       for (let i = 0; i < n; i++) {
         const k = i % pegs;
@@ -73,7 +89,7 @@ const builtins: Builtin[] = [
         bodies.push({
           name: `ring${i}`,
           shape: 'ring',
-          position: [round(x + (rnd() - 0.5) * 0.12), round(3.6 + layer * 0.32), round(z + (rnd() - 0.5) * 0.12)],
+          position: [round(x + (rnd() - 0.5) * 0.12), round(pegHeight + 0.4 + layer * 0.32), round(z + (rnd() - 0.5) * 0.12)],
           rotation: { axis: [round(ax || 0.1), 0, round(az || 0.1)], degrees: round(tilt) },
           density: 800,
           restitution: 0.2,
@@ -86,13 +102,44 @@ const builtins: Builtin[] = [
         dt: 0.01,
         shapes: {
           floor: floorShape,
-          // The seed's sizes: rings of 216 triangles, pegs of 84 (tall enough
-          // for 20 rings lying flat: 20 x 0.14 m).
+          // The seed's sizes: rings of 216 triangles, pegs of 84.
           ring: seedRingShape(),
-          peg: { type: 'cylinder', radius: 0.08, height: 3.2, segments: 21, sdf: { cells: 128 } },
+          peg: { type: 'cylinder', radius: 0.08, height: pegHeight, segments: 21, sdf: { cells: pegCells } },
         },
         bodies,
       };
+    },
+  },
+  {
+    name: 'boxes',
+    title: 'Pile of boxes: a block of randomly turned cubes dropped on the ground',
+    params: [
+      { name: 'count', default: 125, min: 1, max: 8000, step: 1, description: 'number of boxes (a cube of side ceil(count^(1/3)), filled layer by layer)' },
+      { name: 'size', default: 0.5, min: 0.01, max: 10, description: 'edge of each box (m)' },
+      { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' },
+    ],
+    make: (p) => {
+      const n = p['count']!;
+      const a = p['size']!;
+      const side = Math.ceil(Math.cbrt(n - 1e-9));
+      // A turned cube reaches sqrt(3)/2 of its edge from its centre: a spacing
+      // of 1.8 edges keeps the block apart at the start.
+      const spacing = 1.8 * a;
+      const rnd = lcg(3);
+      const bodies: Json[] = [ground({ friction: 0.6 })];
+      for (let i = 0; i < n; i++) {
+        const ix = i % side, iz = Math.floor(i / side) % side, iy = Math.floor(i / (side * side));
+        bodies.push({
+          name: `box${i}`,
+          shape: 'box',
+          position: [round((ix - (side - 1) / 2) * spacing), round(a + iy * spacing), round((iz - (side - 1) / 2) * spacing)],
+          rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+          density: 500,
+          restitution: 0.1,
+          friction: 0.6,
+        });
+      }
+      return { format: FORMAT, dt: 1 / p['hz']!, shapes: { floor: floorShape, box: { type: 'box', size: [a, a, a], sdf: { cells: 16 } } }, bodies };
     },
   },
   {

@@ -43,8 +43,17 @@ export function gridBounds(g: SdfGrid): { min: Vec3; max: Vec3 } {
  */
 export function sdfPhiInside(g: SdfGrid, x: number, y: number, z: number): number {
   const inv = 1 / g.cellSize;
+  return sdfPhiGrid(g, (x - g.origin[0]) * inv, (y - g.origin[1]) * inv, (z - g.origin[2]) * inv);
+}
+
+/**
+ * phi at grid coordinates (gx, gy, gz) (node units, origin at node 0), which
+ * must lie in [0, dims - 1] on every axis. sdfPhiInside and the query's
+ * extension beyond the grid box (src/collision/cpuQuery.ts) use it; the GPU
+ * twin is `sdf_phi_grid` in shaders/common.wgsl.
+ */
+export function sdfPhiGrid(g: SdfGrid, gx: number, gy: number, gz: number): number {
   const nx = g.dims[0], ny = g.dims[1];
-  const gx = (x - g.origin[0]) * inv, gy = (y - g.origin[1]) * inv, gz = (z - g.origin[2]) * inv;
   let i = Math.floor(gx), j = Math.floor(gy), k = Math.floor(gz);
   if (i > nx - 2) i = nx - 2;
   if (j > ny - 2) j = ny - 2;

@@ -3,7 +3,8 @@
  * the same shapes and the same batches: hundreds of random relative poses of
  * convex and nonconvex pairs, in one call, including separated pairs and a
  * body entirely inside another, with margins from 0 (penetrating samples only)
- * to a cell (the narrow phase's cache). The twins may only disagree where f32
+ * to a cell (the narrow phase's cache), and margins past the grid's padding
+ * (samples beyond the grid box, through the extended field). The twins may only disagree where f32
  * rounding decides: samples within 1e-5 of the margin.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { boneProfile, boxMesh, cupProfile, revolveMesh, torusMesh } from '../../
 import { acquireGpu, requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { GpuPenetrationBackend } from '../../src/gpu/penetrationPass.ts';
 import { bakeSdfCpu } from '../../src/sdf/bake.ts';
+import { sdfPhiGrid } from '../../src/sdf/grid.ts';
 
 const SURFACE_BAND = 1e-5;
 const PHI_TOL_CELLS = 1e-4;
@@ -136,7 +138,7 @@ describe('GPU penetration query', () => {
   };
 
   /** Random tasks: pairs near contact, some far apart, and the small box strictly inside the box. */
-  function buildBatch(seed: number, perPair: number): QueryBatchBuilder {
+  function buildBatch(seed: number, perPair: number, marginCells = 0.5): QueryBatchBuilder {
     const r = rng(seed);
     const b = new QueryBatchBuilder();
     const pairs: [number, number][] = [
@@ -152,7 +154,7 @@ describe('GPU penetration query', () => {
         const d = randomQuat(r); // a random direction from a random quaternion's vector part
         const n = Math.hypot(d[0], d[1], d[2]) || 1;
         // Margins from 0 (penetrating samples only) to a cell of B.
-        const margin = (i % 3) * 0.5 * shapes[bb]!.sdf.cellSize;
+        const margin = (i % 3) * marginCells * shapes[bb]!.sdf.cellSize;
         b.push(a, bb, q[0], q[1], q[2], q[3], (dist * d[0]) / n, (dist * d[1]) / n, (dist * d[2]) / n, margin);
       }
     }
@@ -168,12 +170,13 @@ describe('GPU penetration query', () => {
     seed: number,
     perPair: number,
     initialCapacity?: number,
+    marginCells?: number,
   ): Promise<{ stats: ParityStats; backend: GpuPenetrationBackend; batch: QueryBatchBuilder; records: TaskRecords[] }> {
     const backend = new GpuPenetrationBackend(gpu.device, initialCapacity ? { initialCapacity } : {});
     const cpuBackend = new CpuPenetrationBackend();
     backend.setShapes(shapes);
     cpuBackend.setShapes(shapes);
-    const batch = buildBatch(seed, perPair);
+    const batch = buildBatch(seed, perPair, marginCells);
     const g = extract(await backend.query(batch), batch.count);
     const c = extract(await cpuBackend.query(batch), batch.count);
     const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0 };
@@ -204,6 +207,45 @@ describe('GPU penetration query', () => {
     expect(backend.lastDispatches).toBe(1);
     expect(again).toEqual(records);
     if (gpu.hasTimestamps) expect(backend.lastGpuMs).toBeGreaterThanOrEqual(0);
+    backend.destroy();
+  });
+
+  it('margins past the grid padding report samples beyond the grid box through the extended field, on both twins alike', async () => {
+    // Margins up to 5 cells against a padding of 2: samples outside B's grid
+    // box within the margin come back with phi = (value at the nearest point
+    // of the box) + (distance to it).
+    const { stats, backend, batch, records } = await parity(3, 32, undefined, 2.5);
+    expect(stats.compared).toBeGreaterThan(0.99 * stats.records);
+    let outside = 0;
+    const cpuBackend = new CpuPenetrationBackend();
+    cpuBackend.setShapes(shapes);
+    for (let t = 0; t < batch.count; t++) {
+      const A = shapes[batch.shapeA[t]!]!, B = shapes[batch.shapeB[t]!]!;
+      const o = 8 * t;
+      const q = Array.from(batch.poses.subarray(o, o + 4));
+      const tr = Array.from(batch.poses.subarray(o + 4, o + 7));
+      for (const s of records[t]!.samples) {
+        const l = Array.from(A.samples.points.subarray(4 * s, 4 * s + 3));
+        // rotate(q, l) + t in Float64
+        const [x, y, z, w] = q as [number, number, number, number];
+        const cx = y * l[2]! - z * l[1]!, cy = z * l[0]! - x * l[2]!, cz = x * l[1]! - y * l[0]!;
+        const p = [
+          l[0]! + 2 * (w * cx + y * cz - z * cy) + tr[0]!,
+          l[1]! + 2 * (w * cy + z * cx - x * cz) + tr[1]!,
+          l[2]! + 2 * (w * cz + x * cy - y * cx) + tr[2]!,
+        ];
+        const g = B.sdf, h = g.cellSize;
+        // Grid coordinates, clamped to the box.
+        const gp = p.map((v, k) => (v - g.origin[k]!) / h);
+        const gc = gp.map((v, k) => Math.min(Math.max(v, 0), g.dims[k]! - 1));
+        const d = h * Math.hypot(gp[0]! - gc[0]!, gp[1]! - gc[1]!, gp[2]! - gc[2]!);
+        if (d < 1e-4 * h) continue;
+        outside++;
+        const expected = sdfPhiGrid(g, gc[0]!, gc[1]!, gc[2]!) + d;
+        check(Math.abs(records[t]!.phi.get(s)! - expected) < 1e-4 * h + 1e-6, () => `task ${t} sample ${s}: phi ${records[t]!.phi.get(s)} beyond the box, expected ${expected}`);
+      }
+    }
+    expect(outside).toBeGreaterThan(100);
     backend.destroy();
   });
 

@@ -221,6 +221,7 @@ describe('the soft stage in World', () => {
     const b = await backend('cpu');
     const spy: PenetrationBackend = {
       kind: 'cpu',
+      counters: b.query.counters,
       setShapes: (s) => {
         seen.push([...s]);
         b.query.setShapes(s);
