@@ -7,7 +7,7 @@
  * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
  * particles [particleStart, particleStart + particleCount) and the springs
  * [springStart, springStart + springCount), so a whole-system loop needs no
- * per-body dispatch, and phase 2 can hand `pos` to the batched penetration
+ * per-body dispatch, and the coupling (coupling.ts) hands `pos` to the batched penetration
  * query as one sample set (docs/soft-bodies.md).
  *
  * One step of length dt (`step`):
@@ -114,8 +114,8 @@ export interface SoftBody {
 }
 
 /**
- * Where pinned particles' rigid bodies are. Phase 1 pins to fixed poses
- * (StaticPinFrames); phase 2 reads World's bodies.
+ * Where pinned particles' rigid bodies are: fixed poses (StaticPinFrames) for
+ * a system alone, World's bodies through the step in a World (coupling.ts, WorldPinFrames).
  */
 export interface PinFrames {
   /**
@@ -205,7 +205,7 @@ export class SoftSystem {
   /**
    * Force the net exerted on each pin during the last step, times dt
    * (3 per pin, world frame): the impulse the pin's rigid body must take
-   * (phase 2 applies it; docs/soft-bodies.md).
+   * (in a World the coupling applies it to the body; coupling.ts).
    */
   pinImpulse = new Float64Array(0);
 
