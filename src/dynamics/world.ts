@@ -64,6 +64,9 @@ export type { ConstraintSystem } from './constraints.ts';
  */
 export interface StepHook {
   step(world: World): Promise<void>;
+  /** Its own state, kept in WorldState by World.saveState and put back by restoreState. */
+  saveState(): unknown;
+  restoreState(state: unknown): void;
 }
 
 /** Contact points of the last step, for drawing (world frame). */
@@ -86,6 +89,8 @@ export interface WorldState {
   vel: Float64Array;
   angVel: Float64Array;
   asleep: Uint8Array;
+  /** The soft bodies' state (StepHook.saveState), when the world has some. */
+  soft?: unknown;
 }
 
 export class World {
@@ -168,6 +173,7 @@ export class World {
       vel: B.vel.slice(0, 3 * n),
       angVel: B.angVel.slice(0, 3 * n),
       asleep: B.asleep.slice(0, n),
+      ...(this.soft ? { soft: this.soft.saveState() } : {}),
     };
   }
 
@@ -183,6 +189,7 @@ export class World {
     B.vel.set(s.vel);
     B.angVel.set(s.angVel);
     B.asleep.set(s.asleep);
+    if (this.soft && s.soft !== undefined) this.soft.restoreState(s.soft);
     this.time = s.time;
     this.stepCount = s.stepCount;
     this.invalidate();

@@ -478,6 +478,11 @@ export class SoftContacts implements SoftCollider {
     this.touched[b] = 1;
   }
 
+  /** Records that particle i rests on rigid body b along n (coupling.ts, transmitSupport; also its restoreState). */
+  addSupportRecord(i: number, b: number, nx: number, ny: number, nz: number): void {
+    this.addSupport(i, b, nx, ny, nz);
+  }
+
   private addSupport(i: number, b: number, nx: number, ny: number, nz: number): void {
     const k = this.supportCount++;
     if (k >= this.supportPart.length) {

@@ -61,7 +61,7 @@ import { EmbeddedKind, RIGID_SLOP, RigidMotion, SoftContacts } from './contact.t
 import { TetLocator } from './embed.ts';
 import { sampleSdf } from '../sdf/grid.ts';
 import { SpringKind } from './model.ts';
-import type { PinFrames, SoftSystem } from './system.ts';
+import type { PinFrames, SoftState, SoftSystem } from './system.ts';
 
 /** Most samples along one particle's path in a step (beyond that they are spread wider). */
 export const MAX_PATH_SAMPLES = 48;
@@ -79,6 +79,12 @@ export function queryShapeIndices(shapes: readonly RigidShape[]): Int32Array {
   let k = 0;
   shapes.forEach((s, i) => (out[i] = s.sdf ? k++ : -1));
   return out;
+}
+
+/** The stage's state for World.saveState: the particles, and what rested on which rigid body (transmitSupport). */
+export interface CouplingState {
+  system: SoftState;
+  support: { part: Int32Array; body: Int32Array; n: Float64Array; vel: Float64Array; step: number };
 }
 
 /** What the soft stage did in the last step. */
@@ -158,6 +164,25 @@ export class SoftCoupling implements StepHook {
   constructor(readonly system: SoftSystem, readonly planes: PlaneCollider, readonly restShape: readonly number[], world: World) {
     system.colliders = [planes, this.contacts];
     this.capture(world, 0);
+  }
+
+  saveState(): CouplingState {
+    const c = this.contacts, n = c.supportCount;
+    return {
+      system: this.system.saveState(),
+      support: { part: c.supportPart.slice(0, n), body: c.supportBody.slice(0, n), n: c.supportN.slice(0, 3 * n), vel: this.supportVel.slice(), step: this.supportStep },
+    };
+  }
+
+  restoreState(state: unknown): void {
+    const s = state as CouplingState;
+    this.system.restoreState(s.system);
+    // What rested on what at the end of the saved step, so the next stage hands World's support on as it would have.
+    const c = this.contacts, sp = s.support;
+    c.supportCount = 0;
+    for (let k = 0; k < sp.part.length; k++) c.addSupportRecord(sp.part[k]!, sp.body[k]!, sp.n[3 * k]!, sp.n[3 * k + 1]!, sp.n[3 * k + 2]!);
+    this.supportVel = sp.vel.slice();
+    this.supportStep = sp.step;
   }
 
   /** A stand-in PinFrames that follows World's bodies (for SoftSystem.addPin). */
