@@ -1,18 +1,31 @@
 /**
- * Contact points of the current candidate pairs, stored flat and grouped by
- * pair (points of pair k are [start[k], start[k + 1])), in the order of the
- * pair's cached samples (not sorted: the solvers pick the deepest themselves).
- * Body 1 owns the sample point, body 2's distance field was hit, and the
- * normal points out of body 2 (docs/ALGORITHM.md 5). A pair lists its penetrating
- * points and also the samples just outside (phi up to a band above 0), which
- * a contact patch takes in for its centroid (patches.ts).
+ * Contact points of the current candidate pairs, grouped by pair: the points
+ * of pair k are [start[k], end[k]), in the order of the pair's cached samples
+ * (not sorted: the solvers pick the deepest themselves). Body 1 owns the
+ * sample point, body 2's distance field was hit, and the normal points out of
+ * body 2 (docs/ALGORITHM.md 5). A pair lists its penetrating points and also
+ * the samples just outside (phi up to a band above 0), which a contact patch
+ * takes in for its centroid (patches.ts).
+ *
+ * Each pair owns a *slot*: the narrow phase re-evaluates one pair at a time,
+ * lazily, when one of its bodies moved (narrowphase.ts), so a pair's points
+ * are rewritten in place while they fit its slot and moved to the end of the
+ * arrays when they outgrow it; clear() starts over with each new pair list.
+ * `stamp[k]` changes whenever pair k's points are rewritten, so what is
+ * derived from them (patches) knows when to derive again.
  */
 import { grown } from '../util/growable.ts';
 
 export class ContactSet {
+  /** Points stored, slots and their spare room included (the end of the used arrays). */
   count = 0;
   pairCount = 0;
   start = new Int32Array(2);
+  end = new Int32Array(2);
+  /** Points pair k's slot holds. */
+  cap = new Int32Array(2);
+  /** Bumped whenever pair k's points are rewritten. */
+  stamp = new Uint32Array(2);
   b1 = new Int32Array(64);
   b2 = new Int32Array(64);
   /** World point (3 per contact), on body 1's surface at the predicted pose, moved back by contactShift. */
@@ -24,26 +37,46 @@ export class ContactSet {
   sample = new Int32Array(64);
   /** The surface area the sample stands for (samples.ts sampleAreas). */
   area = new Float64Array(64);
+  private writing = -1;
+  private writeAt = 0;
+  private written = 0;
+  private inPlace = false;
+  private stamps = 0;
 
-
-  beginPairs(pairCount: number): void {
+  /** Empties every slot, for `pairCount` pairs (a new pair list). */
+  clear(pairCount: number): void {
     this.pairCount = pairCount;
     this.count = 0;
-    if (this.start.length < pairCount + 1) this.start = new Int32Array(2 * pairCount + 2);
+    if (this.start.length < pairCount + 1) {
+      const n = 2 * pairCount + 2;
+      this.start = new Int32Array(n);
+      this.end = new Int32Array(n);
+      this.cap = new Int32Array(n);
+      this.stamp = new Uint32Array(n);
+    } else {
+      this.start.fill(0, 0, pairCount);
+      this.end.fill(0, 0, pairCount);
+      this.cap.fill(0, 0, pairCount);
+    }
   }
 
-  /** Marks the start of pair k; call for k = 0, 1, ... in order, then endPairs(). */
-  openPair(k: number): void {
-    this.start[k] = this.count;
-  }
-
-  endPairs(): void {
-    this.start[this.pairCount] = this.count;
+  /** Starts rewriting pair k's points; push() them, then close(). */
+  open(k: number): void {
+    this.writing = k;
+    this.written = 0;
+    this.inPlace = this.cap[k]! > 0;
+    this.writeAt = this.inPlace ? this.start[k]! : this.count;
   }
 
   push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, sample: number, area: number): void {
-    if (this.count === this.b1.length) this.grow();
-    const i = this.count++;
+    let i = this.writeAt + this.written;
+    if (this.inPlace && this.written === this.cap[this.writing]!) {
+      // The slot is full: carry what was written to the end and go on there.
+      this.relocate();
+      i = this.writeAt + this.written;
+    } else if (!this.inPlace && i >= this.b1.length) {
+      this.grow(2 * (i + 1));
+    }
     this.b1[i] = b1;
     this.b2[i] = b2;
     this.p[3 * i] = px;
@@ -55,6 +88,23 @@ export class ContactSet {
     this.phi[i] = phi;
     this.sample[i] = sample;
     this.area[i] = area;
+    this.written++;
+  }
+
+  /** Ends the rewrite open() started. */
+  close(): void {
+    const k = this.writing;
+    this.start[k] = this.writeAt;
+    this.end[k] = this.writeAt + this.written;
+    if (!this.inPlace) {
+      // A new slot at the end, with room to grow a little in place.
+      const cap = this.written === 0 ? 0 : this.written + (this.written >> 1) + 2;
+      this.cap[k] = cap;
+      this.count = this.writeAt + cap;
+      if (this.count > this.b1.length) this.grow(this.count);
+    }
+    this.stamp[k] = ++this.stamps;
+    this.writing = -1;
   }
 
   /**
@@ -64,7 +114,7 @@ export class ContactSet {
   deepest(k: number, below = 0): number {
     let best = -1;
     let bestPhi = below;
-    for (let i = this.start[k]!; i < this.start[k + 1]!; i++) {
+    for (let i = this.start[k]!; i < this.end[k]!; i++) {
       if (this.phi[i]! < bestPhi) {
         bestPhi = this.phi[i]!;
         best = i;
@@ -73,8 +123,23 @@ export class ContactSet {
     return best;
   }
 
-  private grow(): void {
-    const c = this.b1.length * 2;
+  private relocate(): void {
+    const from = this.writeAt, n = this.written;
+    const to = this.count;
+    if (to + n + 1 > this.b1.length) this.grow(2 * (to + n + 1));
+    this.b1.copyWithin(to, from, from + n);
+    this.b2.copyWithin(to, from, from + n);
+    this.p.copyWithin(3 * to, 3 * from, 3 * (from + n));
+    this.n.copyWithin(3 * to, 3 * from, 3 * (from + n));
+    this.phi.copyWithin(to, from, from + n);
+    this.sample.copyWithin(to, from, from + n);
+    this.area.copyWithin(to, from, from + n);
+    this.cap[this.writing] = 0;
+    this.writeAt = to;
+    this.inPlace = false;
+  }
+
+  private grow(c: number): void {
     this.b1 = grown(this.b1, c);
     this.b2 = grown(this.b2, c);
     this.p = grown(this.p, 3 * c);

@@ -81,7 +81,7 @@ export class Islands {
     }
     const active = (i: number): boolean => B.isStatic[i] === 0 && B.asleep[i] === 0;
     for (let k = 0; k < pairs.count; k++) {
-      if (cs.start[k] === cs.start[k + 1]) continue;
+      if (cs.start[k] === cs.end[k]) continue;
       const a = pairs.a[k]!, b = pairs.b[k]!;
       if (active(a) && active(b)) this.join(a, b);
     }

@@ -4,36 +4,51 @@
  *
  * Query once, evaluate many times. A pair is queried with a *margin*: the
  * penetration query (src/collision/query.ts) returns every sample of A whose
- * phi_B is below the margin (about one cell of B's grid), not only the
- * penetrating ones, and the reverse. Those samples are cached with the
- * relative pose they were found at. Every later collision or contact
- * iteration, and every later step, evaluates the cached samples at the
- * current relative pose to first order in the motion,
+ * phi_B is below the margin, not only the penetrating ones, and the reverse.
+ * Those samples are cached with the relative pose they were found at. Every
+ * later evaluation of the pair (each collision and contact iteration, and
+ * later steps) samples the distance field again at the cached samples only,
+ * at the current relative pose: exactly what a fresh query would say about
+ * them. The field (extended beyond its grid box, query.ts) changes by at
+ * most L = 1 + sqrt(3) per unit of motion, sqrt(3) within the box, so a
+ * sample the query did not return (phi >= margin) cannot come within the
+ * patch band of a contact while every sample has moved less than
  *
- *   phi = phi_0 + n_0 . (p - p_0)      (p: the sample in B's frame now)
+ *   limit = min((margin - band) / sqrt(3), (max(margin, pad) - band) / L)
  *
- * exact for the cached sample set, and for a flat face. Samples that were
- * not cached had phi_B >= margin, and the trilinear field changes by at most
- * sqrt(3) per unit of motion, so none of them can come within the patch band
- * of a contact while every sample has moved less than
- * (margin - band) / sqrt(3) in B's frame: the pair is queried again only
- * then. A settled pile is queried almost never; in a falling or landing
- * pile the pairs whose bodies collide move past their margins, and each
- * iteration that has such pairs makes one batched query for them (one round
- * trip to a GPU).
+ * in B's frame (pad: the smallest value on B's grid box, where samples outside
+ * it start): the pair is queried again only then. And since the cached
+ * samples are sorted by the phi they had, and phi moves by at most L times
+ * the motion, an evaluation stops at the first sample too far out to matter.
+ *
+ * The margin grows with the pair's speed: it is chosen at the query to cover
+ * twice the relative motion a step can bring (an impulse may reverse the
+ * approach), so a landing body is queried once per step, not in every
+ * iteration its prediction moves, and a step makes one batched backend call
+ * (one GPU round trip) in the steady state. It is at least MIN_MARGIN_CELLS
+ * and at most MAX_MARGIN_CELLS cells of the field sampled.
+ *
+ * Evaluation is lazy and per pair: ensure(k) re-evaluates pair k only if
+ * one of its bodies changed velocity (StepContext.version) or a new phase
+ * began since its points were made, so a pass that visits an untouched pair
+ * costs nothing. A pair that moved past its limit during the passes is still
+ * evaluated from its cache and flagged; refresh() then queries the flagged
+ * pairs together before the next pass.
  *
  * Continuous collision (solver.ccd): a pair whose relative motion over the
  * step exceeds the half thickness of its thinner body is queried at poses
  * along the motion (current to predicted, one batch), and cached at the first
- * pose where it touches. Its points evaluated at the predicted pose then
- * extrapolate the surface it met (a half-space through the touching face), so
- * a fast body is stopped at the face it reached instead of being pushed out
- * of the far side of a thin wall.
+ * pose where it touches. Its points are then evaluated to first order from
+ * that pose, phi = phi_0 + n_0 . (p - p_0), which extrapolates the surface it
+ * met (a half-space through the touching face), so a fast body is stopped at
+ * the face it reached instead of being pushed out of the far side of a thin
+ * wall.
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
  */
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
+import { sampleSdf, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { pairCell } from './material.ts';
@@ -44,8 +59,13 @@ import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
 
 const SQRT3 = Math.sqrt(3);
-/** Query margin, in cells of the grid sampled. */
-const MARGIN_CELLS = 1;
+/** Lipschitz constant of the query's field extended beyond the grid box (query.ts). */
+const L_EXT = 1 + SQRT3;
+/** Smallest and largest query margin, in cells of the field sampled. */
+const MIN_MARGIN_CELLS = 1;
+const MAX_MARGIN_CELLS = 8;
+/** The margin covers this many steps' worth of the pair's relative motion. */
+const MARGIN_STEPS = 2;
 /** Most poses along a swept pair's motion. */
 const MAX_SWEEP_POSES = 64;
 
@@ -56,7 +76,7 @@ class SampleCache {
   side = new Uint8Array(256);
   sample = new Int32Array(256);
   phi0 = new Float64Array(256);
-  /** Normal (grad phi) in the other body's frame at the query. */
+  /** Normal (grad phi) in the other body's frame at the query (first-order evaluation of swept pairs). */
   n0 = new Float64Array(768);
   /** The sample's position in the other body's frame at the query. */
   p0 = new Float64Array(768);
@@ -77,7 +97,7 @@ class SampleCache {
 
   /**
    * Sorts samples [start, end) by phi0 (stable), so evaluation can stop at
-   * the first sample too far out to matter (NarrowPhase.evaluate).
+   * the first sample too far out to matter (NarrowPhase.evaluatePair).
    */
   sortRange(start: number, end: number): void {
     const n = end - start;
@@ -203,8 +223,10 @@ function rotateConj(x: number, y: number, z: number, w: number, vx: number, vy: 
 
 /** What the narrow phase keeps per world shape. */
 interface ShapeInfo {
-  /** Query margin for samples against this shape (its grid's units); 1 cell, within the grid's padding. */
-  margin: number;
+  /** Cell size of its field (0 for a plane). */
+  cell: number;
+  /** The smallest value on its grid box (where samples beyond the box start); Infinity for a plane. */
+  pad: number;
   /** Half its thinnest wall: the deepest point inside (-min phi); Infinity for a plane. */
   halfThickness: number;
   /** Largest distance of a sample from the shape's origin. */
@@ -218,25 +240,34 @@ const enum Fresh {
 }
 
 export class NarrowPhase {
-  /** Contact points of the current pairs at the current predicted poses (valid after evaluate()). */
+  /** Contact points of the current pairs (each made current by ensure()). */
   readonly cur = new ContactSet();
+  /** Set when an evaluation found a pair past its motion limit: refresh() queries it before the next pass. */
+  needsQuery = false;
   private cache = new SampleCache();
   private next = new SampleCache();
   private readonly batch = new QueryBatchBuilder();
   /** Query shape index per world shape (-1 for planes). */
   private queryIndex: number[] = [];
   private info: ShapeInfo[] = [];
-  /** Per pair of the current update: what it needs (Fresh) and, when queried, its first task and sweep poses. */
+  private queryShapes: QueryShape[] = [];
+  /** Per pair of the current refresh: what it needs (Fresh) and, when queried, its first task and sweep poses. */
   private fresh = new Uint8Array(64);
   private firstTask = new Int32Array(64);
   private poses = new Int32Array(64);
+  /** Per pair: the phase and body versions its points were evaluated at (-1: never in this step). */
+  private evalPhase = new Int32Array(64);
+  private evalVa = new Uint32Array(64);
+  private evalVb = new Uint32Array(64);
+  /** Per pair: moved past its limit (refresh() queries it). */
+  private stale = new Uint8Array(64);
   private readonly rel = new RelPose();
   private readonly now = new RelPose();
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
-  /** Per pair, this round: how far its cached samples have moved since their query (update() sets it). */
-  private motion = new Float64Array(64);
-  private garbage = 0;
+  private readonly nrm = new Float64Array(3);
+  /** Samples evaluated from the cache since the profile last read them. */
+  cacheEvaluations = 0;
 
   /** Uploads the shapes (those with an SDF) to the backend and measures what the cache needs of each. */
   upload(shapes: readonly RigidShape[], backend: PenetrationBackend): void {
@@ -257,36 +288,60 @@ export class NarrowPhase {
     return this.queryIndex.length === shapeCount;
   }
 
+  /** A new pair list (the broad phase ran): no pair has points yet; caches carried by the list stay. */
+  beginStep(pairs: PairList): void {
+    const n = pairs.count;
+    if (this.fresh.length < n) {
+      const c = 2 * n;
+      this.fresh = grown(this.fresh, c);
+      this.firstTask = grown(this.firstTask, c);
+      this.poses = grown(this.poses, c);
+      this.evalPhase = grown(this.evalPhase, c);
+      this.evalVa = grown(this.evalVa, c);
+      this.evalVb = grown(this.evalVb, c);
+      this.stale = grown(this.stale, c);
+    }
+    this.evalPhase.fill(-1, 0, n);
+    this.stale.fill(0, 0, n);
+    this.needsQuery = false;
+    this.cur.clear(n);
+    this.compact(pairs);
+  }
+
   /**
-   * Refreshes the pairs' cached samples at the current predicted poses: the
-   * pairs that moved past their margin (or have none yet) are queried again,
-   * in one batched backend call; the others keep theirs.
+   * Brings the pairs' cached samples up to date: with `all`, every pair is
+   * checked against its limit at the current predicted poses (the start of a
+   * phase); otherwise only the pairs an evaluation flagged. The pairs that
+   * need it are queried in one batched backend call.
    */
-  async update(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile): Promise<void> {
+  async refresh(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, all: boolean): Promise<void> {
     const B = ctx.bodies;
     const P = ctx.predPos, Q = ctx.predQuat;
     const batch = this.batch;
     batch.clear();
     const n = pairs.count;
-    if (this.fresh.length < n) {
-      this.fresh = grown(this.fresh, n);
-      this.firstTask = grown(this.firstTask, n);
-      this.poses = grown(this.poses, n);
-      this.motion = grown(this.motion, n);
-    }
     let refresh = 0;
     const ccd = ctx.settings.ccd;
+    this.needsQuery = false;
     for (let k = 0; k < n; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
+      if (!all && !this.stale[k]) {
+        this.fresh[k] = Fresh.Keep;
+        continue;
+      }
+      ctx.ensurePredicted(a);
+      ctx.ensurePredicted(b);
       const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
       const rel = this.rel;
       rel.set(P, Q, a, b);
       const plane = pairs.kind[k] === PAIR_PLANE;
-      if (pairs.valid[k] && (pairs.swept[k] || this.withinMargin(ctx, pairs, k, rel, ia, ib, plane))) {
+      if (!this.stale[k] && pairs.valid[k] && (pairs.swept[k] || this.motion(pairs, k, rel, ia, ib, plane) < 1)) {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
+      this.stale[k] = 0;
       refresh++;
+      this.chooseMargins(ctx, pairs, k, ia, ib, plane);
       if (plane) {
         this.fresh[k] = Fresh.Plane;
         continue;
@@ -300,15 +355,15 @@ export class NarrowPhase {
         const now = this.now;
         now.set(B.pos, B.quat, a, b);
         const thin = Math.min(ia.halfThickness, ib.halfThickness);
-        const move = motion(now, rel, ia.radius, ib.radius);
+        const move = sweptMotion(now, rel, ia.radius, ib.radius);
         if (move > thin) m = Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin));
         for (let j = 1; j < m; j++) {
           this.sub.lerp(now, rel, j / m);
-          this.pushTasks(this.sub, sa, sb, ia, ib);
+          this.pushTasks(this.sub, sa, sb, pairs, k);
         }
       }
       this.poses[k] = m;
-      this.pushTasks(rel, sa, sb, ia, ib);
+      this.pushTasks(rel, sa, sb, pairs, k);
     }
     if (refresh === 0) return;
     let res: QueryResult | null = null;
@@ -318,18 +373,17 @@ export class NarrowPhase {
       if (typeof gpuMs === 'number') prof.gpuQueryMs += gpuMs;
     }
     // Fresh samples go to the end of the cache; kept ranges stay where they
-    // are (a round costs what it refreshes, not what the cache holds). The
+    // are (a refresh costs what it refreshes, not what the cache holds). The
     // ranges left behind are garbage, dropped by compact() between steps.
     const c = this.cache;
     for (let k = 0; k < n; k++) {
       const f = this.fresh[k]!;
       if (f === Fresh.Keep) continue;
       const start = c.count;
-      this.garbage += pairs.valid[k] ? pairs.cacheCount[k]! : 0;
       const a = pairs.a[k]!, b = pairs.b[k]!;
       this.rel.set(P, Q, a, b);
       if (f === Fresh.Plane) {
-        this.planeSamples(ctx, a, b, this.rel, c);
+        this.planeSamples(ctx, a, b, this.rel, pairs.margin0[k]!, c);
         pairs.swept[k] = 0;
         this.remember(pairs, k, this.rel);
       } else {
@@ -354,19 +408,45 @@ export class NarrowPhase {
         }
       }
       pairs.valid[k] = 1;
-      this.motion[k] = 0;
       c.sortRange(start, c.count);
       pairs.cacheStart[k] = start;
       pairs.cacheCount[k] = c.count - start;
+      // Its points must come from the new samples.
+      this.evalPhase[k] = -1;
     }
   }
 
+  /** Makes pair k's contact points current (re-evaluates them only if a body moved or a phase began). */
+  ensure(ctx: StepContext, pairs: PairList, k: number): void {
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const v = ctx.version;
+    if (this.evalPhase[k] === ctx.phase && this.evalVa[k] === v[a] && this.evalVb[k] === v[b]) return;
+    ctx.ensurePredicted(a);
+    ctx.ensurePredicted(b);
+    this.evaluatePair(ctx, pairs, k);
+    this.evalPhase[k] = ctx.phase;
+    this.evalVa[k] = v[a]!;
+    this.evalVb[k] = v[b]!;
+  }
+
+  /** Every pair's points made current; returns the number of penetrating points. */
+  evaluateAll(ctx: StepContext, pairs: PairList, prof: StepProfile): number {
+    let inside = 0;
+    const cs = this.cur;
+    for (let k = 0; k < pairs.count; k++) {
+      this.ensure(ctx, pairs, k);
+      for (let i = cs.start[k]!; i < cs.end[k]!; i++) if (cs.phi[i]! < 0) inside++;
+    }
+    prof.contacts = Math.max(prof.contacts, inside);
+    return inside;
+  }
+
   /**
-   * Packs the live ranges of the pairs' caches (call between steps, after
-   * the pair list was rebuilt): once the garbage outweighs the live samples,
-   * copy the live ranges, in pair order, into the spare buffer.
+   * Packs the live ranges of the pairs' caches (call after the pair list was
+   * rebuilt): once the garbage outweighs the live samples, copy the live
+   * ranges, in pair order, into the spare buffer.
    */
-  compact(pairs: PairList): void {
+  private compact(pairs: PairList): void {
     const old = this.cache;
     let live = 0;
     for (let k = 0; k < pairs.count; k++) if (pairs.valid[k]) live += pairs.cacheCount[k]!;
@@ -384,92 +464,124 @@ export class NarrowPhase {
     }
     this.cache = nx;
     this.next = old;
-    this.garbage = 0;
   }
 
   /**
-   * The contact points of every pair at the current predicted poses, from
-   * the cached samples: those with phi below the patch band (the penetrating
+   * The contact points of pair k at the current predicted poses, from its
+   * cached samples: those with phi below the patch band (the penetrating
    * points and the ones just outside, which patches take in).
    */
-  evaluate(ctx: StepContext, pairs: PairList, prof: StepProfile): void {
+  private evaluatePair(ctx: StepContext, pairs: PairList, k: number): void {
     const B = ctx.bodies;
     const P = ctx.predPos, Q = ctx.predQuat, RW = ctx.predRot;
     const cs = this.cur;
     const c = this.cache;
-    cs.beginPairs(pairs.count);
-    const rel = this.rel, R = rel.R;
-    const sh = this.shift;
-    let inside = 0;
-    for (let k = 0; k < pairs.count; k++) {
-      cs.openPair(k);
-      const a = pairs.a[k]!, b = pairs.b[k]!;
-      const cnt = pairs.cacheCount[k]!;
-      if (cnt === 0) continue;
-      rel.set(P, Q, a, b);
-      contactShift(P, B.pos, B.invMass, a, b, sh);
-      const band = PATCH_BAND * pairCell(ctx.shapes, B, a, b);
-      const plane = pairs.kind[k] === PAIR_PLANE;
-      // The cached samples are sorted by phi0, and first-order phi moves by at
-      // most the motion since the query: past band + motion, none can matter.
-      const stop = band + (pairs.swept[k] ? Infinity : this.motion[k]!);
-      for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
-        if (c.phi0[i]! > stop) break;
-        const side = c.side[i]!;
-        const owner = side === 0 ? a : b, other = side === 0 ? b : a;
-        const s = c.sample[i]!;
-        const samples = ctx.shapeOf(owner).samples;
-        const pts = samples.points;
-        const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
-        // The sample in the other body's frame now.
-        let px: number, py: number, pz: number;
-        if (side === 0) {
-          px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-          py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-          pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-        } else {
-          px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
-          py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
-          pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
-        }
-        const o3 = 3 * i;
-        const nlx = c.n0[o3]!, nly = c.n0[o3 + 1]!, nlz = c.n0[o3 + 2]!;
-        const phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
-        if (!(phi < band)) continue;
-        const oo = 9 * other, ow = 9 * owner;
-        const nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
-        const ny = RW[oo + 3]! * nlx + RW[oo + 4]! * nly + RW[oo + 5]! * nlz;
-        const nz = RW[oo + 6]! * nlx + RW[oo + 7]! * nly + RW[oo + 8]! * nlz;
-        const sn = samples.normals;
-        if (sn && !plane) {
-          const ax = sn[4 * s]!, ay = sn[4 * s + 1]!, az = sn[4 * s + 2]!;
-          const mx = RW[ow]! * ax + RW[ow + 1]! * ay + RW[ow + 2]! * az;
-          const my = RW[ow + 3]! * ax + RW[ow + 4]! * ay + RW[ow + 5]! * az;
-          const mz = RW[ow + 6]! * ax + RW[ow + 7]! * ay + RW[ow + 8]! * az;
-          const dot = mx * nx + my * ny + mz * nz;
-          // A shallow hit where the owner's surface faces the same way as
-          // the other's (dot > 0) is a grazing artefact: a rim sample lying
-          // on the other's side face when two faces coincide edge to edge.
-          // Its sideways normal would only spin the bodies; deep hits are
-          // always kept.
-          if (dot > 0 && phi > -ctx.shapeOf(other).sdf!.cellSize) continue;
-        }
-        const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
-        const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
-        const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
-        cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, s, samples.areas ? samples.areas[s]! : 1);
-        if (phi < 0) inside++;
-      }
+    cs.open(k);
+    const cnt = pairs.valid[k] ? pairs.cacheCount[k]! : 0;
+    if (cnt === 0) {
+      cs.close();
+      return;
     }
-    cs.endPairs();
-    prof.contacts = Math.max(prof.contacts, inside);
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const rel = this.rel, R = rel.R;
+    rel.set(P, Q, a, b);
+    const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
+    const plane = pairs.kind[k] === PAIR_PLANE;
+    const swept = pairs.swept[k] === 1;
+    let stop = Infinity;
+    if (!swept) {
+      const moved = this.motion(pairs, k, rel, ia, ib, plane);
+      if (moved >= 1 && !this.stale[k]) {
+        this.stale[k] = 1;
+        this.needsQuery = true;
+      }
+      // The cached samples are sorted by phi0, and phi moves by at most
+      // L_EXT times the motion since the query: past that, none can matter.
+      stop = pairs.band[k]! + L_EXT * this.lastMotion;
+    }
+    const sh = this.shift;
+    contactShift(P, B.pos, B.invMass, a, b, sh);
+    const band = pairs.band[k]!;
+    const nrm = this.nrm;
+    const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+    let evaluated = 0;
+    for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
+      if (c.phi0[i]! > stop) break;
+      const side = c.side[i]!;
+      const owner = side === 0 ? a : b, other = side === 0 ? b : a;
+      const s = c.sample[i]!;
+      const samples = side === 0 ? sa.samples : sb.samples;
+      const pts = samples.points;
+      const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
+      // The sample in the other body's frame now.
+      let px: number, py: number, pz: number;
+      if (side === 0) {
+        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
+        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
+        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
+      } else {
+        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
+        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
+        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
+      }
+      evaluated++;
+      let phi: number;
+      let nlx: number, nly: number, nlz: number;
+      const o3 = 3 * i;
+      if (plane) {
+        // The plane's normal, in its own frame, is the cached one.
+        nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
+        phi = nlx * px + nly * py + nlz * pz;
+        if (!(phi < band)) continue;
+      } else if (swept) {
+        nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
+        phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
+        if (!(phi < band)) continue;
+      } else {
+        const g = (side === 0 ? sb.sdf : sa.sdf) as SdfGrid;
+        if (!inGridBox(g, px, py, pz)) continue;
+        phi = sdfPhiInside(g, px, py, pz);
+        if (!(phi < band)) continue;
+        sampleSdf(g, px, py, pz, nrm);
+        nlx = nrm[0]!; nly = nrm[1]!; nlz = nrm[2]!;
+      }
+      const oo = 9 * other, ow = 9 * owner;
+      const nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
+      const ny = RW[oo + 3]! * nlx + RW[oo + 4]! * nly + RW[oo + 5]! * nlz;
+      const nz = RW[oo + 6]! * nlx + RW[oo + 7]! * nly + RW[oo + 8]! * nlz;
+      const sn = samples.normals;
+      if (sn && !plane) {
+        const ax = sn[4 * s]!, ay = sn[4 * s + 1]!, az = sn[4 * s + 2]!;
+        const mx = RW[ow]! * ax + RW[ow + 1]! * ay + RW[ow + 2]! * az;
+        const my = RW[ow + 3]! * ax + RW[ow + 4]! * ay + RW[ow + 5]! * az;
+        const mz = RW[ow + 6]! * ax + RW[ow + 7]! * ay + RW[ow + 8]! * az;
+        // A shallow hit where the owner's surface faces the same way as
+        // the other's (dot > 0) is a grazing artefact: a rim sample lying
+        // on the other's side face when two faces coincide edge to edge.
+        // Its sideways normal would only spin the bodies; deep hits are
+        // always kept.
+        if (mx * nx + my * ny + mz * nz > 0 && phi > -(side === 0 ? ib.cell : ia.cell)) continue;
+      }
+      const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
+      const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
+      const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
+      cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, s, samples.areas ? samples.areas[s]! : 1);
+    }
+    cs.close();
+    this.cacheEvaluations += evaluated;
   }
 
-  /** Whether every cached sample of pair k has moved less than its margin allows since the query. */
-  private withinMargin(ctx: StepContext, pairs: PairList, k: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): boolean {
+  /** Motion of pair k's samples since its query, as computed by the last motion() call. */
+  private lastMotion = 0;
+
+  /**
+   * How far pair k's samples have moved since its query, as a fraction of
+   * the limit that keeps its cache complete (>= 1: query again); the motion
+   * itself is left in lastMotion.
+   */
+  private motion(pairs: PairList, k: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): number {
     const o = REF_STRIDE * k;
     const r = pairs.ref;
-    const band = PATCH_BAND * pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
     // Rotation angle between the poses: 2 asin |vec(q conj(q_ref))|, bounded above.
     const bx = -r[o]!, by = -r[o + 1]!, bz = -r[o + 2]!, bw = r[o + 3]!;
     const vx = rel.qw * bx + rel.qx * bw + rel.qy * bz - rel.qz * by;
@@ -480,13 +592,35 @@ export class NarrowPhase {
     const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
     // Side 0: A's samples in B's frame.
     const d0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
-    this.motion[k] = d0;
-    if (plane) return d0 < ia.margin - band;
-    if (d0 >= (ib.margin - band) / SQRT3) return false;
+    this.lastMotion = d0;
+    if (plane) return d0 / pairs.limit0[k]!;
     // Side 1: B's samples in A's frame (translation -R^T t of each pose).
     const d1 = refInverseDistance(r, o, rel) + angle * ib.radius;
-    if (d1 > d0) this.motion[k] = d1;
-    return d1 < (ia.margin - band) / SQRT3;
+    if (d1 > d0) this.lastMotion = d1;
+    return Math.max(d0 / pairs.limit0[k]!, d1 / pairs.limit1[k]!);
+  }
+
+  /**
+   * The margins of pair k's next query, from how fast its bodies move now:
+   * enough for MARGIN_STEPS steps of their relative motion (an impulse may
+   * reverse an approach within the step; the rest carries the cache into the
+   * next step), within [MIN_MARGIN_CELLS, MAX_MARGIN_CELLS] cells of each
+   * field; and the motion limits those margins give (see the file comment).
+   */
+  private chooseMargins(ctx: StepContext, pairs: PairList, k: number, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): void {
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const band = PATCH_BAND * pairCell(ctx.shapes, ctx.bodies, a, b);
+    pairs.band[k] = band;
+    const move = MARGIN_STEPS * ctx.dt * (bodySpeed(ctx, a, ia.radius) + bodySpeed(ctx, b, ib.radius));
+    // Side 0: A's samples against B's field (a plane: B is the plane, A's cells count).
+    const cell0 = plane ? ia.cell : ib.cell;
+    const m0 = Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * cell0), MAX_MARGIN_CELLS * cell0);
+    pairs.margin0[k] = m0;
+    pairs.limit0[k] = plane ? m0 - band : limitOf(m0, band, ib.pad);
+    if (plane) return;
+    const m1 = Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * ia.cell), MAX_MARGIN_CELLS * ia.cell);
+    pairs.margin1[k] = m1;
+    pairs.limit1[k] = limitOf(m1, band, ia.pad);
   }
 
   private remember(pairs: PairList, k: number, p: RelPose): void {
@@ -495,10 +629,10 @@ export class NarrowPhase {
     r[o + 4] = p.tx; r[o + 5] = p.ty; r[o + 6] = p.tz;
   }
 
-  /** Both tasks of a pose: A's samples in B (margin of B's grid), B's in A. */
-  private pushTasks(p: RelPose, sa: number, sb: number, ia: ShapeInfo, ib: ShapeInfo): void {
-    this.batch.push(sa, sb, p.qx, p.qy, p.qz, p.qw, p.tx, p.ty, p.tz, ib.margin);
-    this.batch.push(sb, sa, -p.qx, -p.qy, -p.qz, p.qw, p.ux, p.uy, p.uz, ia.margin);
+  /** Both tasks of a pose: A's samples in B (margin in B's field), B's in A. */
+  private pushTasks(p: RelPose, sa: number, sb: number, pairs: PairList, k: number): void {
+    this.batch.push(sa, sb, p.qx, p.qy, p.qz, p.qw, p.tx, p.ty, p.tz, pairs.margin0[k]!);
+    this.batch.push(sb, sa, -p.qx, -p.qy, -p.qz, p.qw, p.ux, p.uy, p.uz, pairs.margin1[k]!);
   }
 
   /** The records of one task into the cache, with the sample's position in the other frame at the query pose. */
@@ -507,7 +641,7 @@ export class NarrowPhase {
     const o = 8 * task;
     const ps = batch.poses;
     const qx = ps[o]!, qy = ps[o + 1]!, qz = ps[o + 2]!, qw = ps[o + 3]!, tx = ps[o + 4]!, ty = ps[o + 5]!, tz = ps[o + 6]!;
-    const shape = this.shapeOfTask(batch.shapeA[task]!);
+    const shape = this.queryShapes[batch.shapeA[task]!]!;
     const pts = shape.samples.points;
     for (let r = res.taskStart[task]!; r < res.taskStart[task + 1]!; r++) {
       const s = res.sample[r]!;
@@ -521,16 +655,9 @@ export class NarrowPhase {
     }
   }
 
-  private queryShapes: QueryShape[] = [];
-
-  private shapeOfTask(queryShape: number): QueryShape {
-    return this.queryShapes[queryShape]!;
-  }
-
-  /** Every sample of body a within the margin of plane body p, exactly, at relative pose `rel` (a in p). */
-  private planeSamples(ctx: StepContext, a: number, p: number, rel: RelPose, out: SampleCache): void {
+  /** Every sample of body a within `margin` of plane body p, exactly, at relative pose `rel` (a in p). */
+  private planeSamples(ctx: StepContext, a: number, p: number, rel: RelPose, margin: number, out: SampleCache): void {
     const nl = ctx.shapeOf(p).planeNormal!;
-    const margin = this.info[ctx.bodies.shape[a]!]!.margin;
     const s = ctx.shapeOf(a).samples;
     const pts = s.points;
     const R = rel.R;
@@ -544,6 +671,26 @@ export class NarrowPhase {
       if (phi < margin) out.push(0, i, phi, nl[0], nl[1], nl[2], px, py, pz);
     }
   }
+}
+
+/** Motion limit of a side queried with margin m (see the file comment). */
+function limitOf(m: number, band: number, pad: number): number {
+  return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
+}
+
+/** Upper bound of the speed of any point of body i (radius r) now, with a step of gravity. */
+function bodySpeed(ctx: StepContext, i: number, r: number): number {
+  const B = ctx.bodies;
+  if (B.isStatic[i] || B.asleep[i]) return 0;
+  const v = B.vel, w = B.angVel, g = ctx.gravity;
+  return Math.hypot(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * Math.hypot(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * Math.hypot(g[0], g[1], g[2]);
+}
+
+/** Whether (x, y, z) lies in g's grid box (the same test as sampleSdf's). */
+function inGridBox(g: SdfGrid, x: number, y: number, z: number): boolean {
+  const inv = 1 / g.cellSize;
+  const gx = (x - g.origin[0]) * inv, gy = (y - g.origin[1]) * inv, gz = (z - g.origin[2]) * inv;
+  return gx >= 0 && gy >= 0 && gz >= 0 && gx <= g.dims[0] - 1 && gy <= g.dims[1] - 1 && gz <= g.dims[2] - 1;
 }
 
 /**
@@ -568,7 +715,7 @@ function touches(res: QueryResult, task: number): boolean {
 }
 
 /** Upper bound of how far any sample moves between two relative poses (either side). */
-function motion(p: RelPose, q: RelPose, ra: number, rb: number): number {
+function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
   const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
   const angle = 2 * Math.acos(Math.min(1, dot));
   const d0 = Math.hypot(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
@@ -581,16 +728,28 @@ function shapeInfo(s: RigidShape): ShapeInfo {
   const p = s.samples.points;
   for (let i = 0; i < p.length; i += 4) radius = Math.max(radius, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
   const g = s.sdf;
-  if (!g) return { margin: 0, halfThickness: Infinity, radius };
+  if (!g) return { cell: 0, pad: Infinity, halfThickness: Infinity, radius };
   let minPhi = 0;
   for (let i = 0; i < g.values.length; i++) if (g.values[i]! < minPhi) minPhi = g.values[i]!;
-  // The grid reaches `pad` beyond the mesh on every side; a margin past it
-  // would need samples outside the grid, which the query never reports.
-  const lb = s.localBounds;
-  let pad = Infinity;
-  for (let k = 0; k < 3; k++) {
-    pad = Math.min(pad, lb.min[k]! - g.origin[k]!, g.origin[k]! + g.cellSize * (g.dims[k]! - 1) - lb.max[k]!);
+  return { cell: g.cellSize, pad: boxMinimum(g), halfThickness: Math.max(-minPhi, 0.5 * g.cellSize), radius };
+}
+
+/** The smallest value on the faces of g's grid box. */
+function boxMinimum(g: SdfGrid): number {
+  const [nx, ny, nz] = g.dims;
+  const v = g.values;
+  let m = Infinity;
+  for (let k = 0; k < nz; k++) {
+    for (let j = 0; j < ny; j++) {
+      const onFace = k === 0 || k === nz - 1 || j === 0 || j === ny - 1;
+      const row = nx * (j + ny * k);
+      if (onFace) {
+        for (let i = 0; i < nx; i++) if (v[row + i]! < m) m = v[row + i]!;
+      } else {
+        if (v[row]! < m) m = v[row]!;
+        if (v[row + nx - 1]! < m) m = v[row + nx - 1]!;
+      }
+    }
   }
-  const margin = Math.max(0, Math.min(MARGIN_CELLS * g.cellSize, 0.9 * pad));
-  return { margin, halfThickness: Math.max(-minPhi, 0.5 * g.cellSize), radius };
+  return m;
 }

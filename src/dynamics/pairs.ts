@@ -46,6 +46,12 @@ export class PairList {
   swept = new Uint8Array(64);
   /** Relative pose at the cache's query, REF_STRIDE floats. */
   ref = new Float64Array(REF_STRIDE * 64);
+  /** The pair's patch band (world units), and its query's margins (side 0: a's samples in b's field; side 1: b's in a's) and the motion limits they give. */
+  band = new Float64Array(64);
+  margin0 = new Float64Array(64);
+  margin1 = new Float64Array(64);
+  limit0 = new Float64Array(64);
+  limit1 = new Float64Array(64);
   // ---- solvers ----
   /** Visiting order (a permutation of 0..count-1). */
   order = new Int32Array(64);
@@ -97,6 +103,11 @@ export class PairList {
       this.cacheStart[k] = o.cacheStart[j]!;
       this.cacheCount[k] = o.cacheCount[j]!;
       for (let c = 0; c < REF_STRIDE; c++) this.ref[REF_STRIDE * k + c] = o.ref[REF_STRIDE * j + c]!;
+      this.band[k] = o.band[j]!;
+      this.margin0[k] = o.margin0[j]!;
+      this.margin1[k] = o.margin1[j]!;
+      this.limit0[k] = o.limit0[j]!;
+      this.limit1[k] = o.limit1[j]!;
     }
   }
 
@@ -115,13 +126,18 @@ export class PairList {
     this.valid = grown(this.valid, n);
     this.swept = grown(this.swept, n);
     this.ref = grown(this.ref, REF_STRIDE * n);
+    this.band = grown(this.band, n);
+    this.margin0 = grown(this.margin0, n);
+    this.margin1 = grown(this.margin1, n);
+    this.limit0 = grown(this.limit0, n);
+    this.limit1 = grown(this.limit1, n);
     this.order = grown(this.order, n);
     this.level = grown(this.level, n);
   }
 }
 
 /** The columns begin() swaps between this step's list and last step's. */
-const COLUMNS = ['a', 'b', 'kind', 'cacheStart', 'cacheCount', 'valid', 'swept', 'ref', 'order', 'level'] as const;
+const COLUMNS = ['a', 'b', 'kind', 'cacheStart', 'cacheCount', 'valid', 'swept', 'ref', 'band', 'margin0', 'margin1', 'limit0', 'limit1', 'order', 'level'] as const;
 
 export class BroadPhase {
   /** World boxes, 3 floats per body. */

@@ -29,7 +29,9 @@
  * the smooth cylinder rolls on a line.
  */
 import type { ContactSet } from './contacts.ts';
+import type { StepContext } from './stepContext.ts';
 import { tangentBasis } from './math.ts';
+import { grown } from '../util/growable.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -37,6 +39,7 @@ export const PATCH_BAND = 0.25;
 export const TORQUE_BAND = 0.02;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
+
 
 export class PatchBuilder {
   /** Per point of the current pair: already part of a patch. */
@@ -61,6 +64,14 @@ export class PatchBuilder {
   private mu = new Float64Array(64);
   private mv = new Float64Array(64);
 
+  /**
+   * The deepest penetrating point of the patch last built (its leader), whose
+   * depth the position correction reads.
+   */
+  leader = -1;
+  /** The step context, for the members' crease tensors and their owners' rotations (sharp()); set by PatchCache. */
+  ctx: StepContext | null = null;
+
   /** Starts a pair of `n` points (clears the handled flags). */
   beginPair(n: number): void {
     if (this.handled.length < n) {
@@ -77,6 +88,7 @@ export class PatchBuilder {
    * equal depths), or -1 when none is left.
    */
   nextLeader(cs: ContactSet, s: number, e: number): number {
+    // (s, e): the pair's points [cs.start[k], cs.end[k]).
     let best = -1;
     let bestPhi = 0;
     const handled = this.handled, phi = cs.phi;
@@ -119,6 +131,7 @@ export class PatchBuilder {
     }
     this.count = m;
     this.flat = false;
+    this.leader = i;
     const lp = cs.p;
     if (m === 1) {
       this.px = lp[3 * i]!; this.py = lp[3 * i + 1]!; this.pz = lp[3 * i + 2]!;
@@ -159,9 +172,12 @@ export class PatchBuilder {
       const el = Math.hypot(ex, ey);
       ex /= el; ey /= el;
     }
-    // Does the surface curve along each of those directions?
-    const curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell);
-    const curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell);
+    // Does the surface curve along each of those directions? Either the
+    // members' depths say so, or the surface around them turns gently: the
+    // patch is then a facet of a tessellated curved surface (a ball, the
+    // side of a lying cylinder), whose smooth original rolls that way.
+    const curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell) || !this.sharp(cs, m, t, ex, ey);
+    const curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell) || !this.sharp(cs, m, t, -ey, ex);
     // The centre: on a curved surface, of all points, weighted by depth and
     // by the area each stands for (a tessellation's samples crowd where its
     // triangles meet, a sphere's pole); on a face, of the penetrating points
@@ -184,6 +200,37 @@ export class PatchBuilder {
     sp[2] = ex * t[0]! + ey * t[3]!; sp[3] = ex * t[1]! + ey * t[4]!; sp[4] = ex * t[2]! + ey * t[5]!;
     sp[5] = -ey * t[0]! + ex * t[3]!; sp[6] = -ey * t[1]! + ex * t[4]!; sp[7] = -ey * t[2]! + ex * t[5]!;
     this.flat = sp[0]! > 0 || sp[1]! > 0;
+  }
+
+  /**
+   * Whether the surface the patch lies on meets a crease across tangent
+   * direction (a, b) (coordinates in the basis t): some member's crease
+   * tensor (samples.ts sampleCreases, its owner's local frame) says a sharp
+   * edge runs across that way. A box's face ends in its 90-degree edges; the
+   * facets of a tessellated ball, or the side of a lying cylinder across its
+   * axis, meet at a few degrees and have none.
+   */
+  private sharp(cs: ContactSet, m: number, t: Float64Array, a: number, b: number): boolean {
+    const ctx = this.ctx;
+    if (!ctx) return true;
+    const dx = a * t[0]! + b * t[3]!, dy = a * t[1]! + b * t[4]!, dz = a * t[2]! + b * t[5]!;
+    const R = ctx.predRot;
+    for (let k = 0; k < m; k++) {
+      const j = this.members[k]!;
+      const owner = cs.b1[j]!;
+      const M = ctx.shapeOf(owner).samples.creases;
+      // Without crease data every patch counts as a face.
+      if (!M) return true;
+      // The direction in the owner's frame: R^T d.
+      const o = 9 * owner;
+      const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
+      const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
+      const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
+      const c = 6 * cs.sample[j]!;
+      const q = M[c]! * lx * lx + M[c + 3]! * ly * ly + M[c + 5]! * lz * lz + 2 * (M[c + 1]! * lx * ly + M[c + 2]! * lx * lz + M[c + 4]! * ly * lz);
+      if (q > 0.5) return true;
+    }
+    return false;
   }
 
   /**
@@ -211,3 +258,100 @@ export class PatchBuilder {
     return c2 * varU > tol;
   }
 }
+
+/** Floats per stored patch: centre (3), normal (3), spread (8: see PatchBuilder.spread). */
+const PATCH_FLOATS = 14;
+
+/**
+ * The patches of every pair, kept until the pair's points change: a pair's
+ * contact points are rewritten only when one of its bodies moved
+ * (ContactSet.stamp), and every pass that visits an unchanged pair (the
+ * collision iterations that change nothing, the ten sweeps of shock
+ * propagation, the position correction) reuses its patches instead of
+ * building them again. Each pair has a slot (rewritten in place while its
+ * patches fit); clear() empties them with the pair list.
+ */
+export class PatchCache {
+  /** Patches of pair k: [first[k], last[k]). */
+  first = new Int32Array(2);
+  last = new Int32Array(2);
+  /** Per patch: PATCH_FLOATS floats (centre, normal, spread), whether it holds a torque, its leader point. */
+  data = new Float64Array(64 * PATCH_FLOATS);
+  flat = new Uint8Array(64);
+  leader = new Int32Array(64);
+  private cap = new Int32Array(2);
+  /** The contact-set stamp pair k's patches were built from (0: none yet). */
+  private built = new Uint32Array(2);
+  private count = 0;
+  private readonly builder = new PatchBuilder();
+  private scratch = new Float64Array(16 * PATCH_FLOATS);
+  private scratchFlat = new Uint8Array(16);
+  private scratchLeader = new Int32Array(16);
+
+  clear(pairCount: number): void {
+    this.count = 0;
+    if (this.first.length < pairCount) {
+      const n = 2 * pairCount + 2;
+      this.first = new Int32Array(n);
+      this.last = new Int32Array(n);
+      this.cap = new Int32Array(n);
+      this.built = new Uint32Array(n);
+    } else {
+      this.first.fill(0, 0, pairCount);
+      this.last.fill(0, 0, pairCount);
+      this.cap.fill(0, 0, pairCount);
+      this.built.fill(0, 0, pairCount);
+    }
+  }
+
+  /** Makes pair k's patches current with its points in `cs` (`cell`: the pair's SDF cell size). */
+  ensure(ctx: StepContext, cs: ContactSet, k: number, cell: number): void {
+    const stamp = cs.stamp[k]!;
+    if (this.built[k] === stamp) return;
+    this.built[k] = stamp;
+    this.builder.ctx = ctx;
+    const s = cs.start[k]!, e = cs.end[k]!;
+    const pb = this.builder;
+    let m = 0;
+    if (e > s) {
+      pb.beginPair(e - s);
+      for (let i = pb.nextLeader(cs, s, e); i >= 0; i = pb.nextLeader(cs, s, e)) {
+        pb.build(cs, s, e, i, cell);
+        if ((m + 1) * PATCH_FLOATS > this.scratch.length) {
+          this.scratch = grown(this.scratch, 2 * (m + 1) * PATCH_FLOATS);
+          this.scratchFlat = grown(this.scratchFlat, 2 * (m + 1));
+          this.scratchLeader = grown(this.scratchLeader, 2 * (m + 1));
+        }
+        const o = m * PATCH_FLOATS, d = this.scratch;
+        d[o] = pb.px; d[o + 1] = pb.py; d[o + 2] = pb.pz;
+        d[o + 3] = pb.nx; d[o + 4] = pb.ny; d[o + 5] = pb.nz;
+        d.set(pb.spread, o + 6);
+        this.scratchFlat[m] = pb.flat ? 1 : 0;
+        this.scratchLeader[m] = pb.leader;
+        m++;
+      }
+    }
+    let at: number;
+    if (m <= this.cap[k]!) {
+      at = this.first[k]!;
+    } else {
+      at = this.count;
+      const cap = m + (m >> 1) + 1;
+      this.count += cap;
+      this.cap[k] = cap;
+      if (this.count > this.flat.length) {
+        const c = 2 * this.count;
+        this.data = grown(this.data, c * PATCH_FLOATS);
+        this.flat = grown(this.flat, c);
+        this.leader = grown(this.leader, c);
+      }
+    }
+    this.data.set(this.scratch.subarray(0, m * PATCH_FLOATS), at * PATCH_FLOATS);
+    this.flat.set(this.scratchFlat.subarray(0, m), at);
+    this.leader.set(this.scratchLeader.subarray(0, m), at);
+    this.first[k] = at;
+    this.last[k] = at + m;
+  }
+}
+
+export { PATCH_FLOATS };

@@ -119,10 +119,10 @@ export class PgsSolver {
     // ---- build rows (pair order: bottom levels first) ----
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
-      if (cs.start[k] === cs.start[k + 1]) continue;
+      if (cs.start[k] === cs.end[k]) continue;
       const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
       const slop = this.slopCells * cell;
-      for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
+      for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
         // Each penetrating point is a row; the points just outside that the
         // narrow phase lists for patches are not contacts here.
         if (!(cs.phi[i]! < 0)) continue;

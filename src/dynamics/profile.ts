@@ -35,6 +35,8 @@ export class StepProfile {
   queries = 0;
   /** Samples whose distance the backend actually computed (after its culls) in the last step. */
   samplesEvaluated = 0;
+  /** Cached samples the narrow phase evaluated again (exactly, on the CPU) in the last step. */
+  cacheEvaluations = 0;
   /** Query calls (one batched call per query round that had stale pairs) in the last step. */
   queryCalls = 0;
   /** GPU command-buffer submissions, buffer readbacks, and bytes read back / written by the queries in the last step (0 on the CPU). */
@@ -61,6 +63,7 @@ export class StepProfile {
     this.contacts = 0;
     this.queries = 0;
     this.samplesEvaluated = 0;
+    this.cacheEvaluations = 0;
     this.queryCalls = 0;
     this.submits = 0;
     this.readbacks = 0;

@@ -3,24 +3,35 @@
  * collision pass, the contact pass and shock propagation, on the contact
  * patches of each pair (patches.ts), one impulse per patch (impulse.ts).
  *
- * Within one pass the geometry of each pair (points, normals, depths) is what
- * the query returned at the start of the pass; impulses change velocities
- * only, and the next pass re-queries the pairs whose bodies received an
- * impulse. Per pair, patches are visited deepest first and each gets at most
- * one impulse per pass, applied only if it is approaching at its turn; this is
- * the seed's "until every point was once separating" rule without a GPU round
- * trip per impulse.
+ * A pair's geometry (points, normals, depths) is made current when the pass
+ * reaches it (Contacts.ensure: re-evaluated at the current predictions if one
+ * of its bodies received an impulse since, reused otherwise), and stays fixed
+ * while the pair is resolved: impulses change velocities only. Per pair,
+ * patches are visited deepest first and each gets at most one impulse per
+ * pass, applied only if it is approaching at its turn; this is the seed's
+ * "until every point was once separating" rule without a GPU round trip per
+ * impulse. A collision pass that applies no impulse at all ends the
+ * collision phase: every later pass would see the same velocities and the
+ * same points.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
-import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
+import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, normalVelocity, type ImpulseState, type Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
-import { PatchBuilder } from './patches.ts';
+import { PATCH_FLOATS, PatchCache } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
 import type { StepContext } from './stepContext.ts';
 
+/** Where the solver gets a pair's current contact points (the narrow phase). */
+export interface Contacts {
+  readonly cur: ContactSet;
+  /** Makes pair k's points in `cur` current. */
+  ensure(ctx: StepContext, pairs: PairList, k: number): void;
+}
+
+const SQRT3 = Math.sqrt(3);
 /** Sweeps over a pair's points in the shock-propagation pass. */
 const SHOCK_SWEEPS = 10;
 /**
@@ -42,7 +53,11 @@ const MAX_STEP = 0.25;
 const TANGLED = 0.5;
 
 export class SequentialSolver {
-  private readonly patch = new PatchBuilder();
+  /** The patches of each pair, rebuilt only when its points change. */
+  readonly patches = new PatchCache();
+  private readonly spread = new Float64Array(8);
+  /** Per patch of the pair being resolved: the approach speed that closes its gap (resolvePair). */
+  private allow = new Float64Array(16);
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
@@ -57,7 +72,7 @@ export class SequentialSolver {
    * One collision pass: every pair once, in shuffled order (the seed swaps
    * random pairs of the list), with the pair's own restitution.
    */
-  collide(ctx: StepContext, pairs: PairList, cs: ContactSet, rng: Rng): void {
+  collide(ctx: StepContext, pairs: PairList, con: Contacts, rng: Rng): boolean {
     const n = pairs.count;
     const order = pairs.order;
     for (let k = 0; k < n; k++) order[k] = k;
@@ -67,7 +82,9 @@ export class SequentialSolver {
       order[k] = order[j]!;
       order[j] = t;
     }
-    for (let k = 0; k < n; k++) this.resolvePair(ctx, pairs, cs, order[k]!, 0, true, 1);
+    let any = false;
+    for (let k = 0; k < n; k++) if (this.resolvePair(ctx, pairs, con, order[k]!, 0, true, 1)) any = true;
+    return any;
   }
 
   /**
@@ -76,7 +93,7 @@ export class SequentialSolver {
    * frozen once resolved). Pairs go level by level (pairs.order holds them
    * sorted by level, levels.ts); joints are stabilised per level in between.
    */
-  contactPass(ctx: StepContext, pairs: PairList, cs: ContactSet, it: number, levels: number, shock: boolean, c: ConstraintSystem | null): void {
+  contactPass(ctx: StepContext, pairs: PairList, con: Contacts, it: number, levels: number, shock: boolean, c: ConstraintSystem | null): void {
     const n = pairs.count;
     const order = pairs.order;
     const iters = ctx.settings.contactIterations;
@@ -98,7 +115,7 @@ export class SequentialSolver {
       // Shock propagation: the lower level is frozen, so repeating the pair
       // until no point approaches is cheap and converges (seed 8.1's "until
       // every point was once separating", run to the end).
-      this.resolvePair(ctx, pairs, cs, p, eps, false, shock ? SHOCK_SWEEPS : 1);
+      this.resolvePair(ctx, pairs, con, p, eps, false, shock ? SHOCK_SWEEPS : 1);
     }
     if (c) {
       // The last contact level and the joint-only levels above it; without
@@ -114,12 +131,13 @@ export class SequentialSolver {
    * contactPass uses), lower levels frozen, one pseudo impulse per patch
    * deeper than the slop.
    */
-  positionPass(ctx: StepContext, pairs: PairList, cs: ContactSet, levels: number): void {
+  positionPass(ctx: StepContext, pairs: PairList, con: Contacts, levels: number): void {
     const n = pairs.count;
     const order = pairs.order;
     this.beginFreezing(ctx, levels);
     const st = this.bind(ctx);
-    const patch = this.patch;
+    const pc = this.patches;
+    const cs = con.cur;
     let curLevel = -1;
     for (let o = 0; o < n; o++) {
       const k = order[o]!;
@@ -128,18 +146,20 @@ export class SequentialSolver {
         this.freezeBelow(ctx, L);
         curLevel = L;
       }
-      const s = cs.start[k]!, e = cs.start[k + 1]!;
-      if (s === e) continue;
+      con.ensure(ctx, pairs, k);
+      if (cs.start[k] === cs.end[k]) continue;
       const cell = pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
       if (this.untangle(ctx, st, pairs, cs, k, cell)) continue;
       const mu = pairMaterial(ctx.bodies, pairs.a[k]!, pairs.b[k]!, this.mat).friction;
-      patch.beginPair(e - s);
-      for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
-        patch.build(cs, s, e, i, cell);
+      pc.ensure(ctx, cs, k, cell);
+      const d = pc.data;
+      for (let q = pc.first[k]!; q < pc.last[k]!; q++) {
+        const i = pc.leader[q]!;
         const excess = -cs.phi[i]! - SLOP * cell;
         if (excess <= 0) continue;
         const target = Math.min(RATE * excess, MAX_STEP * cell) / ctx.dt;
-        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, patch.px, patch.py, patch.pz, patch.nx, patch.ny, patch.nz, target, mu);
+        const o = q * PATCH_FLOATS;
+        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, d[o]!, d[o + 1]!, d[o + 2]!, d[o + 3]!, d[o + 4]!, d[o + 5]!, target, mu);
       }
     }
     this.endFreezing(ctx);
@@ -158,7 +178,7 @@ export class SequentialSolver {
   private untangle(ctx: StepContext, st: ImpulseState, pairs: PairList, cs: ContactSet, k: number, cell: number): boolean {
     const a = pairs.a[k]!, b = pairs.b[k]!;
     let nx = 0, ny = 0, nz = 0, total = 0, deepest = 0, px = 0, py = 0, pz = 0;
-    for (let i = cs.start[k]!; i < cs.start[k + 1]!; i++) {
+    for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
       const d = -cs.phi[i]!;
       if (!(d > 0)) continue;
       // Normals as "push a away from b".
@@ -242,34 +262,67 @@ export class SequentialSolver {
    * the pair with a restitution ramp (shock propagation). Returns whether
    * any impulse was applied.
    */
-  private resolvePair(ctx: StepContext, pairs: PairList, cs: ContactSet, k: number, eps: number, useOwn: boolean, sweeps: number): boolean {
-    const s = cs.start[k]!, e = cs.start[k + 1]!;
-    if (s === e) return false;
+  private resolvePair(ctx: StepContext, pairs: PairList, con: Contacts, k: number, eps: number, useOwn: boolean, sweeps: number): boolean {
+    con.ensure(ctx, pairs, k);
+    const cs = con.cur;
+    if (cs.start[k] === cs.end[k]) return false;
     const a = pairs.a[k]!, b = pairs.b[k]!;
     const m = pairMaterial(ctx.bodies, a, b, this.mat);
     const useEps = useOwn ? m.restitution : eps;
     const st = this.bind(ctx);
     const cell = pairCell(ctx.shapes, ctx.bodies, a, b);
-    const patch = this.patch;
-    const spread = patch.spread;
+    const pc = this.patches;
+    pc.ensure(ctx, cs, k, cell);
+    const first = pc.first[k]!, last = pc.last[k]!;
+    if (first === last) return false;
+    const d = pc.data;
+    const spread = this.spread;
+    // Contact passes: the gap a face still has at the current poses (the
+    // leader's depth at the prediction less its approach over the horizon,
+    // with the velocities the prediction was made with) may close within
+    // the step (applyContactImpulse), so stacked faces come to rest touching
+    // instead of hovering up to g dt^2 apart. Only a face that is settling:
+    // a flat patch whose bodies turn against each other by less than the
+    // gap closes in the step across its width. Elsewhere the seed's rule
+    // holds (stop where the prediction touches): a curved patch's gap is
+    // within the tessellation's sagitta, and a tessellated ball rolling
+    // over the facets it lies on (flat, but turning) would otherwise drop
+    // onto each one, a bump per facet.
+    const h = ctx.predH;
+    if (this.allow.length < last - first) this.allow = new Float64Array(2 * (last - first));
+    const w = ctx.bodies.angVel;
+    const wr = Math.hypot(w[3 * a]! - w[3 * b]!, w[3 * a + 1]! - w[3 * b + 1]!, w[3 * a + 2]! - w[3 * b + 2]!);
+    for (let q = first; q < last; q++) {
+      const i = pc.leader[q]!;
+      let allow = 0;
+      if (!useOwn && h > 0 && pc.flat[q]) {
+        const gap = cs.phi[i]! - h * normalVelocity(st, cs.b1[i]!, cs.b2[i]!, cs.p[3 * i]!, cs.p[3 * i + 1]!, cs.p[3 * i + 2]!, cs.n[3 * i]!, cs.n[3 * i + 1]!, cs.n[3 * i + 2]!);
+        const o = q * PATCH_FLOATS;
+        const width = SQRT3 * Math.hypot(d[o + 6]!, d[o + 7]!);
+        if (gap > 0 && wr * width * ctx.dt < gap) allow = gap / ctx.dt;
+      }
+      this.allow[q - first] = allow;
+    }
     let any = false;
     for (let sweep = 0; sweep < sweeps; sweep++) {
       let applied = false;
       // Several sweeps ramp the restitution like the contact iterations do.
       const epsK = sweeps > 1 ? -0.9 + (0.9 * sweep) / (sweeps - 1) : useEps;
-      patch.beginPair(e - s);
-      for (let i = patch.nextLeader(cs, s, e); i >= 0; i = patch.nextLeader(cs, s, e)) {
-        patch.build(cs, s, e, i, cell);
+      for (let q = first; q < last; q++) {
+        const i = pc.leader[q]!;
         const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
-        const px = patch.px, py = patch.py, pz = patch.pz, nx = patch.nx, ny = patch.ny, nz = patch.nz;
-        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
+        const o = q * PATCH_FLOATS;
+        const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
+        const allow = this.allow[q - first]!;
+        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m, allow);
         if (jn !== 0) {
           applied = true;
-          if (patch.flat) {
+          if (pc.flat[q]) {
             // Torque and friction at the centroid interact (the centroid of
             // the samples is rarely the patch's true centre): alternate them
             // a few times so a sticking patch ends neither spinning nor
             // creeping, within what is left of its friction cone.
+            for (let c = 0; c < 8; c++) spread[c] = d[o + 6 + c]!;
             const sticking = lastImpulse.sticking;
             let budget = m.friction * jn - lastImpulse.jt;
             for (let r = 0; r < 3; r++) {

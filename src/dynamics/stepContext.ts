@@ -13,13 +13,21 @@
  *                     and for levels frozen by shock propagation
  *   invInertia[9i..]  world inverse inertia at the current orientation (0 likewise)
  *   level[i]          contact-graph level (-1: static)
- *   version[i]        bumped whenever i's velocity changed outside the contact
- *                     solve (joints, motors), so its pairs are queried again
+ *   version[i]        bumped whenever i's velocity changes (an impulse, a joint,
+ *                     a motor, an edit): its predicted pose, and the contact
+ *                     points of its pairs, are then out of date
+ *   predVersion[i]    the version its predicted pose was computed for, in
+ *   predPhase[i]      the phase (a predict stage) it was computed in
+ *
+ * Predictions are lazy: the predict stage computes every body's at the start
+ * of a phase, and ensurePredicted(i) recomputes one whose velocity changed
+ * since, when a pair of it is evaluated again (narrowphase.ts).
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { BodyStore } from './bodies.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
+import { predictBody } from './predict.ts';
 
 export class StepContext {
   dt = 0.01;
@@ -40,6 +48,14 @@ export class StepContext {
   pseudoAngVel = new Float64Array(0);
   /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
   levelStamp = 0;
+  /** Bumped by each predict stage; with predH and predGravity, how predictions are made in this phase. */
+  phase = 0;
+  /** Prediction horizon of the phase (dt in the separated scheme, 0 in the standard one). */
+  predH = 0;
+  /** Whether the phase's predictions add h dt g (the collision phase, 6.1). */
+  predGravity = false;
+  predVersion = new Uint32Array(0);
+  predPhase = new Int32Array(0);
 
   constructor(
     readonly bodies: BodyStore,
@@ -60,6 +76,8 @@ export class StepContext {
     this.invInertia = new Float64Array(9 * n);
     this.level = new Int32Array(n);
     this.version = new Uint32Array(n);
+    this.predVersion = new Uint32Array(n);
+    this.predPhase = new Int32Array(n).fill(-1);
     this.pseudoVel = new Float64Array(3 * n);
     this.pseudoAngVel = new Float64Array(3 * n);
     return true;
@@ -72,6 +90,12 @@ export class StepContext {
    */
   markMoved(i: number): void {
     this.version[i]++;
+  }
+
+  /** Recomputes body i's predicted pose if its velocity changed since it was predicted in this phase. */
+  ensurePredicted(i: number): void {
+    if (this.predPhase[i] === this.phase && this.predVersion[i] === this.version[i]) return;
+    predictBody(this, i);
   }
 
   /** The shape of body i. */

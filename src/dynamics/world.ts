@@ -37,6 +37,7 @@
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
 import { SimulationError } from '../errors.ts';
+import { grown } from '../util/growable.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
 import { applyPseudoVelocities, velocityUpdate, integratePositions } from './integrate.ts';
@@ -46,7 +47,7 @@ import { quatToMat3, Rng } from './math.ts';
 import { NarrowPhase } from './narrowphase.ts';
 import { BroadPhase, PairList } from './pairs.ts';
 import { PgsSolver } from './pgs.ts';
-import { predictPoses } from './predict.ts';
+import { predictPoses, solverMasses } from './predict.ts';
 import { bookQueryCounters, StepProfile, type Stage } from './profile.ts';
 import type { QueryCounters } from '../collision/query.ts';
 import { SequentialSolver } from './sequentialSolver.ts';
@@ -118,9 +119,6 @@ export class World {
   private readonly levels = new ContactLevels();
   private readonly sequential = new SequentialSolver();
   private readonly islands = new Islands();
-  /** How the current round predicted (to predict again after bodies woke). */
-  private predictedH = 0;
-  private predictedGravity = false;
   private readonly wakeFromMotor = (i: number): void => {
     this.islands.wake(this.ctx, i);
   };
@@ -243,6 +241,7 @@ export class World {
     prof.reset();
     const counters = this.backend.counters;
     Object.assign(this.countersAtStart, counters);
+    this.narrow.cacheEvaluations = 0;
     prof.begin();
     this.prepare();
     const S = this.solver;
@@ -250,15 +249,17 @@ export class World {
     // An active motor wakes its body's island (it is about to act).
     if (!S.sleep) this.islands.wakeAll(this.ctx);
     else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
+    solverMasses(this.ctx);
     if (S.scheme === 'standard') {
       await this.stepStandard();
     } else {
-      // 1. Collisions at x' = x + dt (v + dt g).
+      // 1. Collisions at x' = x + dt (v + dt g), until a pass changes nothing.
+      this.predict(this.dt, true);
+      this.broadphase();
+      await this.query('collisionQuery');
       for (let it = 0; it < S.collisionIterations; it++) {
-        this.predict(this.dt, true);
-        if (it === 0) this.broadphase();
-        await this.query('collisionQuery');
-        this.collisionSolve();
+        if (it > 0) await this.requery('collisionQuery');
+        if (!this.collisionSolve()) break;
       }
       this.guard('collisionSolve');
       this.jointVelocities();
@@ -276,17 +277,14 @@ export class World {
         this.pgsSolve(this.dt, levels);
       } else {
         for (let it = 0; it < S.contactIterations; it++) {
-          this.predict(this.dt, false);
-          await this.query('contactQuery');
+          if (it > 0) await this.requery('contactQuery');
           this.contactSolve(it, levels);
         }
         if (S.shockPropagation && S.contactGraph) {
-          this.predict(this.dt, false);
-          await this.query('contactQuery');
+          await this.requery('contactQuery');
           this.shockPropagation(levels);
         }
-        this.predict(this.dt, false);
-        await this.query('contactQuery');
+        await this.requery('contactQuery');
         this.positionCorrection(levels);
       }
       this.guard('contactSolve');
@@ -302,6 +300,7 @@ export class World {
     this.stepCount++;
     prof.totalMs = performance.now() - t0;
     bookQueryCounters(prof, this.countersAtStart, counters);
+    prof.cacheEvaluations = this.narrow.cacheEvaluations;
   }
 
   /** The standard ("old") scheme, docs/ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */
@@ -318,16 +317,18 @@ export class World {
     }
     this.integrate();
     this.guard('integrate');
+    // Orientations moved: the solver's inverse inertias follow.
+    solverMasses(this.ctx);
     // Detection at the new positions: no prediction.
+    this.predict(0, false);
+    this.broadphase();
+    await this.query('collisionQuery');
     for (let it = 0; it < S.collisionIterations; it++) {
-      this.predict(0, false);
-      if (it === 0) this.broadphase();
-      await this.query('collisionQuery');
-      this.collisionSolve();
+      if (it > 0) await this.requery('collisionQuery');
+      if (!this.collisionSolve()) break;
     }
     this.guard('collisionSolve');
     this.predict(0, false);
-    if (S.collisionIterations === 0) this.broadphase();
     await this.query('contactQuery');
     const levels = this.contactGraph();
     if (S.contactSolver === 'pgs') {
@@ -336,18 +337,15 @@ export class World {
       this.pgsPositionCorrection();
     } else {
       for (let it = 0; it < S.contactIterations; it++) {
-        this.predict(0, false);
-        await this.query('contactQuery');
+        if (it > 0) await this.requery('contactQuery');
         this.contactSolve(it, levels);
       }
       if (S.shockPropagation && S.contactGraph) {
-        this.predict(0, false);
-        await this.query('contactQuery');
+        await this.requery('contactQuery');
         this.shockPropagation(levels);
       }
       // Positions already advanced: the correction moves them now.
-      this.predict(0, false);
-      await this.query('contactQuery');
+      await this.requery('contactQuery');
       this.positionCorrection(levels);
       applyPseudoVelocities(this.ctx);
     }
@@ -360,15 +358,14 @@ export class World {
   // back from an awaited query count to the stage that follows).
 
   private predict(h: number, withGravity: boolean): void {
-    this.predictedH = h;
-    this.predictedGravity = withGravity;
     predictPoses(this.ctx, h, withGravity);
     this.profile.end('predict');
   }
 
   private broadphase(): void {
     this.findPairs();
-    this.narrow.compact(this.pairs);
+    this.narrow.beginStep(this.pairs);
+    this.sequential.patches.clear(this.pairs.count);
     this.profile.end('broadphase');
   }
 
@@ -378,19 +375,33 @@ export class World {
     this.profile.pairs = Math.max(this.profile.pairs, this.pairs.count);
   }
 
-  /** Cached samples brought up to date (one batched query for the pairs that need it), then the contact points. */
+  /**
+   * The start of a phase: the pairs' caches checked at the new predictions
+   * (one batched query for those past their limits), every pair's points
+   * made current, and the sleeping bodies an awake one now touches woken.
+   */
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
-    this.narrow.evaluate(this.ctx, this.pairs, this.profile);
+    await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, true);
+    this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
     if (this.wakeTouched()) {
       // Bodies woke: they now move and have mass, and their pairs among
       // themselves (left out while they slept) count again: predict and find
-      // the pairs of this round again.
-      predictPoses(this.ctx, this.predictedH, this.predictedGravity);
+      // the pairs of this phase again.
+      solverMasses(this.ctx);
+      predictPoses(this.ctx, this.ctx.predH, this.ctx.predGravity);
       this.findPairs();
-      await this.narrow.update(this.ctx, this.pairs, this.backend, this.profile);
-      this.narrow.evaluate(this.ctx, this.pairs, this.profile);
+      this.narrow.beginStep(this.pairs);
+      this.sequential.patches.clear(this.pairs.count);
+      await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, true);
+      this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
     }
+    this.profile.end(stage);
+  }
+
+  /** Between passes: one batched query for the pairs a pass moved past their limits, if any. */
+  private async requery(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
+    if (!this.narrow.needsQuery) return;
+    await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, false);
     this.profile.end(stage);
   }
 
@@ -399,7 +410,7 @@ export class World {
     const B = this.bodies, cs = this.narrow.cur, pairs = this.pairs;
     let woke = false;
     for (let k = 0; k < pairs.count; k++) {
-      if (cs.start[k] === cs.start[k + 1]) continue;
+      if (cs.start[k] === cs.end[k]) continue;
       const a = pairs.a[k]!, b = pairs.b[k]!;
       if (B.asleep[a] && !B.asleep[b]) woke = this.islands.wake(this.ctx, a) || woke;
       else if (B.asleep[b] && !B.asleep[a]) woke = this.islands.wake(this.ctx, b) || woke;
@@ -416,9 +427,11 @@ export class World {
     p.end('islands');
   }
 
-  private collisionSolve(): void {
-    this.sequential.collide(this.ctx, this.pairs, this.narrow.cur, this.rng);
+  /** One collision pass; false when it applied no impulse (the phase is over). */
+  private collisionSolve(): boolean {
+    const any = this.sequential.collide(this.ctx, this.pairs, this.narrow, this.rng);
     this.profile.end('collisionSolve');
+    return any;
   }
 
   private velocityUpdate(): void {
@@ -441,17 +454,17 @@ export class World {
   }
 
   private contactSolve(it: number, levels: number): void {
-    this.sequential.contactPass(this.ctx, this.pairs, this.narrow.cur, it, levels, false, this.constraints);
+    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, it, levels, false, this.constraints);
     this.profile.end('contactSolve');
   }
 
   private positionCorrection(levels: number): void {
-    this.sequential.positionPass(this.ctx, this.pairs, this.narrow.cur, levels);
+    this.sequential.positionPass(this.ctx, this.pairs, this.narrow, levels);
     this.profile.end('positionCorrection');
   }
 
   private shockPropagation(levels: number): void {
-    this.sequential.contactPass(this.ctx, this.pairs, this.narrow.cur, this.solver.contactIterations, levels, true, this.constraints);
+    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, this.solver.contactIterations, levels, true, this.constraints);
     this.profile.end('shockPropagation');
   }
 
@@ -538,20 +551,24 @@ export class World {
   private publishContacts(): void {
     const cs = this.narrow.cur;
     const v = this.contacts;
-    if (v.points.length < 3 * cs.count) {
-      v.points = new Float64Array(3 * cs.count + 96);
-      v.normals = new Float64Array(3 * cs.count + 96);
-      v.depth = new Float64Array(cs.count + 32);
-    }
-    // The penetrating points (not the ones just outside that patches use).
+    // The penetrating points (not the ones just outside that patches use),
+    // as the pairs' points were last made.
     let n = 0;
-    for (let i = 0; i < cs.count; i++) {
-      if (!(cs.phi[i]! < 0)) continue;
-      for (let c = 0; c < 3; c++) {
-        v.points[3 * n + c] = cs.p[3 * i + c]!;
-        v.normals[3 * n + c] = cs.n[3 * i + c]!;
+    for (let k = 0; k < this.pairs.count; k++) {
+      for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
+        if (!(cs.phi[i]! < 0)) continue;
+        if (v.depth.length <= n) {
+          const c = 2 * n + 32;
+          v.points = grown(v.points, 3 * c);
+          v.normals = grown(v.normals, 3 * c);
+          v.depth = grown(v.depth, c);
+        }
+        for (let c = 0; c < 3; c++) {
+          v.points[3 * n + c] = cs.p[3 * i + c]!;
+          v.normals[3 * n + c] = cs.n[3 * i + c]!;
+        }
+        v.depth[n++] = -cs.phi[i]!;
       }
-      v.depth[n++] = -cs.phi[i]!;
     }
     v.count = n;
   }

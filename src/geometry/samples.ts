@@ -40,6 +40,15 @@ export interface CollisionSamples {
    */
   normals?: Float32Array;
   /**
+   * Where the surface around each sample turns sharply (sampleCreases): 6
+   * floats per sample, the symmetric tensor sum over the sharp mesh edges
+   * next to it (dihedral above CREASE_DEGREES) of u u^T, u the unit
+   * direction across the edge (xx, xy, xz, yy, yz, zz, local frame). Along a
+   * direction d, d^T M d is about 1 where a sharp edge crosses d's way and
+   * 0 on a smooth tessellation (a ball, the side of a cylinder).
+   */
+  creases?: Float32Array;
+  /**
    * The surface area each sample stands for (sampleAreas): the samples are
    * dense where many triangles meet (a sphere's poles), so a contact patch
    * weighs its points by area, not by count, to find its centre.
@@ -194,6 +203,100 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   }
   const out: CollisionSamples = { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
   out.areas = sampleAreas(mesh, out);
+  out.creases = sampleCreases(mesh, out);
+  return out;
+}
+
+/**
+ * A mesh edge is a crease (a real edge of the solid, not a seam of a smooth
+ * surface's tessellation) when its faces meet at more than this angle
+ * between their normals: above the few degrees between the facets of a
+ * tessellated ball or cylinder (7.5 for 48 segments, 15 for 24), below the
+ * 90 of a box. A 12-gon prism (30) counts as a prism.
+ */
+export const CREASE_DEGREES = 25;
+
+/**
+ * The crease tensor of every sample (CollisionSamples.creases): for a vertex
+ * its incident edges, for a face sample its triangle's three edges, for an
+ * edge sample its own edge; each crease among them adds u u^T with u the
+ * unit vector across the edge in the surface (sample normal x edge
+ * direction). An open edge (one face) counts as a crease.
+ */
+export function sampleCreases(mesh: TriMesh, s: CollisionSamples): Float32Array {
+  const p = mesh.positions, idx = mesh.indices;
+  const nv = s.meshVertexCount ?? s.vertexCount;
+  const n = sampleCount(s);
+  const out = new Float32Array(6 * n);
+  const normals = s.normals;
+  if (!normals) return out;
+  const cosCrease = Math.cos((CREASE_DEGREES * Math.PI) / 180);
+  // Face normals, and the faces of each unique edge.
+  const nt = idx.length / 3;
+  const fn = new Float64Array(3 * nt);
+  for (let t = 0; t < nt; t++) {
+    const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, c = 3 * idx[3 * t + 2]!;
+    const ux = p[b]! - p[a]!, uy = p[b + 1]! - p[a + 1]!, uz = p[b + 2]! - p[a + 2]!;
+    const vx = p[c]! - p[a]!, vy = p[c + 1]! - p[a + 1]!, vz = p[c + 2]! - p[a + 2]!;
+    const x = uy * vz - uz * vy, y = uz * vx - ux * vz, z = ux * vy - uy * vx;
+    const l = Math.hypot(x, y, z) || 1;
+    fn[3 * t] = x / l; fn[3 * t + 1] = y / l; fn[3 * t + 2] = z / l;
+  }
+  const edgeIndex = new Map<number, number>();
+  for (let e = 0; e < s.edgeCount; e++) edgeIndex.set(s.edges[2 * e]! * nv + s.edges[2 * e + 1]!, e);
+  const faceA = new Int32Array(s.edgeCount).fill(-1), faceB = new Int32Array(s.edgeCount).fill(-1);
+  const triEdges = new Int32Array(3 * nt).fill(-1);
+  for (let t = 0; t < nt; t++) {
+    for (let j = 0; j < 3; j++) {
+      const v0 = idx[3 * t + j]!, v1 = idx[3 * t + ((j + 1) % 3)]!;
+      const e = edgeIndex.get(Math.min(v0, v1) * nv + Math.max(v0, v1));
+      if (e === undefined) continue;
+      triEdges[3 * t + j] = e;
+      if (faceA[e] === -1) faceA[e] = t;
+      else faceB[e] = t;
+    }
+  }
+  const crease = new Uint8Array(s.edgeCount);
+  for (let e = 0; e < s.edgeCount; e++) {
+    const a = faceA[e]!, b = faceB[e]!;
+    crease[e] = a < 0 || b < 0 || fn[3 * a]! * fn[3 * b]! + fn[3 * a + 1]! * fn[3 * b + 1]! + fn[3 * a + 2]! * fn[3 * b + 2]! < cosCrease ? 1 : 0;
+  }
+  /** Adds edge e's crease term (if it is one) to sample i's tensor. */
+  const add = (i: number, e: number): void => {
+    if (!crease[e]) return;
+    const a = 3 * s.edges[2 * e]!, b = 3 * s.edges[2 * e + 1]!;
+    const dx = p[b]! - p[a]!, dy = p[b + 1]! - p[a + 1]!, dz = p[b + 2]! - p[a + 2]!;
+    const nx = normals[4 * i]!, ny = normals[4 * i + 1]!, nz = normals[4 * i + 2]!;
+    let ux = ny * dz - nz * dy, uy = nz * dx - nx * dz, uz = nx * dy - ny * dx;
+    const l = Math.hypot(ux, uy, uz);
+    if (!(l > 0)) return;
+    ux /= l; uy /= l; uz /= l;
+    const o = 6 * i;
+    out[o] += ux * ux; out[o + 1] += ux * uy; out[o + 2] += ux * uz;
+    out[o + 3] += uy * uy; out[o + 4] += uy * uz; out[o + 5] += uz * uz;
+  };
+  // Vertices: their incident edges.
+  for (let e = 0; e < s.edgeCount; e++) {
+    add(s.edges[2 * e]!, e);
+    add(s.edges[2 * e + 1]!, e);
+  }
+  // Face samples (FACE_SAMPLES_PER_TRIANGLE per qualifying triangle, in
+  // triangle order, after the vertices): their triangle's edges.
+  let face = nv;
+  for (let t = 0; t < nt && face < s.vertexCount; t++) {
+    const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, c = 3 * idx[3 * t + 2]!;
+    const cx = (p[a]! + p[b]! + p[c]!) / 3, cy = (p[a + 1]! + p[b + 1]! + p[c + 1]!) / 3, cz = (p[a + 2]! + p[b + 2]! + p[c + 2]!) / 3;
+    const q = s.points;
+    if (Math.abs(q[4 * face]! - cx) + Math.abs(q[4 * face + 1]! - cy) + Math.abs(q[4 * face + 2]! - cz) > 1e-6 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz))) continue;
+    for (let f = 0; f < FACE_SAMPLES_PER_TRIANGLE; f++) {
+      for (let j = 0; j < 3; j++) if (triEdges[3 * t + j]! >= 0) add(face + f, triEdges[3 * t + j]!);
+    }
+    face += FACE_SAMPLES_PER_TRIANGLE;
+  }
+  // Edge samples: their own edge.
+  for (let e = 0; e < s.edgeCount; e++) {
+    for (let k = 0; k < s.edgeSamples; k++) add(s.vertexCount + e * s.edgeSamples + k, e);
+  }
   return out;
 }
 
