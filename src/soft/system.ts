@@ -106,8 +106,13 @@ export interface SoftBody {
   surface: SkinnedSurface;
   /** The model it was built from (rest positions, kinds, spacing). */
   model: SoftModel;
-  /** Bound on the squared highest frequency (file comment), for the substep choice. */
+  /** Bound on the squared highest frequency (file comment), for the substep choice: springs' part plus volume's. */
   omega2: number;
+  omega2Springs: number;
+  omega2Volume: number;
+  /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
+  stiffness: number;
+  damping: number;
   /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
   scratchPositions: Float64Array;
   scratchGradient: Float64Array;
@@ -297,8 +302,9 @@ export class SoftSystem {
       springSum[a] += k;
       springSum[b] += k;
     }
-    let omega2 = 0;
-    for (let i = 0; i < np; i++) omega2 = Math.max(omega2, (2 * springSum[i]!) / this.mass[p0 + i]!);
+    let omega2Springs = 0;
+    for (let i = 0; i < np; i++) omega2Springs = Math.max(omega2Springs, (2 * springSum[i]!) / this.mass[p0 + i]!);
+    let omega2Volume = 0;
 
     const nv = model.skinWeight.length / 4;
     const surface: SkinnedSurface = {
@@ -320,7 +326,7 @@ export class SoftSystem {
       addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, () => 1, grad);
       let sum = 0;
       for (let i = p0; i < p0 + np; i++) sum += (grad[3 * i]! ** 2 + grad[3 * i + 1]! ** 2 + grad[3 * i + 2]! ** 2) / this.mass[i]!;
-      omega2 += (material.volumeStiffness / restVolume) * sum;
+      omega2Volume = (material.volumeStiffness / restVolume) * sum;
     }
 
     this.massVersion++;
@@ -338,11 +344,44 @@ export class SoftSystem {
       volume: restVolume,
       surface,
       model,
-      omega2,
+      omega2: omega2Springs + omega2Volume,
+      omega2Springs,
+      omega2Volume,
+      stiffness: material.stiffness,
+      damping: material.damping,
       scratchPositions,
       scratchGradient,
     });
     return index;
+  }
+
+  /**
+   * Changes body b's modulus and damping ratio while it runs (the app's
+   * panel): every spring's k scales with the modulus (k = stiffness s^2 / L
+   * weight), the volume preservation's bulk modulus too (it defaults to a
+   * multiple of the modulus), each damper follows from its new k and the
+   * damping ratio, and the substep bound from both. Values must be positive
+   * (damping >= 0) and finite.
+   */
+  setMaterial(b: number, stiffness: number, damping: number): void {
+    const body = this.bodies[b]!;
+    if (!(stiffness > 0 && Number.isFinite(stiffness))) throw new RangeError(`soft body "${body.name}": stiffness must be positive and finite, got ${stiffness}`);
+    if (!(damping >= 0 && Number.isFinite(damping))) throw new RangeError(`soft body "${body.name}": damping must be >= 0 and finite, got ${damping}`);
+    const scale = stiffness / body.stiffness;
+    for (let s = body.springStart; s < body.springStart + body.springCount; s++) {
+      const k = this.springK[s]! * scale;
+      const ma = this.mass[this.springA[s]!]!, mb = this.mass[this.springB[s]!]!;
+      this.springK[s] = k;
+      this.springC[s] = 2 * damping * Math.sqrt((k * ma * mb) / (ma + mb));
+    }
+    body.volumeStiffness *= scale;
+    body.omega2Springs *= scale;
+    body.omega2Volume *= scale;
+    body.omega2 = body.omega2Springs + body.omega2Volume;
+    body.stiffness = stiffness;
+    body.damping = damping;
+    // The exact dampers' factors depend on c.
+    this.massVersion++;
   }
 
   /**
