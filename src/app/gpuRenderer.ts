@@ -36,6 +36,8 @@ import { buildRenderMesh, RENDER_VERTEX_FLOATS } from './renderMesh.ts';
 import { LIGHT_DIR, type RenderWorld, type SceneRenderer } from './sceneRenderer.ts';
 import { drawsSolids, type ViewState } from './views.ts';
 import { depthFieldNodes, sliceQuad } from './sdfView.ts';
+import { SoftPass } from './softPass.ts';
+import { softSystemOf } from './sceneRenderer.ts';
 
 const SAMPLE_COUNT = 4;
 const DEPTH_FORMAT: GPUTextureFormat = 'depth24plus-stencil8';
@@ -132,6 +134,7 @@ export class WebGpuRenderer implements SceneRenderer {
       'background' | 'ground' | 'shadow' | 'mesh' | 'wire' | 'lines' | 'points' | 'depthPoints' | 'slice',
       GPURenderPipeline
     >,
+    private readonly soft: SoftPass,
   ) {
     const ctx = canvas.getContext('webgpu');
     if (!ctx) throw new Error('this canvas cannot give a WebGPU context');
@@ -331,6 +334,7 @@ export class WebGpuRenderer implements SceneRenderer {
         multisample: ms,
       }),
     ]);
+    const soft = await SoftPass.create(device, { format, sampleCount: SAMPLE_COUNT, depthFormat: DEPTH_FORMAT, frameLayout: frame });
     return new WebGpuRenderer(canvas, device, format, { frame, points, slice }, {
       background,
       ground: groundP,
@@ -341,7 +345,7 @@ export class WebGpuRenderer implements SceneRenderer {
       points: pointsP,
       depthPoints: depthPointsP,
       slice: sliceP,
-    });
+    }, soft);
   }
 
   private makeFrameBindGroup(): GPUBindGroup {
@@ -375,6 +379,7 @@ export class WebGpuRenderer implements SceneRenderer {
   setWorld(world: RenderWorld | null): void {
     this.releaseShapes();
     this.world = world;
+    this.soft.setSystem(softSystemOf(world), world?.bodies.count ?? 0);
     if (!world) return;
     const U = GPUBufferUsage;
     for (const s of world.shapes) {
@@ -472,6 +477,7 @@ export class WebGpuRenderer implements SceneRenderer {
     if (dpr === this.dpr) return;
     this.dpr = dpr;
     for (const st of this.styles) this.device.queue.writeBuffer(st.buffer, 0, new Float32Array([st.px * dpr]));
+    this.soft.setPixelRatio(dpr);
   }
 
   render(camera: OrbitCamera, views: ViewState): void {
@@ -480,6 +486,8 @@ export class WebGpuRenderer implements SceneRenderer {
     this.writeFrame(camera, world);
     if (world) this.writeInstances(world, views);
     const lineCount = world ? this.buildOverlays(world, views) : 0;
+    // The springs view shows the net instead of the surface (inside it, coloured by strain).
+    if (world) this.soft.prepare({ surface: drawsSolids(views) && !views.softSprings, springs: views.softSprings, particles: views.softParticles });
 
     const encoder = this.device.createCommandEncoder({ label: 'frame' });
     const pass = encoder.beginRenderPass({
@@ -531,6 +539,7 @@ export class WebGpuRenderer implements SceneRenderer {
       pass.setVertexBuffer(0, g.vertices);
       pass.draw(g.vertexCount, this.shapeCount[s]!, 0, this.shapeFirst[s]!);
     }
+    this.soft.recordShadow(pass);
     if (drawsSolids(views)) {
       pass.setPipeline(this.pipelines.mesh);
       for (let s = 0; s < shapes.length; s++) {
@@ -539,6 +548,7 @@ export class WebGpuRenderer implements SceneRenderer {
         pass.setVertexBuffer(0, g.vertices);
         pass.draw(g.vertexCount, this.shapeCount[s]!, 0, this.shapeFirst[s]!);
       }
+      this.soft.recordSurface(pass);
     }
     // Depth field: the slice through the chosen body, then its grid nodes (drawn with the points).
     const sb = views.depthField ? views.sliceBody : -1;
@@ -597,6 +607,7 @@ export class WebGpuRenderer implements SceneRenderer {
       pass.setBindGroup(1, this.pointBindGroup);
       pass.draw(6 * this.pointVerts.count, 1, 0, 0);
     }
+    this.soft.recordOverlay(pass);
   }
 
   private nodesOf(g: GpuShape): NonNullable<GpuShape['nodes']> {
@@ -758,6 +769,7 @@ export class WebGpuRenderer implements SceneRenderer {
     this.pointBuffer.destroy();
     this.sliceUniform.destroy();
     for (const st of this.styles) st.buffer.destroy();
+    this.soft.destroy();
     this.context.unconfigure();
   }
 }

@@ -26,7 +26,8 @@ import { worldAabb } from './overlays.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
-import type { SceneRenderer } from './sceneRenderer.ts';
+import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
+import { SoftPanel } from './softPanel.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
 import { formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
@@ -53,6 +54,7 @@ class App {
   private renderer!: SceneRenderer;
   private sim!: Simulation;
   private panel!: ControlPanel;
+  private softPanel!: SoftPanel;
   private readonly chart = new StageChart();
   private readonly recorder = new CanvasRecorder();
   private readonly camera = defaultCamera();
@@ -86,6 +88,8 @@ class App {
       },
       onWorld: (w) => {
         this.renderer.setWorld(w);
+        this.softPanel.dt = w.dt;
+        this.softPanel.show(softSystemOf(w));
         this.chart.clear();
         this.views = resolveSliceBody(this.views, w.bodies.count, (i) => !!w.shapes[w.bodies.shape[i]!]?.sdf);
         this.panel.showViews(this.views, w.bodies.count);
@@ -128,6 +132,7 @@ class App {
       this.gpu !== null,
       backend,
     );
+    this.softPanel = new SoftPanel(this.panel.pane);
     this.panel.showViews(this.views, 1);
     $('hud').append(this.chart.element);
     this.setUpFiles();
@@ -263,7 +268,7 @@ class App {
     const el = $('status');
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()} queries${
+      ? `${scene} · ${w.bodies.count} bodies${softCount(w)} · t = ${w.time.toFixed(2)} s · ${this.sim.backend.toUpperCase()} queries${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
       : 'loading…';
@@ -493,3 +498,10 @@ void new App().start().catch((e) => {
   }
   console.error(e);
 });
+
+/** " · N soft bodies (P particles)" for the status line, or nothing. */
+function softCount(w: World): string {
+  const soft = softSystemOf(w);
+  if (!soft || soft.bodies.length === 0) return '';
+  return ` · ${soft.bodies.length} soft bod${soft.bodies.length === 1 ? 'y' : 'ies'} (${soft.particleCount} particles)`;
+}
