@@ -146,7 +146,7 @@ export const softBuiltins: SoftBuiltin[] = [
           floor: floorShape,
           // The rings scene's pegs, shorter.
           peg: { type: 'cylinder', radius: 0.08, height: 1.6, segments: 21, sdf: { cells: 64 } },
-          blob: { type: 'sphere', radius: 0.2, segments: [16, 12] },
+          blob: { type: 'sphere', radius: 0.2, segments: [24, 16] },
         },
         bodies,
         softMaterials: { jelly: { ...jelly, stiffness: 20000, damping: 0.5, preserveVolume: true } },
