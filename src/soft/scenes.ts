@@ -149,7 +149,7 @@ export const softBuiltins: SoftBuiltin[] = [
           blob: { type: 'sphere', radius: 0.2, segments: [24, 16] },
         },
         bodies,
-        softMaterials: { jelly: { ...jelly, stiffness: 20000, damping: 0.5, preserveVolume: true } },
+        softMaterials: { jelly: { ...jelly, stiffness: 15000, damping: 0.5, preserveVolume: true } },
         softBodies,
       };
     },
