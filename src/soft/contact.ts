@@ -85,6 +85,7 @@
  * bounce.
  */
 import type { BodyStore } from '../dynamics/bodies.ts';
+import { quatToMat3 } from '../dynamics/math.ts';
 import { grown } from '../util/growable.ts';
 import { RESTING_APPROACH, type SoftCollider } from './collide.ts';
 import { invert3 } from './embed.ts';
@@ -153,16 +154,7 @@ export class RigidMotion {
     this.q[4 * i + 1] = y;
     this.q[4 * i + 2] = z;
     this.q[4 * i + 3] = w;
-    const m = this.R, o = 9 * i;
-    m[o] = 1 - 2 * (y * y + z * z);
-    m[o + 1] = 2 * (x * y - z * w);
-    m[o + 2] = 2 * (x * z + y * w);
-    m[o + 3] = 2 * (x * y + z * w);
-    m[o + 4] = 1 - 2 * (x * x + z * z);
-    m[o + 5] = 2 * (y * z - x * w);
-    m[o + 6] = 2 * (x * z - y * w);
-    m[o + 7] = 2 * (y * z + x * w);
-    m[o + 8] = 1 - 2 * (x * x + y * y);
+    quatToMat3(this.q, 4 * i, this.R, 9 * i);
   }
 
   /** Inverse mass of body i along n at arm r: 1/M + (r x n) . I^-1 (r x n) (0 for static bodies). */
@@ -203,8 +195,6 @@ export class RigidMotion {
   }
 }
 
-/** What kind of point sits in a soft body's tetrahedron. */
-export const EmbeddedKind = { Rigid: 0, Particle: 1 } as const;
 
 /** The contacts of one step and their enforcement per substep (file comment). */
 export class SoftContacts implements SoftCollider {
@@ -220,13 +210,12 @@ export class SoftContacts implements SoftCollider {
   mu = new Float64Array(0);
   e = new Float64Array(0);
 
-  // A point in a soft body's tetrahedron: the body (soft index), the tetrahedron's 4 global particles and
-  // its rest edge matrix transposed times g_0 (3), the point (a rigid body and local point, or a particle),
+  // A rigid point in a soft body's tetrahedron: the body (soft index), the tetrahedron's 4 global particles and
+  // its rest edge matrix transposed times g_0 (3), the point (a rigid body and its local point),
   // phi_0, g_0 and X_0 in the rest frame, the rest corner X_a (3), materials.
   embeddedCount = 0;
   eSoft = new Int32Array(0);
   eTet = new Int32Array(0);
-  eKind = new Uint8Array(0);
   eOther = new Int32Array(0);
   eLocal = new Float64Array(0);
   ePhi0 = new Float64Array(0);
@@ -305,7 +294,7 @@ export class SoftContacts implements SoftCollider {
 
   /** `slop`: how deep (rest units) the point may sit before the contact acts; `spacing`: the soft body's (file comment). */
   addEmbedded(
-    soft: number, corners: ArrayLike<number>, rest: Float64Array, restOffset: number, kind: number, other: number, local: ArrayLike<number>,
+    soft: number, corners: ArrayLike<number>, rest: Float64Array, restOffset: number, other: number, local: ArrayLike<number>,
     phi0: number, g: ArrayLike<number>, go: number, X0: ArrayLike<number>, mu: number, e: number, slop: number, spacing: number,
   ): void {
     const i = this.embeddedCount++;
@@ -313,7 +302,6 @@ export class SoftContacts implements SoftCollider {
       const c = Math.max(64, 2 * i);
       this.eSoft = grown(this.eSoft, c);
       this.eTet = grown(this.eTet, 4 * c);
-      this.eKind = grown(this.eKind, c);
       this.eOther = grown(this.eOther, c);
       this.eLocal = grown(this.eLocal, 3 * c);
       this.ePhi0 = grown(this.ePhi0, c);
@@ -327,7 +315,6 @@ export class SoftContacts implements SoftCollider {
     }
     this.eSoft[i] = soft;
     for (let k = 0; k < 4; k++) this.eTet[4 * i + k] = corners[k]!;
-    this.eKind[i] = kind;
     this.eOther[i] = other;
     this.ePhi0[i] = phi0 + slop;
     const a = 3 * (corners[0]! - restOffset);
@@ -509,25 +496,15 @@ export class SoftContacts implements SoftCollider {
         x[3 * b + 1]! - ay, x[3 * c + 1]! - ay, x[3 * d + 1]! - ay,
         x[3 * b + 2]! - az, x[3 * c + 2]! - az, x[3 * d + 2]! - az, inv, 0,
       )) continue; // a flattened tetrahedron has no inside this substep
-      // The point now.
-      const rigidPoint = this.eKind[k] === EmbeddedKind.Rigid;
+      // The rigid point now.
       const other = this.eOther[k]!;
-      let fx: number, fy: number, fz: number, rx = 0, ry = 0, rz = 0;
-      if (rigidPoint) {
-        rigid.pose(other, s);
-        const R = rigid.R, ro = 9 * other;
-        const lx = this.eLocal[3 * k]!, ly = this.eLocal[3 * k + 1]!, lz = this.eLocal[3 * k + 2]!;
-        rx = R[ro]! * lx + R[ro + 1]! * ly + R[ro + 2]! * lz;
-        ry = R[ro + 3]! * lx + R[ro + 4]! * ly + R[ro + 5]! * lz;
-        rz = R[ro + 6]! * lx + R[ro + 7]! * ly + R[ro + 8]! * lz;
-        fx = rigid.c[3 * other]! + rx;
-        fy = rigid.c[3 * other + 1]! + ry;
-        fz = rigid.c[3 * other + 2]! + rz;
-      } else {
-        fx = x[3 * other]!;
-        fy = x[3 * other + 1]!;
-        fz = x[3 * other + 2]!;
-      }
+      rigid.pose(other, s);
+      const R = rigid.R, ro = 9 * other;
+      const lx = this.eLocal[3 * k]!, ly = this.eLocal[3 * k + 1]!, lz = this.eLocal[3 * k + 2]!;
+      const rx = R[ro]! * lx + R[ro + 1]! * ly + R[ro + 2]! * lz;
+      const ry = R[ro + 3]! * lx + R[ro + 4]! * ly + R[ro + 5]! * lz;
+      const rz = R[ro + 6]! * lx + R[ro + 7]! * ly + R[ro + 8]! * lz;
+      const fx = rigid.c[3 * other]! + rx, fy = rigid.c[3 * other + 1]! + ry, fz = rigid.c[3 * other + 2]! + rz;
       const qx = fx - ax, qy = fy - ay, qz = fz - az;
       const l1 = inv[0]! * qx + inv[1]! * qy + inv[2]! * qz;
       const l2 = inv[3]! * qx + inv[4]! * qy + inv[5]! * qz;
@@ -558,29 +535,18 @@ export class SoftContacts implements SoftCollider {
       const s0 = c0 * cs, s1 = c1 * cs, s2 = c2 * cs, s3 = c3 * cs;
       const wa = s0 * im[a]!, wb = s1 * im[b]!, wc = s2 * im[c]!, wd = s3 * im[d]!;
       const wm = s0 * wa + s1 * wb + s2 * wc + s3 * wd;
-      const wf = rigidPoint ? rigid.inverseMassAlong(other, rx, ry, rz, nx, ny, nz) : im[other]!;
-      const W = wm + wf;
-      if (!(W > 0)) continue;
+      const W = wm + rigid.inverseMassAlong(other, rx, ry, rz, nx, ny, nz);
+      if (!(wm > 0)) continue;
       this.active++;
-      // Positions: a rigid point stays (World moves rigid bodies), so the soft side takes the whole depth.
-      const softShare = rigidPoint ? (wm > 0 ? depth / wm : 0) : depth / W;
+      // Positions: the rigid point stays (World moves rigid bodies), so the soft side takes the whole depth.
+      const softShare = depth / wm;
       addScaled(x, a, -softShare * wa, nx, ny, nz);
       addScaled(x, b, -softShare * wb, nx, ny, nz);
       addScaled(x, c, -softShare * wc, nx, ny, nz);
       addScaled(x, d, -softShare * wd, nx, ny, nz);
-      if (!rigidPoint) addScaled(x, other, (depth / W) * wf, nx, ny, nz);
-      // Relative velocity of the point against the material point.
-      let ux: number, uy: number, uz: number;
-      if (rigidPoint) {
-        rigid.pointVelocity(other, rx, ry, rz, vr);
-        ux = vr[0]!;
-        uy = vr[1]!;
-        uz = vr[2]!;
-      } else {
-        ux = v[3 * other]!;
-        uy = v[3 * other + 1]!;
-        uz = v[3 * other + 2]!;
-      }
+      // Relative velocity of the rigid point against the material point.
+      rigid.pointVelocity(other, rx, ry, rz, vr);
+      const ux = vr[0]!, uy = vr[1]!, uz = vr[2]!;
       const mx = s0 * v[3 * a]! + s1 * v[3 * b]! + s2 * v[3 * c]! + s3 * v[3 * d]!;
       const my = s0 * v[3 * a + 1]! + s1 * v[3 * b + 1]! + s2 * v[3 * c + 1]! + s3 * v[3 * d + 1]!;
       const mz = s0 * v[3 * a + 2]! + s1 * v[3 * b + 2]! + s2 * v[3 * c + 2]! + s3 * v[3 * d + 2]!;
@@ -599,8 +565,7 @@ export class SoftContacts implements SoftCollider {
         tx /= vt;
         ty /= vt;
         tz /= vt;
-        const wtf = rigidPoint ? rigid.inverseMassAlong(other, rx, ry, rz, tx, ty, tz) : im[other]!;
-        jt = Math.min(vt / (wm + wtf), this.eMu[k]! * jn);
+        jt = Math.min(vt / (wm + rigid.inverseMassAlong(other, rx, ry, rz, tx, ty, tz)), this.eMu[k]! * jn);
       }
       // Impulse J = jn n - jt t on the point, -J on the material point.
       const Jx = jn * nx - jt * tx, Jy = jn * ny - jt * ty, Jz = jn * nz - jt * tz;
@@ -608,13 +573,9 @@ export class SoftContacts implements SoftCollider {
       addScaled(v, b, -wb, Jx, Jy, Jz);
       addScaled(v, c, -wc, Jx, Jy, Jz);
       addScaled(v, d, -wd, Jx, Jy, Jz);
-      if (rigidPoint) {
-        if (rigid.bodies!.invMass[other] !== 0) {
-          rigid.applyImpulse(other, rx, ry, rz, Jx, Jy, Jz);
-          this.touched[other] = 1;
-        }
-      } else {
-        addScaled(v, other, im[other]!, Jx, Jy, Jz);
+      if (rigid.bodies!.invMass[other] !== 0) {
+        rigid.applyImpulse(other, rx, ry, rz, Jx, Jy, Jz);
+        this.touched[other] = 1;
       }
     }
   }

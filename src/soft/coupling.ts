@@ -57,7 +57,7 @@ import type { StepHook, World } from '../dynamics/world.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import { grown } from '../util/growable.ts';
 import type { PlaneCollider } from './collide.ts';
-import { EmbeddedKind, RIGID_SLOP, RigidMotion, SoftContacts } from './contact.ts';
+import { RIGID_SLOP, RigidMotion, SoftContacts } from './contact.ts';
 import { TetLocator } from './embed.ts';
 import { sampleSdf } from '../sdf/grid.ts';
 import { SpringKind } from './model.ts';
@@ -670,7 +670,7 @@ export class SoftCoupling implements StepHook {
           local[c] = set.local[3 * j + c]!;
           X0[c] = set.points[4 * j + c]!;
         }
-        contacts.addEmbedded(b, corners, body.model.rest, body.particleStart, EmbeddedKind.Rigid, tag, local, res.phi[k]!, res.normal, 3 * k, X0,
+        contacts.addEmbedded(b, corners, body.model.rest, body.particleStart, tag, local, res.phi[k]!, res.normal, 3 * k, X0,
           Math.max(body.friction, B.friction[tag]!), body.restitution * B.restitution[tag]!, RIGID_SLOP * body.model.spacing, body.model.spacing);
       }
     }

@@ -4,7 +4,7 @@
  * registers this list, so `stackfield run --builtin soft-pegs --dump` prints a
  * file anyone can edit.
  */
-import type { BuiltinInfo } from '../scene/builtins.ts';
+import { builtinScene, type BuiltinInfo } from '../scene/builtins.ts';
 import { FORMAT, floorShape, ground, lcg, round, type Json } from '../scene/sceneKit.ts';
 import { starPolygon } from '../geometry/shapes.ts';
 
@@ -160,37 +160,29 @@ export const softBuiltins: SoftBuiltin[] = [
       title: 'Soft: a heavy soft ball tips the seesaw',
       params: [{ name: 'mass', default: 40, min: 1, max: 400, step: 1, description: 'mass of the soft ball (kg); the plank is 4 kg' }],
     },
-    make: (p) => ({
-      format: FORMAT,
-      dt: 0.01,
-      shapes: {
-        floor: floorShape,
-        fulcrum: { type: 'extrude', polygon: [[-0.3, 0], [0.3, 0], [0, 0.4]], depth: 0.8, sdf: { cells: 24 } },
-        plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 64 } },
-        small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
-        ball: { type: 'sphere', radius: 0.3 },
-      },
-      bodies: [
-        ground(),
-        { name: 'fulcrum', shape: 'fulcrum', static: true, position: [0, 0, 0], friction: 0.8 },
-        // As the rigid seesaw: the plank rests on the apex, its left end (and the light box) down.
-        { name: 'plank', shape: 'plank', position: [0, 0.443, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 4, friction: 0.8, restitution: 0 },
-        { name: 'light', shape: 'small', position: [-1.75, 0.25, 0], rotation: { axis: [0, 0, 1], degrees: 11.3 }, mass: 1, friction: 0.6, restitution: 0 },
-      ],
-      softBodies: [
-        {
-          name: 'ball',
-          shape: 'ball',
-          mass: p['mass'],
-          stiffness: 100000,
-          damping: 1,
-          friction: 0.8,
-          construction: { resolution: 7 },
-          // Just above the raised right end.
-          position: [1.5, 1.15, 0],
-        },
-      ],
-    }),
+    make: (p) => {
+      // The rigid seesaw (builtins.ts) without its heavy box: the plank rests on the apex, its left end
+      // (and the light box) down; the soft ball comes down on the raised right end.
+      const rigid = builtinScene('seesaw') as Json & { shapes: Json; bodies: Json[] };
+      const { big: _unused, ...shapes } = rigid.shapes;
+      return {
+        ...rigid,
+        shapes: { ...shapes, ball: { type: 'sphere', radius: 0.3 } },
+        bodies: rigid.bodies.filter((b) => b['name'] !== 'heavy'),
+        softBodies: [
+          {
+            name: 'ball',
+            shape: 'ball',
+            mass: p['mass'],
+            stiffness: 100000,
+            damping: 1,
+            friction: 0.8,
+            construction: { resolution: 7 },
+            position: [1.5, 1.15, 0],
+          },
+        ],
+      };
+    },
   },
   {
     info: {

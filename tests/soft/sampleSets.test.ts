@@ -13,17 +13,7 @@ import { requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { GpuPenetrationBackend } from '../../src/gpu/penetrationPass.ts';
 import { bakeSdfCpu } from '../../src/sdf/bake.ts';
 import { sampleSdf } from '../../src/sdf/grid.ts';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { lcg } from '../../src/scene/sceneKit.ts';
 
 /** count points in a cube of half size `half` around `centre`, vec4-packed. */
 function cloud(r: () => number, count: number, centre: number[], half: number): Float32Array {
@@ -73,7 +63,7 @@ describe('sample sets', () => {
   it('report exactly the points below the margin, with the field the shape has there (CPU)', async () => {
     const cpu = new CpuPenetrationBackend();
     cpu.setShapes(shapes);
-    const r = rng(3);
+    const r = lcg(3);
     const pts = cloud(r, 3000, [10, 0.5, 0], 1);
     cpu.setSampleSet(0, pts, 3000);
     const margin = 0.05;
@@ -150,7 +140,7 @@ describe('sample sets', () => {
       const c = new CpuPenetrationBackend();
       const both: [PenetrationBackend, PenetrationBackend] = [g, c];
       try {
-        const r = rng(9);
+        const r = lcg(9);
         for (const be of both) be.setShapes(shapes);
         let compared = 0;
         // Three calls: sets grow (the sample buffer is recreated), then one shrinks to nothing.
