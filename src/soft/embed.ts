@@ -41,6 +41,9 @@ export class TetLocator {
   private fill = new Uint32Array(0);
   readonly min = new Float64Array(3);
   readonly max = new Float64Array(3);
+  /** Scratch: a tetrahedron's cell range. */
+  private readonly lo = new Int32Array(3);
+  private readonly hi = new Int32Array(3);
 
   /**
    * Rebuilds over `tets` (local indices, offset by `offset` into x) at
@@ -79,10 +82,10 @@ export class TetLocator {
     this.start.fill(0, 0, cells + 1);
     this.fill = grown(this.fill, cells);
     // Two passes over the tetrahedra's padded boxes: count, then fill.
+    const lo = this.lo, hi = this.hi;
     for (let pass = 0; pass < 2; pass++) {
       for (let t = 0; t < n; t++) {
         if (this.flat[t]) continue;
-        const lo = [0, 0, 0], hi = [0, 0, 0];
         for (let k = 0; k < 3; k++) {
           let a = Infinity, b = -Infinity;
           for (let c = 0; c < 4; c++) {
