@@ -125,14 +125,10 @@ export class TetLocator {
    */
   locate(px: number, py: number, pz: number, w: Float64Array, tolerance = OUTSIDE_TOLERANCE): number {
     if (this.tetCount === 0) return -1;
-    const p = [px, py, pz];
-    let cellIndex = 0, mul = 1;
-    for (let k = 0; k < 3; k++) {
-      const c = Math.floor((p[k]! - this.origin[k]!) / this.cell);
-      if (c < 0 || c >= this.dims[k]!) return -1;
-      cellIndex += c * mul;
-      mul *= this.dims[k]!;
-    }
+    const o = this.origin, d = this.dims, h = this.cell;
+    const ci = Math.floor((px - o[0]!) / h), cj = Math.floor((py - o[1]!) / h), ck = Math.floor((pz - o[2]!) / h);
+    if (ci < 0 || ci >= d[0]! || cj < 0 || cj >= d[1]! || ck < 0 || ck >= d[2]!) return -1;
+    const cellIndex = ci + d[0]! * (cj + d[1]! * ck);
     let best = -1, bestScore = -tolerance;
     let b1 = 0, b2 = 0, b3 = 0;
     const f = this.frame;
