@@ -9,7 +9,12 @@ import { FORMAT, floorShape, ground, lcg, round, type Json } from '../scene/scen
 import { starPolygon } from '../geometry/shapes.ts';
 
 export interface SoftBuiltin {
-  info: BuiltinInfo;
+  /**
+   * With what the scene shows (`description`, for `run --list` and the
+   * app's tooltips) and the parameter that sets its body count (`count`, for
+   * `bench --bodies`), where it has one.
+   */
+  info: BuiltinInfo & { description: string; count?: string };
   make: (p: Record<string, number>) => Json;
 }
 
@@ -40,6 +45,8 @@ export const softBuiltins: SoftBuiltin[] = [
     info: {
       name: 'soft-plus',
       title: "Soft: the seed's plus-shaped body falls on the ground",
+      description:
+        `The seed's own soft body: a plus outline whose inner springs the seed's algorithm adds widest angle first down to a minimum angle, extruded, dropped on the ground. Raise minAngle for fewer, stiffer-angled springs.`,
       params: [
         { name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' },
       ],
@@ -66,6 +73,8 @@ export const softBuiltins: SoftBuiltin[] = [
     info: {
       name: 'soft-outlines',
       title: "Soft: horseshoe, star and plus, each net built by the seed's algorithm",
+      description:
+        `A horseshoe, a star and a plus, each net built from its outline by the seed's algorithm (springs outside a concavity are the weaker outer springs), falling side by side.`,
       params: [{ name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' }],
     },
     make: (p) => {
@@ -80,7 +89,8 @@ export const softBuiltins: SoftBuiltin[] = [
           plus: { type: 'extrude', polygon: plusOutline(0.13), depth: 0.25 },
         },
         bodies: [ground()],
-        softMaterials: { jelly },
+        // Stiffer than the plus alone: the horseshoe's thin arch sagged to half its volume at 30 kPa.
+        softMaterials: { jelly: { ...jelly, stiffness: 150000 } },
         softBodies: [
           { name: 'horseshoe', shape: 'horseshoe', material: 'jelly', construction: seed, position: [-1.1, 1, 0] },
           { name: 'star', shape: 'star', material: 'jelly', construction: seed, position: [0, 1.3, 0], rotation: { axis: [0, 0, 1], degrees: 8 } },
@@ -93,6 +103,8 @@ export const softBuiltins: SoftBuiltin[] = [
     info: {
       name: 'soft-integrators',
       title: 'Soft: a stiff cube at 30 steps per second (explicit Euler explodes)',
+      description:
+        `The seed's comparison: a stiff soft cube at 30 steps per second. Explicit Euler (1) and RK2 (2) blow up within a second and stop the run with an error naming the cube; the default (0) and RK4 (3) hold it.`,
       params: [
         { name: 'integrator', default: 0, min: 0, max: 3, step: 1, description: '0 semiImplicit (default), 1 explicit Euler, 2 RK2, 3 RK4' },
       ],
@@ -111,7 +123,10 @@ export const softBuiltins: SoftBuiltin[] = [
   {
     info: {
       name: 'soft-pegs',
+      count: 'blobs',
       title: "Soft: blobs dropped onto the rings' pegs",
+      description:
+        `Jelly blobs with volume preservation dropped onto three of the rings' pegs: they drape over the pegs, slide off and pile up, pushed apart by their surface particles.`,
       params: [
         { name: 'blobs', default: 20, min: 1, max: 200, step: 1, description: 'number of soft blobs' },
         { name: 'resolution', default: 7, min: 3, max: 16, step: 1, description: 'lattice cells across a blob (7: 432 particles, 8: 613)' },
@@ -158,6 +173,8 @@ export const softBuiltins: SoftBuiltin[] = [
     info: {
       name: 'soft-seesaw',
       title: 'Soft: a heavy soft ball tips the seesaw',
+      description:
+        `A heavy soft ball lands on the raised end of the seesaw: its contact impulses go back into the plank, which tips and throws the light box. A ball of a few kilograms does not tip it.`,
       params: [{ name: 'mass', default: 40, min: 1, max: 400, step: 1, description: 'mass of the soft ball (kg); the plank is 4 kg' }],
     },
     make: (p) => {
@@ -188,6 +205,8 @@ export const softBuiltins: SoftBuiltin[] = [
     info: {
       name: 'soft-volume',
       title: 'Soft: volume preservation on (left) and off (right) under a load',
+      description:
+        `Two soft cubes under rigid boxes: the left keeps its volume (volume preservation on) and holds its box higher, the right gives way.`,
       params: [{ name: 'load', default: 60, min: 1, max: 500, step: 1, description: 'mass of each box dropped on a soft cube (kg)' }],
     },
     make: (p) => {
