@@ -6,7 +6,9 @@
  * run` and the app load it like any scene (docs/SCENE_FORMAT.md).
  *
  * What a scene file cannot say starts afresh: time (the file starts at 0),
- * sleep (every body starts awake), contact caches and a motor's torque ramp.
+ * sleep (every body starts awake), contact caches, a motor's torque ramp, and
+ * soft bodies (written as the scene has them: a scene cannot hold a deformed
+ * body, so they start again from their scene pose).
  * Joints that hold an initial relative orientation (lockRotation, angle,
  * slider, fixed) take the current one, which the joint has kept up to its
  * error.

@@ -39,7 +39,8 @@ import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
-import type { SceneRenderer } from './sceneRenderer.ts';
+import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
+import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
@@ -80,6 +81,7 @@ class App {
   private sim!: Simulation;
   private panel!: ControlPanel;
   private transport!: TransportBar;
+  private softPanel!: SoftPanel;
   private readonly chart = new StageChart();
   private readonly numbers = new NumbersOverlay();
   private readonly legend = new LevelsLegend();
@@ -206,6 +208,7 @@ class App {
       backend,
     );
     this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
+    this.softPanel = new SoftPanel(this.panel.pane);
     this.transport = new TransportBar({
       back: () => void this.sim.stepBack(),
       togglePlay: () => this.togglePlay(),
@@ -477,7 +480,7 @@ class App {
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
     const pending = this.sim.pendingBackend ? ` (→ ${this.sim.pendingBackend.toUpperCase()} pending)` : '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies · ${this.sim.backend.toUpperCase()} queries${pending}${
+      ? `${scene} · ${w.bodies.count} bodies${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
       : this.busy
@@ -511,6 +514,8 @@ class App {
 
   private worldChanged(w: World): void {
     this.renderer.setWorld(w);
+    this.softPanel.dt = w.dt;
+    this.softPanel.show(softSystemOf(w));
     this.interaction.worldChanged();
     this.chart.clear();
     if (this.selected >= w.bodies.count) this.selected = -1;
@@ -954,4 +959,11 @@ void new App().start().catch((e) => {
 /** A mass for the label: three significant digits. */
 function fmtMass(m: number): string {
   return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toPrecision(3) : m.toPrecision(2);
+}
+
+/** " · N soft bodies (P particles)" for the status line, or nothing. */
+function softCount(w: World): string {
+  const soft = softSystemOf(w);
+  if (!soft || soft.bodies.length === 0) return '';
+  return ` · ${soft.bodies.length} soft bod${soft.bodies.length === 1 ? 'y' : 'ies'} (${soft.particleCount} particles)`;
 }

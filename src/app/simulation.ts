@@ -22,7 +22,7 @@ import type { World } from '../dynamics/world.ts';
 import { createWorld } from '../scene/build.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SolverSettings } from '../scene/types.ts';
-import { StateTimeline } from './timeline.ts';
+import { DEFAULT_LIMITS, savedStateBytes, StateTimeline } from './timeline.ts';
 
 export interface SceneIo {
   readText(path: string): Promise<string>;
@@ -149,7 +149,7 @@ export class Simulation {
   private install(world: World): void {
     this.world = world;
     this.applyOverrides();
-    this.timeline = new StateTimeline(world.bodies.count);
+    this.timeline = new StateTimeline(world.bodies.count, DEFAULT_LIMITS, world.soft ? savedStateBytes(world.soft.saveState()) : 0);
     this.timeline.record(world);
     this.cursor = 0;
     this.restartClock();

@@ -24,6 +24,7 @@ import { escapeControls, quote } from '../util/echo.ts';
 import { LineSink, OutputFile, say, sayRaw, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
 import { formatSummary, RunTracker } from './summary.ts';
+import { softStateJson } from '../soft/output.ts';
 
 const help = `stackfield run - simulate a scene headlessly
 
@@ -44,6 +45,8 @@ Options:
                         the summary on standard error when the run ends (default text)
   --builtin NAME        a built-in scene instead of a file (see --list)
   --param k=v           a built-in scene parameter, e.g. --param rings=60 (repeatable)
+  --particles           with soft bodies: write every particle's position (default: centre and
+                        volume only)
   --dump                write the scene JSON (of a file after defaults, or of a built-in) to
                         standard output or --out, and exit
   --flatten             with --dump: write the equivalent self-contained scene (library instances
@@ -53,8 +56,10 @@ Options:
   --max-sdf-nodes N     refuse a shape whose SDF grid has more nodes (default ${BUILD_LIMITS.maxSdfNodes})
 
 Each line: {"step": 10, "t": 0.1, "bodies": [{"name": "box0", "p": [x,y,z], "q": [x,y,z,w], "v": [..], "w": [..]}]}
-p is the centre of mass in world space, q the orientation [x, y, z, w]. No line holds a
-non-finite number: a state that is not finite stops the run with exit code 1.
+p is the centre of mass in world space, q the orientation [x, y, z, w].
+A scene with soft bodies adds "soft": [{"name": "blob", "c": [x,y,z], "volume": 0.98}] (c the centre of
+mass, volume the enclosed volume over the rest volume), and with --particles "x": [x,y,z, ...] per body.
+No line holds a non-finite number: a state that is not finite stops the run with exit code 1.
 The summary: steps, simulated and wall time, bodies at rest, deepest penetration, energy
 change, lowest and highest point, bodies below a ground plane, non-finite values.
 Exit codes: 0 success (also when the reader of standard output goes away),
@@ -177,7 +182,7 @@ function rounder(decimals: number | null): (x: number) => number {
  * written (the World's own guard should have stopped the run already; this is
  * the last line of defence for the file).
  */
-export function stateLine(world: World, round: (x: number) => number = (x) => x): string {
+export function stateLine(world: World, round: (x: number) => number = (x) => x, particles = false): string {
   const B = world.bodies;
   const bodies = [];
   const fields = [
@@ -203,7 +208,18 @@ export function stateLine(world: World, round: (x: number) => number = (x) => x)
     }
     bodies.push(body);
   }
-  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies });
+  const soft = softStateJson(world, particles, round);
+  for (const b of soft ?? []) {
+    for (const [key, xs] of [['c', b.c], ['volume', [b.volume]], ['x', b.x ?? []]] as const) {
+      const k = xs.findIndex((x) => !Number.isFinite(x));
+      if (k >= 0) {
+        throw new SimulationError(
+          `soft body ${quote(b.name)}: ${key === 'volume' ? key : `${key}[${k}]`} is ${xs[k]} at step ${world.stepCount}; the state is not finite, so it is not written`,
+        );
+      }
+    }
+  }
+  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies, ...(soft ? { soft } : {}) });
 }
 
 /** `run --list`: each built-in with what it shows and its parameters. */
@@ -243,7 +259,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list', 'flatten'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
+    const args = parseArgs(rest, ['dump', 'list', 'flatten', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
       process.stdout.write(listText());
       return 0;
@@ -295,13 +311,14 @@ export const runCommand: Command = {
       progress.done();
       const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.kind, backend.threads, (performance.now() - t0) / 1000);
       const round = rounder(precision);
-      await sink.write(stateLine(world, round));
+      const particles = args.flags.has('particles');
+      await sink.write(stateLine(world, round, particles));
       const t1 = performance.now();
       progress.restart();
       for (let s = 1; s <= steps && !sink.closed; s++) {
         await world.step();
         tracker.afterStep();
-        if (s % every === 0 || s === steps) await sink.write(stateLine(world, round));
+        if (s % every === 0 || s === steps) await sink.write(stateLine(world, round, particles));
         progress.update(`step ${s} of ${steps} (${Math.round((100 * s) / steps)}%), ${world.profile.totalMs.toFixed(1)} ms per step`);
       }
       progress.done();

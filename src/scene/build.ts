@@ -447,8 +447,9 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     world.shapes.push(shape);
   }
   // Check the others too (without baking): a broken shape should not wait until someone uses it.
+  const softShapes = new Set(scene.softBodies.map((b) => b.shape));
   for (const [name, d] of Object.entries(scene.shapes)) {
-    if (shapeIndex.has(name)) continue;
+    if (shapeIndex.has(name) || softShapes.has(name)) continue;
     await checkShape(name, d, scene, io);
     io.warn?.(`${scene.file}: shapes.${name}: no body uses this shape`);
   }
@@ -490,13 +491,11 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
     world.constraints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
   }
-  world.uploadShapes();
   if (scene.softBodies.length > 0) {
-    // World steps rigid bodies only; soft bodies run in a SoftSystem (src/soft/build.ts) until World hosts one.
-    io.warn?.(
-      `${scene.file}: ${scene.softBodies.length} soft bod${scene.softBodies.length === 1 ? 'y is' : 'ies are'} validated but not simulated here: ` +
-        'this world steps the rigid bodies only (soft bodies run through SoftSystem, docs/soft-bodies.md)',
-    );
+    // Stage "soft" (src/soft/coupling.ts); loaded on demand, since src/soft builds its shapes with this module.
+    const { attachSoftBodies } = await import('../soft/build.ts');
+    await attachSoftBodies(world, scene, io);
   }
+  world.uploadShapes();
   return world;
 }
