@@ -96,6 +96,10 @@ class Recorder implements PenetrationBackend {
     this.shapes = shapes;
     this.inner.setShapes(shapes);
   }
+  setSampleSet(): void {
+    // The batches are replayed on pools that never saw the sets: time rigid scenes only.
+    throw new Error('pool-timings replays rigid scenes only (this scene has soft bodies, whose sample sets are not recorded)');
+  }
   /** Wall ms inside the backend while recording (the query stage's share that the pool can split). */
   backendMs = 0;
   async query(b: QueryBatch): Promise<QueryResult> {

@@ -18,6 +18,12 @@ export class InputError extends Error {
   }
 }
 
+/** The message of an InputError without its "file: where: " prefix. */
+export function bareMessage(e: InputError): string {
+  const prefix = [e.file, e.where].filter(Boolean).join(': ');
+  return prefix && e.message.startsWith(`${prefix}: `) ? e.message.slice(prefix.length + 2) : e.message;
+}
+
 /** The simulation could not go on (NaN in the state, device lost). CLI exit code 1. */
 export class SimulationError extends Error {
   override name = 'SimulationError';

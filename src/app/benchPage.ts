@@ -111,6 +111,14 @@ function showTable(r: BenchResults): void {
   row('queries per second', (x) => [fmt(x.queriesPerSecond)]);
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
   row('pairs per step', (x) => [fmt(x.pairsPerStep)]);
+  if (r.results.some((x) => x.soft)) {
+    // The soft stage (src/soft/bench.ts): its time, and particles through the query and the solver.
+    const soft = (get: (s: NonNullable<BackendResult['soft']>) => number) => (x: BackendResult) => [x.soft ? fmt(get(x.soft)) : '-'];
+    row('soft stage ms per step', (x) => [fmt(x.stages.soft.median), fmt(x.stages.soft.p95)]);
+    row('soft particles', soft((s) => s.particles));
+    row('soft samples through the query / s', soft((s) => s.samplesPerSecond));
+    row('soft particle updates through the solver / s', soft((s) => s.particleUpdatesPerSecond));
+  }
 }
 
 const BACKEND_COLORS: Record<string, string> = { cpu: '#56ccf2', gpu: '#ff8a3d' };

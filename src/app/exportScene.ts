@@ -6,7 +6,9 @@
  * run` and the app load it like any scene (docs/SCENE_FORMAT.md).
  *
  * What a scene file cannot say starts afresh: time (the file starts at 0),
- * sleep (every body starts awake), contact caches and a motor's torque ramp.
+ * sleep (every body starts awake), contact caches, a motor's torque ramp, and
+ * soft bodies (written as the scene has them: a scene cannot hold a deformed
+ * body, so they start again from their scene pose).
  * Joints that hold an initial relative orientation (lockRotation, angle,
  * slider, fixed) take the current one, which the joint has kept up to its
  * error.
@@ -47,13 +49,8 @@ export function exportSceneState(source: unknown, world: World, overrides: Solve
   const t = world.time;
   if (Array.isArray(scene['motors']) && t > 0) {
     scene['motors'] = (scene['motors'] as JsonObject[]).flatMap((m) => {
-      const from = typeof m['from'] === 'number' ? m['from'] : 0;
-      const until = typeof m['until'] === 'number' ? m['until'] : null;
-      if (until !== null && until - t <= 0) return [];
-      const out: JsonObject = { ...m };
-      if (from > 0 || 'from' in m) out['from'] = Math.max(0, from - t);
-      if (until !== null) out['until'] = until - t;
-      return [out];
+      const moved = motorFromNow(m, t, world.dt);
+      return moved ? [moved] : [];
     });
   }
   const { dt, ...solver } = overrides;
@@ -66,4 +63,43 @@ export function exportSceneState(source: unknown, world: World, overrides: Solve
 export function exportFileName(scene: string, time: number): string {
   const base = scene.replace(/\.json$/i, '').replace(/[^\w.-]+/g, '_') || 'stackfield';
   return `${base}-t${time.toFixed(2)}s.json`;
+}
+
+/** A segment of a motor program (docs/SCENE_FORMAT.md "motors"). */
+type Segment = { speed: number; duration: number };
+
+/**
+ * A motor as it reads from time t on: its window moved back by t (in seconds,
+ * or in steps of dt for `fromStep` / `untilStep`), and a program that had
+ * started turned to where it was, so it goes on in the same phase; null when
+ * nothing of it is left (its window or a one-off program is over).
+ */
+function motorFromNow(m: JsonObject, t: number, dt: number): JsonObject | null {
+  const steps = Math.round(t / dt);
+  const num = (k: string): number | null => (typeof m[k] === 'number' ? (m[k] as number) : null);
+  const from = num('fromStep') !== null ? num('fromStep')! * dt : (num('from') ?? 0);
+  const until = num('untilStep') !== null ? num('untilStep')! * dt : num('until');
+  if (until !== null && until - t <= 0) return null;
+  const out: JsonObject = { ...m };
+  if (num('fromStep') !== null) out['fromStep'] = Math.max(0, num('fromStep')! - steps);
+  else if (from > 0 || 'from' in m) out['from'] = Math.max(0, from - t);
+  if (num('untilStep') !== null) out['untilStep'] = num('untilStep')! - steps;
+  else if (until !== null) out['until'] = until - t;
+  const program = m['program'];
+  const elapsed = t - from;
+  if (Array.isArray(program) && program.length > 0 && elapsed > 0) {
+    const segs = program as Segment[];
+    const total = segs.reduce((a, g) => a + g.duration, 0);
+    const repeat = m['repeat'] === true;
+    if (!repeat && elapsed >= total) return null;
+    let phase = repeat ? elapsed - Math.floor(elapsed / total) * total : elapsed;
+    let k = 0;
+    while (k < segs.length - 1 && phase >= segs[k]!.duration) phase -= segs[k++]!.duration;
+    const cur = segs[k]!;
+    const rest: Segment[] = [{ speed: cur.speed, duration: cur.duration - phase }, ...segs.slice(k + 1)];
+    // A repeated program keeps its period: the part already run comes back at the end of the turn.
+    if (repeat) rest.push(...segs.slice(0, k), ...(phase > 0 ? [{ speed: cur.speed, duration: phase }] : []));
+    out['program'] = rest.filter((g) => g.duration > 0) as unknown as Json;
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import { sampleCount, uniqueEdges } from '../geometry/samples.ts';
 import { viewProjection, type OrbitCamera } from './camera.ts';
 import { bodyMatrix, shadowPlane, type Plane } from './frameData.ts';
 import { bodyColor, contactNormalLength, levelColor, OverlayGeometry, unpackColor, type VertexList } from './overlays.ts';
-import type { RenderWorld, SceneRenderer } from './sceneRenderer.ts';
+import { softSystemOf, type RenderWorld, type SceneRenderer } from './sceneRenderer.ts';
 import { depthFieldNodes } from './sdfView.ts';
 import type { ViewState } from './views.ts';
 
@@ -22,6 +22,9 @@ export class Canvas2dRenderer implements SceneRenderer {
   private readonly ctx: CanvasRenderingContext2D;
   private world: RenderWorld | null = null;
   private edges: Uint32Array[] = [];
+  /** Per soft body: the edges of its drawn surface, and scratch for its positions. */
+  private softEdges: Uint32Array[] = [];
+  private softPositions = new Float32Array(0);
   private readonly vp = mat4.create();
   private readonly model = new Float32Array(16);
   private readonly mvp = mat4.create();
@@ -47,6 +50,13 @@ export class Canvas2dRenderer implements SceneRenderer {
     this.nodeCache.clear();
     this.normalLength = world ? contactNormalLength(world) : 0.2;
     this.edges = world ? world.shapes.map((s) => (s.kind === 'plane' ? new Uint32Array(0) : uniqueEdges(s.mesh))) : [];
+    const soft = softSystemOf(world);
+    this.softEdges = soft ? soft.bodies.map((sb) => uniqueEdges(sb.model.surface)) : [];
+    for (const sb of soft?.bodies ?? []) {
+      const n = sb.surface.skinWeight.length / 4;
+      if (this.clip.length < 4 * n) this.clip = new Float32Array(4 * n);
+      if (this.softPositions.length < 3 * n) this.softPositions = new Float32Array(3 * n);
+    }
     let maxV = 0;
     for (const s of world?.shapes ?? []) maxV = Math.max(maxV, s.mesh.positions.length / 3, s.kind === 'mesh' ? sampleCount(s.samples) : 0);
     if (this.clip.length < 4 * maxV) this.clip = new Float32Array(4 * maxV);
@@ -124,7 +134,27 @@ export class Canvas2dRenderer implements SceneRenderer {
         }
       }
     }
+    this.drawSoft(world, W, H);
     this.drawOverlays(world, views, W, H);
+  }
+
+  /** The soft bodies' drawn surfaces as wireframes, in the rigid bodies' palette after them. */
+  private drawSoft(world: RenderWorld, W: number, H: number): void {
+    const soft = softSystemOf(world);
+    if (!soft) return;
+    const ctx = this.ctx;
+    mat4.copy(this.vp, this.mvp);
+    soft.bodies.forEach((sb, k) => {
+      const n = sb.surface.skinWeight.length / 4;
+      soft.surfacePositions(k, this.softPositions);
+      this.transform(this.softPositions, 3, n);
+      bodyColor(world.bodies.count + k, false, this.color);
+      ctx.strokeStyle = rgb(this.color, 1.25);
+      ctx.beginPath();
+      const e = this.softEdges[k]!;
+      for (let j = 0; j < e.length; j += 2) this.segment(e[j]!, e[j + 1]!, W, H);
+      ctx.stroke();
+    });
   }
 
   /** Grid lines on the shadow plane around the camera target, 1 m apart. */

@@ -3,10 +3,10 @@
  * planes (which are infinite), or of one body; and picking the body under
  * a pixel (a ray against each body's local box, then its triangles).
  */
-import { rotateByQuat } from '../dynamics/math.ts';
 import { framePoints, type OrbitCamera, type Viewport } from './camera.ts';
 import { shadowPlane, type Plane } from './frameData.ts';
 import { worldAabb } from './overlays.ts';
+import { pickBody as pickHit, type Ray } from './picking.ts';
 import type { RenderWorld } from './sceneRenderer.ts';
 
 /**
@@ -89,79 +89,8 @@ function pushCorners(out: number[], box: ArrayLike<number>): void {
 
 const scratchPlane: Plane = { n: [0, 1, 0], d: 0 };
 
-/**
- * The body whose surface a ray (unit direction) hits first, or -1. Each
- * body's box is tested in its own frame before its triangles are.
- */
+/** The body whose surface a ray (unit direction) hits first, or -1; planes are not chosen (picking.ts). */
 export function pickBody(world: RenderWorld, origin: ArrayLike<number>, dir: ArrayLike<number>): number {
-  const b = world.bodies;
-  let best = -1;
-  let bestT = Infinity;
-  const o = [0, 0, 0];
-  const d = [0, 0, 0];
-  const inv = [0, 0, 0, 1];
-  for (let i = 0; i < b.count; i++) {
-    const s = world.shapes[b.shape[i]!]!;
-    if (s.kind === 'plane') continue;
-    // Into the body's frame, by the conjugate quaternion: p_local = R^T (p - c).
-    for (let k = 0; k < 3; k++) inv[k] = -b.quat[4 * i + k]!;
-    inv[3] = b.quat[4 * i + 3]!;
-    rotateByQuat(inv, 0, origin[0]! - b.pos[3 * i]!, origin[1]! - b.pos[3 * i + 1]!, origin[2]! - b.pos[3 * i + 2]!, o);
-    rotateByQuat(inv, 0, dir[0]!, dir[1]!, dir[2]!, d);
-    const lb = s.localBounds;
-    const entry = slab(o, d, lb.min, lb.max);
-    if (entry === null || entry >= bestT) continue;
-    const t = rayMesh(o, d, s.mesh.positions, s.mesh.indices, bestT);
-    if (t < bestT) {
-      bestT = t;
-      best = i;
-    }
-  }
-  return best;
-}
-
-/** Where a ray enters a box (0 when it starts inside), or null when it misses. */
-function slab(o: number[], d: number[], min: readonly number[], max: readonly number[]): number | null {
-  let t0 = 0;
-  let t1 = Infinity;
-  for (let k = 0; k < 3; k++) {
-    if (Math.abs(d[k]!) < 1e-12) {
-      if (o[k]! < min[k]! || o[k]! > max[k]!) return null;
-      continue;
-    }
-    let a = (min[k]! - o[k]!) / d[k]!;
-    let c = (max[k]! - o[k]!) / d[k]!;
-    if (a > c) [a, c] = [c, a];
-    t0 = Math.max(t0, a);
-    t1 = Math.min(t1, c);
-    if (t0 > t1) return null;
-  }
-  return t0;
-}
-
-/** Nearest triangle hit before `limit` (Moeller-Trumbore, both faces), or Infinity. */
-function rayMesh(o: number[], d: number[], p: Float64Array, idx: Uint32Array, limit: number): number {
-  let best = limit;
-  let hit = false;
-  for (let t = 0; t < idx.length; t += 3) {
-    const a = 3 * idx[t]!, b = 3 * idx[t + 1]!, c = 3 * idx[t + 2]!;
-    const e1x = p[b]! - p[a]!, e1y = p[b + 1]! - p[a + 1]!, e1z = p[b + 2]! - p[a + 2]!;
-    const e2x = p[c]! - p[a]!, e2y = p[c + 1]! - p[a + 1]!, e2z = p[c + 2]! - p[a + 2]!;
-    const px = d[1]! * e2z - d[2]! * e2y, py = d[2]! * e2x - d[0]! * e2z, pz = d[0]! * e2y - d[1]! * e2x;
-    const det = e1x * px + e1y * py + e1z * pz;
-    if (Math.abs(det) < 1e-18) continue;
-    const inv = 1 / det;
-    const sx = o[0]! - p[a]!, sy = o[1]! - p[a + 1]!, sz = o[2]! - p[a + 2]!;
-    const u = (sx * px + sy * py + sz * pz) * inv;
-    if (u < 0 || u > 1) continue;
-    const qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
-    const v = (d[0]! * qx + d[1]! * qy + d[2]! * qz) * inv;
-    if (v < 0 || u + v > 1) continue;
-    const dist = (e2x * qx + e2y * qy + e2z * qz) * inv;
-    if (dist > 0 && dist < best) {
-      best = dist;
-      hit = true;
-    }
-  }
-  return hit ? best : Infinity;
+  const ray: Ray = { origin: [origin[0]!, origin[1]!, origin[2]!], dir: [dir[0]!, dir[1]!, dir[2]!] };
+  return pickHit(world, ray, (i) => world.shapes[world.bodies.shape[i]!]!.kind !== 'plane')?.body ?? -1;
 }

@@ -6,9 +6,10 @@
  * One render pass per frame, 4x MSAA, recorded by a list of pass objects
  * (src/app/render/), each owning its pipeline and GPU resources, in order:
  *   background -> ground (writes stencil 1) -> shadows (stencil == 1, then
- *   incremented so overlapping shadows darken a pixel once) -> bodies ->
- *   SDF slice -> wireframe -> overlay lines -> samples -> SDF nodes ->
- *   contact points.
+ *   incremented so overlapping shadows darken a pixel once) -> soft bodies'
+ *   shadows (the same way) -> bodies -> soft surfaces -> SDF slice ->
+ *   wireframe -> overlay lines -> samples -> SDF nodes -> contact points ->
+ *   soft springs and particles.
  *
  * What the passes share is bind group 0 (FrameResources: the frame uniform
  * and one instance per body, rewritten every frame) and the scene's render
@@ -29,6 +30,7 @@ import { FrameResources } from './render/frameResources.ts';
 import { ContactPointsPass, OverlayLinesPass, SamplePointsPass } from './render/pointPasses.ts';
 import { SceneGeometry } from './render/sceneGeometry.ts';
 import { BackgroundPass, BodyPass, GroundPass, ShadowPass } from './render/scenePasses.ts';
+import { SoftOverlayPass, SoftShadowPass, SoftSurfacePass } from './render/softPasses.ts';
 import { WireframePass } from './render/wireframePass.ts';
 import type { RenderWorld, SceneRenderer } from './sceneRenderer.ts';
 import type { ViewState } from './views.ts';
@@ -81,17 +83,22 @@ export class GpuSceneRenderer {
   static create(device: GPUDevice, format: GPUTextureFormat): Promise<GpuSceneRenderer> {
     return checkErrors(device, 'renderer setup', async () => {
       const ctx = new RenderContext(device, format);
+      // The soft shadows and overlays draw from the surface pass's geometry.
+      const softSurface = await SoftSurfacePass.create(ctx);
       const passes = await Promise.all([
         BackgroundPass.create(ctx),
         GroundPass.create(ctx),
         ShadowPass.create(ctx),
+        SoftShadowPass.create(ctx, softSurface),
         BodyPass.create(ctx),
+        softSurface,
         SlicePass.create(ctx),
         WireframePass.create(ctx),
         OverlayLinesPass.create(ctx),
         SamplePointsPass.create(ctx),
         DepthNodesPass.create(ctx),
         ContactPointsPass.create(ctx),
+        SoftOverlayPass.create(ctx, softSurface),
       ]);
       return new GpuSceneRenderer(ctx, passes);
     });

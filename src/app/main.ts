@@ -21,9 +21,9 @@ import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { deviceLostMessage, sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
-import { parseSceneText } from '../scene/load.ts';
+import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
-import { validateScene } from '../scene/validate.ts';
+import { validateScene, type JsonObject } from '../scene/validate.ts';
 import { applyViewport, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
@@ -32,10 +32,15 @@ import { frameWorld, pickBody, worldBounds } from './framing.ts';
 import { WebGpuRenderer } from './gpuRenderer.ts';
 import { BodyLabel, LevelsLegend, NumbersOverlay, sleepCounts, worldNumbers } from './hud.ts';
 import { attachCameraInput } from './input.ts';
+import { Interaction } from './interaction.ts';
+import { LibraryPanel } from './libraryPanel.ts';
+import type { Ray } from './picking.ts';
+import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
-import type { SceneRenderer } from './sceneRenderer.ts';
+import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
+import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
@@ -76,6 +81,7 @@ class App {
   private sim!: Simulation;
   private panel!: ControlPanel;
   private transport!: TransportBar;
+  private softPanel!: SoftPanel;
   private readonly chart = new StageChart();
   private readonly numbers = new NumbersOverlay();
   private readonly legend = new LevelsLegend();
@@ -101,6 +107,12 @@ class App {
   /** The world's body names (the panel's body list). */
   private bodyNames: string[] = [];
   private detachInput: (() => void) | null = null;
+  /** The files the scene's meshes are read from (placing a library instance builds it again). */
+  private sceneIo: { readText(p: string): Promise<string> } = { readText: fetchText };
+  /** The opened library files, their panel, and the mouse on the bodies (drag, throw, place). */
+  private readonly library = new AppLibrary();
+  private libraryPanel!: LibraryPanel;
+  private interaction!: Interaction;
   private frames = 0;
   private fps = 0;
   private fpsT0 = performance.now();
@@ -121,6 +133,26 @@ class App {
     this.views = viewsFromParam(url.views);
     this.numbers.visible = localStorage.getItem(NUMBERS_KEY) !== '0';
     this.builtins = listBuiltins();
+    this.interaction = new Interaction(
+      {
+        world: () => this.sim?.world ?? null,
+        ray: (px, py) => {
+          pixelRay(this.camera, this.view, px, py, this.rayOrigin, this.rayDir);
+          const o = this.rayOrigin, d = this.rayDir;
+          return { origin: [o[0]!, o[1]!, o[2]!], dir: [d[0]!, d[1]!, d[2]!] } satisfies Ray;
+        },
+        project: (p) => {
+          projectPoint(this.camera, this.view, p, this.projected);
+          return this.projected.front ? [this.projected.x, this.projected.y] : null;
+        },
+        select: (i) => this.select(i),
+        click: (x, y, double) => this.clicked(x, y, double),
+        armed: () => this.libraryPanel.armed,
+        place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
+      },
+      $('stage'),
+    );
+    this.libraryPanel = new LibraryPanel($('stage'), (item) => this.interaction.showArmed(item));
     await this.setUpGpu();
     // A software adapter (SwiftShader, llvmpipe) runs the GPU queries far slower than the CPU backend.
     const software = this.gpu?.software ?? false;
@@ -135,6 +167,7 @@ class App {
     document.body.dataset['software'] = software ? '1' : '0';
     this.sim = new Simulation(this.gpu !== null, backend, {
       onStep: (w) => {
+        this.interaction.afterStep(w);
         this.chart.push(w.profile);
         document.body.dataset['steps'] = String(w.stepCount);
         if (!this.sim.playing) this.refreshHud(true);
@@ -175,6 +208,7 @@ class App {
       backend,
     );
     this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
+    this.softPanel = new SoftPanel(this.panel.pane);
     this.transport = new TransportBar({
       back: () => void this.sim.stepBack(),
       togglePlay: () => this.togglePlay(),
@@ -199,6 +233,9 @@ class App {
         if (w && i >= 0 && i < w.bodies.count) projectPoint(this.camera, this.viewport(), w.bodies.pos.subarray(3 * i, 3 * i + 3), out);
         return out;
       },
+      // By name: where body `n` is drawn (page pixels) and its state.
+      screenOf: (n: string) => this.interaction.screenOf(n),
+      body: (n: string) => this.interaction.bodyState(n),
     };
     requestAnimationFrame(this.frame);
 
@@ -305,6 +342,8 @@ class App {
 
   private attachInput(): void {
     this.detachInput?.();
+    // Before the camera's own listeners: a press on a body, or to place an instance, is not an orbit.
+    this.interaction.attach(this.renderer.canvas);
     this.detachInput = attachCameraInput(this.renderer.canvas, this.camera, {
       onCameraChange: (kind) => {
         // Moving the target by hand ends following; turning and zooming around the body keep it.
@@ -387,6 +426,7 @@ class App {
       this.renderFailed = true;
     }
     this.chart.draw();
+    this.interaction.frame();
     this.placeLabel();
     if (now - this.lastHud >= HUD_MS) this.refreshHud(false);
   };
@@ -440,7 +480,7 @@ class App {
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
     const pending = this.sim.pendingBackend ? ` (→ ${this.sim.pendingBackend.toUpperCase()} pending)` : '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies · ${this.sim.backend.toUpperCase()} queries${pending}${
+      ? `${scene} · ${w.bodies.count} bodies${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
       : this.busy
@@ -465,12 +505,18 @@ class App {
       return;
     }
     const shape = w.shapes[w.bodies.shape[i]!]!;
-    const state = w.bodies.isStatic[i] ? ' · static' : w.bodies.asleep[i] ? ' · asleep' : '';
+    const B = w.bodies;
+    const speed = Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!);
+    const motion = B.isStatic[i] ? '' : ` · ${fmtMass(B.mass[i]!)} kg · ${speed.toFixed(2)} m/s`;
+    const state = motion + (B.isStatic[i] ? ' · static' : B.asleep[i] ? ' · asleep' : '');
     this.label.show(`${w.bodies.names[i]} (${shape.name})${state}${this.following ? ' · followed' : ''}`, this.projected.x, this.projected.y - 6);
   }
 
   private worldChanged(w: World): void {
     this.renderer.setWorld(w);
+    this.softPanel.dt = w.dt;
+    this.softPanel.show(softSystemOf(w));
+    this.interaction.worldChanged();
     this.chart.clear();
     if (this.selected >= w.bodies.count) this.selected = -1;
     if (this.selected < 0) this.following = false;
@@ -536,6 +582,7 @@ class App {
   private select(i: number): void {
     const w = this.sim.world;
     this.selected = w && i >= 0 && i < w.bodies.count ? i : -1;
+    document.body.dataset['selected'] = w && this.selected >= 0 ? w.bodies.names[this.selected]! : '';
     if (this.selected < 0 && this.following) this.setFollow(false);
     this.renderer.setHighlight(this.selected);
     this.views = setSliceBody(this.views, this.selected);
@@ -645,6 +692,7 @@ class App {
       const desc = validateScene(json, `<builtin:${name}>`);
       await this.retryOnCpu(() => this.loadScene(desc, { readText: fetchText }, frame));
       this.sceneJson = json;
+      this.sceneIo = { readText: fetchText };
       this.sceneName = name;
       this.params = params;
       this.fileName = null;
@@ -661,18 +709,32 @@ class App {
   }
 
   /**
-   * A scene file plus any mesh files picked or dropped with it. The files
-   * are kept for the tab, so a reload shows the scene again.
+   * A scene file plus any mesh and library files picked or dropped with it,
+   * or library files alone, whose robots and bodies the library panel lists
+   * (docs/LIBRARY_FORMAT.md). A scene's files are kept for the tab, so a
+   * reload shows the scene again.
    */
   private async openFiles(files: File[], kept = false): Promise<boolean> {
     if (files.length === 0) return false;
-    const scene = files.find((f) => f.name.toLowerCase().endsWith('.json')) ?? files[0]!;
-    this.setBusy(`Loading ${scene.name}…`);
+    let name = files[0]!.name;
     try {
-      const text = await scene.text();
-      const desc = parseSceneText(text, scene.name);
-      await this.retryOnCpu(() => this.loadScene(desc, droppedFilesReader(files, scene.name), true));
-      this.sceneJson = JSON.parse(text);
+      const texts = await readTexts(files);
+      this.library.add(texts);
+      this.libraryPanel.show(this.library.items(), this.library.size);
+      const isScene = (t: string) => /"format"\s*:\s*"stackfield-scene\//.test(t);
+      const scene = files.find((f) => isScene(texts.get(f.name) ?? '')) ?? (this.library.size > 0 ? null : files[0]!);
+      if (!scene) {
+        this.clearError();
+        return false;
+      }
+      name = scene.name;
+      this.setBusy(`Loading ${scene.name}…`);
+      const io = droppedFilesReader(files, scene.name);
+      const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
+      await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
+      // The plain scene the world was built from (library instances written out), for Export and placing.
+      this.sceneJson = loaded.flat;
+      this.sceneIo = io;
       this.fileName = scene.name;
       this.sceneName = null;
       this.panel.showScene(null, {}, scene.name);
@@ -684,10 +746,31 @@ class App {
       }
       return true;
     } catch (e) {
-      this.showError(e, `Could not load ${scene.name}`);
+      this.showError(e, `Could not load ${name}`);
       return false;
     } finally {
       this.setBusy(null);
+    }
+  }
+
+  /**
+   * A new instance of a library robot or body in the running scene: the
+   * current state as Export writes it, plus the instance (placing.ts), built
+   * in place of the world, without moving the camera.
+   */
+  private async place(item: LibraryItem, position: [number, number, number], velocity: [number, number, number], orientation: [number, number, number, number]): Promise<void> {
+    try {
+      const out = await this.sim.between(() => {
+        const w = this.sim.world;
+        if (!w || !this.sceneJson) throw new Error('no scene is loaded');
+        return this.library.placeInto(exportSceneState(this.sceneJson, w) as JsonObject, item, position, velocity, orientation);
+      });
+      const desc = validateScene(out.scene, this.fileName ?? `<builtin:${this.sceneName}>`);
+      await this.retryOnCpu(() => this.sim.load(desc, this.sceneIo));
+      this.sceneJson = out.scene;
+      document.body.dataset['placed'] = out.instance;
+    } catch (e) {
+      this.showError(e, `Could not place ${item.name}`);
     }
   }
 
@@ -872,3 +955,15 @@ void new App().start().catch((e) => {
   }
   console.error(e);
 });
+
+/** A mass for the label: three significant digits. */
+function fmtMass(m: number): string {
+  return m >= 100 ? m.toFixed(0) : m >= 1 ? m.toPrecision(3) : m.toPrecision(2);
+}
+
+/** " · N soft bodies (P particles)" for the status line, or nothing. */
+function softCount(w: World): string {
+  const soft = softSystemOf(w);
+  if (!soft || soft.bodies.length === 0) return '';
+  return ` · ${soft.bodies.length} soft bod${soft.bodies.length === 1 ? 'y' : 'ies'} (${soft.particleCount} particles)`;
+}

@@ -5,7 +5,9 @@
  */
 import type { BodyStore } from '../dynamics/bodies.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
-import type { ContactView } from '../dynamics/world.ts';
+import type { ContactView, StepHook } from '../dynamics/world.ts';
+import { SoftCoupling } from '../soft/coupling.ts';
+import type { SoftSystem } from '../soft/system.ts';
 import type { OrbitCamera } from './camera.ts';
 import type { ViewState } from './views.ts';
 
@@ -17,6 +19,13 @@ export interface RenderWorld {
   readonly contacts: ContactView;
   /** Joints, drawn with the contacts view (World.constraints). */
   readonly constraints?: { anchorSegments?(): Float64Array } | null;
+  /** The soft bodies (World.soft), drawn by src/app/render/softPasses.ts. */
+  readonly soft?: StepHook | null;
+}
+
+/** The soft bodies of a world, or null. */
+export function softSystemOf(world: RenderWorld | null): SoftSystem | null {
+  return world?.soft instanceof SoftCoupling ? world.soft.system : null;
 }
 
 export interface SceneRenderer {

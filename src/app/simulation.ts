@@ -20,8 +20,9 @@ import { defaultThreads } from '../collision/parallelQuery.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';
 import { createWorld } from '../scene/build.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SolverSettings } from '../scene/types.ts';
-import { StateTimeline } from './timeline.ts';
+import { DEFAULT_LIMITS, savedStateBytes, StateTimeline } from './timeline.ts';
 
 export interface SceneIo {
   readText(path: string): Promise<string>;
@@ -112,12 +113,17 @@ export class Simulation {
 
   private async build(scene: SceneDesc, io: SceneIo): Promise<World> {
     const b = await this.backendFor(this.backendKind);
+    // Content-keyed, so shapes survive a rebuild with a placed instance; bounded across scenes.
+    if (this.shapeCache.size > 256) this.shapeCache.clear();
     return createWorld(scene, b.query, {
       readText: (p) => io.readText(p),
       bake: b.bake,
       warn: (m) => this.events.warn?.(m),
+      shapes: this.shapeCache,
     });
   }
+
+  private readonly shapeCache = new Map<string, RigidShape>();
 
   /** Builds a world for the scene; the old one stays until the new one is ready. */
   load(scene: SceneDesc, io: SceneIo): Promise<World> {
@@ -143,7 +149,7 @@ export class Simulation {
   private install(world: World): void {
     this.world = world;
     this.applyOverrides();
-    this.timeline = new StateTimeline(world.bodies.count);
+    this.timeline = new StateTimeline(world.bodies.count, DEFAULT_LIMITS, world.soft ? savedStateBytes(world.soft.saveState()) : 0);
     this.timeline.record(world);
     this.cursor = 0;
     this.restartClock();

@@ -20,6 +20,7 @@ const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
   collisionQuery: '#ff8a3d',
   collisionSolve: '#e0b84a',
   velocityUpdate: '#8aa0a8',
+  soft: '#4fd1c5',
   contactGraph: '#6fcf97',
   contactQuery: '#ff5d5d',
   contactSolve: '#f2c94c',

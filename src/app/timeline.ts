@@ -4,6 +4,11 @@
  * count) in preallocated arrays, one slot written after every step, so
  * recording allocates nothing. World.restoreState puts a slot back.
  *
+ * A world with soft bodies (World.soft) also has its step hook's state kept
+ * per slot (StepHook.saveState: the particles' positions and velocities, and
+ * what rested on what), so stepping back moves the soft bodies back with the
+ * rigid ones; that state is a copy per step, counted in the byte budget.
+ *
  * The ring holds at most `maxStates` states and at most `maxBytes` of them
  * (2000 rings are 2 101 bodies, 220 kB a state: 64 MB hold about 290).
  */
@@ -16,9 +21,17 @@ export interface TimelineLimits {
 
 export const DEFAULT_LIMITS: TimelineLimits = { maxStates: 600, maxBytes: 64 * 1024 * 1024 };
 
-/** Bytes one state of n bodies takes. */
-export function stateBytes(n: number): number {
-  return n * (13 * 8 + 1) + 16;
+/** Bytes one state of n bodies takes (plus `extraBytes` of a step hook's state). */
+export function stateBytes(n: number, extraBytes = 0): number {
+  return n * (13 * 8 + 1) + 16 + extraBytes;
+}
+
+/** Bytes of a step hook's saved state: its typed arrays, and 8 per other value. */
+export function savedStateBytes(state: unknown): number {
+  if (ArrayBuffer.isView(state)) return state.byteLength;
+  if (Array.isArray(state)) return state.reduce((sum: number, x) => sum + savedStateBytes(x), 0);
+  if (state !== null && typeof state === 'object') return Object.values(state).reduce((sum: number, x) => sum + savedStateBytes(x), 0);
+  return 8;
 }
 
 export class StateTimeline {
@@ -31,15 +44,18 @@ export class StateTimeline {
   private readonly asleep: Uint8Array;
   private readonly time: Float64Array;
   private readonly steps: Float64Array;
+  /** Per slot: the step hook's state (the soft bodies'), when the world has one. */
+  private readonly hook: unknown[];
   /** Ring slot of the oldest state. */
   private first = 0;
   /** States held. */
   count = 0;
 
-  constructor(bodyCount: number, limits: TimelineLimits = DEFAULT_LIMITS) {
+  /** `hookBytes`: bytes of the world's step hook state per step (savedStateBytes), 0 without one. */
+  constructor(bodyCount: number, limits: TimelineLimits = DEFAULT_LIMITS, hookBytes = 0) {
     const n = bodyCount;
     this.n = n;
-    this.capacity = Math.max(2, Math.min(limits.maxStates, Math.floor(limits.maxBytes / stateBytes(n))));
+    this.capacity = Math.max(2, Math.min(limits.maxStates, Math.floor(limits.maxBytes / stateBytes(n, hookBytes))));
     const c = this.capacity;
     this.pos = new Float64Array(3 * n * c);
     this.quat = new Float64Array(4 * n * c);
@@ -48,6 +64,7 @@ export class StateTimeline {
     this.asleep = new Uint8Array(n * c);
     this.time = new Float64Array(c);
     this.steps = new Float64Array(c);
+    this.hook = new Array<unknown>(c);
   }
 
   /** Appends the world's state; when full, the oldest state makes room. */
@@ -68,6 +85,7 @@ export class StateTimeline {
     this.asleep.set(B.asleep.subarray(0, n), n * slot);
     this.time[slot] = world.time;
     this.steps[slot] = world.stepCount;
+    this.hook[slot] = world.soft?.saveState();
   }
 
   private slot(i: number): number {
@@ -102,6 +120,7 @@ export class StateTimeline {
       vel: this.vel.subarray(3 * n * s, 3 * n * (s + 1)),
       angVel: this.angVel.subarray(3 * n * s, 3 * n * (s + 1)),
       asleep: this.asleep.subarray(n * s, n * (s + 1)),
+      ...(this.hook[s] !== undefined ? { soft: this.hook[s] } : {}),
     };
   }
 
@@ -114,5 +133,6 @@ export class StateTimeline {
   clear(): void {
     this.first = 0;
     this.count = 0;
+    this.hook.fill(undefined);
   }
 }

@@ -11,7 +11,7 @@
  *    to [0, 1], so it survives a change of body or scene.
  */
 
-export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'levels'] as const;
+export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'levels', 'softSprings', 'softParticles'] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 
 /** Labels shown in the panel, in panel order. */
@@ -22,6 +22,8 @@ export const VIEW_LABELS: Record<ViewName, string> = {
   aabbs: 'world AABBs',
   contacts: 'contacts, joints',
   levels: 'graph levels',
+  softSprings: 'soft springs (strain)',
+  softParticles: 'soft particles',
 };
 
 export type SliceAxis = 'x' | 'y' | 'z';
@@ -33,6 +35,9 @@ export interface ViewState {
   readonly aabbs: boolean;
   readonly contacts: boolean;
   readonly levels: boolean;
+  /** Soft bodies: springs coloured by strain (blue compressed, red stretched), and the particles. */
+  readonly softSprings: boolean;
+  readonly softParticles: boolean;
   /** Body whose SDF the depth field and slice show (index into the world's bodies, -1 none). */
   readonly sliceBody: number;
   readonly sliceAxis: SliceAxis;
@@ -48,6 +53,8 @@ export function defaultViews(): ViewState {
     aabbs: false,
     contacts: false,
     levels: false,
+    softSprings: false,
+    softParticles: false,
     sliceBody: -1,
     sliceAxis: 'z',
     sliceOffset: 0.5,

@@ -19,6 +19,7 @@ import { STAGES, type Stage } from '../dynamics/profile.ts';
 import type { World } from '../dynamics/world.ts';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
+import { formatSoftBench, SoftBenchCounter, type SoftStageBench } from '../soft/bench.ts';
 
 export interface Stats {
   median: number;
@@ -110,6 +111,8 @@ export interface BackendResult {
   windows: Record<Phase, WindowResult>;
   /** Time step of the scene (s). */
   dt: number;
+  /** The soft stage's throughput, when the scene has soft bodies. */
+  soft: SoftStageBench | null;
 }
 
 export interface BenchResults {
@@ -237,6 +240,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         asleepPerStep: mean(m.asleep),
         windows: windowsOf(m, warmup, world.dt),
         dt: world.dt,
+        soft: m.soft.result(),
       });
     } finally {
       backend.destroy();
@@ -280,6 +284,7 @@ interface StepSeries {
   /** Kinetic energy and contact count after every step, warm-up included. */
   energyAll: number[];
   contactsAll: number[];
+  soft: SoftBenchCounter;
 }
 
 /** Runs warm-up + measured steps of `world`, recording the profile of the measured ones. */
@@ -287,7 +292,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
     sent: [], evaluated: [], calls: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
-    queryTotalMs: 0, energyAll: [], contactsAll: [],
+    queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
     await world.step();
@@ -313,6 +318,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.pairs.push(p.pairs);
       m.awake.push(p.awake);
       m.asleep.push(p.asleep);
+      m.soft.add(world);
     }
     await onEvery(i);
   }
@@ -380,6 +386,7 @@ export function formatTable(r: BenchResults): string {
         `, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
+    if (x.soft) lines.push(formatSoftBench(x.soft));
   }
   return lines.join('\n');
 }

@@ -1,9 +1,9 @@
 /**
- * `stackfield <command>`: run | sdf | bench. Exit codes (docs/SCENE_FORMAT.md):
- * 0 success, 1 simulation or GPU error, 2 bad input (files, options, output
- * that cannot be written). Every message goes to standard error through
- * `say` (control characters escaped); no stack trace reaches the user except
- * for an internal error, which is a bug.
+ * `stackfield <command>`: run | sdf | bench | check | lib. Exit codes
+ * (docs/SCENE_FORMAT.md): 0 success, 1 simulation or GPU error, 2 bad input
+ * (files, options, output that cannot be written). Every message goes to
+ * standard error through `say` (control characters escaped); no stack trace
+ * reaches the user except for an internal error, which is a bug.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.ts')).runCommand,
   sdf: async () => (await import('./sdf.ts')).sdfCommand,
   bench: async () => (await import('./bench.ts')).benchCommand,
+  check: async () => (await import('./check.ts')).checkCommand,
+  lib: async () => (await import('./lib.ts')).libCommand,
 };
 
 const usage = `stackfield - nonconvex rigid bodies with stacking
@@ -33,6 +35,8 @@ Commands:
   run SCENE.json     simulate headlessly, one JSON line per recorded step
   sdf MESH.obj       bake a signed distance field and mass properties
   bench              time SDF bakes, penetration queries and steps per backend
+  check FILE.json    validate a scene or library without running it
+  lib LIBRARY.json   list a library's shapes, materials, bodies and robots
 
 Options:
   --version          print the version and exit

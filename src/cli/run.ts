@@ -14,7 +14,8 @@ import { InputError, SimulationError } from '../errors.ts';
 import { createBackend, parseBackendKind, parseThreads } from '../collision/backends.ts';
 import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
-import { describeFsError, kindOfFile, loadSceneFile } from '../scene/load.ts';
+import { describeFsError, kindOfFile, loadSceneFileWithSources } from '../scene/load.ts';
+import { formatJson } from '../scene/json.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -23,6 +24,7 @@ import { escapeControls, quote } from '../util/echo.ts';
 import { LineSink, OutputFile, say, sayRaw, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
 import { formatSummary, RunTracker } from './summary.ts';
+import { softStateJson } from '../soft/output.ts';
 
 const help = `stackfield run - simulate a scene headlessly
 
@@ -43,15 +45,21 @@ Options:
                         the summary on standard error when the run ends (default text)
   --builtin NAME        a built-in scene instead of a file (see --list)
   --param k=v           a built-in scene parameter, e.g. --param rings=60 (repeatable)
+  --particles           with soft bodies: write every particle's position (default: centre and
+                        volume only)
   --dump                write the scene JSON (of a file after defaults, or of a built-in) to
                         standard output or --out, and exit
+  --flatten             with --dump: write the equivalent self-contained scene (library instances
+                        written out as plain bodies, joints and motors), a file run can load
   --list                list the built-in scenes, what they show and their parameters
   --max-triangles N     refuse a shape with more triangles (default ${BUILD_LIMITS.maxTriangles})
   --max-sdf-nodes N     refuse a shape whose SDF grid has more nodes (default ${BUILD_LIMITS.maxSdfNodes})
 
 Each line: {"step": 10, "t": 0.1, "bodies": [{"name": "box0", "p": [x,y,z], "q": [x,y,z,w], "v": [..], "w": [..]}]}
-p is the centre of mass in world space, q the orientation [x, y, z, w]. No line holds a
-non-finite number: a state that is not finite stops the run with exit code 1.
+p is the centre of mass in world space, q the orientation [x, y, z, w].
+A scene with soft bodies adds "soft": [{"name": "blob", "c": [x,y,z], "volume": 0.98}] (c the centre of
+mass, volume the enclosed volume over the rest volume), and with --particles "x": [x,y,z, ...] per body.
+No line holds a non-finite number: a state that is not finite stops the run with exit code 1.
 The summary: steps, simulated and wall time, bodies at rest, deepest penetration, energy
 change, lowest and highest point, bodies below a ground plane, non-finite values.
 Exit codes: 0 success (also when the reader of standard output goes away),
@@ -88,6 +96,15 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
 }
 
 export async function loadSceneArg(file: string | undefined, builtin: string | undefined, params: Record<string, number>): Promise<SceneDesc> {
+  return (await loadSceneArgWithSources(file, builtin, params)).scene;
+}
+
+/** A scene from the command line, with its plain JSON (a built-in's own, or a file's flattened) and the libraries it includes. */
+export async function loadSceneArgWithSources(
+  file: string | undefined,
+  builtin: string | undefined,
+  params: Record<string, number>,
+): Promise<{ scene: SceneDesc; flat: unknown; libraries: string[] }> {
   if (builtin !== undefined) {
     if (file !== undefined) throw new InputError('give either a scene file or --builtin, not both', undefined, 'command line');
     let json: unknown;
@@ -96,11 +113,12 @@ export async function loadSceneArg(file: string | undefined, builtin: string | u
     } catch (e) {
       throw new InputError((e as Error).message, undefined, '--builtin');
     }
-    return validateScene(json, `<builtin:${builtin}>`);
+    return { scene: validateScene(json, `<builtin:${builtin}>`), flat: json, libraries: [] };
   }
   if (file === undefined) throw new InputError('missing scene file (or --builtin NAME)', undefined, 'command line');
   if (Object.keys(params).length) throw new InputError('--param only applies to --builtin scenes', undefined, 'command line');
-  return loadSceneFile(file);
+  const loaded = await loadSceneFileWithSources(file);
+  return { scene: loaded.scene, flat: loaded.flat, libraries: loaded.files.slice(1).map((f) => f.file) };
 }
 
 /** The largest mesh file read: an OBJ this size has some ten million triangles, far past the default limit. */
@@ -139,8 +157,9 @@ export function limitFlags(args: ParsedArgs): BuildLimits {
 export const LIMIT_FLAGS = ['max-triangles', 'max-sdf-nodes'];
 
 /** The files a scene reads, which --out must not name. */
-export function sceneInputs(scene: SceneDesc, file: string | undefined): { path: string; what: string }[] {
+export function sceneInputs(scene: SceneDesc, file: string | undefined, libraries: readonly string[] = []): { path: string; what: string }[] {
   const inputs = file !== undefined ? [{ path: file, what: 'the scene file' }] : [];
+  for (const lib of libraries) inputs.push({ path: lib, what: 'a library the scene includes' });
   for (const [name, d] of Object.entries(scene.shapes)) {
     if (d.type === 'mesh') inputs.push({ path: d.resolvedPath, what: `the mesh file of shapes.${name}` });
   }
@@ -163,7 +182,7 @@ function rounder(decimals: number | null): (x: number) => number {
  * written (the World's own guard should have stopped the run already; this is
  * the last line of defence for the file).
  */
-export function stateLine(world: World, round: (x: number) => number = (x) => x): string {
+export function stateLine(world: World, round: (x: number) => number = (x) => x, particles = false): string {
   const B = world.bodies;
   const bodies = [];
   const fields = [
@@ -189,7 +208,18 @@ export function stateLine(world: World, round: (x: number) => number = (x) => x)
     }
     bodies.push(body);
   }
-  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies });
+  const soft = softStateJson(world, particles, round);
+  for (const b of soft ?? []) {
+    for (const [key, xs] of [['c', b.c], ['volume', [b.volume]], ['x', b.x ?? []]] as const) {
+      const k = xs.findIndex((x) => !Number.isFinite(x));
+      if (k >= 0) {
+        throw new SimulationError(
+          `soft body ${quote(b.name)}: ${key === 'volume' ? key : `${key}[${k}]`} is ${xs[k]} at step ${world.stepCount}; the state is not finite, so it is not written`,
+        );
+      }
+    }
+  }
+  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies, ...(soft ? { soft } : {}) });
 }
 
 /** `run --list`: each built-in with what it shows and its parameters. */
@@ -229,7 +259,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
+    const args = parseArgs(rest, ['dump', 'list', 'flatten', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
       process.stdout.write(listText());
       return 0;
@@ -245,13 +275,17 @@ export const runCommand: Command = {
     const limits = limitFlags(args);
     const file = args.positionals[0];
     const builtin = stringFlag(args, 'builtin');
-    const scene = await loadSceneArg(file, builtin, params);
+    const flatten = args.flags.has('flatten');
+    if (flatten && !args.flags.has('dump')) throw new InputError('--flatten only applies with --dump', undefined, 'command line');
+    const loaded = await loadSceneArgWithSources(file, builtin, params);
+    const scene = loaded.scene;
     const out = stringFlag(args, 'out');
-    const inputs = sceneInputs(scene, file);
+    const inputs = sceneInputs(scene, file, loaded.libraries);
 
     if (args.flags.has('dump')) {
-      // The built-in's raw JSON (editable), or the file's scene after defaults.
-      const text = JSON.stringify(builtin !== undefined ? builtinScene(builtin, params) : scene, null, 2) + '\n';
+      // The built-in's raw JSON (editable), or the file's scene after defaults; flattened: the plain
+      // scene its library instances write out (a built-in's JSON is plain already).
+      const text = flatten ? formatJson(loaded.flat) + '\n' : JSON.stringify(builtin !== undefined ? loaded.flat : scene, null, 2) + '\n';
       if (out !== undefined) await writeOutputFile(out, text, inputs);
       else await new LineSink(null).write(text.slice(0, -1));
       return 0;
@@ -277,13 +311,14 @@ export const runCommand: Command = {
       progress.done();
       const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.kind, backend.threads, (performance.now() - t0) / 1000);
       const round = rounder(precision);
-      await sink.write(stateLine(world, round));
+      const particles = args.flags.has('particles');
+      await sink.write(stateLine(world, round, particles));
       const t1 = performance.now();
       progress.restart();
       for (let s = 1; s <= steps && !sink.closed; s++) {
         await world.step();
         tracker.afterStep();
-        if (s % every === 0 || s === steps) await sink.write(stateLine(world, round));
+        if (s % every === 0 || s === steps) await sink.write(stateLine(world, round, particles));
         progress.update(`step ${s} of ${steps} (${Math.round((100 * s) / steps)}%), ${world.profile.totalMs.toFixed(1)} ms per step`);
       }
       progress.done();

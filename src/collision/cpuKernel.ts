@@ -19,6 +19,11 @@
  * phi(centre) > sqrt(3) * radius + margin proves every sample of the cluster
  * at or beyond the margin and skips it. The cull is exact (it never drops a
  * record), so the result equals the GPU's, which tests every sample.
+ *
+ * Side A may be a sample set (query.ts, SAMPLE_SET) instead of a shape: the
+ * same points-and-clusters form (KernelSamples), rebuilt by its owner on every
+ * setSampleSet (O(points)); its whole-task sphere is about its own centre,
+ * posed, since its points need not lie near the frame's origin.
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
@@ -32,24 +37,40 @@ export const CLUSTER_SAMPLES = 32;
 const SQRT3 = Math.sqrt(3);
 const ORIGIN = [0, 0, 0];
 
-/** A shape prepared for the kernel: its sample points, its field, and the cull data derived from them. */
-export interface KernelShape {
+/**
+ * Side A of a task as the kernel sees it: sample points and their cull data.
+ * A shape's, or a sample set's (query.ts, SAMPLE_SET: points replaced every
+ * call, with no field of their own).
+ */
+export interface KernelSamples {
   /** x, y, z, 0 per sample (the CollisionSamples layout). */
   points: Float32Array;
   /** Samples (vertices, face samples, edge samples). */
   count: number;
-  grid: SdfGrid;
-  /** Radius of the samples about the local origin (the whole-task cull). */
+  /** Radius of the samples about `centre` (the whole-task cull). */
   radius: number;
+  /**
+   * The centre of that sphere in A's frame: null for a shape, whose sphere is
+   * about its local origin (posed, the task's translation); a sample set's
+   * own bounding box centre, since its points need not lie near the frame's
+   * origin (a soft body's particles in world coordinates).
+   */
+  centre: readonly [number, number, number] | null;
   /** x, y, z, radius per cluster of CLUSTER_SAMPLES samples (A's frame). */
   clusters: Float64Array;
 }
 
+/** A shape prepared for the kernel: its samples with their cull data, and its field (side B). */
+export interface KernelShape extends KernelSamples {
+  grid: SdfGrid;
+}
+
 /**
- * Cull data of a shape. `points` and `grid.values` are used as given, not
- * copied (the pool passes views of shared memory).
+ * Cull data of `count` sample points: the clusters' spheres, and the
+ * whole-task sphere about the origin (`aboutOrigin`, a shape) or about the
+ * points' own centre (a sample set). `points` is used as given, not copied.
  */
-export function prepareKernelShape(points: Float32Array, count: number, grid: SdfGrid): KernelShape {
+export function prepareKernelSamples(points: Float32Array, count: number, aboutOrigin: boolean): KernelSamples {
   const s: CollisionSamples = { points, vertexCount: count, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) };
   const nc = Math.ceil(count / CLUSTER_SAMPLES);
   const clusters = new Float64Array(4 * nc);
@@ -58,8 +79,17 @@ export function prepareKernelShape(points: Float32Array, count: number, grid: Sd
     clusters.set(sph, 4 * c);
     if (!Number.isFinite(sph[3])) clusters[4 * c + 3] = 0;
   }
-  const radius = samplesBoundingSphere(s, 0, count, ORIGIN)[3];
-  return { points, count, grid, radius, clusters };
+  if (aboutOrigin) return { points, count, radius: samplesBoundingSphere(s, 0, count, ORIGIN)[3], centre: null, clusters };
+  const [cx, cy, cz, radius] = samplesBoundingSphere(s, 0, count);
+  return { points, count, radius, centre: [cx, cy, cz], clusters };
+}
+
+/**
+ * Cull data of a shape. `points` and `grid.values` are used as given, not
+ * copied (the pool passes views of shared memory).
+ */
+export function prepareKernelShape(points: Float32Array, count: number, grid: SdfGrid): KernelShape {
+  return { ...prepareKernelSamples(points, count, true), grid };
 }
 
 /** Where the kernel appends records: it writes at out.count and advances it. */
@@ -76,15 +106,27 @@ export interface RecordOut {
  * the box grows with the distance to it). A task that fails this has no
  * records; the pool's planner uses the same test to leave such tasks out.
  */
-export function taskReaches(A: KernelShape, B: KernelShape, poses: Float32Array, o: number, margin: number): boolean {
+export function taskReaches(A: KernelSamples, B: KernelShape, poses: Float32Array, o: number, margin: number): boolean {
   const g = B.grid;
   const h = g.cellSize;
   const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
   const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
-  const tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
+  let tx = poses[o + 4]!, ty = poses[o + 5]!, tz = poses[o + 6]!;
+  const c = A.centre;
+  if (c !== null) {
+    // A sample set's sphere is about its own centre: pose the centre.
+    const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
+    const [sx, sy, sz] = c;
+    tx += (1 - 2 * (qy * qy + qz * qz)) * sx + 2 * (qx * qy - qz * qw) * sy + 2 * (qx * qz + qy * qw) * sz;
+    ty += 2 * (qx * qy + qz * qw) * sx + (1 - 2 * (qx * qx + qz * qz)) * sy + 2 * (qy * qz - qx * qw) * sz;
+    tz += 2 * (qx * qz - qy * qw) * sx + 2 * (qy * qz + qx * qw) * sy + (1 - 2 * (qx * qx + qy * qy)) * sz;
+  }
   const r = A.radius + Math.max(0, margin);
   const dx = Math.max(x0 - tx, 0, tx - x1), dy = Math.max(y0 - ty, 0, ty - y1), dz = Math.max(z0 - tz, 0, tz - z1);
-  return dx * dx + dy * dy + dz * dz <= r * r;
+  const d2 = dx * dx + dy * dy + dz * dz;
+  // The posed centre is rounded, while the samples are posed one by one: a
+  // hair of slack keeps the cull exact (a shape's centre is the translation itself).
+  return c === null ? d2 <= r * r : d2 <= r * r * (1 + 1e-9) + 1e-12;
 }
 
 /**
@@ -96,7 +138,7 @@ export function taskReaches(A: KernelShape, B: KernelShape, poses: Float32Array,
  * how many samples had their field value computed (after the culls).
  */
 export function queryRange(
-  A: KernelShape,
+  A: KernelSamples,
   B: KernelShape,
   poses: Float32Array,
   o: number,

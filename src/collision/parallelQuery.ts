@@ -21,6 +21,12 @@
  *   output (valid until the next call, as the contract says).
  * - Small batches (below `minSamples` samples that can reach a grid) run on
  *   the main thread alone: waking a worker costs more than they do.
+ * - Sample sets (query.ts, SAMPLE_SET) are kept by the single-thread backend
+ *   (setSampleSet, with their cull data); a pooled call copies the sets its
+ *   reaching tasks sample into the shared set buffers (poolProtocol.ts), so
+ *   the workers run set tasks like any other, through the same kernel on the
+ *   same Float32 points and Float64 cull data: bit-identical records still.
+ *   The copy costs O(points) per call, as the set's own cull data does.
  *
  * The protocol (control words, claiming, config generations) is in
  * poolProtocol.ts. Rejected designs: a static split (one share per
@@ -31,21 +37,23 @@
  * each way where a futex wake costs a few.
  */
 import { CpuPenetrationBackend, badShapeMessage } from './cpuQuery.ts';
-import { CLUSTER_SAMPLES, taskReaches, type KernelShape } from './cpuKernel.ts';
+import { CLUSTER_SAMPLES, taskReaches, type KernelSamples, type KernelShape } from './cpuKernel.ts';
 import {
   allocBatchBuffers,
   batchViews,
   C,
+  CallSets,
   controlWords,
   drainChunks,
   kernelShapesOf,
+  writeCallSet,
   type BatchBuffers,
   type BatchCaps,
   type BatchViews,
   type PoolConfig,
   type SharedShapeMeta,
 } from './poolProtocol.ts';
-import { POSE_STRIDE, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
+import { POSE_STRIDE, SAMPLE_SET, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 import { sampleCount } from '../geometry/samples.ts';
 import { grown } from '../util/growable.ts';
 
@@ -213,9 +221,13 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
   private values: SharedArrayBuffer = share(0);
   private meta: SharedShapeMeta[] = [];
   private shapes: KernelShape[] = [];
-  private caps: BatchCaps = { tasks: 64, pieces: 64, chunks: 64, records: 4096 };
+  private caps: BatchCaps = { tasks: 64, pieces: 64, chunks: 64, records: 4096, sets: 4, setPoints: 1024, setClusters: 256 };
   private buffers: BatchBuffers;
   private views: BatchViews;
+  /** The main thread's views of the call's sample sets (new with every config, as the workers'). */
+  private callSets: CallSets;
+  /** Per call: the slot of each sample set (its SAMPLE_SET reference) the reaching tasks sample. */
+  private readonly setSlot = new Map<number, number>();
   private reach = new Uint8Array(64);
   private readonly nrm = new Float64Array(3);
   private readonly plan = new ChunkPlan();
@@ -230,6 +242,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     this.ctrl = new Int32Array(share(4 * controlWords(this.threads - 1)));
     this.buffers = allocBatchBuffers(this.caps, share);
     this.views = batchViews(this.buffers, this.caps);
+    this.callSets = new CallSets(this.views);
     this.result = { count: 0, taskStart: new Uint32Array(64), sample: this.views.out.sample, phi: this.views.out.phi, normal: this.views.out.normal };
     for (let w = 0; w < this.threads - 1; w++) {
       this.workers.push(null);
@@ -311,30 +324,46 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     this.reconfigure(this.caps);
   }
 
+  setSampleSet(set: number, points: Float32Array, count: number): void {
+    this.alive();
+    if (this.inFlight) throw new Error('setSampleSet called while a query is running');
+    this.single.setSampleSet(set, points, count);
+  }
+
   async query(batch: QueryBatch): Promise<QueryResult> {
     this.alive();
     const n = batch.count;
     const shapes = this.shapes;
-    const bad = badShapeMessage(batch, shapes.length);
+    const single = this.single;
+    const bad = badShapeMessage(batch, shapes.length, (set) => single.sideA((SAMPLE_SET | set) >>> 0) !== undefined);
     if (bad) throw new RangeError(bad);
-    // Plan, 1: which tasks can have records (the kernel's own first cull), and their samples.
+    // Plan, 1: which tasks can have records (the kernel's own first cull), and their samples;
+    // the sample sets those tasks sample, and the room they take.
     if (this.reach.length < n) this.reach = new Uint8Array(Math.max(n, 2 * this.reach.length));
     const reach = this.reach;
-    let total = 0, reaching = 0, sent = 0;
+    const setSlot = this.setSlot;
+    setSlot.clear();
+    let total = 0, reaching = 0, sent = 0, setPoints = 0, setClusters = 0;
     for (let t = 0; t < n; t++) {
-      const A = shapes[batch.shapeA[t]!]!;
+      const a = batch.shapeA[t]!;
+      const A = single.sideA(a)!;
       sent += A.count;
       const r = taskReaches(A, shapes[batch.shapeB[t]!]!, batch.poses, t * POSE_STRIDE, batch.margin[t]!);
       reach[t] = r ? 1 : 0;
       if (r) {
         total += A.count;
         reaching++;
+        if (a & SAMPLE_SET && !setSlot.has(a)) {
+          setSlot.set(a, setSlot.size);
+          setPoints += 4 * A.count;
+          setClusters += A.clusters.length;
+        }
       }
     }
     const ready = this.readyWorkers;
     if (total === 0 || total < this.opts.minSamples || ready === 0) {
-      const res = this.single.querySync(batch);
-      this.evaluated = this.single.evaluated;
+      const res = single.querySync(batch);
+      this.evaluated = single.evaluated;
       return res;
     }
     // Plan, 2: pieces and chunks.
@@ -344,22 +373,37 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     const maxPieces = reaching + Math.ceil(total / pieceSize) + 1;
     const c = this.caps;
     const end0 = Atomics.load(this.ctrl, C.END);
-    if (c.tasks < n || c.pieces < maxPieces || c.chunks < maxPieces || c.records < total || end0 > 1 << 30) {
+    const sets = setSlot.size;
+    if (
+      c.tasks < n || c.pieces < maxPieces || c.chunks < maxPieces || c.records < total ||
+      c.sets < sets || c.setPoints < setPoints || c.setClusters < setClusters || end0 > 1 << 30
+    ) {
       const grow = (have: number, need: number) => (have >= need ? have : Math.max(need, 2 * have));
-      this.reconfigure({ tasks: grow(c.tasks, n), pieces: grow(c.pieces, maxPieces), chunks: grow(c.chunks, maxPieces), records: grow(c.records, total) });
+      this.reconfigure({
+        tasks: grow(c.tasks, n),
+        pieces: grow(c.pieces, maxPieces),
+        chunks: grow(c.chunks, maxPieces),
+        records: grow(c.records, total),
+        sets: grow(c.sets, sets),
+        setPoints: grow(c.setPoints, setPoints),
+        setClusters: grow(c.setClusters, setClusters),
+      });
     }
     const v = this.views;
     for (let t = 0; t < n; t++) {
-      v.shapeA[t] = batch.shapeA[t]!;
+      const a = batch.shapeA[t]!;
+      // A reaching task on a sample set names the set's slot in this call's set buffers.
+      v.shapeA[t] = a & SAMPLE_SET && reach[t] ? (SAMPLE_SET | setSlot.get(a)!) >>> 0 : a;
       v.shapeB[t] = batch.shapeB[t]!;
       v.margin[t] = batch.margin[t]!;
     }
+    if (sets > 0) this.writeSets();
     for (let i = 0, m = n * POSE_STRIDE; i < m; i++) v.poses[i] = batch.poses[i]!;
     const plan = this.plan;
     plan.begin(v);
     for (let t = 0; t < n; t++) {
       if (!reach[t]) continue;
-      const count = shapes[v.shapeA[t]!]!.count;
+      const count = single.sideA(batch.shapeA[t]!)!.count;
       if (count > target) {
         // A large task: pieces of whole clusters, a chunk each.
         plan.close();
@@ -383,7 +427,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     Atomics.add(ctrl, C.SEQ, 1);
     Atomics.notify(ctrl, C.SEQ, this.opts.mainClaims ? Math.min(ready, chunks - 1) : ready);
     this.lastChunks = chunks;
-    this.lastMainChunks = this.opts.mainClaims ? drainChunks(ctrl, v, shapes, this.nrm) : 0;
+    this.lastMainChunks = this.opts.mainClaims ? drainChunks(ctrl, v, shapes, this.callSets, this.nrm) : 0;
     // Wait for the chunks other threads claimed. A worker that dies inside
     // a chunk (it cannot throw: drainChunks catches) would leave it undone
     // for ever, so a long stall is an error, not a hang.
@@ -408,6 +452,17 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     if (Atomics.load(ctrl, C.ERROR) !== 0) throw new Error('a query worker failed while running its chunk');
     this.pooledCalls++;
     return this.pack(batch, pieces, chunks, sent);
+  }
+
+  /** Copies the call's sample sets (setSlot) into the shared set buffers, each into its slot. */
+  private writeSets(): void {
+    let points = 0, clusters = 0;
+    for (const [ref, slot] of this.setSlot) {
+      const A: KernelSamples = this.single.sideA(ref)!;
+      writeCallSet(this.views, slot, A, points, clusters);
+      points += 4 * A.count;
+      clusters += A.clusters.length;
+    }
   }
 
   /** Packs the chunks' slots in chunk order and fills taskStart; books the counters. */
@@ -455,6 +510,8 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
       this.buffers = allocBatchBuffers(caps, share);
       this.views = batchViews(this.buffers, caps);
     }
+    // BASE starts again at 0: views of an earlier call's sets must not be taken for this config's.
+    this.callSets = new CallSets(this.views);
     const ctrl = this.ctrl;
     this.gen++;
     this.workers.forEach((w, i) => w?.post(this.config(i)));

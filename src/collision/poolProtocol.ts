@@ -16,9 +16,14 @@
  * worker that wakes late, or not at all, only means another thread runs its
  * share: no thread ever waits for a particular other one, the main thread
  * included, which claims chunks like the workers do.
+ *
+ * Sample sets (query.ts, SAMPLE_SET), which change every call, travel with
+ * the call: the main thread copies the sets its tasks sample, with their
+ * cull data, into the shared set buffers and renumbers them by slot (a
+ * task's shapeA is then SAMPLE_SET | slot); every thread reads them there.
  */
-import { prepareKernelShape, queryRange, type KernelShape, type RecordOut } from './cpuKernel.ts';
-import { POSE_STRIDE } from './query.ts';
+import { CLUSTER_SAMPLES, prepareKernelShape, queryRange, type KernelSamples, type KernelShape, type RecordOut } from './cpuKernel.ts';
+import { POSE_STRIDE, SAMPLE_SET } from './query.ts';
 
 /**
  * Control words (Int32, each on its own 64-byte line so that the counters
@@ -56,6 +61,10 @@ export interface BatchCaps {
   pieces: number;
   chunks: number;
   records: number;
+  /** Sample sets of one call, their points (floats, 4 per point) and their clusters' spheres (float64s, 4 per cluster). */
+  sets: number;
+  setPoints: number;
+  setClusters: number;
 }
 
 /** The per-call shared buffers (SharedArrayBuffer in the pool; any ArrayBuffer works). */
@@ -72,7 +81,14 @@ export interface BatchBuffers {
   sample: ArrayBufferLike;
   phi: ArrayBufferLike;
   normal: ArrayBufferLike;
+  /** The call's sample sets: per slot SET_META float64s (SetMeta), then their points (Float32) and clusters (Float64). */
+  setMeta: ArrayBufferLike;
+  setPoints: ArrayBufferLike;
+  setClusters: ArrayBufferLike;
 }
+
+/** Float64s per sample-set slot in BatchBuffers.setMeta: point offset, count, cluster offset, centre x, y, z, radius, unused. */
+export const SET_META = 8;
 
 export function allocBatchBuffers(caps: BatchCaps, alloc: (bytes: number) => ArrayBufferLike): BatchBuffers {
   return {
@@ -83,6 +99,9 @@ export function allocBatchBuffers(caps: BatchCaps, alloc: (bytes: number) => Arr
     sample: alloc(4 * caps.records),
     phi: alloc(4 * caps.records),
     normal: alloc(12 * caps.records),
+    setMeta: alloc(8 * SET_META * caps.sets),
+    setPoints: alloc(4 * caps.setPoints),
+    setClusters: alloc(8 * caps.setClusters),
   };
 }
 
@@ -101,6 +120,9 @@ export interface BatchViews {
   chunkCount: Uint32Array;
   chunkEval: Uint32Array;
   out: RecordOut;
+  setMeta: Float64Array;
+  setPoints: Float32Array;
+  setClusters: Float64Array;
 }
 
 export function batchViews(b: BatchBuffers, caps: BatchCaps): BatchViews {
@@ -124,7 +146,64 @@ export function batchViews(b: BatchBuffers, caps: BatchCaps): BatchViews {
       phi: new Float32Array(b.phi, 0, caps.records),
       normal: new Float32Array(b.normal, 0, 3 * caps.records),
     },
+    setMeta: new Float64Array(b.setMeta, 0, SET_META * caps.sets),
+    setPoints: new Float32Array(b.setPoints, 0, caps.setPoints),
+    setClusters: new Float64Array(b.setClusters, 0, caps.setClusters),
   };
+}
+
+/**
+ * Writes sample set `A` into slot `slot` of the call's set buffers, its points
+ * at float `pointOffset` and its clusters at float64 `clusterOffset` (the
+ * caller has made room); the task then names it as SAMPLE_SET | slot.
+ */
+export function writeCallSet(v: BatchViews, slot: number, A: KernelSamples, pointOffset: number, clusterOffset: number): void {
+  const m = SET_META * slot;
+  const c = A.centre ?? [0, 0, 0];
+  v.setMeta[m] = pointOffset;
+  v.setMeta[m + 1] = A.count;
+  v.setMeta[m + 2] = clusterOffset;
+  v.setMeta[m + 3] = c[0];
+  v.setMeta[m + 4] = c[1];
+  v.setMeta[m + 5] = c[2];
+  v.setMeta[m + 6] = A.radius;
+  v.setPoints.set(A.points.subarray(0, 4 * A.count), pointOffset);
+  v.setClusters.set(A.clusters, clusterOffset);
+}
+
+/**
+ * The sample sets of the current call as one thread's kernel sees them:
+ * views of the shared set buffers, made on first use and kept for the call
+ * (a call is known by its first chunk, BASE, which no other call of the
+ * same config shares; a new config makes a new CallSets).
+ */
+export class CallSets {
+  private base = -1;
+  private readonly cache: (KernelSamples | undefined)[] = [];
+
+  constructor(private readonly v: BatchViews) {}
+
+  get(slot: number, base: number): KernelSamples {
+    if (base !== this.base) {
+      this.base = base;
+      this.cache.length = 0;
+    }
+    let s = this.cache[slot];
+    if (!s) {
+      const v = this.v, m = SET_META * slot;
+      const pointOffset = v.setMeta[m]!, count = v.setMeta[m + 1]!, clusterOffset = v.setMeta[m + 2]!;
+      const nc = Math.ceil(count / CLUSTER_SAMPLES);
+      s = {
+        points: v.setPoints.subarray(pointOffset, pointOffset + 4 * count),
+        count,
+        radius: v.setMeta[m + 6]!,
+        centre: [v.setMeta[m + 3]!, v.setMeta[m + 4]!, v.setMeta[m + 5]!],
+        clusters: v.setClusters.subarray(clusterOffset, clusterOffset + 4 * nc),
+      };
+      this.cache[slot] = s;
+    }
+    return s;
+  }
 }
 
 /** Where a shape's data sits in the shared shape buffers (the config message carries these). */
@@ -167,19 +246,21 @@ export function kernelShapesOf(points: ArrayBufferLike, values: ArrayBufferLike,
   );
 }
 
-/** Runs chunk k (relative to the call): each piece through the kernel into the chunk's slot. */
-export function runChunk(v: BatchViews, shapes: readonly KernelShape[], k: number, nrm: Float64Array): void {
+/** Runs chunk k of the call whose first chunk is `base`: each piece through the kernel into the chunk's slot. */
+export function runChunk(v: BatchViews, shapes: readonly KernelShape[], sets: CallSets, base: number, k: number, nrm: Float64Array): void {
   const out = v.out;
-  const base = v.chunkBase[k]!;
-  out.count = base;
+  const slot = v.chunkBase[k]!;
+  out.count = slot;
   let evaluated = 0;
   for (let p = v.chunkPiece[k]!, pe = v.chunkPiece[k + 1]!; p < pe; p++) {
     const t = v.pieceTask[p]!;
     const before = out.count;
-    evaluated += queryRange(shapes[v.shapeA[t]!]!, shapes[v.shapeB[t]!]!, v.poses, t * POSE_STRIDE, v.margin[t]!, v.pieceFirst[p]!, v.pieceEnd[p]!, out, nrm);
+    const a = v.shapeA[t]!;
+    const A = a & SAMPLE_SET ? sets.get((a & ~SAMPLE_SET) >>> 0, base) : shapes[a]!;
+    evaluated += queryRange(A, shapes[v.shapeB[t]!]!, v.poses, t * POSE_STRIDE, v.margin[t]!, v.pieceFirst[p]!, v.pieceEnd[p]!, out, nrm);
     v.pieceCount[p] = out.count - before;
   }
-  v.chunkCount[k] = out.count - base;
+  v.chunkCount[k] = out.count - slot;
   v.chunkEval[k] = evaluated;
 }
 
@@ -188,7 +269,7 @@ export function runChunk(v: BatchViews, shapes: readonly KernelShape[], k: numbe
  * thread); returns how many it ran. A failing chunk still counts as done, with the error flagged,
  * so the main thread never waits for it forever.
  */
-export function drainChunks(ctrl: Int32Array, v: BatchViews, shapes: readonly KernelShape[], nrm: Float64Array): number {
+export function drainChunks(ctrl: Int32Array, v: BatchViews, shapes: readonly KernelShape[], sets: CallSets, nrm: Float64Array): number {
   let ran = 0;
   for (;;) {
     const i = Atomics.load(ctrl, C.NEXT);
@@ -196,7 +277,8 @@ export function drainChunks(ctrl: Int32Array, v: BatchViews, shapes: readonly Ke
     if (i >= end) return ran;
     if (Atomics.compareExchange(ctrl, C.NEXT, i, i + 1) !== i) continue;
     try {
-      runChunk(v, shapes, i - Atomics.load(ctrl, C.BASE), nrm);
+      const base = Atomics.load(ctrl, C.BASE);
+      runChunk(v, shapes, sets, base, i - base, nrm);
     } catch {
       Atomics.store(ctrl, C.ERROR, 1);
     }

@@ -25,10 +25,27 @@ import { grown } from '../util/growable.ts';
  * lists (the GPU appends in arbitrary order and the host sorts).
  */
 
-/** A shape as the query sees it: its samples and its SDF (null for analytic planes, never queried). */
+/** A shape as the query sees it: its samples and its SDF (analytic planes are not query shapes). */
 export interface QueryShape {
   samples: CollisionSamples;
   sdf: SdfGrid;
+}
+
+/**
+ * Sample sets: point sets that change every step (the particles of soft
+ * bodies, and points mapped into a soft body's rest shape;
+ * docs/soft-bodies.md). A task whose `shapeA` has this bit set samples set
+ * `shapeA & ~SAMPLE_SET` instead of a shape. A set has no field, so it is
+ * only ever A. Sets are numbered by their owner, replaced whole by
+ * `setSampleSet` (any count, every step if need be) and kept across
+ * `setShapes`; their points are in whatever frame the owner chose, posed
+ * into B's frame by the task like a shape's samples.
+ */
+export const SAMPLE_SET = 0x80000000;
+
+/** The `shapeA` of a task that samples set `set`. */
+export function sampleSetRef(set: number): number {
+  return (SAMPLE_SET | set) >>> 0;
 }
 
 /** Floats per task pose: rotation quaternion (x, y, z, w), then translation (x, y, z, 0). */
@@ -36,7 +53,7 @@ export const POSE_STRIDE = 8;
 
 export interface QueryBatch {
   count: number;
-  /** Shape index (into the array given to setShapes) of the sampled body A. */
+  /** Shape index (into the array given to setShapes) of the sampled body A, or sampleSetRef(set) for a sample set. */
   shapeA: Uint32Array;
   /** Shape index of the body B whose SDF is sampled. */
   shapeB: Uint32Array;
@@ -92,6 +109,12 @@ export interface PenetrationBackend {
   readonly counters: QueryCounters;
   /** Upload every shape once (replaces the previous set). */
   setShapes(shapes: readonly QueryShape[]): void;
+  /**
+   * Replaces sample set `set` (see SAMPLE_SET) with the first `count` points
+   * of `points` (x, y, z, unused per point, like CollisionSamples.points).
+   * The backend copies what it needs; the caller may reuse the array.
+   */
+  setSampleSet(set: number, points: Float32Array, count: number): void;
   /** Run every task of the batch; the result is valid until the next call. */
   query(batch: QueryBatch): Promise<QueryResult>;
   /** Release buffers (GPU). */

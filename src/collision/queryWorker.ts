@@ -13,7 +13,7 @@
  * is already queued (the main thread posts it before raising GEN).
  */
 import type { KernelShape } from './cpuKernel.ts';
-import { batchViews, C, drainChunks, kernelShapesOf, type BatchViews, type PoolConfig } from './poolProtocol.ts';
+import { batchViews, C, CallSets, drainChunks, kernelShapesOf, type BatchViews, type PoolConfig } from './poolProtocol.ts';
 
 /** How a worker talks to the main thread, whichever runtime hosts it. */
 export interface WorkerPort {
@@ -27,6 +27,7 @@ export function startQueryWorker(port: WorkerPort): void {
   let shapesVersion = -1;
   let shapes: KernelShape[] = [];
   let views: BatchViews | null = null;
+  let sets: CallSets | null = null;
   const nrm = new Float64Array(3);
 
   port.onMessage((data) => {
@@ -38,12 +39,13 @@ export function startQueryWorker(port: WorkerPort): void {
       shapesVersion = m.shapesVersion;
     }
     views = batchViews(m.batch, m.caps);
+    sets = new CallSets(views);
     gen = m.gen;
     Atomics.store(ctrl, C.READY + 16 * m.worker, gen);
-    serve(ctrl, views);
+    serve(ctrl, views, sets);
   });
 
-  function serve(ctrl: Int32Array, v: BatchViews): void {
+  function serve(ctrl: Int32Array, v: BatchViews, sets: CallSets): void {
     for (;;) {
       // Read SEQ before looking for work: a call published after this read
       // bumps SEQ, so the wait below returns at once instead of missing it.
@@ -60,7 +62,7 @@ export function startQueryWorker(port: WorkerPort): void {
         Atomics.sub(ctrl, C.BUSY, 1);
         return; // to the event loop, where the new config waits
       }
-      drainChunks(ctrl, v, shapes, nrm);
+      drainChunks(ctrl, v, shapes, sets, nrm);
       Atomics.sub(ctrl, C.BUSY, 1);
       Atomics.wait(ctrl, C.SEQ, seq);
     }

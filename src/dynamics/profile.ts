@@ -11,6 +11,7 @@ export const STAGES = [
   'collisionQuery',
   'collisionSolve',
   'velocityUpdate',
+  'soft',
   'contactGraph',
   'contactQuery',
   'contactSolve',

@@ -14,6 +14,7 @@
  *   joints             velocity stabilisation                        joints/system.ts
  *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
  *   joints             velocity stabilisation
+ *   soft               soft bodies through the step (World.soft)     src/soft/coupling.ts
  *   contactQuery       contacts at x' = x + dt v
  *   contactGraph       levels from the contacts                       levels.ts
  *   contactSolve       level by level, restitution -0.9 .. 0,        sequentialSolver.ts
@@ -56,6 +57,19 @@ import { StepContext } from './stepContext.ts';
 
 export type { ConstraintSystem } from './constraints.ts';
 
+/**
+ * Something World steps at one point of every step, timed as stage "soft":
+ * the soft bodies (src/soft/coupling.ts). It runs after the velocity update
+ * and before the contacts (in both schemes), and may change bodies'
+ * velocities, which the contact phase then sees like gravity's.
+ */
+export interface StepHook {
+  step(world: World): Promise<void>;
+  /** Its own state, kept in WorldState by World.saveState and put back by restoreState. */
+  saveState(): unknown;
+  restoreState(state: unknown): void;
+}
+
 /** Contact points of the last step, for drawing (world frame). */
 export interface ContactView {
   count: number;
@@ -76,6 +90,8 @@ export interface WorldState {
   vel: Float64Array;
   angVel: Float64Array;
   asleep: Uint8Array;
+  /** The soft bodies' state (StepHook.saveState), when the world has some. */
+  soft?: unknown;
 }
 
 /** A rigid-body world: bodies, their shapes, and the step (docs/ALGORITHM.md 4). */
@@ -101,6 +117,8 @@ export class World {
   backend: PenetrationBackend;
   /** Joints and motors, when the scene has any. */
   constraints: ConstraintSystem | null = null;
+  /** The soft bodies, when the scene has some (StepHook). */
+  soft: StepHook | null = null;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
   readonly pgs = new PgsSolver();
 
@@ -164,6 +182,7 @@ export class World {
       vel: B.vel.slice(0, 3 * n),
       angVel: B.angVel.slice(0, 3 * n),
       asleep: B.asleep.slice(0, n),
+      ...(this.soft ? { soft: this.soft.saveState() } : {}),
     };
   }
 
@@ -179,6 +198,7 @@ export class World {
     B.vel.set(s.vel);
     B.angVel.set(s.angVel);
     B.asleep.set(s.asleep);
+    if (this.soft && s.soft !== undefined) this.soft.restoreState(s.soft);
     this.time = s.time;
     this.stepCount = s.stepCount;
     this.invalidate();
@@ -260,6 +280,7 @@ export class World {
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');
+      await this.softStage();
       // 3. Contacts at x' = x + dt v'.
       this.predict(this.dt, false);
       if (S.collisionIterations === 0) this.broadphase();
@@ -300,6 +321,7 @@ export class World {
   private async stepStandard(): Promise<void> {
     const S = this.solver;
     this.velocityUpdate();
+    await this.softStage();
     if (this.constraints) {
       this.jointVelocities();
       // Joints close their predicted gap before positions advance (seed
@@ -428,6 +450,13 @@ export class World {
   private velocityUpdate(): void {
     velocityUpdate(this.ctx, this.constraints);
     this.profile.end('velocityUpdate');
+  }
+
+  private async softStage(): Promise<void> {
+    if (!this.soft) return;
+    await this.soft.step(this);
+    this.guard('soft');
+    this.profile.end('soft');
   }
 
   private contactGraph(): number {

@@ -19,9 +19,18 @@
  *  4. the host sorts records by (task, sample) with a radix sort over
  *     reused scratch arrays and fills the reused QueryResult.
  * Buffers only grow; a warm query allocates nothing on the GPU side.
+ *
+ * Sample sets (query.ts, SAMPLE_SET) live in the same sample buffer, after
+ * the shapes' samples, each with a ShapeInfo entry after the shapes' (its
+ * field never read), so the kernel does not know them apart: a task naming
+ * set k becomes a task on entry shapeCount + k. setSampleSet only copies into
+ * host arrays; the next query packs every set behind the shapes' samples and
+ * writes them and their entries in two writeBuffer calls (the sets of soft
+ * bodies change every step, so there is nothing to keep between calls), and
+ * recreates the sample buffer only when the total outgrows it.
  */
 import type { PenetrationBackend, QueryBatch, QueryResult, QueryShape } from '../collision/query.ts';
-import { newQueryCounters, POSE_STRIDE } from '../collision/query.ts';
+import { newQueryCounters, POSE_STRIDE, SAMPLE_SET } from '../collision/query.ts';
 import { sampleCount, samplesBoundingSphere } from '../geometry/samples.ts';
 import { grown } from '../util/growable.ts';
 import { checkErrors, createComputePipelineChecked, passSource, deviceLostReason } from './device.ts';
@@ -101,6 +110,18 @@ export class GpuPenetrationBackend implements PenetrationBackend {
   private box = new Float64Array(0);
   /** Per shape: work items (vertices, plus edges when they carry samples). */
   private items = new Uint32Array(0);
+  /** The shapes' samples and table as uploaded (the sample buffer is rebuilt from them when the sets outgrow it). */
+  private shapePoints = new Float32Array(0);
+  private shapeTable = new ArrayBuffer(0);
+  private shapeSamples = 0;
+
+  // Sample sets: host copies (setSampleSet), packed behind the shapes at the next query.
+  private setPoints: (Float32Array | undefined)[] = [];
+  private setCount: number[] = [];
+  /** Per set: bounding sphere of its points (cx, cy, cz, r). */
+  private setSphere: number[][] = [];
+  private setsDirty = true;
+  private packedSets = new Float32Array(0);
 
   // Per-query buffers; they grow and are reused.
   private taskBuf: GPUBuffer | null = null;
@@ -227,15 +248,81 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     this.valueBuf?.destroy();
     this.sampleBuf?.destroy();
     this.shapeBuf?.destroy();
+    this.sampleBuf = null;
+    this.shapeBuf = null;
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
     this.valueBuf = this.device.createBuffer({ label: 'penetration sdf values', size: values.byteLength, usage });
-    this.sampleBuf = this.device.createBuffer({ label: 'penetration samples', size: points.byteLength, usage });
-    this.shapeBuf = this.device.createBuffer({ label: 'penetration shapes', size: table.byteLength, usage });
     this.device.queue.writeBuffer(this.valueBuf, 0, values);
-    this.device.queue.writeBuffer(this.sampleBuf, 0, points);
-    this.device.queue.writeBuffer(this.shapeBuf, 0, table);
+    this.shapePoints = points;
+    this.shapeTable = table;
+    this.shapeSamples = totalSamples;
     this.shapeCount = n;
+    this.setsDirty = true;
     this.bindGroup = null;
+  }
+
+  setSampleSet(set: number, points: Float32Array, count: number): void {
+    this.assertUsable('setSampleSet');
+    if (this.busy) throw new Error('GpuPenetrationBackend.setSampleSet called while a query is running');
+    if (!(Number.isInteger(set) && set >= 0 && set < SAMPLE_SET)) throw new RangeError(`sample set ${set} is not a valid set number`);
+    if (points.length < 4 * count) throw new RangeError(`sample set ${set}: ${count} points need ${4 * count} floats, got ${points.length}`);
+    let copy = this.setPoints[set];
+    if (!copy || copy.length < 4 * count) copy = this.setPoints[set] = new Float32Array(Math.max(4 * count, 2 * (copy?.length ?? 0), 16));
+    copy.set(points.subarray(0, 4 * count));
+    this.setCount[set] = count;
+    this.setSphere[set] = count > 0 ? samplesBoundingSphere({ points: copy, vertexCount: count, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) }, 0, count) : [0, 0, 0, 0];
+    this.setsDirty = true;
+  }
+
+  /**
+   * Brings the GPU's sample buffer and shape table up to date with the shapes
+   * and the sample sets (file comment): the shapes' part is written only when
+   * the buffers are recreated, the sets' part on every call that follows a
+   * setSampleSet.
+   */
+  private syncSamples(): void {
+    if (!this.setsDirty && this.sampleBuf && this.shapeBuf) return;
+    const n = this.shapeCount;
+    const sets = this.setPoints.length;
+    let setSamples = 0;
+    for (let k = 0; k < sets; k++) setSamples += this.setCount[k] ?? 0;
+    const sampleBytes = Math.max(16, (this.shapeSamples + setSamples) * SAMPLE_STRIDE);
+    const tableBytes = Math.max(SHAPE_INFO.size, (n + sets) * SHAPE_INFO.size);
+    const lim = this.device.limits.maxStorageBufferBindingSize;
+    if (sampleBytes > lim) throw new RangeError(`the shapes and sample sets need ${this.shapeSamples + setSamples} samples, beyond this device's ${lim}-byte storage binding limit`);
+    const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+    if (!this.sampleBuf || this.sampleBuf.size < sampleBytes) {
+      const size = roundUp(Math.max(sampleBytes, this.sampleBuf ? Math.min(lim, this.sampleBuf.size * 2) : 0), 16);
+      this.sampleBuf?.destroy();
+      this.sampleBuf = this.device.createBuffer({ label: 'penetration samples', size, usage });
+      this.device.queue.writeBuffer(this.sampleBuf, 0, this.shapePoints, 0, this.shapeSamples * 4);
+      this.bindGroup = null;
+    }
+    if (!this.shapeBuf || this.shapeBuf.size < tableBytes) {
+      const size = roundUp(Math.max(tableBytes, this.shapeBuf ? this.shapeBuf.size * 2 : 0), 16);
+      this.shapeBuf?.destroy();
+      this.shapeBuf = this.device.createBuffer({ label: 'penetration shapes', size, usage });
+      this.device.queue.writeBuffer(this.shapeBuf, 0, this.shapeTable, 0, n * SHAPE_INFO.size);
+      this.bindGroup = null;
+    }
+    if (sets > 0) {
+      if (this.packedSets.length < setSamples * 4) this.packedSets = new Float32Array(nextPow2(setSamples * 4));
+      const table = new ArrayBuffer(sets * SHAPE_INFO.size);
+      const tu = new Uint32Array(table);
+      let at = 0;
+      for (let k = 0; k < sets; k++) {
+        const count = this.setCount[k] ?? 0;
+        if (count > 0) this.packedSets.set(this.setPoints[k]!.subarray(0, 4 * count), 4 * at);
+        // The field part stays zero: a set is never B.
+        const w = (k * SHAPE_INFO.size) / 4;
+        tu[w + SHAPE_INFO.offsets.sampleOffset / 4] = this.shapeSamples + at;
+        tu[w + SHAPE_INFO.offsets.vertexCount / 4] = count;
+        at += count;
+      }
+      if (setSamples > 0) this.device.queue.writeBuffer(this.sampleBuf, this.shapeSamples * SAMPLE_STRIDE, this.packedSets, 0, setSamples * 4);
+      this.device.queue.writeBuffer(this.shapeBuf, n * SHAPE_INFO.size, table);
+    }
+    this.setsDirty = false;
   }
 
   /**
@@ -244,11 +331,10 @@ export class GpuPenetrationBackend implements PenetrationBackend {
    * rounding on the GPU and for a quaternion that is not exactly unit (the
    * kernel's rotation formula then also scales by up to |q|^2).
    */
-  private mayOverlap(a: number, b: number, poses: Float32Array, t: number, margin: number): boolean {
+  private mayOverlap(sphere: ArrayLike<number>, sa: number, b: number, poses: Float32Array, t: number, margin: number): boolean {
     const o = t * POSE_STRIDE;
     const qx = poses[o]!, qy = poses[o + 1]!, qz = poses[o + 2]!, qw = poses[o + 3]!;
-    const sa = a * 4;
-    const vx = this.sphere[sa]!, vy = this.sphere[sa + 1]!, vz = this.sphere[sa + 2]!;
+    const vx = sphere[sa]!, vy = sphere[sa + 1]!, vz = sphere[sa + 2]!;
     // v + w t + u x t, t = 2 u x v (same formula as quat_rotate in common.wgsl).
     const tx = 2 * (qy * vz - qz * vy);
     const ty = 2 * (qz * vx - qx * vz);
@@ -257,7 +343,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     const cy = vy + qw * ty + (qz * tx - qx * tz) + poses[o + 5]!;
     const cz = vz + qw * tz + (qx * ty - qy * tx) + poses[o + 6]!;
     const qq = qx * qx + qy * qy + qz * qz + qw * qw;
-    const r = this.sphere[sa + 3]! * Math.max(1, qq) * (1 + 1e-4) + 1e-4 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz)) + Math.max(0, margin);
+    const r = sphere[sa + 3]! * Math.max(1, qq) * (1 + 1e-4) + 1e-4 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz)) + Math.max(0, margin);
     const bb = b * 6;
     const box = this.box;
     const d2 = gap2(cx, box[bb]!, box[bb + 3]!) + gap2(cy, box[bb + 1]!, box[bb + 4]!) + gap2(cz, box[bb + 2]!, box[bb + 5]!);
@@ -281,8 +367,14 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     for (let t = 0; t < tasks; t++) {
       const a = batch.shapeA[t]!;
       const b = batch.shapeB[t]!;
-      if (a >= nShapes || b >= nShapes) {
-        throw new RangeError(`task ${t}: shape index ${a >= nShapes ? a : b} out of range (${nShapes} shapes set)`);
+      if (a & SAMPLE_SET) {
+        const k = (a & ~SAMPLE_SET) >>> 0;
+        if (this.setCount[k] === undefined) throw new RangeError(`task ${t}: sample set ${k} was never set`);
+      } else if (a >= nShapes) {
+        throw new RangeError(`task ${t}: shape index ${a} out of range (${nShapes} shapes set)`);
+      }
+      if (b >= nShapes) {
+        throw new RangeError(`task ${t}: shape index ${b & SAMPLE_SET ? `${b} (a sample set cannot be B)` : b} out of range (${nShapes} shapes set)`);
       }
     }
 
@@ -293,16 +385,21 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     let chunkCount = 0;
     let bound = 0; // most records the surviving tasks could produce
     for (let t = 0; t < tasks; t++) {
-      const a = batch.shapeA[t]!;
+      const ref = batch.shapeA[t]!;
       const b = batch.shapeB[t]!;
+      const isSet = (ref & SAMPLE_SET) !== 0;
+      const set = (ref & ~SAMPLE_SET) >>> 0;
+      // A set's entry follows the shapes' in the table the kernel reads.
+      const a = isSet ? nShapes + set : ref;
       const w = (t * TASK.size) / 4;
       const po = t * POSE_STRIDE;
       for (let k = 0; k < POSE_STRIDE; k++) tf[w + k] = batch.poses[po + k]!;
       tu[w + TASK.offsets.shapeA / 4] = a;
       tu[w + TASK.offsets.shapeB / 4] = b;
       tf[w + TASK.offsets.margin / 4] = batch.margin[t]!;
-      const items = this.items[a]!;
-      if (items === 0 || !this.mayOverlap(a, b, batch.poses, t, batch.margin[t]!)) continue;
+      const items = isSet ? this.setCount[set]! : this.items[a]!;
+      const overlaps = isSet ? this.mayOverlap(this.setSphere[set]!, 0, b, batch.poses, t, batch.margin[t]!) : this.mayOverlap(this.sphere, 4 * a, b, batch.poses, t, batch.margin[t]!);
+      if (items === 0 || !overlaps) continue;
       bound += items;
       const chunks = Math.ceil(items / WORKGROUP_SIZE);
       this.ensureChunkData(chunkCount + chunks);
@@ -318,13 +415,17 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     this.lastDispatches = 0;
     const cn = this.counters;
     cn.calls++;
-    for (let t = 0; t < tasks; t++) cn.samplesSent += this.items[batch.shapeA[t]!]!;
+    for (let t = 0; t < tasks; t++) {
+      const ref = batch.shapeA[t]!;
+      cn.samplesSent += ref & SAMPLE_SET ? this.setCount[(ref & ~SAMPLE_SET) >>> 0]! : this.items[ref]!;
+    }
     cn.samplesEvaluated += bound;
     if (chunkCount === 0) return this.finish(tasks, 0);
 
     const device = this.device;
     return checkErrors(device, 'penetration query', async () => {
       const { pipeline, bindGroupLayout } = await queryPipeline(device);
+      this.syncSamples();
       const taskBytes = tasks * TASK.size;
       const chunkBytes = chunkCount * CHUNK.size;
       this.taskBuf = this.grow(this.taskBuf, taskBytes, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST, 'penetration tasks');

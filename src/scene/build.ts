@@ -24,13 +24,14 @@ import { invertInertia, principalInertia, type MassProperties } from '../sdf/mas
 import { analyseSolid, bakeSolid, describeSolid, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
-import { InputError } from '../errors.ts';
+import { InputError, bareMessage } from '../errors.ts';
 import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
 import { rotateByQuat } from '../dynamics/math.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { quote } from '../util/echo.ts';
+import { originsOf } from './instances.ts';
 
 export interface SceneIo {
   /** Reads a mesh file named by a shape's resolvedPath. */
@@ -43,6 +44,12 @@ export interface SceneIo {
   limits?: Partial<BuildLimits>;
   /** Told which shape is being built and how far its SDF bake has got, for a progress display. */
   progress?: (p: BuildProgress) => void;
+  /**
+   * Shapes already built, by their description (and the scene's edge
+   * samples): a world rebuilt with one more body (the app placing a library
+   * instance) reuses them instead of baking their fields again.
+   */
+  shapes?: Map<string, RigidShape>;
 }
 
 /**
@@ -113,12 +120,6 @@ const MIN_MOMENT_RATIO = 1e-13;
 
 const EMPTY_SAMPLES: CollisionSamples = { points: new Float32Array(0), vertexCount: 0, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) };
 
-/** The message of an InputError without its "file: where: " prefix. */
-function bare(e: InputError): string {
-  const prefix = [e.file, e.where].filter(Boolean).join(': ');
-  return prefix && e.message.startsWith(`${prefix}: `) ? e.message.slice(prefix.length + 2) : e.message;
-}
-
 /** Short number for messages: 3 significant digits, exponent form far from 1. */
 export function fmtValue(x: number): string {
   if (!Number.isFinite(x)) return String(x);
@@ -188,7 +189,7 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
     if (e instanceof InputError) {
       // "scene.json: shapes.bunny.path: bunny.obj: line 12: ..." or "scene.json: shapes.box: ...".
       const inner = [d.type === 'mesh' ? d.path : '', e.where].filter(Boolean).join(': ');
-      throw new InputError((inner ? `${inner}: ` : '') + bare(e), scene.file, where);
+      throw new InputError((inner ? `${inner}: ` : '') + bareMessage(e), scene.file, where);
     }
     throw new InputError(`${d.type} shape: ${(e as Error).message}`, scene.file, where);
   };
@@ -282,6 +283,33 @@ export async function checkShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   if (d.type !== 'plane') await prepareShape(name, d, scene, io);
 }
 
+/** A shape's volume and unit-density inertia about its centre of mass, without its SDF; null for a plane. */
+export interface ShapeMass {
+  volume: number;
+  inertiaUnit: Float64Array;
+}
+
+export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<ShapeMass | null> {
+  if (d.type === 'plane') return null;
+  const { mass } = await prepareShape(name, d, scene, io);
+  return { volume: mass.volume, inertiaUnit: mass.inertia };
+}
+
+/**
+ * Everything createWorld checks, without baking a field or building a world
+ * (`stackfield check`): every shape loaded and checked, every dynamic body's
+ * mass and inertia in range. Returns each shape's mass properties.
+ */
+export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<string, ShapeMass | null>> {
+  const out = new Map<string, ShapeMass | null>();
+  for (const [name, d] of Object.entries(scene.shapes)) out.set(name, await shapeMass(name, d, scene, io));
+  scene.bodies.forEach((b, bi) => {
+    const s = out.get(b.shape);
+    if (!b.static && s) bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
+  });
+  return out;
+}
+
 /**
  * Builds one shape. `at` (its index among the shapes being built and their
  * number) is passed on to `io.progress`.
@@ -357,7 +385,7 @@ function hasInsideNode(g: SdfGrid): boolean {
  * ("mass" or "density") produced it.
  */
 export function bodyMassProperties(
-  s: RigidShape,
+  s: Pick<RigidShape, 'volume' | 'inertiaUnit'>,
   b: { name: string; mass?: number; density?: number },
   file: string,
   where: string,
@@ -390,6 +418,15 @@ export function bodyMassProperties(
 }
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
+  try {
+    return await buildWorld(scene, backend, io);
+  } catch (e) {
+    // A scene of library instances: name the file and path the value came from.
+    throw originsOf(scene)?.remap(e) ?? e;
+  }
+}
+
+async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   const world = new World(backend, { ...scene.solver });
   world.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
   world.dt = scene.dt;
@@ -401,11 +438,18 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
     const d = scene.shapes[b.shape];
     if (!d) throw new InputError(`unknown shape ${quote(b.shape)}`, scene.file, `bodies[${scene.bodies.indexOf(b)}].shape`);
     shapeIndex.set(b.shape, world.shapes.length);
-    world.shapes.push(await buildShape(b.shape, d, scene, io, { index: world.shapes.length, count: used }));
+    const key = `${scene.solver.edgeSamples}|${b.shape}|${JSON.stringify(d)}`;
+    let shape = io.shapes?.get(key);
+    if (!shape) {
+      shape = await buildShape(b.shape, d, scene, io, { index: world.shapes.length, count: used });
+      io.shapes?.set(key, shape);
+    }
+    world.shapes.push(shape);
   }
   // Check the others too (without baking): a broken shape should not wait until someone uses it.
+  const softShapes = new Set(scene.softBodies.map((b) => b.shape));
   for (const [name, d] of Object.entries(scene.shapes)) {
-    if (shapeIndex.has(name)) continue;
+    if (shapeIndex.has(name) || softShapes.has(name)) continue;
     await checkShape(name, d, scene, io);
     io.warn?.(`${scene.file}: shapes.${name}: no body uses this shape`);
   }
@@ -447,13 +491,11 @@ export async function createWorld(scene: SceneDesc, backend: PenetrationBackend,
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
     world.constraints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
   }
-  world.uploadShapes();
   if (scene.softBodies.length > 0) {
-    // World steps rigid bodies only; soft bodies run in a SoftSystem (src/soft/build.ts) until World hosts one.
-    io.warn?.(
-      `${scene.file}: ${scene.softBodies.length} soft bod${scene.softBodies.length === 1 ? 'y is' : 'ies are'} validated but not simulated here: ` +
-        'this world steps the rigid bodies only (soft bodies run through SoftSystem, docs/soft-bodies.md)',
-    );
+    // Stage "soft" (src/soft/coupling.ts); loaded on demand, since src/soft builds its shapes with this module.
+    const { attachSoftBodies } = await import('../soft/build.ts');
+    await attachSoftBodies(world, scene, io);
   }
+  world.uploadShapes();
   return world;
 }

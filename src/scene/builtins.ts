@@ -426,3 +426,5 @@ import { jointBuiltins } from './jointScenes.ts';
 for (const j of jointBuiltins) registerBuiltin(j.info, j.make);
 import { meshBuiltins } from './meshScenes.ts';
 for (const m of meshBuiltins) registerBuiltin(m.info, m.make);
+import { softBuiltins } from '../soft/scenes.ts';
+for (const s of softBuiltins) registerBuiltin(s.info, s.make);

@@ -1,318 +1,72 @@
 /**
  * Scene text and files -> SceneDesc. The browser app imports parseSceneText,
  * so this module has no top-level Node imports; loadSceneFile pulls in
- * node:fs and node:path lazily.
- *
- * JSON errors are located by our own scanner rather than by reading the
- * engine's message: V8 (Node 20) often says neither position nor line, Firefox
- * says line and column, Safari says neither. The scanner runs only to explain
- * a failure, and, after JSON.parse succeeded, to catch duplicate keys, which
- * JSON.parse silently resolves to the last one (a second "friction" in a body
- * is a mistake the user should hear about).
+ * node:fs and node:path lazily. JSON itself is read by json.ts.
  */
 import { InputError } from '../errors.ts';
 import type { SceneDesc } from './types.ts';
-import { childPath, validateScene } from './validate.ts';
+import { childPath, has, type JsonObject } from './validate.ts';
+import { LIBRARY_FORMAT_ID, gatherFiles, readSource, type LibraryIo, type SourceFile } from './library.ts';
+import { originsOf, resolveScene } from './instances.ts';
 import { quote } from '../util/echo.ts';
 
-/** Parses and validates scene text. `baseDir` (the scene's directory) resolves mesh paths; without it they stay as written. */
+export { lineColumn, parseJsonText } from './json.ts';
+
+/** A scene, the plain scene it flattens to (itself when it uses no library), and the files it was read from. */
+export interface LoadedScene {
+  scene: SceneDesc;
+  flat: JsonObject;
+  files: SourceFile[];
+}
+
+/**
+ * Parses and validates scene text. `baseDir` (the scene's directory) resolves
+ * mesh paths; without it they stay as written. A scene that includes
+ * libraries needs their files: loadSceneText or loadSceneFile.
+ */
 export function parseSceneText(text: string, file: string, baseDir?: string): SceneDesc {
-  return validateScene(parseJsonText(text, file), file, baseDir);
+  const root = sceneSource(text, file);
+  if (has(root.json, 'include')) {
+    throw new InputError('cannot read included files here (open the scene together with its libraries)', file, 'include');
+  }
+  return resolveScene([root], baseDir).scene;
+}
+
+function sceneSource(text: string, file: string): SourceFile {
+  const root = readSource(text, file);
+  if (root.kind === 'library') {
+    throw new InputError(`this is a library ("${LIBRARY_FORMAT_ID}"), not a scene; a scene uses it through "include"`, file, 'format');
+  }
+  return root;
 }
 
 /**
- * JSON.parse with errors that name the file, line and column:
- * `scene.json: line 4, column 12: invalid JSON: expected "," or "}" after a property value, found a string (missing ","?)`.
- * A leading UTF-8 byte order mark is skipped (some editors write one) and
- * not counted in columns, since editors do not show it.
+ * Scene text with its includes read through `io` (paths joined to the
+ * scene's name), resolved and validated (src/scene/instances.ts).
  */
-export function parseJsonText(text: string, file: string): unknown {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (e) {
-    const problem = scanJson(body);
-    if (problem) throw new InputError(`invalid JSON: ${problem.message}`, file, lineColumn(body, problem.offset));
-    // The scanner found nothing: fall back to whatever position the engine's message gives.
-    const native = e instanceof Error ? e.message : String(e);
-    const offset = positionFromMessage(native, body);
-    throw new InputError(`invalid JSON: ${native}`, file, offset === undefined ? undefined : lineColumn(body, offset));
-  }
-  const problem = scanJson(body);
-  if (problem?.duplicate) throw new InputError(problem.message, file, lineColumn(body, problem.offset));
-  return value;
-}
-
-/** 1-based `line L, column C` of a UTF-16 offset; a "\r\n" pair ends a line like "\n". */
-export function lineColumn(text: string, offset: number): string {
-  let line = 1;
-  let lineStart = 0;
-  const end = Math.min(offset, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return `line ${line}, column ${end - lineStart + 1}`;
-}
-
-/** "... at position 42" (V8) or "... line 3 column 7 ..." (Firefox, newer V8) -> offset. */
-function positionFromMessage(message: string, text: string): number | undefined {
-  const pos = /position (\d+)/.exec(message);
-  if (pos) return Number(pos[1]);
-  const lc = /line (\d+) column (\d+)/.exec(message);
-  if (!lc) return undefined;
-  let line = Number(lc[1]);
-  let i = 0;
-  while (line > 1 && i < text.length) {
-    if (text.charCodeAt(i++) === 10) line--;
-  }
-  return i + Number(lc[2]) - 1;
-}
-
-interface JsonProblem {
-  offset: number;
-  message: string;
-  duplicate?: boolean;
-}
-
-/** What the scanner expects next. */
-const Expect = {
-  /** Any value. */
-  Value: 0,
-  /** Just after '[': a value or ']'. */
-  ValueOrClose: 1,
-  /** Just after '{': a key or '}'. */
-  KeyOrClose: 2,
-  /** After ',' in an object: a key. */
-  Key: 3,
-  /** After a complete value: ',' or the closing bracket (or the end at top level). */
-  Separator: 4,
-} as const;
-type Expect = (typeof Expect)[keyof typeof Expect];
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-function isHex(c: number): boolean {
-  return isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-/** What starts at `i`, for "found ..." in messages: a string, a number, a quoted word or character. */
-function tokenAt(text: string, i: number): string {
-  const c = text.charCodeAt(i);
-  if (c === 0x22) return 'a string';
-  if (c === 0x2d || isDigit(c)) return 'a number';
-  const m = /^[A-Za-z_$][\w$]*/.exec(text.slice(i, i + 40));
-  return quote(m ? m[0] : String.fromCodePoint(text.codePointAt(i)!));
-}
-
-/**
- * Finds the first RFC 8259 violation in `text`, or the first duplicate key.
- * Iterative (an explicit stack of open containers), so ten thousand nested
- * '[' cannot overflow the call stack; strings and numbers are skipped with
- * index arithmetic, and only object keys are materialised (for duplicates).
- */
-function scanJson(text: string): JsonProblem | undefined {
-  const n = text.length;
-  /** Open containers: a Set of seen keys for an object, null for an array. */
-  const stack: (Set<string> | null)[] = [];
-  let i = 0;
-  let expect: Expect = Expect.Value;
-  /** Offset of the ',' just read, or -1: a close bracket right after it is a trailing comma. */
-  let commaAt = -1;
-
-  const fail = (offset: number, message: string): JsonProblem => ({ offset, message });
-
-  /** Skips a string starting at the quote at `i`; returns the index after it, or a problem. */
-  const skipString = (start: number): number | JsonProblem => {
-    let j = start + 1;
-    for (;;) {
-      if (j >= n) return fail(start, 'unterminated string (no closing ")');
-      const c = text.charCodeAt(j);
-      if (c === 0x22) return j + 1;
-      if (c === 0x0a || c === 0x0d) return fail(j, 'unterminated string (a string cannot contain a line break; write \\n, or add the missing ")');
-      if (c < 0x20) return fail(j, 'control character in a string (escape it, e.g. \\t)');
-      if (c === 0x5c) {
-        const e = text.charCodeAt(j + 1);
-        if (e === 0x75) {
-          for (let k = 2; k < 6; k++) {
-            if (!isHex(text.charCodeAt(j + k))) return fail(j, 'invalid \\u escape (expected 4 hex digits)');
-          }
-          j += 6;
-          continue;
-        }
-        // " \ / b f n r t
-        if (![0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74].includes(e)) {
-          return fail(j, `invalid escape ${quote(text.slice(j, j + 2))} in a string`);
-        }
-        j += 2;
-        continue;
-      }
-      j++;
-    }
-  };
-
-  /** Skips a number starting at `i`; returns the index after it, or a problem. */
-  const skipNumber = (start: number): number | JsonProblem => {
-    let j = start;
-    if (text.charCodeAt(j) === 0x2d) j++;
-    if (text.charCodeAt(j) === 0x30) {
-      j++;
-      if (isDigit(text.charCodeAt(j))) return fail(start, 'invalid number (no leading zeros allowed)');
-    } else if (isDigit(text.charCodeAt(j))) {
-      while (isDigit(text.charCodeAt(j))) j++;
-    } else {
-      return fail(start, 'invalid number (expected a digit after "-")');
-    }
-    if (text.charCodeAt(j) === 0x2e) {
-      j++;
-      if (!isDigit(text.charCodeAt(j))) return fail(j, 'invalid number (expected a digit after ".")');
-      while (isDigit(text.charCodeAt(j))) j++;
-    }
-    const e = text.charCodeAt(j);
-    if (e === 0x65 || e === 0x45) {
-      j++;
-      const s = text.charCodeAt(j);
-      if (s === 0x2b || s === 0x2d) j++;
-      if (!isDigit(text.charCodeAt(j))) return fail(j, 'invalid number (expected a digit in the exponent)');
-      while (isDigit(text.charCodeAt(j))) j++;
-    }
-    return j;
-  };
-
-  /** "expected X, found Y", with specific wording for the usual mistakes (trailing comma, comments, single quotes). */
-  const unexpected = (what: string): JsonProblem => {
-    if (i >= n) return fail(i, n === 0 || /^\s*$/.test(text) ? 'the file is empty' : `unexpected end of input (expected ${what})`);
-    const c = text[i]!;
-    if (commaAt >= 0 && (c === '}' || c === ']')) return fail(commaAt, `trailing comma before "${c}" (remove this ",")`);
-    if (c === '/') return fail(i, 'comments are not allowed in JSON');
-    if (c === "'") return fail(i, 'strings must use double quotes (")');
-    // A value where a separator belongs is nearly always a forgotten comma.
-    const value = c === '"' || c === '{' || c === '[' || c === '-' || (c >= '0' && c <= '9') || /^(true|false|null)/.test(text.slice(i, i + 5));
-    const hint = expect === Expect.Separator && value ? ' (missing ","?)' : '';
-    return fail(i, `expected ${what}, found ${tokenAt(text, i)}${hint}`);
-  };
-
-  for (;;) {
-    while (i < n && isSpace(text.charCodeAt(i))) i++;
-    const c = i < n ? text.charCodeAt(i) : -1;
-
-    // Right after an opening bracket the container may close at once; otherwise a value / key follows.
-    if (expect === Expect.ValueOrClose || expect === Expect.KeyOrClose) {
-      if (c === (expect === Expect.ValueOrClose ? 0x5d : 0x7d)) {
-        stack.pop();
-        i++;
-        expect = Expect.Separator;
-        continue;
-      }
-      expect = expect === Expect.ValueOrClose ? Expect.Value : Expect.Key;
-    }
-
-    switch (expect) {
-      case Expect.Value: {
-        if (c === 0x7b) {
-          stack.push(new Set());
-          i++;
-          expect = Expect.KeyOrClose;
-        } else if (c === 0x5b) {
-          stack.push(null);
-          i++;
-          expect = Expect.ValueOrClose;
-        } else if (c === 0x22) {
-          const end = skipString(i);
-          if (typeof end !== 'number') return end;
-          i = end;
-          expect = Expect.Separator;
-        } else if (c === 0x2d || isDigit(c)) {
-          const end = skipNumber(i);
-          if (typeof end !== 'number') return end;
-          i = end;
-          expect = Expect.Separator;
-        } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
-          i += 4;
-          expect = Expect.Separator;
-        } else if (text.startsWith('false', i)) {
-          i += 5;
-          expect = Expect.Separator;
-        } else if (text.startsWith('NaN', i) || text.startsWith('Infinity', i)) {
-          return fail(i, `${tokenAt(text, i)} is not a JSON number`);
-        } else {
-          return unexpected('a value');
-        }
-        commaAt = -1;
-        continue;
-      }
-      case Expect.Key: {
-        if (c !== 0x22) return unexpected('a property name in double quotes');
-        const end = skipString(i);
-        if (typeof end !== 'number') return end;
-        // Keys rarely contain escapes; decode only those through JSON.parse.
-        const raw = text.slice(i + 1, end - 1);
-        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
-        const seen = stack[stack.length - 1]!;
-        if (seen.has(key)) return { offset: i, message: `duplicate key ${quote(key)} (each key may appear only once in an object)`, duplicate: true };
-        seen.add(key);
-        i = end;
-        while (i < n && isSpace(text.charCodeAt(i))) i++;
-        commaAt = -1;
-        if (text.charCodeAt(i) !== 0x3a) {
-          return unexpected(`":" after the property name ${quote(key)}`);
-        }
-        i++;
-        expect = Expect.Value;
-        continue;
-      }
-      case Expect.Separator: {
-        if (stack.length === 0) {
-          if (i < n) return fail(i, `unexpected ${tokenAt(text, i)} after the end of the JSON value`);
-          return undefined;
-        }
-        const top = stack[stack.length - 1];
-        const close = top === null ? 0x5d : 0x7d;
-        if (c === 0x2c) {
-          commaAt = i;
-          i++;
-          expect = top === null ? Expect.Value : Expect.Key;
-        } else if (c === close) {
-          stack.pop();
-          i++;
-        } else {
-          return unexpected(top === null ? `"," or "]" after an array element` : `"," or "}" after a property value`);
-        }
-        continue;
-      }
-    }
-  }
+export async function loadSceneText(text: string, file: string, io?: LibraryIo, baseDir?: string): Promise<LoadedScene> {
+  const files = await gatherFiles(sceneSource(text, file), io);
+  return { ...resolveScene(files, baseDir), files };
 }
 
 /**
  * Reads a scene file (Node only). A missing file, a directory or a missing
  * mesh file is an InputError; mesh paths are resolved against the scene
- * file's directory, and a missing one is reported at `shapes.<name>.path`.
+ * file's directory, and a missing one is reported at `shapes.<name>.path`
+ * (of the library that defines the shape, for a library's).
  */
 export async function loadSceneFile(path: string): Promise<SceneDesc> {
+  return (await loadSceneFileWithSources(path)).scene;
+}
+
+/** loadSceneFile, with the flattened scene and the files it was read from. */
+export async function loadSceneFileWithSources(path: string): Promise<LoadedScene> {
   const fs = await import('node:fs/promises');
   const nodePath = await import('node:path');
-  let text: string;
-  try {
-    // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
-    const st = await fs.stat(path);
-    if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not a scene file`, path);
-    text = await fs.readFile(path, 'utf8');
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(describeFsError(e, 'scene file'), path);
-  }
+  const text = await readTextFile(path, 'scene file');
   const dir = nodePath.dirname(nodePath.resolve(path));
-  const scene = parseSceneText(text, path, dir);
+  const loaded = await loadSceneText(text, path, { readText: (p) => readTextFile(p, 'included file') }, dir);
+  const scene = loaded.scene;
   for (const [name, shape] of Object.entries(scene.shapes)) {
     if (shape.type !== 'mesh') continue;
     shape.resolvedPath = nodePath.resolve(dir, shape.path);
@@ -326,10 +80,29 @@ export async function loadSceneFile(path: string): Promise<SceneDesc> {
     if (problem !== null) {
       const where = childPath(childPath('shapes', name), 'path');
       const rel = nodePath.isAbsolute(shape.path) ? '' : '; paths are relative to the scene file';
-      throw new InputError(`${problem} (looked for ${quote(shape.resolvedPath, 200)}${rel})`, path, where);
+      const e = new InputError(`${problem} (looked for ${quote(shape.resolvedPath, 200)}${rel})`, path, where);
+      throw originsOf(scene)?.remap(e) ?? e;
     }
   }
-  return scene;
+  return loaded;
+}
+
+/**
+ * A file's text (Node only), or an InputError naming it and what went wrong
+ * (its message says `what`: "scene file not found", "is a directory, not a
+ * scene file").
+ */
+export async function readTextFile(path: string, what: string): Promise<string> {
+  const fs = await import('node:fs/promises');
+  try {
+    // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
+    const st = await fs.stat(path);
+    if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
+    return await fs.readFile(path, 'utf8');
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(describeFsError(e, what), path);
+  }
 }
 
 /** What went wrong reading a file, in words, from a Node file-system error. */

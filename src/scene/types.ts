@@ -28,7 +28,7 @@ export type ShapeDesc =
 
 // The engine owns its settings; the scene layer fills them from the file.
 export type { SolverSettings } from '../dynamics/settings.ts';
-export type { JointType, JointDesc, MotorDesc } from '../dynamics/joints/types.ts';
+export type { JointType, JointDesc, MotorDesc, MotorSegment } from '../dynamics/joints/types.ts';
 
 export interface BodyDesc {
   name: string;

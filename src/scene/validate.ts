@@ -24,6 +24,7 @@ import type {
   JointDesc,
   JointType,
   MotorDesc,
+  MotorSegment,
   Quat,
   SceneDesc,
   SdfSettings,
@@ -110,7 +111,7 @@ export const JOINT_TYPES: readonly JointType[] = [
   'fixed',
 ];
 
-const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
+export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
@@ -125,7 +126,7 @@ const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
   extrude: ['type', 'polygon', 'depth', 'sdf'],
 };
 const ALL_SHAPE_KEYS = [...new Set(Object.values(SHAPE_KEYS).flat())];
-const BODY_KEYS = [
+export const BODY_KEYS = [
   'name',
   'shape',
   'static',
@@ -155,7 +156,7 @@ const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
   fixed: ['anchorA', 'anchorB'],
 };
 type JointVectorKey = 'anchorA' | 'anchorB' | 'axisA' | 'axisB' | 'axis2A';
-const JOINT_COMMON_KEYS = ['type', 'bodyA', 'bodyB', 'collide'];
+const JOINT_COMMON_KEYS = ['name', 'type', 'bodyA', 'bodyB', 'collide'];
 const ALL_JOINT_KEYS = [...JOINT_COMMON_KEYS, 'anchorA', 'anchorB', 'axisA', 'axisB', 'axis2A'];
 /** What a JointDesc holds for a vector its type does not use. */
 const JOINT_VECTOR_DEFAULTS: Record<JointVectorKey, Readonly<Vec3>> = {
@@ -165,7 +166,22 @@ const JOINT_VECTOR_DEFAULTS: Record<JointVectorKey, Readonly<Vec3>> = {
   axisB: [1, 0, 0],
   axis2A: [0, 1, 0],
 };
-const MOTOR_KEYS = ['body', 'targetAngularVelocity', 'startTorque', 'torqueIncrement', 'maxTorque', 'from', 'until'];
+export const MOTOR_KEYS = [
+  'name', 'body', 'joint', 'targetAngularVelocity', 'axis', 'frame', 'speed', 'program', 'repeat',
+  'startTorque', 'torqueIncrement', 'torqueIncrementFraction', 'maxTorque', 'from', 'until', 'fromStep', 'untilStep',
+];
+/**
+ * Motor keys that are alternatives to each other: giving one of a group in an
+ * instance's motor override drops the definition's others (src/scene/instances.ts).
+ */
+export const MOTOR_ALTERNATIVES: readonly (readonly string[])[] = [
+  ['targetAngularVelocity', 'axis'],
+  ['targetAngularVelocity', 'speed', 'program'],
+  ['torqueIncrement', 'torqueIncrementFraction'],
+  ['from', 'fromStep'],
+  ['until', 'untilStep'],
+];
+const SEGMENT_KEYS = ['speed', 'duration'];
 
 /** Below this length a direction or quaternion counts as zero (it cannot be normalised meaningfully). */
 const ZERO_LENGTH = 1e-9;
@@ -222,6 +238,16 @@ export const POSITIVE: NumberRule = { min: 0, minExclusive: true };
 export const NON_NEGATIVE: NumberRule = { min: 0 };
 export const ANY: NumberRule = {};
 const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
+
+/** A body's material keys and their ranges (also those of a library material and of scene defaults). */
+export const MATERIAL_RULES = {
+  density: POSITIVE,
+  restitution: { min: 0, max: 1 },
+  friction: NON_NEGATIVE,
+  rollingFriction: NON_NEGATIVE,
+  spinningFriction: NON_NEGATIVE,
+} as const satisfies Record<string, NumberRule>;
+export type MaterialKey = keyof typeof MATERIAL_RULES;
 
 function describeRule(r: NumberRule): string {
   const kind = r.integer ? 'an integer' : 'a number';
@@ -463,13 +489,15 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   const joints: JointDesc[] = [];
   if (has(root, 'joints')) {
     const list = r.array(root['joints'], 'joints', 'an array of joints');
-    for (let i = 0; i < list.length; i++) joints.push(readJoint(r, list[i], indexPath('joints', i), bodies, byName));
+    const jointNames: NameIndex = new Map();
+    for (let i = 0; i < list.length; i++) joints.push(readJoint(r, list[i], i, bodies, byName, jointNames));
   }
 
   const motors: MotorDesc[] = [];
   if (has(root, 'motors')) {
     const list = r.array(root['motors'], 'motors', 'an array of motors');
-    for (let i = 0; i < list.length; i++) motors.push(readMotor(r, list[i], indexPath('motors', i), bodies, byName));
+    const motorNames: NameIndex = new Map();
+    for (let i = 0; i < list.length; i++) motors.push(readMotor(r, list[i], i, { bodies, byName, joints, motorNames, dt }));
   }
 
   const soft = readSoftSection(r, root, shapes, bodies, byName);
@@ -726,11 +754,40 @@ export function joinPath(dir: string, rel: string): string {
 export type NameIndex = Map<string, { index: number; isDefault: boolean }>;
 
 export function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
-  const kinds = kind === 'shape' ? 'shapes' : 'bodies';
+  return unknownName(kind, name, defined, kind === 'shape' ? '; add it under "shapes"' : '');
+}
+
+/** `unknown KIND "name" (did you mean "x"?)`, or the names there are (or that there are none, with `addHint`). */
+export function unknownName(kind: string, name: string, defined: readonly string[], addHint = ''): string {
   const hint = didYouMean(name, defined);
   if (hint) return `unknown ${kind} ${quote(name)}${hint}`;
-  if (defined.length === 0) return `unknown ${kind} ${quote(name)} (no ${kinds} are defined${kind === 'shape' ? '; add it under "shapes"' : ''})`;
+  const kinds = kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`;
+  if (defined.length === 0) return `unknown ${kind} ${quote(name)} (no ${kinds} are defined${addHint})`;
   return `unknown ${kind} ${quote(name)} (defined ${kinds}: ${listChoices(defined)})`;
+}
+
+/**
+ * The unique `name` of entry i of a list (`bodies`, `joints`, `motors`), or its
+ * default `<kind><i>`, recorded in `names`.
+ */
+function readName(r: Reader, o: JsonObject, path: string, i: number, list: string, kind: string, names: NameIndex): string {
+  let name: string;
+  if (has(o, 'name')) {
+    name = r.string(o['name'], childPath(path, 'name'), 'a non-empty string');
+    const prev = names.get(name);
+    if (prev) {
+      r.fail(
+        childPath(path, 'name'),
+        `duplicate name ${quote(name)} (already used by ${list}[${prev.index}]${prev.isDefault ? ' as its default name' : ''}); ${kind} names must be unique`,
+      );
+    }
+  } else {
+    name = `${kind}${i}`;
+    const prev = names.get(name);
+    if (prev) r.fail(path, `its default name ${quote(name)} is already used by ${list}[${prev.index}]; give this ${kind} a unique "name"`);
+  }
+  names.set(name, { index: i, isDefault: !has(o, 'name') });
+  return name;
 }
 
 function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, ShapeDesc>, byName: NameIndex): BodyDesc {
@@ -738,22 +795,7 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   const o = r.object(v, path, 'a body object like {"shape": "box", "position": [0, 1, 0]}');
   r.keys(o, path, BODY_KEYS);
 
-  let name: string;
-  if (has(o, 'name')) {
-    name = r.string(o['name'], childPath(path, 'name'), 'a non-empty string');
-    const prev = byName.get(name);
-    if (prev) {
-      r.fail(
-        childPath(path, 'name'),
-        `duplicate name ${quote(name)} (already used by bodies[${prev.index}]${prev.isDefault ? ' as its default name' : ''}); body names must be unique`,
-      );
-    }
-  } else {
-    name = `body${i}`;
-    const prev = byName.get(name);
-    if (prev) r.fail(path, `its default name ${quote(name)} is already used by bodies[${prev.index}]; give this body a unique "name"`);
-  }
-  byName.set(name, { index: i, isDefault: !has(o, 'name') });
+  const name = readName(r, o, path, i, 'bodies', 'body', byName);
 
   if (!has(o, 'shape')) r.missing(path, 'shape', `the name of a shape defined under "shapes"`);
   const shapePath = childPath(path, 'shape');
@@ -792,14 +834,14 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     orientation,
     velocity,
     angularVelocity,
-    restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, { min: 0, max: 1 }),
-    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, NON_NEGATIVE),
-    rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, NON_NEGATIVE),
-    spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, NON_NEGATIVE),
+    restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, MATERIAL_RULES.restitution),
+    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction),
+    rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, MATERIAL_RULES.rollingFriction),
+    spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, MATERIAL_RULES.spinningFriction),
   };
   if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
   if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, POSITIVE);
-  else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, POSITIVE);
+  else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, MATERIAL_RULES.density);
   return body;
 }
 
@@ -849,9 +891,11 @@ function sinBetween(a: Vec3, b: Vec3): number {
   return length3([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]);
 }
 
-function readJoint(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byName: NameIndex): JointDesc {
+function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName: NameIndex, names: NameIndex): JointDesc {
+  const path = indexPath('joints', i);
   const o = r.object(v, path, 'a joint object like {"type": "ball", "bodyA": "a", "bodyB": "b", ...}');
   r.keys(o, path, ALL_JOINT_KEYS);
+  const name = readName(r, o, path, i, 'joints', 'joint', names);
   const validTypes = `valid types: ${JOINT_TYPES.join(', ')}`;
   if (!has(o, 'type')) r.fail(childPath(path, 'type'), `missing required key "type" (${validTypes})`);
   const t = o['type'];
@@ -889,28 +933,120 @@ function readJoint(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byNa
       'axisA and axisB are parallel in the initial pose, so there is no angle to hold (use an "axis" joint to keep axes aligned)',
     );
   }
-  return { type, bodyA: a.name, bodyB: b.name, ...vectors, collide: r.bool(o, path, 'collide', false) };
+  return { name, type, bodyA: a.name, bodyB: b.name, ...vectors, collide: r.bool(o, path, 'collide', false) };
 }
 
-function readMotor(r: Reader, v: unknown, path: string, bodies: BodyDesc[], byName: NameIndex): MotorDesc {
+/** What a motor may refer to. */
+interface MotorContext {
+  bodies: BodyDesc[];
+  byName: NameIndex;
+  joints: JointDesc[];
+  motorNames: NameIndex;
+  /** Seconds per step, for windows given in steps. */
+  dt: number;
+}
+
+/** Most segments in one motor program (a bad file must not allocate without bound). */
+const MAX_PROGRAM_SEGMENTS = 10_000;
+
+function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc {
+  const path = indexPath('motors', i);
   const o = r.object(v, path, 'a motor object like {"body": "a", "targetAngularVelocity": [0, 0, 1], "maxTorque": 10}');
   r.keys(o, path, MOTOR_KEYS);
-  const body = bodyReference(r, o, path, 'body', bodies, byName);
-  if (body.static) r.fail(childPath(path, 'body'), `${quote(body.name)} is static; a motor can only drive a dynamic body`);
-  const targetAngularVelocity = r.vec3(o, path, 'targetAngularVelocity', undefined);
-  // Torque ramps from startTorque by torqueIncrement per step up to maxTorque. With only one of the
+  const name = readName(r, o, path, i, 'motors', 'motor', c.motorNames);
+  for (const group of MOTOR_ALTERNATIVES) {
+    const given = group.filter((k) => has(o, k));
+    if (given.length > 1) r.fail(childPath(path, given[1]!), `"${given[0]}" and "${given[1]}" are alternatives; give only one`);
+  }
+  if (has(o, 'body') && has(o, 'joint')) {
+    r.fail(path, 'give either "body" (a motor turning one body) or "joint" (a motor between the two bodies of a hinge or slider), not both');
+  }
+  let body = '';
+  let joint = '';
+  let axis: Vec3 = [0, 0, 0];
+  let frame: 'world' | 'body' = 'world';
+  let program: MotorSegment[];
+  if (has(o, 'joint')) {
+    for (const k of ['targetAngularVelocity', 'axis', 'frame']) {
+      if (has(o, k)) r.fail(childPath(path, k), `a joint motor acts along its joint's axis; it does not use "${k}" (give "speed" or "program")`);
+    }
+    const p = childPath(path, 'joint');
+    joint = r.string(o['joint'], p, 'the name of a hinge or slider joint (a string)');
+    const found = c.joints.find((j) => j.name === joint);
+    if (!found) r.fail(p, unknownName('joint', joint, c.joints.map((j) => j.name)));
+    if (found.type !== 'hinge' && found.type !== 'slider') {
+      r.fail(p, `joint ${quote(joint)} is a ${found.type} joint; a joint motor drives a hinge (about its axis) or a slider (along its axis)`);
+    }
+    program = readProgram(r, o, path, 'the target speed (rad/s for a hinge, m/s for a slider)');
+  } else {
+    if (!has(o, 'body')) r.missing(path, 'body', 'the name of the driven body, or "joint" with the name of a hinge or slider');
+    const b = bodyReference(r, o, path, 'body', c.bodies, c.byName);
+    if (b.static) r.fail(childPath(path, 'body'), `${quote(b.name)} is static; a motor can only drive a dynamic body`);
+    body = b.name;
+    frame = r.choice(o, path, 'frame', ['world', 'body'] as const, 'world');
+    if (has(o, 'targetAngularVelocity')) {
+      // The seed's form: the direction is the axis, the length the target speed.
+      const w = r.vec3(o, path, 'targetAngularVelocity', undefined);
+      const s = length3(w);
+      if (s > 0) axis = [w[0] / s, w[1] / s, w[2] / s];
+      program = [{ speed: s, duration: Infinity }];
+    } else {
+      if (!has(o, 'axis')) {
+        r.missing(path, 'targetAngularVelocity', `${vectorLabel(3)} in rad/s, or "axis" with "speed" or "program"`);
+      }
+      axis = r.direction(o, path, 'axis', undefined);
+      program = readProgram(r, o, path, 'the target angular velocity along "axis" (rad/s)');
+    }
+  }
+  const repeat = r.bool(o, path, 'repeat', false);
+  if (has(o, 'repeat') && !has(o, 'program')) r.fail(childPath(path, 'repeat'), '"repeat" applies to a "program" only');
+
+  // Torque ramps from startTorque by an increment per step up to maxTorque. With only one of the
   // two ends given the torque is constant at it, unless an increment asks for a ramp from zero.
   const hasStart = has(o, 'startTorque');
   const hasMax = has(o, 'maxTorque');
   if (!hasStart && !hasMax) r.missing(path, 'maxTorque', 'a number >= 0; a motor needs "maxTorque" and/or "startTorque"');
-  const torqueIncrement = r.num(o, path, 'torqueIncrement', 0, NON_NEGATIVE);
   const givenMax = hasMax ? r.num(o, path, 'maxTorque', undefined, NON_NEGATIVE) : undefined;
-  const startTorque = r.num(o, path, 'startTorque', has(o, 'torqueIncrement') ? 0 : givenMax, NON_NEGATIVE);
+  let torqueIncrement: number;
+  let startTorque: number;
+  if (has(o, 'torqueIncrementFraction')) {
+    // The seed's "increase": a fraction of the start torque per step, so the start torque must be given.
+    const fraction = r.num(o, path, 'torqueIncrementFraction', undefined, NON_NEGATIVE);
+    if (!hasStart) r.missing(path, 'startTorque', 'a number > 0: "torqueIncrementFraction" is a fraction of it');
+    startTorque = r.num(o, path, 'startTorque', undefined, POSITIVE);
+    torqueIncrement = fraction * startTorque;
+  } else {
+    torqueIncrement = r.num(o, path, 'torqueIncrement', 0, NON_NEGATIVE);
+    startTorque = r.num(o, path, 'startTorque', has(o, 'torqueIncrement') ? 0 : givenMax, NON_NEGATIVE);
+  }
   const maxTorque = givenMax ?? startTorque;
   if (maxTorque < startTorque) r.fail(childPath(path, 'maxTorque'), `expected maxTorque >= startTorque (${startTorque}), got ${maxTorque}`);
-  const from = r.num(o, path, 'from', 0, NON_NEGATIVE);
+  // A window in steps is the seed's (time0, time1); step k is active when its midpoint lies in [k0 dt, k1 dt).
+  const STEPS: NumberRule = { min: 0, integer: true, max: Number.MAX_SAFE_INTEGER };
+  const from = has(o, 'fromStep') ? r.num(o, path, 'fromStep', undefined, STEPS) * c.dt : r.num(o, path, 'from', 0, NON_NEGATIVE);
   // JSON cannot say Infinity: no "until" means the motor runs forever.
-  const until = r.num(o, path, 'until', Infinity, NON_NEGATIVE);
-  if (!(until > from)) r.fail(childPath(path, 'until'), `expected until > from (${from}), got ${until}`);
-  return { body: body.name, targetAngularVelocity, startTorque, torqueIncrement, maxTorque, from, until };
+  const until = has(o, 'untilStep') ? r.num(o, path, 'untilStep', undefined, STEPS) * c.dt : r.num(o, path, 'until', Infinity, NON_NEGATIVE);
+  if (!(until > from)) {
+    if (!has(o, 'untilStep') && !has(o, 'fromStep')) r.fail(childPath(path, 'until'), `expected until > from (${from}), got ${until}`);
+    const key = has(o, 'untilStep') ? 'untilStep' : 'until';
+    r.fail(childPath(path, key), `expected the window to end after it starts (at ${from} s), got ${until} s`);
+  }
+  return { name, body, joint, axis, frame, program, repeat, startTorque, torqueIncrement, maxTorque, from, until };
+}
+
+/** "speed" (a constant target) or "program" (segments of speed and duration), exactly one. */
+function readProgram(r: Reader, o: JsonObject, path: string, what: string): MotorSegment[] {
+  if (has(o, 'speed')) return [{ speed: r.num(o, path, 'speed', undefined, ANY), duration: Infinity }];
+  if (!has(o, 'program')) r.missing(path, 'speed', `${what}, or "program": [{"speed": s, "duration": t}, ...]`);
+  const p = childPath(path, 'program');
+  const list = r.array(o['program'], p, 'an array of segments {"speed": s, "duration": t}');
+  if (list.length === 0 || list.length > MAX_PROGRAM_SEGMENTS) {
+    r.fail(p, `expected 1 to ${MAX_PROGRAM_SEGMENTS} segments {"speed": s, "duration": t}, got ${describeValue(list)}`);
+  }
+  return list.map((seg, k) => {
+    const sp = indexPath(p, k);
+    const so = r.object(seg, sp, 'a segment {"speed": s, "duration": t}');
+    r.keys(so, sp, SEGMENT_KEYS);
+    return { speed: r.num(so, sp, 'speed', undefined, ANY), duration: r.num(so, sp, 'duration', undefined, POSITIVE) };
+  });
 }

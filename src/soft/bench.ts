@@ -1,8 +1,8 @@
 /**
  * Throughput of the soft-body solver alone: one soft body of about the asked
  * number of particles resting on a plane, stepped after a warm-up, timed per
- * step. Phase 2 puts this beside the rigid stages in `stackfield bench`; until
- * then docs/soft-bodies.md reports its numbers.
+ * step; and (SoftBenchCounter) the soft stage's throughput in the whole-world
+ * benchmark of `stackfield bench` and bench.html.
  *
  * "Particles per second through the solver" is particles x substeps / time:
  * how many particle updates (each with its share of the springs, dampers,
@@ -12,6 +12,8 @@
 import type { SoftIntegratorName } from '../scene/types.ts';
 import { parseSceneText } from '../scene/load.ts';
 import { buildSoftSystem } from './build.ts';
+import type { World } from '../dynamics/world.ts';
+import { SoftCoupling } from './coupling.ts';
 
 export interface SoftBenchOptions {
   /** Lattice cells along each side of the cube (particles = (cells + 1)^3). */
@@ -89,4 +91,82 @@ export async function benchSoftSolver(options: Partial<SoftBenchOptions> = {}): 
     particleUpdatesPerSecond: (system.particleCount * substeps) / (median / 1000),
     particleStepsPerSecond: system.particleCount / (median / 1000),
   };
+}
+
+/**
+ * The soft stage's throughput in a whole-world benchmark (src/bench/harness.ts):
+ * per measured step, the samples the stage sends to the penetration query
+ * (path samples and located points) against the time of its query call, and
+ * the particle updates of its solver (particles x substeps) against the time
+ * of the soft system's step.
+ */
+export interface SoftStageBench {
+  particles: number;
+  springs: number;
+  substeps: number;
+  /** Samples sent per step and per second of query time. */
+  samplesPerStep: number;
+  samplesPerSecond: number;
+  /** Particle updates (particles x substeps) per second of solver time, and particle-steps per second of the whole stage. */
+  particleUpdatesPerSecond: number;
+  particleStepsPerSecond: number;
+  /** Mean ms per step: query call, solver, the whole stage. */
+  queryMs: number;
+  solveMs: number;
+  stageMs: number;
+}
+
+export class SoftBenchCounter {
+  private steps = 0;
+  private samples = 0;
+  private queryMs = 0;
+  private solveMs = 0;
+  private stageMs = 0;
+  private updates = 0;
+  private particles = 0;
+  private springs = 0;
+  private substeps = 0;
+
+  /** Counts the last step of `world` (nothing when it has no soft bodies). */
+  add(world: World): void {
+    const soft = world.soft;
+    if (!(soft instanceof SoftCoupling)) return;
+    const st = soft.stats;
+    this.steps++;
+    this.samples += st.samples + st.probes;
+    this.queryMs += st.queryMs;
+    this.solveMs += st.solveMs;
+    this.stageMs += world.profile.ms.soft;
+    this.updates += soft.system.particleCount * st.substeps;
+    this.particles = soft.system.particleCount;
+    this.springs = soft.system.springCount;
+    this.substeps = st.substeps;
+  }
+
+  result(): SoftStageBench | null {
+    if (this.steps === 0) return null;
+    const n = this.steps;
+    return {
+      particles: this.particles,
+      springs: this.springs,
+      substeps: this.substeps,
+      samplesPerStep: this.samples / n,
+      samplesPerSecond: this.queryMs > 0 ? this.samples / (this.queryMs / 1000) : 0,
+      particleUpdatesPerSecond: this.solveMs > 0 ? this.updates / (this.solveMs / 1000) : 0,
+      particleStepsPerSecond: this.stageMs > 0 ? (this.particles * n) / (this.stageMs / 1000) : 0,
+      queryMs: this.queryMs / n,
+      solveMs: this.solveMs / n,
+      stageMs: this.stageMs / n,
+    };
+  }
+}
+
+/** One line for the benchmark table. */
+export function formatSoftBench(s: SoftStageBench): string {
+  const m = (x: number) => `${(x / 1e6).toFixed(2)} M`;
+  return (
+    `  soft: ${s.particles} particles, ${s.springs} springs, ${s.substeps} substeps; stage ${s.stageMs.toFixed(2)} ms/step ` +
+    `(query ${s.queryMs.toFixed(2)}, solver ${s.solveMs.toFixed(2)}); query ${m(s.samplesPerSecond)} samples/s (${s.samplesPerStep.toFixed(0)}/step); ` +
+    `solver ${m(s.particleUpdatesPerSecond)} particle updates/s; ${m(s.particleStepsPerSecond)} particle steps/s`
+  );
 }

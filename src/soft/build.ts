@@ -4,10 +4,14 @@
  * the construction turns it into particles and springs, the material into
  * spring constants, and the pose into particle positions and velocities.
  *
- * Phase 1 (no coupling to World): the soft bodies collide with the scene's
- * static planes, and pins hold particles at the initial pose of their rigid
- * body. Rigid bodies of other shapes do not touch soft bodies yet; phase 2
- * adds that through the batched penetration query (docs/soft-bodies.md).
+ * Two ways to get one:
+ *  - attachSoftBodies(world, ...) (what createWorld does for a scene with
+ *    soft bodies): the system as World's stage "soft" (coupling.ts); the
+ *    soft bodies' rest shapes join World's shape list, so their SDFs are
+ *    uploaded with the rigid shapes, and pins follow World's bodies;
+ *  - buildSoftSystem(scene, ...): the soft bodies alone among the scene's
+ *    static planes, pins at their bodies' initial poses (tests of the soft
+ *    dynamics by themselves, the solver benchmark).
  *
  * Problems that only show once the geometry exists (a lattice too coarse for
  * a thin part, a pin anchor away from the body, a material too stiff for the
@@ -24,7 +28,9 @@ import { buildLatticeModel } from './lattice.ts';
 import { extrudeSeedModel } from './seedNet.ts';
 import type { SoftModel } from './model.ts';
 import { PlaneCollider, type StaticPlane } from './collide.ts';
-import { SoftSystem, StaticPinFrames } from './system.ts';
+import { SoftSystem, StaticPinFrames, type PinFrames } from './system.ts';
+import type { World } from '../dynamics/world.ts';
+import { SoftCoupling } from './coupling.ts';
 
 export interface BuiltSoft {
   system: SoftSystem;
@@ -57,29 +63,71 @@ export function buildSoftModel(desc: SoftBodyDesc, shape: RigidShape, scene: Sce
   }
 }
 
-export async function buildSoftSystem(scene: SceneDesc, io: SceneIo): Promise<BuiltSoft> {
-  const system = new SoftSystem({ ...scene.softSolver });
-  system.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
-  const shapes = new Map<string, RigidShape>();
-
+/** The scene's static planes, which the soft bodies meet analytically (collide.ts). */
+function staticPlanes(scene: SceneDesc): PlaneCollider {
   const planes: StaticPlane[] = [];
   for (const b of scene.bodies) {
     const d = scene.shapes[b.shape];
     if (!b.static || d?.type !== 'plane') continue;
     planes.push({ normal: rotate(b.orientation, d.normal), point: [...b.position], friction: b.friction, restitution: b.restitution, name: b.name });
   }
-  const planeCollider = new PlaneCollider(planes);
-  system.colliders.push(planeCollider);
-  const frames = new StaticPinFrames(scene.bodies.map((b) => ({ position: b.position, orientation: b.orientation })));
-  const rigidIndex = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
+  return new PlaneCollider(planes);
+}
 
-  for (let i = 0; i < scene.softBodies.length; i++) {
-    const desc = scene.softBodies[i]!;
-    let shape = shapes.get(desc.shape);
+function newSystem(scene: SceneDesc): SoftSystem {
+  const system = new SoftSystem({ ...scene.softSolver });
+  system.gravity = [scene.gravity[0], scene.gravity[1], scene.gravity[2]];
+  return system;
+}
+
+export async function buildSoftSystem(scene: SceneDesc, io: SceneIo): Promise<BuiltSoft> {
+  const system = newSystem(scene);
+  const built = new Map<string, RigidShape>();
+  const shapes: RigidShape[] = [];
+  for (const desc of scene.softBodies) {
+    let shape = built.get(desc.shape);
     if (!shape) {
       shape = await buildShape(desc.shape, scene.shapes[desc.shape]!, scene, io);
-      shapes.set(desc.shape, shape);
+      built.set(desc.shape, shape);
     }
+    shapes.push(shape);
+  }
+  const planes = staticPlanes(scene);
+  system.colliders.push(planes);
+  addSoftBodies(system, scene, shapes, new StaticPinFrames(scene.bodies.map((b) => ({ position: b.position, orientation: b.orientation }))));
+  return { system, planes };
+}
+
+/**
+ * The scene's soft bodies as World's stage "soft": their rest shapes are
+ * appended to world.shapes (or reused when a rigid body has the same shape),
+ * so call it before world.uploadShapes().
+ */
+export async function attachSoftBodies(world: World, scene: SceneDesc, io: SceneIo): Promise<SoftCoupling> {
+  const system = newSystem(scene);
+  const shapes: RigidShape[] = [];
+  const restShape: number[] = [];
+  for (const desc of scene.softBodies) {
+    let k = world.shapes.findIndex((s) => s.name === desc.shape);
+    if (k < 0) {
+      k = world.shapes.length;
+      world.shapes.push(await buildShape(desc.shape, scene.shapes[desc.shape]!, scene, io));
+    }
+    restShape.push(k);
+    shapes.push(world.shapes[k]!);
+  }
+  const coupling = new SoftCoupling(system, staticPlanes(scene), restShape, world);
+  addSoftBodies(system, scene, shapes, coupling.pinFrames(world));
+  world.soft = coupling;
+  return coupling;
+}
+
+/** Adds the scene's soft bodies (shapes[i] is soft body i's shape) and their pins to the system. */
+function addSoftBodies(system: SoftSystem, scene: SceneDesc, shapes: readonly RigidShape[], frames: PinFrames): void {
+  const rigidIndex = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
+  for (let i = 0; i < scene.softBodies.length; i++) {
+    const desc = scene.softBodies[i]!;
+    const shape = shapes[i]!;
     const model = buildSoftModel(desc, shape, scene, i);
     const mass = desc.mass ?? (desc.density ?? 1000) * shape.volume;
     // The model lives in the centre-of-mass frame; `position` places the shape's own origin, as for rigid bodies.
@@ -135,7 +183,6 @@ export async function buildSoftSystem(scene: SceneDesc, io: SceneIo): Promise<Bu
       for (const p of chosen) system.addPin(p, rb, frames);
     });
   }
-  return { system, planes: planeCollider };
 }
 
 /** A body that needs more substeps than softSolver.maxSubsteps at the scene's dt is refused at load time. */

@@ -5,9 +5,9 @@
  * the substep (x0) and at its end (sys.pos): whatever a particle's path went
  * through or into is resolved there, so nothing tunnels however fast it
  * moves (the seed tests the particle's displacement segment against each
- * obstacle, for the same reason). Phase 1 has one collider, the analytic
- * static planes below; the rigid bodies' SDFs join as a second collider
- * (docs/soft-bodies.md).
+ * obstacle, for the same reason). The analytic static planes below are one
+ * collider; the rigid bodies' fields and the soft bodies' own insides
+ * (contact.ts, found through the batched query by coupling.ts) the other.
  *
  * Planes: signed distance d(x) = n . x - offset. A particle that ends the
  * substep behind a plane has crossed it or was already there (a plane is a
@@ -25,10 +25,11 @@ import type { SoftSystem } from './system.ts';
 
 export interface SoftCollider {
   /**
-   * Called after each substep of length h: particles moved from x0 to sys.pos.
-   * Moves particles out of obstacles and changes their velocities.
+   * Called after each substep of length h, which ends at fraction s (0..1]
+   * of the step: particles moved from x0 to sys.pos. Moves particles out of
+   * obstacles and changes their velocities.
    */
-  resolve(sys: SoftSystem, x0: Float64Array, h: number): void;
+  resolve(sys: SoftSystem, x0: Float64Array, h: number, s: number): void;
 }
 
 export interface StaticPlane {
@@ -43,7 +44,7 @@ export interface StaticPlane {
 }
 
 /** Approach speeds below this many g h (h = substep) are treated as resting contact (no bounce). */
-const RESTING_APPROACH = 4;
+export const RESTING_APPROACH = 4;
 
 export class PlaneCollider implements SoftCollider {
   /** Contacts resolved in the last step (all substeps), for the profile and views. */

@@ -22,11 +22,15 @@ import type { SoftSystem } from './system.ts';
 
 /**
  * f = total force on each particle at state (x, v); 3 floats per particle
- * each. `dampers` false leaves the dampers out, for the semi-implicit
- * integrator that applies them exactly instead (applyDampersExactly, which
- * takes the spring directions written to `directions`).
+ * each (the explicit integrators).
  */
-export function computeForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array, dampers = true, directions?: Float64Array): void {
+export function computeForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array): void {
+  externalForces(sys, x, f);
+  addSpringForces(sys, x, v, f);
+}
+
+/** Gravity and volume pressure (no springs) at positions x, written to f. */
+export function externalForces(sys: SoftSystem, x: Float64Array, f: Float64Array): void {
   const n = sys.particleCount;
   const m = sys.mass;
   const g = sys.gravity;
@@ -37,7 +41,6 @@ export function computeForces(sys: SoftSystem, x: Float64Array, v: Float64Array,
     f[3 * i + 1] = mi * gy;
     f[3 * i + 2] = mi * gz;
   }
-  addSpringForces(sys, x, v, f, dampers, directions);
   for (const b of sys.bodies) {
     if (b.volumeStiffness === 0) continue;
     const coefficient = b.volumeStiffness / b.restVolume;
@@ -46,65 +49,20 @@ export function computeForces(sys: SoftSystem, x: Float64Array, v: Float64Array,
   }
 }
 
-/**
- * Adds every spring's Hooke force and (unless `dampers` is false) its damper
- * force (file comment) into f. With `directions`, also writes each spring's
- * unit direction there (3 per spring; zero for coincident ends), for the exact
- * dampers that follow within the same substep.
- */
-export function addSpringForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array, dampers = true, directions?: Float64Array): void {
-  if (!dampers && directions) {
-    addHookeForces(sys, x, f, directions);
-    return;
-  }
+/** Adds every spring's Hooke force and its damper force (file comment) into f. */
+export function addSpringForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array): void {
   const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, C = sys.springC;
   const count = sys.springCount;
-  const damperScale = dampers ? 1 : 0;
   for (let s = 0; s < count; s++) {
     const a = 3 * A[s]!, b = 3 * B[s]!;
     const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
     const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
     // Coincident ends give the spring no direction to act along: it sits out this evaluation.
-    const inv = len === 0 ? 0 : 1 / len;
-    const ux = dx * inv, uy = dy * inv, uz = dz * inv;
-    if (directions) {
-      directions[3 * s] = ux;
-      directions[3 * s + 1] = uy;
-      directions[3 * s + 2] = uz;
-    }
     if (len === 0) continue;
-    const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
-    const magnitude = K[s]! * (len - L0[s]!) + damperScale * C[s]! * closing;
-    const fx = magnitude * ux, fy = magnitude * uy, fz = magnitude * uz;
-    f[a] -= fx;
-    f[a + 1] -= fy;
-    f[a + 2] -= fz;
-    f[b] += fx;
-    f[b + 1] += fy;
-    f[b + 2] += fz;
-  }
-}
-
-/**
- * The Hooke forces alone, writing directions: the semi-implicit path, where
- * not reading velocities at all makes the hottest loop about a third faster
- * (measured 18 -> 12 ns per spring).
- */
-function addHookeForces(sys: SoftSystem, x: Float64Array, f: Float64Array, directions: Float64Array): void {
-  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK;
-  const count = sys.springCount;
-  for (let s = 0; s < count; s++) {
-    const a = 3 * A[s]!, b = 3 * B[s]!;
-    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
-    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const inv = len === 0 ? 0 : 1 / len;
+    const inv = 1 / len;
     const ux = dx * inv, uy = dy * inv, uz = dz * inv;
-    const o = 3 * s;
-    directions[o] = ux;
-    directions[o + 1] = uy;
-    directions[o + 2] = uz;
-    // With len = 0 the direction is zero and so is the force.
-    const magnitude = K[s]! * (len - L0[s]!);
+    const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
+    const magnitude = K[s]! * (len - L0[s]!) + C[s]! * closing;
     const fx = magnitude * ux, fy = magnitude * uy, fz = magnitude * uz;
     f[a] -= fx;
     f[a + 1] -= fy;
@@ -115,31 +73,76 @@ function addHookeForces(sys: SoftSystem, x: Float64Array, f: Float64Array, direc
   }
 }
 
+/** The Hooke force on particle i's end of spring s (no damper), into out[0..2]. */
+export function hookeForceOn(sys: SoftSystem, s: number, i: number, out: Float64Array): void {
+  const a = 3 * sys.springA[s]!, b = 3 * sys.springB[s]!, x = sys.pos;
+  const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+  const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+  const scale = len === 0 ? 0 : ((sys.springA[s] === i ? -1 : 1) * sys.springK[s]! * (len - sys.springRest[s]!)) / len;
+  out[0] = scale * dx;
+  out[1] = scale * dy;
+  out[2] = scale * dz;
+}
+
 /**
- * The dampers as exact velocity updates, one spring after another (for the
- * semi-implicit integrator). Alone, a damper makes the ends' closing speed
+ * The springs of the semi-implicit substep, as impulses on the velocities:
+ * first every spring's Hooke impulse h k (L - L0) u at the substep's
+ * positions (together, the velocity half of symplectic Euler; their order
+ * does not matter), then every damper as an exact velocity update, one
+ * spring after another. Alone, a damper makes the ends' closing speed
  * w = (v_a - v_b) . u decay as dw/dt = -c (1/m_a + 1/m_b) w, so over h it
  * becomes w exp(-c (1/m_a + 1/m_b) h); the impulse along u that does this
  * keeps momentum and angular momentum and only removes kinetic energy,
  * whatever h is. As forces, the dampers would bound the substep by
  * h c / m < 2 (system.ts) and make stiff damping expensive; applied this way
- * they bound nothing. `directions` are the springs' unit directions at the
- * substep's positions (addSpringForces); the per-spring factor
- * expm1(-c beta h) / beta is computed once per substep length.
+ * they bound nothing.
+ *
+ * Speed (the solver's hot loop, about 23 ns per spring for both passes on
+ * the 2-core VM this was measured on): the Hooke pass writes straight into
+ * the velocities and keeps only 1 / L per spring; the damper pass rebuilds u
+ * from the positions, which have not moved (no force array, no stored
+ * directions). One fused pass (each spring's damper right after its Hooke
+ * impulse) was no faster and wrong at rest: a damper then sees the
+ * half-updated velocities of the sweep and carries part of a static load (a
+ * pinned cube passed 100.8 % of its weight to its pins). The same loops
+ * written over module-level constant arrays ran 1.6 times faster (V8 folds
+ * the arrays in); neither closures over the arrays nor passing them as
+ * arguments recovered that.
  */
-export function applyDampersExactly(sys: SoftSystem, h: number, directions: Float64Array): void {
-  const A = sys.springA, B = sys.springB, w = sys.invMass;
-  const v = sys.vel;
+export function springImpulses(sys: SoftSystem, h: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+  const x = sys.pos, v = sys.vel;
+  const count = sys.springCount;
+  if (sys.springInvLength.length !== count) sys.springInvLength = new Float64Array(count);
+  const inv = sys.springInvLength;
+  for (let s = 0; s < count; s++) {
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    // Coincident ends give the spring no direction to act along: it sits out this substep.
+    const il = len === 0 ? 0 : 1 / len;
+    inv[s] = il;
+    // Impulse -h k (L - L0) u on a, the opposite on b; (L - L0) u = (L - L0) / L d.
+    const m = h * K[s]! * (len - L0[s]!) * il;
+    const ma = m * w[ia]!, mb = m * w[ib]!;
+    v[a] -= ma * dx;
+    v[a + 1] -= ma * dy;
+    v[a + 2] -= ma * dz;
+    v[b] += mb * dx;
+    v[b + 1] += mb * dy;
+    v[b + 2] += mb * dz;
+  }
   const factor = damperFactors(sys, h);
-  for (let s = 0; s < sys.springCount; s++) {
+  for (let s = 0; s < count; s++) {
     const k = factor[s]!;
     if (k === 0) continue;
     const ia = A[s]!, ib = B[s]!;
     const a = 3 * ia, b = 3 * ib;
-    const ux = directions[3 * s]!, uy = directions[3 * s + 1]!, uz = directions[3 * s + 2]!;
-    const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
+    const il = inv[s]!;
+    const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
     // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h).
-    const j = closing * k;
+    const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
     const ja = j * w[ia]!, jb = j * w[ib]!;
     v[a] += ja * ux;
     v[a + 1] += ja * uy;

@@ -9,9 +9,10 @@
  *  rk2           the midpoint method: two force evaluations per substep.
  *  rk4           classic fourth-order Runge-Kutta: four evaluations, what the
  *                seed moved to for very stiff springs.
- *  semiImplicit  semi-implicit (symplectic) Euler: v += h a(t), then the
- *                dampers as exact velocity updates (forces.ts,
- *                applyDampersExactly), then x += h v(t + h). One evaluation,
+ *  semiImplicit  semi-implicit (symplectic) Euler: v += h a(t) (gravity and
+ *                volume, then each spring's Hooke impulse followed by its
+ *                damper as an exact velocity update; forces.ts,
+ *                springImpulses), then x += h v(t + h). One evaluation,
  *                no energy drift for oscillations, and a stability limit
  *                known in closed form that damping does not tighten
  *                (system.ts picks enough substeps to stay inside it). The
@@ -20,7 +21,7 @@
  * Pinned particles have inverse mass 0, so no force moves them; the pins set
  * their positions after the substep.
  */
-import { applyDampersExactly, computeForces } from './forces.ts';
+import { computeForces, externalForces, springImpulses } from './forces.ts';
 import type { SoftSystem } from './system.ts';
 
 import type { SoftIntegratorName } from '../scene/types.ts';
@@ -38,8 +39,6 @@ export class IntegratorScratch {
   vs = new Float64Array(0);
   accX = new Float64Array(0);
   accV = new Float64Array(0);
-  /** Spring directions of the substep (semiImplicit), 3 per spring. */
-  directions = new Float64Array(0);
 
   ensure(n3: number, rk: boolean): void {
     if (this.f.length !== n3) this.f = new Float64Array(n3);
@@ -57,20 +56,21 @@ export function integrateSubstep(sys: SoftSystem, kind: SoftIntegrator, h: numbe
   const n = sys.particleCount;
   s.ensure(3 * n, kind === 'rk2' || kind === 'rk4');
   const f = s.f;
-  const semi = kind === 'semiImplicit';
-  if (semi && s.directions.length !== 3 * sys.springCount) s.directions = new Float64Array(3 * sys.springCount);
-  computeForces(sys, x, v, f, !semi, semi ? s.directions : undefined);
+  if (kind === 'semiImplicit') {
+    // f: gravity and volume only (the springs act as impulses).
+    externalForces(sys, x, f);
+    for (let i = 0; i < n; i++) {
+      const hw = h * w[i]!;
+      v[3 * i] += hw * f[3 * i]!;
+      v[3 * i + 1] += hw * f[3 * i + 1]!;
+      v[3 * i + 2] += hw * f[3 * i + 2]!;
+    }
+    springImpulses(sys, h);
+    for (let c = 0; c < 3 * n; c++) x[c] += h * v[c]!;
+    return;
+  }
+  computeForces(sys, x, v, f);
   switch (kind) {
-    case 'semiImplicit':
-      for (let i = 0; i < n; i++) {
-        const hw = h * w[i]!;
-        v[3 * i] += hw * f[3 * i]!;
-        v[3 * i + 1] += hw * f[3 * i + 1]!;
-        v[3 * i + 2] += hw * f[3 * i + 2]!;
-      }
-      applyDampersExactly(sys, h, s.directions);
-      for (let c = 0; c < 3 * n; c++) x[c] += h * v[c]!;
-      return;
     case 'euler':
       for (let i = 0; i < n; i++) {
         const hw = h * w[i]!;

@@ -32,7 +32,10 @@
  *    nearly infinitely stiff.
  * 5. Springs per kept cell: its 12 edges (structural), its 12 face diagonals
  *    and 4 body diagonals (shear; all of them, so the net has no preferred
- *    diagonal direction), and, between cells, springs that skip one node along
+ *    diagonal direction; a cube with braced faces is rigid to first order,
+ *    but without the body diagonals, tried to save a quarter of the springs,
+ *    a soft cube sagging to half its height under its own weight sheared
+ *    over within 3 s), and, between cells, springs that skip one node along
  *    an axis (bending) where both halves are edges. A spring whose midpoint is
  *    farther outside the shape than its ends is "outer" (it bridges a
  *    concavity, like the seed's outer springs in 2D).
@@ -309,28 +312,30 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
     outer[s] = phi - Math.max(particlePhi[a]!, particlePhi[b]!) > OUTER_DEPTH * h ? 1 : 0;
   }
 
-  // 6. Tetrahedra, indexed by cell (for the embedding).
+  // 6. Tetrahedra, indexed by cell (for the embedding). 7. Mass: each cell's volume (its tetrahedra's, so a
+  // snapped cell counts what it covers and the total is close to the shape's own volume) in eighths to its
+  // corners. (A quarter of each tetrahedron to its corners, tried first, is not mirror-symmetric: Kuhn's split
+  // puts half a cell on the two ends of its main diagonal, so a sphere's net was heavier at two opposite
+  // boundary corners, and a resting ball rolled off along that diagonal.)
   const tets: number[] = [];
   const tetsOfCell = new Map<number, number[]>();
+  const massShare = new Float64Array(count);
   forKeptCells((i, j, k) => {
     const list: number[] = [];
+    let volume = 0;
     for (const t of KUHN) {
       const ids = t.map((c) => particleOf[nodeId(i + CORNER[c][0], j + CORNER[c][1], k + CORNER[c][2])]!);
-      if (tetVolume(rest, ids[0]!, ids[1]!, ids[2]!, ids[3]!) <= 1e-3 * cellVolume) continue; // collapsed or inverted by snapping
+      const v = tetVolume(rest, ids[0]!, ids[1]!, ids[2]!, ids[3]!) / 6;
+      if (v <= (1e-3 * cellVolume) / 6) continue; // collapsed or inverted by snapping
+      volume += v;
       list.push(tets.length / 4);
       tets.push(ids[0]!, ids[1]!, ids[2]!, ids[3]!);
     }
     if (list.length) tetsOfCell.set(i + mx * (j + my * k), list);
+    for (let c = 0; c < 8; c++) massShare[particleOf[nodeId(i + CORNER[c]![0], j + CORNER[c]![1], k + CORNER[c]![2])]!] += volume / 8;
   });
-
-  // 7. Mass: a quarter of each tetrahedron's volume to each corner (the snapped cells follow the surface, so this
-  // is close to the shape's own volume), and at least a box corner's share (an eighth of a cell), so a particle
-  // that snapping left with little volume is not so light that its springs need a tiny substep.
-  const massShare = new Float64Array(count);
-  for (let t = 0; t < tets.length; t += 4) {
-    const quarter = tetVolume(rest, tets[t]!, tets[t + 1]!, tets[t + 2]!, tets[t + 3]!) / 24;
-    for (let c = 0; c < 4; c++) massShare[tets[t + c]!] += quarter;
-  }
+  // At least a box corner's share (an eighth of a cell), so a particle that snapping left with little volume is
+  // not so light that its springs need a tiny substep.
   let total = 0;
   for (let p = 0; p < count; p++) {
     massShare[p] = Math.max(massShare[p]!, cellVolume / 8);

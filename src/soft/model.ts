@@ -58,7 +58,7 @@ export interface SoftModel {
   /**
    * Tetrahedra over the particles, 4 indices per tetrahedron, positively
    * oriented, filling the body (to within the snapping of its surface). They
-   * carry the drawn surface (lattice) and are what phase 2 needs to map a
+   * carry the drawn surface (lattice) and are what the coupling uses to map a
    * point of the deformed body back to the rest shape and its SDF
    * (docs/soft-bodies.md).
    */

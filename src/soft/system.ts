@@ -7,7 +7,7 @@
  * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
  * particles [particleStart, particleStart + particleCount) and the springs
  * [springStart, springStart + springCount), so a whole-system loop needs no
- * per-body dispatch, and phase 2 can hand `pos` to the batched penetration
+ * per-body dispatch, and the coupling (coupling.ts) hands `pos` to the batched penetration
  * query as one sample set (docs/soft-bodies.md).
  *
  * One step of length dt (`step`):
@@ -24,7 +24,7 @@
  * Stability of semi-implicit Euler. For one oscillator x'' = -omega^2 x, a
  * substep maps (x, v) by a matrix with determinant 1 and trace
  * 2 - h^2 omega^2, stable iff h omega < 2; the exact dampers
- * (applyDampersExactly) multiply the velocity by e = exp(-gamma h) <= 1, which
+ * (forces.ts, springImpulses) multiply the velocity by e = exp(-gamma h) <= 1, which
  * makes the determinant e and the condition h^2 omega^2 < 2 (1 + e) / e, never
  * tighter. For the whole net, M^-1/2 K M^-1/2 is a sum of rank-one spring
  * terms k_s g_s g_s^T with (g_s . y)^2 <= 2 (|y_a|^2 / m_a + |y_b|^2 / m_b),
@@ -42,6 +42,7 @@ import { SimulationError } from '../errors.ts';
 import type { Quat, SoftSolverSettings } from '../scene/types.ts';
 import { DEFAULT_SOFT_SOLVER } from '../scene/softValidate.ts';
 import { EVALUATIONS, IntegratorScratch, integrateSubstep } from './integrate.ts';
+import { hookeForceOn } from './forces.ts';
 import type { SoftCollider } from './collide.ts';
 import { SPRING_WEIGHT, particleCount, springCount, type SoftModel, type SpringKind } from './model.ts';
 import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface } from './skin.ts';
@@ -105,16 +106,21 @@ export interface SoftBody {
   surface: SkinnedSurface;
   /** The model it was built from (rest positions, kinds, spacing). */
   model: SoftModel;
-  /** Bound on the squared highest frequency (file comment), for the substep choice. */
+  /** Bound on the squared highest frequency (file comment), for the substep choice: springs' part plus volume's. */
   omega2: number;
+  omega2Springs: number;
+  omega2Volume: number;
+  /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
+  stiffness: number;
+  damping: number;
   /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
   scratchPositions: Float64Array;
   scratchGradient: Float64Array;
 }
 
 /**
- * Where pinned particles' rigid bodies are. Phase 1 pins to fixed poses
- * (StaticPinFrames); phase 2 reads World's bodies.
+ * Where pinned particles' rigid bodies are: fixed poses (StaticPinFrames) for
+ * a system alone, World's bodies through the step in a World (coupling.ts, WorldPinFrames).
  */
 export interface PinFrames {
   /**
@@ -184,11 +190,13 @@ export class SoftSystem {
   springRest = new Float64Array(0);
   springK = new Float64Array(0);
   springC = new Float64Array(0);
+  /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
+  springInvLength = new Float64Array(0);
 
   bodies: SoftBody[] = [];
   /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
   massVersion = 0;
-  /** Per-spring exact-damper factors for one substep length (forces.ts, applyDampersExactly). */
+  /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
   damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
   gravity: Vec3 = [0, -9.81, 0];
   settings: SoftSolverSettings;
@@ -202,7 +210,7 @@ export class SoftSystem {
   /**
    * Force the net exerted on each pin during the last step, times dt
    * (3 per pin, world frame): the impulse the pin's rigid body must take
-   * (phase 2 applies it; docs/soft-bodies.md).
+   * (in a World the coupling applies it to the body; coupling.ts).
    */
   pinImpulse = new Float64Array(0);
 
@@ -211,6 +219,9 @@ export class SoftSystem {
   profile: SoftProfile = { integrate: 0, collide: 0, check: 0, total: 0, substeps: 0, particleEvaluations: 0 };
 
   private scratch = new IntegratorScratch();
+  /** (pin, spring) pairs of the springs at pinned particles, for massVersion pinSpringVersion. */
+  private pinSprings = new Uint32Array(0);
+  private pinSpringVersion = -1;
   private x0 = new Float64Array(0);
   private frameScratch = new Float64Array(7);
 
@@ -291,8 +302,9 @@ export class SoftSystem {
       springSum[a] += k;
       springSum[b] += k;
     }
-    let omega2 = 0;
-    for (let i = 0; i < np; i++) omega2 = Math.max(omega2, (2 * springSum[i]!) / this.mass[p0 + i]!);
+    let omega2Springs = 0;
+    for (let i = 0; i < np; i++) omega2Springs = Math.max(omega2Springs, (2 * springSum[i]!) / this.mass[p0 + i]!);
+    let omega2Volume = 0;
 
     const nv = model.skinWeight.length / 4;
     const surface: SkinnedSurface = {
@@ -314,7 +326,7 @@ export class SoftSystem {
       addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, () => 1, grad);
       let sum = 0;
       for (let i = p0; i < p0 + np; i++) sum += (grad[3 * i]! ** 2 + grad[3 * i + 1]! ** 2 + grad[3 * i + 2]! ** 2) / this.mass[i]!;
-      omega2 += (material.volumeStiffness / restVolume) * sum;
+      omega2Volume = (material.volumeStiffness / restVolume) * sum;
     }
 
     this.massVersion++;
@@ -332,11 +344,44 @@ export class SoftSystem {
       volume: restVolume,
       surface,
       model,
-      omega2,
+      omega2: omega2Springs + omega2Volume,
+      omega2Springs,
+      omega2Volume,
+      stiffness: material.stiffness,
+      damping: material.damping,
       scratchPositions,
       scratchGradient,
     });
     return index;
+  }
+
+  /**
+   * Changes body b's modulus and damping ratio while it runs (the app's
+   * panel): every spring's k scales with the modulus (k = stiffness s^2 / L
+   * weight), the volume preservation's bulk modulus too (it defaults to a
+   * multiple of the modulus), each damper follows from its new k and the
+   * damping ratio, and the substep bound from both. Values must be positive
+   * (damping >= 0) and finite.
+   */
+  setMaterial(b: number, stiffness: number, damping: number): void {
+    const body = this.bodies[b]!;
+    if (!(stiffness > 0 && Number.isFinite(stiffness))) throw new RangeError(`soft body "${body.name}": stiffness must be positive and finite, got ${stiffness}`);
+    if (!(damping >= 0 && Number.isFinite(damping))) throw new RangeError(`soft body "${body.name}": damping must be >= 0 and finite, got ${damping}`);
+    const scale = stiffness / body.stiffness;
+    for (let s = body.springStart; s < body.springStart + body.springCount; s++) {
+      const k = this.springK[s]! * scale;
+      const ma = this.mass[this.springA[s]!]!, mb = this.mass[this.springB[s]!]!;
+      this.springK[s] = k;
+      this.springC[s] = 2 * damping * Math.sqrt((k * ma * mb) / (ma + mb));
+    }
+    body.volumeStiffness *= scale;
+    body.omega2Springs *= scale;
+    body.omega2Volume *= scale;
+    body.omega2 = body.omega2Springs + body.omega2Volume;
+    body.stiffness = stiffness;
+    body.damping = damping;
+    // The exact dampers' factors depend on c.
+    this.massVersion++;
   }
 
   /**
@@ -404,11 +449,12 @@ export class SoftSystem {
     for (let s = 0; s < n; s++) {
       const a = performance.now();
       x0.set(this.pos);
+      if (this.settings.integrator === 'semiImplicit') this.addPinSpringForces(h);
       integrateSubstep(this, this.settings.integrator, h, this.scratch);
       this.accumulatePinForces(h);
       this.movePins(h, (s + 1) / n);
       const b = performance.now();
-      for (const c of this.colliders) c.resolve(this, x0, h);
+      for (const c of this.colliders) c.resolve(this, x0, h, (s + 1) / n);
       collideMs += performance.now() - b;
       integrateMs += b - a;
     }
@@ -425,6 +471,32 @@ export class SoftSystem {
       substeps: n,
       particleEvaluations: this.particleCount * n * EVALUATIONS[this.settings.integrator],
     };
+  }
+
+  /**
+   * The semi-implicit substep applies springs as impulses, so its force array
+   * has gravity and volume only: the springs' Hooke forces on each pinned
+   * particle at the substep's start are added here (the dampers do not move
+   * a pinned particle, whose inverse mass is 0, and pull nothing on its pin).
+   */
+  private addPinSpringForces(h: number): void {
+    const n = this.pinParticle.length;
+    if (n === 0) return;
+    if (this.pinSpringVersion !== this.massVersion) {
+      const list: number[] = [];
+      for (let p = 0; p < n; p++) {
+        const i = this.pinParticle[p]!;
+        for (let s = 0; s < this.springCount; s++) if (this.springA[s] === i || this.springB[s] === i) list.push(p, s);
+      }
+      this.pinSprings = Uint32Array.from(list);
+      this.pinSpringVersion = this.massVersion;
+    }
+    const f = this.frameScratch;
+    for (let k = 0; k < this.pinSprings.length; k += 2) {
+      const p = this.pinSprings[k]!;
+      hookeForceOn(this, this.pinSprings[k + 1]!, this.pinParticle[p]!, f);
+      for (let c = 0; c < 3; c++) this.pinImpulse[3 * p + c] += f[c]! * h;
+    }
   }
 
   /** The force on each pinned particle (last evaluation of the substep) is what its pin holds: impulse += f h. */

@@ -7,6 +7,7 @@ import { builtinWorld, run, worldFrom } from '../dynamics/helpers.ts';
 import { createBackend } from '../../src/collision/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { readFile } from 'node:fs/promises';
+import { jointsOf } from '../../src/dynamics/joints/system.ts';
 
 function expectSameState(a: World, b: World, tol: number): void {
   const A = a.bodies, B = b.bodies;
@@ -67,3 +68,36 @@ async function createFromText(text: string): Promise<World> {
   const b = await createBackend('cpu');
   return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8'), bake: b.bake });
 }
+
+describe('motor windows in steps and programs, from now on', () => {
+  it('a window in steps moves by whole steps, and a program that had started goes on in the same phase', async () => {
+    const json = {
+      format: 'stackfield-scene/1',
+      gravity: [0, 0, 0],
+      shapes: { cube: { type: 'box', size: [0.2, 0.2, 0.2], sdf: { cells: 8 } } },
+      bodies: [{ name: 'cube', shape: 'cube', mass: 8 }],
+      motors: [
+        { body: 'cube', axis: [0, 0, 1], program: [{ speed: 1, duration: 0.3 }, { speed: 3, duration: 0.2 }], repeat: true, from: 0.1, maxTorque: 100 },
+        { body: 'cube', axis: [1, 0, 0], program: [{ speed: 2, duration: 0.2 }, { speed: 4, duration: 0.2 }], fromStep: 5, untilStep: 60, maxTorque: 100 },
+        { body: 'cube', axis: [0, 1, 0], program: [{ speed: 2, duration: 0.1 }], maxTorque: 100 },
+      ],
+    };
+    const w = await worldFrom(json);
+    await run(w, 25);
+    const out = exportSceneState(json, w) as { motors: Record<string, unknown>[] };
+    // The one-off 0.1 s program is over; the others go on.
+    expect(out.motors).toHaveLength(2);
+    expect(out.motors[0]!['program']).toEqual([
+      { speed: 1, duration: expect.closeTo(0.15, 12) }, { speed: 3, duration: 0.2 }, { speed: 1, duration: expect.closeTo(0.15, 12) },
+    ]);
+    expect(out.motors[1]).toMatchObject({ fromStep: 0, untilStep: 35 });
+    // The targets of the next steps are those the original would have had.
+    const back = await createFromText(JSON.stringify(out));
+    const a = jointsOf(w)!.motors, b = jointsOf(back)!.motors;
+    for (let s = 0; s < 60; s++) {
+      const ta = [a.target(0, w.time + (s + 0.5) * w.dt), a.target(1, w.time + (s + 0.5) * w.dt)];
+      const tb = [b.target(0, (s + 0.5) * w.dt), b.target(1, (s + 0.5) * w.dt)];
+      expect(tb).toEqual(ta);
+    }
+  });
+});

@@ -5,15 +5,17 @@
  * the main thread claiming chunks or only waiting (then every chunk runs on
  * a worker), for large batches, small ones, one huge task cut into pieces,
  * and tasks without records; after a second setShapes (a scene switch); and
- * a world stepped on the pool against one stepped on one thread. destroy()
- * must stop every worker thread.
+ * a world stepped on the pool against one stepped on one thread; sample sets
+ * (points replaced every call, far from their frame's origin) that grow past
+ * the shared buffers and outlive setShapes, and a soft-body world stepped on
+ * both. destroy() must stop every worker thread.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackend, parseThreads } from '../../src/collision/backends.ts';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
 import { ParallelPenetrationBackend, type PoolOptions } from '../../src/collision/parallelQuery.ts';
-import { QueryBatchBuilder, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
+import { QueryBatchBuilder, sampleSetRef, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
 import { boxMesh, sphereMesh } from '../../src/geometry/shapes.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
 import { createWorld } from '../../src/scene/build.ts';
@@ -184,6 +186,81 @@ describe('CPU queries on a worker pool', () => {
     await expect(p.query(bad)).rejects.toThrow('query task 0 names shape 5, but only 3 shapes are loaded');
   });
 
+  /**
+   * `count` points in a cube of half size 0.9 about `centre` (the set's frame),
+   * vec4-packed: the set is far from its frame's origin, as a soft body's
+   * particles are in world coordinates.
+   */
+  function cloud(r: () => number, count: number, centre: readonly number[]): Float32Array {
+    const p = new Float32Array(4 * count);
+    for (let i = 0; i < count; i++) for (let k = 0; k < 3; k++) p[4 * i + k] = centre[k]! + 1.8 * (r() - 0.5);
+    return p;
+  }
+
+  /** Tasks of sets `sets` (each about `centres[set]`) against every shape, posed so the cloud lands on the shape, mixed with shape tasks. */
+  function setBatch(r: () => number, sets: number[], centres: number[][], shapeCount: number): QueryBatchBuilder {
+    const b = new QueryBatchBuilder();
+    for (const set of sets) {
+      for (let sb = 0; sb < shapeCount; sb++) {
+        for (let i = 0; i < 3; i++) {
+          const [qx, qy, qz, qw] = randomQuat(r);
+          // t = -R c + jitter: the set's centre lands within half a metre of B's origin (or far away, 1 in 3).
+          const c = centres[set]!;
+          const rx = (1 - 2 * (qy * qy + qz * qz)) * c[0]! + 2 * (qx * qy - qz * qw) * c[1]! + 2 * (qx * qz + qy * qw) * c[2]!;
+          const ry = 2 * (qx * qy + qz * qw) * c[0]! + (1 - 2 * (qx * qx + qz * qz)) * c[1]! + 2 * (qy * qz - qx * qw) * c[2]!;
+          const rz = 2 * (qx * qz - qy * qw) * c[0]! + 2 * (qy * qz + qx * qw) * c[1]! + (1 - 2 * (qx * qx + qy * qy)) * c[2]!;
+          const off = i === 2 ? 20 : 0.5 * (r() - 0.5);
+          b.push(sampleSetRef(set), sb, qx, qy, qz, qw, off - rx, 0.5 * (r() - 0.5) - ry, 0.5 * (r() - 0.5) - rz, (i % 2) * 0.05);
+        }
+      }
+      // A shape task between the set tasks: both kinds in one call.
+      b.push(TORUS, BOX, 0, 0, 0, 1, 0.5, 0, 0, 0.02);
+    }
+    return b;
+  }
+
+  it('sample sets: the same records bit for bit, with sets that change every call, grow past the buffers and outlive setShapes', async () => {
+    const p = await pool({ threads: 3, mainClaims: false, minSamples: 0, minChunkSamples: 64 });
+    const one = new CpuPenetrationBackend();
+    one.setShapes(shapes);
+    const r = rng(21);
+    const centres = [[5, -3, 2], [-40, 10, 0.5], [0.2, 0, 0]];
+    let records = 0;
+    // Sets grow (past the pool's initial set buffers), shrink to nothing, and a third appears.
+    for (const [n0, n1, n2] of [[300, 40, 0], [6000, 2500, 0], [0, 9000, 700]] as const) {
+      const sets = [0, 1];
+      for (const [set, n] of [[0, n0], [1, n1], [2, n2]] as const) {
+        if (n === 0 && set === 2) continue;
+        const pts = cloud(r, n, centres[set]!);
+        one.setSampleSet(set, pts, n);
+        p.setSampleSet(set, pts, n);
+        if (set === 2) sets.push(2);
+      }
+      const b = setBatch(r, sets, centres, shapes.length);
+      const before = p.pooledCalls;
+      const ref = snapshot(one.querySync(b), b.count, one.evaluated);
+      expectIdentical(snapshot(await p.query(b), b.count, p.evaluated), ref, `sets of ${n0}, ${n1}, ${n2} points`);
+      expect(p.pooledCalls).toBe(before + 1);
+      expect(p.lastMainChunks).toBe(0);
+      records += ref.sample.length;
+    }
+    expect(records).toBeGreaterThan(3000);
+    // New shapes (another order): the sets are kept, as on one thread.
+    const other = [shapes[TORUS]!, shapes[BALL]!, shapes[BOX]!];
+    one.setShapes(other);
+    p.setShapes(other);
+    await p.ready();
+    const b = setBatch(r, [1, 2], centres, other.length);
+    const ref = snapshot(one.querySync(b), b.count, one.evaluated);
+    expectIdentical(snapshot(await p.query(b), b.count, p.evaluated), ref, 'after setShapes');
+    expect(ref.sample.length).toBeGreaterThan(500);
+    // A set never set is an error naming it, as on one thread.
+    const bad = new QueryBatchBuilder();
+    bad.push(sampleSetRef(7), 0, 0, 0, 0, 1, 0, 0, 0);
+    await expect(p.query(bad)).rejects.toThrow('query task 0 names sample set 7, which was never set');
+    expect(() => one.querySync(bad)).toThrow('query task 0 names sample set 7, which was never set');
+  });
+
   it('destroy() stops every worker thread', async () => {
     const p = new ParallelPenetrationBackend({ threads: 3 });
     p.setShapes(shapes);
@@ -215,6 +292,39 @@ describe('CPU queries on a worker pool', () => {
 });
 
 describe('a world stepped on the pool', () => {
+  it('with soft bodies (sample sets every step) equals the one-thread world bit for bit', async () => {
+    const scene = validateScene(builtinScene('soft-seesaw', {}), '<builtin:soft-seesaw>');
+    const io = { readText: (p: string) => readFile(p, 'utf8') };
+    const one = await createBackend('cpu');
+    const many = await createBackend('cpu', { threads: 3, pool: { minSamples: 0, mainClaims: false } });
+    try {
+      await many.ready();
+      const w1 = await createWorld(scene, one.query, io);
+      const w2 = await createWorld(scene, many.query, io);
+      expect(w1.soft).not.toBeNull();
+      for (let s = 0; s < 40; s++) {
+        await w1.step();
+        await w2.step();
+        expect(w2.profile.samplesEvaluated).toBe(w1.profile.samplesEvaluated);
+      }
+      const a = w1.saveState(), b = w2.saveState();
+      for (const key of ['pos', 'quat', 'vel', 'angVel'] as const) {
+        const x = new Uint32Array(a[key].buffer), y = new Uint32Array(b[key].buffer);
+        const at = x.findIndex((v, i) => v !== y[i]);
+        expect(at, `${key} differs at ${at}`).toBe(-1);
+      }
+      // The soft bodies' own state, bit for bit too.
+      const bits = (state: unknown) => JSON.stringify(state, (_k, v) => (ArrayBuffer.isView(v) ? Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)) : v));
+      expect(b.soft).toBeDefined();
+      expect(bits(b.soft)).toBe(bits(a.soft));
+      expect((many.query as ParallelPenetrationBackend).pooledCalls).toBeGreaterThan(10);
+    } finally {
+      one.destroy();
+      many.destroy();
+      await (many.query as ParallelPenetrationBackend).whenTerminated();
+    }
+  });
+
   it('equals the one-thread world bit for bit over 100 steps of a built-in pile', async () => {
     const scene = validateScene(builtinScene('pile', { count: 12 }), '<builtin:pile>');
     const io = { readText: (p: string) => readFile(p, 'utf8') };

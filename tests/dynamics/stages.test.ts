@@ -19,7 +19,8 @@ describe('the step as stages', () => {
     }
     expect(sum).toBeLessThanOrEqual(total * 1.0001);
     expect(sum).toBeGreaterThan(0.95 * total);
-    for (const st of STAGES) expect(seen, st).toContain(st);
+    // (Stage "soft" runs only when the scene has soft bodies: tests/soft/coupling.test.ts.)
+    for (const st of STAGES) if (st !== 'soft') expect(seen, st).toContain(st);
   });
 
   it('the standard scheme books its velocity update and joints to their own stages', async () => {

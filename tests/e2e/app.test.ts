@@ -5,11 +5,9 @@
  * test. WebGPU runs on SwiftShader, so timeouts are generous and scenes small.
  * One browser serves every test; screenshots go to test-output/.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { listBuiltins } from '../../src/scene/builtins.ts';
@@ -21,64 +19,23 @@ import { describeScene } from '../../src/app/panel.ts';
 import type { Viewport } from '../../src/app/camera.ts';
 import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
+import { CHROMIUM, CHROMIUM_ARGS, OUT, frames, openPage as openHarnessPage, startHarness, waitForApp, type Harness } from './harness.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-
-/**
- * Flags that give headless Chromium a WebGPU adapter (SwiftShader) whose canvas
- * can be presented: without the Vulkan ones, the first frame presented to a
- * WebGPU canvas makes the browser destroy the device.
- */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--enable-features=Vulkan',
-  '--use-vulkan=swiftshader',
-  '--use-angle=vulkan',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-let server: ViteDevServer;
-let browser: Browser;
+let h: Harness;
 let base = '';
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  mkdirSync(OUT, { recursive: true });
-  server = await createServer({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    // Pre-bundle up front: a dependency discovered mid-test makes Vite reload the page.
-    optimizeDeps: { include: ['wgpu-matrix', 'tweakpane'], noDiscovery: true },
-  });
-  await server.listen();
-  const addr = server.httpServer!.address();
-  if (!addr || typeof addr === 'string') throw new Error('Vite did not report its port');
-  base = `http://127.0.0.1:${addr.port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  h = await startHarness();
+  base = h.base;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await h?.close();
 });
 
 /** A page that records console errors and uncaught exceptions. */
-async function openPage(viewport = { width: 1200, height: 720 }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport });
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
-  return { page, errors };
+function openPage(viewport = { width: 1200, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+  return openHarnessPage(h.browser, viewport);
 }
 
 /** The scene area of the screen (between the stage chart and the panel, below the help line), as pixels. */
@@ -86,23 +43,6 @@ async function sceneShot(page: Page, name: string): Promise<Image> {
   const png = await page.screenshot({ clip: { x: 320, y: 36, width: 560, height: 640 } });
   writeFileSync(join(OUT, `e2e-${name}.png`), png);
   return decodePng(png);
-}
-
-async function waitForApp(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.body.dataset['appReady'] === '1', null, { timeout: 90_000 });
-}
-
-/** Waits until the render loop has drawn a few more frames. */
-async function frames(page: Page, n = 4): Promise<void> {
-  await page.evaluate(
-    (k) =>
-      new Promise<void>((resolve) => {
-        let left = k;
-        const tick = () => (--left <= 0 ? resolve() : requestAnimationFrame(tick));
-        requestAnimationFrame(tick);
-      }),
-    n,
-  );
 }
 
 /** A tweakpane row by its label. */
@@ -492,7 +432,7 @@ describe('scene files dropped on the page', () => {
       expect(await page.locator('#status').textContent()).toContain('3 bodies');
       expect(await page.locator('#error').isHidden()).toBe(true);
       // ...while another tab, given only the link, says plainly that the file is not there.
-      const other = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+      const other = await h.browser.newPage({ viewport: { width: 1200, height: 720 } });
       try {
         await other.goto(page.url());
         await waitForApp(other);

@@ -1,13 +1,15 @@
 /**
  * The WebGPU renderer's resources, rendering offscreen through Dawn: every
  * buffer of a scene is destroyed when the next scene comes (live buffers
- * counted across 20 scene switches with every view on), a steady frame
- * creates no GPU object, and destroy() leaves nothing behind. The device's
+ * counted across 20 scene switches with every view on, soft bodies among the
+ * scenes), a steady frame creates no GPU object (with soft bodies too), and
+ * destroy() leaves nothing behind. The device's
  * createBuffer and GPUBuffer.destroy are wrapped to count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultCamera, frameBox } from '../../src/app/camera.ts';
 import { GpuSceneRenderer } from '../../src/app/gpuRenderer.ts';
+import { softSystemOf } from '../../src/app/sceneRenderer.ts';
 import { defaultViews, setView, VIEW_NAMES, type ViewState } from '../../src/app/views.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
@@ -98,6 +100,8 @@ describe('WebGPU renderer resources', () => {
       await builtinWorld('rings', { rings: 3 }),
       await builtinWorld('pile', { count: 3 }),
       await builtinWorld('chain', { links: 2 }),
+      // Soft bodies: their surface, shadow, springs and particles passes.
+      await builtinWorld('soft-seesaw'),
     ];
     // Contacts and joint anchors to draw.
     for (const w of worlds) await run(w, 3);
@@ -120,9 +124,9 @@ describe('WebGPU renderer resources', () => {
     return px;
   }
 
-  function frame(r: GpuSceneRenderer, w: World | null, views: ViewState): void {
+  function frame(r: GpuSceneRenderer, w: World | null, views: ViewState, box: [number[], number[]] = [[-2, 0, -2], [2, 3, 2]]): void {
     const cam = defaultCamera();
-    if (w) frameBox(cam, [-2, 0, -2], [2, 3, 2], { width: W, height: H, insets: { left: 0, top: 0, right: 0, bottom: 0 } });
+    if (w) frameBox(cam, box[0], box[1], { width: W, height: H, insets: { left: 0, top: 0, right: 0, bottom: 0 } });
     r.render(cam, views, target.createView());
   }
 
@@ -135,7 +139,7 @@ describe('WebGPU renderer resources', () => {
       const base = labels(t.live);
       // After one pass over the scenes with every view on (per-shape buffers made on first use).
       const after: string[][] = [];
-      for (let k = 0; k < 20; k++) {
+      for (let k = 0; k < 4 * worlds.length; k++) {
         const w = worlds[k % worlds.length]!;
         r.setWorld(w);
         r.setHighlight(sdfBody(w));
@@ -146,7 +150,8 @@ describe('WebGPU renderer resources', () => {
       }
       await gpu.device.queue.onSubmittedWorkDone();
       // The same scene with the same views holds the same buffers, however many switches came between.
-      for (let k = worlds.length; k < 20; k++) expect(after[k], `switch ${k}`).toEqual(after[k % (2 * worlds.length)]);
+      for (let k = worlds.length; k < after.length; k++) expect(after[k], `switch ${k}`).toEqual(after[k % (2 * worlds.length)]);
+      expect(after.length).toBe(20);
       // Per-scene buffers exist while a scene is shown (meshes, samples, SDF values and nodes, wires)...
       expect(after[19]!.length).toBeGreaterThan(base.length);
       expect(after[19]!.some((l) => / mesh$/.test(l))).toBe(true);
@@ -164,22 +169,66 @@ describe('WebGPU renderer resources', () => {
     }
   }, 60_000);
 
-  it('a steady frame creates no buffer, bind group or texture', async () => {
+  it('a steady frame creates no buffer, bind group or texture (joints; soft bodies)', async () => {
     const r = await GpuSceneRenderer.create(gpu.device, FORMAT);
     try {
       r.resize(W, H);
-      const w = worlds[3]!;
-      r.setWorld(w);
-      const views = allViews(sdfBody(w));
-      // Warm-up: lazily made per-shape buffers and the overlay buffers' growth.
-      for (let k = 0; k < 3; k++) frame(r, w, views);
-      const t = track(gpu.device);
-      try {
-        for (let k = 0; k < 10; k++) frame(r, w, views);
-        expect(t.created).toEqual({ buffers: 0, bindGroups: 0, textures: 0 });
-      } finally {
-        t.restore();
+      for (const w of [worlds[3]!, worlds[4]!]) {
+        r.setWorld(w);
+        const views = allViews(sdfBody(w));
+        // Warm-up: lazily made per-shape buffers and the overlay buffers' growth.
+        for (let k = 0; k < 3; k++) frame(r, w, views);
+        const t = track(gpu.device);
+        try {
+          for (let k = 0; k < 10; k++) {
+            // The soft bodies move between frames, so their geometry is rewritten every frame.
+            if (w.soft) await w.step();
+            frame(r, w, views);
+          }
+          expect(t.created, w.bodies.names.join(' ')).toEqual({ buffers: 0, bindGroups: 0, textures: 0 });
+        } finally {
+          t.restore();
+        }
       }
+    } finally {
+      r.destroy();
+    }
+  }, 60_000);
+
+  it('draws the soft bodies: their surface, and the net in its place in the springs view', async () => {
+    const r = await GpuSceneRenderer.create(gpu.device, FORMAT);
+    try {
+      r.resize(W, H);
+      expect(r.passLabels).toEqual([
+        'background', 'ground', 'shadows', 'soft shadows', 'bodies', 'soft surfaces', 'sdf slice', 'wireframe',
+        'overlay lines', 'samples', 'sdf nodes', 'contact points', 'soft springs and particles',
+      ]);
+      const w = worlds[4]!;
+      const views = defaultViews();
+      // Framed on the soft ball.
+      const c = softSystemOf(w)!.centroid(0);
+      const box: [number[], number[]] = [c.map((x) => x - 0.35), c.map((x) => x + 0.35)];
+      r.setWorld(w);
+      frame(r, w, views, box);
+      const withSoft = await pixels();
+      // The same rigid bodies without the soft ones.
+      const soft = w.soft;
+      w.soft = null;
+      r.setWorld(w);
+      frame(r, w, views, box);
+      const without = await pixels();
+      w.soft = soft;
+      r.setWorld(w);
+      frame(r, w, setView(setView(views, 'softSprings', true), 'softParticles', true), box);
+      const net = await pixels();
+      const diff = (a: Uint8Array, b: Uint8Array) => {
+        let n = 0;
+        for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!) > 30) n++;
+        return n / (a.length / 4);
+      };
+      // The ball (0.3 m) fills some 10 % of the picture framed on it.
+      expect(diff(without, withSoft)).toBeGreaterThan(0.05);
+      expect(diff(withSoft, net)).toBeGreaterThan(0.05);
     } finally {
       r.destroy();
     }

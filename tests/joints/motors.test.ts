@@ -1,22 +1,26 @@
 /**
- * Motors (docs/EXTRAS.md robots, seed 003): the torque ramp, the target speed, the
- * active window, a motor too weak for its load, and the caterpillar robot.
+ * Body motors (docs/EXTRAS.md robots, seed 003): the torque ramp (absolute, and
+ * the seed's fraction of the start torque), the target speed, the active window
+ * (seconds or steps), the body frame, programs, a motor too weak for its load,
+ * and the caterpillar robot. Joint motors: tests/robots/motors.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, builtinWorld, pos, run, worldFrom } from '../dynamics/helpers.ts';
 import { jointsOf } from '../../src/dynamics/joints/system.ts';
-import { angleOf, angVel, conj, mul, quat } from './geometry.ts';
+import { angleOf, angVel, conj, mul, quat, rotate } from './geometry.ts';
+import { LIBRARY, worldOfFile, writeFiles } from '../robots/helpers.ts';
+import { join } from 'node:path';
 
 type Json = Record<string, unknown>;
 
-/** A cube of side 0.2 and mass 8 kg floating without gravity, with one motor. */
-function floating(motor: Json): Json {
+/** A cube of side 0.2 and mass 8 kg floating without gravity, with one motor (and any other body keys). */
+function floating(motor: Json, body: Json = {}): Json {
   return {
     format: FORMAT,
     dt: 0.01,
     gravity: [0, 0, 0],
     shapes: { cube: { type: 'box', size: [0.2, 0.2, 0.2], sdf: { cells: 8 } } },
-    bodies: [{ name: 'cube', shape: 'cube', position: [0, 0, 0], mass: 8 }],
+    bodies: [{ name: 'cube', shape: 'cube', position: [0, 0, 0], mass: 8, ...body }],
     motors: [{ body: 'cube', ...motor }],
   };
 }
@@ -95,5 +99,81 @@ describe('the caterpillar robot', () => {
     const strong = await builtinWorld('caterpillar');
     await run(strong, 200);
     expect(angleOf(mul(conj(q0), quat(strong, 'plate0')))).toBeGreaterThan(0.5);
+  });
+});
+
+describe("the seed's motor", () => {
+  it('grows its torque by a fraction of the start torque each step (seed "increase")', async () => {
+    const w = await worldFrom(floating({ targetAngularVelocity: [0, 0, 100], startTorque: 2, torqueIncrementFraction: 0.25, maxTorque: 3 }));
+    const speeds: number[] = [];
+    await run(w, 4, (ww) => speeds.push(angVel(ww, 'cube')[2]));
+    let expected = 0;
+    [2, 2.5, 3, 3].forEach((tau, k) => {
+      expected += (0.01 * tau) / I_CUBE;
+      expect(speeds[k]).toBeCloseTo(expected, 9);
+    });
+  });
+
+  it('acts in a window given in steps: exactly steps 10 to 19', async () => {
+    const w = await worldFrom(floating({ targetAngularVelocity: [0, 0, 100], maxTorque: 1, fromStep: 10, untilStep: 20 }));
+    const on: number[] = [];
+    await run(w, 30, (ww) => {
+      if (jointsOf(ww)!.motors.applied[0]! > 0) on.push(ww.stepCount - 1);
+    });
+    expect(on).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  });
+
+  it('in the body frame turns its axis with the body', async () => {
+    const w = await worldFrom(floating({ frame: 'body', axis: [1, 0, 0], speed: 2, maxTorque: 50 }, { rotation: { axis: [1, 1, 0], degrees: 40 } }));
+    await run(w, 3);
+    // A cube's inertia is the same about every axis, so it spins about its own x axis, wherever that points.
+    const x = rotate(quat(w, 'cube'), [1, 0, 0]);
+    const om = angVel(w, 'cube');
+    for (let k = 0; k < 3; k++) expect(om[k]).toBeCloseTo(2 * x[k]!, 9);
+  });
+
+  it('follows a program segment by segment; a one-sided couple that never brakes, and a negative target drives the other way', async () => {
+    const w = await worldFrom(floating({ axis: [0, 1, 0], program: [1, 3, 1, -2].map((speed) => ({ speed, duration: 0.05 })), maxTorque: 100 }));
+    const speed = () => angVel(w, 'cube')[1];
+    await run(w, 5);
+    expect(speed()).toBeCloseTo(1, 9);
+    await run(w, 5);
+    expect(speed()).toBeCloseTo(3, 9);
+    // Back to 1 rad/s: the body is faster than that, and the seed's motor only drives.
+    await run(w, 5);
+    expect(speed()).toBeCloseTo(3, 9);
+    // -2 rad/s: the same rule along -axis pushes it round to -2.
+    await run(w, 5);
+    expect(speed()).toBeCloseTo(-2, 9);
+    // The program has ended: the motor is off, the spin stays.
+    await run(w, 5);
+    expect(speed()).toBeCloseTo(-2, 9);
+    expect(jointsOf(w)!.motors.applied[0]).toBe(0);
+  });
+
+  it('too weak for its load, it does not move it: the caterpillar with the seed\'s motor settings', async () => {
+    // The seed's caterpillar motor: start torque S, increase 0.001 S per step, at most 2 S,
+    // over steps 0..1000. Turning the first plate about its hinge takes about 35 N m.
+    const caterpillar = (start: number) => writeFiles({
+      'scene.json': {
+        format: FORMAT, include: [LIBRARY],
+        bodies: [{ name: 'ground', template: 'ground' }],
+        robots: [{ name: 'c', robot: 'caterpillar', motors: { drive: { startTorque: start, torqueIncrementFraction: 0.001, maxTorque: 2 * start, fromStep: 0, untilStep: 1000 } } }],
+      },
+    });
+    const weak = await worldOfFile(join(caterpillar(8), 'scene.json'));
+    const q0 = quat(weak, 'c/h0');
+    const p0 = pos(weak, 'c/h1');
+    let most = 0;
+    await run(weak, 300, (ww) => (most = Math.max(most, jointsOf(ww)!.motors.applied[0]!)));
+    // It pushed with all it had (the ramp reached 2 S = 16 N m from 8 N m by 0.8 % a step) ...
+    expect(most).toBeGreaterThan(0.99 * 8 * (1 + 0.001 * 299));
+    // ... and nothing moved.
+    expect(angleOf(mul(conj(q0), quat(weak, 'c/h0')))).toBeLessThan(1e-3);
+    expect(Math.abs(pos(weak, 'c/h1')[0] - p0[0])).toBeLessThan(1e-3);
+    // The same motor with the seed's ratio at 30 N m (up to 60) turns the plate within the same time.
+    const strong = await worldOfFile(join(caterpillar(30), 'scene.json'));
+    await run(strong, 300);
+    expect(angleOf(mul(conj(q0), quat(strong, 'c/h0')))).toBeGreaterThan(0.3);
   });
 });

@@ -88,6 +88,7 @@ describe('a valid scene', () => {
     expect(scene.bodies[2]!.mass).toBe(2);
     expect(scene.bodies[2]!.density).toBeUndefined();
     expect(scene.joints[0]).toEqual({
+      name: 'joint0',
       type: 'ball',
       bodyA: 'a',
       bodyB: 'b',
@@ -98,9 +99,15 @@ describe('a valid scene', () => {
       axis2A: [0, 1, 0],
       collide: false,
     });
+    // The seed's targetAngularVelocity is its axis and a constant program of its length.
     expect(scene.motors[0]).toEqual({
+      name: 'motor0',
       body: 'a',
-      targetAngularVelocity: [0, 0, 1],
+      joint: '',
+      axis: [0, 0, 1],
+      frame: 'world',
+      program: [{ speed: 1, duration: Infinity }],
+      repeat: false,
       startTorque: 1,
       torqueIncrement: 0.1,
       maxTorque: 10,
@@ -187,7 +194,7 @@ describe('a valid scene', () => {
       { type: 'angle', bodyA: 'a', bodyB: 'b', axisA: [1, 0, 0], axisB: [0, 1, 0] },
     ];
     const scene = validateScene(s, 'scene.json');
-    expect(scene.joints[0]).toEqual({ type: 'hinge', bodyA: 'a', bodyB: 'b', anchorA: [1, 2, 3], anchorB: [0, 0, 0], axisA: [0, 0, 1], axisB: [0, -1, 0], axis2A: [0, 1, 0], collide: true });
+    expect(scene.joints[0]).toEqual({ name: 'joint0', type: 'hinge', bodyA: 'a', bodyB: 'b', anchorA: [1, 2, 3], anchorB: [0, 0, 0], axisA: [0, 0, 1], axisB: [0, -1, 0], axis2A: [0, 1, 0], collide: true });
     expect(scene.joints[1]).toMatchObject({ axisA: [1, 0, 0], axis2A: [0, 0, 1], collide: false });
     expect(scene.joints[2]).toMatchObject({ type: 'lockRotation', anchorA: [0, 0, 0], anchorB: [0, 0, 0] });
   });

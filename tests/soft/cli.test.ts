@@ -24,11 +24,41 @@ describe('stackfield run with soft bodies', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it('warns that the soft bodies of a valid scene are not stepped by the rigid world', () => {
+  it('writes each soft body\'s centre and volume ratio per line, and with --particles every particle', () => {
     const file = join(dir, 'ok.json');
-    writeFileSync(file, JSON.stringify(scene({ softBodies: [{ shape: 'ball', position: [0, 1, 0] }] })));
-    const r = spawnSync(process.execPath, [BIN, 'run', file, '--steps', '1'], { encoding: 'utf8', timeout: 60_000 });
+    writeFileSync(file, JSON.stringify(scene({ softBodies: [{ name: 'blob', shape: 'ball', position: [0, 1, 0], construction: { resolution: 4 } }] })));
+    const r = spawnSync(process.execPath, [BIN, 'run', file, '--steps', '20', '--every', '10'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toContain('1 soft body is validated but not simulated here');
+    expect(r.stderr).not.toContain('warning');
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.step)).toEqual([0, 10, 20]);
+    // Falling freely for 0.2 s: the centre drops g t^2 / 2 = 0.196 m (its start: the sphere's centre).
+    expect(lines[0].soft[0].name).toBe('blob');
+    expect(lines[0].soft[0].volume).toBeCloseTo(1, 12);
+    expect(lines[0].soft[0].x).toBeUndefined();
+    expect(lines[0].soft[0].c[1] - lines[2].soft[0].c[1]).toBeCloseTo(0.5 * 9.81 * 0.2 * 0.2, 2);
+    const full = spawnSync(process.execPath, [BIN, 'run', file, '--steps', '1', '--particles'], { encoding: 'utf8', timeout: 60_000 });
+    expect(full.status, full.stderr).toBe(0);
+    const last = JSON.parse(full.stdout.trim().split('\n').at(-1)!);
+    const x: number[] = last.soft[0].x;
+    expect(x.length % 3).toBe(0);
+    expect(x.length / 3).toBeGreaterThan(20);
+    // The particles' mean is near the centre of mass (masses differ a little between particles).
+    const mean = [0, 1, 2].map((k) => x.filter((_, i) => i % 3 === k).reduce((a, b) => a + b, 0) / (x.length / 3));
+    for (let k = 0; k < 3; k++) expect(Math.abs(mean[k]! - last.soft[0].c[k])).toBeLessThan(0.02);
+  });
+
+  it('exits with code 1 and names the soft body when explicit Euler blows up the stiff cube; the default holds it', () => {
+    const bad = spawnSync(process.execPath, [BIN, 'run', '--builtin', 'soft-integrators', '--param', 'integrator=1', '--steps', '150', '--out', join(dir, 'euler.jsonl')], { encoding: 'utf8', timeout: 60_000 });
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/simulation error: soft body "stiffCube" blew up at step \d+ .*integrator "euler"/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    const good = spawnSync(process.execPath, [BIN, 'run', '--builtin', 'soft-integrators', '--steps', '150', '--every', '150'], { encoding: 'utf8', timeout: 60_000 });
+    expect(good.status, good.stderr).toBe(0);
+    const end = JSON.parse(good.stdout.trim().split('\n').at(-1)!);
+    // Resting on the ground (0.5 m cube): centre a little below 0.25 m, most of its volume.
+    expect(end.soft[0].c[1]).toBeGreaterThan(0.18);
+    expect(end.soft[0].c[1]).toBeLessThan(0.26);
+    expect(end.soft[0].volume).toBeGreaterThan(0.85);
   });
 });

@@ -48,6 +48,24 @@ describe('a mass on a spring', () => {
     });
   }
 
+  it('follows a change of stiffness while it runs (setMaterial): four times the modulus halves the period', () => {
+    const k = 100, m = 0.5;
+    const sys = massOnSpring('semiImplicit', k, m, 0);
+    sys.pos[3] = 1.1;
+    const before = sys.substepsFor(0.005), omega2 = sys.bodies[0]!.omega2;
+    sys.setMaterial(0, 4 * k, 0.2);
+    expect(sys.springK[0]).toBeCloseTo(4 * k, 9);
+    // c = 2 zeta sqrt(k m_a m_b / (m_a + m_b)) with both ends of mass m.
+    expect(sys.springC[0]).toBeCloseTo(2 * 0.2 * Math.sqrt((4 * k * m) / 2), 9);
+    expect(sys.bodies[0]!.omega2 / omega2).toBeCloseTo(4, 9);
+    expect(sys.substepsFor(0.005)).toBeGreaterThanOrEqual(before);
+    sys.setMaterial(0, 4 * k, 0);
+    const expected = 2 * Math.PI * Math.sqrt(m / (4 * k));
+    const period = measuredPeriod(sys, 0.005, Math.ceil((8 * expected) / 0.005));
+    expect(Math.abs(period - expected) / expected).toBeLessThan(0.01);
+    expect(() => sys.setMaterial(0, -1, 0)).toThrow(/stiffness must be positive and finite, got -1/);
+  });
+
   it('oscillates with period 2 pi sqrt(m / k) within 1 % under gravity, about the stretched rest', () => {
     const k = 400, m = 2;
     const sys = massOnSpring('semiImplicit', k, m, 0);

@@ -109,6 +109,24 @@ const OVERLAY_VERTEX: GPUVertexBufferLayout = {
   ],
 };
 
+/** Floats per soft surface vertex: position xyz, normal xyz, packed RGBA8 as f32 bits (softGeometry.ts). */
+export const SOFT_VERTEX_FLOATS = 7;
+export const SOFT_VERTEX_BYTES = SOFT_VERTEX_FLOATS * 4;
+/** Soft surfaces: world-space position, normal and colour per vertex, indexed by triangle. */
+const SOFT_VERTEX: GPUVertexBufferLayout = {
+  arrayStride: SOFT_VERTEX_BYTES,
+  attributes: [
+    { shaderLocation: 0, offset: 0, format: 'float32x3' },
+    { shaderLocation: 1, offset: 12, format: 'float32x3' },
+    { shaderLocation: 2, offset: 24, format: 'unorm8x4' },
+  ],
+};
+/** The same buffer read for positions only (soft shadows). */
+const SOFT_VERTEX_POSITION: GPUVertexBufferLayout = {
+  arrayStride: SOFT_VERTEX_BYTES,
+  attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x3' }],
+};
+
 export interface VertexInput {
   /** The WGSL file (render_common.wgsl is joined in front of it). */
   readonly file: string;
@@ -126,4 +144,6 @@ export const VERTEX_INPUTS = {
   wireframe: { file: 'render_lines.wgsl', entryPoint: 'vs_wire', buffers: [WIRE_VERTEX] },
   overlayLines: { file: 'render_lines.wgsl', entryPoint: 'vs_world', buffers: [OVERLAY_VERTEX] },
   points: { file: 'render_points.wgsl', entryPoint: 'vs_main', buffers: [] },
+  softSurface: { file: 'render_soft.wgsl', entryPoint: 'vs_surface', buffers: [SOFT_VERTEX] },
+  softShadow: { file: 'render_soft.wgsl', entryPoint: 'vs_shadow', buffers: [SOFT_VERTEX_POSITION] },
 } as const satisfies Record<string, VertexInput>;

@@ -24,7 +24,7 @@ import type { ConstraintSystem } from '../constraints.ts';
 import type { RigidShape } from '../shape.ts';
 import type { StepContext } from '../stepContext.ts';
 import { quatToMat3, worldInverseInertia } from '../math.ts';
-import { MotorSet } from '../motors.ts';
+import { MotorSet, type MotorJoint } from '../motors.ts';
 import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
 import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
 import type { JointDesc, MotorDesc } from './types.ts';
@@ -172,7 +172,24 @@ export class JointSystem implements ConstraintSystem {
     this.savedVel = new Float64Array(3 * this.jointBodies.length);
     this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
     this.selected = new Int32Array(P.count);
-    this.motors = new MotorSet(motors, bodyIndex);
+    const jointIndex = new Map(joints.map((j, ji) => [j.name, ji] as const));
+    const jointOf = (name: string): MotorJoint => {
+      const ji = jointIndex.get(name);
+      const j = ji === undefined ? undefined : joints[ji];
+      // Validation checked that a joint motor names a hinge or a slider.
+      if (!j || (j.type !== 'hinge' && j.type !== 'slider')) throw new RangeError(`motor names "${name}", which is not a hinge or slider joint`);
+      const ca = shapeOf(j.bodyA).comOffset, cb = shapeOf(j.bodyB).comOffset;
+      const len = Math.hypot(j.axisA[0], j.axisA[1], j.axisA[2]);
+      return {
+        type: j.type,
+        a: this.jointA[ji!]!,
+        b: this.jointB[ji!]!,
+        axisA: j.axisA.map((c) => c / len),
+        rA: j.anchorA.map((c, k) => c - ca[k]!),
+        rB: j.anchorB.map((c, k) => c - cb[k]!),
+      };
+    };
+    this.motors = new MotorSet(motors, bodyIndex, jointOf);
   }
 
   ignoresPair(a: number, b: number): boolean {
@@ -289,30 +306,37 @@ export class JointSystem implements ConstraintSystem {
     const st = this.bind(B, ctx.invMass, ctx.invInertia);
     const h = ctx.dt;
     let sweeps = 0;
-    let before = this.predictedErrorSq(st, h, n);
+    // Each part's impulse lowers its own error, but a sweep as a whole can
+    // raise the others' more: on a nearly straight, fast-whipping chain (the
+    // linearisation fails near that singular pose), and on a body held by
+    // several joints at once, where each ball part's push at one corner tilts
+    // the body and opens the axis parts the sweep already closed (a chassis on
+    // four hinged wheels: its first sweep raises the summed error, the later
+    // ones bring it down). So the sweeps go on while any part is off, and the
+    // pass keeps the velocities of the best sweep (the start when none
+    // helped): repeating bad sweeps cannot spin the links up, and a first
+    // sweep that makes things worse does not end a pass that would converge.
+    let best = this.predictedErrorSq(st, h, n);
+    this.saveVelocities(B);
     let moved = false;
+    let atBest = true;
     for (let it = 0; it < iters; it++) {
       sweeps++;
-      this.saveVelocities(B);
       let any = false;
       for (let k = 0; k < n; k++) {
         const p = this.selected[k]!;
         if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
       }
       if (!any) break;
-      // Each part's impulse lowers its own error, but on a nearly straight,
-      // fast-whipping chain the sweep as a whole can raise the others' more
-      // (the linearisation fails near that singular pose) and repeating it
-      // spins the links up without bound. A sweep that leaves the joints
-      // worse than it found them is taken back, and the pass ends.
       const after = this.predictedErrorSq(st, h, n);
-      if (!(after < before)) {
-        this.restoreVelocities(B);
-        break;
+      atBest = after < best;
+      if (atBest) {
+        best = after;
+        moved = true;
+        this.saveVelocities(B);
       }
-      before = after;
-      moved = true;
     }
+    if (!atBest) this.restoreVelocities(B);
     if (moved) {
       for (let k = 0; k < n; k++) {
         ctx.markMoved(P.a[this.selected[k]!]!);

@@ -1,0 +1,153 @@
+/**
+ * The command line for libraries and robots (docs/LIBRARY_FORMAT.md, "Command
+ * line"): `stackfield check`, `stackfield lib`, `stackfield run --flatten --dump`.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXAMPLES, LIBRARY, writeFiles } from '../robots/helpers.ts';
+import { expectBadInput, expectClean, stackfield } from './cliHelpers.ts';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
+const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
+
+describe('stackfield check', () => {
+  it('validates a library whole and a scene with its includes, without running them', () => {
+    const lib = cli(['check', LIBRARY]);
+    expect(lib.status, lib.stderr).toBe(0);
+    expect(lib.stdout).toBe(`${LIBRARY}: ok: library, 5 shapes, 2 materials, 5 body templates, 3 robots\n`);
+    const scene = cli(['check', join(EXAMPLES, 'caterpillars.scene.json')]);
+    expect(scene.status, scene.stderr).toBe(0);
+    expect(scene.stdout).toContain('ok: scene, 16 bodies (5 robots), 10 joints, 5 motors, 2 shapes, 1 included file');
+  });
+
+  it('exits 2 naming the file and JSON path of the first problem, in an included library too', () => {
+    const dir = writeFiles({
+      'lib.json': { format: 'stackfield-library/1', shapes: { b: { type: 'box' } }, bodies: { t: { shape: 'b', frction: 1 } } },
+      'scene.json': { format: 'stackfield-scene/1', include: ['lib.json'], bodies: [{ template: 't' }] },
+    });
+    for (const f of ['lib.json', 'scene.json']) {
+      const r = cli(['check', join(dir, f)]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`stackfield: error: ${join(dir, 'lib.json')}: bodies.t.frction: unknown key (did you mean "friction"?)\n`);
+    }
+    expect(cli(['check']).status).toBe(2);
+    expect(cli(['check', join(dir, 'none.json')]).stderr).toContain('none.json: file not found');
+  });
+
+  it('loads every mesh and checks every body mass, as run would, without baking a field', () => {
+    const dir = writeFiles({
+      'lib.json': { format: 'stackfield-library/1', shapes: { m: { type: 'mesh', path: 'gone.obj' } }, bodies: { t: { shape: 'm' } } },
+      'tiny.json': { format: 'stackfield-scene/1', shapes: { b: { type: 'box' } }, bodies: [{ shape: 'b', mass: 1e-120 }] },
+    });
+    const lib = cli(['check', join(dir, 'lib.json')]);
+    expect(lib.status).toBe(2);
+    expect(lib.stderr).toContain('lib.json: shapes.m.path');
+    const tiny = cli(['check', join(dir, 'tiny.json')]);
+    expect(tiny.status).toBe(2);
+    expect(tiny.stderr).toContain('tiny.json: bodies[0] ("body0"): mass 1e-120 kg');
+  });
+});
+
+describe('stackfield lib', () => {
+  it("lists each robot's parts, joints, motors, mass and degrees of freedom", () => {
+    const r = cli(['lib', LIBRARY, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [file] = JSON.parse(r.stdout).files;
+    const robots = Object.fromEntries(file.robots.map((x: { name: string }) => [x.name, x]));
+    // Three plates 0.5 x 0.06 x 0.4: the first at 1000 kg/m^3, two at the plastic's 500.
+    expect(robots.caterpillar).toMatchObject({ parts: 3, joints: 2, motors: 1, dof: 8 });
+    expect(robots.caterpillar.mass).toBeCloseTo(0.012 * (1000 + 2 * 500), 9);
+    // A 1 x 0.1 x 0.5 chassis at 400 and four 24-sided wheels (r 0.25, 0.08 thick) at 600: 6 + 4 hinge spins = 10 DOF.
+    const wheel = 0.5 * 24 * 0.25 ** 2 * Math.sin((2 * Math.PI) / 24) * 0.08;
+    expect(robots.cart).toMatchObject({ parts: 5, joints: 4, motors: 4, dof: 10 });
+    expect(robots.cart.mass).toBeCloseTo(0.05 * 400 + 4 * 600 * wheel, 9);
+    expect(robots.inchworm).toMatchObject({ parts: 3, joints: 2, motors: 2, dof: 8 });
+    expect(file.bodies.find((b: { name: string }) => b.name === 'ground')).toEqual({ name: 'ground', shape: 'floor', static: true, mass: null });
+    const text = cli(['lib', LIBRARY]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/caterpillar\s+3\s+2\s+1\s+24 kg\s+8\s/);
+  });
+
+  it('lists the libraries a scene includes', () => {
+    const r = cli(['lib', join(EXAMPLES, 'inchworm.scene.json'), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const files = JSON.parse(r.stdout).files;
+    expect(files.map((f: { kind: string }) => f.kind)).toEqual(['scene', 'library']);
+    expect(files[1].robots.map((x: { name: string }) => x.name)).toEqual(['caterpillar', 'inchworm', 'cart']);
+  });
+});
+
+describe('stackfield run --flatten --dump', () => {
+  it('prints a self-contained scene that runs exactly as the scene of instances', () => {
+    const scene = join(EXAMPLES, 'caterpillars.scene.json');
+    const dump = cli(['run', scene, '--flatten', '--dump']);
+    expect(dump.status, dump.stderr).toBe(0);
+    const flat = JSON.parse(dump.stdout);
+    expect(Object.keys(flat)).toEqual(['format', 'dt', 'shapes', 'bodies', 'joints', 'motors']);
+    expect(flat.bodies.map((b: { name: string }) => b.name).slice(0, 4)).toEqual(['ground', 'steady/h0', 'steady/h1', 'steady/h2']);
+    const file = join(writeFiles({}), 'flat.json');
+    writeFileSync(file, dump.stdout);
+    const a = cli(['run', scene, '--steps', '30', '--every', '30']);
+    const b = cli(['run', file, '--steps', '30', '--every', '30']);
+    expect(a.status, a.stderr).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+  });
+
+  it('--flatten needs --dump', () => {
+    const r = cli(['run', join(EXAMPLES, 'caterpillar.scene.json'), '--flatten']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--flatten only applies with --dump');
+  });
+});
+
+describe("libraries keep the command line's guarantees (issue 14)", () => {
+  // A name that would clear the terminal, 1000 characters long.
+  const evil = `\u001b[2J\u202e${'x'.repeat(1000)}`;
+
+  it('echoes names from a library escaped and cut, never raw', () => {
+    const dir = writeFiles({
+      'lib.json': {
+        format: 'stackfield-library/1',
+        shapes: { b: { type: 'box' } },
+        robots: { r: { parts: [{ alias: evil, shape: 'b' }, { alias: evil, shape: 'b' }] } },
+      },
+    });
+    for (const command of ['check', 'lib']) {
+      const r = stackfield([command, join(dir, 'lib.json')]);
+      expectBadInput(r, 'robots.r.parts[1].alias: duplicate alias "\\u001b[2J\\u202exxx', '..." (1005 characters) (already used by robots.r.parts[0])');
+      expect(r.stderr.length).toBeLessThan(400);
+    }
+  });
+
+  it('lists names with control characters escaped', () => {
+    const dir = writeFiles({
+      'lib.json': { format: 'stackfield-library/1', shapes: { b: { type: 'box' } }, bodies: { 'a\u001b[31mred': { shape: 'b' } } },
+    });
+    const r = stackfield(['lib', join(dir, 'lib.json')]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('a\\u001b[31mred');
+    expectClean(r.stdout);
+  });
+
+  it('refuses a device as an included file instead of reading it forever', () => {
+    const dir = writeFiles({ 'scene.json': { format: 'stackfield-scene/1', include: ['/dev/zero'], bodies: [] } });
+    for (const command of ['check', 'run']) {
+      expectBadInput(stackfield([command, join(dir, 'scene.json')], { timeout: 30_000 }), 'include[0]: is a character device, not an included file: "/dev/zero"');
+    }
+  });
+
+  it('--dump --flatten --out writes through a temporary file and refuses an included library as the target', () => {
+    const scene = join(EXAMPLES, 'inchworm.scene.json');
+    const dir = writeFiles({});
+    const out = join(dir, 'flat.json');
+    const ok = stackfield(['run', scene, '--flatten', '--dump', '--out', out]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).format).toBe('stackfield-scene/1');
+    expect(readdirSync(dir)).toEqual(['flat.json']);
+    const before = readFileSync(LIBRARY, 'utf8');
+    expectBadInput(stackfield(['run', scene, '--flatten', '--dump', '--out', LIBRARY]), 'is a library the scene includes; writing there would overwrite the input');
+    expect(readFileSync(LIBRARY, 'utf8')).toBe(before);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * What the end-to-end tests share: Vite's dev server on 127.0.0.1 and headless
+ * Chromium (the Debian package at /usr/bin/chromium, driven by playwright-core;
+ * no browser is downloaded) with WebGPU on SwiftShader.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const OUT = join(ROOT, 'test-output');
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Flags that give headless Chromium a WebGPU adapter (SwiftShader) whose canvas
+ * can be presented: without the Vulkan ones, the first frame presented to a
+ * WebGPU canvas makes the browser destroy the device.
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-vulkan=swiftshader',
+  '--use-angle=vulkan',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export interface Harness {
+  server: ViteDevServer;
+  browser: Browser;
+  /** http://127.0.0.1:PORT */
+  base: string;
+  close(): Promise<void>;
+}
+
+/** The dev server on a free port and the browser. */
+export async function startHarness(): Promise<Harness> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
+  mkdirSync(OUT, { recursive: true });
+  const server = await createServer({
+    root: ROOT,
+    configFile: join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    // Pre-bundle up front: a dependency discovered mid-test makes Vite reload the page.
+    optimizeDeps: { include: ['wgpu-matrix', 'tweakpane'], noDiscovery: true },
+  });
+  await server.listen();
+  const addr = server.httpServer!.address();
+  if (!addr || typeof addr === 'string') throw new Error('Vite did not report its port');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return {
+    server,
+    browser,
+    base: `http://127.0.0.1:${addr.port}`,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** A page that records console errors and uncaught exceptions. */
+export async function openPage(browser: Browser, viewport = { width: 1200, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  return { page, errors };
+}
+
+export async function waitForApp(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.body.dataset['appReady'] === '1', null, { timeout: 90_000 });
+}
+
+/** Waits until the render loop has drawn a few more frames. */
+export async function frames(page: Page, n = 4): Promise<void> {
+  await page.evaluate(
+    (k) =>
+      new Promise<void>((resolve) => {
+        let left = k;
+        const tick = () => (--left <= 0 ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      }),
+    n,
+  );
+}
