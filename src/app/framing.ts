@@ -7,7 +7,7 @@ import { framePoints, type OrbitCamera, type Viewport } from './camera.ts';
 import { shadowPlane, type Plane } from './frameData.ts';
 import { worldAabb } from './overlays.ts';
 import { pickBody as pickHit, type Ray } from './picking.ts';
-import type { RenderWorld } from './sceneRenderer.ts';
+import { softSystemOf, type RenderWorld } from './sceneRenderer.ts';
 
 /**
  * World box of the non-plane bodies (all of them, or only body `only`),
@@ -29,9 +29,33 @@ export function worldBounds(world: RenderWorld, out: Float64Array, only = -1): b
     }
     any = true;
   }
+  if (only < 0 && softBounds(world, box)) {
+    for (let k = 0; k < 3; k++) {
+      out[k] = Math.min(out[k]!, box[k]!);
+      out[k + 3] = Math.max(out[k + 3]!, box[k + 3]!);
+    }
+    any = true;
+  }
   return any;
 }
 const scratchBox = new Float64Array(6);
+
+/** World box of every soft body's particles (min xyz, max xyz); false when the world has none. */
+export function softBounds(world: RenderWorld, out: Float64Array): boolean {
+  const sys = softSystemOf(world);
+  if (!sys || sys.particleCount === 0) return false;
+  out.fill(Infinity, 0, 3);
+  out.fill(-Infinity, 3, 6);
+  const p = sys.pos;
+  for (let i = 0; i < sys.particleCount; i++) {
+    for (let k = 0; k < 3; k++) {
+      const x = p[3 * i + k]!;
+      if (x < out[k]!) out[k] = x;
+      if (x > out[k + 3]!) out[k + 3] = x;
+    }
+  }
+  return true;
+}
 
 /**
  * Frames the non-plane bodies (or body `only`): the target at the middle of
@@ -58,6 +82,12 @@ export function frameWorld(c: OrbitCamera, world: RenderWorld, v: Viewport, only
     for (let i = 0; i < b.count; i++) {
       const s = world.shapes[b.shape[i]!]!;
       if (s.kind !== 'plane') radius = Math.max(radius, s.radius);
+    }
+    // Soft bodies: their particles' box, and its half size as a body's size.
+    const soft = new Float64Array(6);
+    if (softBounds(world, soft)) {
+      pushCorners(corners, soft);
+      radius = Math.max(radius, 0.5 * Math.max(soft[3]! - soft[0]!, soft[4]! - soft[1]!, soft[5]! - soft[2]!));
     }
     for (const k of [0, 2]) {
       const pad = Math.max(radius, (all[k + 3]! - all[k]!) / 6);

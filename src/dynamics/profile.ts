@@ -75,8 +75,9 @@ export class StepProfile {
     this.gpuQueryMs = 0;
   }
 
-  begin(): void {
-    this.t0 = performance.now();
+  /** Starts booking at `at` (performance.now() by default: World.step passes its own start). */
+  begin(at = performance.now()): void {
+    this.t0 = at;
   }
 
   /**
@@ -84,10 +85,11 @@ export class StepProfile {
    * begin() once and then end() after each stage, so the stages partition
    * the step: every millisecond is booked to exactly one stage.
    */
-  end(stage: Stage): void {
+  end(stage: Stage): number {
     const t = performance.now();
     this.ms[stage] += t - this.t0;
     this.t0 = t;
+    return t;
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyViewport, defaultCamera, followPoint, pixelRay, projectPoint, type Viewport } from '../../src/app/camera.ts';
-import { frameWorld, pickBody } from '../../src/app/framing.ts';
+import { frameWorld, pickBody, softBounds } from '../../src/app/framing.ts';
 import { worldAabb } from '../../src/app/overlays.ts';
 import { listBuiltins } from '../../src/scene/builtins.ts';
 import { builtinWorld } from '../dynamics/helpers.ts';
@@ -19,10 +19,15 @@ describe('framing', () => {
       const c = defaultCamera();
       expect(frameWorld(c, w, VIEW), info.name).toBe(true);
       let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-      for (let i = 0; i < w.bodies.count; i++) {
-        const s = w.shapes[w.bodies.shape[i]!]!;
-        if (s.kind === 'plane') continue;
-        worldAabb(s.localBounds, w.bodies.pos, 3 * i, w.bodies.quat, 4 * i, box);
+      // Every rigid body's box, then the soft bodies' box (id -1).
+      for (let i = 0; i <= w.bodies.count; i++) {
+        if (i === w.bodies.count) {
+          if (!softBounds(w, box)) continue;
+        } else {
+          const s = w.shapes[w.bodies.shape[i]!]!;
+          if (s.kind === 'plane') continue;
+          worldAabb(s.localBounds, w.bodies.pos, 3 * i, w.bodies.quat, 4 * i, box);
+        }
         for (let k = 0; k < 8; k++) {
           projectPoint(c, VIEW, [box[k & 1 ? 3 : 0]!, box[k & 2 ? 4 : 1]!, box[k & 4 ? 5 : 2]!], at);
           expect(at.front, `${info.name} body ${i}`).toBe(true);

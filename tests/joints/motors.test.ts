@@ -166,14 +166,22 @@ describe("the seed's motor", () => {
     const p0 = pos(weak, 'c/h1');
     let most = 0;
     await run(weak, 300, (ww) => (most = Math.max(most, jointsOf(ww)!.motors.applied[0]!)));
-    // It pushed with all it had (the ramp reached 2 S = 16 N m from 8 N m by 0.8 % a step) ...
+    // It pushed with all it had (the ramp grows by 0.1 % of S a step) ...
     expect(most).toBeGreaterThan(0.99 * 8 * (1 + 0.001 * 299));
-    // ... and nothing moved.
-    expect(angleOf(mul(conj(q0), quat(weak, 'c/h0')))).toBeLessThan(1e-3);
+    // (The plates settle into the ground by a couple of thousandths of a radian in the first 2 s.)
+    const settled = angleOf(mul(conj(q0), quat(weak, 'c/h0')));
+    await run(weak, 300);
+    // ... and nothing moved: no turn beyond the settling, no creep while the torque grew on.
+    const turned = angleOf(mul(conj(q0), quat(weak, 'c/h0')));
+    expect(turned).toBeLessThan(3e-3);
+    expect(Math.abs(turned - settled)).toBeLessThan(5e-4);
     expect(Math.abs(pos(weak, 'c/h1')[0] - p0[0])).toBeLessThan(1e-3);
-    // The same motor with the seed's ratio at 30 N m (up to 60) turns the plate within the same time.
+    // The same motor with the seed's ratio at 30 N m (up to 60) turns the plate once its ramp passes
+    // the 35 N m the load needs (after about 170 steps; the plate is a radian over by step 350).
     const strong = await worldOfFile(join(caterpillar(30), 'scene.json'));
-    await run(strong, 300);
-    expect(angleOf(mul(conj(q0), quat(strong, 'c/h0')))).toBeGreaterThan(0.3);
+    await run(strong, 200);
+    expect(angleOf(mul(conj(q0), quat(strong, 'c/h0')))).toBeLessThan(0.02);
+    await run(strong, 150);
+    expect(angleOf(mul(conj(q0), quat(strong, 'c/h0')))).toBeGreaterThan(0.5);
   });
 });

@@ -26,13 +26,17 @@ describe('built-in scene declarations', () => {
 
   it('the declared count parameter sets the number of bodies', () => {
     const counted = all.filter((b) => b.count !== undefined).map((b) => b.name).sort();
-    expect(counted).toEqual(['billiards', 'boxes', 'chain', 'chain-locked', 'dominoes', 'jointed-rings', 'jointed-skulls', 'pile', 'rings', 'skulls', 'tower']);
+    expect(counted).toEqual(['billiards', 'boxes', 'chain', 'chain-locked', 'dominoes', 'jointed-rings', 'jointed-skulls', 'pile', 'rings', 'skulls', 'soft-pegs', 'tower']);
     for (const b of all) {
       if (b.count === undefined) continue;
       const p = b.params.find((q) => q.name === b.count)!;
       expect(p, b.name).toBeDefined();
       expect(p.step, b.name).toBeGreaterThanOrEqual(1);
-      const bodies = (n: number) => (builtinScene(b.name, { [b.count!]: n }) as { bodies: unknown[] }).bodies.length;
+      // Rigid and soft bodies alike (soft-pegs counts blobs).
+      const bodies = (n: number) => {
+        const sc = builtinScene(b.name, { [b.count!]: n }) as { bodies: unknown[]; softBodies?: unknown[] };
+        return sc.bodies.length + (sc.softBodies?.length ?? 0);
+      };
       const small = p.min + (p.step ?? 1) * 1, large = p.min + (p.step ?? 1) * 3;
       expect(bodies(large) - bodies(small), b.name).toBe(large - small);
     }
