@@ -215,6 +215,45 @@ const builtins: Builtin[] = [
     },
   },
   {
+    name: 'cups',
+    title: 'Tumbling cups: finely tessellated nonconvex meshes',
+    description: 'Cups of a smooth revolved profile (4224 triangles and about 20 000 collision samples each at the default tessellation), thrown spinning onto the ground: the case where the penetration queries, not the solver, cost the step.',
+    params: [
+      { name: 'count', default: 24, min: 1, max: 500, step: 1, description: 'number of cups' },
+      { name: 'segments', default: 64, min: 8, max: 256, step: 1, description: 'segments around the axis (the profile has 35 points: 66 triangles per segment)' },
+    ],
+    count: 'count',
+    make: (p) => {
+      const n = p['count']!;
+      const rnd = lcg(23);
+      const cols = Math.max(2, Math.ceil(Math.sqrt(n / 2)));
+      const bodies: Json[] = [ground({ rollingFriction: 0.02 })];
+      for (let i = 0; i < n; i++) {
+        const layer = Math.floor(i / (cols * cols));
+        const c = i % (cols * cols);
+        const x = ((c % cols) - (cols - 1) / 2) * 0.5 + (rnd() - 0.5) * 0.1;
+        const z = (Math.floor(c / cols) - (cols - 1) / 2) * 0.5 + (rnd() - 0.5) * 0.1;
+        bodies.push({
+          name: `cup${i}`,
+          shape: 'cup',
+          position: [round(x), round(0.6 + layer * 0.5), round(z)],
+          rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+          angularVelocity: [round(6 * (rnd() - 0.5)), round(6 * (rnd() - 0.5)), round(6 * (rnd() - 0.5))],
+          density: 700,
+          restitution: 0.2,
+          friction: 0.5,
+          rollingFriction: 0.02,
+        });
+      }
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        shapes: { floor: floorShape, cup: { type: 'revolve', profile: cupProfile(), segments: p['segments'], sdf: { cells: 64 } } },
+        bodies,
+      };
+    },
+  },
+  {
     name: 'incline',
     title: 'Perfectly elastic box on an incline',
     description:
@@ -428,3 +467,29 @@ import { meshBuiltins } from './meshScenes.ts';
 for (const m of meshBuiltins) registerBuiltin(m.info, m.make);
 import { softBuiltins } from '../soft/scenes.ts';
 for (const s of softBuiltins) registerBuiltin(s.info, s.make);
+
+/**
+ * A smooth cup, 35 profile points (r, y) from the outer bottom centre round
+ * the rim to the inner bottom centre: a flat base, a flared outer wall, a
+ * rounded lip, an inner wall and the inner floor.
+ */
+function cupProfile(): number[][] {
+  const pts: number[][] = [];
+  const push = (r: number, y: number) => pts.push([round(r, 5), round(y, 5)]);
+  for (let k = 0; k < 5; k++) push((0.13 * k) / 5, -0.12); // base: 0 .. 0.104
+  for (let k = 0; k < 4; k++) {
+    // rounded outer foot, centre (0.13, -0.1), radius 0.02, from below to the side
+    const a = -Math.PI / 2 + ((k + 0.5) * Math.PI) / 2 / 4;
+    push(0.13 + 0.02 * Math.cos(a), -0.1 + 0.02 * Math.sin(a));
+  }
+  for (let k = 0; k < 10; k++) push(0.15 + (0.01 * k) / 9, -0.09 + (0.21 * k) / 9); // outer wall up to y 0.12
+  for (let k = 1; k < 8; k++) {
+    // the lip: half circle over the top, centre (0.1475, 0.12), radius 0.0125
+    const a = (k * Math.PI) / 8;
+    push(0.1475 + 0.0125 * Math.cos(a), 0.12 + 0.0125 * Math.sin(a));
+  }
+  for (let k = 0; k < 6; k++) push(0.135 - (0.015 * k) / 5, 0.12 - (0.19 * k) / 5); // inner wall down to y -0.07
+  for (let k = 1; k < 3; k++) push(0.12 * (1 - k / 3), -0.07); // inner floor
+  push(0, -0.07);
+  return pts;
+}
