@@ -13,7 +13,6 @@ import { SAMPLE_SET, type BackendKind, type PenetrationBackend, type QueryBatch,
 import type { World } from '../../src/dynamics/world.ts';
 import { sampleCount } from '../../src/geometry/samples.ts';
 import { createWorld } from '../../src/scene/build.ts';
-import { builtinScene } from '../../src/scene/builtins.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 
 /** Passes everything to `inner`, counting calls and the samples of each task's side A. */
