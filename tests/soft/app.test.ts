@@ -3,63 +3,29 @@
  * (as tests/e2e/app.test.ts: the Debian chromium, WebGPU on SwiftShader, Vite's
  * dev server on 127.0.0.1). Screenshots go to test-output/.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OUT, openPage as openHarnessPage, startHarness, type Harness } from '../e2e/harness.ts';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from '../e2e/png.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(ROOT, 'test-output');
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--enable-features=Vulkan',
-  '--use-vulkan=swiftshader',
-  '--use-angle=vulkan',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-let server: ViteDevServer;
+let harness: Harness;
 let browser: Browser;
 let base = '';
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium)`);
-  mkdirSync(OUT, { recursive: true });
-  server = await createServer({
-    root: ROOT,
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    optimizeDeps: { include: ['wgpu-matrix', 'tweakpane'], noDiscovery: true },
-  });
-  await server.listen();
-  const addr = server.httpServer!.address();
-  if (!addr || typeof addr === 'string') throw new Error('Vite did not report its port');
-  base = `http://127.0.0.1:${addr.port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  harness = await startHarness();
+  browser = harness.browser;
+  base = harness.base;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await harness?.close();
 });
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
-  return { page, errors };
+function openPage(): Promise<{ page: Page; errors: string[] }> {
+  return openHarnessPage(browser);
 }
 
 /** The scene area (between the stage chart and the panel), as pixels. */
