@@ -174,15 +174,10 @@ const builtins: Builtin[] = [
       const cols = Math.max(2, Math.ceil(Math.sqrt(n / 4)));
       const bodies: Json[] = [ground({ rollingFriction: 0.02 })];
       for (let i = 0; i < n; i++) {
-        const layer = Math.floor(i / (cols * cols));
-        const c = i % (cols * cols);
-        const x = ((c % cols) - (cols - 1) / 2) * 0.7 + (rnd() - 0.5) * 0.1;
-        const z = (Math.floor(c / cols) - (cols - 1) / 2) * 0.7 + (rnd() - 0.5) * 0.1;
         bodies.push({
           name: `${kinds[i % 3]}${i}`,
           shape: kinds[i % 3],
-          position: [round(x), round(0.5 + layer * 0.6), round(z)],
-          rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+          ...tumbledInGrid(i, cols, 0.7, 0.5, 0.6, rnd),
           density: 700,
           restitution: 0.2,
           friction: 0.5,
@@ -229,15 +224,10 @@ const builtins: Builtin[] = [
       const cols = Math.max(2, Math.ceil(Math.sqrt(n / 2)));
       const bodies: Json[] = [ground({ rollingFriction: 0.02 })];
       for (let i = 0; i < n; i++) {
-        const layer = Math.floor(i / (cols * cols));
-        const c = i % (cols * cols);
-        const x = ((c % cols) - (cols - 1) / 2) * 0.5 + (rnd() - 0.5) * 0.1;
-        const z = (Math.floor(c / cols) - (cols - 1) / 2) * 0.5 + (rnd() - 0.5) * 0.1;
         bodies.push({
           name: `cup${i}`,
           shape: 'cup',
-          position: [round(x), round(0.6 + layer * 0.5), round(z)],
-          rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+          ...tumbledInGrid(i, cols, 0.5, 0.6, 0.5, rnd),
           angularVelocity: [round(6 * (rnd() - 0.5)), round(6 * (rnd() - 0.5)), round(6 * (rnd() - 0.5))],
           density: 700,
           restitution: 0.2,
@@ -492,4 +482,20 @@ function cupProfile(): number[][] {
   for (let k = 1; k < 3; k++) push(0.12 * (1 - k / 3), -0.07); // inner floor
   push(0, -0.07);
   return pts;
+}
+
+/**
+ * Pose of body i of a pile dropped as layers of cols x cols cells `spacing`
+ * apart (centred on the origin, jittered by up to 5 cm), the lowest layer at
+ * height y0 and each next one dy higher, turned at random.
+ */
+function tumbledInGrid(i: number, cols: number, spacing: number, y0: number, dy: number, rnd: () => number): Json {
+  const layer = Math.floor(i / (cols * cols));
+  const c = i % (cols * cols);
+  const x = ((c % cols) - (cols - 1) / 2) * spacing + (rnd() - 0.5) * 0.1;
+  const z = (Math.floor(c / cols) - (cols - 1) / 2) * spacing + (rnd() - 0.5) * 0.1;
+  return {
+    position: [round(x), round(y0 + layer * dy), round(z)],
+    rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
+  };
 }
