@@ -247,7 +247,7 @@ export function applyAngularImpulsePair(s: ImpulseState, b1: number, b2: number,
  * mu_roll * j_n (clamped at zero, never reversed), through the angular
  * impulse L_T^-1 (w' - w) with L_T = I1^-1 + I2^-1.
  */
-function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, m: Material): void {
+export function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, m: Material): void {
   const w = s.angVel, I = s.invInertiaW;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
   const wn = wx * nx + wy * ny + wz * nz;
@@ -314,6 +314,87 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const c1 = t1 - acc[0]!, c2 = t2 - acc[1]!, cn = tn - acc[2]!;
   acc[0] = t1; acc[1] = t2; acc[2] = tn;
   applyAngularImpulsePair(s, b1, b2, c1 * e1x + c2 * e2x + cn * nx, c1 * e1y + c2 * e2y + cn * ny, c1 * e1z + c2 * e2z + cn * nz);
+}
+
+/**
+ * The normal row of an accumulated (projected Gauss-Seidel) impulse at point
+ * p: the change of the normal impulse that brings the relative normal
+ * velocity to 0, with the patch's running total `acc[0]` kept >= 0. Unlike
+ * applyContactImpulse it can take back part of what it gave earlier in the
+ * same sweep series, so a body resting on several patches is never stopped
+ * harder at one than the rest of them need (which lifts the other side and
+ * rocks the body). Returns the change applied.
+ */
+export function applyNormalAccumulated(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, acc: Float64Array, o: number,
+): number {
+  const im = s.invMass, I = s.invInertiaW;
+  const im1 = im[b1]!, im2 = im[b2]!;
+  if (im1 === 0 && im2 === 0) return 0;
+  pointKinematics(s, b1, b2, px, py, pz);
+  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const un = kin[6]! * nx + kin[7]! * ny + kin[8]! * nz;
+  K.fill(0);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  const nKn = nx * (K[0]! * nx + K[1]! * ny + K[2]! * nz) + ny * (K[3]! * nx + K[4]! * ny + K[5]! * nz) + nz * (K[6]! * nx + K[7]! * ny + K[8]! * nz);
+  if (!(nKn > 0)) return 0;
+  const old = acc[o]!;
+  const total = Math.max(old - un / nKn, 0);
+  const dj = total - old;
+  if (dj === 0) return 0;
+  acc[o] = total;
+  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, dj * nx, dj * ny, dj * nz);
+  return dj;
+}
+
+/**
+ * The friction rows of an accumulated impulse at point p: the tangential
+ * impulse that stops the tangential relative velocity there (solved in the
+ * tangent plane, as applyTangentialStick), added to the patch's running
+ * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the friction
+ * cone of the current normal total). Returns the size of the change.
+ */
+export function applyTangentialAccumulated(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number, acc: Float64Array, o: number,
+): number {
+  const im = s.invMass, I = s.invInertiaW;
+  const im1 = im[b1]!, im2 = im[b2]!;
+  if (im1 === 0 && im2 === 0) return 0;
+  pointKinematics(s, b1, b2, px, py, pz);
+  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
+  tangentBasis(nx, ny, nz, tb);
+  const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
+  K.fill(0);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  const Kax = K[0]! * ax + K[1]! * ay + K[2]! * az, Kay = K[3]! * ax + K[4]! * ay + K[5]! * az, Kaz = K[6]! * ax + K[7]! * ay + K[8]! * az;
+  const Kbx = K[0]! * bx + K[1]! * by + K[2]! * bz, Kby = K[3]! * bx + K[4]! * by + K[5]! * bz, Kbz = K[6]! * bx + K[7]! * by + K[8]! * bz;
+  const a11 = ax * Kax + ay * Kay + az * Kaz, a12 = ax * Kbx + ay * Kby + az * Kbz, a22 = bx * Kbx + by * Kby + bz * Kbz;
+  const det = a11 * a22 - a12 * a12;
+  if (!(det > 1e-30 * (a11 + a22) * (a11 + a22))) return 0;
+  const ra = -(ux * ax + uy * ay + uz * az), rb = -(ux * bx + uy * by + uz * bz);
+  const da = (a22 * ra - a12 * rb) / det, db = (a11 * rb - a12 * ra) / det;
+  // The running total in world coordinates, projected on this tangent plane.
+  const ox = acc[o]!, oy = acc[o + 1]!, oz = acc[o + 2]!;
+  let ja = ox * ax + oy * ay + oz * az + da, jb = ox * bx + oy * by + oz * bz + db;
+  const jl = Math.hypot(ja, jb);
+  const lim = Math.max(maxJt, 0);
+  lastImpulse.sticking = jl <= lim;
+  if (jl > lim) {
+    const f = jl > 0 ? lim / jl : 0;
+    ja *= f;
+    jb *= f;
+  }
+  const tx = ja * ax + jb * bx, ty = ja * ay + jb * by, tz = ja * az + jb * bz;
+  const Jx = tx - ox, Jy = ty - oy, Jz = tz - oz;
+  acc[o] = tx; acc[o + 1] = ty; acc[o + 2] = tz;
+  if (Jx === 0 && Jy === 0 && Jz === 0) return 0;
+  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
+  return Math.hypot(Jx, Jy, Jz);
 }
 
 /**

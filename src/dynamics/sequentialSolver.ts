@@ -11,11 +11,16 @@
  * "until every point was once separating" rule without a GPU round trip per
  * impulse. A collision pass that applies no impulse at all ends the
  * collision phase: every later pass would see the same velocities and the
- * same points.
+ * same points. Shock propagation is the exception: it sweeps each level's
+ * pairs several times with impulses accumulated per patch (shockPass).
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
-import { applyContactImpulse, applyPatchTorque, applyPseudoImpulse, applyTangentialStick, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
+import {
+  applyContactImpulse, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
+  lastImpulse, type ImpulseState, type Material,
+} from './impulse.ts';
+import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
@@ -30,8 +35,10 @@ export interface Contacts {
   ensure(ctx: StepContext, pairs: PairList, k: number): void;
 }
 
-/** Sweeps over a pair's points in the shock-propagation pass. */
+/** Sweeps over a level's pairs in the shock-propagation pass. */
 const SHOCK_SWEEPS = 10;
+/** Per patch, the running totals of a shock pass: normal (1), tangential (3, world), torque about e1, e2, N (3). */
+const ACC_FLOATS = 7;
 /**
  * Position correction (not in the seed, where a resting contact keeps
  * whatever depth it settled at, and bodies that start interpenetrated stay
@@ -66,6 +73,8 @@ export class SequentialSolver {
   private readonly spread = new Float64Array(10);
   /** The angular impulse a patch's torque has applied so far in its alternation with friction (resolvePair). */
   private readonly torqueAcc = new Float64Array(3);
+  /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
+  private acc = new Float64Array(0);
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
@@ -91,23 +100,21 @@ export class SequentialSolver {
       order[j] = t;
     }
     let any = false;
-    for (let k = 0; k < n; k++) if (this.resolvePair(ctx, pairs, con, order[k]!, 0, true, 1)) any = true;
+    for (let k = 0; k < n; k++) if (this.resolvePair(ctx, pairs, con, order[k]!, 0, true)) any = true;
     return any;
   }
 
   /**
-   * Contact pass `it` of `iterations` (restitution -0.9 + 0.9 it / (n - 1)),
-   * or with `shock` the shock-propagation pass (restitution 0, each level
-   * frozen once resolved). Pairs go level by level (pairs.order holds them
-   * sorted by level, levels.ts); joints are stabilised per level in between.
+   * Contact pass `it` of `iterations` (restitution -0.9 + 0.9 it / (n - 1)).
+   * Pairs go level by level (pairs.order holds them sorted by level,
+   * levels.ts); joints are stabilised per level in between.
    */
-  contactPass(ctx: StepContext, pairs: PairList, con: Contacts, it: number, levels: number, shock: boolean, c: ConstraintSystem | null): void {
+  contactPass(ctx: StepContext, pairs: PairList, con: Contacts, it: number, levels: number, c: ConstraintSystem | null): void {
     const n = pairs.count;
     const order = pairs.order;
     const iters = ctx.settings.contactIterations;
-    const eps = shock ? 0 : iters > 1 ? -0.9 + (0.9 * it) / (iters - 1) : 0;
+    const eps = iters > 1 ? -0.9 + (0.9 * it) / (iters - 1) : 0;
     const jointLevels = c !== null && ctx.settings.contactGraph;
-    if (shock) this.beginFreezing(ctx, levels);
     let curLevel = -1;
     for (let k = 0; k < n; k++) {
       const p = order[k]!;
@@ -116,22 +123,56 @@ export class SequentialSolver {
         // Joints of the level just resolved, and of every level below L that
         // has no contacts of its own (e.g. a chain hanging in the air under a
         // stack that only starts at level 1).
-        if (jointLevels) this.jointPass(ctx, c, Math.max(0, curLevel), L, shock);
-        if (shock) this.freezeBelow(ctx, L);
+        if (jointLevels) this.jointPass(ctx, c, Math.max(0, curLevel), L, false);
         curLevel = L;
       }
-      // Shock propagation: the lower level is frozen, so repeating the pair
-      // until no point approaches is cheap and converges (seed 8.1's "until
-      // every point was once separating", run to the end).
-      this.resolvePair(ctx, pairs, con, p, eps, false, shock ? SHOCK_SWEEPS : 1);
+      this.resolvePair(ctx, pairs, con, p, eps, false);
     }
-    if (c) {
-      // The last contact level and the joint-only levels above it; without
-      // contacts (a pendulum in the air) or without a graph, every joint.
-      if (jointLevels && curLevel >= 0) this.jointPass(ctx, c, curLevel, levels, shock);
-      else c.positionStabilize(ctx, -1);
+    this.jointTail(ctx, c, curLevel, levels, false);
+  }
+
+  /**
+   * Shock propagation (seed 8.1): level by level from the ground up, the
+   * levels below frozen (infinite mass), the pairs of a level swept together
+   * until no point approaches (at most SHOCK_SWEEPS sweeps). The impulses of
+   * a level are accumulated per patch (projected Gauss-Seidel): a later sweep
+   * may take back part of what an earlier one gave, as long as the patch's
+   * total stays a push. The seed's one-shot impulses can only add: a ring
+   * resting on another at two patches is stopped at the first, pivots, and
+   * the second stop lifts the first side, so every step ended with the body
+   * rocking a little (the stacks jittered at ~0.05 m/s and never slept).
+   */
+  shockPass(ctx: StepContext, pairs: PairList, con: Contacts, levels: number, c: ConstraintSystem | null): void {
+    const n = pairs.count;
+    const order = pairs.order;
+    const jointLevels = c !== null && ctx.settings.contactGraph;
+    this.beginFreezing(ctx, levels);
+    this.acc.fill(0);
+    let curLevel = -1;
+    let g = 0;
+    while (g < n) {
+      const L = pairs.level[order[g]!]!;
+      let e = g + 1;
+      while (e < n && pairs.level[order[e]!] === L) e++;
+      if (jointLevels) this.jointPass(ctx, c, Math.max(0, curLevel), L, true);
+      this.freezeBelow(ctx, L);
+      curLevel = L;
+      for (let sweep = 0; sweep < SHOCK_SWEEPS; sweep++) {
+        let changed = false;
+        for (let o = g; o < e; o++) if (this.resolvePairAccumulated(ctx, pairs, con, order[o]!)) changed = true;
+        if (!changed) break;
+      }
+      g = e;
     }
-    if (shock) this.endFreezing(ctx);
+    this.jointTail(ctx, c, curLevel, levels, true);
+    this.endFreezing(ctx);
+  }
+
+  /** Joints after the last contact level: the levels above it, or without contacts or a graph, every joint. */
+  private jointTail(ctx: StepContext, c: ConstraintSystem | null, curLevel: number, levels: number, shock: boolean): void {
+    if (!c) return;
+    if (ctx.settings.contactGraph && curLevel >= 0) this.jointPass(ctx, c, curLevel, levels, shock);
+    else c.positionStabilize(ctx, -1);
   }
 
   /**
@@ -266,11 +307,10 @@ export class SequentialSolver {
 
   /**
    * Resolves pair k: one impulse per patch, deepest patch first, with
-   * restitution `eps` (the pair's own when `useOwn`). `sweeps` > 1 repeats
-   * the pair with a restitution ramp (shock propagation). Returns whether
-   * any impulse was applied.
+   * restitution `eps` (the pair's own when `useOwn`). Returns whether any
+   * impulse was applied.
    */
-  private resolvePair(ctx: StepContext, pairs: PairList, con: Contacts, k: number, eps: number, useOwn: boolean, sweeps: number): boolean {
+  private resolvePair(ctx: StepContext, pairs: PairList, con: Contacts, k: number, eps: number, useOwn: boolean): boolean {
     con.ensure(ctx, pairs, k);
     const cs = con.cur;
     if (cs.start[k] === cs.end[k]) return false;
@@ -282,41 +322,84 @@ export class SequentialSolver {
     const pc = this.patches;
     pc.ensure(ctx, cs, k, cell);
     const first = pc.first[k]!, last = pc.last[k]!;
-    if (first === last) return false;
     const d = pc.data;
     const spread = this.spread;
     let any = false;
-    for (let sweep = 0; sweep < sweeps; sweep++) {
-      let applied = false;
-      // Several sweeps ramp the restitution like the contact iterations do.
-      const epsK = sweeps > 1 ? -0.9 + (0.9 * sweep) / (sweeps - 1) : useEps;
-      for (let q = first; q < last; q++) {
-        const i = pc.leader[q]!;
-        const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
-        const o = q * PATCH_FLOATS;
-        const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-        const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, epsK, m);
-        if (jn !== 0) {
-          applied = true;
-          if (pc.flat[q]) {
-            // Torque and friction at the centroid interact (the centroid of
-            // the samples is rarely the patch's true centre): alternate them
-            // a few times so a sticking patch ends neither spinning nor
-            // creeping, within what is left of its friction cone.
-            for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
-            const sticking = lastImpulse.sticking;
-            let budget = m.friction * jn - lastImpulse.jt;
-            const acc = this.torqueAcc;
-            acc.fill(0);
-            for (let r = 0; r < 3; r++) {
-              applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, acc);
-              if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
-            }
-          }
+    for (let q = first; q < last; q++) {
+      const i = pc.leader[q]!;
+      const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
+      const o = q * PATCH_FLOATS;
+      const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
+      const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m);
+      if (jn === 0) continue;
+      any = true;
+      if (pc.flat[q]) {
+        // Torque and friction at the centroid interact (the centroid of
+        // the samples is rarely the patch's true centre): alternate them
+        // a few times so a sticking patch ends neither spinning nor
+        // creeping, within what is left of its friction cone.
+        for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
+        const sticking = lastImpulse.sticking;
+        let budget = m.friction * jn - lastImpulse.jt;
+        const acc = this.torqueAcc;
+        acc.fill(0);
+        for (let r = 0; r < 3; r++) {
+          applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, acc);
+          if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
         }
       }
-      if (!applied) break;
-      any = true;
+    }
+    if (any) {
+      ctx.version[a]++;
+      ctx.version[b]++;
+    }
+    return any;
+  }
+
+  /**
+   * One shock-propagation sweep over pair k's patches with accumulated
+   * impulses (shockPass): per patch the normal row (total >= 0), the torque
+   * a flat patch holds (bounded by the normal total), then the friction rows
+   * (total within the cone of the normal total), and rolling friction for
+   * what was added while sticking. Returns whether anything changed.
+   */
+  private resolvePairAccumulated(ctx: StepContext, pairs: PairList, con: Contacts, k: number): boolean {
+    con.ensure(ctx, pairs, k);
+    const cs = con.cur;
+    if (cs.start[k] === cs.end[k]) return false;
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const m = pairMaterial(ctx.bodies, a, b, this.mat);
+    const st = this.bind(ctx);
+    const cell = pairCell(ctx.shapes, ctx.bodies, a, b);
+    const pc = this.patches;
+    pc.ensure(ctx, cs, k, cell);
+    const first = pc.first[k]!, last = pc.last[k]!;
+    if (this.acc.length < ACC_FLOATS * pc.flat.length) this.acc = grown(this.acc, ACC_FLOATS * pc.flat.length);
+    const acc = this.acc;
+    const d = pc.data;
+    const spread = this.spread;
+    const tq = this.torqueAcc;
+    let any = false;
+    for (let q = first; q < last; q++) {
+      const i = pc.leader[q]!;
+      const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
+      const o = q * PATCH_FLOATS, s = q * ACC_FLOATS;
+      const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
+      const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s);
+      const jn = acc[s]!;
+      if (dj === 0 && jn === 0) continue;
+      if (dj !== 0) any = true;
+      if (pc.flat[q]) {
+        for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
+        tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
+        applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, tq);
+        if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
+        acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
+      }
+      if (m.friction > 0) {
+        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn, acc, s + 1) > 0) any = true;
+        if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
+      }
     }
     if (any) {
       ctx.version[a]++;

@@ -468,7 +468,7 @@ export class World {
   }
 
   private contactSolve(it: number, levels: number): void {
-    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, it, levels, false, this.constraints);
+    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, it, levels, this.constraints);
     this.profile.end('contactSolve');
   }
 
@@ -478,7 +478,7 @@ export class World {
   }
 
   private shockPropagation(levels: number): void {
-    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, this.solver.contactIterations, levels, true, this.constraints);
+    this.sequential.shockPass(this.ctx, this.pairs, this.narrow, levels, this.constraints);
     this.profile.end('shockPropagation');
   }
 
