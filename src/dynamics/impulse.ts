@@ -349,20 +349,19 @@ export function applyNormalAccumulated(
   return dj;
 }
 
+/** The tangential impulse of stickingTangent, in the basis tb: [along tb[0..3), along tb[3..6)]. */
+const stick = new Float64Array(2);
+
 /**
- * The friction rows of an accumulated impulse at point p: the tangential
- * impulse that stops the tangential relative velocity there (solved in the
- * tangent plane, as applyTangentialStick), added to the patch's running
- * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the friction
- * cone of the current normal total). Returns the size of the change.
+ * The tangential impulse that stops the tangential relative velocity at
+ * point p (normal N), solved in the tangent plane (P K P^T j = -P u), into
+ * `stick`; leaves the lever arms in `kin` and the tangent basis in `tb`.
+ * False when neither body can move or the tangent block is singular.
  */
-export function applyTangentialAccumulated(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number, acc: Float64Array, o: number,
-): number {
+function stickingTangent(s: ImpulseState, b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number): boolean {
   const im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
-  if (im1 === 0 && im2 === 0) return 0;
+  if (im1 === 0 && im2 === 0) return false;
   pointKinematics(s, b1, b2, px, py, pz);
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
@@ -375,9 +374,28 @@ export function applyTangentialAccumulated(
   const Kbx = K[0]! * bx + K[1]! * by + K[2]! * bz, Kby = K[3]! * bx + K[4]! * by + K[5]! * bz, Kbz = K[6]! * bx + K[7]! * by + K[8]! * bz;
   const a11 = ax * Kax + ay * Kay + az * Kaz, a12 = ax * Kbx + ay * Kby + az * Kbz, a22 = bx * Kbx + by * Kby + bz * Kbz;
   const det = a11 * a22 - a12 * a12;
-  if (!(det > 1e-30 * (a11 + a22) * (a11 + a22))) return 0;
+  if (!(det > 1e-30 * (a11 + a22) * (a11 + a22))) return false;
   const ra = -(ux * ax + uy * ay + uz * az), rb = -(ux * bx + uy * by + uz * bz);
-  const da = (a22 * ra - a12 * rb) / det, db = (a11 * rb - a12 * ra) / det;
+  stick[0] = (a22 * ra - a12 * rb) / det;
+  stick[1] = (a11 * rb - a12 * ra) / det;
+  return true;
+}
+
+/**
+ * The friction rows of an accumulated impulse at point p: the tangential
+ * impulse that stops the tangential relative velocity there (solved in the
+ * tangent plane, as applyTangentialStick), added to the patch's running
+ * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the friction
+ * cone of the current normal total). Returns the size of the change.
+ */
+export function applyTangentialAccumulated(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number, acc: Float64Array, o: number,
+): number {
+  if (!stickingTangent(s, b1, b2, px, py, pz, nx, ny, nz)) return 0;
+  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
+  const da = stick[0]!, db = stick[1]!;
   // The running total in world coordinates, projected on this tangent plane.
   const ox = acc[o]!, oy = acc[o + 1]!, oz = acc[o + 2]!;
   let ja = ox * ax + oy * ay + oz * az + da, jb = ox * bx + oy * by + oz * bz + db;
@@ -407,24 +425,10 @@ export function applyTangentialStick(
   s: ImpulseState, b1: number, b2: number,
   px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number,
 ): number {
-  const im = s.invMass, I = s.invInertiaW;
-  const im1 = im[b1]!, im2 = im[b2]!;
-  if ((im1 === 0 && im2 === 0) || !(maxJt > 0)) return 0;
-  pointKinematics(s, b1, b2, px, py, pz);
+  if (!(maxJt > 0) || !stickingTangent(s, b1, b2, px, py, pz, nx, ny, nz)) return 0;
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
-  const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
-  tangentBasis(nx, ny, nz, tb);
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
-  K.fill(0);
-  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
-  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
-  const Kax = K[0]! * ax + K[1]! * ay + K[2]! * az, Kay = K[3]! * ax + K[4]! * ay + K[5]! * az, Kaz = K[6]! * ax + K[7]! * ay + K[8]! * az;
-  const Kbx = K[0]! * bx + K[1]! * by + K[2]! * bz, Kby = K[3]! * bx + K[4]! * by + K[5]! * bz, Kbz = K[6]! * bx + K[7]! * by + K[8]! * bz;
-  const a11 = ax * Kax + ay * Kay + az * Kaz, a12 = ax * Kbx + ay * Kby + az * Kbz, a22 = bx * Kbx + by * Kby + bz * Kbz;
-  const det = a11 * a22 - a12 * a12;
-  if (!(det > 1e-30 * (a11 + a22) * (a11 + a22))) return 0;
-  const ra = -(ux * ax + uy * ay + uz * az), rb = -(ux * bx + uy * by + uz * bz);
-  let ja = (a22 * ra - a12 * rb) / det, jb = (a11 * rb - a12 * ra) / det;
+  let ja = stick[0]!, jb = stick[1]!;
   const jl = Math.hypot(ja, jb);
   if (jl > maxJt) {
     ja *= maxJt / jl;
