@@ -1,17 +1,25 @@
 /**
  * Stage "islands": bodies connected by contacts and joints form islands; an
- * island whose bodies have all moved slower than the sleep thresholds for
- * SLEEP_TIME seconds falls asleep. A sleeping body costs nothing: it is
+ * island whose bodies have all stayed still (below) for SLEEP_TIME seconds
+ * falls asleep. A sleeping body costs nothing: it is
  * predicted where it is with infinite mass, never integrated, and the broad
  * phase pairs it only with awake bodies. It wakes, with its whole island, when
  * an awake body touches it (World checks every query round), when a joint or
  * an active motor acts on its island, or when the app edits it
  * (World.bodyEdited).
  *
- * Thresholds are relative to the body's size, so a tower of millimetre cubes
- * sleeps as a tower of metre cubes does: a body is slow when its speed is
- * below min(SLEEP_SPEED, SLEEP_SIZES * r) per second and its angular speed
- * times r below the same (r: the radius of its shape).
+ * A body counts as still while it stays near where its stillness began: its
+ * centre within D of that position and its orientation within D / r radians
+ * of that orientation, D = SLEEP_DRIFT * min(SLEEP_SPEED, SLEEP_SIZES * r) *
+ * SLEEP_TIME (r: the radius of its shape; 12.5 mm, a mean 2.5 cm/s, for
+ * bodies above 25 cm, a twentieth of r for smaller ones, so a tower of
+ * millimetre cubes sleeps as a tower of metre cubes does). Leaving that
+ * ball starts the window again from the new pose. What is measured is where the body goes, not
+ * how fast it goes at one step: a resting contact that jitters (a ring
+ * that drops g dt for a step and is put back) stays in its ball and
+ * sleeps, while a body creeping faster than D per SLEEP_TIME, however
+ * slowly each step, never does, so sleeping does not stop a slow slide
+ * that would carry it further.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
@@ -20,14 +28,20 @@ import type { StepContext } from './stepContext.ts';
 
 /** Seconds an island must stay slow to fall asleep. */
 export const SLEEP_TIME = 0.5;
-/** Speed below which a body counts as slow, m/s (for bodies larger than SLEEP_SPEED / SLEEP_SIZES). */
+/** Speed scale of stillness, m/s (for bodies larger than SLEEP_SPEED / SLEEP_SIZES). */
 const SLEEP_SPEED = 0.05;
-/** Sizes per second below which a body counts as slow (small bodies). */
+/** Sizes per second of stillness (small bodies). */
 const SLEEP_SIZES = 0.2;
+/** The fraction of SLEEP_TIME times the speed scale that a still body may wander. */
+const SLEEP_DRIFT = 0.5;
 
 export class Islands {
-  /** Seconds each body has been slow. */
+  /** Seconds each body has stayed still (near its reference pose). */
   timer = new Float64Array(0);
+  /** Per body, the pose its stillness started from: position (3), orientation (4). */
+  private ref = new Float64Array(0);
+  /** Per body, whether `ref` holds a pose (cleared when it wakes). */
+  private hasRef = new Uint8Array(0);
   /** The island a sleeping body fell asleep with (its root body), -1 while awake. */
   sleepId = new Int32Array(0);
   /** Awake and sleeping dynamic bodies and islands after the last update. */
@@ -51,6 +65,8 @@ export class Islands {
   resize(n: number): void {
     if (this.timer.length === n) return;
     this.timer = new Float64Array(n);
+    this.ref = new Float64Array(7 * n);
+    this.hasRef = new Uint8Array(n);
     this.sleepId = new Int32Array(n).fill(-1);
     this.parent = new Int32Array(n);
     this.minTimer = new Float64Array(n);
@@ -58,7 +74,7 @@ export class Islands {
   }
 
   /**
-   * After integration: the sleep timers, the islands of the awake bodies (the
+   * After integration: the stillness timers, the islands of the awake bodies (the
    * pairs of `cs` that touch, and joints), and the islands that fall asleep
    * (only when `enabled`).
    */
@@ -73,11 +89,8 @@ export class Islands {
     for (let i = 0; i < n; i++) {
       parent[i] = i;
       if (B.isStatic[i] || B.asleep[i]) continue;
-      const r = ctx.shapeOf(i).radius;
-      const limit = Math.min(SLEEP_SPEED, SLEEP_SIZES * r);
-      const v = Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!);
-      const w = Math.hypot(B.angVel[3 * i]!, B.angVel[3 * i + 1]!, B.angVel[3 * i + 2]!) * r;
-      this.timer[i] = v < limit && w < limit && !this.keep[i] ? this.timer[i]! + dt : 0;
+      if (!this.keep[i] && this.hasRef[i] && this.still(ctx, i)) this.timer[i] += dt;
+      else this.restart(B, i);
     }
     const active = (i: number): boolean => B.isStatic[i] === 0 && B.asleep[i] === 0;
     for (let k = 0; k < pairs.count; k++) {
@@ -121,6 +134,29 @@ export class Islands {
     this.islands = islands;
   }
 
+  /** Whether body i is still within its ball around the reference pose. */
+  private still(ctx: StepContext, i: number): boolean {
+    const B = ctx.bodies;
+    const r = ctx.shapeOf(i).radius;
+    const D = SLEEP_DRIFT * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
+    const R = this.ref, o = 7 * i;
+    const d = Math.hypot(B.pos[3 * i]! - R[o]!, B.pos[3 * i + 1]! - R[o + 1]!, B.pos[3 * i + 2]! - R[o + 2]!);
+    if (!(d < D)) return false;
+    const q = B.quat;
+    const dot = Math.abs(q[4 * i]! * R[o + 3]! + q[4 * i + 1]! * R[o + 4]! + q[4 * i + 2]! * R[o + 5]! + q[4 * i + 3]! * R[o + 6]!);
+    // The angle between the orientations is 2 acos |q . q_ref|.
+    return 2 * Math.acos(Math.min(dot, 1)) * r < D;
+  }
+
+  /** Starts body i's stillness window at its current pose. */
+  private restart(B: StepContext['bodies'], i: number): void {
+    const R = this.ref, o = 7 * i;
+    for (let k = 0; k < 3; k++) R[o + k] = B.pos[3 * i + k]!;
+    for (let k = 0; k < 4; k++) R[o + 3 + k] = B.quat[4 * i + k]!;
+    this.hasRef[i] = 1;
+    this.timer[i] = 0;
+  }
+
   /** Wakes body i and every body that fell asleep in its island; returns whether any woke. */
   wake(ctx: StepContext, i: number): boolean {
     const B = ctx.bodies;
@@ -131,6 +167,7 @@ export class Islands {
         B.asleep[j] = 0;
         this.sleepId[j] = -1;
         this.timer[j] = 0;
+        this.hasRef[j] = 0;
       }
     }
     return true;
@@ -143,6 +180,7 @@ export class Islands {
       B.asleep[j] = 0;
       this.sleepId[j] = -1;
       this.timer[j] = 0;
+      this.hasRef[j] = 0;
     }
   }
 

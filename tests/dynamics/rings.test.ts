@@ -59,13 +59,15 @@ describe('the built-in rings scene', () => {
     }
   });
 
-  it('20 rings on one peg come to rest and fall asleep within 5 s', async () => {
+  it('20 rings on one peg come to rest and fall asleep within 8 s', async () => {
     // Shock propagation used to end every step with each ring rocking a
     // little on the ring below (one-shot impulses can only add, so stopping
     // one side of a ring lifted the other): the stack jittered at ~0.1 m/s
-    // and never slept. Its accumulated impulses let it settle.
+    // and never slept. Its accumulated impulses let it settle. (The upper
+    // rings keep turning about the peg at a few degrees a second for a
+    // while, which stillness, judged by where a body goes, waits out.)
     const w = await builtinWorld('rings', { rings: 20, pegs: 1 });
-    await run(w, 500);
+    await run(w, 800);
     const peg = pos(w, 'peg0');
     let asleep = 0;
     for (let i = 0; i < 20; i++) {

@@ -1,8 +1,10 @@
 /**
  * Islands and sleeping (issue "Speed", item 1): a resting stack falls asleep
  * and costs no query; a box dropped on one of two stacks wakes exactly that
- * stack; joints and active motors keep their island awake; and sleeping does
- * not change where things come to rest.
+ * stack; joints and active motors keep their island awake; stillness is
+ * judged by where a body goes, not its speed at one step (a jittering body
+ * sleeps, a slowly gliding one does not); and sleeping does not change where
+ * things come to rest.
  */
 import { describe, expect, it } from 'vitest';
 import type { World } from '../../src/dynamics/world.ts';
@@ -97,6 +99,45 @@ describe('sleeping', () => {
       expect(asleep(ww, 'p0')).toBe(asleep(ww, 'p1'));
     });
     expect(slept && woke0 && woke1).toBe(true);
+  });
+
+  /** One half-metre box resting on the ground, with the given friction (both surfaces). */
+  const oneBox = (friction: number): Json => ({
+    format: FORMAT, dt: 0.01,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } } },
+    bodies: [
+      { name: 'ground', shape: 'floor', static: true, friction, restitution: 0 },
+      { name: 'box', shape: 'box', position: [0, 0.25, 0], friction, restitution: 0 },
+    ],
+  });
+
+  it('a resting body that jitters in place (a support lost for one step now and then) still falls asleep', async () => {
+    // Every 20th step the box is kicked up at 2 g dt (a support lost for a
+    // step or two): it hops 2 mm and lands, faster than 5 cm/s for a few
+    // steps. Judged by its speed at each step it would never be slow for
+    // half a second; judged by where it goes, it stays put and sleeps.
+    const w = await queryWorld(oneBox(0.6), 'cpu');
+    const b = bodyIndex(w, 'box');
+    let slept = -1;
+    for (let s = 0; s < 200 && slept < 0; s++) {
+      if (s % 20 === 10) w.bodies.vel[3 * b + 1] = 2 * 9.81 * 0.01;
+      await w.step();
+      if (asleep(w, 'box')) slept = s;
+    }
+    expect(slept).toBeGreaterThan(40);
+    expect(slept).toBeLessThan(120);
+    expect(Math.abs(pos(w, 'box')[1] - 0.25)).toBeLessThan(2e-3);
+  });
+
+  it('a body gliding slowly never falls asleep (sleeping would stop it short of where it goes)', async () => {
+    // On ice at 4 cm/s: under any per-step speed limit above that it would
+    // be put to sleep and stopped; it moves 2 cm every half second, so it
+    // must stay awake and keep gliding.
+    const w = await queryWorld(oneBox(0), 'cpu');
+    const b = bodyIndex(w, 'box');
+    w.bodies.vel[3 * b] = 0.04;
+    await run(w, 300, (ww) => expect(asleep(ww, 'box')).toBe(false));
+    expect(pos(w, 'box')[0]).toBeCloseTo(0.12, 2);
   });
 
   it.each([
