@@ -116,6 +116,15 @@ function lathe(r: ArrayLike<number>, y: ArrayLike<number>, segments: number, loo
       const A = vert(i, j), B = vert(i, j + 1), C = vert(i1, j + 1), D = vert(i1, j);
       // Next to a pole one of the two triangles collapses (D === C at the top
       // pole, A === B at the bottom pole) and is left out.
+      const pole = !loop && (i1 === n - 1 || i === 0);
+      if (!pole && (i + j) % 2 === 1) {
+        // Every other quad split along the other diagonal (a checkerboard):
+        // all along one diagonal, the mesh is chiral, and so are its edge
+        // samples, which gave resting contacts a twist.
+        indices[o++] = A; indices[o++] = D; indices[o++] = B;
+        indices[o++] = D; indices[o++] = C; indices[o++] = B;
+        continue;
+      }
       if (!(!loop && i1 === n - 1)) {
         indices[o++] = A; indices[o++] = D; indices[o++] = C;
       }
