@@ -1,9 +1,9 @@
 /**
  * Stage "islands": bodies connected by contacts and joints form islands; an
  * island whose bodies have all stayed still (below) for SLEEP_TIME seconds
- * falls asleep. A sleeping body costs nothing: it is
- * predicted where it is with infinite mass, never integrated, and the broad
- * phase pairs it only with awake bodies. It wakes, with its whole island, when
+ * falls asleep. A sleeping body costs nothing: it is predicted where it is
+ * with infinite mass, never integrated, and the broad phase pairs it only
+ * with awake bodies. It wakes, with its whole island, when
  * an awake body touches it (World checks every query round), when a joint or
  * an active motor acts on its island, or when the app edits it
  * (World.bodyEdited).
@@ -14,19 +14,21 @@
  * SLEEP_TIME (r: the radius of its shape; 12.5 mm, a mean 2.5 cm/s, for
  * bodies above 25 cm, a twentieth of r for smaller ones, so a tower of
  * millimetre cubes sleeps as a tower of metre cubes does). Leaving that
- * ball starts the window again from the new pose. What is measured is where the body goes, not
- * how fast it goes at one step: a resting contact that jitters (a ring
- * that drops g dt for a step and is put back) stays in its ball and
- * sleeps, while a body creeping faster than D per SLEEP_TIME, however
- * slowly each step, never does, so sleeping does not stop a slow slide
- * that would carry it further.
+ * ball starts the window again from the new pose. What is measured is
+ * where the body goes, not how fast it goes at one step: a resting contact
+ * that jitters (a ring that drops g dt for a step and is put back) stays in
+ * its ball and sleeps, while a body creeping faster than D per SLEEP_TIME,
+ * however slowly each step, never does, so sleeping does not stop a slow
+ * slide that would carry it further. Position correction moves bodies
+ * without velocity, and counts too: bodies being pushed apart are not
+ * still.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import type { PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 
-/** Seconds an island must stay slow to fall asleep. */
+/** Seconds an island must stay still to fall asleep. */
 export const SLEEP_TIME = 0.5;
 /** Speed scale of stillness, m/s (for bodies larger than SLEEP_SPEED / SLEEP_SIZES). */
 const SLEEP_SPEED = 0.05;
