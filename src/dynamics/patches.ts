@@ -40,6 +40,8 @@ export const PATCH_BAND = 0.25;
 export const TORQUE_BAND = 0.02;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
+/** Floats of a flat patch's extent (PatchBuilder.spread). */
+export const SPREAD_FLOATS = 14;
 
 
 export class PatchBuilder {
@@ -56,10 +58,15 @@ export class PatchBuilder {
   flat = false;
   /**
    * Extent of the last flat patch about its centre along its principal
-   * tangent directions e1 and e2 (e1 x e2 = the normal): [lo1, hi1, lo2, hi2,
-   * e1 xyz, e2 xyz], for applyPatchTorque.
+   * tangent directions e1 and e2 (e1 x e2 = the normal), and along their
+   * diagonals a = (e1 + e2)/sqrt 2 and b = (e1 - e2)/sqrt 2: [lo1, hi1, lo2,
+   * hi2, e1 xyz, e2 xyz, loA, hiA, loB, hiB], for applyPatchTorque. The four
+   * slabs bound an octagon around the points: the principal directions of a
+   * square face are any two (its spread is the same every way), and a box
+   * along e1 and e2 alone, when they are the square's diagonals, reaches
+   * 1.41 times too far toward its edges.
    */
-  readonly spread = new Float64Array(10);
+  readonly spread = new Float64Array(SPREAD_FLOATS);
   private readonly basis = new Float64Array(6);
   /** Members of the current patch (point indices) and their tangent coordinates. */
   private members = new Int32Array(64);
@@ -203,21 +210,27 @@ export class PatchBuilder {
     const sp = this.spread;
     const e1x = ex * t[0]! + ey * t[3]!, e1y = ex * t[1]! + ey * t[4]!, e1z = ex * t[2]! + ey * t[5]!;
     const e2x = -ey * t[0]! + ex * t[3]!, e2y = -ey * t[1]! + ex * t[4]!, e2z = -ey * t[2]! + ex * t[5]!;
-    let lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0;
+    let lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, loA = 0, hiA = 0, loB = 0, hiB = 0;
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
       if (cs.phi[j]! > torqueLimit) continue;
       const dx = lp[3 * j]! - this.px, dy = lp[3 * j + 1]! - this.py, dz = lp[3 * j + 2]! - this.pz;
       const a1 = dx * e1x + dy * e1y + dz * e1z, a2 = dx * e2x + dy * e2y + dz * e2z;
+      const aA = Math.SQRT1_2 * (a1 + a2), aB = Math.SQRT1_2 * (a1 - a2);
       if (a1 < lo1) lo1 = a1; else if (a1 > hi1) hi1 = a1;
       if (a2 < lo2) lo2 = a2; else if (a2 > hi2) hi2 = a2;
+      if (aA < loA) loA = aA; else if (aA > hiA) hiA = aA;
+      if (aB < loB) loB = aB; else if (aB > hiB) hiB = aB;
     }
-    // Across a direction the surface curves, it rolls: no extent that way.
+    // Across a direction the surface curves, it rolls: no extent that way
+    // (and the diagonals, which mix the two, say nothing more).
     if (curve1) { lo1 = 0; hi1 = 0; }
     if (curve2) { lo2 = 0; hi2 = 0; }
+    if (curve1 || curve2) { loA = -Infinity; hiA = Infinity; loB = -Infinity; hiB = Infinity; }
     sp[0] = lo1; sp[1] = hi1; sp[2] = lo2; sp[3] = hi2;
     sp[4] = e1x; sp[5] = e1y; sp[6] = e1z;
     sp[7] = e2x; sp[8] = e2y; sp[9] = e2z;
+    sp[10] = loA; sp[11] = hiA; sp[12] = loB; sp[13] = hiB;
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
   }
 
@@ -278,8 +291,8 @@ export class PatchBuilder {
   }
 }
 
-/** Floats per stored patch: centre (3), normal (3), extent (10: see PatchBuilder.spread). */
-const PATCH_FLOATS = 16;
+/** Floats per stored patch: centre (3), normal (3), extent (SPREAD_FLOATS: see PatchBuilder.spread). */
+const PATCH_FLOATS = 6 + SPREAD_FLOATS;
 
 /**
  * The patches of every pair, kept until the pair's points change: a pair's

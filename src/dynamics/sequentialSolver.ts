@@ -17,14 +17,14 @@
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import {
-  applyContactImpulse, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
+  applyContactImpulse, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
   lastImpulse, type ImpulseState, type Material,
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
-import { PATCH_FLOATS, PatchCache } from './patches.ts';
+import { PATCH_FLOATS, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
 import type { StepContext } from './stepContext.ts';
 
@@ -66,11 +66,18 @@ const UNTANGLE_RATE = 0.3;
 const MAX_STEP = 0.25;
 /** Depth, in cells, beyond which a pair whose pushes cancel is untangled as a whole (untangle). */
 const TANGLED = 0.5;
+/**
+ * Approach speeds (m/s) below this are round-off: a flat patch stopped
+ * exactly by applyFlatStick reads back a relative normal velocity of +-1e-17,
+ * and taking the negative ones for approach made the collision phase run
+ * an extra pass on one backend and not the other.
+ */
+const ROUNDOFF_SPEED = 1e-12;
 
 export class SequentialSolver {
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
-  private readonly spread = new Float64Array(10);
+  private readonly spread = new Float64Array(SPREAD_FLOATS);
   /** The angular impulse a patch's torque has applied so far in its alternation with friction (resolvePair). */
   private readonly torqueAcc = new Float64Array(3);
   /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
@@ -330,6 +337,16 @@ export class SequentialSolver {
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
+      if (pc.flat[q] && m.friction > 0) {
+        const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
+        if (!(un < -ROUNDOFF_SPEED)) continue;
+        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
+        const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * un, 0), m.friction, spread);
+        if (fs > 0) {
+          any = true;
+          continue;
+        }
+      }
       const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m);
       if (jn === 0) continue;
       any = true;
@@ -338,7 +355,7 @@ export class SequentialSolver {
         // the samples is rarely the patch's true centre): alternate them
         // a few times so a sticking patch ends neither spinning nor
         // creeping, within what is left of its friction cone.
-        for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
+        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const sticking = lastImpulse.sticking;
         let budget = m.friction * jn - lastImpulse.jt;
         const acc = this.torqueAcc;
@@ -390,7 +407,7 @@ export class SequentialSolver {
       if (dj === 0 && jn === 0) continue;
       if (dj !== 0) any = true;
       if (pc.flat[q]) {
-        for (let c = 0; c < 10; c++) spread[c] = d[o + 6 + c]!;
+        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
         applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
+import type { BackendKind } from '../../src/collision/query.ts';
+import { FORMAT, inclineScene, pos, queryWorld, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 function incline(deg: number, mu: number, restitution = 0, scheme = 'separated') {
   return inclineScene(deg, mu, restitution, { scheme });
@@ -49,4 +50,44 @@ describe('friction on an incline', () => {
     expect(separated.maxSpin).toBeLessThan(0.1);
     expect(separated.moved).toBeLessThan(0.005);
   });
+});
+
+/**
+ * A box w wide and h tall on a slope with friction enough to hold it tips
+ * over its downhill edge once the slope passes atan(w / h): the resultant of
+ * weight and support then passes outside its foot. For 0.5 x 1 m, 26.57
+ * degrees. The box stands on a thick slab (a box shape) at 60 Hz, where the
+ * face's torque and its friction are one coupled impulse (applyFlatStick).
+ */
+function tallBoxOnSlope(deg: number) {
+  const th = (deg * Math.PI) / 180;
+  const h = 0.1 + 0.5 + 1e-4;
+  return {
+    format: FORMAT, dt: 1 / 60, sleep: false,
+    shapes: { slab: { type: 'box', size: [4, 0.2, 1.5], sdf: { cells: 64 } }, tall: { type: 'box', size: [0.5, 1, 0.5], sdf: { cells: 24 } } },
+    bodies: [
+      { name: 'slab', shape: 'slab', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: 0.8, restitution: 0 },
+      { name: 'tall', shape: 'tall', position: [-Math.sin(th) * h, Math.cos(th) * h, 0], rotation: { axis: [0, 0, 1], degrees: deg }, friction: 0.8, restitution: 0 },
+    ],
+  };
+}
+
+/** The tall box's tilt off the slope (degrees, positive downhill) after 3 s on a `deg` slope. */
+async function tiltAfter(deg: number, backend: BackendKind): Promise<number> {
+  const w = await queryWorld(tallBoxOnSlope(deg), backend);
+  await run(w, 180);
+  const q = w.bodies.quat;
+  return (2 * Math.atan2(q[6]!, q[7]!) * 180) / Math.PI - deg;
+}
+
+describe('tipping on a slope (both backends)', () => {
+  for (const backend of ['cpu', 'gpu'] as const) {
+    it(`${backend}: a 0.5 x 1 m box stands upright 1 degree below atan(1/2) and tips over 1 degree above`, async () => {
+      const critical = (Math.atan(0.5) * 180) / Math.PI;
+      // Standing: square on its face (the alternation of torque and friction
+      // left it leaning 0.7 degrees downhill, on the way to tipping early).
+      expect(Math.abs(await tiltAfter(critical - 1, backend))).toBeLessThan(0.05);
+      expect(await tiltAfter(critical + 1, backend)).toBeGreaterThan(60);
+    });
+  }
 });
