@@ -291,6 +291,11 @@ function slabScale(f: number, v: number, lo: number, hi: number): number {
   return f;
 }
 
+/** The spin (angular impulse about N) a face pressed with j_n holds: mu j_n times half its extent's diagonal. */
+function spinLimit(mu: number, jn: number, ext: Float64Array): number {
+  return 0.5 * mu * jn * Math.hypot(ext[1]! - ext[0]!, ext[3]! - ext[2]!);
+}
+
 function clamp(x: number, lo: number, hi: number): number {
   return x > hi ? hi : x < lo ? lo : x;
 }
@@ -328,7 +333,7 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const lo1 = extent[0]!, hi1 = extent[1]!, lo2 = extent[2]!, hi2 = extent[3]!;
   const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!;
   const e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
-  const spin = 0.5 * mu * jn * Math.hypot(hi1 - lo1, hi2 - lo2);
+  const spin = spinLimit(mu, jn, extent);
   let t1 = clamp(acc[0]! + Lx * e1x + Ly * e1y + Lz * e1z, jn * lo2, jn * hi2);
   let t2 = clamp(acc[1]! + Lx * e2x + Ly * e2y + Lz * e2z, -jn * hi1, -jn * lo1);
   // Within the octagon too: the offset of the normal force is s = (-t2, t1) / j_n.
@@ -533,7 +538,7 @@ export function applyFlatStick(
   const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!, e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
   const t1 = Tx * e1x + Ty * e1y + Tz * e1z, t2 = Tx * e2x + Ty * e2y + Tz * e2z, tn = Tx * nx + Ty * ny + Tz * nz;
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
-  if (Math.abs(tn) > 0.5 * mu * jn * Math.hypot(extent[1]! - extent[0]!, extent[3]! - extent[2]!)) return -1;
+  if (Math.abs(tn) > spinLimit(mu, jn, extent)) return -1;
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
   applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
   lastImpulse.sticking = true;

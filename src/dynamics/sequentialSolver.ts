@@ -337,10 +337,11 @@ export class SequentialSolver {
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-      if (pc.flat[q] && m.friction > 0) {
+      const flat = pc.flat[q] === 1;
+      if (flat) for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
+      if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
         if (!(un < -ROUNDOFF_SPEED)) continue;
-        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * un, 0), m.friction, spread);
         if (fs > 0) {
           any = true;
@@ -350,12 +351,11 @@ export class SequentialSolver {
       const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m);
       if (jn === 0) continue;
       any = true;
-      if (pc.flat[q]) {
+      if (flat) {
         // Torque and friction at the centroid interact (the centroid of
         // the samples is rarely the patch's true centre): alternate them
         // a few times so a sticking patch ends neither spinning nor
         // creeping, within what is left of its friction cone.
-        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const sticking = lastImpulse.sticking;
         let budget = m.friction * jn - lastImpulse.jt;
         const acc = this.torqueAcc;
