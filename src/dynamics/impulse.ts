@@ -8,7 +8,7 @@
  * A body with invMass 0 (static, or frozen by shock propagation) contributes
  * K = 0 and is not changed.
  */
-import { addCollisionMatrix, invert3, tangentBasis } from './math.ts';
+import { addCollisionMatrix, invert3, norm2, norm3, tangentBasis } from './math.ts';
 
 /** The state the impulse reads and writes; the world owns these arrays. */
 export interface ImpulseState {
@@ -112,7 +112,7 @@ export function applyContactImpulse(
     const sz = Kinv[6]! * dx + Kinv[7]! * dy + Kinv[8]! * dz;
     const sn = sx * nx + sy * ny + sz * nz;
     const tx = sx - sn * nx, ty = sy - sn * ny, tz = sz - sn * nz;
-    const jt = Math.hypot(tx, ty, tz);
+    const jt = norm3(tx, ty, tz);
     if (sn > 0 && jt <= mu * sn) {
       sticking = true;
       jn = sn;
@@ -122,7 +122,7 @@ export function applyContactImpulse(
     } else {
       // Sliding (7.25-7.26): friction opposes the tangential velocity.
       let Tx = ux - un * nx, Ty = uy - un * ny, Tz = uz - un * nz;
-      let tl = Math.hypot(Tx, Ty, Tz);
+      let tl = norm3(Tx, Ty, Tz);
       if (tl < 1e-12 && jt > 0) {
         // No tangential motion yet, but sticking needed more than the cone:
         // the friction impulse would point along -T, so take T from it.
@@ -150,7 +150,7 @@ export function applyContactImpulse(
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
   if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, nx, ny, nz, jn, m);
   lastImpulse.sticking = sticking;
-  lastImpulse.jt = Math.hypot(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
+  lastImpulse.jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   return jn;
 }
 
@@ -254,7 +254,7 @@ export function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx
   const snx = wn * nx, sny = wn * ny, snz = wn * nz;
   const rx = wx - snx, ry = wy - sny, rz = wz - snz;
   const sMag = Math.abs(wn);
-  const rMag = Math.hypot(rx, ry, rz);
+  const rMag = norm3(rx, ry, rz);
   const sScale = sMag > 0 ? Math.max(0, sMag - m.spinning * jn) / sMag : 1;
   const rScale = rMag > 0 ? Math.max(0, rMag - m.rolling * jn) / rMag : 1;
   const dx = (sScale - 1) * snx + (rScale - 1) * rx;
@@ -293,7 +293,7 @@ function slabScale(f: number, v: number, lo: number, hi: number): number {
 
 /** The spin (angular impulse about N) a face pressed with j_n holds: mu j_n times half its extent's diagonal. */
 function spinLimit(mu: number, jn: number, ext: Float64Array): number {
-  return 0.5 * mu * jn * Math.hypot(ext[1]! - ext[0]!, ext[3]! - ext[2]!);
+  return 0.5 * mu * jn * norm2(ext[1]! - ext[0]!, ext[3]! - ext[2]!);
 }
 
 function clamp(x: number, lo: number, hi: number): number {
@@ -431,7 +431,7 @@ export function applyTangentialAccumulated(
   // The running total in world coordinates, projected on this tangent plane.
   const ox = acc[o]!, oy = acc[o + 1]!, oz = acc[o + 2]!;
   let ja = ox * ax + oy * ay + oz * az + da, jb = ox * bx + oy * by + oz * bz + db;
-  const jl = Math.hypot(ja, jb);
+  const jl = norm2(ja, jb);
   const lim = Math.max(maxJt, 0);
   lastImpulse.sticking = jl <= lim;
   if (jl > lim) {
@@ -444,7 +444,7 @@ export function applyTangentialAccumulated(
   acc[o] = tx; acc[o + 1] = ty; acc[o + 2] = tz;
   if (Jx === 0 && Jy === 0 && Jz === 0) return 0;
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
-  return Math.hypot(Jx, Jy, Jz);
+  return norm3(Jx, Jy, Jz);
 }
 
 /**
@@ -461,13 +461,13 @@ export function applyTangentialStick(
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
   let ja = stick[0]!, jb = stick[1]!;
-  const jl = Math.hypot(ja, jb);
+  const jl = norm2(ja, jb);
   if (jl > maxJt) {
     ja *= maxJt / jl;
     jb *= maxJt / jl;
   }
   applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, ja * ax + jb * bx, ja * ay + jb * by, ja * az + jb * bz);
-  return Math.hypot(ja, jb);
+  return norm2(ja, jb);
 }
 
 /** Scratch of applyFlatStick: the 6x6 system (row-major) and its right-hand side / solution. */
@@ -533,7 +533,7 @@ export function applyFlatStick(
   const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
   const jn = Jx * nx + Jy * ny + Jz * nz;
   if (!(jn > 0)) return -1;
-  const jt = Math.hypot(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
+  const jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   if (jt > mu * jn) return -1;
   const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!, e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
   const t1 = Tx * e1x + Ty * e1y + Tz * e1z, t2 = Tx * e2x + Ty * e2y + Tz * e2z, tn = Tx * nx + Ty * ny + Tz * nz;

@@ -25,6 +25,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
+import { norm3 } from './math.ts';
 import type { PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 
@@ -142,7 +143,7 @@ export class Islands {
     const r = ctx.shapeOf(i).radius;
     const D = SLEEP_DRIFT * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
     const R = this.ref, o = 7 * i;
-    const d = Math.hypot(B.pos[3 * i]! - R[o]!, B.pos[3 * i + 1]! - R[o + 1]!, B.pos[3 * i + 2]! - R[o + 2]!);
+    const d = norm3(B.pos[3 * i]! - R[o]!, B.pos[3 * i + 1]! - R[o + 1]!, B.pos[3 * i + 2]! - R[o + 2]!);
     if (!(d < D)) return false;
     const q = B.quat;
     const dot = Math.abs(q[4 * i]! * R[o + 3]! + q[4 * i + 1]! * R[o + 4]! + q[4 * i + 2]! * R[o + 5]! + q[4 * i + 3]! * R[o + 6]!);

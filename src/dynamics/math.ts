@@ -6,6 +6,19 @@
 
 export type Arr = Float64Array | number[];
 
+/**
+ * Length of (x, y, z). Not Math.hypot, which is several times slower in V8
+ * and guards an over- and underflow the solver's magnitudes never reach.
+ */
+export function norm3(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** Length of (x, y) (see norm3). */
+export function norm2(x: number, y: number): number {
+  return Math.sqrt(x * x + y * y);
+}
+
 /** Rotation matrix (row-major) of the unit quaternion q[o..o+3] into m[mo..mo+8]. */
 export function quatToMat3(q: Arr, o: number, m: Arr, mo = 0): void {
   const x = q[o]!, y = q[o + 1]!, z = q[o + 2]!, w = q[o + 3]!;
@@ -32,7 +45,7 @@ export function integrateQuat(src: Arr, so: number, wx: number, wy: number, wz: 
   let ny = y + h * (wy * w + wz * x - wx * z);
   let nz = z + h * (wz * w + wx * y - wy * x);
   let nw = w + h * (-wx * x - wy * y - wz * z);
-  const len = Math.hypot(nx, ny, nz, nw);
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
   nx /= len;
   ny /= len;
   nz /= len;

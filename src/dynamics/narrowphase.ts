@@ -59,6 +59,7 @@ import type { SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { pairCell } from './material.ts';
+import { norm3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
 import type { StepProfile } from './profile.ts';
@@ -679,7 +680,7 @@ export class NarrowPhase {
     const s2 = vx * vx + vy * vy + vz * vz;
     const sv = Math.sqrt(s2);
     const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
-    const d0 = Math.hypot(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
+    const d0 = norm3(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
     // Side 1: B's samples in A's frame (translation -R^T t of each pose).
     const d1 = plane ? 0 : refInverseDistance(r, o, rel) + angle * ib.radius;
     this.moved1 = d1;
@@ -771,7 +772,7 @@ function bodySpeed(ctx: StepContext, i: number, r: number): number {
   const B = ctx.bodies;
   if (B.isStatic[i] || B.asleep[i]) return 0;
   const v = B.vel, w = B.angVel, g = ctx.gravity;
-  return Math.hypot(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * Math.hypot(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * Math.hypot(g[0], g[1], g[2]);
+  return norm3(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * norm3(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * norm3(g[0], g[1], g[2]);
 }
 
 /**
@@ -786,7 +787,7 @@ function refInverseDistance(r: Float64Array, o: number, rel: RelPose): number {
   const ux = -(tx + 2 * (w * cx - y * cz + z * cy));
   const uy = -(ty + 2 * (w * cy - z * cx + x * cz));
   const uz = -(tz + 2 * (w * cz - x * cy + y * cx));
-  return Math.hypot(rel.ux - ux, rel.uy - uy, rel.uz - uz);
+  return norm3(rel.ux - ux, rel.uy - uy, rel.uz - uz);
 }
 
 /** Whether a task reported a penetrating sample. */
@@ -799,8 +800,8 @@ function touches(res: QueryResult, task: number): boolean {
 function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
   const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
   const angle = 2 * Math.acos(Math.min(1, dot));
-  const d0 = Math.hypot(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
-  const d1 = Math.hypot(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
+  const d0 = norm3(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
+  const d1 = norm3(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
   return Math.max(d0, d1);
 }
 

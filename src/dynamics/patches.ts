@@ -31,7 +31,7 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
-import { tangentBasis } from './math.ts';
+import { norm2, norm3, tangentBasis } from './math.ts';
 import { grown } from '../util/growable.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
@@ -147,7 +147,7 @@ export class PatchBuilder {
       this.nx = lnx; this.ny = lny; this.nz = lnz;
       return;
     }
-    const l = Math.hypot(nx, ny, nz);
+    const l = norm3(nx, ny, nz);
     nx /= l; ny /= l; nz /= l;
     this.nx = nx; this.ny = ny; this.nz = nz;
     // Tangent coordinates about the leader.
@@ -177,7 +177,7 @@ export class PatchBuilder {
       const disc = Math.sqrt(Math.max(0, 0.25 * tr * tr - det));
       l1 = 0.5 * tr + disc;
       if (Math.abs(cuv) > 1e-300) { ex = l1 - cvv; ey = cuv; } else if (cuu >= cvv) { ex = 1; ey = 0; } else { ex = 0; ey = 1; }
-      const el = Math.hypot(ex, ey);
+      const el = norm2(ex, ey);
       ex /= el; ey /= el;
     }
     // Does the surface curve along each of those directions? Either the
@@ -357,7 +357,7 @@ export class PatchCache {
         const o = m * PATCH_FLOATS, d = this.scratch;
         d[o] = pb.px; d[o + 1] = pb.py; d[o + 2] = pb.pz;
         d[o + 3] = pb.nx; d[o + 4] = pb.ny; d[o + 5] = pb.nz;
-        d.set(pb.spread, o + 6);
+        for (let j = 0; j < SPREAD_FLOATS; j++) d[o + 6 + j] = pb.spread[j]!;
         this.scratchFlat[m] = pb.flat ? 1 : 0;
         this.scratchLeader[m] = pb.leader;
         m++;
@@ -378,9 +378,13 @@ export class PatchCache {
         this.leader = grown(this.leader, c);
       }
     }
-    this.data.set(this.scratch.subarray(0, m * PATCH_FLOATS), at * PATCH_FLOATS);
-    this.flat.set(this.scratchFlat.subarray(0, m), at);
-    this.leader.set(this.scratchLeader.subarray(0, m), at);
+    // Plain loops: subarray() views would allocate three objects per pair.
+    const src = this.scratch, dst = this.data, base = at * PATCH_FLOATS;
+    for (let j = 0; j < m * PATCH_FLOATS; j++) dst[base + j] = src[j]!;
+    for (let j = 0; j < m; j++) {
+      this.flat[at + j] = this.scratchFlat[j]!;
+      this.leader[at + j] = this.scratchLeader[j]!;
+    }
     this.first[k] = at;
     this.last[k] = at + m;
   }

@@ -35,7 +35,7 @@ import type { BodyStore } from './bodies.ts';
 import { contactShift, type ContactSet } from './contacts.ts';
 import type { Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import { addCollisionMatrix, integrateQuat, tangentBasis } from './math.ts';
+import { addCollisionMatrix, integrateQuat, norm2, tangentBasis } from './math.ts';
 import type { StepContext } from './stepContext.ts';
 
 /** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
@@ -208,7 +208,7 @@ export class PgsSolver {
         let n1 = o1 - mass[3 * r + 1]! * u1;
         let n2 = o2 - mass[3 * r + 2]! * u2;
         const lim = mu[r]! * ln;
-        const len = Math.sqrt(n1 * n1 + n2 * n2); // not Math.hypot: slow in V8's hot loops
+        const len = norm2(n1, n2);
         if (len > lim) {
           const s = len > 0 ? lim / len : 0;
           n1 *= s;
@@ -317,7 +317,7 @@ export class PgsSolver {
     const j = this.jac;
     let l1 = jx * j[base + DIR]! + jy * j[base + DIR + 1]! + jz * j[base + DIR + 2]!;
     let l2 = jx * j[base + 2 * DIR]! + jy * j[base + 2 * DIR + 1]! + jz * j[base + 2 * DIR + 2]!;
-    const lim = this.mu[r]! * ln, len = Math.hypot(l1, l2);
+    const lim = this.mu[r]! * ln, len = norm2(l1, l2);
     if (len > lim) {
       const s = len > 0 ? lim / len : 0;
       l1 *= s;
