@@ -8,7 +8,7 @@
  * A body with invMass 0 (static, or frozen by shock propagation) contributes
  * K = 0 and is not changed.
  */
-import { addCollisionMatrix, invert3, norm2, norm3, tangentBasis } from './math.ts';
+import { addCollisionMatrix, invert3, norm2, norm3, solveDense, tangentBasis } from './math.ts';
 
 /** The state the impulse reads and writes; the world owns these arrays. */
 export interface ImpulseState {
@@ -529,13 +529,27 @@ export function applyFlatStick(
   }
   x6[0] = target * nx - ux; x6[1] = target * ny - uy; x6[2] = target * nz - uz;
   x6[3] = -(w[3 * b1]! - w[3 * b2]!); x6[4] = -(w[3 * b1 + 1]! - w[3 * b2 + 1]!); x6[5] = -(w[3 * b1 + 2]! - w[3 * b2 + 2]!);
-  if (!solve6(M6, x6)) return -1;
-  const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
+  const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!, e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
+  // A face with no extent along e2 (a facet of a lying cylinder, curved
+  // across e2) holds no torque about e1: it rolls that way. Its rotation
+  // row about e1 gives way to T.e1 = 0, and likewise about e2 for no extent
+  // along e1. (Stopping all three rotations would ask a rolling cylinder's
+  // line of contact to stop its roll: the solve failed, and the fallback
+  // alternation of torque and friction ended on friction, which left the
+  // cylinder rocking about the fall line at a tenth of its sideways slip.)
+  const free1 = extent[2] === 0 && extent[3] === 0, free2 = extent[0] === 0 && extent[1] === 0;
+  if (free1) freeRotationRow(e1x, e1y, e1z);
+  if (free2) freeRotationRow(e2x, e2y, e2z);
+  if (!solveDense(M6, x6, 6)) return -1;
+  const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!;
+  let Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
+  // What the solve leaves about a free axis is round-off: exactly none.
+  if (free1) { const f = Tx * e1x + Ty * e1y + Tz * e1z; Tx -= f * e1x; Ty -= f * e1y; Tz -= f * e1z; }
+  if (free2) { const f = Tx * e2x + Ty * e2y + Tz * e2z; Tx -= f * e2x; Ty -= f * e2y; Tz -= f * e2z; }
   const jn = Jx * nx + Jy * ny + Jz * nz;
   if (!(jn > 0)) return -1;
   const jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   if (jt > mu * jn) return -1;
-  const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!, e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
   const t1 = Tx * e1x + Ty * e1y + Tz * e1z, t2 = Tx * e2x + Ty * e2y + Tz * e2z, tn = Tx * nx + Ty * ny + Tz * nz;
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
   if (Math.abs(tn) > spinLimit(mu, jn, extent)) return -1;
@@ -546,31 +560,24 @@ export function applyFlatStick(
   return jn;
 }
 
-/** Solves the 6x6 system m x = b in place (b becomes x), Gaussian elimination with partial pivoting; false if singular. */
-function solve6(m: Float64Array, b: Float64Array): boolean {
-  let scale = 0;
-  for (let k = 0; k < 36; k++) scale = Math.max(scale, Math.abs(m[k]!));
-  if (!(scale > 0)) return false;
+/**
+ * In applyFlatStick's system, replaces the rotation row along unit axis a by
+ * T.a = 0: the rows' rotation part is projected off a (the three rotation
+ * rows become those of the plane normal to a, one of them dependent, which
+ * the new row replaces: the one with the largest component of a).
+ */
+function freeRotationRow(ax: number, ay: number, az: number): void {
+  const a = [ax, ay, az];
+  let r = 0;
+  for (let k = 1; k < 3; k++) if (Math.abs(a[k]!) > Math.abs(a[r]!)) r = k;
+  // Project each rotation row (3 + k) off a: row -= a_k (sum_j a_j row_j).
   for (let c = 0; c < 6; c++) {
-    let p = c;
-    for (let r = c + 1; r < 6; r++) if (Math.abs(m[6 * r + c]!) > Math.abs(m[6 * p + c]!)) p = r;
-    const piv = m[6 * p + c]!;
-    if (!(Math.abs(piv) > 1e-12 * scale)) return false;
-    if (p !== c) {
-      for (let k = 0; k < 6; k++) { const t = m[6 * c + k]!; m[6 * c + k] = m[6 * p + k]!; m[6 * p + k] = t; }
-      const t = b[c]!; b[c] = b[p]!; b[p] = t;
-    }
-    for (let r = c + 1; r < 6; r++) {
-      const f = m[6 * r + c]! / piv;
-      if (f === 0) continue;
-      for (let k = c; k < 6; k++) m[6 * r + k] -= f * m[6 * c + k]!;
-      b[r] -= f * b[c]!;
-    }
+    const along = ax * M6[18 + c]! + ay * M6[24 + c]! + az * M6[30 + c]!;
+    for (let k = 0; k < 3; k++) M6[6 * (3 + k) + c] -= a[k]! * along;
   }
-  for (let c = 5; c >= 0; c--) {
-    let v = b[c]!;
-    for (let k = c + 1; k < 6; k++) v -= m[6 * c + k]! * b[k]!;
-    b[c] = v / m[6 * c + c]!;
-  }
-  return true;
+  const along = ax * x6[3]! + ay * x6[4]! + az * x6[5]!;
+  for (let k = 0; k < 3; k++) x6[3 + k] -= a[k]! * along;
+  for (let c = 0; c < 6; c++) M6[6 * (3 + r) + c] = c === 3 ? ax : c === 4 ? ay : c === 5 ? az : 0;
+  x6[3 + r] = 0;
 }
+

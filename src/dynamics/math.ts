@@ -129,6 +129,39 @@ export function invert3(m: Arr, out: Arr): boolean {
   return true;
 }
 
+/**
+ * Solves the dense n x n system m x = b in place (m row-major, n <= 6 or so;
+ * b becomes x), Gaussian elimination with partial pivoting; false when a
+ * pivot is under 1e-12 of the largest entry (singular for our purposes).
+ */
+export function solveDense(m: Arr, b: Arr, n: number): boolean {
+  let scale = 0;
+  for (let k = 0; k < n * n; k++) scale = Math.max(scale, Math.abs(m[k]!));
+  if (!(scale > 0)) return false;
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(m[n * r + c]!) > Math.abs(m[n * p + c]!)) p = r;
+    const piv = m[n * p + c]!;
+    if (!(Math.abs(piv) > 1e-12 * scale)) return false;
+    if (p !== c) {
+      for (let k = 0; k < n; k++) { const t = m[n * c + k]!; m[n * c + k] = m[n * p + k]!; m[n * p + k] = t; }
+      const t = b[c]!; b[c] = b[p]!; b[p] = t;
+    }
+    for (let r = c + 1; r < n; r++) {
+      const f = m[n * r + c]! / piv;
+      if (f === 0) continue;
+      for (let k = c; k < n; k++) m[n * r + k] = m[n * r + k]! - f * m[n * c + k]!;
+      b[r] = b[r]! - f * b[c]!;
+    }
+  }
+  for (let c = n - 1; c >= 0; c--) {
+    let v = b[c]!;
+    for (let k = c + 1; k < n; k++) v -= m[n * c + k]! * b[k]!;
+    b[c] = v / m[n * c + c]!;
+  }
+  return true;
+}
+
 /** A small deterministic PRNG (xorshift32) for the shuffled pair order. */
 export class Rng {
   private s: number;

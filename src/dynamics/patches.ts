@@ -31,7 +31,7 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
-import { norm2, norm3, tangentBasis } from './math.ts';
+import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { grown } from '../util/growable.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
@@ -72,6 +72,11 @@ export class PatchBuilder {
   private members = new Int32Array(64);
   private mu = new Float64Array(64);
   private mv = new Float64Array(64);
+  /** Scratch of straightAxis: normal equations, right-hand side, basis values, and the direction found. */
+  private readonly fitA = new Float64Array(36);
+  private readonly fitY = new Float64Array(6);
+  private readonly fitF = new Float64Array(6);
+  private readonly axis = new Float64Array(2);
 
   /**
    * The deepest penetrating point of the patch last built (its leader), whose
@@ -184,8 +189,18 @@ export class PatchBuilder {
     // members' depths say so, or the surface around them turns gently: the
     // patch is then a facet of a tessellated curved surface (a ball, the
     // side of a lying cylinder), whose smooth original rolls that way.
-    const curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell) || !this.sharp(cs, m, t, ex, ey);
-    const curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell) || !this.sharp(cs, m, t, -ey, ex);
+    let curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell) || !this.sharp(cs, m, t, ex, ey);
+    let curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell) || !this.sharp(cs, m, t, -ey, ex);
+    // Curved one way only (a lying cylinder): the straight direction is the
+    // axis it rolls about, and the flat points' spread gives it only
+    // roughly (which samples of the next facet fall in the torque band
+    // varies from step to step). Taken from the depths' curvature instead
+    // when they show it, so the roll is not read as a little rocking.
+    if (curve1 !== curve2 && this.straightAxis(m, phi0, cs, TORQUE_BAND * cell)) {
+      ex = this.axis[0]!; ey = this.axis[1]!;
+      curve1 = false;
+      curve2 = true;
+    }
     // The centre: on a curved surface, of all points, weighted by depth and
     // by the area each stands for (a tessellation's samples crowd where its
     // triangles meet, a sphere's pole); on a face, of the penetrating points
@@ -263,6 +278,55 @@ export class PatchBuilder {
       if (q > 0.5) return true;
     }
     return false;
+  }
+
+  /**
+   * The straight direction of a patch whose depths curve one way only: the
+   * least-squares quadric d = c0 + c1 u + c2 v + c3 u^2 + c4 uv + c5 v^2 of
+   * the members' depths above the leader, whose Hessian has one eigenvalue
+   * that puts more than `tol` of depth across the patch and another under a
+   * tenth of it. Writes the unit straight direction (tangent coordinates) to
+   * this.axis; false when the depths do not show a single straight direction.
+   */
+  private straightAxis(m: number, phi0: number, cs: ContactSet, tol: number): boolean {
+    if (m < 6) return false;
+    // Coordinates about the members' mean, scaled to the patch's size, so the normal equations stay well conditioned.
+    let au = 0, av = 0;
+    for (let k = 0; k < m; k++) { au += this.mu[k]!; av += this.mv[k]!; }
+    au /= m; av /= m;
+    let r2 = 0;
+    for (let k = 0; k < m; k++) r2 = Math.max(r2, (this.mu[k]! - au) ** 2 + (this.mv[k]! - av) ** 2);
+    if (!(r2 > 0)) return false;
+    const sc = 1 / Math.sqrt(r2);
+    const A = this.fitA, y = this.fitY, f = this.fitF;
+    A.fill(0);
+    y.fill(0);
+    for (let k = 0; k < m; k++) {
+      const u = (this.mu[k]! - au) * sc, v = (this.mv[k]! - av) * sc;
+      const d = cs.phi[this.members[k]!]! - phi0;
+      f[0] = 1; f[1] = u; f[2] = v; f[3] = u * u; f[4] = u * v; f[5] = v * v;
+      for (let r = 0; r < 6; r++) {
+        y[r] += f[r]! * d;
+        for (let c = r; c < 6; c++) A[6 * r + c] += f[r]! * f[c]!;
+      }
+    }
+    for (let r = 1; r < 6; r++) for (let c = 0; c < r; c++) A[6 * r + c] = A[6 * c + r]!;
+    if (!solveDense(A, y, 6)) return false;
+    // Hessian (per scaled unit squared) [[2 c3, c4], [c4, 2 c5]]: its eigenvalues.
+    const a = 2 * y[3]!, b = y[4]!, c = 2 * y[5]!;
+    const half = 0.5 * (a + c), disc = Math.sqrt(0.25 * (a - c) * (a - c) + b * b);
+    const hi = half + disc, lo = half - disc;
+    const big = Math.abs(hi) >= Math.abs(lo) ? hi : lo, small = big === hi ? lo : hi;
+    // Depth the curvature puts across the patch (scaled radius 1): |big| / 2.
+    if (!(0.5 * Math.abs(big) > tol) || Math.abs(small) > 0.1 * Math.abs(big)) return false;
+    // Eigenvector of the small eigenvalue: the straight direction.
+    let x0 = b, y0 = small - a;
+    if (Math.abs(x0) + Math.abs(y0) < 1e-12 * (Math.abs(a) + Math.abs(c))) { x0 = small - c; y0 = b; }
+    let l = norm2(x0, y0);
+    if (!(l > 0)) { x0 = Math.abs(a) <= Math.abs(c) ? 1 : 0; y0 = 1 - x0; l = 1; }
+    this.axis[0] = x0 / l;
+    this.axis[1] = y0 / l;
+    return true;
   }
 
   /**
