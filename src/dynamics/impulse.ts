@@ -473,6 +473,8 @@ export function applyTangentialStick(
 /** Scratch of applyFlatStick: the 6x6 system (row-major) and its right-hand side / solution. */
 const M6 = new Float64Array(36);
 const x6 = new Float64Array(6);
+/** Scratch of freeRotationRow. */
+const axis3 = new Float64Array(3);
 
 /**
  * A flat patch that sticks, in one solve: the impulse J at the patch centre
@@ -567,7 +569,8 @@ export function applyFlatStick(
  * the new row replaces: the one with the largest component of a).
  */
 function freeRotationRow(ax: number, ay: number, az: number): void {
-  const a = [ax, ay, az];
+  const a = axis3;
+  a[0] = ax; a[1] = ay; a[2] = az;
   let r = 0;
   for (let k = 1; k < 3; k++) if (Math.abs(a[k]!) > Math.abs(a[r]!)) r = k;
   // Project each rotation row (3 + k) off a: row -= a_k (sum_j a_j row_j).

@@ -27,7 +27,10 @@
  * points reach on either side of the centre, except about an axis the
  * surface curves across:
  * the flat points of a lying cylinder are one facet of its tessellation, and
- * the smooth cylinder rolls on a line.
+ * the smooth cylinder rolls on a line. That line's direction, for a patch
+ * curved one way only, comes from a quadric fit of the members' depths
+ * (straightAxis): a roll read about an axis a fraction of a milliradian off
+ * leaks into a rocking the face's torque then fights.
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
