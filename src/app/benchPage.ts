@@ -31,11 +31,12 @@ async function main(): Promise<void> {
   const paramText = Object.entries(opts.params).map(([k, v]) => `${k} = ${v}`).join(', ');
   $('bench-setup').textContent =
     `scene “${opts.scene}”${paramText ? ` (${paramText})` : ''} · ${opts.steps} steps` +
-    `${opts.warmup !== undefined ? ` after ${opts.warmup} warm-up` : ''} · backends: ${opts.backends.join(', ')}`;
+    `${opts.warmup !== undefined ? ` after ${opts.warmup} warm-up` : ''}` +
+    `${opts.warmCode ? ` · code warmed on a copy for ${opts.warmCode} steps` : ''} · backends: ${opts.backends.join(', ')}`;
   const bar = $('bench-bar');
   const msg = $('bench-message');
   const results = await runBenchmark(
-    { scene: opts.scene, params: opts.params, steps: opts.steps, warmup: opts.warmup, backends: opts.backends },
+    { scene: opts.scene, params: opts.params, steps: opts.steps, warmup: opts.warmup, warmCode: opts.warmCode, backends: opts.backends },
     { readText: fetchText, platform: navigator.userAgent },
     (fraction, message) => {
       bar.style.width = `${(100 * fraction).toFixed(1)}%`;

@@ -1,6 +1,7 @@
 /**
  * bench.html's query string -> benchmark options, as a pure function so it is
- * unit-tested: `?scene=rings&bodies=500&steps=200&backends=cpu,gpu`.
+ * unit-tested: `?scene=rings&bodies=500&steps=200&backends=cpu,gpu` (and
+ * `warmup`, `warmcode`: the CLI's --warmup and --warm-code).
  *
  * `bodies` is the size knob the CLI also has (`--bodies N`): when the scene
  * has no parameter of that name it sets the parameter the scene declares as
@@ -18,10 +19,12 @@ export interface BenchPageOptions {
   params: Record<string, number>;
   steps: number;
   warmup: number | undefined;
+  /** Steps on a discarded copy first (BenchOptions.warmCode). */
+  warmCode: number;
   backends: BackendKind[];
 }
 
-const RESERVED = new Set(['scene', 'steps', 'warmup', 'backends', 'backend']);
+const RESERVED = new Set(['scene', 'steps', 'warmup', 'warmcode', 'backends', 'backend']);
 const WHERE = 'bench.html';
 
 export function parseBenchQuery(
@@ -37,6 +40,7 @@ export function parseBenchQuery(
   const steps = intParam(q, 'steps', 50, 1, 100_000);
   const warmupRaw = q.get('warmup');
   const warmup = warmupRaw === null ? undefined : intParam(q, 'warmup', 0, 0, 10_000);
+  const warmCode = intParam(q, 'warmcode', 0, 0, 10_000);
   const list = (q.get('backends') ?? q.get('backend') ?? 'cpu,gpu').split(',').map((s) => s.trim()).filter(Boolean);
   const backends: BackendKind[] = [];
   for (const b of list) {
@@ -68,7 +72,7 @@ export function parseBenchQuery(
     }
     params[name] = x;
   }
-  return { scene, params, steps, warmup, backends };
+  return { scene, params, steps, warmup, warmCode, backends };
 }
 
 function intParam(q: URLSearchParams, key: string, def: number, min: number, max: number): number {

@@ -122,6 +122,11 @@ export interface BenchResults {
   shapes: { name: string; triangles: number; nodes: number }[];
   steps: number;
   warmup: number;
+  /**
+   * Steps of the same scene run on a discarded copy of the world before the
+   * measured one is built (BenchOptions.warmCode; 0: the code starts cold).
+   */
+  warmCodeSteps: number;
   date: string;
   platform: string;
   results: BackendResult[];
@@ -133,6 +138,14 @@ export interface BenchOptions {
   params?: Record<string, number>;
   steps: number;
   warmup?: number;
+  /**
+   * Steps run on a discarded copy of the scene (same backend) before the
+   * measured world is built, so the JavaScript engine has compiled the
+   * step's code when measurement starts, while the measured world still
+   * starts at step 0 (a warm-up on the measured world itself skips its
+   * landing). Default 0: the first measured steps carry the compilation.
+   */
+  warmCode?: number;
   /** Repeats of the SDF bake. */
   bakeRepeats?: number;
   backends: BackendKind[];
@@ -163,9 +176,10 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
   const name = typeof opts.scene === 'string' ? opts.scene : scene.file;
   const warmup = opts.warmup ?? Math.min(20, Math.max(2, Math.floor(opts.steps / 10)));
   const repeats = opts.bakeRepeats ?? 3;
+  const warmCode = opts.warmCode ?? 0;
   const results: BackendResult[] = [];
   const shapeInfo: BenchResults['shapes'] = [];
-  const totalWork = opts.backends.length * (repeats + warmup + opts.steps);
+  const totalWork = opts.backends.length * (repeats + warmCode + warmup + opts.steps);
   let done = 0;
   const progress = (msg: string) => onProgress?.(Math.min(1, done / totalWork), msg);
 
@@ -203,8 +217,19 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         progress(`${kind}: SDF bake ${r + 1}/${repeats}`);
         await yieldToUi();
       }
-      // 2. Steps, with every query worker started.
+      // 2. Steps, with every query worker started (and the code warmed on a copy if asked).
       await backend.ready();
+      if (warmCode > 0) {
+        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
+        for (let i = 0; i < warmCode; i++) {
+          await copy.step();
+          done++;
+          if (i % 5 === 0) {
+            progress(`${kind}: warming the code on a copy, step ${i + 1}/${warmCode}`);
+            await yieldToUi();
+          }
+        }
+      }
       const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
@@ -254,6 +279,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
     shapes: shapeInfo,
     steps: opts.steps,
     warmup,
+    warmCodeSteps: warmCode,
     date: new Date().toISOString(),
     platform: env.platform,
     results,
@@ -355,12 +381,12 @@ export function formatTable(r: BenchResults): string {
   const f = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '-');
   const lines: string[] = [];
   const dt = r.results[0]?.dt;
-  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}, ${r.platform}`);
+  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${r.warmCodeSteps ? `, code warmed on a discarded copy for ${r.warmCodeSteps} steps` : ''}${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}, ${r.platform}`);
   for (const s of r.shapes) lines.push(`  shape ${s.name}: ${s.triangles} triangles, ${s.nodes} SDF nodes`);
-  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`, `${x.backend} max`])];
+  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`, `${x.backend} max`, `${x.backend} mean`])];
   const rows: string[][] = [];
-  const row = (label: string, get: (x: BackendResult) => { median: number; p95: number; max?: number }) =>
-    rows.push([label, ...r.results.flatMap((x) => [f(get(x).median), f(get(x).p95), f(get(x).max ?? NaN)])]);
+  const row = (label: string, get: (x: BackendResult) => { median: number; p95: number; max?: number; mean?: number }) =>
+    rows.push([label, ...r.results.flatMap((x) => [f(get(x).median), f(get(x).p95), f(get(x).max ?? NaN), f(get(x).mean ?? NaN)])]);
   row('SDF bake (all shapes)', (x) => x.sdfBakeMs);
   row('query phase / step', (x) => x.queryMs);
   row('whole step (all measured steps)', (x) => x.stepMs);

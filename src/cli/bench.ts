@@ -32,6 +32,9 @@ Options:
                       for scenes without one, such as seesaw or caterpillar)
   --steps N           measured steps (default 50); a warm-up of max(2, steps/10) (at most 20) runs first
   --warmup N          warm-up steps instead of the default
+  --warm-code N       first run N steps on a discarded copy of the scene, so the measured run
+                      (from step 0) starts with compiled code (default 0: a cold start, as a
+                      fresh process sees it)
   --backend LIST      comma-separated backends (default cpu)
   --threads N         threads for the CPU queries, 1 = one thread (default: the cores, at most 8)
   --json              print the results as JSON instead of a table
@@ -104,7 +107,7 @@ export const benchCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'backend', 'out', 'cells', 'repeats', 'threads']);
+    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'warm-code', 'backend', 'out', 'cells', 'repeats', 'threads']);
     const backends = parseBackends(stringFlag(args, 'backend'));
     const json = args.flags.has('json');
     const repeats = intFlag(args, 'repeats', 3, 1, 1000);
@@ -112,6 +115,7 @@ export const benchCommand: Command = {
     let result: unknown;
     if (args.flags.has('sdf')) {
       if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
+      if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
       const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
         const n = Number(c);
         if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
@@ -141,9 +145,10 @@ export const benchCommand: Command = {
       const scene = await loadSceneArg(file, builtin, p);
       const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
       const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
+      const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
       const tty = process.stderr.isTTY === true;
       const r: BenchResults = await runBenchmark(
-        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
+        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
         { readText: (path) => readFile(path, 'utf8'), platform: platform() },
         tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
       );

@@ -69,8 +69,10 @@ describe('bench page query', () => {
       params: { rings: 500 },
       steps: 200,
       warmup: undefined,
+      warmCode: 0,
       backends: ['cpu', 'gpu'],
     });
+    expect(parseBenchQuery('?scene=rings&warmcode=300', scenes).warmCode).toBe(300);
     expect(parseBenchQuery('?scene=tower&bodies=7&backends=gpu&warmup=0', scenes)).toMatchObject({
       params: { height: 7 },
       backends: ['gpu'],
@@ -94,5 +96,6 @@ describe('bench page query', () => {
     bad('?scene=rings&backends=cpu,tpu', 'backends');
     bad('?scene=rings&rings=0', 'rings');
     bad('?scene=rings&steps=2.5', 'steps');
+    bad('?scene=rings&warmcode=-1', 'warmcode');
   });
 });

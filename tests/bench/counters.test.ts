@@ -128,4 +128,20 @@ describe('bench counters', () => {
     // The same physics on both: the same samples sent (the query results agree to float rounding).
     expect(gpu!.queriesPerStep).toBe(cpu!.queriesPerStep);
   }, 180_000);
+
+  it('warming the code on a copy measures the same run from its first step', async () => {
+    const scene = validateScene(rollingJson(), '<test>');
+    const env = { readText: (p: string) => readFile(p, 'utf8'), platform: 'test' };
+    const cold = await runBenchmark({ scene, steps: 25, warmup: 0, backends: ['cpu'], bakeRepeats: 1 }, env);
+    const warm = await runBenchmark({ scene, steps: 25, warmup: 0, warmCode: 40, backends: ['cpu'], bakeRepeats: 1 }, env);
+    expect(cold.warmCodeSteps).toBe(0);
+    expect(warm.warmCodeSteps).toBe(40);
+    const [c, w] = [cold.results[0]!, warm.results[0]!];
+    // The copy is discarded: the measured world starts where the cold one does and does the same work.
+    for (const k of ['queriesPerStep', 'samplesEvaluatedPerStep', 'contactsPerStep', 'pairsPerStep', 'awakePerStep'] as const) expect(w[k]).toBe(c[k]);
+    for (const ph of ['falling', 'landing', 'settled'] as const) {
+      expect(w.windows[ph].fromStep).toBe(c.windows[ph].fromStep);
+      expect(w.windows[ph].toStep).toBe(c.windows[ph].toStep);
+    }
+  }, 120_000);
 });
