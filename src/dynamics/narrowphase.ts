@@ -57,6 +57,7 @@
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
+import { sortIndicesByKey } from '../util/sort.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { pairCell } from './material.ts';
 import { norm3 } from './math.ts';
@@ -113,17 +114,26 @@ class SampleCache {
   }
 
   /**
-   * Sorts samples [start, end) by phi0 (stable), so evaluation can stop at
-   * the first sample too far out to matter (NarrowPhase.evaluatePair).
+   * Orders samples [start, end) so evaluation can stop at the first sample
+   * too far out to matter (NarrowPhase.evaluatePair): those with phi0 <=
+   * `cutoff` first, sorted by phi0 (stable), then the rest in the order
+   * they came. An evaluation's stop never exceeds the cutoff while the
+   * cache is kept (sortCutoff), so it never reaches the unsorted rest: in a
+   * ring pile's landing most of a margin's samples lie beyond it, and
+   * sorting them was a tenth of the step.
    */
-  sortRange(start: number, end: number): void {
+  sortRange(start: number, end: number, cutoff: number): void {
     const n = end - start;
     if (n < 2) return;
-    if (this.perm.length < n) this.perm = new Int32Array(2 * n);
-    const perm = this.perm.subarray(0, n);
-    for (let i = 0; i < n; i++) perm[i] = start + i;
-    const phi = this.phi0;
-    perm.sort((x, y) => phi[x]! - phi[y]! || x - y);
+    if (this.perm.length < n) {
+      this.perm = new Int32Array(2 * n);
+      this.permTmp = new Int32Array(2 * n);
+    }
+    const perm = this.perm, phi = this.phi0;
+    let m = 0;
+    for (let i = start; i < end; i++) if (phi[i]! <= cutoff) perm[m++] = i;
+    if (m < n) for (let i = start, r = m; i < end; i++) if (!(phi[i]! <= cutoff)) perm[r++] = i;
+    sortIndicesByKey(perm, m, phi, this.permTmp);
     let sorted = true;
     for (let i = 0; i < n && sorted; i++) if (perm[i] !== start + i) sorted = false;
     if (sorted) return;
@@ -148,6 +158,7 @@ class SampleCache {
   }
 
   private perm = new Int32Array(0);
+  private permTmp = new Int32Array(0);
   private static scratch: SampleCache | null = null;
   private get tmp(): SampleCache {
     return (SampleCache.scratch ??= new SampleCache());
@@ -236,6 +247,18 @@ function rotateConj(x: number, y: number, z: number, w: number, vx: number, vy: 
   out.tx = vx + 2 * (w * cx + uy * cz - uz * cy);
   out.ty = vy + 2 * (w * cy + uz * cx - ux * cz);
   out.tz = vz + 2 * (w * cz + ux * cy - uy * cx);
+}
+
+/**
+ * How far into its cache, in phi0, pair k's evaluations can look while the
+ * cache is kept: the band plus the larger motion limit (a kept pair moved
+ * less than both limits, NarrowPhase.motion); everything for a swept pair,
+ * which is evaluated without a stop.
+ */
+function sortCutoff(pairs: PairList, k: number): number {
+  if (pairs.swept[k] === 1) return Infinity;
+  const l0 = pairs.limit0[k]!;
+  return pairs.band[k]! + (pairs.kind[k] === PAIR_PLANE ? l0 : Math.max(l0, pairs.limit1[k]!));
 }
 
 /** What the narrow phase keeps per world shape. */
@@ -447,7 +470,7 @@ export class NarrowPhase {
       }
       pairs.valid[k] = 1;
       if (only) this.pairRequeries++;
-      c.sortRange(start, c.count);
+      c.sortRange(start, c.count, sortCutoff(pairs, k));
       pairs.cacheStart[k] = start;
       pairs.cacheCount[k] = c.count - start;
       // Its points must come from the new samples.
@@ -579,11 +602,14 @@ export class NarrowPhase {
     const swept = pairs.swept[k] === 1;
     let stop = Infinity;
     if (!swept) {
-      // The cached samples are sorted by phi0, and a sample's first-order
-      // value moves by at most the motion since the query: past that, none
-      // can matter.
+      // The cached samples are sorted by phi0 (up to sortCutoff), and a
+      // sample's first-order value moves by at most the motion since the
+      // query: past that, none can matter.
       this.motion(pairs, k, rel, ia, ib, plane);
       stop = pairs.band[k]! + this.lastMotion;
+      // Only while the pair is within its limits (refresh made sure it is)
+      // does the stop lie within the sorted part; beyond, look at them all.
+      if (!(stop <= sortCutoff(pairs, k))) stop = Infinity;
     }
     const sh = this.shift;
     contactShift(P, B.pos, B.invMass, a, b, sh);
