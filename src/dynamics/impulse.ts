@@ -291,9 +291,9 @@ function slabScale(f: number, v: number, lo: number, hi: number): number {
   return f;
 }
 
-/** The spin (angular impulse about N) a face pressed with j_n holds: mu j_n times half its extent's diagonal. */
+/** The spin (angular impulse about N) a patch pressed with j_n holds: mu j_n times its spin radius (ext[14]: half a face's diagonal). */
 function spinLimit(mu: number, jn: number, ext: Float64Array): number {
-  return 0.5 * mu * jn * norm2(ext[1]! - ext[0]!, ext[3]! - ext[2]!);
+  return mu * jn * ext[14]!;
 }
 
 function clamp(x: number, lo: number, hi: number): number {
@@ -311,8 +311,10 @@ function clamp(x: number, lo: number, hi: number): number {
  * mu j_n times half the face's diagonal. A face whose extent is nil along a
  * direction (an edge, a curved surface) rolls freely that way. Equal and
  * opposite on the two bodies: momentum is kept.
- * extent = [lo1, hi1, lo2, hi2, e1 (3), e2 (3), loA, hiA, loB, hiB]
- * (PatchBuilder.spread): the offset must lie in the octagon of the four slabs.
+ * extent = [lo1, hi1, lo2, hi2, e1 (3), e2 (3), loA, hiA, loB, hiB, r_s]
+ * (PatchBuilder.spread): the offset must lie in the octagon of the four
+ * slabs, and the spin stays within mu j_n r_s. A curved patch resting on
+ * points around its centre has no extent and only r_s: it holds a spin.
  *
  * `acc` holds what earlier calls for the same patch in the same pass have
  * applied (about e1, e2, N; zero it before the first): the limits bound

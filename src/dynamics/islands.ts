@@ -8,20 +8,25 @@
  * an active motor acts on its island, or when the app edits it
  * (World.bodyEdited).
  *
- * A body counts as still while it stays near where its stillness began: its
- * centre within D of that position and its orientation within D / r radians
- * of that orientation, D = SLEEP_DRIFT * min(SLEEP_SPEED, SLEEP_SIZES * r) *
- * SLEEP_TIME (r: the radius of its shape; 12.5 mm, a mean 2.5 cm/s, for
- * bodies above 25 cm, a twentieth of r for smaller ones, so a tower of
- * millimetre cubes sleeps as a tower of metre cubes does). Leaving that
- * ball starts the window again from the new pose. What is measured is
- * where the body goes, not how fast it goes at one step: a resting contact
- * that jitters (a ring that drops g dt for a step and is put back) stays in
- * its ball and sleeps, while a body creeping faster than D per SLEEP_TIME,
- * however slowly each step, never does, so sleeping does not stop a slow
- * slide that would carry it further. Position correction moves bodies
- * without velocity, and counts too: bodies being pushed apart are not
- * still.
+ * A body counts as still while, in every window of SLEEP_TIME seconds, it
+ * stays near where the window began: its centre within D of that position
+ * and its orientation within D / r radians of that orientation, D =
+ * SLEEP_DRIFT * min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME (r: the
+ * radius of its shape; 12.5 mm, a mean 2.5 cm/s, for bodies above 25 cm, a
+ * twentieth of r for smaller ones, so a tower of millimetre cubes sleeps as
+ * a tower of metre cubes does). A window that ends still starts the next
+ * one at the body's pose, and its stillness timer runs on; leaving the ball
+ * starts both again. What is measured is where the body goes, not how fast
+ * it goes at one step: a resting contact that jitters (a ring that drops
+ * g dt for a step and is put back) stays in its ball and sleeps, while a
+ * body sliding faster than D per SLEEP_TIME, however slowly each step,
+ * never does, so sleeping does not stop a slide that would carry it
+ * further. (With one ball per stillness, set when it began, a creep of a
+ * few millimetres per second carried a body out of it after some seconds
+ * and restarted its timer: the twenty rings of a stack on one peg, each
+ * creeping so at its own time, kept restarting their island's clock and
+ * never slept.) Position correction moves bodies without velocity, and
+ * counts too: bodies being pushed apart are not still.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
@@ -41,8 +46,10 @@ const SLEEP_DRIFT = 0.5;
 export class Islands {
   /** Seconds each body has stayed still (near its reference pose). */
   timer = new Float64Array(0);
-  /** Per body, the pose its stillness started from: position (3), orientation (4). */
+  /** Per body, the pose its current window started from: position (3), orientation (4). */
   private ref = new Float64Array(0);
+  /** Per body, seconds since its current window started. */
+  private age = new Float64Array(0);
   /** Per body, whether `ref` holds a pose (cleared when it wakes). */
   private hasRef = new Uint8Array(0);
   /** The island a sleeping body fell asleep with (its root body), -1 while awake. */
@@ -69,6 +76,7 @@ export class Islands {
     if (this.timer.length === n) return;
     this.timer = new Float64Array(n);
     this.ref = new Float64Array(7 * n);
+    this.age = new Float64Array(n);
     this.hasRef = new Uint8Array(n);
     this.sleepId = new Int32Array(n).fill(-1);
     this.parent = new Int32Array(n);
@@ -92,8 +100,14 @@ export class Islands {
     for (let i = 0; i < n; i++) {
       parent[i] = i;
       if (B.isStatic[i] || B.asleep[i]) continue;
-      if (!this.keep[i] && this.hasRef[i] && this.still(ctx, i)) this.timer[i] += dt;
-      else this.restart(B, i);
+      if (!this.keep[i] && this.hasRef[i] && this.still(ctx, i)) {
+        this.timer[i] += dt;
+        // A window ends still: the next one starts here, the timer runs on.
+        this.age[i] += dt;
+        if (this.age[i]! >= SLEEP_TIME) this.anchor(B, i);
+      } else {
+        this.restart(B, i);
+      }
     }
     const active = (i: number): boolean => B.isStatic[i] === 0 && B.asleep[i] === 0;
     for (let k = 0; k < pairs.count; k++) {
@@ -151,13 +165,19 @@ export class Islands {
     return 2 * Math.acos(Math.min(dot, 1)) * r < D;
   }
 
-  /** Starts body i's stillness window at its current pose. */
+  /** Starts body i's stillness over at its current pose. */
   private restart(B: StepContext['bodies'], i: number): void {
+    this.anchor(B, i);
+    this.timer[i] = 0;
+  }
+
+  /** Starts a new window of body i at its current pose (its timer untouched). */
+  private anchor(B: StepContext['bodies'], i: number): void {
     const R = this.ref, o = 7 * i;
     for (let k = 0; k < 3; k++) R[o + k] = B.pos[3 * i + k]!;
     for (let k = 0; k < 4; k++) R[o + 3 + k] = B.quat[4 * i + k]!;
     this.hasRef[i] = 1;
-    this.timer[i] = 0;
+    this.age[i] = 0;
   }
 
   /** Wakes body i and every body that fell asleep in its island; returns whether any woke. */

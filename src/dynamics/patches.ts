@@ -41,10 +41,20 @@ import { grown } from '../util/growable.ts';
 export const PATCH_BAND = 0.25;
 /** Depth band, in cells, of the points that make a patch flat enough to hold a torque (and whose extent bounds it). */
 export const TORQUE_BAND = 0.02;
+/**
+ * A patch that holds no torque holds a spin when its deepest point lies at
+ * least this many times its points' mean distance from its centre
+ * (PatchBuilder.spinRadius).
+ */
+const SPIN_OFFSET = 0.5;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
-/** Floats of a flat patch's extent (PatchBuilder.spread). */
-export const SPREAD_FLOATS = 14;
+/** Floats of a patch's extent (PatchBuilder.spread). */
+export const SPREAD_FLOATS = 15;
+/** PatchCache.flat: a patch that holds no torque, a flat face, a curved patch that holds a spin only. */
+export const PATCH_POINT = 0;
+export const PATCH_FLAT = 1;
+export const PATCH_SPIN = 2;
 
 
 export class PatchBuilder {
@@ -59,6 +69,8 @@ export class PatchBuilder {
   nz = 0;
   count = 0;
   flat = false;
+  /** A curved patch resting on points spread around its centre: it holds a spin about its normal (spread[14]), nothing else. */
+  spinOnly = false;
   /**
    * Extent of the last flat patch about its centre along its principal
    * tangent directions e1 and e2 (e1 x e2 = the normal), and along their
@@ -67,7 +79,10 @@ export class PatchBuilder {
    * slabs bound an octagon around the points: the principal directions of a
    * square face are any two (its spread is the same every way), and a box
    * along e1 and e2 alone, when they are the square's diagonals, reaches
-   * 1.41 times too far toward its edges.
+   * 1.41 times too far toward its edges. spread[14]: the radius r_s the
+   * patch's friction acts at against a spin about its normal (it holds
+   * mu j_n r_s): half the face's diagonal, or for a spin-only patch the
+   * mean distance of its points from the centre.
    */
   readonly spread = new Float64Array(SPREAD_FLOATS);
   private readonly basis = new Float64Array(6);
@@ -148,6 +163,7 @@ export class PatchBuilder {
     }
     this.count = m;
     this.flat = false;
+    this.spinOnly = false;
     this.leader = i;
     const lp = cs.p;
     if (m === 1) {
@@ -219,7 +235,10 @@ export class PatchBuilder {
       wsum += w;
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
-    if (cnt < 3 || !(l1 > 0)) return;
+    if (cnt < 3 || !(l1 > 0)) {
+      this.spinRadius(cs, m, i, limit, band, curvedPatch, t);
+      return;
+    }
     // The face's extent about the centre along e1 and e2: how far off the
     // centre the normal force may act before the face would tip about its
     // edge (applyPatchTorque). From the flat points themselves, so a plank
@@ -249,7 +268,54 @@ export class PatchBuilder {
     sp[4] = e1x; sp[5] = e1y; sp[6] = e1z;
     sp[7] = e2x; sp[8] = e2y; sp[9] = e2z;
     sp[10] = loA; sp[11] = hiA; sp[12] = loB; sp[13] = hiB;
+    sp[14] = 0.5 * norm2(hi1 - lo1, hi2 - lo2);
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
+    if (!this.flat) this.spinRadius(cs, m, i, limit, band, curvedPatch, t);
+  }
+
+  /**
+   * A patch that holds no torque may still hold a spin about its normal.
+   * Its points carry the load where they are, and the centre is their
+   * weighted mean (build). When the deepest point lies near that centre
+   * (a ball on a floor), the patch is one touching point and the rest of its
+   * band only the sampling's rounding: no spin is held. When it lies far out
+   * (a ring lying on a ring, touching here and there around its circle, its
+   * centre in the hole), the patch rests on points spread around the centre,
+   * whose friction stops a spin about the normal up to mu j_n r_s, r_s their
+   * weighted mean distance from the centre: without it the friction at the
+   * centre, in the hole, never saw the spin, and stacked rings turned
+   * about their peg for seconds after landing. Sets spinOnly and spread
+   * (no extent, so no tipping torque; r_s in spread[14]).
+   */
+  private spinRadius(cs: ContactSet, m: number, i: number, limit: number, band: number, curvedPatch: boolean, t: Float64Array): void {
+    if (m < 3) return;
+    const lp = cs.p;
+    const cx = this.px, cy = this.py, cz = this.pz;
+    const nx = this.nx, ny = this.ny, nz = this.nz;
+    let rs = 0, wsum = 0;
+    for (let k = 0; k < m; k++) {
+      const j = this.members[k]!;
+      const f = cs.phi[j]!;
+      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 ? 1 : 0;
+      if (!(w > 0)) continue;
+      const dx = lp[3 * j]! - cx, dy = lp[3 * j + 1]! - cy, dz = lp[3 * j + 2]! - cz;
+      const dn = dx * nx + dy * ny + dz * nz;
+      rs += w * norm3(dx - dn * nx, dy - dn * ny, dz - dn * nz);
+      wsum += w;
+    }
+    if (!(wsum > 0)) return;
+    rs /= wsum;
+    const dx = lp[3 * i]! - cx, dy = lp[3 * i + 1]! - cy, dz = lp[3 * i + 2]! - cz;
+    const dn = dx * nx + dy * ny + dz * nz;
+    const off = norm3(dx - dn * nx, dy - dn * ny, dz - dn * nz);
+    if (!(rs > 0) || off < SPIN_OFFSET * rs) return;
+    const sp = this.spread;
+    sp[0] = 0; sp[1] = 0; sp[2] = 0; sp[3] = 0;
+    sp[4] = t[0]!; sp[5] = t[1]!; sp[6] = t[2]!;
+    sp[7] = t[3]!; sp[8] = t[4]!; sp[9] = t[5]!;
+    sp[10] = -Infinity; sp[11] = Infinity; sp[12] = -Infinity; sp[13] = Infinity;
+    sp[14] = rs;
+    this.spinOnly = true;
   }
 
   /**
@@ -374,7 +440,7 @@ export class PatchCache {
   /** Patches of pair k: [first[k], last[k]). */
   first = new Int32Array(2);
   last = new Int32Array(2);
-  /** Per patch: PATCH_FLOATS floats (centre, normal, spread), whether it holds a torque, its leader point. */
+  /** Per patch: PATCH_FLOATS floats (centre, normal, spread), what torque it holds (PATCH_POINT/FLAT/SPIN), its leader point. */
   data = new Float64Array(64 * PATCH_FLOATS);
   flat = new Uint8Array(64);
   leader = new Int32Array(64);
@@ -425,7 +491,7 @@ export class PatchCache {
         d[o] = pb.px; d[o + 1] = pb.py; d[o + 2] = pb.pz;
         d[o + 3] = pb.nx; d[o + 4] = pb.ny; d[o + 5] = pb.nz;
         for (let j = 0; j < SPREAD_FLOATS; j++) d[o + 6 + j] = pb.spread[j]!;
-        this.scratchFlat[m] = pb.flat ? 1 : 0;
+        this.scratchFlat[m] = pb.flat ? PATCH_FLAT : pb.spinOnly ? PATCH_SPIN : PATCH_POINT;
         this.scratchLeader[m] = pb.leader;
         m++;
       }

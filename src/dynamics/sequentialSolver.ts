@@ -24,7 +24,7 @@ import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
-import { PATCH_FLOATS, PatchCache, SPREAD_FLOATS } from './patches.ts';
+import { PATCH_FLAT, PATCH_FLOATS, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
 import type { StepContext } from './stepContext.ts';
 
@@ -337,7 +337,11 @@ export class SequentialSolver {
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-      const flat = pc.flat[q] === 1;
+      // Only a flat patch holds a torque here; a spin patch's spin is held
+      // by shock propagation alone (resolvePairAccumulated): one-shot spin
+      // stops in every contact pass, about a mean normal a few degrees off
+      // the rings' axis, set whole ring stacks rocking.
+      const flat = pc.flat[q] === PATCH_FLAT;
       if (flat) for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
       if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
@@ -406,7 +410,8 @@ export class SequentialSolver {
       const jn = acc[s]!;
       if (dj === 0 && jn === 0) continue;
       if (dj !== 0) any = true;
-      if (pc.flat[q]) {
+      // A flat patch's torque, or a spin patch's spin (PatchBuilder.spinRadius).
+      if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
         applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, tq);
