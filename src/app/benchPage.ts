@@ -10,7 +10,7 @@
  * window.__benchResults holds the results; on failure
  * document.body.dataset.benchError holds the message.
  */
-import { runBenchmark, type BackendResult, type BenchResults } from '../bench/harness.ts';
+import { PHASES, runBenchmark, type BackendResult, type BenchResults } from '../bench/harness.ts';
 import { InputError } from '../errors.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { parseBenchQuery } from './benchParams.ts';
@@ -109,6 +109,13 @@ function showTable(r: BenchResults): void {
   row('SDF bake (all shapes)', (x) => [fmt(x.sdfBakeMs.median), fmt(x.sdfBakeMs.p95)]);
   row('query phase per step', (x) => [fmt(x.queryMs.median), fmt(x.queryMs.p95)]);
   row('whole step', (x) => [fmt(x.stepMs.median), fmt(x.stepMs.p95)]);
+  row('whole step, mean over the run', (x) => [fmt(x.stepMs.mean)]);
+  // The drop's phases, as the CLI table gives them (windows read from the first backend's run).
+  for (const ph of PHASES) {
+    const w0 = r.results[0]?.windows[ph];
+    if (!w0 || w0.steps === 0) continue;
+    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => [fmt(x.windows[ph].stepMs.median), fmt(x.windows[ph].stepMs.p95)]);
+  }
   row('queries per second', (x) => [fmt(x.queriesPerSecond)]);
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
   row('pairs per step', (x) => [fmt(x.pairsPerStep)]);

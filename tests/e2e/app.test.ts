@@ -568,6 +568,7 @@ describe('benchmark page (bench.html)', () => {
       // The table shows the same medians the JSON holds.
       const table = await page.locator('#bench-table').textContent();
       expect(table).toContain('whole step');
+      expect(table).toContain('mean over the run');
       expect(table).toContain('queries per second');
       await page.screenshot({ path: join(OUT, 'e2e-bench.png'), fullPage: true });
       expect(errors).toEqual([]);
