@@ -90,6 +90,8 @@ export class PatchBuilder {
   private members = new Int32Array(64);
   private mu = new Float64Array(64);
   private mv = new Float64Array(64);
+  /** Each member's weight in the centre (build), which spinRadius reuses. */
+  private mw = new Float64Array(64);
   /** Scratch of straightAxis: normal equations, right-hand side, basis values, and the direction found. */
   private readonly fitA = new Float64Array(36);
   private readonly fitY = new Float64Array(6);
@@ -111,6 +113,7 @@ export class PatchBuilder {
       this.members = new Int32Array(2 * n);
       this.mu = new Float64Array(2 * n);
       this.mv = new Float64Array(2 * n);
+      this.mw = new Float64Array(2 * n);
     }
     this.handled.fill(0, 0, n);
   }
@@ -231,12 +234,13 @@ export class PatchBuilder {
       const j = members[k]!;
       const f = cs.phi[j]!;
       const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 ? 1 : 0;
+      this.mw[k] = w;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
     if (cnt < 3 || !(l1 > 0)) {
-      this.spinRadius(cs, m, i, limit, band, curvedPatch, t);
+      this.spinRadius(cs, m, i, t);
       return;
     }
     // The face's extent about the centre along e1 and e2: how far off the
@@ -270,7 +274,7 @@ export class PatchBuilder {
     sp[10] = loA; sp[11] = hiA; sp[12] = loB; sp[13] = hiB;
     sp[14] = 0.5 * norm2(hi1 - lo1, hi2 - lo2);
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
-    if (!this.flat) this.spinRadius(cs, m, i, limit, band, curvedPatch, t);
+    if (!this.flat) this.spinRadius(cs, m, i, t);
   }
 
   /**
@@ -287,28 +291,18 @@ export class PatchBuilder {
    * about their peg for seconds after landing. Sets spinOnly and spread
    * (no extent, so no tipping torque; r_s in spread[14]).
    */
-  private spinRadius(cs: ContactSet, m: number, i: number, limit: number, band: number, curvedPatch: boolean, t: Float64Array): void {
+  private spinRadius(cs: ContactSet, m: number, i: number, t: Float64Array): void {
     if (m < 3) return;
-    const lp = cs.p;
-    const cx = this.px, cy = this.py, cz = this.pz;
-    const nx = this.nx, ny = this.ny, nz = this.nz;
     let rs = 0, wsum = 0;
     for (let k = 0; k < m; k++) {
-      const j = this.members[k]!;
-      const f = cs.phi[j]!;
-      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 ? 1 : 0;
+      const w = this.mw[k]!;
       if (!(w > 0)) continue;
-      const dx = lp[3 * j]! - cx, dy = lp[3 * j + 1]! - cy, dz = lp[3 * j + 2]! - cz;
-      const dn = dx * nx + dy * ny + dz * nz;
-      rs += w * norm3(dx - dn * nx, dy - dn * ny, dz - dn * nz);
+      rs += w * this.offCentre(cs, this.members[k]!);
       wsum += w;
     }
     if (!(wsum > 0)) return;
     rs /= wsum;
-    const dx = lp[3 * i]! - cx, dy = lp[3 * i + 1]! - cy, dz = lp[3 * i + 2]! - cz;
-    const dn = dx * nx + dy * ny + dz * nz;
-    const off = norm3(dx - dn * nx, dy - dn * ny, dz - dn * nz);
-    if (!(rs > 0) || off < SPIN_OFFSET * rs) return;
+    if (!(rs > 0) || this.offCentre(cs, i) < SPIN_OFFSET * rs) return;
     const sp = this.spread;
     sp[0] = 0; sp[1] = 0; sp[2] = 0; sp[3] = 0;
     sp[4] = t[0]!; sp[5] = t[1]!; sp[6] = t[2]!;
@@ -316,6 +310,14 @@ export class PatchBuilder {
     sp[10] = -Infinity; sp[11] = Infinity; sp[12] = -Infinity; sp[13] = Infinity;
     sp[14] = rs;
     this.spinOnly = true;
+  }
+
+  /** Distance of point j from the patch's centre across its normal. */
+  private offCentre(cs: ContactSet, j: number): number {
+    const lp = cs.p, nx = this.nx, ny = this.ny, nz = this.nz;
+    const dx = lp[3 * j]! - this.px, dy = lp[3 * j + 1]! - this.py, dz = lp[3 * j + 2]! - this.pz;
+    const dn = dx * nx + dy * ny + dz * nz;
+    return norm3(dx - dn * nx, dy - dn * ny, dz - dn * nz);
   }
 
   /**
