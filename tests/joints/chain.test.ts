@@ -94,6 +94,57 @@ describe('chain of ball joints', () => {
   });
 });
 
+describe('physical pendulum', () => {
+  /** Complete elliptic integral of the first kind K(k), by the arithmetic-geometric mean. */
+  function ellipticK(k: number): number {
+    let a = 1, b = Math.sqrt(1 - k * k);
+    for (let i = 0; i < 30; i++) [a, b] = [(a + b) / 2, Math.sqrt(a * b)];
+    return Math.PI / (2 * a);
+  }
+  const cases = [
+    { joint: 'ball', degrees: 5 },
+    { joint: 'ball', degrees: 90 },
+    { joint: 'hinge', degrees: 45 },
+  ];
+  for (const c of cases) {
+    it(`a ${c.joint} joint swings a box from ${c.degrees} degrees with the period 4 sqrt(I_p / (m g L)) K(sin(a/2)) within 0.1 %`, async () => {
+      // A 0.2 m cube whose centre hangs L = 0.5 m below the pivot: I_p = m (L^2 + s^2 / 6).
+      const L = 0.5, s = 0.2, a = (c.degrees * Math.PI) / 180;
+      const w = await worldFrom({
+        format: FORMAT,
+        dt: 0.01,
+        gravity: [0, -9.81, 0],
+        shapes: { bob: { type: 'box', size: [s, s, s], sdf: { cells: 8 } }, pin: { type: 'box', size: [0.05, 0.05, 0.05], sdf: { cells: 8 } } },
+        bodies: [
+          { name: 'pin', shape: 'pin', static: true, position: [0, 2, 0], friction: 0 },
+          { name: 'bob', shape: 'bob', position: [L * Math.sin(a), 2 - L * Math.cos(a), 0], friction: 0 },
+        ],
+        joints: [{
+          type: c.joint, bodyA: 'pin', bodyB: 'bob', anchorA: [0, 0, 0], anchorB: [-L * Math.sin(a), L * Math.cos(a), 0],
+          ...(c.joint === 'hinge' ? { axisA: [0, 0, 1], axisB: [0, 0, 1] } : {}),
+        }],
+      });
+      // Times the bob's centre crosses the vertical, interpolated within the step.
+      const crossings: number[] = [];
+      let x0 = w.bodies.pos[3]!;
+      let highest = -Infinity;
+      await run(w, 1000, (ww) => {
+        const x = ww.bodies.pos[3]!;
+        if ((x0 > 0 && x <= 0) || (x0 < 0 && x >= 0)) crossings.push(ww.time - (ww.dt * x) / (x - x0));
+        if (ww.time > 9) highest = Math.max(highest, ww.bodies.pos[4]!);
+        x0 = x;
+      });
+      const T = 4 * Math.sqrt((L * L + (s * s) / 6) / (9.81 * L)) * ellipticK(Math.sin(a / 2));
+      expect(crossings.length).toBeGreaterThan(10);
+      const periods = crossings.slice(2).map((t, i) => t - crossings[i]!);
+      for (const p of periods) expect(Math.abs(p / T - 1)).toBeLessThan(1e-3);
+      // Frictionless: after 10 s it still reaches its release height (within 1 % of the drop).
+      const drop = L * (1 - Math.cos(a));
+      expect(Math.abs(highest - (2 - L * Math.cos(a)))).toBeLessThan(0.01 * drop + 1e-4);
+    });
+  }
+});
+
 describe('chain with every DOF locked (ball + lockRotation)', () => {
   async function worstErrors(iterations: number): Promise<{ linear: number; angular: number }> {
     const w = await builtinWorld('chain-locked', { links: 5, jointIterations: iterations });
