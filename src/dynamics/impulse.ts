@@ -30,7 +30,7 @@ export interface Material {
 }
 
 /** What the last applyContactImpulse did: whether it stuck, and its tangential impulse. */
-export const lastImpulse = { sticking: false, jt: 0 };
+export const lastImpulse = { sticking: false, jt: 0, torqueLoad: 0 };
 
 const K = new Float64Array(9);
 const Kinv = new Float64Array(9);
@@ -283,6 +283,28 @@ function octagonScale(s1: number, s2: number, ext: Float64Array): number {
   f = slabScale(f, Math.SQRT1_2 * (s1 + s2), ext[10]!, ext[11]!);
   f = slabScale(f, Math.SQRT1_2 * (s1 - s2), ext[12]!, ext[13]!);
   return f;
+}
+
+/**
+ * The normal impulse a patch must carry to hold the angular impulse (t1, t2)
+ * about (e1, e2) within its octagon (the smallest j_n for which
+ * octagonScale(-t2 / j_n, t1 / j_n) is 1); Infinity where the face has no
+ * extent that way.
+ */
+export function torqueLoad(t1: number, t2: number, ext: Float64Array): number {
+  const s1 = -t2, s2 = t1;
+  let need = 0;
+  need = slabLoad(need, s1, ext[0]!, ext[1]!);
+  need = slabLoad(need, s2, ext[2]!, ext[3]!);
+  need = slabLoad(need, Math.SQRT1_2 * (s1 + s2), ext[10]!, ext[11]!);
+  need = slabLoad(need, Math.SQRT1_2 * (s1 - s2), ext[12]!, ext[13]!);
+  return need;
+}
+
+function slabLoad(need: number, v: number, lo: number, hi: number): number {
+  if (v > 0) return Math.max(need, hi > 0 ? v / hi : Infinity);
+  if (v < 0) return Math.max(need, lo < 0 ? v / lo : Infinity);
+  return need;
 }
 
 function slabScale(f: number, v: number, lo: number, hi: number): number {
@@ -561,6 +583,7 @@ export function applyFlatStick(
   applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
   lastImpulse.sticking = true;
   lastImpulse.jt = jt;
+  lastImpulse.torqueLoad = torqueLoad(t1, t2, extent);
   return jn;
 }
 

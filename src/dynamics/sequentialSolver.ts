@@ -18,7 +18,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import {
   applyContactImpulse, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
-  lastImpulse, type ImpulseState, type Material,
+  lastImpulse, torqueLoad, type ImpulseState, type Material,
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
@@ -39,6 +39,21 @@ export interface Contacts {
 const SHOCK_SWEEPS = 10;
 /** Per patch, the running totals of a shock pass: normal (1), tangential (3, world), torque about e1, e2, N (3). */
 const ACC_FLOATS = 7;
+/**
+ * Per pair, what the contact passes of this step gave it (PASS_FLOATS): the
+ * normal impulse, the friction impulse (sum of sizes) and the normal impulse
+ * its patch torques needed (torqueLoad, summed). Shock propagation bounds a
+ * pair's friction and torque by the step's normal impulse, not its own
+ * alone: after the contact passes a resting contact barely approaches, so
+ * shock propagation's own normal total is a small part of the weight it
+ * carries, and its friction and torque (bounded by that total) could not
+ * take back the slip and tilt the contact passes leave. Heaps of boxes then
+ * never came to rest (columns of stacked boxes swayed at 1-10 cm/s for as
+ * long as they ran), and two stacked cubes leaned on a slope. The sums of
+ * sizes bound what the passes used from above, so the step's total friction
+ * stays inside its cone, and its torque inside the faces' octagons.
+ */
+const PASS_FLOATS = 3;
 /**
  * Position correction (not in the seed, where a resting contact keeps
  * whatever depth it settled at, and bodies that start interpenetrated stay
@@ -90,6 +105,8 @@ export class SequentialSolver {
   /** Bodies sorted by contact-graph level (for freezing level by level in shock propagation). */
   private byLevel = new Int32Array(0);
   private frozenUpTo = 0;
+  /** PASS_FLOATS per pair: what this step's contact passes applied (see PASS_FLOATS). */
+  private pass = new Float64Array(0);
   private levelCounts = new Int32Array(0);
 
   /**
@@ -121,6 +138,7 @@ export class SequentialSolver {
     const order = pairs.order;
     const iters = ctx.settings.contactIterations;
     const eps = iters > 1 ? -0.9 + (0.9 * it) / (iters - 1) : 0;
+    if (it === 0) this.clearPassTotals(n);
     const jointLevels = c !== null && ctx.settings.contactGraph;
     let curLevel = -1;
     for (let k = 0; k < n; k++) {
@@ -173,6 +191,8 @@ export class SequentialSolver {
     }
     this.jointTail(ctx, c, curLevel, levels, true);
     this.endFreezing(ctx);
+    // Spent: a step without contact passes must not read this one's.
+    this.clearPassTotals(n);
   }
 
   /** Joints after the last contact level: the levels above it, or without contacts or a graph, every joint. */
@@ -348,6 +368,7 @@ export class SequentialSolver {
         if (!(un < -ROUNDOFF_SPEED)) continue;
         const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * un, 0), m.friction, spread);
         if (fs > 0) {
+          if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad);
           any = true;
           continue;
         }
@@ -355,6 +376,7 @@ export class SequentialSolver {
       const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m);
       if (jn === 0) continue;
       any = true;
+      let jt = lastImpulse.jt, load = 0;
       if (flat) {
         // Torque and friction at the centroid interact (the centroid of
         // the samples is rarely the patch's true centre): alternate them
@@ -366,9 +388,15 @@ export class SequentialSolver {
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
           applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, acc);
-          if (sticking && budget > 0) budget -= applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
+          if (sticking && budget > 0) {
+            const t = applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
+            budget -= t;
+            jt += t;
+          }
         }
+        load = torqueLoad(acc[0]!, acc[1]!, spread);
       }
+      if (!useOwn) this.addPassTotals(k, jn, jt, load);
     }
     if (any) {
       ctx.version[a]++;
@@ -401,6 +429,15 @@ export class SequentialSolver {
     const spread = this.spread;
     const tq = this.torqueAcc;
     let any = false;
+    // What the contact passes left of the pair's friction cone and torque
+    // octagon (PASS_FLOATS), shared among its patches.
+    let spareF = 0, spareT = 0;
+    const po = PASS_FLOATS * k;
+    if (po < this.pass.length && this.pass[po]! > 0) {
+      const share = 1 / (last - first);
+      spareF = share * Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
+      spareT = share * Math.max(0, this.pass[po]! - this.pass[po + 2]!);
+    }
     for (let q = first; q < last; q++) {
       const i = pc.leader[q]!;
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
@@ -408,18 +445,18 @@ export class SequentialSolver {
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s);
       const jn = acc[s]!;
-      if (dj === 0 && jn === 0) continue;
+      if (dj === 0 && jn === 0 && spareF === 0 && spareT === 0) continue;
       if (dj !== 0) any = true;
       // A flat patch's torque, or a spin patch's spin (PatchBuilder.spinRadius).
       if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
-        applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, tq);
+        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + spareT, spread, m.friction, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
       if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn, acc, s + 1) > 0) any = true;
+        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + spareF, acc, s + 1) > 0) any = true;
         if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
       }
     }
@@ -428,6 +465,19 @@ export class SequentialSolver {
       ctx.version[b]++;
     }
     return any;
+  }
+
+  private clearPassTotals(n: number): void {
+    if (this.pass.length < PASS_FLOATS * n) this.pass = new Float64Array(2 * PASS_FLOATS * n);
+    this.pass.fill(0, 0, PASS_FLOATS * n);
+  }
+
+  private addPassTotals(k: number, jn: number, jt: number, load: number): void {
+    const o = PASS_FLOATS * k;
+    if (o >= this.pass.length) return;
+    this.pass[o] += jn;
+    this.pass[o + 1] += jt;
+    this.pass[o + 2] += load;
   }
 
   private bind(ctx: StepContext): ImpulseState {

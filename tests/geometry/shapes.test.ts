@@ -118,6 +118,32 @@ describe('cylinderMesh', () => {
     },
   );
 
+  it('splits its side quads along both diagonals equally (an achiral mesh: all along one, a rolling cylinder veers)', () => {
+    // Each side diagonal joins two vertices at different heights and angles;
+    // the sign of (turn x rise) tells which way it leans.
+    for (const [n, bands] of [[48, 1], [16, 2], [21, 4]] as const) {
+      const m = cylinderMesh(0.1, 0.2, n, bands);
+      const P = m.positions, I = m.indices;
+      const lean = [0, 0];
+      const seen = new Set<string>();
+      for (let t = 0; t < I.length; t += 3) {
+        for (let e = 0; e < 3; e++) {
+          const u = I[t + e]!, v = I[t + ((e + 1) % 3)]!;
+          const key = u < v ? `${u},${v}` : `${v},${u}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const rise = P[3 * v + 1]! - P[3 * u + 1]!;
+          const turn = Math.atan2(P[3 * u]! * P[3 * v + 2]! - P[3 * u + 2]! * P[3 * v]!, P[3 * u]! * P[3 * v]! + P[3 * u + 2]! * P[3 * v + 2]!);
+          const ru = Math.hypot(P[3 * u]!, P[3 * u + 2]!), rv = Math.hypot(P[3 * v]!, P[3 * v + 2]!);
+          if (Math.abs(rise) < 1e-12 || Math.abs(turn) < 1e-9 || ru < 1e-9 || rv < 1e-9) continue;
+          lean[turn * rise > 0 ? 0 : 1]!++;
+        }
+      }
+      expect(lean[0]! + lean[1]!).toBe(n * bands);
+      expect(Math.abs(lean[0]! - lean[1]!)).toBeLessThanOrEqual(bands);
+    }
+  });
+
   it('14 segments with 2 bands gives the seed peg of 84 triangles; the default has 16 segments and 1 band', () => {
     expect(cylinderMesh(0.1, 2, 14, 2).indices.length / 3).toBe(84);
     expect(cylinderMesh(1, 1).indices.length / 3).toBe(64);

@@ -47,7 +47,7 @@ describe.each(['cpu', 'gpu'] as const)('rolling (%s)', (backend) => {
   it.each([
     ['a 48-gon cylinder', { type: 'cylinder', radius: 0.1, height: 0.2, segments: 48, sdf: { cells: 32 } }, { rotation: { axis: [1, 0, 0], degrees: 90 } }, (2 / 3)],
     ['a 48x32 sphere', { type: 'sphere', radius: 0.1, segments: [48, 32], sdf: { cells: 32 } }, {}, (5 / 7)],
-  ] as const)('%s rolls straight down the fall line from four starts: as far as the smooth solid within 0.5 %, off the line by under 0.4 % of the distance (0.25 % on average)', async (_, shape, extra, factor) => {
+  ] as const)('%s rolls straight down the fall line from eight starts: as far as the smooth solid within 0.5 %, off the line by under 1 % of the distance (0.4 % on average)', async (_, shape, extra, factor) => {
     // Started 0, 0.1, 0.3 and 0.5 mm above touching: a tessellated solid's
     // path depends on which facets land when, so one start proves little
     // (docs/DESIGN.md section 6). Two bugs this caught: a mesh whose quads
@@ -57,8 +57,18 @@ describe.each(['cpu', 'gpu'] as const)('rolling (%s)', (backend) => {
     // fallback left the cylinder rocking end to end: 1.2 % short of the
     // smooth cylinder's distance, up to 0.74 % off the line).
     const theory = 0.5 * factor * G * Math.sin((DEG * Math.PI) / 180) * 2 * 2;
+    // The faceted cylinder's veer is chaotic in the start (each start a
+    // different sign and size): measured 2026-11-24 over 18 starts between 0
+    // and 1.5 mm, 0.31 % of the distance on average and up to 0.87 %, with
+    // or without shock propagation's spare cone (sequentialSolver.ts
+    // PASS_FLOATS), which moved the four starts this test once used from
+    // 0.20 % to 0.26 % on average while eight others went from 0.39 % to
+    // 0.30 %. So: eight starts, and bounds on what the chaos gives. The
+    // chiral mesh (0.25 %, always to the same side) is caught by the mesh's
+    // own symmetry test (tests/geometry/shapes.test.ts), the rocking facet
+    // by the distance (1.2 % short).
     const offs: number[] = [];
-    for (const lift of [0, 1e-4, 3e-4, 5e-4]) {
+    for (const lift of [0, 1e-4, 2e-4, 3e-4, 4e-4, 5e-4, 7e-4, 1e-3]) {
       const w = await worldFrom(onIncline(DEG, 0.6, shape, 0.1 + lift, 0.005, extra), backend);
       const x0 = w.bodies.pos[3]!, y0 = w.bodies.pos[4]!;
       await run(w, 400);
@@ -66,8 +76,8 @@ describe.each(['cpu', 'gpu'] as const)('rolling (%s)', (backend) => {
       expect(Math.abs(along / theory - 1)).toBeLessThan(0.005);
       offs.push(Math.abs(w.bodies.pos[5]!) / along);
     }
-    expect(Math.max(...offs)).toBeLessThan(4e-3);
-    expect(offs.reduce((a, b) => a + b, 0) / offs.length).toBeLessThan(2.5e-3);
+    expect(Math.max(...offs)).toBeLessThan(1e-2);
+    expect(offs.reduce((a, b) => a + b, 0) / offs.length).toBeLessThan(4e-3);
   });
 
   it('a ball sliding at v0 without spin rolls at 5/7 v0 from t = 2 v0 / (7 mu g), within 5 %', async () => {
