@@ -42,9 +42,9 @@ const ACC_FLOATS = 7;
 /**
  * Per pair, what the contact passes of this step gave it (PASS_FLOATS): the
  * normal impulse, the friction impulse (sum of sizes) and the normal impulse
- * its patch torques needed (torqueLoad, summed). Shock propagation bounds a
- * pair's friction and torque by the step's normal impulse, not its own
- * alone: after the contact passes a resting contact barely approaches, so
+ * its patch torques needed (torqueLoad, summed). Shock propagation bounds the
+ * friction and torque of a pair's flat patches by the step's normal impulse,
+ * not its own alone: after the contact passes a resting contact barely approaches, so
  * shock propagation's own normal total is a small part of the weight it
  * carries, and its friction and torque (bounded by that total) could not
  * take back the slip and tilt the contact passes leave. Heaps of boxes then
@@ -445,18 +445,23 @@ export class SequentialSolver {
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s);
       const jn = acc[s]!;
-      if (dj === 0 && jn === 0 && spareF === 0 && spareT === 0) continue;
+      // Only a flat patch (a face or a line) draws on the spare: a point
+      // patch holds no torque, and a spin patch given the spare held ring
+      // stacks' spin so hard that they took longer to sleep.
+      const face = pc.flat[q] === PATCH_FLAT;
+      const sF = face ? spareF : 0, sT = face ? spareT : 0;
+      if (dj === 0 && jn === 0 && sF === 0 && sT === 0) continue;
       if (dj !== 0) any = true;
       // A flat patch's torque, or a spin patch's spin (PatchBuilder.spinRadius).
       if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
-        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + spareT, spread, m.friction, tq);
+        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + sT, spread, m.friction, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
       if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + spareF, acc, s + 1) > 0) any = true;
+        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + sF, acc, s + 1) > 0) any = true;
         if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
       }
     }
