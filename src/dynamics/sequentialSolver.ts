@@ -49,7 +49,7 @@ const ACC_FLOATS = 7;
  * carries, and its friction and torque (bounded by that total) could not
  * take back the slip and tilt the contact passes leave. Heaps of boxes then
  * never came to rest (columns of stacked boxes swayed at 1-10 cm/s for as
- * long as they ran), and two stacked cubes leaned on a slope. The sums of
+ * long as they ran). The sums of
  * sizes bound what the passes used from above, so the step's total friction
  * stays inside its cone, and its torque inside the faces' octagons.
  */
