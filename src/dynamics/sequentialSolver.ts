@@ -44,14 +44,14 @@ const ACC_FLOATS = 7;
  * normal impulse, the friction impulse (sum of sizes) and the normal impulse
  * its patch torques needed (torqueLoad, summed). Shock propagation bounds the
  * friction and torque of a pair's flat patches by the step's normal impulse,
- * not its own alone: after the contact passes a resting contact barely approaches, so
- * shock propagation's own normal total is a small part of the weight it
- * carries, and its friction and torque (bounded by that total) could not
- * take back the slip and tilt the contact passes leave. Heaps of boxes then
- * never came to rest (columns of stacked boxes swayed at 1-10 cm/s for as
- * long as they ran). The sums of
- * sizes bound what the passes used from above, so the step's total friction
- * stays inside its cone, and its torque inside the faces' octagons.
+ * not its own alone: after the contact passes a resting contact barely
+ * approaches, so shock propagation's own normal total is a small part of the
+ * weight it carries, and its friction and torque (bounded by that total)
+ * could not take back the slip and tilt the contact passes leave. Heaps of
+ * boxes then never came to rest (columns of stacked boxes swayed at
+ * 1-10 cm/s for as long as they ran). The sums of sizes bound what the
+ * passes used from above, so the step's total friction stays inside its
+ * cone, and its torque inside the faces' octagons.
  */
 const PASS_FLOATS = 3;
 /**
