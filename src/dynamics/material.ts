@@ -8,13 +8,15 @@ import type { Material } from './impulse.ts';
 import type { RigidShape } from './shape.ts';
 
 /**
- * Pair material: the larger friction, rolling and spinning friction (the
- * seed, 7.1) and the product of the restitutions, so a contact is fully
- * elastic only when both bodies are, and a 0 on either side kills the bounce
- * (elastic balls keep their bounce off each other but not off a damped floor).
+ * Pair material: the larger of the two bodies' friction, rolling and spinning
+ * friction (the seed, 7.1) and the smaller restitution. A pair whose bodies
+ * share a restitution bounces with exactly that one (a ball of 0.8 on a
+ * floor of 0.8 comes back to 0.64 of its height; the product rule gave the
+ * pair 0.64 and the ball 0.41 of its height), an elastic floor (1) lets
+ * each body bounce with its own, and a 0 on either side kills the bounce.
  */
 export function pairMaterial(B: BodyStore, a: number, b: number, out: Material): Material {
-  out.restitution = B.restitution[a]! * B.restitution[b]!;
+  out.restitution = Math.min(B.restitution[a]!, B.restitution[b]!);
   out.friction = Math.max(B.friction[a]!, B.friction[b]!);
   out.rolling = Math.max(B.rollingFriction[a]!, B.rollingFriction[b]!);
   out.spinning = Math.max(B.spinningFriction[a]!, B.spinningFriction[b]!);

@@ -151,7 +151,7 @@ export const meshBuiltins: MeshBuiltin[] = [
             position: [round(px + f[0]! * c + kx * sn + ax * kf * (1 - c)), round(cy + ky * sn), round(pz + f[2]! * c + kz * sn + az * kf * (1 - c))],
             rotation: { axis: [round(ax), 0, round(az)], degrees: round(deg) },
             density: 1100,
-            restitution: 0.1,
+            restitution: 0.03,
             friction: 0.6,
           });
         });

@@ -623,7 +623,7 @@ export class SoftCoupling implements StepHook {
     }
     const bodies = sys.bodies, owner = sys.owner, contacts = this.contacts, move = this.move;
     const A = bodies[owner[C[0]!]!]!, B = bodies[owner[C[na]!]!]!;
-    const mu = Math.max(A.friction, B.friction), e = A.restitution * B.restitution;
+    const mu = Math.max(A.friction, B.friction), e = Math.min(A.restitution, B.restitution);
     for (let c = 0; c < na; c++) {
       const i = C[c]!;
       const px = x[3 * i]!, py = x[3 * i + 1]!, pz = x[3 * i + 2]!;
@@ -671,7 +671,7 @@ export class SoftCoupling implements StepHook {
           X0[c] = set.points[4 * j + c]!;
         }
         contacts.addEmbedded(b, corners, body.model.rest, body.particleStart, tag, local, res.phi[k]!, res.normal, 3 * k, X0,
-          Math.max(body.friction, B.friction[tag]!), body.restitution * B.restitution[tag]!, RIGID_SLOP * body.model.spacing, body.model.spacing);
+          Math.max(body.friction, B.friction[tag]!), Math.min(body.restitution, B.restitution[tag]!), RIGID_SLOP * body.model.spacing, body.model.spacing);
       }
     }
   }
@@ -687,7 +687,7 @@ export class SoftCoupling implements StepHook {
     const B = world.bodies, sys = this.system, body = sys.bodies[b]!, set = this.sets[2 * b]!;
     const mp = this.midPose, o = 7 * r;
     const qx = -mp[o + 3]!, qy = -mp[o + 4]!, qz = -mp[o + 5]!, qw = mp[o + 6]!;
-    const mu = Math.max(body.friction, B.friction[r]!), e = body.restitution * B.restitution[r]!;
+    const mu = Math.max(body.friction, B.friction[r]!), e = Math.min(body.restitution, B.restitution[r]!);
     const p = [0, 0, 0];
     const x = sys.pos, x1 = this.x1;
     let k = start;

@@ -107,7 +107,8 @@ describe('stackfield run', () => {
       bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'c', shape: 'c', position: [0, 1, 0] }],
     });
     writeFileSync(join(dir, 'mesh.json'), JSON.stringify(meshScene('cube.obj')));
-    const ok = run(['run', join(dir, 'mesh.json'), '--steps', '100', '--every', '100']);
+    // Default restitution 0.5 on both: it bounces for about a second first.
+    const ok = run(['run', join(dir, 'mesh.json'), '--steps', '200', '--every', '200']);
     expect(ok.status, ok.stderr).toBe(0);
     const last = JSON.parse(ok.stdout.trim().split('\n')[1]!);
     // A 0.5 m cube (the file's 2 m cube scaled by 0.25) comes to rest on the floor.

@@ -140,15 +140,19 @@ describe('sleeping', () => {
     expect(pos(w, 'box')[0]).toBeCloseTo(0.12, 2);
   });
 
-  it('a heap of 216 randomly turned boxes comes to rest and falls asleep within 10 s, every box on the heap', async () => {
+  it('a heap of 216 randomly turned boxes comes to rest and falls asleep within 15 s, every box on the heap', async () => {
     // The boxes scene's 6 x 6 x 6 block dropped at 60 Hz. Columns of boxes
     // that land face on face swayed for ever while shock propagation bounded a
-    // face's friction and torque by its own (small) normal impulse; with the
-    // contact passes' unused cone and torque octagon it stops (about 7 s).
+    // face's friction and torque by its own (small) normal impulse (182 of
+    // the 216 still awake at 15 s); with the contact passes' unused cone and
+    // torque octagon it stops. When is chaotic: 11.75 s with the boxes'
+    // restitution 0.1 (pairs take the smaller of two), 6.2 s when pairs took
+    // the product (0.01 box on box), 9.6 s at 0.02, not within 15 s at 0 or
+    // 0.05: heaps this size are at the edge of settling (docs/DESIGN.md 4).
     const w = await builtinWorld('boxes', { count: 216 });
     let sleptAt = -1;
     let awakeAt5 = 0;
-    for (let s = 1; s <= 600 && sleptAt < 0; s++) {
+    for (let s = 1; s <= 900 && sleptAt < 0; s++) {
       await w.step();
       if (s === 300) awakeAt5 = w.profile.awake;
       if (w.profile.awake === 0 && w.profile.asleep === 216) sleptAt = s;
