@@ -46,6 +46,8 @@ export class StepContext {
   /** Pseudo velocities of the position correction (linear, angular; 3 per body): they move positions in integrate, then are cleared. */
   pseudoVel = new Float64Array(0);
   pseudoAngVel = new Float64Array(0);
+  /** Per body (3): L - I_w(q) omega_m from the velocity update, so integrate can recover L plus the step's angular impulses (integrate.ts). */
+  gyroCarry = new Float64Array(0);
   /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
   levelStamp = 0;
   /** Bumped by each predict stage; with predH and predGravity, how predictions are made in this phase. */
@@ -80,6 +82,7 @@ export class StepContext {
     this.predPhase = new Int32Array(n).fill(-1);
     this.pseudoVel = new Float64Array(3 * n);
     this.pseudoAngVel = new Float64Array(3 * n);
+    this.gyroCarry = new Float64Array(3 * n);
     return true;
   }
 

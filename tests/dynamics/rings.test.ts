@@ -51,6 +51,10 @@ describe('rings onto a peg', () => {
       // lies in the hole, where friction never saw a spin about the normal,
       // and the top ring kept turning at 0.3 degrees a second. A spin patch
       // (patches.ts spinRadius) holds it as the touching points' friction does.
+      // What is left is the stack's jitter (1e-3 to 5e-2 rad/s): the rings
+      // nod, and their yaw moves 0.04-0.17 degrees in these 3 s, depending
+      // on round-off (three fixed-point passes of the rotation instead of
+      // two gave 0.17); the missing spin hold turned them 0.9.
       const base = scene([]);
       const rings = [0, 1, 2, 3, 4].map((i) => ({
         name: `ring${i}`, shape: 'ring', friction: 0.4, restitution: 0.2,
@@ -64,7 +68,7 @@ describe('rings onto a peg', () => {
       const idx = rings.map((g) => bodyIndex(w, g.name));
       const y0 = idx.map(yaw);
       await run(w, 300);
-      for (let k = 0; k < idx.length; k++) expect(Math.abs(yaw(idx[k]!) - y0[k]!) * (180 / Math.PI)).toBeLessThan(0.05);
+      for (let k = 0; k < idx.length; k++) expect(Math.abs(yaw(idx[k]!) - y0[k]!) * (180 / Math.PI)).toBeLessThan(0.25);
     }, 120_000);
   }
 });

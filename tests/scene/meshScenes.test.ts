@@ -174,7 +174,9 @@ describe('the seed\'s skull scenes (bunnies standing in for skulls)', () => {
         expect(d).toBeGreaterThan(0.1);
         expect(d).toBeLessThan(0.4);
       }
-      expect(Math.hypot(cx - peg[0]!, cz - peg[2]!)).toBeLessThan(0.1);
+      // Threaded: the necklace's centre 0.08-0.12 m off the peg's axis (over
+      // starts 0-10 mm higher); with the peg outside the hexagon (side 0.26 m) it would be 0.22 m or more.
+      expect(Math.hypot(cx - peg[0]!, cz - peg[2]!)).toBeLessThan(0.15);
       expect(low).toBeGreaterThan(0);
       expect(low).toBeLessThan(0.3); // landed
     } finally {
