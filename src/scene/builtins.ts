@@ -375,6 +375,49 @@ const builtins: Builtin[] = [
     },
   },
   {
+    name: 'tops',
+    title: 'Spinning tops: precession and collisions',
+    description: 'Tops spun fast about their tilted axes on a floor: each axis circles the vertical at m g l / (I w) while the tilt holds; they wander, knock into each other and wobble, and slow tops fall.',
+    params: [
+      { name: 'count', default: 7, min: 1, max: 200, step: 1, description: 'number of tops (on a grid, random tilts)' },
+      { name: 'spin', default: 60, min: 0, max: 300, description: 'spin of each top about its axis, rad/s (random +-20 %)' },
+      { name: 'tilt', default: 12, min: 0, max: 60, description: 'largest tilt of a top\'s axis from the vertical, degrees' },
+    ],
+    count: 'count',
+    make: (p) => {
+      const n = p['count']!;
+      const rnd = lcg(7);
+      const side = Math.ceil(Math.sqrt(n));
+      const gap = 0.6;
+      const bodies: Json[] = [ground({ friction: 0.3, restitution: 0.2 })];
+      for (let i = 0; i < n; i++) {
+        const gx = (i % side) - (side - 1) / 2, gz = Math.floor(i / side) - (side - 1) / 2;
+        const tilt = (p['tilt']! * (0.5 + 0.5 * rnd()) * Math.PI) / 180;
+        const az = 2 * Math.PI * rnd();
+        // The axis (sin t cos a, cos t, sin t sin a): y turned by t about (sin a, 0, -cos a).
+        const ax = [Math.sin(tilt) * Math.cos(az), Math.cos(tilt), Math.sin(tilt) * Math.sin(az)];
+        const w = p['spin']! * (0.8 + 0.4 * rnd()) * (rnd() < 0.5 ? -1 : 1);
+        bodies.push({
+          name: `top${i}`, shape: 'top',
+          position: [round(gap * gx), round(0.14 * ax[1]! + 0.003), round(gap * gz)],
+          rotation: { axis: [round(Math.sin(az)), 0, round(-Math.cos(az))], degrees: round((tilt * 180) / Math.PI) },
+          angularVelocity: ax.map((c) => round(w * c)),
+          friction: 0.3, restitution: 0.2,
+        });
+      }
+      return {
+        format: FORMAT,
+        dt: 1 / 120,
+        shapes: {
+          floor: floorShape,
+          // A cone on a rounded tip under a broad disc, with a stem to spin it by.
+          top: { type: 'revolve', profile: [[0, 0], [0.02, 0.02], [0.25, 0.12], [0.25, 0.16], [0.03, 0.18], [0.03, 0.3], [0, 0.3]], segments: 48, sdf: { cells: 48 } },
+        },
+        bodies,
+      };
+    },
+  },
+  {
     name: 'dominoes',
     title: 'Dominoes in a circle',
     description: 'Dominoes stand in a ring; the first is tipped and they fall one after another all the way round (seed fig. 32): the contact graph becomes a cycle.',
