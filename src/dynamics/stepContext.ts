@@ -48,6 +48,20 @@ export class StepContext {
   pseudoAngVel = new Float64Array(0);
   /** Per body (3): L - I_w(q) omega_m from the velocity update, so integrate can recover L plus the step's angular impulses (integrate.ts). */
   gyroCarry = new Float64Array(0);
+  /**
+   * Per body (3): the linear velocity it would have if only gravity acted on
+   * it in this step, NaN where that is not tracked (the standard scheme, a
+   * body asleep at the velocity update). integratePositions moves a body whose
+   * velocity still equals it along the exact parabola (integrate.ts).
+   */
+  freeVel = new Float64Array(0);
+  /**
+   * Per body: 1 when something outside the step changed its velocity since
+   * the last step (World.bodyEdited: a drag's pull, a throw, an edit). Such a
+   * body's first step is not a free flight: the app's drag pushes it between
+   * steps with what it should get during the step (its weight included).
+   */
+  edited = new Uint8Array(0);
   /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
   levelStamp = 0;
   /** Bumped by each predict stage; with predH and predGravity, how predictions are made in this phase. */
@@ -83,6 +97,8 @@ export class StepContext {
     this.pseudoVel = new Float64Array(3 * n);
     this.pseudoAngVel = new Float64Array(3 * n);
     this.gyroCarry = new Float64Array(3 * n);
+    this.freeVel = new Float64Array(3 * n).fill(NaN);
+    this.edited = new Uint8Array(n);
     return true;
   }
 

@@ -24,6 +24,7 @@
  *                      (contactSolver "pgs": contactSolve and shockPropagation
  *                      are one projected Gauss-Seidel solve, pgs.ts)
  *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q integrate.ts
+ *                      (free flight: x += dt (v + v') / 2, the parabola)
  *   joints             velocity stabilisation
  *   islands            islands at rest fall asleep                    islands.ts
  *
@@ -40,7 +41,7 @@ import { SimulationError } from '../errors.ts';
 import { grown } from '../util/growable.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
-import { applyPseudoVelocities, velocityUpdate, integratePositions } from './integrate.ts';
+import { applyPseudoVelocities, forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
 import { Islands } from './islands.ts';
 import { ContactLevels } from './levels.ts';
 import { quatToMat3, Rng } from './math.ts';
@@ -169,6 +170,7 @@ export class World {
     if (i < this.islands.timer.length) this.islands.wake(this.ctx, i);
     this.bodies.asleep[i] = 0;
     if (i < this.ctx.version.length) this.ctx.markMoved(i);
+    if (i < this.ctx.edited.length) this.ctx.edited[i] = 1;
   }
 
   /** A copy of every body's dynamic state, time and step count. */
@@ -264,8 +266,10 @@ export class World {
     else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
     solverMasses(this.ctx);
     if (S.scheme === 'standard') {
+      forgetFreeVelocities(this.ctx);
       await this.stepStandard();
     } else {
+      recordFreeVelocities(this.ctx);
       // 1. Collisions at x' = x + dt (v + dt g), until a pass changes nothing.
       this.predict(this.dt, true);
       this.broadphase();

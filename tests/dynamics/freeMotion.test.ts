@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FORMAT, pos, run, vel, worldFrom } from './helpers.ts';
 
 describe('free motion', () => {
-  it('a dropped box follows the semi-implicit Euler trajectory of free fall', async () => {
+  it('a thrown box follows the exact parabola of free fall', async () => {
     const g = -9.81, dt = 0.01, y0 = 10;
     const w = await worldFrom({
       format: FORMAT, dt, gravity: [0, g, 0],
@@ -12,12 +12,11 @@ describe('free motion', () => {
     const n = 100;
     await run(w, n);
     const t = n * dt;
-    // Semi-implicit Euler: y_n = y0 + v0 t + g dt^2 n(n+1)/2.
-    const yEuler = y0 + 2 * t + (g * dt * dt * n * (n + 1)) / 2;
-    const yExact = y0 + 2 * t + 0.5 * g * t * t;
+    // Nothing but gravity acts, so the step moves it by dt (v + v') / 2: the
+    // parabola itself at any dt (semi-implicit Euler's x += dt v' would put it
+    // g dt t / 2 = 4.9 cm lower here).
     const [x, y, z] = pos(w, 'b');
-    expect(y).toBeCloseTo(yEuler, 9);
-    expect(Math.abs(y - yExact)).toBeLessThan(0.5 * Math.abs(g) * dt * t + 1e-9);
+    expect(y).toBeCloseTo(y0 + 2 * t + 0.5 * g * t * t, 9);
     expect(x).toBeCloseTo(1 + 0.5 * t, 9);
     expect(z).toBeCloseTo(2, 12);
     expect(vel(w, 'b')[1]).toBeCloseTo(2 + g * t, 9);
