@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORMAT, bodyIndex, pos, queryWorld, run, vel, worldFrom } from './helpers.ts';
+import { FORMAT, apexHeights, bodyIndex, pos, queryWorld, run, vel, worldFrom } from './helpers.ts';
 import type { World } from '../../src/dynamics/world.ts';
 
 function momentum(w: World): { p: number[]; L: number[] } {
@@ -97,13 +97,7 @@ describe('collisions', () => {
         { name: 'ball', shape: 'ball', position: [0, 1 + r, 0], restitution: 0.8, friction: 0.5 },
       ],
     }, backend);
-    const apex: number[] = [1];
-    let prev = 0;
-    await run(w, 1700, (ww) => {
-      const vy = vel(ww, 'ball')[1];
-      if (prev > 0 && vy <= 0) apex.push(pos(ww, 'ball')[1] - r);
-      prev = vy;
-    });
+    const apex = [1, ...await apexHeights(w, 'ball', r, 1700)];
     expect(apex.length).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < 4; i++) expect(apex[i]! / apex[i - 1]!).toBeCloseTo(0.64, 1.5); // within 0.016
   });

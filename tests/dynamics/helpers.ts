@@ -24,6 +24,22 @@ export async function run(world: World, steps: number, each?: (w: World) => void
   }
 }
 
+/**
+ * Runs `steps` steps and returns body `name`'s apexes: its centre's height
+ * less `lift` (its radius, for a ball on a floor at 0) at each step where
+ * its vertical velocity turns from up to down.
+ */
+export async function apexHeights(world: World, name: string, lift: number, steps: number): Promise<number[]> {
+  const apex: number[] = [];
+  let prev = 0;
+  await run(world, steps, (w) => {
+    const vy = vel(w, name)[1];
+    if (prev > 0 && vy <= 0) apex.push(pos(w, name)[1] - lift);
+    prev = vy;
+  });
+  return apex;
+}
+
 export function bodyIndex(world: World, name: string): number {
   const i = world.bodies.names.indexOf(name);
   if (i < 0) throw new Error(`no body ${name}`);

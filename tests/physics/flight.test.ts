@@ -7,7 +7,7 @@
  * ball came back to 0.93, 0.86, 0.80 ... of its drop).
  */
 import { describe, expect, it } from 'vitest';
-import { FORMAT, pos, queryWorld, run, vel } from '../dynamics/helpers.ts';
+import { FORMAT, apexHeights, pos, queryWorld, run, vel } from '../dynamics/helpers.ts';
 
 describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) => {
   it('a box thrown at 45 degrees while tumbling follows x0 + v0 t + g t^2 / 2 at 60 Hz', async () => {
@@ -41,13 +41,7 @@ describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) 
         { name: 'ball', shape: 'ball', position: [0, 1 + r, 0], restitution: 1, friction: 0.5 },
       ],
     }, backend);
-    const apex: number[] = [];
-    let prev = 0;
-    await run(w, 300, (ww) => {
-      const vy = vel(ww, 'ball')[1];
-      if (prev > 0 && vy <= 0) apex.push(pos(ww, 'ball')[1] - r);
-      prev = vy;
-    });
+    const apex = await apexHeights(w, 'ball', r, 300);
     // Five bounces in 5 s (0.90 s apart); each bounce's step loses
     // g dt^2 / 2 = 1.4 mm: measured 0.9986, 0.9959, 0.9959, 0.9932, 0.9932.
     expect(apex.length).toBeGreaterThanOrEqual(5);
