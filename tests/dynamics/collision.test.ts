@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORMAT, apexHeights, bodyIndex, pos, queryWorld, run, vel, worldFrom } from './helpers.ts';
 import type { World } from '../../src/dynamics/world.ts';
+import { droppedBall } from '../physics/scenes.ts';
 
 function momentum(w: World): { p: number[]; L: number[] } {
   const B = w.bodies;
@@ -88,15 +89,8 @@ describe('collisions', () => {
   it.each(['cpu', 'gpu'] as const)('%s: a ball and a floor of restitution 0.8 bounce to 0.64 of the last height, bounce after bounce', async (backend) => {
     // The pair takes the smaller of its bodies' restitutions, so equal ones
     // are the pair's (the product rule made this 0.64 and the heights 0.41).
-    const r = 0.1, dt = 0.002;
-    const w = await queryWorld({
-      format: FORMAT, dt, sleep: false,
-      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: r, segments: [32, 24], sdf: { cells: 24 } } },
-      bodies: [
-        { name: 'ground', shape: 'floor', static: true, restitution: 0.8, friction: 0.5 },
-        { name: 'ball', shape: 'ball', position: [0, 1 + r, 0], restitution: 0.8, friction: 0.5 },
-      ],
-    }, backend);
+    const r = 0.1;
+    const w = await queryWorld(droppedBall(0.8, 0.002, r), backend);
     const apex = [1, ...await apexHeights(w, 'ball', r, 1700)];
     expect(apex.length).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < 4; i++) expect(apex[i]! / apex[i - 1]!).toBeCloseTo(0.64, 1.5); // within 0.016

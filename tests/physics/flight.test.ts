@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, apexHeights, pos, queryWorld, run, vel } from '../dynamics/helpers.ts';
+import { droppedBall } from './scenes.ts';
 
 describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) => {
   it('a box thrown at 45 degrees while tumbling follows x0 + v0 t + g t^2 / 2 at 60 Hz', async () => {
@@ -32,15 +33,8 @@ describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) 
   });
 
   it('a ball of restitution 1 bounces back to its drop height, bounce after bounce, at 60 Hz', async () => {
-    const r = 0.1, dt = 1 / 60;
-    const w = await queryWorld({
-      format: FORMAT, dt, sleep: false,
-      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: r, segments: [32, 24], sdf: { cells: 24 } } },
-      bodies: [
-        { name: 'ground', shape: 'floor', static: true, restitution: 1, friction: 0.5 },
-        { name: 'ball', shape: 'ball', position: [0, 1 + r, 0], restitution: 1, friction: 0.5 },
-      ],
-    }, backend);
+    const r = 0.1;
+    const w = await queryWorld(droppedBall(1, 1 / 60, r), backend);
     const apex = await apexHeights(w, 'ball', r, 300);
     // Five bounces in 5 s (0.90 s apart); each bounce's step loses
     // g dt^2 / 2 = 1.4 mm: measured 0.9986, 0.9959, 0.9959, 0.9932, 0.9932.

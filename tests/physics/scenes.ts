@@ -148,3 +148,19 @@ export function billiards(v0: number, n: number, rolling: number): Json {
     bodies,
   };
 }
+
+/**
+ * A ball (r 0.1 m) dropped from 1 m above a floor (its lowest point), ball and
+ * floor of restitution e: each apex should be e^2 of the last (the pair
+ * takes the smaller of its bodies' restitutions).
+ */
+export function droppedBall(e: number, dt: number, r = 0.1): Json {
+  return {
+    format: FORMAT, dt, sleep: false,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: r, segments: [32, 24], sdf: { cells: 24 } } },
+    bodies: [
+      { name: 'ground', shape: 'floor', static: true, restitution: e, friction: 0.5 },
+      { name: 'ball', shape: 'ball', position: [0, 1 + r, 0], restitution: e, friction: 0.5 },
+    ],
+  };
+}
