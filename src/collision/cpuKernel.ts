@@ -11,14 +11,22 @@
  * sample and grid helpers (no DOM, no Node, nothing of the world).
  *
  * Cost model: per task, one bounding-sphere-vs-grid-box test; then per
- * *cluster* of CLUSTER_SAMPLES consecutive samples (vertices in mesh order,
- * then face and edge samples, which are spatially coherent) one SDF lookup at
- * the cluster's centre: the trilinear interpolant of a distance field changes
- * by at most sqrt(3) per unit length (each partial derivative is a blend of
- * node differences of a 1-Lipschitz function), so
- * phi(centre) > sqrt(3) * radius + margin proves every sample of the cluster
- * at or beyond the margin and skips it. The cull is exact (it never drops a
- * record), so the result equals the GPU's, which tests every sample.
+ * *group* of GROUP_SAMPLES samples, and within a group that passes per
+ * *cluster* of CLUSTER_SAMPLES, one SDF lookup at the sphere's centre. A
+ * shape's groups and clusters are spatial: its samples are ordered by
+ * recursive median splits along the longest axis (KernelSamples.order), so
+ * each is a compact patch of surface (in mesh order, 64 consecutive samples
+ * of a torus span half the ring). The trilinear interpolant of a distance
+ * field changes by at most sqrt(3) per unit length (each partial derivative
+ * is a blend of node differences of a 1-Lipschitz function), and the field's
+ * extension beyond the grid box by at most 1 + sqrt(3) (query.ts), so
+ * phi(centre) > L * radius + margin proves every sample of the sphere at or
+ * beyond the margin and skips it. The cull is exact (it never drops a
+ * record), so the result equals the GPU's, which tests every sample. A
+ * task's records come out sorted by sample index (the contract), whatever
+ * order the clusters visit them in (sortRecords). Measured on the landing
+ * of 60 rings (1080 samples each): the kernel's time per step 16.8 -> 12.5
+ * ms against consecutive clusters of 32.
  *
  * Side A may be a sample set (query.ts, SAMPLE_SET) instead of a shape: the
  * same points-and-clusters form (KernelSamples), rebuilt by its owner on every
@@ -28,13 +36,20 @@
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
 import { sampleSdf, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
 
+/** Samples per cluster for the conservative SDF cull. */
+export const CLUSTER_SAMPLES = 8;
 /**
- * Samples per cluster for the conservative SDF cull. A range given to
- * queryRange starts on a multiple of it, so a task cut into pieces culls the
- * same clusters (and evaluates the same samples) as the whole task.
+ * Samples per *group* of clusters (a whole number of clusters), culled as one
+ * before its clusters are: small clusters cull tightly near a surface, groups
+ * keep the number of lookups down far from it. A range given to queryRange
+ * starts on a multiple of it, so a task cut into pieces culls the same
+ * groups and clusters (and evaluates the same samples) as the whole task.
  */
-export const CLUSTER_SAMPLES = 32;
+export const GROUP_SAMPLES = 64;
+const GROUP_CLUSTERS = GROUP_SAMPLES / CLUSTER_SAMPLES;
 const SQRT3 = Math.sqrt(3);
+/** Lipschitz constant of the field extended beyond the grid box (query.ts). */
+const L_EXT = 1 + SQRT3;
 const ORIGIN = [0, 0, 0];
 
 /**
@@ -56,7 +71,18 @@ export interface KernelSamples {
    * origin (a soft body's particles in world coordinates).
    */
   centre: readonly [number, number, number] | null;
-  /** x, y, z, radius per cluster of CLUSTER_SAMPLES samples (A's frame). */
+  /**
+   * Which sample stands at each position: cluster c is the samples at
+   * positions [c, c + 1) * CLUSTER_SAMPLES. A shape's is a spatial grouping
+   * (spatialOrder); null is the identity (a sample set, rebuilt every call,
+   * keeps its points' own order).
+   */
+  order: Uint32Array | null;
+  /**
+   * Bounding spheres (x, y, z, radius; A's frame): one per cluster of
+   * CLUSTER_SAMPLES positions, then one per group of GROUP_SAMPLES
+   * (sphereCount).
+   */
   clusters: Float64Array;
 }
 
@@ -73,15 +99,75 @@ export interface KernelShape extends KernelSamples {
 export function prepareKernelSamples(points: Float32Array, count: number, aboutOrigin: boolean): KernelSamples {
   const s: CollisionSamples = { points, vertexCount: count, edgeCount: 0, edgeSamples: 0, edges: new Uint32Array(0) };
   const nc = Math.ceil(count / CLUSTER_SAMPLES);
-  const clusters = new Float64Array(4 * nc);
-  for (let c = 0; c < nc; c++) {
-    const sph = samplesBoundingSphere(s, c * CLUSTER_SAMPLES, Math.min(count, (c + 1) * CLUSTER_SAMPLES));
-    clusters.set(sph, 4 * c);
-    if (!Number.isFinite(sph[3])) clusters[4 * c + 3] = 0;
-  }
-  if (aboutOrigin) return { points, count, radius: samplesBoundingSphere(s, 0, count, ORIGIN)[3], centre: null, clusters };
+  const ng = Math.ceil(count / GROUP_SAMPLES);
+  const clusters = new Float64Array(4 * (nc + ng));
+  // A shape is prepared once: group its samples spatially. A sample set
+  // changes every call: its own order, at no cost.
+  const order = aboutOrigin ? spatialOrder(points, count) : null;
+  const tmp = order ? new Float32Array(4 * GROUP_SAMPLES) : null;
+  const sphere = (first: number, end: number, at: number): void => {
+    let sph: [number, number, number, number];
+    if (order && tmp) {
+      // The points at these positions, gathered.
+      for (let i = first; i < end; i++) {
+        const d = 4 * (i - first), o = 4 * order[i]!;
+        tmp[d] = points[o]!; tmp[d + 1] = points[o + 1]!; tmp[d + 2] = points[o + 2]!;
+      }
+      sph = samplesBoundingSphere({ ...s, points: tmp }, 0, end - first);
+    } else {
+      sph = samplesBoundingSphere(s, first, end);
+    }
+    clusters.set(sph, 4 * at);
+    if (!Number.isFinite(sph[3])) clusters[4 * at + 3] = 0;
+  };
+  for (let c = 0; c < nc; c++) sphere(c * CLUSTER_SAMPLES, Math.min(count, (c + 1) * CLUSTER_SAMPLES), c);
+  for (let g = 0; g < ng; g++) sphere(g * GROUP_SAMPLES, Math.min(count, (g + 1) * GROUP_SAMPLES), nc + g);
+  if (aboutOrigin) return { points, count, radius: samplesBoundingSphere(s, 0, count, ORIGIN)[3], centre: null, order, clusters };
   const [cx, cy, cz, radius] = samplesBoundingSphere(s, 0, count);
-  return { points, count, radius, centre: [cx, cy, cz], clusters };
+  return { points, count, radius, centre: [cx, cy, cz], order, clusters };
+}
+
+/** Float64s of the spheres of `count` samples (KernelSamples.clusters). */
+export function sphereFloats(count: number): number {
+  return 4 * (Math.ceil(count / CLUSTER_SAMPLES) + Math.ceil(count / GROUP_SAMPLES));
+}
+
+/**
+ * A spatial grouping of `count` points into groups of GROUP_SAMPLES and
+ * those into clusters of CLUSTER_SAMPLES: the positions of a range are split
+ * in two along the longest axis of their box, at the whole group (within a
+ * group, the whole cluster) nearest the median, until a range is one
+ * cluster. Deterministic (a stable sort with the index as the last key), so
+ * every thread that prepares the same points gets the same order.
+ */
+export function spatialOrder(points: Float32Array, count: number): Uint32Array {
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  const key = new Float64Array(count);
+  const split = (lo: number, hi: number): void => {
+    if (hi - lo <= CLUSTER_SAMPLES) return;
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    for (let i = lo; i < hi; i++) {
+      const o = 4 * order[i]!;
+      const x = points[o]!, y = points[o + 1]!, z = points[o + 2]!;
+      if (x < x0) x0 = x; if (x > x1) x1 = x;
+      if (y < y0) y0 = y; if (y > y1) y1 = y;
+      if (z < z0) z0 = z; if (z > z1) z1 = z;
+    }
+    const ex = x1 - x0, ey = y1 - y0, ez = z1 - z0;
+    const axis = ex >= ey && ex >= ez ? 0 : ey >= ez ? 1 : 2;
+    for (let i = lo; i < hi; i++) key[order[i]!] = points[4 * order[i]! + axis]!;
+    const part = Array.from(order.subarray(lo, hi)).sort((a, b) => key[a]! - key[b]! || a - b);
+    order.set(part, lo);
+    // lo is a multiple of the unit: a range longer than a group splits at a
+    // whole group, so every group is one subtree.
+    const unit = hi - lo > GROUP_SAMPLES ? GROUP_SAMPLES : CLUSTER_SAMPLES;
+    const mid = lo + unit * Math.ceil(Math.ceil((hi - lo) / unit) / 2);
+    split(lo, mid);
+    split(mid, hi);
+  };
+  split(0, count);
+  return order;
 }
 
 /**
@@ -130,9 +216,10 @@ export function taskReaches(A: KernelSamples, B: KernelShape, poses: Float32Arra
 }
 
 /**
- * Samples [first, end) of A (first a multiple of CLUSTER_SAMPLES), posed in
- * B's frame by the task's pose at `o`, against B's field: appends to `out`,
- * in sample order, every sample with phi_B < margin (sample index, phi, unit
+ * The samples at positions [first, end) of A (first a multiple of
+ * GROUP_SAMPLES; see KernelSamples.order), posed in B's frame by the
+ * task's pose at `o`, against B's field: appends to `out`, sorted by sample
+ * index, every sample with phi_B < margin (sample index, phi, unit
  * normal), beyond B's grid box through the field's extension (query.ts). The caller guarantees room for
  * end - first records past out.count. `nrm` is 3 floats of scratch. Returns
  * how many samples had their field value computed (after the culls).
@@ -157,7 +244,6 @@ export function queryRange(
   const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
   const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
   const nxm = g.dims[0] - 1, nym = g.dims[1] - 1, nzm = g.dims[2] - 1;
-  const mg = Math.max(0, margin);
   const inv = 1 / h;
   // Rotation matrix of q (row-major).
   const m00 = 1 - 2 * (qy * qy + qz * qz), m01 = 2 * (qx * qy - qz * qw), m02 = 2 * (qx * qz + qy * qw);
@@ -165,58 +251,173 @@ export function queryRange(
   const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
   const pts = A.points;
   const sph = A.clusters;
+  const order = A.order;
   const osample = out.sample, ophi = out.phi, onormal = out.normal;
-  let k = out.count;
+  const k0 = out.count;
+  let k = k0;
   let evaluated = 0;
-  const c1 = Math.ceil(end / CLUSTER_SAMPLES);
-  for (let c = first / CLUSTER_SAMPLES; c < c1; c++) {
-    // Conservative cull of the whole cluster (see the file comment).
-    const ax = sph[4 * c]!, ay = sph[4 * c + 1]!, az = sph[4 * c + 2]!, cr = sph[4 * c + 3]!;
-    const cx = m00 * ax + m01 * ay + m02 * az + tx;
-    const cy = m10 * ax + m11 * ay + m12 * az + ty;
-    const cz = m20 * ax + m21 * ay + m22 * az + tz;
-    const cm = cr + mg;
-    if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) continue;
-    if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
-      if (sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h) continue;
-    }
-    const e = Math.min(end, (c + 1) * CLUSTER_SAMPLES);
-    for (let si = c * CLUSTER_SAMPLES; si < e; si++) {
-      const ps = si * 4;
-      const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
-      const px = m00 * ax + m01 * ay + m02 * az + tx;
-      const py = m10 * ax + m11 * ay + m12 * az + ty;
-      const pz = m20 * ax + m21 * ay + m22 * az + tz;
-      let phi: number;
-      if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
-        evaluated++;
-        phi = sdfPhiInside(g, px, py, pz);
-        if (!(phi < margin)) continue;
-        sampleSdf(g, px, py, pz, nrm);
-      } else {
-        // Beyond the grid box: the value at the nearest point of the box
-        // plus the distance to it, the normal pointing away from the box
-        // (the twin of `probe` in shaders/penetration.wgsl).
-        const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
-        const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
-        const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
-        const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
-        if (!(d < margin)) continue;
-        evaluated++;
-        phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
-        if (!(phi < margin)) continue;
-        nrm[0] = awx / d;
-        nrm[1] = awy / d;
-        nrm[2] = awz / d;
+  const nc = Math.ceil(A.count / CLUSTER_SAMPLES);
+  const g1 = Math.ceil(end / GROUP_SAMPLES);
+  for (let gi = first / GROUP_SAMPLES; gi < g1; gi++) {
+    if (!sphereReaches(sph, 4 * (nc + gi), m00, m01, m02, m10, m11, m12, m20, m21, m22, tx, ty, tz, g, margin)) continue;
+    const c1 = Math.min(Math.ceil(end / CLUSTER_SAMPLES), (gi + 1) * GROUP_CLUSTERS);
+    for (let c = gi * GROUP_CLUSTERS; c < c1; c++) {
+      if (!sphereReaches(sph, 4 * c, m00, m01, m02, m10, m11, m12, m20, m21, m22, tx, ty, tz, g, margin)) continue;
+      const e = Math.min(end, (c + 1) * CLUSTER_SAMPLES);
+      for (let pos = c * CLUSTER_SAMPLES; pos < e; pos++) {
+        const si = order === null ? pos : order[pos]!;
+        const ps = si * 4;
+        const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
+        const px = m00 * ax + m01 * ay + m02 * az + tx;
+        const py = m10 * ax + m11 * ay + m12 * az + ty;
+        const pz = m20 * ax + m21 * ay + m22 * az + tz;
+        let phi: number;
+        if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
+          evaluated++;
+          phi = sdfPhiInside(g, px, py, pz);
+          if (!(phi < margin)) continue;
+          sampleSdf(g, px, py, pz, nrm);
+        } else {
+          // Beyond the grid box: the value at the nearest point of the box
+          // plus the distance to it, the normal pointing away from the box
+          // (the twin of `probe` in shaders/penetration.wgsl).
+          const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
+          const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
+          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+          const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+          if (!(d < margin)) continue;
+          evaluated++;
+          phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
+          if (!(phi < margin)) continue;
+          nrm[0] = awx / d;
+          nrm[1] = awy / d;
+          nrm[2] = awz / d;
+        }
+        osample[k] = si;
+        ophi[k] = phi;
+        onormal[3 * k] = nrm[0]!;
+        onormal[3 * k + 1] = nrm[1]!;
+        onormal[3 * k + 2] = nrm[2]!;
+        k++;
       }
-      osample[k] = si;
-      ophi[k] = phi;
-      onormal[3 * k] = nrm[0]!;
-      onormal[3 * k + 1] = nrm[1]!;
-      onormal[3 * k + 2] = nrm[2]!;
-      k++;
     }
   }
   out.count = k;
+  if (order !== null) sortRecords(out, k0, k);
   return evaluated;
+}
+
+/** Up to this many records, sortRecords sorts by insertion; beyond, through a table indexed by sample. */
+const INSERTION_MAX = 32;
+/**
+ * Whether any sample within the sphere at sph[o..o+4) (A's frame), posed by
+ * the rotation m and translation t into B's frame, can have phi_B below the
+ * margin: the box cull, then the field at the centre against its Lipschitz
+ * bound (the file comment). Exact: false only when none can.
+ */
+function sphereReaches(
+  sph: Float64Array, o: number,
+  m00: number, m01: number, m02: number, m10: number, m11: number, m12: number, m20: number, m21: number, m22: number,
+  tx: number, ty: number, tz: number, g: SdfGrid, margin: number,
+): boolean {
+  const ax = sph[o]!, ay = sph[o + 1]!, az = sph[o + 2]!, cr = sph[o + 3]!;
+  const cx = m00 * ax + m01 * ay + m02 * az + tx;
+  const cy = m10 * ax + m11 * ay + m12 * az + ty;
+  const cz = m20 * ax + m21 * ay + m22 * az + tz;
+  const h = g.cellSize;
+  const x0 = g.origin[0], y0 = g.origin[1], z0 = g.origin[2];
+  const x1 = x0 + h * (g.dims[0] - 1), y1 = y0 + h * (g.dims[1] - 1), z1 = z0 + h * (g.dims[2] - 1);
+  const mg = Math.max(0, margin);
+  const cm = cr + mg;
+  if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) return false;
+  if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
+    return !(sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h);
+  }
+  // Beyond the box: the extended field at the centre, which changes by at
+  // most L_EXT per unit length.
+  const inv = 1 / h;
+  const gx = (cx - x0) * inv, gy = (cy - y0) * inv, gz = (cz - z0) * inv;
+  const cgx = Math.min(Math.max(gx, 0), g.dims[0] - 1), cgy = Math.min(Math.max(gy, 0), g.dims[1] - 1), cgz = Math.min(Math.max(gz, 0), g.dims[2] - 1);
+  const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+  const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+  if (d - cr > mg) return false;
+  return !(sdfPhiGrid(g, cgx, cgy, cgz) + d > L_EXT * cr * (1 + 1e-6) + margin + 1e-7 * h);
+}
+
+let sortPerm = new Int32Array(0);
+/** Place + 1 of each sample's record while a large sort runs; 0 elsewhere (kept so). */
+let sortSlot = new Int32Array(0);
+let sortSample = new Uint32Array(0);
+let sortPhi = new Float32Array(0);
+let sortNormal = new Float32Array(0);
+
+/**
+ * Sorts records [start, end) of `out` by sample index (unique within a
+ * task). The parallel backend sorts a task cut into pieces again once its
+ * pieces are packed.
+ */
+export function sortRecords(out: RecordOut, start: number, end: number): void {
+  const n = end - start;
+  if (n < 2) return;
+  const smp = out.sample;
+  let sorted = true;
+  for (let i = start + 1; i < end && sorted; i++) if (smp[i]! < smp[i - 1]!) sorted = false;
+  if (sorted) return;
+  if (sortPerm.length < n) {
+    const c = 2 * n;
+    sortPerm = new Int32Array(c);
+    sortSample = new Uint32Array(c);
+    sortPhi = new Float32Array(c);
+    sortNormal = new Float32Array(3 * c);
+  }
+  const perm = sortPerm, ss = sortSample, sp = sortPhi, sn = sortNormal;
+  const ph = out.phi, nm = out.normal;
+  let lo = 0xffffffff, hi = 0;
+  for (let i = 0; i < n; i++) {
+    const r = start + i;
+    const v = smp[r]!;
+    ss[i] = v;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+    sp[i] = ph[r]!;
+    sn[3 * i] = nm[3 * r]!;
+    sn[3 * i + 1] = nm[3 * r + 1]!;
+    sn[3 * i + 2] = nm[3 * r + 2]!;
+  }
+  if (n <= INSERTION_MAX) {
+    // Most tasks have a few records: insertion sort of the places.
+    perm[0] = 0;
+    for (let i = 1; i < n; i++) {
+      const key = ss[i]!;
+      let j = i - 1;
+      while (j >= 0 && ss[perm[j]!]! > key) {
+        perm[j + 1] = perm[j]!;
+        j--;
+      }
+      perm[j + 1] = i;
+    }
+  } else {
+    // Many: each record's place in a table indexed by its sample (samples
+    // are unique within a task), read back in sample order. O(n + range).
+    const range = hi - lo + 1;
+    if (sortSlot.length < range) sortSlot = new Int32Array(Math.max(range, 2 * sortSlot.length));
+    const slot = sortSlot;
+    for (let i = 0; i < n; i++) slot[ss[i]! - lo] = i + 1;
+    let m = 0;
+    for (let v = 0; v < range; v++) {
+      const p = slot[v]!;
+      if (p !== 0) {
+        perm[m++] = p - 1;
+        slot[v] = 0;
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const j = perm[i]!, d = start + i;
+    smp[d] = ss[j]!;
+    ph[d] = sp[j]!;
+    nm[3 * d] = sn[3 * j]!;
+    nm[3 * d + 1] = sn[3 * j + 1]!;
+    nm[3 * d + 2] = sn[3 * j + 2]!;
+  }
 }

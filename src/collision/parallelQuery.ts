@@ -37,7 +37,7 @@
  * each way where a futex wake costs a few.
  */
 import { CpuPenetrationBackend, badShapeMessage } from './cpuQuery.ts';
-import { CLUSTER_SAMPLES, taskReaches, type KernelSamples, type KernelShape } from './cpuKernel.ts';
+import { GROUP_SAMPLES, sortRecords, taskReaches, type KernelSamples, type KernelShape } from './cpuKernel.ts';
 import {
   allocBatchBuffers,
   batchViews,
@@ -369,7 +369,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     // Plan, 2: pieces and chunks.
     const o = this.opts;
     const target = Math.max(o.minChunkSamples, Math.ceil(total / (this.threads * o.chunksPerThread)));
-    const pieceSize = Math.ceil(target / CLUSTER_SAMPLES) * CLUSTER_SAMPLES;
+    const pieceSize = Math.ceil(target / GROUP_SAMPLES) * GROUP_SAMPLES;
     const maxPieces = reaching + Math.ceil(total / pieceSize) + 1;
     const c = this.caps;
     const end0 = Atomics.load(this.ctrl, C.END);
@@ -484,7 +484,11 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     let run = 0;
     for (let t = 0, p = 0; t < n; t++) {
       res.taskStart[t] = run;
+      const p0 = p;
       for (; p < pieces && v.pieceTask[p] === t; p++) run += v.pieceCount[p]!;
+      // Each piece came out sorted; a task cut into pieces of spatial
+      // clusters is sorted again as a whole (query.ts: by sample index).
+      if (p - p0 > 1) sortRecords(out, res.taskStart[t]!, run);
     }
     res.taskStart[n] = run;
     res.count = run;

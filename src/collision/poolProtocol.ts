@@ -22,7 +22,7 @@
  * cull data, into the shared set buffers and renumbers them by slot (a
  * task's shapeA is then SAMPLE_SET | slot); every thread reads them there.
  */
-import { CLUSTER_SAMPLES, prepareKernelShape, queryRange, type KernelSamples, type KernelShape, type RecordOut } from './cpuKernel.ts';
+import { prepareKernelShape, queryRange, sphereFloats, type KernelSamples, type KernelShape, type RecordOut } from './cpuKernel.ts';
 import { POSE_STRIDE, SAMPLE_SET } from './query.ts';
 
 /**
@@ -192,13 +192,13 @@ export class CallSets {
     if (!s) {
       const v = this.v, m = SET_META * slot;
       const pointOffset = v.setMeta[m]!, count = v.setMeta[m + 1]!, clusterOffset = v.setMeta[m + 2]!;
-      const nc = Math.ceil(count / CLUSTER_SAMPLES);
       s = {
         points: v.setPoints.subarray(pointOffset, pointOffset + 4 * count),
         count,
         radius: v.setMeta[m + 6]!,
         centre: [v.setMeta[m + 3]!, v.setMeta[m + 4]!, v.setMeta[m + 5]!],
-        clusters: v.setClusters.subarray(clusterOffset, clusterOffset + 4 * nc),
+        order: null,
+        clusters: v.setClusters.subarray(clusterOffset, clusterOffset + sphereFloats(count)),
       };
       this.cache[slot] = s;
     }
