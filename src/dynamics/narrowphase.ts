@@ -589,14 +589,16 @@ export class NarrowPhase {
     const cs = this.cur;
     const c = this.cache;
     cs.open(k);
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const rel = this.rel, R = rel.R;
+    // Set even for an empty cache: evaluate() records it as the pose the
+    // (empty) points were made at, and beginPass measures motion from it.
+    rel.set(P, Q, a, b);
     const cnt = pairs.valid[k] ? pairs.cacheCount[k]! : 0;
     if (cnt === 0) {
       cs.close();
       return;
     }
-    const a = pairs.a[k]!, b = pairs.b[k]!;
-    const rel = this.rel, R = rel.R;
-    rel.set(P, Q, a, b);
     const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
     const plane = pairs.kind[k] === PAIR_PLANE;
     const swept = pairs.swept[k] === 1;
