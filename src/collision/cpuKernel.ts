@@ -34,7 +34,7 @@
  * posed, since its points need not lie near the frame's origin.
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
-import { sampleSdf, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
+import { sdfNormal, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 export const CLUSTER_SAMPLES = 8;
@@ -276,7 +276,7 @@ export function queryRange(
           evaluated++;
           phi = sdfPhiInside(g, px, py, pz);
           if (!(phi < margin)) continue;
-          sampleSdf(g, px, py, pz, nrm);
+          sdfNormal(g, px, py, pz, nrm);
         } else {
           // Beyond the grid box: the value at the nearest point of the box
           // plus the distance to it, the normal pointing away from the box
