@@ -548,7 +548,7 @@ export class NarrowPhase {
       if (this.evalPhase[k] === ctx.phase && pairs.cacheCount[k] === 0) {
         // Its cache, kept by refresh, holds no sample: evaluating would
         // write the same no points (and make its patches be built again).
-        // A heap's neighbours whose world boxes overlap are 40 % of its pairs.
+        // (On a settled heap of boxes: 40 % of the pair evaluations between passes.)
         ctx.ensurePredicted(pairs.a[k]!);
         ctx.ensurePredicted(pairs.b[k]!);
         this.rel.set(ctx.predPos, ctx.predQuat, pairs.a[k]!, pairs.b[k]!);
