@@ -496,15 +496,10 @@ export class NarrowPhase {
     ctx.ensurePredicted(a);
     ctx.ensurePredicted(b);
     this.evaluatePair(ctx, pairs, k);
-    // evaluatePair left the relative pose it evaluated at in this.rel.
-    this.recordEvaluation(ctx, pairs, k);
-  }
-
-  /** Records that pair k's points are those of the relative pose in this.rel, at its bodies' current versions. */
-  private recordEvaluation(ctx: StepContext, pairs: PairList, k: number): void {
     this.evalPhase[k] = ctx.phase;
-    this.evalVa[k] = ctx.version[pairs.a[k]!]!;
-    this.evalVb[k] = ctx.version[pairs.b[k]!]!;
+    this.evalVa[k] = ctx.version[a]!;
+    this.evalVb[k] = ctx.version[b]!;
+    // evaluatePair left the relative pose it evaluated at in this.rel.
     const r = this.evalRef, o = REF_STRIDE * k, p = this.rel;
     r[o] = p.qx; r[o + 1] = p.qy; r[o + 2] = p.qz; r[o + 3] = p.qw;
     r[o + 4] = p.tx; r[o + 5] = p.ty; r[o + 6] = p.tz;
@@ -543,20 +538,7 @@ export class NarrowPhase {
     }
     if (dirty === 0) return;
     await this.refresh(ctx, pairs, backend, prof, d);
-    for (let k = 0; k < pairs.count; k++) {
-      if (!d[k]) continue;
-      if (this.evalPhase[k] === ctx.phase && pairs.cacheCount[k] === 0) {
-        // Its cache, kept by refresh, holds no sample: evaluating would
-        // write the same no points (and make its patches be built again).
-        // (On a settled heap of boxes: 40 % of the pair evaluations between passes.)
-        ctx.ensurePredicted(pairs.a[k]!);
-        ctx.ensurePredicted(pairs.b[k]!);
-        this.rel.set(ctx.predPos, ctx.predQuat, pairs.a[k]!, pairs.b[k]!);
-        this.recordEvaluation(ctx, pairs, k);
-        continue;
-      }
-      this.evaluate(ctx, pairs, k);
-    }
+    for (let k = 0; k < pairs.count; k++) if (d[k]) this.evaluate(ctx, pairs, k);
   }
 
   /** Every pair's points made current; returns the number of penetrating points. */
