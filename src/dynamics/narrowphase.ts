@@ -677,6 +677,68 @@ export class NarrowPhase {
     this.cacheEvaluations += evaluated;
   }
 
+  /**
+   * The closest cached sample of pair k at the predicted poses, first order as
+   * evaluatePair, if its value lies in [0, reach): `near` holds its gap, the
+   * world normal (the other body's outward normal), and the owner and the
+   * other body. Returns false when the cache holds none (the solver's gap
+   * closing, SequentialSolver.closeGap, reads it: a hovering pair has no
+   * point within the contact band, which is a fraction of a cell).
+   */
+  nearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean {
+    const cnt = pairs.valid[k] ? pairs.cacheCount[k]! : 0;
+    if (cnt === 0 || pairs.swept[k] === 1) return false;
+    const P = ctx.predPos, Q = ctx.predQuat, RW = ctx.predRot;
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const rel = this.nearRel, R = rel.R;
+    rel.set(P, Q, a, b);
+    const plane = pairs.kind[k] === PAIR_PLANE;
+    const c = this.cache;
+    const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+    let best = -1, bestPhi = reach;
+    for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
+      const side = c.side[i]!;
+      const pts = (side === 0 ? sa.samples : sb.samples).points;
+      const s = c.sample[i]!;
+      const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
+      let px: number, py: number, pz: number;
+      if (side === 0) {
+        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
+        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
+        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
+      } else {
+        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
+        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
+        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
+      }
+      const o3 = 3 * i;
+      const phi = plane
+        ? c.n0[o3]! * px + c.n0[o3 + 1]! * py + c.n0[o3 + 2]! * pz
+        : c.phi0[i]! + c.n0[o3]! * (px - c.p0[o3]!) + c.n0[o3 + 1]! * (py - c.p0[o3 + 1]!) + c.n0[o3 + 2]! * (pz - c.p0[o3 + 2]!);
+      if (phi >= 0 && phi < bestPhi) {
+        bestPhi = phi;
+        best = i;
+      }
+    }
+    if (best < 0) return false;
+    const side = c.side[best]!;
+    const owner = side === 0 ? a : b, other = side === 0 ? b : a;
+    const o3 = 3 * best, oo = 9 * other;
+    const nlx = c.n0[o3]!, nly = c.n0[o3 + 1]!, nlz = c.n0[o3 + 2]!;
+    const near = this.near;
+    near.gap = bestPhi;
+    near.owner = owner;
+    near.other = other;
+    near.nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
+    near.ny = RW[oo + 3]! * nlx + RW[oo + 4]! * nly + RW[oo + 5]! * nlz;
+    near.nz = RW[oo + 6]! * nlx + RW[oo + 7]! * nly + RW[oo + 8]! * nlz;
+    return true;
+  }
+
+  /** What the last nearest() call found. */
+  readonly near = { gap: 0, owner: 0, other: 0, nx: 0, ny: 0, nz: 0 };
+  private readonly nearRel = new RelPose();
+
   /** Motion of pair k's samples since its query, as computed by the last motion() call. */
   private lastMotion = 0;
 
@@ -723,7 +785,8 @@ export class NarrowPhase {
    * enough for MARGIN_STEPS steps of their relative motion (an impulse may
    * reverse an approach within the step; the rest carries the cache into the
    * next step), within [MIN_MARGIN_CELLS, MAX_MARGIN_CELLS] cells of each
-   * field; and the motion limits those margins give (see the file comment).
+   * field but never under the band plus a step's fall |g| dt^2 (nearest());
+   * and the motion limits those margins give (see the file comment).
    */
   private chooseMargins(ctx: StepContext, pairs: PairList, k: number, ia: ShapeInfo, ib: ShapeInfo, plane: boolean, smallest = false): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
@@ -732,11 +795,16 @@ export class NarrowPhase {
     const move = smallest ? 0 : MARGIN_STEPS * ctx.dt * (bodySpeed(ctx, a, ia.radius) + bodySpeed(ctx, b, ib.radius));
     // Side 0: A's samples against B's field (a plane: B is the plane, A's cells count).
     const cell0 = plane ? ia.cell : ib.cell;
-    const m0 = Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * cell0), MAX_MARGIN_CELLS * cell0);
+    // At least a step of free fall beyond the band, whatever the cells: a
+    // pair stopped at that gap hovers, and SequentialSolver.closeGap must
+    // find the gap in the cache to close it.
+    const g = ctx.gravity;
+    const floor = band + Math.hypot(g[0], g[1], g[2]) * ctx.dt * ctx.dt;
+    const m0 = Math.max(Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * cell0), MAX_MARGIN_CELLS * cell0), floor);
     pairs.margin0[k] = m0;
     pairs.limit0[k] = plane ? m0 - band : limitOf(m0, band, ib.pad);
     if (plane) return;
-    const m1 = Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * ia.cell), MAX_MARGIN_CELLS * ia.cell);
+    const m1 = Math.max(Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * ia.cell), MAX_MARGIN_CELLS * ia.cell), floor);
     pairs.margin1[k] = m1;
     pairs.limit1[k] = limitOf(m1, band, ia.pad);
   }
