@@ -185,9 +185,14 @@ function duration(s: number): string {
   return s < 1 ? `${num(s * 1000, 3)} ms` : `${num(s, 3)} s`;
 }
 
-/** A length: millimetres below 0.1 m, metres otherwise. */
+/**
+ * A length: millimetres below 0.1 m, metres otherwise; below a picometre it
+ * is round-off (a box resting exactly on its floor ends 1e-23 m below it),
+ * printed as 0.
+ */
 function length(x: number): string {
-  return Math.abs(x) < 0.1 && x !== 0 ? `${num(x * 1000)} mm` : `${num(x)} m`;
+  if (Math.abs(x) < 1e-12) return '0 mm';
+  return Math.abs(x) < 0.1 ? `${num(x * 1000)} mm` : `${num(x)} m`;
 }
 
 /** The summary as a few aligned lines of text. */

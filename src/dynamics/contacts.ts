@@ -33,6 +33,8 @@ export class ContactSet {
   /** World unit normal (3 per contact). */
   n = new Float64Array(192);
   phi = new Float64Array(64);
+  /** The point's signed distance at the current poses (first order, as phi), where phi is at the predicted ones. */
+  gap = new Float64Array(64);
   /** The sample of body 1's shape the point is. */
   sample = new Int32Array(64);
   /** The surface area the sample stands for (samples.ts sampleAreas). */
@@ -68,7 +70,7 @@ export class ContactSet {
     this.writeAt = this.inPlace ? this.start[k]! : this.count;
   }
 
-  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, sample: number, area: number): void {
+  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, gap: number, sample: number, area: number): void {
     let i = this.writeAt + this.written;
     if (this.inPlace && this.written === this.cap[this.writing]!) {
       // The slot is full: carry what was written to the end and go on there.
@@ -86,6 +88,7 @@ export class ContactSet {
     this.n[3 * i + 1] = ny;
     this.n[3 * i + 2] = nz;
     this.phi[i] = phi;
+    this.gap[i] = gap;
     this.sample[i] = sample;
     this.area[i] = area;
     this.written++;
@@ -132,6 +135,7 @@ export class ContactSet {
     this.p.copyWithin(3 * to, 3 * from, 3 * (from + n));
     this.n.copyWithin(3 * to, 3 * from, 3 * (from + n));
     this.phi.copyWithin(to, from, from + n);
+    this.gap.copyWithin(to, from, from + n);
     this.sample.copyWithin(to, from, from + n);
     this.area.copyWithin(to, from, from + n);
     this.cap[this.writing] = 0;
@@ -145,6 +149,7 @@ export class ContactSet {
     this.p = grown(this.p, 3 * c);
     this.n = grown(this.n, 3 * c);
     this.phi = grown(this.phi, c);
+    this.gap = grown(this.gap, c);
     this.sample = grown(this.sample, c);
     this.area = grown(this.area, c);
   }

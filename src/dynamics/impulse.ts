@@ -75,7 +75,7 @@ export function normalVelocity(
 export function applyContactImpulse(
   s: ImpulseState, b1: number, b2: number,
   px: number, py: number, pz: number, nx: number, ny: number, nz: number,
-  eps: number, m: Material,
+  eps: number, m: Material, close = 0,
 ): number {
   const im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
@@ -85,9 +85,10 @@ export function applyContactImpulse(
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
   const un = ux * nx + uy * ny + uz * nz;
   // Target normal velocity: -eps u_n (restitution; a negative eps, the
-  // contact passes' ramp, stops the approach).
-  if (!(un < 0)) return 0;
-  const target = Math.max(-eps * un, 0);
+  // contact passes' ramp, stops the approach), measured from -close, the
+  // approach speed that just closes the pair's present gap this step.
+  if (!(un < -close)) return 0;
+  const target = Math.max(-eps * (un + close), 0) - close;
   const dun = target - un;
 
   K.fill(0);
@@ -383,7 +384,7 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
  */
 export function applyNormalAccumulated(
   s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, acc: Float64Array, o: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, acc: Float64Array, o: number, close = 0,
 ): number {
   const im = s.invMass, I = s.invInertiaW;
   const im1 = im[b1]!, im2 = im[b2]!;
@@ -397,7 +398,8 @@ export function applyNormalAccumulated(
   const nKn = nx * (K[0]! * nx + K[1]! * ny + K[2]! * nz) + ny * (K[3]! * nx + K[4]! * ny + K[5]! * nz) + nz * (K[6]! * nx + K[7]! * ny + K[8]! * nz);
   if (!(nKn > 0)) return 0;
   const old = acc[o]!;
-  const total = Math.max(old - un / nKn, 0);
+  // Target normal velocity -close (the approach that just closes the gap).
+  const total = Math.max(old - (un + close) / nKn, 0);
   const dj = total - old;
   if (dj === 0) return 0;
   acc[o] = total;

@@ -302,6 +302,8 @@ export class NarrowPhase {
   private evalVa = new Uint32Array(64);
   private evalVb = new Uint32Array(64);
   private readonly rel = new RelPose();
+  /** The evaluated pair's relative pose at the current (not predicted) poses, for the points' gaps. */
+  private readonly relNow = new RelPose();
   private readonly now = new RelPose();
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
@@ -482,8 +484,8 @@ export class NarrowPhase {
    * Makes pair k's contact points current for this pass: they are made when
    * the pass begins (beginPass) and then hold for the whole pass, whatever
    * impulses do to the bodies meanwhile (each pass sees one snapshot of the
-   * geometry, as the seed's iterations do). Only a pair never evaluated in
-   * this phase is evaluated here.
+   * geometry), except where shock propagation reaches a level (update).
+   * Only a pair never evaluated in this phase is evaluated here.
    */
   ensure(ctx: StepContext, pairs: PairList, k: number): void {
     if (this.evalPhase[k] === ctx.phase) return;
@@ -512,33 +514,53 @@ export class NarrowPhase {
    * again in one batched call, and then evaluated at the new predictions.
    */
   async beginPass(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile): Promise<void> {
-    const v = ctx.version;
     let dirty = 0;
     const d = this.dirty;
-    const B = ctx.bodies;
     for (let k = 0; k < pairs.count; k++) {
-      const a = pairs.a[k]!, b = pairs.b[k]!;
-      let x = this.evalPhase[k] !== ctx.phase || this.evalVa[k] !== v[a] || this.evalVb[k] !== v[b] ? 1 : 0;
-      if (x && this.evalPhase[k] === ctx.phase) {
-        // Its bodies' predictions moved: by less than EVAL_EPS_CELLS, its
-        // points would come out the same to that accuracy, and it keeps them.
-        ctx.ensurePredicted(a);
-        ctx.ensurePredicted(b);
-        this.rel.set(ctx.predPos, ctx.predQuat, a, b);
-        const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
-        this.moved(this.evalRef, REF_STRIDE * k, this.rel, ia, ib, pairs.kind[k] === PAIR_PLANE);
-        if (this.lastMotion < EVAL_EPS_CELLS * pairs.band[k]! / PATCH_BAND) {
-          this.evalVa[k] = v[a]!;
-          this.evalVb[k] = v[b]!;
-          x = 0;
-        }
-      }
+      const x = this.stale(ctx, pairs, k) ? 1 : 0;
       d[k] = x;
       dirty += x;
     }
     if (dirty === 0) return;
     await this.refresh(ctx, pairs, backend, prof, d);
     for (let k = 0; k < pairs.count; k++) if (d[k]) this.evaluate(ctx, pairs, k);
+  }
+
+  /**
+   * Makes pair k's points current within a pass, from its cached samples
+   * alone (no query): shock propagation calls it as it reaches a level, so
+   * the level sees the final velocities of the frozen levels below it
+   * (SequentialSolver.shockPass). A pair whose prediction moved past its
+   * margin's proof limit is still evaluated first order from the samples it
+   * holds (the next pass start queries it again).
+   */
+  update(ctx: StepContext, pairs: PairList, k: number): void {
+    if (this.stale(ctx, pairs, k)) this.evaluate(ctx, pairs, k);
+  }
+
+  /**
+   * Whether pair k's points are out of date: never made in this phase, or
+   * its bodies' velocities changed since and moved its prediction by
+   * EVAL_EPS_CELLS or more (below that its points would come out the same to
+   * that accuracy, and it keeps them).
+   */
+  private stale(ctx: StepContext, pairs: PairList, k: number): boolean {
+    if (this.evalPhase[k] !== ctx.phase) return true;
+    const v = ctx.version;
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    if (this.evalVa[k] === v[a] && this.evalVb[k] === v[b]) return false;
+    ctx.ensurePredicted(a);
+    ctx.ensurePredicted(b);
+    this.rel.set(ctx.predPos, ctx.predQuat, a, b);
+    const B = ctx.bodies;
+    const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
+    this.moved(this.evalRef, REF_STRIDE * k, this.rel, ia, ib, pairs.kind[k] === PAIR_PLANE);
+    if (this.lastMotion < EVAL_EPS_CELLS * pairs.band[k]! / PATCH_BAND) {
+      this.evalVa[k] = v[a]!;
+      this.evalVb[k] = v[b]!;
+      return false;
+    }
+    return true;
   }
 
   /** Every pair's points made current; returns the number of penetrating points. */
@@ -615,6 +637,8 @@ export class NarrowPhase {
     }
     const sh = this.shift;
     contactShift(P, B.pos, B.invMass, a, b, sh);
+    const now = this.relNow, RN = now.R;
+    now.set(B.pos, B.quat, a, b);
     const band = pairs.band[k]!;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
     let evaluated = 0;
@@ -668,10 +692,23 @@ export class NarrowPhase {
         // always kept.
         if (mx * nx + my * ny + mz * nz > 0 && phi > -(side === 0 ? ib.cell : ia.cell)) continue;
       }
+      // The same sample's value at the current poses (the contact phase
+      // lets an approach close this gap: SequentialSolver.resolvePair).
+      let gx: number, gy: number, gz: number;
+      if (side === 0) {
+        gx = RN[0]! * lx + RN[1]! * ly + RN[2]! * lz + now.tx;
+        gy = RN[3]! * lx + RN[4]! * ly + RN[5]! * lz + now.ty;
+        gz = RN[6]! * lx + RN[7]! * ly + RN[8]! * lz + now.tz;
+      } else {
+        gx = RN[0]! * lx + RN[3]! * ly + RN[6]! * lz + now.ux;
+        gy = RN[1]! * lx + RN[4]! * ly + RN[7]! * lz + now.uy;
+        gz = RN[2]! * lx + RN[5]! * ly + RN[8]! * lz + now.uz;
+      }
+      const gap = plane ? nlx * gx + nly * gy + nlz * gz : c.phi0[i]! + nlx * (gx - c.p0[o3]!) + nly * (gy - c.p0[o3 + 1]!) + nlz * (gz - c.p0[o3 + 2]!);
       const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
       const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
       const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
-      cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, s, samples.areas ? samples.areas[s]! : 1);
+      cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, gap, s, samples.areas ? samples.areas[s]! : 1);
     }
     cs.close();
     this.cacheEvaluations += evaluated;

@@ -33,6 +33,8 @@ export interface Contacts {
   readonly cur: ContactSet;
   /** Makes pair k's points in `cur` current. */
   ensure(ctx: StepContext, pairs: PairList, k: number): void;
+  /** Makes pair k's points current at the present velocities, within a pass (NarrowPhase.update). */
+  update(ctx: StepContext, pairs: PairList, k: number): void;
   /** Pair k's closest non-penetrating point within `reach`, into `near` (NarrowPhase.nearest). */
   nearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean;
   readonly near: { gap: number; owner: number; other: number; nx: number; ny: number; nz: number };
@@ -195,6 +197,9 @@ export class SequentialSolver {
       if (jointLevels) this.jointPass(ctx, c, Math.max(0, curLevel), L, true);
       this.freezeBelow(ctx, L);
       curLevel = L;
+      // The levels below are final now: this level's pairs see them where
+      // they will be, not where the pass's snapshot had them.
+      for (let o = g; o < e; o++) con.update(ctx, pairs, order[o]!);
       for (let sweep = 0; sweep < SHOCK_SWEEPS; sweep++) {
         let changed = false;
         for (let o = g; o < e; o++) if (this.resolvePairAccumulated(ctx, pairs, con, order[o]!)) changed = true;
@@ -416,17 +421,21 @@ export class SequentialSolver {
       // the rings' axis, set whole ring stacks rocking.
       const flat = pc.flat[q] === PATCH_FLAT;
       if (flat) for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
+      // The contact passes let an approach close the pair's present gap
+      // (a body stops on its support, not wherever its prediction first
+      // penetrates it); collisions bounce where the seed says.
+      const close = useOwn ? 0 : Math.max(cs.gap[i]!, 0) / ctx.dt;
       if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
-        if (!(un < -ROUNDOFF_SPEED)) continue;
-        const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * un, 0), m.friction, spread);
+        if (!(un < -close - ROUNDOFF_SPEED)) continue;
+        const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * (un + close), 0) - close, m.friction, spread);
         if (fs > 0) {
           if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad);
           any = true;
           continue;
         }
       }
-      const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m);
+      const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m, close);
       if (jn === 0) continue;
       any = true;
       let jt = lastImpulse.jt, load = 0;
@@ -497,7 +506,8 @@ export class SequentialSolver {
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS, s = q * ACC_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-      const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s);
+      const close = Math.max(cs.gap[i]!, 0) / ctx.dt;
+      const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
       const jn = acc[s]!;
       // Only a flat patch (a face or a line) draws on the spare: a point
       // patch holds no torque, and a spin patch given the spare held ring
