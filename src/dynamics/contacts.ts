@@ -35,6 +35,10 @@ export class ContactSet {
   phi = new Float64Array(64);
   /** The point's signed distance at the current poses (first order, as phi), where phi is at the predicted ones. */
   gap = new Float64Array(64);
+  /** The point's signed distance at the predicted poses (equal to phi where points are made there). */
+  pred = new Float64Array(64);
+  /** 1 where the point (and its normal and phi) is at the current poses, 0 at the predicted ones. */
+  now = new Uint8Array(64);
   /** The sample of body 1's shape the point is. */
   sample = new Int32Array(64);
   /** The surface area the sample stands for (samples.ts sampleAreas). */
@@ -70,7 +74,7 @@ export class ContactSet {
     this.writeAt = this.inPlace ? this.start[k]! : this.count;
   }
 
-  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, gap: number, sample: number, area: number): void {
+  push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, gap: number, sample: number, area: number, pred = phi, now = 0): void {
     let i = this.writeAt + this.written;
     if (this.inPlace && this.written === this.cap[this.writing]!) {
       // The slot is full: carry what was written to the end and go on there.
@@ -89,6 +93,8 @@ export class ContactSet {
     this.n[3 * i + 2] = nz;
     this.phi[i] = phi;
     this.gap[i] = gap;
+    this.pred[i] = pred;
+    this.now[i] = now;
     this.sample[i] = sample;
     this.area[i] = area;
     this.written++;
@@ -136,6 +142,8 @@ export class ContactSet {
     this.n.copyWithin(3 * to, 3 * from, 3 * (from + n));
     this.phi.copyWithin(to, from, from + n);
     this.gap.copyWithin(to, from, from + n);
+    this.pred.copyWithin(to, from, from + n);
+    this.now.copyWithin(to, from, from + n);
     this.sample.copyWithin(to, from, from + n);
     this.area.copyWithin(to, from, from + n);
     this.cap[this.writing] = 0;
@@ -150,6 +158,8 @@ export class ContactSet {
     this.n = grown(this.n, 3 * c);
     this.phi = grown(this.phi, c);
     this.gap = grown(this.gap, c);
+    this.pred = grown(this.pred, c);
+    this.now = grown(this.now, c);
     this.sample = grown(this.sample, c);
     this.area = grown(this.area, c);
   }

@@ -53,9 +53,19 @@
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
+ *
+ * With solver.contactPose "current" (opt-in), the contact phase takes a
+ * touching pair's samples within a band of its closest one *where they are
+ * now*: the point at the current poses, the other field's value and gradient
+ * there (looked up, not first order), and that value as the depth
+ * (ContactSet.now; patches.ts leads with them). On a curved support the
+ * predicted pose's normal leans back by v dt / rho, a drag (docs/DESIGN.md 4,
+ * "Ball in a bowl"). The pair's other samples stay at the predicted pose: a
+ * sample ahead of a rolling contact moves on a circle, and holding it to a
+ * straight-line approach brakes the roll.
  */
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
-import type { SdfGrid } from '../sdf/grid.ts';
+import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { sortIndicesByKey } from '../util/sort.ts';
 import { contactShift, ContactSet } from './contacts.ts';
@@ -307,6 +317,8 @@ export class NarrowPhase {
   private readonly now = new RelPose();
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
+  private readonly curRot = new Float64Array(18);
+  private readonly gradScratch = new Float64Array(3);
   /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
   /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
@@ -637,11 +649,39 @@ export class NarrowPhase {
     }
     const sh = this.shift;
     contactShift(P, B.pos, B.invMass, a, b, sh);
-    const now = this.relNow, RN = now.R;
+    const now = this.relNow;
     now.set(B.pos, B.quat, a, b);
+    // solver.contactPose "current": in the contact phase, the points of a
+    // touching pair where it touches now (see the class comment).
+    const current = ctx.settings.contactPose === 'current' && !swept && ctx.predH > 0 && !ctx.predGravity && ctx.settings.contactSolver === 'sequential';
+    if (current && stop !== Infinity) {
+      // The current poses moved from the query too: stop past either motion.
+      const s0 = stop;
+      this.motion(pairs, k, now, ia, ib, plane);
+      stop = Math.max(s0, pairs.band[k]! + this.lastMotion);
+      if (!(stop <= sortCutoff(pairs, k))) stop = Infinity;
+    }
+    const CR = this.curRot;
+    if (current) { quatToRot(B.quat, a, CR, 0); quatToRot(B.quat, b, CR, 9); }
+    const gn = this.gradScratch;
     const band = pairs.band[k]!;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
     let evaluated = 0;
+    // At the current poses: the points within a band of the pair's closest
+    // (when that one touches); the rest at the predicted ones.
+    let nowBelow = -Infinity;
+    if (current) {
+      let minGap = Infinity;
+      for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
+        if (c.phi0[i]! > stop) break;
+        const side = c.side[i]!;
+        const s = c.sample[i]!;
+        const pts = (side === 0 ? sa : sb).samples.points;
+        const g = gapNow(c, i, side, pts[4 * s]!, pts[4 * s + 1]!, pts[4 * s + 2]!, now, plane, gn);
+        if (g < minGap) minGap = g;
+      }
+      if (minGap < band) nowBelow = minGap + band;
+    }
     for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
       if (c.phi0[i]! > stop) break;
       const side = c.side[i]!;
@@ -669,11 +709,11 @@ export class NarrowPhase {
         // The plane's normal, in its own frame, is the cached one.
         nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
         phi = nlx * px + nly * py + nlz * pz;
-        if (!(phi < band)) continue;
+        if (!(phi < band) && !current) continue;
       } else {
         nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
         phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
-        if (!(phi < band)) continue;
+        if (!(phi < band) && !current) continue;
       }
       const oo = 9 * other, ow = 9 * owner;
       const nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
@@ -694,17 +734,32 @@ export class NarrowPhase {
       }
       // The same sample's value at the current poses (the contact phase
       // lets an approach close this gap: SequentialSolver.resolvePair).
-      let gx: number, gy: number, gz: number;
-      if (side === 0) {
-        gx = RN[0]! * lx + RN[1]! * ly + RN[2]! * lz + now.tx;
-        gy = RN[3]! * lx + RN[4]! * ly + RN[5]! * lz + now.ty;
-        gz = RN[6]! * lx + RN[7]! * ly + RN[8]! * lz + now.tz;
-      } else {
-        gx = RN[0]! * lx + RN[3]! * ly + RN[6]! * lz + now.ux;
-        gy = RN[1]! * lx + RN[4]! * ly + RN[7]! * lz + now.uy;
-        gz = RN[2]! * lx + RN[5]! * ly + RN[8]! * lz + now.uz;
+      let gap = gapNow(c, i, side, lx, ly, lz, now, plane, gn);
+      if (current && !(gap < nowBelow) && !(phi < band)) continue;
+      if (gap < nowBelow) {
+        let clx = nlx, cly = nly, clz = nlz;
+        if (!plane) {
+          // The field itself at the sample's current position: the cached
+          // first-order value and normal belong to where the query found
+          // it, up to REQUERY_CELLS away, and a curved field's normal there
+          // leans by that motion over its radius (forward once the body has
+          // passed it, which pumps energy in).
+          const g = (side === 0 ? sb : sa).sdf;
+          if (g) {
+            const v = sampleSdf(g, gn[0]!, gn[1]!, gn[2]!, gn);
+            if (v !== OUTSIDE_DISTANCE) { gap = v; clx = gn[0]!; cly = gn[1]!; clz = gn[2]!; }
+          }
+        }
+        const ro = side === 0 ? 9 : 0, rw = side === 0 ? 0 : 9;
+        const cx = CR[ro]! * clx + CR[ro + 1]! * cly + CR[ro + 2]! * clz;
+        const cy = CR[ro + 3]! * clx + CR[ro + 4]! * cly + CR[ro + 5]! * clz;
+        const cz = CR[ro + 6]! * clx + CR[ro + 7]! * cly + CR[ro + 8]! * clz;
+        const qx = B.pos[3 * owner]! + CR[rw]! * lx + CR[rw + 1]! * ly + CR[rw + 2]! * lz;
+        const qy = B.pos[3 * owner + 1]! + CR[rw + 3]! * lx + CR[rw + 4]! * ly + CR[rw + 5]! * lz;
+        const qz = B.pos[3 * owner + 2]! + CR[rw + 6]! * lx + CR[rw + 7]! * ly + CR[rw + 8]! * lz;
+        cs.push(owner, other, qx, qy, qz, cx, cy, cz, gap, gap, s, samples.areas ? samples.areas[s]! : 1, phi, 1);
+        continue;
       }
-      const gap = plane ? nlx * gx + nly * gy + nlz * gz : c.phi0[i]! + nlx * (gx - c.p0[o3]!) + nly * (gy - c.p0[o3 + 1]!) + nlz * (gz - c.p0[o3 + 2]!);
       const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
       const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
       const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
@@ -896,6 +951,38 @@ export class NarrowPhase {
 }
 
 /** Motion limit of a side queried with margin m (see the file comment). */
+/**
+ * Cached sample i (local point l, of the pair's body a when side is 0) at the
+ * current relative pose `now`: its position in the other body's frame to
+ * out[0..2], and its value there, first order from the query (exact for a
+ * plane).
+ */
+function gapNow(c: SampleCache, i: number, side: number, lx: number, ly: number, lz: number, now: RelPose, plane: boolean, out: Float64Array): number {
+  const R = now.R;
+  let gx: number, gy: number, gz: number;
+  if (side === 0) {
+    gx = R[0]! * lx + R[1]! * ly + R[2]! * lz + now.tx;
+    gy = R[3]! * lx + R[4]! * ly + R[5]! * lz + now.ty;
+    gz = R[6]! * lx + R[7]! * ly + R[8]! * lz + now.tz;
+  } else {
+    gx = R[0]! * lx + R[3]! * ly + R[6]! * lz + now.ux;
+    gy = R[1]! * lx + R[4]! * ly + R[7]! * lz + now.uy;
+    gz = R[2]! * lx + R[5]! * ly + R[8]! * lz + now.uz;
+  }
+  out[0] = gx; out[1] = gy; out[2] = gz;
+  const o3 = 3 * i, n = c.n0;
+  if (plane) return n[o3]! * gx + n[o3 + 1]! * gy + n[o3 + 2]! * gz;
+  return c.phi0[i]! + n[o3]! * (gx - c.p0[o3]!) + n[o3 + 1]! * (gy - c.p0[o3 + 1]!) + n[o3 + 2]! * (gz - c.p0[o3 + 2]!);
+}
+
+/** Body i's world rotation matrix (row major) from its quaternion, to out[o..o+8]. */
+function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): void {
+  const x = q[4 * i]!, y = q[4 * i + 1]!, z = q[4 * i + 2]!, w = q[4 * i + 3]!;
+  out[o] = 1 - 2 * (y * y + z * z); out[o + 1] = 2 * (x * y - z * w); out[o + 2] = 2 * (x * z + y * w);
+  out[o + 3] = 2 * (x * y + z * w); out[o + 4] = 1 - 2 * (x * x + z * z); out[o + 5] = 2 * (y * z - x * w);
+  out[o + 6] = 2 * (x * z - y * w); out[o + 7] = 2 * (y * z + x * w); out[o + 8] = 1 - 2 * (x * x + y * y);
+}
+
 function limitOf(m: number, band: number, pad: number): number {
   return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
 }

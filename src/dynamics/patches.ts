@@ -124,9 +124,19 @@ export class PatchBuilder {
    */
   nextLeader(cs: ContactSet, s: number, e: number): number {
     // (s, e): the pair's points [cs.start[k], cs.end[k]).
+    // Points at the current poses first (the contact as it is: each leads
+    // whether or not it penetrates), then the penetrating predicted ones.
     let best = -1;
-    let bestPhi = 0;
-    const handled = this.handled, phi = cs.phi;
+    let bestPhi = Infinity;
+    const handled = this.handled, phi = cs.phi, now = cs.now, pred = cs.pred;
+    for (let i = s; i < e; i++) {
+      if (!handled[i - s] && now[i] === 1 && phi[i]! < bestPhi && (phi[i]! < 0 || pred[i]! < 0)) {
+        bestPhi = phi[i]!;
+        best = i;
+      }
+    }
+    if (best >= 0) return best;
+    bestPhi = 0;
     for (let i = s; i < e; i++) {
       if (!handled[i - s] && phi[i]! < bestPhi) {
         bestPhi = phi[i]!;
@@ -153,7 +163,7 @@ export class PatchBuilder {
     let m = 0;
     let nx = 0, ny = 0, nz = 0;
     for (let j = s; j < e; j++) {
-      if (handled[j - s] || cs.phi[j]! > limit) continue;
+      if (handled[j - s] || cs.phi[j]! > limit || cs.now[j] !== cs.now[i]) continue;
       const sign = cs.b1[j] === b1 ? 1 : -1;
       const mx = sign * cs.n[3 * j]!, my = sign * cs.n[3 * j + 1]!, mz = sign * cs.n[3 * j + 2]!;
       if (j !== i && mx * lnx + my * lny + mz * lnz < PATCH_COS) continue;
@@ -233,10 +243,20 @@ export class PatchBuilder {
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
       const f = cs.phi[j]!;
-      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 ? 1 : 0;
+      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 || cs.pred[j]! < 0 ? 1 : 0;
       this.mw[k] = w;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
+    }
+    if (!(wsum > 0)) {
+      // A face none of whose points penetrates (points at the current poses): all alike.
+      px = py = pz = 0;
+      for (let k = 0; k < m; k++) {
+        const j = members[k]!;
+        this.mw[k] = 1;
+        px += lp[3 * j]!; py += lp[3 * j + 1]!; pz += lp[3 * j + 2]!;
+      }
+      wsum = m;
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
     if (cnt < 3 || !(l1 > 0)) {

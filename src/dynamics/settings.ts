@@ -8,6 +8,15 @@ export interface SolverSettings {
   scheme: 'separated' | 'standard';
   /** "sequential": the seed's contact iterations and shock propagation; "pgs": projected Gauss-Seidel (pgs.ts). */
   contactSolver: 'sequential' | 'pgs';
+  /**
+   * Where the contact phase takes a touching pair's points, normals and
+   * depths: "predicted" (the seed: at x' = x + dt v) or "current" (where the
+   * pair touches now, the rest of its points at the predicted poses;
+   * narrowphase.ts). Experimental: "current" keeps a ball rolling in a bowl
+   * (the predicted normal on a curved support is a drag), but stacks do not
+   * yet all settle as they do with "predicted" (docs/DESIGN.md 4).
+   */
+  contactPose: 'predicted' | 'current';
   collisionIterations: number;
   contactIterations: number;
   jointIterations: number;

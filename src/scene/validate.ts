@@ -44,6 +44,7 @@ export const MAX_DT = 0.1;
 export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   scheme: 'separated',
   contactSolver: 'sequential',
+  contactPose: 'predicted',
   collisionIterations: 5,
   contactIterations: 10,
   jointIterations: 10,
@@ -513,6 +514,7 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
   return {
     scheme: r.choice(o, path, 'scheme', ['separated', 'standard'] as const, d.scheme),
     contactSolver: r.choice(o, path, 'contactSolver', ['sequential', 'pgs'] as const, d.contactSolver),
+    contactPose: r.choice(o, path, 'contactPose', ['predicted', 'current'] as const, d.contactPose),
     collisionIterations: r.num(o, path, 'collisionIterations', d.collisionIterations, ITERATIONS),
     contactIterations: r.num(o, path, 'contactIterations', d.contactIterations, ITERATIONS),
     jointIterations: r.num(o, path, 'jointIterations', d.jointIterations, ITERATIONS),
