@@ -950,7 +950,6 @@ export class NarrowPhase {
   }
 }
 
-/** Motion limit of a side queried with margin m (see the file comment). */
 /**
  * Cached sample i (local point l, of the pair's body a when side is 0) at the
  * current relative pose `now`: its position in the other body's frame to
@@ -983,6 +982,7 @@ function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): vo
   out[o + 6] = 2 * (x * z - y * w); out[o + 7] = 2 * (y * z + x * w); out[o + 8] = 1 - 2 * (x * x + y * y);
 }
 
+/** Motion limit of a side queried with margin m (see the file comment). */
 function limitOf(m: number, band: number, pad: number): number {
   return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
 }

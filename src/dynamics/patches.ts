@@ -123,27 +123,26 @@ export class PatchBuilder {
    * equal depths), or -1 when none is left.
    */
   nextLeader(cs: ContactSet, s: number, e: number): number {
-    // (s, e): the pair's points [cs.start[k], cs.end[k]).
-    // Points at the current poses first (the contact as it is: each leads
-    // whether or not it penetrates), then the penetrating predicted ones.
-    let best = -1;
-    let bestPhi = Infinity;
+    // (s, e): the pair's points [cs.start[k], cs.end[k]). Points taken at
+    // the current poses (ContactSet.now) lead first, each that penetrates
+    // now or at the prediction; then the penetrating predicted ones.
+    let best = -1, bestNow = -1;
+    let bestPhi = 0, bestNowPhi = Infinity;
     const handled = this.handled, phi = cs.phi, now = cs.now, pred = cs.pred;
     for (let i = s; i < e; i++) {
-      if (!handled[i - s] && now[i] === 1 && phi[i]! < bestPhi && (phi[i]! < 0 || pred[i]! < 0)) {
-        bestPhi = phi[i]!;
+      if (handled[i - s]) continue;
+      const f = phi[i]!;
+      if (now[i] === 1) {
+        if (f < bestNowPhi && (f < 0 || pred[i]! < 0)) {
+          bestNowPhi = f;
+          bestNow = i;
+        }
+      } else if (f < bestPhi) {
+        bestPhi = f;
         best = i;
       }
     }
-    if (best >= 0) return best;
-    bestPhi = 0;
-    for (let i = s; i < e; i++) {
-      if (!handled[i - s] && phi[i]! < bestPhi) {
-        bestPhi = phi[i]!;
-        best = i;
-      }
-    }
-    return best;
+    return bestNow >= 0 ? bestNow : best;
   }
 
   /**
@@ -247,16 +246,6 @@ export class PatchBuilder {
       this.mw[k] = w;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
-    }
-    if (!(wsum > 0)) {
-      // A face none of whose points penetrates (points at the current poses): all alike.
-      px = py = pz = 0;
-      for (let k = 0; k < m; k++) {
-        const j = members[k]!;
-        this.mw[k] = 1;
-        px += lp[3 * j]!; py += lp[3 * j + 1]!; pz += lp[3 * j + 2]!;
-      }
-      wsum = m;
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
     if (cnt < 3 || !(l1 > 0)) {
