@@ -47,6 +47,12 @@ export const TORQUE_BAND = 0.02;
  * (PatchBuilder.spinRadius).
  */
 const SPIN_OFFSET = 0.5;
+/**
+ * Cells within which the gaps of a face's points taken at the current poses
+ * count as one (the face lies flat: PatchBuilder.gap); the position
+ * correction's slop.
+ */
+const FLAT_GAP = 0.002;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
 /** Floats of a patch's extent (PatchBuilder.spread). */
@@ -103,6 +109,12 @@ export class PatchBuilder {
    * depth the position correction reads.
    */
   leader = -1;
+  /**
+   * The gap at the current poses whose closing the contact passes allow the
+   * patch: its leader's, or for a face taken at the current poses, at its
+   * centre (build).
+   */
+  gap = 0;
   /** The step context, for the members' crease tensors and their owners' rotations (sharp()); set by PatchCache. */
   ctx: StepContext | null = null;
 
@@ -177,6 +189,7 @@ export class PatchBuilder {
     this.flat = false;
     this.spinOnly = false;
     this.leader = i;
+    this.gap = cs.gap[i]!;
     const lp = cs.p;
     if (m === 1) {
       this.px = lp[3 * i]!; this.py = lp[3 * i + 1]!; this.pz = lp[3 * i + 2]!;
@@ -242,12 +255,35 @@ export class PatchBuilder {
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
       const f = cs.phi[j]!;
-      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : f < 0 || cs.pred[j]! < 0 ? 1 : 0;
+      // A face's points taken at the current poses weigh where they press
+      // at the prediction (a face tipping over an edge is pushed there).
+      const w = curvedPatch ? ((limit - f) / band) * cs.area[j]! : (cs.now[j] === 1 ? cs.pred[j]! < 0 : f < 0) ? 1 : 0;
       this.mw[k] = w;
       px += w * lp[3 * j]!; py += w * lp[3 * j + 1]!; pz += w * lp[3 * j + 2]!;
       wsum += w;
     }
+    if (!(wsum > 0)) {
+      // A face taken now that penetrates now but is not pressed at the
+      // prediction: its leader's point.
+      for (let k = 0; k < m; k++) this.mw[k] = members[k] === i ? 1 : 0;
+      px = lp[3 * i]!; py = lp[3 * i + 1]!; pz = lp[3 * i + 2]!; wsum = 1;
+    }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
+    // A face taken at the current poses that lies flat on the other (its
+    // points' gaps within FLAT_GAP cells): its gap where it is pushed, the
+    // mean of its points' (a face tilted by a micro-radian on the one below
+    // would otherwise close only its lowest point's gap and hover). A face
+    // tipping over an edge keeps its lowest point's.
+    if (!curvedPatch && cs.now[i] === 1) {
+      let gs = 0, hi = -Infinity;
+      for (let k = 0; k < m; k++) {
+        if (this.mw[k] === 0) continue;
+        const g = cs.gap[members[k]!]!;
+        gs += g;
+        if (g > hi) hi = g;
+      }
+      if (hi - this.gap <= FLAT_GAP * cell) this.gap = gs / wsum;
+    }
     if (cnt < 3 || !(l1 > 0)) {
       this.spinRadius(cs, m, i, t);
       return;
@@ -435,8 +471,10 @@ export class PatchBuilder {
   }
 }
 
-/** Floats per stored patch: centre (3), normal (3), extent (SPREAD_FLOATS: see PatchBuilder.spread). */
-const PATCH_FLOATS = 6 + SPREAD_FLOATS;
+/** Floats per stored patch: centre (3), normal (3), extent (SPREAD_FLOATS: see PatchBuilder.spread), gap (PatchBuilder.gap, at PATCH_GAP). */
+const PATCH_FLOATS = 7 + SPREAD_FLOATS;
+/** Offset of a stored patch's gap. */
+export const PATCH_GAP = 6 + SPREAD_FLOATS;
 
 /**
  * The patches of every pair, kept until the pair's points change: a pair's
@@ -451,7 +489,7 @@ export class PatchCache {
   /** Patches of pair k: [first[k], last[k]). */
   first = new Int32Array(2);
   last = new Int32Array(2);
-  /** Per patch: PATCH_FLOATS floats (centre, normal, spread), what torque it holds (PATCH_POINT/FLAT/SPIN), its leader point. */
+  /** Per patch: PATCH_FLOATS floats (centre, normal, spread, gap), what torque it holds (PATCH_POINT/FLAT/SPIN), its leader point. */
   data = new Float64Array(64 * PATCH_FLOATS);
   flat = new Uint8Array(64);
   leader = new Int32Array(64);
@@ -502,6 +540,7 @@ export class PatchCache {
         d[o] = pb.px; d[o + 1] = pb.py; d[o + 2] = pb.pz;
         d[o + 3] = pb.nx; d[o + 4] = pb.ny; d[o + 5] = pb.nz;
         for (let j = 0; j < SPREAD_FLOATS; j++) d[o + 6 + j] = pb.spread[j]!;
+        d[o + PATCH_GAP] = pb.gap;
         this.scratchFlat[m] = pb.flat ? PATCH_FLAT : pb.spinOnly ? PATCH_SPIN : PATCH_POINT;
         this.scratchLeader[m] = pb.leader;
         m++;

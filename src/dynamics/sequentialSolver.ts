@@ -24,7 +24,7 @@ import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import type { Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
-import { PATCH_FLAT, PATCH_FLOATS, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
+import { PATCH_FLAT, PATCH_FLOATS, PATCH_GAP, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
 import type { StepContext } from './stepContext.ts';
 
@@ -424,7 +424,7 @@ export class SequentialSolver {
       // The contact passes let an approach close the pair's present gap
       // (a body stops on its support, not wherever its prediction first
       // penetrates it); collisions bounce where the seed says.
-      const close = useOwn ? 0 : Math.max(cs.gap[i]!, 0) / ctx.dt;
+      const close = useOwn ? 0 : Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
@@ -506,7 +506,7 @@ export class SequentialSolver {
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS, s = q * ACC_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
-      const close = Math.max(cs.gap[i]!, 0) / ctx.dt;
+      const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
       const jn = acc[s]!;
       // Only a flat patch (a face or a line) draws on the spare: a point

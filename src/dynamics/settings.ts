@@ -12,9 +12,9 @@ export interface SolverSettings {
    * Where the contact phase takes a touching pair's points, normals and
    * depths: "predicted" (the seed: at x' = x + dt v) or "current" (where the
    * pair touches now, the rest of its points at the predicted poses;
-   * narrowphase.ts). Experimental: "current" keeps a ball rolling in a bowl
-   * (the predicted normal on a curved support is a drag), but stacks do not
-   * yet all settle as they do with "predicted" (docs/DESIGN.md 4).
+   * narrowphase.ts; pairs with a static body only). "current" keeps a ball
+   * rolling in a bowl (the predicted normal on a curved support is a drag);
+   * ring stacks take longer to fall asleep with it (docs/DESIGN.md 4).
    */
   contactPose: 'predicted' | 'current';
   collisionIterations: number;

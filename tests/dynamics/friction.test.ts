@@ -59,11 +59,11 @@ describe('friction on an incline', () => {
  * degrees. The box stands on a thick slab (a box shape) at 60 Hz, where the
  * face's torque and its friction are one coupled impulse (applyFlatStick).
  */
-function tallBoxOnSlope(deg: number) {
+function tallBoxOnSlope(deg: number, contactPose: 'predicted' | 'current' = 'predicted') {
   const th = (deg * Math.PI) / 180;
   const h = 0.1 + 0.5 + 1e-4;
   return {
-    format: FORMAT, dt: 1 / 60, sleep: false,
+    format: FORMAT, dt: 1 / 60, sleep: false, solver: { contactPose },
     shapes: { slab: { type: 'box', size: [4, 0.2, 1.5], sdf: { cells: 64 } }, tall: { type: 'box', size: [0.5, 1, 0.5], sdf: { cells: 24 } } },
     bodies: [
       { name: 'slab', shape: 'slab', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: 0.8, restitution: 0 },
@@ -73,8 +73,8 @@ function tallBoxOnSlope(deg: number) {
 }
 
 /** The tall box's tilt off the slope (degrees, positive downhill) after 3 s on a `deg` slope. */
-async function tiltAfter(deg: number, backend: BackendKind): Promise<number> {
-  const w = await queryWorld(tallBoxOnSlope(deg), backend);
+async function tiltAfter(deg: number, backend: BackendKind, contactPose: 'predicted' | 'current' = 'predicted'): Promise<number> {
+  const w = await queryWorld(tallBoxOnSlope(deg, contactPose), backend);
   await run(w, 180);
   const q = w.bodies.quat;
   return (2 * Math.atan2(q[6]!, q[7]!) * 180) / Math.PI - deg;
@@ -90,4 +90,12 @@ describe('tipping on a slope (both backends)', () => {
       expect(await tiltAfter(critical + 1, backend)).toBeGreaterThan(60);
     });
   }
+  it('cpu, contacts at the current pose: the same box stands 1 degree below and tips 1 degree above', async () => {
+    // A face taken where it touches now is pushed where it presses at the
+    // prediction (its downhill side once it tips), not at its middle: with
+    // the middle, it stood 1 degree above the critical slope too.
+    const critical = (Math.atan(0.5) * 180) / Math.PI;
+    expect(Math.abs(await tiltAfter(critical - 1, 'cpu', 'current'))).toBeLessThan(0.05);
+    expect(await tiltAfter(critical + 1, 'cpu', 'current')).toBeGreaterThan(60);
+  });
 });
