@@ -54,7 +54,7 @@
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
  *
- * With solver.contactPose "current" (opt-in), the contact phase takes a
+ * With solver.contactPose "current" (the default), the contact phase takes a
  * touching pair's samples within a band of its closest one *where they are
  * now*: the point at the current poses, the other field's value and gradient
  * there (looked up, not first order), and that value as the depth

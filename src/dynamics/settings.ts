@@ -10,11 +10,11 @@ export interface SolverSettings {
   contactSolver: 'sequential' | 'pgs';
   /**
    * Where the contact phase takes a touching pair's points, normals and
-   * depths: "predicted" (the seed: at x' = x + dt v) or "current" (where the
-   * pair touches now, the rest of its points at the predicted poses;
-   * narrowphase.ts; pairs with a static body only). "current" keeps a ball
-   * rolling in a bowl (the predicted normal on a curved support is a drag);
-   * ring stacks take longer to fall asleep with it (docs/DESIGN.md 4).
+   * depths: "current", the default (where the pair touches now, the rest of
+   * its points at the predicted poses; narrowphase.ts; pairs with a static
+   * body only), or "predicted" (the seed: at x' = x + dt v). "current" keeps
+   * a ball swinging in a bowl (the predicted normal on a curved support is a
+   * drag: docs/DESIGN.md 4).
    */
   contactPose: 'predicted' | 'current';
   collisionIterations: number;

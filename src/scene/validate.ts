@@ -44,7 +44,7 @@ export const MAX_DT = 0.1;
 export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   scheme: 'separated',
   contactSolver: 'sequential',
-  contactPose: 'predicted',
+  contactPose: 'current',
   collisionIterations: 5,
   contactIterations: 10,
   jointIterations: 10,

@@ -87,7 +87,7 @@ describe('the built-in rings scene', () => {
     }
   });
 
-  it('20 rings on one peg come to rest and fall asleep within 4 s', async () => {
+  it('20 rings on one peg come to rest and fall asleep within 5 s', async () => {
     // Shock propagation used to end every step with each ring rocking a
     // little on the ring below (one-shot impulses can only add, so stopping
     // one side of a ring lifted the other): the stack jittered at ~0.1 m/s
@@ -96,8 +96,12 @@ describe('the built-in rings scene', () => {
     // spin held between rings: patches.ts spinRadius), and each ring's slow
     // creep restarted the island's clock every few seconds (one stillness
     // ball per body: islands.ts), so it slept at 6.4 s, or never.
+    // When a stack settles is chaotic: one-peg stacks of 16-24 rings fall
+    // asleep between 2.1 and 5.0 s, with contacts at the predicted pose as
+    // with contacts where the rings touch the peg now (this one at 3.9 s,
+    // 3.0 s predicted; docs/DESIGN.md 4).
     const w = await builtinWorld('rings', { rings: 20, pegs: 1 });
-    await run(w, 400);
+    await run(w, 500);
     const peg = pos(w, 'peg0');
     let asleep = 0;
     for (let i = 0; i < 20; i++) {

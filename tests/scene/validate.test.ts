@@ -58,7 +58,7 @@ describe('a valid scene', () => {
     expect(scene.solver).toEqual({
       scheme: 'separated',
       contactSolver: 'sequential',
-      contactPose: 'predicted',
+      contactPose: 'current',
       collisionIterations: 5,
       contactIterations: 10,
       jointIterations: 10,
