@@ -323,6 +323,8 @@ export class NarrowPhase {
   private readonly now = new RelPose();
   /** The other field's normal at a point's predicted position (evaluatePair, solver.contactPose "current"). */
   private readonly predGrad = new Float64Array(3);
+  /** Per cached sample of the pair being evaluated: its gap at the current poses (solver.contactPose "current"). */
+  private gaps = new Float64Array(64);
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
@@ -679,14 +681,19 @@ export class NarrowPhase {
     // At the current poses: the points within a band of the pair's closest
     // (when that one touches); the rest at the predicted ones.
     let nowBelow = -Infinity;
+    const start = pairs.cacheStart[k]!;
+    // Each sample's gap, kept for the loop below (it looks at the same samples).
+    let gaps = this.gaps;
     if (current) {
+      if (gaps.length < cnt) gaps = this.gaps = new Float64Array(2 * cnt);
       let minGap = Infinity;
-      for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
+      for (let i = start, e = i + cnt; i < e; i++) {
         if (c.phi0[i]! > stop) break;
         const side = c.side[i]!;
         const s = c.sample[i]!;
         const pts = (side === 0 ? sa : sb).samples.points;
         const g = gapNow(c, i, side, pts[4 * s]!, pts[4 * s + 1]!, pts[4 * s + 2]!, now, plane, gn);
+        gaps[i - start] = g;
         if (g < minGap) minGap = g;
       }
       if (minGap < band) nowBelow = minGap + band;
@@ -714,16 +721,12 @@ export class NarrowPhase {
       let phi: number;
       let nlx: number, nly: number, nlz: number;
       const o3 = 3 * i;
-      if (plane) {
-        // The plane's normal, in its own frame, is the cached one.
-        nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
-        phi = nlx * px + nly * py + nlz * pz;
-        if (!(phi < band) && !current) continue;
-      } else {
-        nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
-        phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
-        if (!(phi < band) && !current) continue;
-      }
+      nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
+      // (A plane's normal, in its own frame, is the cached one.)
+      if (plane) phi = nlx * px + nly * py + nlz * pz;
+      else phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
+      // Neither near at the prediction nor taken now: nothing to add.
+      if (!(phi < band) && !(current && gaps[i - start]! < nowBelow)) continue;
       const oo = 9 * other, ow = 9 * owner;
       const nx = RW[oo]! * nlx + RW[oo + 1]! * nly + RW[oo + 2]! * nlz;
       const ny = RW[oo + 3]! * nlx + RW[oo + 4]! * nly + RW[oo + 5]! * nlz;
@@ -743,8 +746,8 @@ export class NarrowPhase {
       }
       // The same sample's value at the current poses (the contact phase
       // lets an approach close this gap: SequentialSolver.resolvePair).
-      let gap = gapNow(c, i, side, lx, ly, lz, now, plane, gn);
-      if (current && !(gap < nowBelow) && !(phi < band)) continue;
+      // (Taken now, the sample's position at the current poses is needed in gn too.)
+      let gap = current && !(gaps[i - start]! < nowBelow) ? gaps[i - start]! : gapNow(c, i, side, lx, ly, lz, now, plane, gn);
       if (gap < nowBelow) {
         let clx = nlx, cly = nly, clz = nlz, taken = true;
         if (!plane) {
