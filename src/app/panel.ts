@@ -38,7 +38,7 @@ export interface PanelCallbacks {
 
 export type PanelSolver = Pick<
   SolverSettings,
-  'scheme' | 'contactSolver' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
+  'scheme' | 'contactSolver' | 'contactPose' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
 > & { dt: number };
 
 /** Values the monitors read (updated in place by main.ts). */
@@ -134,6 +134,7 @@ export class ControlPanel {
     };
     add(solverFolder.addBinding(this.solver, 'scheme', { options: { separated: 'separated', standard: 'standard' } }), 'separated: collisions, then velocities, then contacts (the seed\'s); standard: velocities first');
     add(solverFolder.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs' } }), 'sequential impulses with shock propagation, or projected Gauss-Seidel');
+    add(solverFolder.addBinding(this.solver, 'contactPose', { label: 'contact pose', options: { current: 'current', predicted: 'predicted' } }), 'where contacts with static bodies are taken: where they touch now, or at the predicted poses (the seed)');
     add(solverFolder.addBinding(this.solver, 'collisionIterations', { label: 'collision it.', min: 0, max: 50, step: 1 }), 'collision passes per step');
     add(solverFolder.addBinding(this.solver, 'contactIterations', { label: 'contact it.', min: 0, max: 50, step: 1 }), 'contact passes per step');
     add(solverFolder.addBinding(this.solver, 'jointIterations', { label: 'joint it.', min: 0, max: 50, step: 1 }), 'joint passes per step');

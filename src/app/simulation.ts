@@ -31,7 +31,7 @@ export interface SceneIo {
 /** Solver settings the user changed in the panel; they survive reset. */
 export type SolverOverrides = Partial<Pick<
   SolverSettings,
-  'scheme' | 'contactSolver' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
+  'scheme' | 'contactSolver' | 'contactPose' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
 >> & { dt?: number };
 
 export interface SimulationEvents {
