@@ -53,6 +53,8 @@ const SPIN_OFFSET = 0.5;
  * correction's slop.
  */
 const FLAT_GAP = 0.002;
+/** Crease tensors whose trace is below this cannot say "sharp" (PatchBuilder.sharp: q > 0.5, with a margin for rounding). */
+const SHARP_TRACE = 0.5 * (1 - 1e-9);
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
 /** Floats of a patch's extent (PatchBuilder.spread). */
@@ -378,18 +380,25 @@ export class PatchBuilder {
     if (!ctx) return true;
     const dx = a * t[0]! + b * t[3]!, dy = a * t[1]! + b * t[4]!, dz = a * t[2]! + b * t[5]!;
     const R = ctx.predRot;
+    let last = -1, lx = 0, ly = 0, lz = 0;
     for (let k = 0; k < m; k++) {
       const j = this.members[k]!;
       const owner = cs.b1[j]!;
       const M = ctx.shapeOf(owner).samples.creases;
       // Without crease data every patch counts as a face.
       if (!M) return true;
-      // The direction in the owner's frame: R^T d.
-      const o = 9 * owner;
-      const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
-      const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
-      const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
       const c = 6 * cs.sample[j]!;
+      // A tensor is a sum of u u^T: its value along a unit direction is at
+      // most its trace, which most samples (none on a crease) have 0.
+      if (M[c]! + M[c + 3]! + M[c + 5]! < SHARP_TRACE) continue;
+      if (owner !== last) {
+        // The direction in the owner's frame: R^T d.
+        const o = 9 * owner;
+        lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
+        ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
+        lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
+        last = owner;
+      }
       const q = M[c]! * lx * lx + M[c + 3]! * ly * ly + M[c + 5]! * lz * lz + 2 * (M[c + 1]! * lx * ly + M[c + 2]! * lx * lz + M[c + 4]! * ly * lz);
       if (q > 0.5) return true;
     }
