@@ -147,6 +147,41 @@ function sdfNodeCount(mesh: TriMesh, sdf: SdfSettings): number {
   }
 }
 
+/** A shape's thinnest extent must span this many SDF cells, or the build refines its grid. */
+const MIN_CELLS_ACROSS = 2;
+/** ... to this many cells across its thinnest extent. */
+const REFINED_CELLS_ACROSS = 3;
+/** The most nodes a refinement gives a grid (about 1 s and 30 MB to bake, shapeCost). */
+const REFINE_MAX_NODES = 4_000_000;
+
+/**
+ * The cells along the longest axis a shape's grid gets: `sdf.cells`, or more
+ * when the shape's thinnest extent spans fewer than MIN_CELLS_ACROSS cells
+ * (a floor or ramp made of a thin box: with no grid node inside it, nothing
+ * detects a body passing into it, and bodies fell through). Refined to
+ * REFINED_CELLS_ACROSS cells across, or as far as `maxNodes` allows.
+ */
+export function sdfCellsFor(bounds: { min: Vec3; max: Vec3 }, sdf: SdfSettings, maxNodes: number): number {
+  const ext = [0, 1, 2].map((k) => bounds.max[k]! - bounds.min[k]!);
+  const longest = Math.max(ext[0]!, ext[1]!, ext[2]!), thinnest = Math.min(ext[0]!, ext[1]!, ext[2]!);
+  if (!(thinnest > 0) || !(longest > 0) || (thinnest / longest) * sdf.cells >= MIN_CELLS_ACROSS) return sdf.cells;
+  const nodes = (c: number): number => {
+    const d = gridLayout(bounds, c, sdf.padding).dims;
+    return d[0] * d[1] * d[2];
+  };
+  const want = Math.ceil((REFINED_CELLS_ACROSS * longest) / thinnest);
+  if (!Number.isFinite(want)) return sdf.cells;
+  // The largest count within the node budget (nodes grow with the count).
+  let lo = sdf.cells, hi = want;
+  if (nodes(hi) <= maxNodes) return hi;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (nodes(mid) <= maxNodes) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * Refuses a shape whose triangles or SDF nodes exceed the limits, before the
  * costly part of building it (validation, self-intersection, bake), saying
@@ -253,6 +288,8 @@ interface PreparedShape {
   own: TriMesh;
   solid: SolidAnalysis;
   mass: MassProperties;
+  /** Cells along the longest axis its SDF gets (sdfCellsFor). */
+  cells: number;
 }
 
 /** Mesh, what it encloses and its mass properties, every derived quantity checked. */
@@ -272,7 +309,19 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
   if (!inRange(cell)) {
     throw new InputError(`the SDF cell size would be ${fmtValue(cell)} m; expected 1e-100 to 1e100 m`, scene.file, where);
   }
-  return { own, solid, mass };
+  const cells = sdfCellsFor(meshBounds(own), d.sdf, Math.min(REFINE_MAX_NODES, limitsOf(io).maxSdfNodes));
+  if (cells > d.sdf.cells) {
+    const ob = meshBounds(own);
+    const ext = [0, 1, 2].map((k) => ob.max[k]! - ob.min[k]!);
+    const thinnest = Math.min(ext[0]!, ext[1]!, ext[2]!), long = Math.max(ext[0]!, ext[1]!, ext[2]!);
+    const nodes = sdfNodeCount(own, { ...d.sdf, cells });
+    io.warn?.(
+      `${scene.file}: ${where}: its thinnest extent (${fmtValue(thinnest)} m) spans ${fmtValue((thinnest / long) * d.sdf.cells)} cells of its SDF ` +
+        `("sdf": {"cells": ${d.sdf.cells}}), too few to catch a body passing into it; baked with ${cells} cells instead ` +
+        `(${nodes} nodes, about ${fmtSeconds(shapeCost(0, nodes).seconds)})` + (d.type === 'box' ? '; a floor is cheaper as a plane' : ''),
+    );
+  }
+  return { own, solid, mass, cells };
 }
 
 /**
@@ -331,13 +380,13 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
       planeNormal: [n[0], n[1], n[2]],
     };
   }
-  const { own, solid, mass: mp } = await prepareShape(name, d, scene, io);
+  const { own, solid, mass: mp, cells } = await prepareShape(name, d, scene, io);
   // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
   const com = mp.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
   const mesh = translatedMesh(own, com);
-  const sdfOpts: SdfSettings = d.sdf;
+  const sdfOpts: SdfSettings = { ...d.sdf, cells };
   const bake = io.bake ?? (async (m: TriMesh, o: { cells: number; padding: number; onProgress?: (f: number) => void }) => bakeSdfCpu(m, o));
   const estimate = shapeCost(own.indices.length / 3, sdfNodeCount(own, sdfOpts)).seconds;
   const report = io.progress;

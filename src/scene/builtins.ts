@@ -301,7 +301,8 @@ const builtins: Builtin[] = [
         shapes: {
           floor: floorShape,
           fulcrum: { type: 'extrude', polygon: [[-0.3, 0], [0.3, 0], [0, 0.4]], depth: 0.8, sdf: { cells: 24 } },
-          plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 64 } },
+          // 3 cells across its 8 cm (a grid the build would otherwise refine, and say so).
+          plank: { type: 'box', size: [4, 0.08, 0.6], sdf: { cells: 150 } },
           small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 16 } },
           big: { type: 'box', size: [0.4, 0.4, 0.4], sdf: { cells: 16 } },
         },

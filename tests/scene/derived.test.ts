@@ -103,10 +103,15 @@ describe('procedural shapes at any sane scale (item 8)', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('a box 1e5 times longer than wide builds; the only warning is that its SDF cells are too coarse for it', async () => {
+  it('a box 1e5 times longer than wide builds; its grid is refined as far as the node budget allows, and the warnings say so', async () => {
     const { warnings } = await build(scene({ type: 'box', size: [1e5, 1, 1] }, { density: 1 }));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('no SDF grid node lies inside the shape (cell 6250 m');
+    expect(warnings[0]).toMatch(/^scene\.json: shapes\.s: its thinnest extent \(1 m\) spans 1\.6e-4 cells of its SDF \("sdf": \{"cells": 16\}\), too few to catch a body passing into it; baked with \d+ cells instead \((\d+) nodes, about .+\); a floor is cheaper as a plane$/);
+    const nodes = Number(/\((\d+) nodes/.exec(warnings[0]!)![1]);
+    expect(nodes).toBeLessThanOrEqual(4_000_000);
+    expect(nodes).toBeGreaterThan(3_000_000);
+    // 4 M nodes leave about one cell across it: whether a node falls inside is said as before.
+    for (const w of warnings.slice(1)) expect(w).toContain('no SDF grid node lies inside the shape');
+    expect(warnings.length).toBeLessThanOrEqual(2);
   });
 
   it('a truly degenerate box is refused as such, naming the shape, its extents and the limit', async () => {
@@ -115,11 +120,33 @@ describe('procedural shapes at any sane scale (item 8)', () => {
     expect(e.message).toMatch(/^scene\.json: shapes\.s: the shape is degenerate: too thin for its size \(.*extents 1 x 1e-9 x 1: .*\); expected a solid at least 1e-7 of its size thick$/);
   });
 
-  it('a shape too thin for its SDF grid is accepted with a warning to raise the cells', async () => {
-    const { warnings } = await build(scene({ type: 'box', size: [10, 0.05, 10], sdf: { cells: 16 } }));
-    expect(warnings).toEqual([
-      'scene.json: shapes.s: no SDF grid node lies inside the shape (cell 0.625 m is too coarse for its thinnest part), so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
-    ]);
+  it.each([
+    ['16 cells (given)', { cells: 16 }, 0.08],
+    ['the default 48 cells', undefined, 0.24],
+  ] as const)('a thin slab whose SDF at %s would have no node inside gets a finer grid, says so, and a box dropped on it rests on it', async (_, sdf, across) => {
+    // A 10 x 0.05 x 10 m floor made of a box: at 16 or 48 cells along 10 m no
+    // grid node lies inside it, so nothing caught a body passing into it and
+    // the box fell through.
+    const json: Json = {
+      format: 'stackfield-scene/1', dt: 1 / 60,
+      shapes: { slab: { type: 'box', size: [10, 0.05, 10], ...(sdf ? { sdf } : {}) }, cube: { type: 'box', size: [0.2, 0.2, 0.2], sdf: { cells: 16 } } },
+      bodies: [{ name: 'slab', shape: 'slab', static: true, position: [0, -0.025, 0] }, { name: 'cube', shape: 'cube', position: [0.7, 0.6, -1.3] }],
+    };
+    const desc = validateScene(json, 'scene.json', '/scenes');
+    const b = await createBackend('cpu');
+    const warnings: string[] = [];
+    try {
+      const w = await createWorld(desc, b.query, { readText: async () => '', warn: (m) => warnings.push(m) });
+      expect(warnings).toEqual([
+        `scene.json: shapes.slab: its thinnest extent (0.05 m) spans ${across} cells of its SDF ("sdf": {"cells": ${sdf?.cells ?? 48}}), too few to catch a body passing into it; ` +
+          'baked with 600 cells instead (2928200 nodes, about 0.9 s); a floor is cheaper as a plane',
+      ]);
+      for (let s = 0; s < 90; s++) await w.step();
+      // Resting on the slab's top (y = 0) within a hundredth of its size.
+      expect(w.bodies.pos[4]).toBeCloseTo(0.1, 3);
+    } finally {
+      b.destroy();
+    }
   });
 });
 
