@@ -96,8 +96,13 @@ describe('bench counters', () => {
           expect(p.submits + p.readbacks + p.bytesRead + p.bytesWritten).toBe(0);
         } else {
           // One submission and one readback per query call, nothing else (the
-          // very first call grows its result buffers to fit and runs again).
-          expect(p.submits).toBe(s === 0 ? 2 * p.queryCalls : p.queryCalls);
+          // very first call may grow its result buffers to fit and run again).
+          if (s === 0) {
+            expect(p.submits).toBeGreaterThanOrEqual(p.queryCalls);
+            expect(p.submits).toBeLessThanOrEqual(2 * p.queryCalls);
+          } else {
+            expect(p.submits).toBe(p.queryCalls);
+          }
           expect(p.readbacks).toBe(p.submits);
           if (p.queryCalls > 0) expect(p.bytesRead).toBeGreaterThan(0);
         }
