@@ -489,7 +489,7 @@ export const PATCH_GAP = 6 + SPREAD_FLOATS;
  * The patches of every pair, kept until the pair's points change: a pair's
  * contact points are rewritten only when one of its bodies moved
  * (ContactSet.stamp), and every pass that visits an unchanged pair (the
- * collision iterations that change nothing, the ten sweeps of shock
+ * collision iterations that change nothing, the sweeps of shock
  * propagation, the position correction) reuses its patches instead of
  * building them again. Each pair has a slot (rewritten in place while its
  * patches fit); clear() empties them with the pair list.

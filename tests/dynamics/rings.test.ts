@@ -39,7 +39,13 @@ describe('rings onto a peg', () => {
     await run(w, 300);
     const a = pos(w, 'ring0'), b = pos(w, 'ring1');
     expect(a[1]).toBeLessThan(r + 0.05);
-    expect(b[1] - a[1]).toBeGreaterThan(1.5 * r);
+    // On the lower ring, not through it: its centre more than a tube radius
+    // above (lying flat: 2 r). It may come to rest leaning on the peg: here
+    // 20 degrees, held by friction (mu 0.4: up to 21.8), its centre 1.47 r
+    // above the lower one's; it slid down flat only while shock
+    // propagation's friction was not converged (sequentialSolver.ts
+    // SHOCK_SWEEPS).
+    expect(b[1] - a[1]).toBeGreaterThan(1.2 * r);
     expect(b[1] - a[1]).toBeLessThan(2 * r + 0.05);
     for (const p of [a, b]) expect(Math.hypot(p[0], p[2])).toBeLessThan(R - r - pegR + 0.01);
   });

@@ -177,8 +177,9 @@ describe('sleeping', () => {
 
   it.each([
     // (A gentle, centred drop: a violent one amplifies any difference into
-    // another pile, and a box resting off-centre on a box creeps by about a
-    // millimetre a second while awake, which sleeping stops.)
+    // another pile; a box resting off-centre on a box crept by about half a
+    // millimetre a second while awake until shock propagation's sweeps were
+    // let converge: tests/physics/stacks.test.ts.)
     ['a box dropped 1 m onto one of two stacks', () => twoStacks(true, 2.8, 0), 400],
     ['a 10-box tower', () => tower10(), 300],
   ] as const)('with and without sleeping, %s comes to rest within 1 mm of the same poses', async (_, make, steps) => {
