@@ -13,7 +13,7 @@ import type { BindingApi } from '@tweakpane/core';
 import { Pane, type ButtonApi, type FolderApi, type ListBladeApi } from 'tweakpane';
 import type { BackendKind } from '../collision/query.ts';
 import type { BuiltinInfo } from '../scene/builtins.ts';
-import type { SolverSettings } from '../scene/types.ts';
+import type { SolverOverrides } from './simulation.ts';
 import { VIEW_LABELS, VIEW_NAMES, type SliceAxis, type ViewName, type ViewState } from './views.ts';
 import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
 
@@ -36,10 +36,8 @@ export interface PanelCallbacks {
   downloadRecording(): void;
 }
 
-export type PanelSolver = Pick<
-  SolverSettings,
-  'scheme' | 'contactSolver' | 'contactPose' | 'collisionIterations' | 'contactIterations' | 'jointIterations' | 'contactGraph' | 'shockPropagation'
-> & { dt: number };
+/** The solver settings the panel shows (and may change), with the time step. */
+export type PanelSolver = Required<SolverOverrides>;
 
 /** Values the monitors read (updated in place by main.ts). */
 export interface PanelStats {

@@ -162,8 +162,7 @@ const REFINE_MAX_NODES = 4_000_000;
  * REFINED_CELLS_ACROSS cells across, or as far as `maxNodes` allows.
  */
 export function sdfCellsFor(bounds: { min: Vec3; max: Vec3 }, sdf: SdfSettings, maxNodes: number): number {
-  const ext = [0, 1, 2].map((k) => bounds.max[k]! - bounds.min[k]!);
-  const longest = Math.max(ext[0]!, ext[1]!, ext[2]!), thinnest = Math.min(ext[0]!, ext[1]!, ext[2]!);
+  const { longest, thinnest } = extents(bounds);
   if (!(thinnest > 0) || !(longest > 0) || (thinnest / longest) * sdf.cells >= MIN_CELLS_ACROSS) return sdf.cells;
   const nodes = (c: number): number => {
     const d = gridLayout(bounds, c, sdf.padding).dims;
@@ -180,6 +179,12 @@ export function sdfCellsFor(bounds: { min: Vec3; max: Vec3 }, sdf: SdfSettings, 
     else hi = mid;
   }
   return lo;
+}
+
+/** The longest and the thinnest extent of a box. */
+function extents(b: { min: Vec3; max: Vec3 }): { longest: number; thinnest: number } {
+  const x = b.max[0] - b.min[0], y = b.max[1] - b.min[1], z = b.max[2] - b.min[2];
+  return { longest: Math.max(x, y, z), thinnest: Math.min(x, y, z) };
 }
 
 /**
@@ -309,11 +314,10 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
   if (!inRange(cell)) {
     throw new InputError(`the SDF cell size would be ${fmtValue(cell)} m; expected 1e-100 to 1e100 m`, scene.file, where);
   }
-  const cells = sdfCellsFor(meshBounds(own), d.sdf, Math.min(REFINE_MAX_NODES, limitsOf(io).maxSdfNodes));
+  const ob = meshBounds(own);
+  const cells = sdfCellsFor(ob, d.sdf, Math.min(REFINE_MAX_NODES, limitsOf(io).maxSdfNodes));
   if (cells > d.sdf.cells) {
-    const ob = meshBounds(own);
-    const ext = [0, 1, 2].map((k) => ob.max[k]! - ob.min[k]!);
-    const thinnest = Math.min(ext[0]!, ext[1]!, ext[2]!), long = Math.max(ext[0]!, ext[1]!, ext[2]!);
+    const { thinnest, longest: long } = extents(ob);
     const nodes = sdfNodeCount(own, { ...d.sdf, cells });
     io.warn?.(
       `${scene.file}: ${where}: its thinnest extent (${fmtValue(thinnest)} m) spans ${fmtValue((thinnest / long) * d.sdf.cells)} cells of its SDF ` +
