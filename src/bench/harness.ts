@@ -97,6 +97,8 @@ export interface BackendResult {
   /** Samples whose field value was computed, per step. */
   samplesEvaluatedPerStep: number;
   queryCallsPerStep: number;
+  /** Sweeps of shock propagation per step, summed over its levels (StepProfile.shockSweeps). */
+  shockSweepsPerStep: number;
   /** GPU submissions, readbacks and bytes read back / written by the queries, per step (0 on the CPU). */
   submitsPerStep: number;
   readbacksPerStep: number;
@@ -255,6 +257,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         queriesPerStep: mean(m.sent),
         samplesEvaluatedPerStep: mean(m.evaluated),
         queryCallsPerStep: mean(m.calls),
+        shockSweepsPerStep: mean(m.shockSweeps),
         submitsPerStep: mean(m.submits),
         readbacksPerStep: mean(m.readbacks),
         bytesReadBackPerStep: mean(m.bytesRead),
@@ -298,6 +301,7 @@ interface StepSeries {
   sent: number[];
   evaluated: number[];
   calls: number[];
+  shockSweeps: number[];
   submits: number[];
   readbacks: number[];
   bytesRead: number[];
@@ -317,7 +321,7 @@ interface StepSeries {
 async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
-    sent: [], evaluated: [], calls: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
+    sent: [], evaluated: [], calls: [], shockSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
@@ -336,6 +340,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.sent.push(p.queries);
       m.evaluated.push(p.samplesEvaluated);
       m.calls.push(p.queryCalls);
+      m.shockSweeps.push(p.shockSweeps);
       m.submits.push(p.submits);
       m.readbacks.push(p.readbacks);
       m.bytesRead.push(p.bytesRead);
@@ -409,7 +414,7 @@ export function formatTable(r: BenchResults): string {
       `${x.backend} (${x.adapter}, ${x.timing} time): ${(x.queriesPerSecond / 1e6).toFixed(2)} M samples evaluated/s, ` +
         `${f(x.samplesEvaluatedPerStep)} evaluated of ${f(x.queriesPerStep)} sent per step in ${f(x.queryCallsPerStep)} calls` +
         (x.backend === 'gpu' ? ` (${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step)` : '') +
-        `, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
+        `, ${f(x.shockSweepsPerStep)} shock sweeps, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
     if (x.soft) lines.push(formatSoftBench(x.soft));

@@ -499,8 +499,12 @@ export function applyTangentialStick(
 /** Scratch of applyFlatStick: the 6x6 system (row-major) and its right-hand side / solution. */
 const M6 = new Float64Array(36);
 const x6 = new Float64Array(6);
-/** Scratch of freeRotationRow. */
+/** Scratch of rowAlong: the axis, and the row it takes off. */
 const axis3 = new Float64Array(3);
+const along6 = new Float64Array(6);
+/** applyFlatAccumulated's copy of the system, for its second solve. */
+const M6b = new Float64Array(36);
+const x6b = new Float64Array(6);
 
 /**
  * A flat patch that sticks, in one solve: the impulse J at the patch centre
@@ -526,9 +530,108 @@ export function applyFlatStick(
   px: number, py: number, pz: number, nx: number, ny: number, nz: number,
   target: number, mu: number, extent: Float64Array,
 ): number {
+  if (!flatSystem(s, b1, b2, px, py, pz, nx, ny, nz, target, extent) || !solveFlat(extent)) return -1;
+  const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
+  const jn = Jx * nx + Jy * ny + Jz * nz;
+  if (!(jn > 0)) return -1;
+  const jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
+  if (jt > mu * jn) return -1;
+  const t1 = Tx * extent[4]! + Ty * extent[5]! + Tz * extent[6]!, t2 = Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
+  if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
+  if (Math.abs(Tx * nx + Ty * ny + Tz * nz) > spinLimit(mu, jn, extent)) return -1;
+  applyImpulsePair(s, b1, b2, kin[0]!, kin[1]!, kin[2]!, kin[3]!, kin[4]!, kin[5]!, Jx, Jy, Jz);
+  applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
+  lastImpulse.sticking = true;
+  lastImpulse.jt = jt;
+  lastImpulse.torqueLoad = torqueLoad(t1, t2, extent);
+  return jn;
+}
+
+/**
+ * applyFlatStick's solve with accumulated totals (shock propagation): the
+ * change (J, T) that brings a flat patch to rest (no relative velocity
+ * across N at p, no relative rotation) and either presses it (relative
+ * normal velocity `-close`, j_n = acc[o] + J.N > 0) or, where that would
+ * pull, lets it go (j_n = 0, the normal velocity at least `-close`). It is
+ * applied when the patch's running totals with it added stay what a flat
+ * face can give: the tangential total (acc[o+1..o+4), world) within
+ * mu j_n + spareF, the torque total about e1, e2, N (acc[o+4..o+7)) within
+ * the octagon and spin limit of j_n + spareT (applyPatchTorque's bounds).
+ * Returns -1 when neither is (the caller falls back to the rows one by
+ * one), else 0: applied, or nothing to do when the patch is at rest to
+ * within `tol` (m/s, rad/s: round-off). Solving the rows together brings a
+ * face patch to rest in one sweep; the rows one by one converge
+ * geometrically, and a box resting on another used every one of shock
+ * propagation's sweeps.
+ */
+export function applyFlatAccumulated(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+  close: number, mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, tol: number,
+): number {
+  if (!flatSystem(s, b1, b2, px, py, pz, nx, ny, nz, -close, extent)) return -1;
+  const jn0 = acc[o]!;
+  // un + close, and what is left across N and of the relative rotation.
+  const rn = -(x6[0]! * nx + x6[1]! * ny + x6[2]! * nz);
+  const residual = Math.max(
+    norm3(x6[0]! + rn * nx, x6[1]! + rn * ny, x6[2]! + rn * nz),
+    Math.abs(x6[3]!), Math.abs(x6[4]!), Math.abs(x6[5]!),
+    jn0 > 0 ? Math.abs(rn) : -rn,
+  );
+  if (residual <= tol) return 0;
+  M6b.set(M6);
+  x6b.set(x6);
+  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, nx, ny, nz, mu, extent, acc, o, spareF, spareT);
+  // Pressing would pull: let the normal total go to 0 instead.
+  M6.set(M6b);
+  x6.set(x6b);
+  // rowAlong returns -(un + close); the solve changes un by along6 . x6.
+  const behind = rowAlong(0, nx, ny, nz, -jn0);
+  if (!solveFlat(extent)) return -1;
+  let after = -behind;
+  for (let c = 0; c < 6; c++) after += along6[c]! * x6[c]!;
+  if (after < -tol) return -1;
+  return applyFlatTotals(s, b1, b2, nx, ny, nz, mu, extent, acc, o, spareF, spareT);
+}
+
+/** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 0 when they hold, else -1. */
+function applyFlatTotals(
+  s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number,
+  mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number,
+): number {
+  const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
+  const dn = Jx * nx + Jy * ny + Jz * nz;
+  const jn = Math.max(acc[o]! + dn, 0);
+  const t1 = acc[o + 4]! + Tx * extent[4]! + Ty * extent[5]! + Tz * extent[6]!;
+  const t2 = acc[o + 5]! + Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
+  const tn = acc[o + 6]! + Tx * nx + Ty * ny + Tz * nz;
+  const tx = acc[o + 1]! + Jx - dn * nx, ty = acc[o + 2]! + Jy - dn * ny, tz = acc[o + 3]! + Jz - dn * nz;
+  if (norm3(tx, ty, tz) > mu * jn + spareF) return -1;
+  const jl = jn + spareT;
+  if (jl > 0 ? octagonScale(-t2 / jl, t1 / jl, extent) < 1 : t1 !== 0 || t2 !== 0) return -1;
+  if (Math.abs(tn) > spinLimit(mu, jl, extent)) return -1;
+  applyImpulsePair(s, b1, b2, kin[0]!, kin[1]!, kin[2]!, kin[3]!, kin[4]!, kin[5]!, Jx, Jy, Jz);
+  applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
+  acc[o] = jn;
+  acc[o + 1] = tx; acc[o + 2] = ty; acc[o + 3] = tz;
+  acc[o + 4] = t1; acc[o + 5] = t2; acc[o + 6] = tn;
+  lastImpulse.sticking = true;
+  return 1;
+}
+
+/**
+ * Fills M6 and x6 with applyFlatStick's system at point p for relative
+ * normal velocity `target`, the rotation rows about a free axis of the face
+ * replaced (freeRotationRow). Leaves the lever arms in `kin`. False when
+ * neither body can move.
+ */
+function flatSystem(
+  s: ImpulseState, b1: number, b2: number,
+  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number, extent: Float64Array,
+): boolean {
   const im = s.invMass, I = s.invInertiaW, w = s.angVel;
   const im1 = im[b1]!, im2 = im[b2]!;
-  if (im1 === 0 && im2 === 0) return -1;
+  if (im1 === 0 && im2 === 0) return false;
   pointKinematics(s, b1, b2, px, py, pz);
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
@@ -557,7 +660,6 @@ export function applyFlatStick(
   }
   x6[0] = target * nx - ux; x6[1] = target * ny - uy; x6[2] = target * nz - uz;
   x6[3] = -(w[3 * b1]! - w[3 * b2]!); x6[4] = -(w[3 * b1 + 1]! - w[3 * b2 + 1]!); x6[5] = -(w[3 * b1 + 2]! - w[3 * b2 + 2]!);
-  const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!, e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
   // A face with no extent along e2 (a facet of a lying cylinder, curved
   // across e2) holds no torque about e1: it rolls that way. Its rotation
   // row about e1 gives way to T.e1 = 0, and likewise about e2 for no extent
@@ -565,49 +667,56 @@ export function applyFlatStick(
   // line of contact to stop its roll: the solve failed, and the fallback
   // alternation of torque and friction ended on friction, which left the
   // cylinder rocking about the fall line at a tenth of its sideways slip.)
-  const free1 = extent[2] === 0 && extent[3] === 0, free2 = extent[0] === 0 && extent[1] === 0;
-  if (free1) freeRotationRow(e1x, e1y, e1z);
-  if (free2) freeRotationRow(e2x, e2y, e2z);
-  if (!solveDense(M6, x6, 6)) return -1;
-  const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!;
-  let Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
-  // What the solve leaves about a free axis is round-off: exactly none.
-  if (free1) { const f = Tx * e1x + Ty * e1y + Tz * e1z; Tx -= f * e1x; Ty -= f * e1y; Tz -= f * e1z; }
-  if (free2) { const f = Tx * e2x + Ty * e2y + Tz * e2z; Tx -= f * e2x; Ty -= f * e2y; Tz -= f * e2z; }
-  const jn = Jx * nx + Jy * ny + Jz * nz;
-  if (!(jn > 0)) return -1;
-  const jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
-  if (jt > mu * jn) return -1;
-  const t1 = Tx * e1x + Ty * e1y + Tz * e1z, t2 = Tx * e2x + Ty * e2y + Tz * e2z, tn = Tx * nx + Ty * ny + Tz * nz;
-  if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
-  if (Math.abs(tn) > spinLimit(mu, jn, extent)) return -1;
-  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
-  applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
-  lastImpulse.sticking = true;
-  lastImpulse.jt = jt;
-  lastImpulse.torqueLoad = torqueLoad(t1, t2, extent);
-  return jn;
+  if (extent[2] === 0 && extent[3] === 0) freeRotationRow(extent[4]!, extent[5]!, extent[6]!);
+  if (extent[0] === 0 && extent[1] === 0) freeRotationRow(extent[7]!, extent[8]!, extent[9]!);
+  return true;
+}
+
+/** Solves flatSystem's system in place (x6 = (J, T)); what it leaves about a free axis is round-off, taken off. */
+function solveFlat(extent: Float64Array): boolean {
+  if (!solveDense(M6, x6, 6)) return false;
+  if (extent[2] === 0 && extent[3] === 0) dropAxis(extent[4]!, extent[5]!, extent[6]!);
+  if (extent[0] === 0 && extent[1] === 0) dropAxis(extent[7]!, extent[8]!, extent[9]!);
+  return true;
+}
+
+function dropAxis(ax: number, ay: number, az: number): void {
+  const f = x6[3]! * ax + x6[4]! * ay + x6[5]! * az;
+  x6[3] -= f * ax; x6[4] -= f * ay; x6[5] -= f * az;
 }
 
 /**
  * In applyFlatStick's system, replaces the rotation row along unit axis a by
- * T.a = 0: the rows' rotation part is projected off a (the three rotation
- * rows become those of the plane normal to a, one of them dependent, which
- * the new row replaces: the one with the largest component of a).
+ * T.a = 0 (rowAlong on the rotation rows).
  */
 function freeRotationRow(ax: number, ay: number, az: number): void {
+  rowAlong(3, ax, ay, az, 0);
+}
+
+/**
+ * In flatSystem's system, replaces the row along unit axis a of the three
+ * rows from `base` (0: the velocity at p, 3: the rotation) by "the
+ * impulse's component along a (J for base 0, T for base 3) is `value`": the
+ * three rows are projected off a (they become those of the plane normal to
+ * a, one of them dependent, which the new row replaces: the one with the
+ * largest component of a). The row taken off (the velocity change along a
+ * per unit of each unknown) is left in along6; returns its right-hand side.
+ */
+function rowAlong(base: number, ax: number, ay: number, az: number, value: number): number {
   const a = axis3;
   a[0] = ax; a[1] = ay; a[2] = az;
   let r = 0;
   for (let k = 1; k < 3; k++) if (Math.abs(a[k]!) > Math.abs(a[r]!)) r = k;
-  // Project each rotation row (3 + k) off a: row -= a_k (sum_j a_j row_j).
+  // Project each row (base + k) off a: row -= a_k (sum_j a_j row_j).
   for (let c = 0; c < 6; c++) {
-    const along = ax * M6[18 + c]! + ay * M6[24 + c]! + az * M6[30 + c]!;
-    for (let k = 0; k < 3; k++) M6[6 * (3 + k) + c] -= a[k]! * along;
+    const along = ax * M6[6 * base + c]! + ay * M6[6 * (base + 1) + c]! + az * M6[6 * (base + 2) + c]!;
+    along6[c] = along;
+    for (let k = 0; k < 3; k++) M6[6 * (base + k) + c] -= a[k]! * along;
   }
-  const along = ax * x6[3]! + ay * x6[4]! + az * x6[5]!;
-  for (let k = 0; k < 3; k++) x6[3 + k] -= a[k]! * along;
-  for (let c = 0; c < 6; c++) M6[6 * (3 + r) + c] = c === 3 ? ax : c === 4 ? ay : c === 5 ? az : 0;
-  x6[3 + r] = 0;
+  const along = ax * x6[base]! + ay * x6[base + 1]! + az * x6[base + 2]!;
+  for (let k = 0; k < 3; k++) x6[base + k] -= a[k]! * along;
+  for (let c = 0; c < 6; c++) M6[6 * (base + r) + c] = c === base ? ax : c === base + 1 ? ay : c === base + 2 ? az : 0;
+  x6[base + r] = value;
+  return along;
 }
 

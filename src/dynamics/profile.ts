@@ -41,6 +41,8 @@ export class StepProfile {
   pairRequeries = 0;
   /** Query calls (one batched call per query round that had stale pairs) in the last step. */
   queryCalls = 0;
+  /** Sweeps over a level's pairs that shock propagation ran in the last step, summed over its levels (each level at least one). */
+  shockSweeps = 0;
   /** GPU command-buffer submissions, buffer readbacks, and bytes read back / written by the queries in the last step (0 on the CPU). */
   submits = 0;
   readbacks = 0;
@@ -68,6 +70,7 @@ export class StepProfile {
     this.cacheEvaluations = 0;
     this.pairRequeries = 0;
     this.queryCalls = 0;
+    this.shockSweeps = 0;
     this.submits = 0;
     this.readbacks = 0;
     this.bytesRead = 0;

@@ -17,7 +17,7 @@
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import {
-  applyContactImpulse, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
+  applyContactImpulse, applyFlatAccumulated, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
   lastImpulse, torqueLoad, type ImpulseState, type Material,
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
@@ -42,15 +42,22 @@ export interface Contacts {
 
 /**
  * Most sweeps over a level's pairs in the shock-propagation pass (a level
- * stops as soon as a sweep changes nothing). With 10 the normal, torque and
- * friction rows of a box resting off-centre on another had not converged
- * when the sweeps ran out: every step ended with the pair tipping at
- * 50 urad/s, and the two crept 4 mm in 10 s (a pyramid of 55 boxes 8 mm),
- * where they should not move at all; with 50 neither moves (a stopping
- * tolerance of 1e-6 m/s instead of "nothing changed" let them creep again,
- * 1.6 mm, and saved 3 %).
+ * stops as soon as a sweep changes no velocity by more than round-off).
+ * Face patches are solved whole (applyFlatAccumulated), so a stack of boxes
+ * comes to rest in one sweep a level and the next finds nothing to do; the
+ * cap is for what cannot converge. Solved row by row, a box resting
+ * off-centre on another needed some 50 sweeps (with 10 every step ended
+ * with the pair tipping at 50 urad/s toward the overhang: 4 mm of creep in
+ * 10 s, a pyramid of 55 boxes 8 mm), and every level of a resting stack ran
+ * all of them, since rows one by one never stop changing by round-off. What
+ * still uses the cap: ring stacks (point and spin patches, converging
+ * geometrically) and a body wedged between frozen ones that close on it
+ * (no velocity satisfies all its contacts, so its normal totals grow by the
+ * same amount every sweep: more sweeps only pump more into the wedge). 20
+ * against 10 or 50: the same sleeping times over 10 ring piles and 9 box
+ * heaps, within their scatter.
  */
-const SHOCK_SWEEPS = 50;
+const SHOCK_SWEEPS = 20;
 /** Per patch, the running totals of a shock pass: normal (1), tangential (3, world), torque about e1, e2, N (3). */
 const ACC_FLOATS = 7;
 /**
@@ -128,6 +135,8 @@ export class SequentialSolver {
   private levelCounts = new Int32Array(0);
   /** Per pair: whether this step's contact passes or shock propagation stopped an approach of it (positionPass closes its gap). */
   private stopped = new Uint8Array(0);
+  /** Two bodies' velocities, linear and angular (keep / moved). */
+  private readonly kept = new Float64Array(12);
 
   /**
    * One collision pass: every pair once, in shuffled order (the seed swaps
@@ -183,7 +192,8 @@ export class SequentialSolver {
   /**
    * Shock propagation (seed 8.1): level by level from the ground up, the
    * levels below frozen (infinite mass), the pairs of a level swept together
-   * until no point approaches (at most SHOCK_SWEEPS sweeps). The impulses of
+   * until a sweep changes no velocity beyond round-off (at most SHOCK_SWEEPS
+   * sweeps; returns how many ran, over all levels). The impulses of
    * a level are accumulated per patch (projected Gauss-Seidel): a later sweep
    * may take back part of what an earlier one gave, as long as the patch's
    * total stays a push. The seed's one-shot impulses can only add: a ring
@@ -191,14 +201,14 @@ export class SequentialSolver {
    * the second stop lifts the first side, so every step ended with the body
    * rocking a little (the stacks jittered at ~0.05 m/s and never slept).
    */
-  shockPass(ctx: StepContext, pairs: PairList, con: Contacts, levels: number, c: ConstraintSystem | null): void {
+  shockPass(ctx: StepContext, pairs: PairList, con: Contacts, levels: number, c: ConstraintSystem | null): number {
     const n = pairs.count;
     const order = pairs.order;
     const jointLevels = c !== null && ctx.settings.contactGraph;
     this.beginFreezing(ctx, levels);
     this.acc.fill(0);
     let curLevel = -1;
-    let g = 0;
+    let g = 0, sweeps = 0;
     while (g < n) {
       const L = pairs.level[order[g]!]!;
       let e = g + 1;
@@ -212,6 +222,7 @@ export class SequentialSolver {
       for (let sweep = 0; sweep < SHOCK_SWEEPS; sweep++) {
         let changed = false;
         for (let o = g; o < e; o++) if (this.resolvePairAccumulated(ctx, pairs, con, order[o]!)) changed = true;
+        sweeps++;
         if (!changed) break;
       }
       g = e;
@@ -220,6 +231,7 @@ export class SequentialSolver {
     this.endFreezing(ctx);
     // Spent: a step without contact passes must not read this one's.
     this.clearPassTotals(n);
+    return sweeps;
   }
 
   /** Joints after the last contact level: the levels above it, or without contacts or a graph, every joint. */
@@ -479,10 +491,14 @@ export class SequentialSolver {
 
   /**
    * One shock-propagation sweep over pair k's patches with accumulated
-   * impulses (shockPass): per patch the normal row (total >= 0), the torque
-   * a flat patch holds (bounded by the normal total), then the friction rows
-   * (total within the cone of the normal total), and rolling friction for
-   * what was added while sticking. Returns whether anything changed.
+   * impulses (shockPass). A face patch with friction is first solved whole
+   * (applyFlatAccumulated: normal, friction and torque at once, brought to
+   * rest if its totals stay in bounds); otherwise, and for the other
+   * patches, row by row: the normal row (total >= 0), the torque a flat
+   * patch holds (bounded by the normal total), then the friction rows (total
+   * within the cone of the normal total), and rolling friction for what was
+   * added while sticking. Returns whether the pair's bodies' velocities
+   * changed by more than round-off (ROUNDOFF_SPEED).
    */
   private resolvePairAccumulated(ctx: StepContext, pairs: PairList, con: Contacts, k: number): boolean {
     con.ensure(ctx, pairs, k);
@@ -501,6 +517,7 @@ export class SequentialSolver {
     const spread = this.spread;
     const tq = this.torqueAcc;
     let any = false;
+    this.keep(st, a, b);
     // What the contact passes left of the pair's friction cone and torque
     // octagon (PASS_FLOATS), shared among its patches.
     let spareF = 0, spareT = 0;
@@ -516,12 +533,25 @@ export class SequentialSolver {
       const o = q * PATCH_FLOATS, s = q * ACC_FLOATS;
       const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
+      // A face patch's rows solved together, where the totals stay in bounds.
+      const face = pc.flat[q] === PATCH_FLAT;
+      if (face && m.friction > 0) {
+        for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
+        const before = acc[s]!;
+        const fr = applyFlatAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, close, m.friction, spread, acc, s, spareF, spareT, ROUNDOFF_SPEED);
+        if (fr >= 0) {
+          if (fr > 0) any = true;
+          const dj = acc[s]! - before;
+          if (acc[s]! > 0 && k < this.stopped.length) this.stopped[k] = 1;
+          if (dj > 0 && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
+          continue;
+        }
+      }
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
       const jn = acc[s]!;
       // Only a flat patch (a face or a line) draws on the spare: a point
       // patch holds no torque, and a spin patch given the spare held ring
       // stacks' spin so hard that they took longer to sleep.
-      const face = pc.flat[q] === PATCH_FLAT;
       const sF = face ? spareF : 0, sT = face ? spareT : 0;
       if (dj === 0 && jn === 0 && sF === 0 && sT === 0) continue;
       if (dj !== 0) any = true;
@@ -539,11 +569,29 @@ export class SequentialSolver {
         if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
       }
     }
-    if (any) {
-      ctx.version[a]++;
-      ctx.version[b]++;
+    if (!any) return false;
+    ctx.version[a]++;
+    ctx.version[b]++;
+    return this.moved(st, a, b);
+  }
+
+  /** Keeps bodies a and b's velocities (resolvePairAccumulated), for moved(). */
+  private keep(st: ImpulseState, a: number, b: number): void {
+    const v = this.kept;
+    for (let c = 0; c < 3; c++) {
+      v[c] = st.vel[3 * a + c]!; v[3 + c] = st.angVel[3 * a + c]!;
+      v[6 + c] = st.vel[3 * b + c]!; v[9 + c] = st.angVel[3 * b + c]!;
     }
-    return any;
+  }
+
+  /** Whether a or b's velocity changed since keep() by more than round-off (ROUNDOFF_SPEED, m/s or rad/s). */
+  private moved(st: ImpulseState, a: number, b: number): boolean {
+    const v = this.kept;
+    for (let c = 0; c < 3; c++) {
+      if (Math.abs(st.vel[3 * a + c]! - v[c]!) > ROUNDOFF_SPEED || Math.abs(st.angVel[3 * a + c]! - v[3 + c]!) > ROUNDOFF_SPEED) return true;
+      if (Math.abs(st.vel[3 * b + c]! - v[6 + c]!) > ROUNDOFF_SPEED || Math.abs(st.angVel[3 * b + c]! - v[9 + c]!) > ROUNDOFF_SPEED) return true;
+    }
+    return false;
   }
 
   private clearPassTotals(n: number): void {

@@ -482,7 +482,7 @@ export class World {
   }
 
   private shockPropagation(levels: number): void {
-    this.sequential.shockPass(this.ctx, this.pairs, this.narrow, levels, this.constraints);
+    this.profile.shockSweeps = this.sequential.shockPass(this.ctx, this.pairs, this.narrow, levels, this.constraints);
     this.profile.end('shockPropagation');
   }
 
