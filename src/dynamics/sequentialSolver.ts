@@ -62,9 +62,10 @@ const SHOCK_SWEEPS = 20;
 const ACC_FLOATS = 7;
 /**
  * Per pair, what the contact passes of this step gave it (PASS_FLOATS): the
- * normal impulse, the friction impulse (sum of sizes) and the normal impulse
- * its patch torques needed (torqueLoad, summed). Shock propagation bounds the
- * friction and torque of a pair's flat patches by the step's normal impulse,
+ * normal impulse, the friction impulse (sum of sizes), the normal impulse
+ * its patch torques needed (torqueLoad, summed) and the normal impulse as a
+ * vector (toward the pair's first body; mainFace). Shock propagation bounds
+ * the friction and torque of a pair's main face by the step's normal impulse,
  * not its own alone: after the contact passes a resting contact barely
  * approaches, so shock propagation's own normal total is a small part of the
  * weight it carries, and its friction and torque (bounded by that total)
@@ -74,7 +75,7 @@ const ACC_FLOATS = 7;
  * passes used from above, so the step's total friction stays inside its
  * cone, and its torque inside the faces' octagons.
  */
-const PASS_FLOATS = 3;
+const PASS_FLOATS = 6;
 /**
  * Position correction (not in the seed, where a resting contact keeps
  * whatever depth it settled at, and bodies that start interpenetrated stay
@@ -451,7 +452,7 @@ export class SequentialSolver {
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
         const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * (un + close), 0) - close, m.friction, spread);
         if (fs > 0) {
-          if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad);
+          if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
           continue;
         }
@@ -479,7 +480,7 @@ export class SequentialSolver {
         }
         load = torqueLoad(acc[0]!, acc[1]!, spread);
       }
-      if (!useOwn) this.addPassTotals(k, jn, jt, load);
+      if (!useOwn) this.addPassTotals(k, jn, jt, load, b1 === a ? 1 : -1, nx, ny, nz);
     }
     if (any) {
       ctx.version[a]++;
@@ -519,13 +520,13 @@ export class SequentialSolver {
     let any = false;
     this.keep(st, a, b);
     // What the contact passes left of the pair's friction cone and torque
-    // octagon (PASS_FLOATS), shared among its patches.
-    let spareF = 0, spareT = 0;
+    // octagon (PASS_FLOATS), all of it for the pair's main face (mainFace).
+    let spareF = 0, spareT = 0, main = -1;
     const po = PASS_FLOATS * k;
     if (po < this.pass.length && this.pass[po]! > 0) {
-      const share = 1 / (last - first);
-      spareF = share * Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
-      spareT = share * Math.max(0, this.pass[po]! - this.pass[po + 2]!);
+      spareF = Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
+      spareT = Math.max(0, this.pass[po]! - this.pass[po + 2]!);
+      main = mainFace(pc, cs, a, first, last, this.pass, po);
     }
     for (let q = first; q < last; q++) {
       const i = pc.leader[q]!;
@@ -535,10 +536,11 @@ export class SequentialSolver {
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       // A face patch's rows solved together, where the totals stay in bounds.
       const face = pc.flat[q] === PATCH_FLAT;
+      const pF = q === main ? spareF : 0, pT = q === main ? spareT : 0;
       if (face && m.friction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const before = acc[s]!;
-        const fr = applyFlatAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, close, m.friction, spread, acc, s, spareF, spareT, ROUNDOFF_SPEED);
+        const fr = applyFlatAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED);
         if (fr >= 0) {
           if (fr > 0) any = true;
           const dj = acc[s]! - before;
@@ -549,10 +551,7 @@ export class SequentialSolver {
       }
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
       const jn = acc[s]!;
-      // Only a flat patch (a face or a line) draws on the spare: a point
-      // patch holds no torque, and a spin patch given the spare held ring
-      // stacks' spin so hard that they took longer to sleep.
-      const sF = face ? spareF : 0, sT = face ? spareT : 0;
+      const sF = pF, sT = pT;
       if (dj === 0 && jn === 0 && sF === 0 && sT === 0) continue;
       if (dj !== 0) any = true;
       if (jn > 0 && k < this.stopped.length) this.stopped[k] = 1;
@@ -599,12 +598,16 @@ export class SequentialSolver {
     this.pass.fill(0, 0, PASS_FLOATS * n);
   }
 
-  private addPassTotals(k: number, jn: number, jt: number, load: number): void {
+  private addPassTotals(k: number, jn: number, jt: number, load: number, sign: number, nx: number, ny: number, nz: number): void {
     const o = PASS_FLOATS * k;
     if (o >= this.pass.length) return;
     this.pass[o] += jn;
     this.pass[o + 1] += jt;
     this.pass[o + 2] += load;
+    const f = sign * jn;
+    this.pass[o + 3] += f * nx;
+    this.pass[o + 4] += f * ny;
+    this.pass[o + 5] += f * nz;
   }
 
   private bind(ctx: StepContext): ImpulseState {
@@ -617,4 +620,34 @@ export class SequentialSolver {
     st.invInertiaW = ctx.invInertia;
     return st;
   }
+}
+
+/**
+ * The flat patch of pair k (patches first..last, body a first) that takes
+ * the spare of the contact passes in shock propagation
+ * (resolvePairAccumulated): the one whose normal lies closest to the
+ * direction of the normal impulse the passes gave the pair (pass[po+3..6),
+ * toward a), or -1 when none is flat. Only a face draws on the spare: a
+ * point patch holds no torque, and a spin patch given it held ring stacks'
+ * spin so hard that they took longer to sleep. Only one face: a box resting
+ * on another also has flat patches at the rim of its face, where the
+ * field's rounded edge tilts the normal 26 degrees (and whose extent may
+ * be wider than the face's), and with a share of the spare such a patch's
+ * friction, in a tangent plane 26 degrees off, held the box up and pushed
+ * it sideways, one rim patch first in each sweep: each box of a perfectly
+ * straight tower left shock propagation moving sideways, and towers of 100
+ * or 200 touching boxes blew apart within a second, pushed over from the
+ * second box up. With the spare on the face they stand (drift 1e-19 m in
+ * 10 s). The pair's patches together never draw more than the passes left.
+ */
+function mainFace(pc: PatchCache, cs: ContactSet, a: number, first: number, last: number, pass: Float64Array, po: number): number {
+  let best = -1, along = -Infinity;
+  for (let q = first; q < last; q++) {
+    if (pc.flat[q] !== PATCH_FLAT) continue;
+    const o = q * PATCH_FLOATS;
+    const sign = cs.b1[pc.leader[q]!] === a ? 1 : -1;
+    const c = sign * (pc.data[o + 3]! * pass[po + 3]! + pc.data[o + 4]! * pass[po + 4]! + pc.data[o + 5]! * pass[po + 5]!);
+    if (c > along) { along = c; best = q; }
+  }
+  return best;
 }
