@@ -5,9 +5,9 @@
  * make the top of a tall tower land at metres per second), kept awake
  * (sleeping would make a settled tower free and hide the cost), timed per
  * stage over the steps after the first contacts. The pairs column shows
- * the tower intact (one pair per box) while it was measured; towers of
- * more than 100 boxes rock over after a couple of seconds (docs/DESIGN.md,
- * "Tall towers"), so the window is the first second. A
+ * the tower intact (one pair per box) while it was measured (towers of
+ * more than 100 boxes used to rock over after a couple of seconds, so the
+ * window is the first second; docs/DESIGN.md, "Tall towers"). A
  * stage that is linear in the number of boxes shows a flat cost per box
  * down the table; sweep-and-prune on one axis or freezing by scanning all
  * bodies per level would show it doubling with each doubling of height.
