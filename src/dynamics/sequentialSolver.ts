@@ -111,7 +111,8 @@ const TANGLED = 0.5;
  * Approach speeds (m/s) below this are round-off: a flat patch stopped
  * exactly by applyFlatStick reads back a relative normal velocity of +-1e-17,
  * and taking the negative ones for approach made the collision phase run
- * an extra pass on one backend and not the other.
+ * an extra pass on one backend and not the other. Shock propagation also
+ * takes velocity changes (m/s, rad/s) below it for "nothing changed".
  */
 const ROUNDOFF_SPEED = 1e-12;
 
@@ -551,20 +552,19 @@ export class SequentialSolver {
       }
       const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
       const jn = acc[s]!;
-      const sF = pF, sT = pT;
-      if (dj === 0 && jn === 0 && sF === 0 && sT === 0) continue;
+      if (dj === 0 && jn === 0 && pF === 0 && pT === 0) continue;
       if (dj !== 0) any = true;
       if (jn > 0 && k < this.stopped.length) this.stopped[k] = 1;
       // A flat patch's torque, or a spin patch's spin (PatchBuilder.spinRadius).
       if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
-        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + sT, spread, m.friction, tq);
+        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + pT, spread, m.friction, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
       if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + sF, acc, s + 1) > 0) any = true;
+        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + pF, acc, s + 1) > 0) any = true;
         if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
       }
     }
