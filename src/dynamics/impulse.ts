@@ -558,8 +558,8 @@ export function applyFlatStick(
  * mu j_n + spareF, the torque total about e1, e2, N (acc[o+4..o+7)) within
  * the octagon and spin limit of j_n + spareT (applyPatchTorque's bounds).
  * Returns -1 when neither is (the caller falls back to the rows one by
- * one), else 0: applied, or nothing to do when the patch is at rest to
- * within `tol` (m/s, rad/s: round-off). Solving the rows together brings a
+ * one), 1 when applied, 0 when there was nothing to do (the patch at rest
+ * to within `tol`, m/s and rad/s: round-off). Solving the rows together brings a
  * face patch to rest in one sweep; the rows one by one converge
  * geometrically, and a box resting on another used every one of shock
  * propagation's sweeps.
@@ -594,7 +594,7 @@ export function applyFlatAccumulated(
   return applyFlatTotals(s, b1, b2, nx, ny, nz, mu, extent, acc, o, spareF, spareT);
 }
 
-/** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 0 when they hold, else -1. */
+/** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 1 when they hold, else -1. */
 function applyFlatTotals(
   s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number,
   mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number,
