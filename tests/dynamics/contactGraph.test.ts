@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContactGraph } from '../../src/dynamics/contactGraph.ts';
+import { ContactSet } from '../../src/dynamics/contacts.ts';
+import { pairSupport } from '../../src/dynamics/levels.ts';
 
 function levels(n: number, edges: [number, number][], statics: number[] = []): number[] {
   const g = new ContactGraph();
@@ -47,5 +49,52 @@ describe('contact graph levels (strongly connected components)', () => {
     for (let i = 0; i + 1 < n; i++) edges.push([i, i + 1]);
     const l = levels(n, edges);
     expect(l[n - 1]).toBe(n - 1);
+  });
+});
+
+describe('which body of a pair supports the other (pairSupport)', () => {
+  /** Pair 0 of bodies a = 1 and b = 2 with the given points: [owner (body 1), normal out of the other, phi]. */
+  function pair(points: [number, [number, number, number], number][]): ContactSet {
+    const cs = new ContactSet();
+    cs.clear(1);
+    cs.open(0);
+    for (const [owner, n, phi] of points) cs.push(owner, owner === 1 ? 2 : 1, 0, 0, 0, n[0], n[1], n[2], phi, phi, 0, 1);
+    cs.close();
+    return cs;
+  }
+
+  it('all penetrating points decide, not the deepest alone: a box leaning on another is above it', () => {
+    // b rests on a's top face (two of a's samples in b's bottom face: b's
+    // normal there points down, so a is pushed down and b up), and b's rim is
+    // pressed into a's side (the deepest point, its normal level but for a
+    // slight downward tilt: by that point alone, b would hold a up).
+    const cs = pair([
+      [2, [1, -0.05, 0], -0.02],
+      [1, [0, -1, 0], -0.005],
+      [1, [0, -1, 0], -0.004],
+    ]);
+    expect(pairSupport(cs, 0, 2, 0, 1, 0)).toBeCloseTo(-0.05 + 1 + 1, 12);
+    expect(pairSupport(cs, 0, 1, 0, 1, 0)).toBeCloseTo(-(-0.05 + 1 + 1), 12);
+    // Upside down (gravity up), the same contact makes a the supported one.
+    expect(pairSupport(cs, 0, 2, 0, -1, 0)).toBeLessThan(0);
+  });
+
+  it('points pushing both ways sum: the larger share wins', () => {
+    const cs = pair([
+      [2, [0, 1, 0], -0.01],
+      [2, [0, 1, 0], -0.01],
+      [1, [0, 1, 0], -0.03],
+    ]);
+    // Two of b's samples are pushed up, one of a's (the deepest) is: b is the supported one.
+    expect(pairSupport(cs, 0, 2, 0, 1, 0)).toBeCloseTo(1, 12);
+  });
+
+  it('a pair only touching within its band is decided by its deepest point; a pair without points by none', () => {
+    const cs = pair([
+      [2, [0, -1, 0], 0.003],
+      [1, [0, -1, 0], 0.001],
+    ]);
+    expect(pairSupport(cs, 0, 2, 0, 1, 0)).toBe(1);
+    expect(pairSupport(pair([]), 0, 2, 0, 1, 0)).toBeNaN();
   });
 });
