@@ -129,6 +129,8 @@ export interface BenchResults {
    * measured one is built (BenchOptions.warmCode; 0: the code starts cold).
    */
   warmCodeSteps: number;
+  /** The contact solver the scene ran with ("sequential" or "pgs"; added 2026-11-25, absent in older results). */
+  contactSolver: string;
   date: string;
   platform: string;
   results: BackendResult[];
@@ -283,6 +285,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
     steps: opts.steps,
     warmup,
     warmCodeSteps: warmCode,
+    contactSolver: scene.solver.contactSolver,
     date: new Date().toISOString(),
     platform: env.platform,
     results,
@@ -386,7 +389,7 @@ export function formatTable(r: BenchResults): string {
   const f = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '-');
   const lines: string[] = [];
   const dt = r.results[0]?.dt;
-  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${r.warmCodeSteps ? `, code warmed on a discarded copy for ${r.warmCodeSteps} steps` : ''}${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}, ${r.platform}`);
+  lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${r.warmCodeSteps ? `, code warmed on a discarded copy for ${r.warmCodeSteps} steps` : ''}${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}${r.contactSolver ? `, ${r.contactSolver} contact solver` : ''}, ${r.platform}`);
   for (const s of r.shapes) lines.push(`  shape ${s.name}: ${s.triangles} triangles, ${s.nodes} SDF nodes`);
   const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`, `${x.backend} max`, `${x.backend} mean`])];
   const rows: string[][] = [];

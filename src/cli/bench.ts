@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './main.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
-import { extractParams, loadSceneArg, threadsFlag } from './run.ts';
+import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './run.ts';
 import { InputError } from '../errors.ts';
 import { writeOutputFile } from './output.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
@@ -37,6 +37,7 @@ Options:
                       fresh process sees it)
   --backend LIST      comma-separated backends (default cpu)
   --threads N         threads for the CPU queries, 1 = one thread (default: the cores, at most 8)
+  --solver NAME       contact solver, sequential or pgs (default: the scene's own)
   --json              print the results as JSON instead of a table
   --out FILE.json     also write the JSON results there (commit them per machine to compare)
   --sdf               bake-only benchmark: a sphere (3000 triangles), a nonconvex cup and the Stanford
@@ -107,7 +108,7 @@ export const benchCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'warm-code', 'backend', 'out', 'cells', 'repeats', 'threads']);
+    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'warm-code', 'backend', 'out', 'cells', 'repeats', 'threads', 'solver']);
     const backends = parseBackends(stringFlag(args, 'backend'));
     const json = args.flags.has('json');
     const repeats = intFlag(args, 'repeats', 3, 1, 1000);
@@ -116,6 +117,7 @@ export const benchCommand: Command = {
     if (args.flags.has('sdf')) {
       if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
       if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
+      if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
       const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
         const n = Number(c);
         if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
@@ -143,6 +145,7 @@ export const benchCommand: Command = {
         if (info?.count !== undefined) p[info.count] = bodies;
       }
       const scene = await loadSceneArg(file, builtin, p);
+      applySolverFlag(args, scene);
       const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
       const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
       const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);

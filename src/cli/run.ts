@@ -38,6 +38,8 @@ Options:
   --backend cpu|gpu     penetration-query backend (default cpu)
   --threads N           threads for the CPU queries, 1 = one thread (default: the cores, at most 8);
                         any N gives the same results bit for bit
+  --solver NAME         contact solver: sequential (the seed's impulses and shock propagation) or
+                        pgs (projected Gauss-Seidel); default: the scene's "solver.contactSolver"
   --out FILE.jsonl      write the states there (default: standard output); the file is replaced
                         only when the run succeeds, and may not be one of the inputs
   --precision D         round every number of the states to D decimals (0 to 17; default: exact)
@@ -65,6 +67,16 @@ change, lowest and highest point, bodies below a ground plane, non-finite values
 Exit codes: 0 success (also when the reader of standard output goes away),
 1 simulation or GPU error, 2 bad input or output that cannot be written.
 `;
+
+/**
+ * `--solver sequential|pgs`: the contact solver, in place of the scene's own
+ * ("solver": {"contactSolver"}), so both run on the same scene.
+ */
+export function applySolverFlag(args: ParsedArgs, scene: SceneDesc): void {
+  if (!args.flags.has('solver')) return;
+  const contactSolver = choiceFlag(args, 'solver', ['sequential', 'pgs'] as const, 'sequential');
+  scene.solver = { ...scene.solver, contactSolver };
+}
 
 /** `--threads N`, or the default: every core, at most MAX_DEFAULT_THREADS. */
 export async function threadsFlag(args: ParsedArgs): Promise<number> {
@@ -259,7 +271,7 @@ export const runCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['dump', 'list', 'flatten', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', ...LIMIT_FLAGS]);
+    const args = parseArgs(rest, ['dump', 'list', 'flatten', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', 'solver', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
       process.stdout.write(listText());
       return 0;
@@ -279,6 +291,7 @@ export const runCommand: Command = {
     if (flatten && !args.flags.has('dump')) throw new InputError('--flatten only applies with --dump', undefined, 'command line');
     const loaded = await loadSceneArgWithSources(file, builtin, params);
     const scene = loaded.scene;
+    applySolverFlag(args, scene);
     const out = stringFlag(args, 'out');
     const inputs = sceneInputs(scene, file, loaded.libraries);
 

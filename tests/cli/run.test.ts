@@ -77,6 +77,30 @@ describe('stackfield run', () => {
     expect(bad.stderr).toContain('--threads: expected a thread count in [1, 256], got "0"');
   });
 
+  it('--solver pgs runs the scene as its own "contactSolver": "pgs" would, bit for bit; bench records the solver', () => {
+    // A box sliding on the ground: its friction is the contact solver's.
+    const slide = { ...scene, bodies: [scene.bodies[0], { name: 'box0', shape: 'box', position: [0, 0.5, 0], velocity: [2, 0, 0], restitution: 0 }] };
+    const slideFile = join(dir, 'slide.json');
+    const pgsFile = join(dir, 'slide-pgs.json');
+    writeFileSync(slideFile, JSON.stringify(slide));
+    writeFileSync(pgsFile, JSON.stringify({ ...slide, solver: { contactSolver: 'pgs' } }));
+    const args = ['--steps', '100', '--every', '50'];
+    const flag = run(['run', slideFile, ...args, '--solver', 'pgs']);
+    const own = run(['run', pgsFile, ...args]);
+    const seq = run(['run', pgsFile, ...args, '--solver', 'sequential']);
+    const plain = run(['run', slideFile, ...args]);
+    for (const r of [flag, own, seq, plain]) expect(r.status, r.stderr).toBe(0);
+    expect(flag.stdout).toBe(own.stdout);
+    expect(seq.stdout).toBe(plain.stdout);
+    expect(flag.stdout).not.toBe(plain.stdout);
+    const bad = run(['run', file, '--solver', 'pg']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--solver expects sequential or pgs, got "pg" (did you mean pgs?)');
+    const b = run(['bench', '--builtin', 'tower', '--bodies', '3', '--steps', '2', '--warmup', '1', '--repeats', '1', '--solver', 'pgs', '--json']);
+    expect(b.status, b.stderr).toBe(0);
+    expect(JSON.parse(b.stdout).contactSolver).toBe('pgs');
+  });
+
   it('bench reports the thread count in its JSON', () => {
     const r = run(['bench', '--builtin', 'tower', '--bodies', '3', '--steps', '2', '--warmup', '1', '--repeats', '1', '--threads', '2', '--json']);
     expect(r.status, r.stderr).toBe(0);
