@@ -31,8 +31,9 @@ import type { StepContext } from './stepContext.ts';
  * every level did so). The seed adds an edge per contact point, so a pair
  * with points both ways joins its bodies in one level; summing instead keeps
  * two boxes side by side, whose rims touch both ways, out of each other's
- * level (over 15 heaps of 64 to 300 boxes: the per-point edges slept 8 of 9,
- * later, the sum 14 of 15, the deepest point 10 of 15 within 15 s).
+ * level. Heaps of 64 to 300 boxes at 60 Hz asleep within 15 s: by the
+ * deepest point 10 of 15, by the sum 14 of 15; by per-point edges 8 of 9
+ * (and later). Ring piles sleep some 7 % later by the sum (docs/DESIGN.md 4).
  */
 export function pairSupport(cs: ContactSet, k: number, b: number, ux: number, uy: number, uz: number): number {
   let up = 0;
