@@ -72,6 +72,14 @@ const builtins: Builtin[] = [
     params: [
       { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings' },
       { name: 'pegs', default: 3, min: 1, max: 100, step: 1, description: 'number of pegs (they grow tall enough for their rings)' },
+      {
+        name: 'rolling',
+        default: 0.05,
+        min: 0,
+        max: 2,
+        step: 0.05,
+        description: 'rolling friction of the rings (rad/s per N s); it damps a stack rocking on its contact points: at 0.3 piles of 20-63 rings sleep by about 2.3 s',
+      },
     ],
     count: 'rings',
     make: (p) => {
@@ -111,7 +119,7 @@ const builtins: Builtin[] = [
           density: 800,
           restitution: 0.2,
           friction: 0.4,
-          rollingFriction: 0.05,
+          rollingFriction: p['rolling'],
         });
       }
       return {
