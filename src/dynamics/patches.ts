@@ -66,8 +66,13 @@ export const PATCH_SPIN = 2;
 
 
 export class PatchBuilder {
-  /** Per point of the current pair: already part of a patch. */
-  handled = new Uint8Array(64);
+  /**
+   * The current pair's points not yet part of a patch, in the pair's order
+   * (build drops the ones it takes, so each patch looks at what is left, not
+   * at every point again).
+   */
+  private live = new Int32Array(64);
+  private liveCount = 0;
   /** The last patch: centre, unit normal, point count, whether it holds a torque. */
   px = 0;
   py = 0;
@@ -120,31 +125,34 @@ export class PatchBuilder {
   /** The step context, for the members' crease tensors and their owners' rotations (sharp()); set by PatchCache. */
   ctx: StepContext | null = null;
 
-  /** Starts a pair of `n` points (clears the handled flags). */
-  beginPair(n: number): void {
-    if (this.handled.length < n) {
-      this.handled = new Uint8Array(2 * n);
+  /** Starts a pair whose points are [s, e) of the contact set: all unhandled. */
+  beginPair(s: number, e: number): void {
+    const n = e - s;
+    if (this.live.length < n) {
+      this.live = new Int32Array(2 * n);
       this.members = new Int32Array(2 * n);
       this.mu = new Float64Array(2 * n);
       this.mv = new Float64Array(2 * n);
       this.mw = new Float64Array(2 * n);
     }
-    this.handled.fill(0, 0, n);
+    const live = this.live;
+    for (let j = 0; j < n; j++) live[j] = s + j;
+    this.liveCount = n;
   }
 
   /**
-   * The deepest unhandled penetrating point of the pair [s, e) (the first of
+   * The deepest unhandled penetrating point of the current pair (the first of
    * equal depths), or -1 when none is left.
    */
-  nextLeader(cs: ContactSet, s: number, e: number): number {
-    // (s, e): the pair's points [cs.start[k], cs.end[k]). Points taken at
-    // the current poses (ContactSet.now) lead first, each that penetrates
-    // now or at the prediction; then the penetrating predicted ones.
+  nextLeader(cs: ContactSet): number {
+    // Points taken at the current poses (ContactSet.now) lead first, each
+    // that penetrates now or at the prediction; then the penetrating
+    // predicted ones.
     let best = -1, bestNow = -1;
     let bestPhi = 0, bestNowPhi = Infinity;
-    const handled = this.handled, phi = cs.phi, now = cs.now, pred = cs.pred;
-    for (let i = s; i < e; i++) {
-      if (handled[i - s]) continue;
+    const live = this.live, phi = cs.phi, now = cs.now, pred = cs.pred;
+    for (let l = 0, nl = this.liveCount; l < nl; l++) {
+      const i = live[l]!;
       const f = phi[i]!;
       if (now[i] === 1) {
         if (f < bestNowPhi && (f < 0 || pred[i]! < 0)) {
@@ -160,12 +168,12 @@ export class PatchBuilder {
   }
 
   /**
-   * Builds the patch led by point i of the pair whose points are [s, e) in
-   * `cs` (i unhandled, the deepest such), marking its points handled.
+   * Builds the patch led by point i of the current pair (i unhandled, the
+   * deepest such; beginPair), taking its points off the unhandled list.
    * `cell` is the pair's SDF cell size.
    */
-  build(cs: ContactSet, s: number, e: number, i: number, cell: number): void {
-    const handled = this.handled;
+  build(cs: ContactSet, i: number, cell: number): void {
+    const live = this.live;
     const members = this.members;
     const b1 = cs.b1[i]!;
     const lnx = cs.n[3 * i]!, lny = cs.n[3 * i + 1]!, lnz = cs.n[3 * i + 2]!;
@@ -175,18 +183,27 @@ export class PatchBuilder {
     // Members, and the normal weighted toward the deepest.
     let m = 0;
     let nx = 0, ny = 0, nz = 0;
-    for (let j = s; j < e; j++) {
-      if (handled[j - s] || cs.phi[j]! > limit || cs.now[j] !== cs.now[i]) continue;
+    // The points not taken are written back in order (a stable compaction).
+    let kept = 0;
+    for (let l = 0, nl = this.liveCount; l < nl; l++) {
+      const j = live[l]!;
+      if (cs.phi[j]! > limit || cs.now[j] !== cs.now[i]) {
+        live[kept++] = j;
+        continue;
+      }
       const sign = cs.b1[j] === b1 ? 1 : -1;
       const mx = sign * cs.n[3 * j]!, my = sign * cs.n[3 * j + 1]!, mz = sign * cs.n[3 * j + 2]!;
-      if (j !== i && mx * lnx + my * lny + mz * lnz < PATCH_COS) continue;
-      handled[j - s] = 1;
+      if (j !== i && mx * lnx + my * lny + mz * lnz < PATCH_COS) {
+        live[kept++] = j;
+        continue;
+      }
       members[m++] = j;
       const w = (limit - cs.phi[j]!) / band;
       nx += w * mx;
       ny += w * my;
       nz += w * mz;
     }
+    this.liveCount = kept;
     this.count = m;
     this.flat = false;
     this.spinOnly = false;
@@ -537,9 +554,9 @@ export class PatchCache {
     const pb = this.builder;
     let m = 0;
     if (e > s) {
-      pb.beginPair(e - s);
-      for (let i = pb.nextLeader(cs, s, e); i >= 0; i = pb.nextLeader(cs, s, e)) {
-        pb.build(cs, s, e, i, cell);
+      pb.beginPair(s, e);
+      for (let i = pb.nextLeader(cs); i >= 0; i = pb.nextLeader(cs)) {
+        pb.build(cs, i, cell);
         if ((m + 1) * PATCH_FLOATS > this.scratch.length) {
           this.scratch = grown(this.scratch, 2 * (m + 1) * PATCH_FLOATS);
           this.scratchFlat = grown(this.scratchFlat, 2 * (m + 1));
