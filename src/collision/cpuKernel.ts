@@ -251,6 +251,9 @@ export function queryRange(
   const m20 = 2 * (qx * qz - qy * qw), m21 = 2 * (qy * qz + qx * qw), m22 = 1 - 2 * (qx * qx + qy * qy);
   const pts = A.points;
   const sph = A.clusters;
+  const sp = SPHERE_POSE;
+  sp[0] = m00; sp[1] = m01; sp[2] = m02; sp[3] = m10; sp[4] = m11; sp[5] = m12;
+  sp[6] = m20; sp[7] = m21; sp[8] = m22; sp[9] = tx; sp[10] = ty; sp[11] = tz; sp[12] = margin;
   const order = A.order;
   const osample = out.sample, ophi = out.phi, onormal = out.normal;
   const k0 = out.count;
@@ -259,10 +262,10 @@ export function queryRange(
   const nc = Math.ceil(A.count / CLUSTER_SAMPLES);
   const g1 = Math.ceil(end / GROUP_SAMPLES);
   for (let gi = first / GROUP_SAMPLES; gi < g1; gi++) {
-    if (!sphereReaches(sph, 4 * (nc + gi), m00, m01, m02, m10, m11, m12, m20, m21, m22, tx, ty, tz, g, margin)) continue;
+    if (!sphereReaches(sph, 4 * (nc + gi), g)) continue;
     const c1 = Math.min(Math.ceil(end / CLUSTER_SAMPLES), (gi + 1) * GROUP_CLUSTERS);
     for (let c = gi * GROUP_CLUSTERS; c < c1; c++) {
-      if (!sphereReaches(sph, 4 * c, m00, m01, m02, m10, m11, m12, m20, m21, m22, tx, ty, tz, g, margin)) continue;
+      if (!sphereReaches(sph, 4 * c, g)) continue;
       const e = Math.min(end, (c + 1) * CLUSTER_SAMPLES);
       for (let pos = c * CLUSTER_SAMPLES; pos < e; pos++) {
         const si = order === null ? pos : order[pos]!;
@@ -310,16 +313,21 @@ export function queryRange(
 /** Up to this many records, sortRecords sorts by insertion; beyond, through a table indexed by sample. */
 const INSERTION_MAX = 32;
 /**
+ * The task's pose for sphereReaches: rotation m (row major), translation t,
+ * margin. An array rather than arguments: a call the optimiser does not
+ * inline boxes each floating-point argument on the heap (13 per cluster).
+ */
+const SPHERE_POSE = new Float64Array(13);
+
+/**
  * Whether any sample within the sphere at sph[o..o+4) (A's frame), posed by
- * the rotation m and translation t into B's frame, can have phi_B below the
- * margin: the box cull, then the field at the centre against its Lipschitz
+ * SPHERE_POSE into B's frame, can have phi_B below the margin: the box cull, then the field at the centre against its Lipschitz
  * bound (the file comment). Exact: false only when none can.
  */
-function sphereReaches(
-  sph: Float64Array, o: number,
-  m00: number, m01: number, m02: number, m10: number, m11: number, m12: number, m20: number, m21: number, m22: number,
-  tx: number, ty: number, tz: number, g: SdfGrid, margin: number,
-): boolean {
+function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
+  const sp = SPHERE_POSE;
+  const m00 = sp[0]!, m01 = sp[1]!, m02 = sp[2]!, m10 = sp[3]!, m11 = sp[4]!, m12 = sp[5]!;
+  const m20 = sp[6]!, m21 = sp[7]!, m22 = sp[8]!, tx = sp[9]!, ty = sp[10]!, tz = sp[11]!, margin = sp[12]!;
   const ax = sph[o]!, ay = sph[o + 1]!, az = sph[o + 2]!, cr = sph[o + 3]!;
   const cx = m00 * ax + m01 * ay + m02 * az + tx;
   const cy = m10 * ax + m11 * ay + m12 * az + ty;

@@ -75,6 +75,23 @@ export class ContactSet {
   }
 
   push(b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number, phi: number, gap: number, sample: number, area: number, pred = phi, now = 0): void {
+    const v = this.staged;
+    v[0] = px; v[1] = py; v[2] = pz;
+    v[3] = nx; v[4] = ny; v[5] = nz;
+    v[6] = phi; v[7] = gap; v[8] = pred; v[9] = area;
+    this.pushStaged(b1, b2, sample, now);
+  }
+
+  /**
+   * A point's floating-point fields for pushStaged: p xyz, n xyz, phi, gap,
+   * pred, area. The narrow phase fills it rather than calling push(): where
+   * the optimiser does not inline a call, every floating-point argument is a
+   * heap allocation, and this runs for every point of every evaluation.
+   */
+  readonly staged = new Float64Array(10);
+
+  /** push() with its floating-point fields in `staged`. */
+  pushStaged(b1: number, b2: number, sample: number, now: number): void {
     let i = this.writeAt + this.written;
     if (this.inPlace && this.written === this.cap[this.writing]!) {
       // The slot is full: carry what was written to the end and go on there.
@@ -83,20 +100,21 @@ export class ContactSet {
     } else if (!this.inPlace && i >= this.b1.length) {
       this.grow(2 * (i + 1));
     }
+    const v = this.staged;
     this.b1[i] = b1;
     this.b2[i] = b2;
-    this.p[3 * i] = px;
-    this.p[3 * i + 1] = py;
-    this.p[3 * i + 2] = pz;
-    this.n[3 * i] = nx;
-    this.n[3 * i + 1] = ny;
-    this.n[3 * i + 2] = nz;
-    this.phi[i] = phi;
-    this.gap[i] = gap;
-    this.pred[i] = pred;
+    this.p[3 * i] = v[0]!;
+    this.p[3 * i + 1] = v[1]!;
+    this.p[3 * i + 2] = v[2]!;
+    this.n[3 * i] = v[3]!;
+    this.n[3 * i + 1] = v[4]!;
+    this.n[3 * i + 2] = v[5]!;
+    this.phi[i] = v[6]!;
+    this.gap[i] = v[7]!;
+    this.pred[i] = v[8]!;
     this.now[i] = now;
     this.sample[i] = sample;
-    this.area[i] = area;
+    this.area[i] = v[9]!;
     this.written++;
   }
 

@@ -328,7 +328,8 @@ export class NarrowPhase {
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
-  private readonly gradScratch = new Float64Array(3);
+  /** gapNow's output (position in the other frame, value), then the field's normal there. */
+  private readonly gradScratch = new Float64Array(4);
   /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
   /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
@@ -692,7 +693,8 @@ export class NarrowPhase {
         const side = c.side[i]!;
         const s = c.sample[i]!;
         const pts = (side === 0 ? sa : sb).samples.points;
-        const g = gapNow(c, i, side, pts[4 * s]!, pts[4 * s + 1]!, pts[4 * s + 2]!, now, plane, gn);
+        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        const g = gn[3]!;
         gaps[i - start] = g;
         if (g < minGap) minGap = g;
       }
@@ -747,7 +749,12 @@ export class NarrowPhase {
       // The same sample's value at the current poses (the contact phase
       // lets an approach close this gap: SequentialSolver.resolvePair).
       // (Taken now, the sample's position at the current poses is needed in gn too.)
-      let gap = current && !(gaps[i - start]! < nowBelow) ? gaps[i - start]! : gapNow(c, i, side, lx, ly, lz, now, plane, gn);
+      let gap: number;
+      if (current && !(gaps[i - start]! < nowBelow)) gap = gaps[i - start]!;
+      else {
+        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        gap = gn[3]!;
+      }
       if (gap < nowBelow) {
         let clx = nlx, cly = nly, clz = nlz, taken = true;
         if (!plane) {
@@ -773,7 +780,10 @@ export class NarrowPhase {
           const qx = B.pos[3 * owner]! + CR[rw]! * lx + CR[rw + 1]! * ly + CR[rw + 2]! * lz;
           const qy = B.pos[3 * owner + 1]! + CR[rw + 3]! * lx + CR[rw + 4]! * ly + CR[rw + 5]! * lz;
           const qz = B.pos[3 * owner + 2]! + CR[rw + 6]! * lx + CR[rw + 7]! * ly + CR[rw + 8]! * lz;
-          cs.push(owner, other, qx, qy, qz, cx, cy, cz, gap, gap, s, samples.areas ? samples.areas[s]! : 1, phi, 1);
+          const v = cs.staged;
+          v[0] = qx; v[1] = qy; v[2] = qz; v[3] = cx; v[4] = cy; v[5] = cz;
+          v[6] = gap; v[7] = gap; v[8] = phi; v[9] = samples.areas ? samples.areas[s]! : 1;
+          cs.pushStaged(owner, other, s, 1);
           continue;
         }
         if (!(phi < band)) continue;
@@ -781,7 +791,10 @@ export class NarrowPhase {
       const wx = P[3 * owner]! + RW[ow]! * lx + RW[ow + 1]! * ly + RW[ow + 2]! * lz;
       const wy = P[3 * owner + 1]! + RW[ow + 3]! * lx + RW[ow + 4]! * ly + RW[ow + 5]! * lz;
       const wz = P[3 * owner + 2]! + RW[ow + 6]! * lx + RW[ow + 7]! * ly + RW[ow + 8]! * lz;
-      cs.push(owner, other, wx + sh[0]!, wy + sh[1]!, wz + sh[2]!, nx, ny, nz, phi, gap, s, samples.areas ? samples.areas[s]! : 1);
+      const v = cs.staged;
+      v[0] = wx + sh[0]!; v[1] = wy + sh[1]!; v[2] = wz + sh[2]!; v[3] = nx; v[4] = ny; v[5] = nz;
+      v[6] = phi; v[7] = gap; v[8] = phi; v[9] = samples.areas ? samples.areas[s]! : 1;
+      cs.pushStaged(owner, other, s, 0);
     }
     cs.close();
     this.cacheEvaluations += evaluated;
@@ -977,12 +990,14 @@ export class NarrowPhase {
 const NOW_NORMAL_COS = 0.995;
 
 /**
- * Cached sample i (local point l, of the pair's body a when side is 0) at the
- * current relative pose `now`: its position in the other body's frame to
- * out[0..2], and its value there, first order from the query (exact for a
- * plane).
+ * Cached sample i (local point pts[ps..ps+2], of the pair's body a when side
+ * is 0) at the current relative pose `now`: its position in the other body's
+ * frame to out[0..2], and its value there, first order from the query (exact
+ * for a plane), to out[3]. (No floating-point arguments or result: where the
+ * optimiser does not inline a call, each one is a heap allocation.)
  */
-function gapNow(c: SampleCache, i: number, side: number, lx: number, ly: number, lz: number, now: RelPose, plane: boolean, out: Float64Array): number {
+function gapNow(c: SampleCache, i: number, side: number, pts: Float32Array, ps: number, now: RelPose, plane: boolean, out: Float64Array): void {
+  const lx = pts[ps]!, ly = pts[ps + 1]!, lz = pts[ps + 2]!;
   const R = now.R;
   let gx: number, gy: number, gz: number;
   if (side === 0) {
@@ -996,8 +1011,8 @@ function gapNow(c: SampleCache, i: number, side: number, lx: number, ly: number,
   }
   out[0] = gx; out[1] = gy; out[2] = gz;
   const o3 = 3 * i, n = c.n0;
-  if (plane) return n[o3]! * gx + n[o3 + 1]! * gy + n[o3 + 2]! * gz;
-  return c.phi0[i]! + n[o3]! * (gx - c.p0[o3]!) + n[o3 + 1]! * (gy - c.p0[o3 + 1]!) + n[o3 + 2]! * (gz - c.p0[o3 + 2]!);
+  out[3] = plane ? n[o3]! * gx + n[o3 + 1]! * gy + n[o3 + 2]! * gz
+    : c.phi0[i]! + n[o3]! * (gx - c.p0[o3]!) + n[o3 + 1]! * (gy - c.p0[o3 + 1]!) + n[o3 + 2]! * (gz - c.p0[o3 + 2]!);
 }
 
 /** Body i's world rotation matrix (row major) from its quaternion, to out[o..o+8]. */

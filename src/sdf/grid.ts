@@ -114,7 +114,10 @@ export function sampleSdf(
   const phi =
     ez * (ey * (ex * v[b]! + fx * v[b + 1]!) + fy * (ex * v[b + sy]! + fx * v[b + sy + 1]!)) +
     fz * (ey * (ex * v[b + sz]! + fx * v[b + sz + 1]!) + fy * (ex * v[b + sz + sy]! + fx * v[b + sz + sy + 1]!));
-  if (normal) cellNormal(g, i, j, k, fx, fy, fz, normal);
+  if (normal) {
+    FRACTION[0] = fx; FRACTION[1] = fy; FRACTION[2] = fz;
+    cellNormal(g, i, j, k, normal);
+  }
   return phi;
 }
 
@@ -136,14 +139,23 @@ export function sdfNormal(g: SdfGrid, x: number, y: number, z: number, normal: F
   if (i < 0) i = 0;
   if (j < 0) j = 0;
   if (k < 0) k = 0;
-  cellNormal(g, i, j, k, gx - i, gy - j, gz - k, normal);
+  FRACTION[0] = gx - i; FRACTION[1] = gy - j; FRACTION[2] = gz - k;
+  cellNormal(g, i, j, k, normal);
 }
 
 /**
- * The normalised interpolated gradient (2.2-2.5) in cell (i, j, k) at
- * fractions (fx, fy, fz), to normal[0..2] ((0, 1, 0) where it vanishes).
+ * cellNormal's fractions within its cell. Passed through this array, not as
+ * arguments: a call the optimiser does not inline boxes every floating-point
+ * argument on the heap, and this runs once per record of every query.
  */
-function cellNormal(g: SdfGrid, i: number, j: number, k: number, fx: number, fy: number, fz: number, normal: Float64Array | number[]): void {
+const FRACTION = new Float64Array(3);
+
+/**
+ * The normalised interpolated gradient (2.2-2.5) in cell (i, j, k) at
+ * fractions FRACTION = (fx, fy, fz), to normal[0..2] ((0, 1, 0) where it vanishes).
+ */
+function cellNormal(g: SdfGrid, i: number, j: number, k: number, normal: Float64Array | number[]): void {
+  const fx = FRACTION[0]!, fy = FRACTION[1]!, fz = FRACTION[2]!;
   const nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
   const v = g.values;
   const b = i + nx * (j + ny * k);
@@ -172,12 +184,14 @@ function cellNormal(g: SdfGrid, i: number, j: number, k: number, fx: number, fy:
   // one-sided values differ where the field bends, and a point lying on the
   // face (a box's edge on a grid plane, which is where boxes put them) would
   // otherwise get whichever cell rounding picks, differently on the GPU.
-  if (fx < CELL_FACE && i > 0) dx = 0.5 * (dx + edgeBlend(v, b - 1, 1, sy, sz, ey, fy, ez, fz));
-  else if (fx > 1 - CELL_FACE && i < nx - 2) dx = 0.5 * (dx + edgeBlend(v, b + 1, 1, sy, sz, ey, fy, ez, fz));
-  if (fy < CELL_FACE && j > 0) dy = 0.5 * (dy + edgeBlend(v, b - sy, sy, 1, sz, ex, fx, ez, fz));
-  else if (fy > 1 - CELL_FACE && j < ny - 2) dy = 0.5 * (dy + edgeBlend(v, b + sy, sy, 1, sz, ex, fx, ez, fz));
-  if (fz < CELL_FACE && k > 0) dz = 0.5 * (dz + edgeBlend(v, b - sz, sz, 1, sy, ex, fx, ey, fy));
-  else if (fz > 1 - CELL_FACE && k < nz - 2) dz = 0.5 * (dz + edgeBlend(v, b + sz, sz, 1, sy, ex, fx, ey, fy));
+  const W = BLEND;
+  W[0] = ex; W[1] = fx; W[2] = ey; W[3] = fy; W[4] = ez; W[5] = fz;
+  if (fx < CELL_FACE && i > 0) { edgeBlend(v, b - 1, 1, sy, sz, 2, 4); dx = 0.5 * (dx + W[6]!); }
+  else if (fx > 1 - CELL_FACE && i < nx - 2) { edgeBlend(v, b + 1, 1, sy, sz, 2, 4); dx = 0.5 * (dx + W[6]!); }
+  if (fy < CELL_FACE && j > 0) { edgeBlend(v, b - sy, sy, 1, sz, 0, 4); dy = 0.5 * (dy + W[6]!); }
+  else if (fy > 1 - CELL_FACE && j < ny - 2) { edgeBlend(v, b + sy, sy, 1, sz, 0, 4); dy = 0.5 * (dy + W[6]!); }
+  if (fz < CELL_FACE && k > 0) { edgeBlend(v, b - sz, sz, 1, sy, 0, 2); dz = 0.5 * (dz + W[6]!); }
+  else if (fz > 1 - CELL_FACE && k < nz - 2) { edgeBlend(v, b + sz, sz, 1, sy, 0, 2); dz = 0.5 * (dz + W[6]!); }
   // sqrt of the sum of squares (not Math.hypot, several times slower in V8;
   // the GPU twin's length() is the same sum).
   const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
@@ -197,13 +211,21 @@ export const CELL_FACE = 1e-4;
 
 /**
  * The derivative along one axis in the cell whose first node is b: the
- * bilinear blend over the other two axes (strides s1, s2, weights e/f) of
- * the four edge differences along the axis (stride `along`).
+ * bilinear blend over the other two axes (strides s1, s2; weights e1, f1 =
+ * BLEND[w1..w1+1] and e2, f2 = BLEND[w2..w2+1]) of the four edge
+ * differences along the axis (stride `along`), to BLEND[6]. Weights and
+ * result go through BLEND because a call the optimiser does not inline boxes
+ * every floating-point argument and result on the heap.
  */
-function edgeBlend(v: ArrayLike<number>, b: number, along: number, s1: number, s2: number, e1: number, f1: number, e2: number, f2: number): number {
-  return e2 * (e1 * (v[b + along]! - v[b]!) + f1 * (v[b + s1 + along]! - v[b + s1]!)) +
+function edgeBlend(v: ArrayLike<number>, b: number, along: number, s1: number, s2: number, w1: number, w2: number): void {
+  const W = BLEND;
+  const e1 = W[w1]!, f1 = W[w1 + 1]!, e2 = W[w2]!, f2 = W[w2 + 1]!;
+  W[6] = e2 * (e1 * (v[b + along]! - v[b]!) + f1 * (v[b + s1 + along]! - v[b + s1]!)) +
     f2 * (e1 * (v[b + s2 + along]! - v[b + s2]!) + f1 * (v[b + s2 + s1 + along]! - v[b + s2 + s1]!));
 }
+
+/** cellNormal's weights (1 - f, f) per axis x, y, z, then edgeBlend's result. */
+const BLEND = new Float64Array(7);
 
 /**
  * The grid layout for a shape with the given local bounds (shared by the CPU
