@@ -321,8 +321,9 @@ const SPHERE_POSE = new Float64Array(13);
 
 /**
  * Whether any sample within the sphere at sph[o..o+4) (A's frame), posed by
- * SPHERE_POSE into B's frame, can have phi_B below the margin: the box cull, then the field at the centre against its Lipschitz
- * bound (the file comment). Exact: false only when none can.
+ * SPHERE_POSE into B's frame, can have phi_B below the margin: the box cull,
+ * then the field at the centre against its Lipschitz bound (the file
+ * comment). Exact: false only when none can.
  */
 function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
   const sp = SPHERE_POSE;
