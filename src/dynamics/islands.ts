@@ -27,6 +27,21 @@
  * creeping so at its own time, kept restarting their island's clock and
  * never slept.) Position correction moves bodies without velocity, and
  * counts too: bodies being pushed apart are not still.
+ *
+ * That drift allowance (up to a mean 2.5 cm/s) is for piles, where bodies
+ * creep on each other for seconds before they settle. A body that touches
+ * no other moving body (only static or sleeping ones, or nothing) has
+ * nothing to creep on, and a slow steady motion of it is physics: a box
+ * on a slope a hair steeper than its friction starts from rest at a few
+ * cm/s^2, a puck glides on ice at millimetres per second. Such a body's
+ * window counts only if it is also *steady*: the means of its pose over the
+ * window's first and second halves agree to SLEEP_DRIFT_ALONE of the same
+ * scale (0.5 mm for bodies above 25 cm, a mean drift under 2 mm/s), which
+ * a jitter about a place passes whatever its phase and a start from rest at
+ * 0.008 m/s^2 or more does not (the halves' means part by a T^2 / 4). A
+ * window that fails it hands its second half on as the next window's
+ * first, so a body that has just come to rest waits half a window more,
+ * not a whole one.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
@@ -42,6 +57,13 @@ const SLEEP_SPEED = 0.05;
 const SLEEP_SIZES = 0.2;
 /** The fraction of SLEEP_TIME times the speed scale that a still body may wander. */
 const SLEEP_DRIFT = 0.5;
+/**
+ * The same for the means of the two halves of a window of a body that
+ * touches no other moving body (only static or sleeping ones, or none).
+ */
+const SLEEP_DRIFT_ALONE = 0.02;
+/** Islands.halves floats per body. */
+const HALF_FLOATS = 16;
 
 export class Islands {
   /** Seconds each body has stayed still (near its reference pose). */
@@ -50,6 +72,10 @@ export class Islands {
   private ref = new Float64Array(0);
   /** Per body, seconds since its current window started. */
   private age = new Float64Array(0);
+  /** Per body alone (not coupled), the still seconds of its current window, counted when the window ends steady. */
+  private pending = new Float64Array(0);
+  /** Per body, its window's pose sums: first half (position 3, orientation 4, count), then the second. */
+  private halves = new Float64Array(0);
   /** Per body, whether `ref` holds a pose (cleared when it wakes). */
   private hasRef = new Uint8Array(0);
   /** The island a sleeping body fell asleep with (its root body), -1 while awake. */
@@ -61,12 +87,18 @@ export class Islands {
   private parent = new Int32Array(0);
   private minTimer = new Float64Array(0);
   private keep = new Uint8Array(0);
+  /** Per body, this update: touching or jointed to another moving body (the loose stillness test applies). */
+  private coupled = new Uint8Array(0);
   private ctx: StepContext | null = null;
   /** Joint edges: a joint acting between an awake body and a sleeping one wakes the sleeper's island. */
   private readonly union = (a: number, b: number): void => {
     const B = this.ctx!.bodies;
     if (B.asleep[a] !== B.asleep[b]) this.wake(this.ctx!, B.asleep[a] ? a : b);
     this.join(a, b);
+    if (B.isStatic[a] === 0 && B.isStatic[b] === 0) {
+      this.coupled[a] = 1;
+      this.coupled[b] = 1;
+    }
   };
   private readonly keepAwake = (i: number): void => {
     this.keep[i] = 1;
@@ -77,11 +109,14 @@ export class Islands {
     this.timer = new Float64Array(n);
     this.ref = new Float64Array(7 * n);
     this.age = new Float64Array(n);
+    this.pending = new Float64Array(n);
+    this.halves = new Float64Array(HALF_FLOATS * n);
     this.hasRef = new Uint8Array(n);
     this.sleepId = new Int32Array(n).fill(-1);
     this.parent = new Int32Array(n);
     this.minTimer = new Float64Array(n);
     this.keep = new Uint8Array(n);
+    this.coupled = new Uint8Array(n);
   }
 
   /**
@@ -97,25 +132,46 @@ export class Islands {
     this.ctx = ctx;
     this.keep.fill(0);
     c?.awakeBodies?.(ctx, this.keepAwake);
-    for (let i = 0; i < n; i++) {
-      parent[i] = i;
-      if (B.isStatic[i] || B.asleep[i]) continue;
-      if (!this.keep[i] && this.hasRef[i] && this.still(ctx, i)) {
-        this.timer[i] += dt;
-        // A window ends still: the next one starts here, the timer runs on.
-        this.age[i] += dt;
-        if (this.age[i]! >= SLEEP_TIME) this.anchor(B, i);
-      } else {
-        this.restart(B, i);
-      }
-    }
+    for (let i = 0; i < n; i++) parent[i] = i;
+    const coupled = this.coupled;
+    coupled.fill(0);
     const active = (i: number): boolean => B.isStatic[i] === 0 && B.asleep[i] === 0;
     for (let k = 0; k < pairs.count; k++) {
       if (cs.start[k] === cs.end[k]) continue;
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      if (active(a) && active(b)) this.join(a, b);
+      if (active(a) && active(b)) {
+        this.join(a, b);
+        coupled[a] = 1;
+        coupled[b] = 1;
+      }
     }
     c?.graphEdges(ctx, this.union);
+    for (let i = 0; i < n; i++) {
+      if (B.isStatic[i] || B.asleep[i]) continue;
+      if (this.keep[i] || !this.hasRef[i] || !this.still(ctx, i)) {
+        this.restart(B, i);
+        continue;
+      }
+      this.age[i] += dt;
+      this.addToHalf(B, i);
+      if (coupled[i]) this.timer[i] += dt;
+      else this.pending[i] += dt;
+      // (Half a step of slack: the window's steps add up to it in rounding.)
+      if (this.age[i]! >= SLEEP_TIME - 0.5 * dt) {
+        // A window ends still: the next one starts here, the timer runs on.
+        // Alone, a body's window counts only if the means of its two halves
+        // agree (steady(): it is not on its way somewhere); if not, its
+        // second half begins the next window, so a body that has just come
+        // to rest counts from there.
+        if (!coupled[i] && !this.steady(ctx, i)) {
+          this.timer[i] = 0;
+          this.shiftHalf(i);
+          continue;
+        }
+        this.timer[i] += this.pending[i]!;
+        this.anchor(B, i);
+      }
+    }
     // Per island: the shortest time any of its bodies has been slow.
     const minT = this.minTimer;
     minT.fill(Infinity);
@@ -165,6 +221,57 @@ export class Islands {
     return 2 * Math.acos(Math.min(dot, 1)) * r < D;
   }
 
+  /**
+   * Adds body i's pose to the sums of its window's first or second half
+   * (position, and orientation on the reference's side of the double cover).
+   */
+  private addToHalf(B: StepContext['bodies'], i: number): void {
+    const h = this.halves, o = HALF_FLOATS * i + (this.age[i]! <= 0.5 * SLEEP_TIME ? 0 : 8);
+    const R = this.ref, ro = 7 * i, q = B.quat;
+    const sign = q[4 * i]! * R[ro + 3]! + q[4 * i + 1]! * R[ro + 4]! + q[4 * i + 2]! * R[ro + 5]! + q[4 * i + 3]! * R[ro + 6]! < 0 ? -1 : 1;
+    for (let k = 0; k < 3; k++) h[o + k] += B.pos[3 * i + k]!;
+    for (let k = 0; k < 4; k++) h[o + 3 + k] += sign * q[4 * i + k]!;
+    h[o + 7] += 1;
+  }
+
+  /**
+   * Whether body i's mean pose over the first half of its window and over
+   * the second agree to D_ALONE (position, and angle times its radius): a
+   * body that jitters about a place has the same mean in both, one that
+   * creeps or starts to slide or roll has not.
+   */
+  private steady(ctx: StepContext, i: number): boolean {
+    const h = this.halves, o = HALF_FLOATS * i;
+    const n1 = h[o + 7]!, n2 = h[o + 15]!;
+    if (!(n1 > 0 && n2 > 0)) return false;
+    const r = ctx.shapeOf(i).radius;
+    const D = SLEEP_DRIFT_ALONE * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
+    const d = norm3(h[o]! / n1 - h[o + 8]! / n2, h[o + 1]! / n1 - h[o + 9]! / n2, h[o + 2]! / n1 - h[o + 10]! / n2);
+    if (!(d < D)) return false;
+    let dot = 0, l1 = 0, l2 = 0;
+    for (let k = 3; k < 7; k++) {
+      dot += h[o + k]! * h[o + 8 + k]!;
+      l1 += h[o + k]! * h[o + k]!;
+      l2 += h[o + 8 + k]! * h[o + 8 + k]!;
+    }
+    const c = Math.abs(dot) / Math.sqrt(l1 * l2);
+    return 2 * Math.acos(Math.min(c, 1)) * r < D;
+  }
+
+  /**
+   * Makes the second half of body i's window the first half of the next
+   * (the reference pose stays: the ball still bounds the whole of it).
+   */
+  private shiftHalf(i: number): void {
+    const h = this.halves, o = HALF_FLOATS * i;
+    for (let k = 0; k < 8; k++) {
+      h[o + k] = h[o + 8 + k]!;
+      h[o + 8 + k] = 0;
+    }
+    this.age[i] = 0.5 * SLEEP_TIME;
+    this.pending[i] = 0.5 * SLEEP_TIME;
+  }
+
   /** Starts body i's stillness over at its current pose. */
   private restart(B: StepContext['bodies'], i: number): void {
     this.anchor(B, i);
@@ -178,6 +285,8 @@ export class Islands {
     for (let k = 0; k < 4; k++) R[o + 3 + k] = B.quat[4 * i + k]!;
     this.hasRef[i] = 1;
     this.age[i] = 0;
+    this.pending[i] = 0;
+    this.halves.fill(0, HALF_FLOATS * i, HALF_FLOATS * (i + 1));
   }
 
   /** Wakes body i and every body that fell asleep in its island; returns whether any woke. */

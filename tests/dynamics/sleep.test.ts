@@ -140,6 +140,42 @@ describe('sleeping', () => {
     expect(pos(w, 'box')[0]).toBeCloseTo(0.12, 2);
   });
 
+  it('a body gliding at 5 mm/s on ice stays awake and glides on (alone, a steady drift is motion, not jitter)', async () => {
+    // Below the 2.5 cm/s that a body among others may drift and still
+    // sleep (piles creep): a body touching nothing that moves must end each
+    // half-second window where the mean of its first half put it.
+    const w = await queryWorld(oneBox(0), 'cpu');
+    const b = bodyIndex(w, 'box');
+    w.bodies.vel[3 * b] = 0.005;
+    await run(w, 300, (ww) => expect(asleep(ww, 'box')).toBe(false));
+    expect(pos(w, 'box')[0]).toBeCloseTo(0.015, 6);
+  });
+
+  it('a box starting from rest on a slope a hair steeper than its friction slides at g (sin - mu cos) and never sleeps', async () => {
+    // 30 degrees, mu 0.57 < tan 30 = 0.577: a = 0.0624 m/s^2, 2.8 cm in the
+    // first 0.5 s, which a body among others may drift and sleep; alone it
+    // stays awake, and the slide keeps its textbook acceleration.
+    const theta = Math.PI / 6, mu = 0.57, g = 9.81;
+    const n = [-Math.sin(theta), Math.cos(theta), 0];
+    const w = await queryWorld({
+      format: FORMAT, dt: 0.01,
+      shapes: { slope: { type: 'plane', normal: n }, box: { type: 'box', size: [0.4, 0.2, 0.4], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'slope', shape: 'slope', static: true, friction: mu, restitution: 0 },
+        { name: 'box', shape: 'box', position: [0.1 * n[0]!, 0.1 * n[1]!, 0], rotation: { axis: [0, 0, 1], degrees: 30 }, friction: mu, restitution: 0 },
+      ],
+    }, 'cpu');
+    const p0 = pos(w, 'box');
+    await run(w, 300, (ww) => expect(asleep(ww, 'box')).toBe(false));
+    const p1 = pos(w, 'box');
+    const s = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+    const a = g * (Math.sin(theta) - mu * Math.cos(theta));
+    // Positions advance with the mean of a step's start and end velocity
+    // (docs/ALGORITHM.md 4), so the slide covers a t^2 / 2 to first order in dt.
+    expect(s / (0.5 * a * 9)).toBeGreaterThan(0.98);
+    expect(s / (0.5 * a * 9)).toBeLessThan(1.02);
+  });
+
   it('a heap of 140 randomly turned boxes comes to rest and falls asleep within 15 s, every box on the heap', async () => {
     // The boxes scene's block of 140 dropped at 60 Hz. Columns of boxes
     // that land face on face swayed for ever while shock propagation bounded a
