@@ -12,7 +12,7 @@ import type { Command } from './main.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
 import { fmtValue, type ShapeMass } from '../scene/build.ts';
-import { DOF_REMOVED, readSource, type Namespace, type SourceFile } from '../scene/library.ts';
+import { DOF_REMOVED, EITHER_TOP_LEVEL, readSource, type Namespace, type SourceFile } from '../scene/library.ts';
 import { checkName } from '../scene/instances.ts';
 import { readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -65,7 +65,7 @@ function massOf(b: SceneDesc['bodies'][number], s: ShapeMass | null | undefined)
 
 /** The listing of every file FILE reads (the root first). */
 export async function listLibrary(file: string, warn: (m: string) => void): Promise<FileListing[]> {
-  const root = readSource(await readTextFile(file, 'file'), file);
+  const root = readSource(await readTextFile(file, 'file'), file, undefined, EITHER_TOP_LEVEL);
   const lib = await checkLibraryFile(root, warn);
   return lib.files.map((f) => listFile(f, lib.ns, lib.robots, lib.scenes.get(f.file)));
 }

@@ -288,6 +288,20 @@ describe('messages say what is wrong', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps', ' ']), '--steps expects an integer');
   });
 
+  it('a file holding only null is refused at the top level by every command that reads one, exit 2', () => {
+    const file = join(dir, 'n.json');
+    writeFileSync(file, 'null\n');
+    const scene = 'n.json: expected a JSON object at the top level ({"format": "stackfield-scene/1", ...}), got null';
+    const either = 'n.json: expected a JSON object at the top level (a library {"format": "stackfield-library/1", ...} or a scene {"format": "stackfield-scene/1", ...}), got null';
+    expectBadInput(stackfield(['run', file, '--steps', '1']), scene);
+    expectBadInput(stackfield(['bench', file, '--steps', '1']), scene);
+    expectBadInput(stackfield(['check', file]), either);
+    expectBadInput(stackfield(['lib', file]), either);
+    // A number was listed as "(no definitions)" with exit 0.
+    writeFileSync(file, '42\n');
+    expectBadInput(stackfield(['lib', file]), 'got 42');
+  });
+
   it('a shape no body uses is still loaded: its missing mesh is reported', () => {
     const file = join(dir, 'unused.json');
     writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box' }, spare: { type: 'mesh', path: 'missing.obj' } }));
