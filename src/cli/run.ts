@@ -23,7 +23,7 @@ import type { World } from '../dynamics/world.ts';
 import { escapeControls, quote } from '../util/echo.ts';
 import { LineSink, OutputFile, say, sayRaw, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
-import { formatSummary, RunTracker } from './summary.ts';
+import { formatSummary, nonFiniteFigure, RunTracker } from './summary.ts';
 import { softStateJson } from '../soft/output.ts';
 
 const help = `stackfield run - simulate a scene headlessly
@@ -336,10 +336,18 @@ export const runCommand: Command = {
       }
       progress.done();
       const stepSeconds = (performance.now() - t1) / 1000;
-      await sink.commit();
       // The reader of standard output went away (`| head -1`): stop quietly, like any filter.
       if (sink.closed) return 0;
       const summary = tracker.summary(stepSeconds);
+      // Checked whatever --summary says: a figure that overflowed means the run did (the output is not kept).
+      const bad = nonFiniteFigure(summary);
+      if (bad) {
+        throw new SimulationError(
+          `the run's ${bad.path.replace(/\./g, ' ')} is ${bad.value} after ${summary.steps} steps although every state was finite: ` +
+            `the scene's magnitudes overflow 64-bit floats in the summary's figures`,
+        );
+      }
+      await sink.commit();
       if (summaryKind === 'text') say(formatSummary(summary, (n) => quote(n)));
       // JSON.stringify escapes C0 controls; escapeControls the rest (bidi marks in a name) as \uXXXX, still valid JSON.
       else if (summaryKind === 'json') sayRaw(`${escapeControls(JSON.stringify({ summary }))}\n`);
