@@ -133,15 +133,53 @@ describe('nothing non-finite is written', () => {
     [s, s, 0, Math.cos(Math.PI / 4)].forEach((x, k) => expect(axis[k]).toBeCloseTo(x, 12));
   });
 
-  it('a state that overflows stops the run with exit 1 naming the body; no line holds a null', () => {
-    const file = join(dir, 'fast.json');
-    writeFileSync(file, scene([{ name: 'bullet\u001b[2J', shape: 'box', velocity: [1.7e308, 0, 0] }], { box: { type: 'box', sdf: { cells: 8 } } }));
-    const r = stackfield(['run', file, '--steps', '300', '--summary', 'none']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/simulation error: non-finite state of body "bullet\\u001b\[2J" after stage \w+ at step \d+/);
-    expectClean(r.stderr);
-    expect(r.stdout).not.toContain('null');
-    for (const line of r.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  it('magnitudes that overflow are refused when the scene is read, naming the path and the accepted range (exit 2)', () => {
+    const file = join(dir, 'big.json');
+    const shapes = { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } } };
+    const write = (top: Record<string, unknown>, body: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ format: FORMAT, ...top, shapes, bodies: [ground, box(body)] }));
+    // Each ran to "energy -Infinity J -> NaN J", "non-finite none" and exit code 0.
+    write({ gravity: [1e308, 1e308, 0] }, {});
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: gravity: expected an acceleration of at most 1e6 m/s^2', 'got [1e+308, 1e+308, 0]');
+    write({ gravity: [0, 1e200, 0] }, {});
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: gravity: expected an acceleration of at most 1e6 m/s^2');
+    write({}, { velocity: [1e200, 0, 0] });
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: bodies[1].velocity: expected a speed of at most 299792458 m/s (the speed of light), got [1e+200, 0, 0]');
+    write({ dt: 0.01 }, { angularVelocity: [0, 400, 0] });
+    expectBadInput(stackfield(['check', file]), 'big.json: bodies[1].angularVelocity: expected at most 314.2 rad/s (half a turn per step of "dt" 0.01 s; a faster spin needs a smaller "dt"), got [0, 400, 0]');
+    // The limits themselves are accepted: a gravity of 1e6 m/s^2 runs, with a finite summary.
+    write({ gravity: [0, -1e6, 0] }, { velocity: [0, 0, 299792458] });
+    const ok = stackfield(['run', file, '--steps', '20', '--every', '20', '--summary', 'json']);
+    expect(ok.status, ok.stderr).toBe(0);
+    const summary = JSON.parse(ok.stderr).summary;
+    for (const k of ['start', 'end', 'change', 'kineticEnd']) expect(Number.isFinite(summary.energy[k]), k).toBe(true);
+  });
+
+  it('a body far from the origin: refused beyond 1e9 m, refused where doubles are coarser than a thousandth of its SDF cell, warned where coarser than a millionth', () => {
+    const file = join(dir, 'far.json');
+    const write = (position: number[], size = 1, cells = 8) =>
+      writeFileSync(file, scene([ground, box({ position })], { floor: { type: 'plane' }, box: { type: 'box', size: [size, size, size], sdf: { cells } } }));
+    // At 1e300 m the box sank into the floor silently.
+    write([1e300, 2, 0]);
+    expectBadInput(stackfield(['run', file, '--steps', '5']), 'far.json: bodies[1].position[0]: expected a coordinate from -1e9 to 1e9 m', 'got 1e+300');
+    // A 0.5 mm box at 1e9 m: doubles 1.2e-7 m apart, its cell 6.25e-5 m.
+    write([1e9, 2, 0], 0.0005);
+    const tiny = stackfield(['run', file, '--steps', '5']);
+    expectBadInput(tiny, 'far.json: bodies[1].position: expected coordinates within 5.37e8 m of the origin for this body (its SDF cell is 6.25e-5 m)');
+    expectBadInput(stackfield(['check', file]), 'expected coordinates within 5.37e8 m of the origin');
+    // A 1 m box there (cell 1/48 m) runs and settles on the floor, with a warning.
+    write([1e9, 2, 0], 1, 48);
+    const warned = stackfield(['run', file, '--steps', '200', '--every', '200', '--summary', 'none']);
+    expect(warned.status, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('stackfield: warning: ');
+    expect(warned.stderr).toContain('far.json: bodies[1].position: at 1e9 m from the origin 64-bit floats lie 1.19e-7 m apart, more than a millionth of the body\'s SDF cell (0.0208 m)');
+    const end = JSON.parse(warned.stdout.trim().split('\n').pop()!).bodies[1].p as number[];
+    expect(end[1]).toBeCloseTo(0.5, 2);
+    // Near the origin: no warning.
+    write([1e3, 2, 0]);
+    const near = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(near.status, near.stderr).toBe(0);
+    expect(near.stderr).toBe('');
   });
 });
 
