@@ -7,6 +7,7 @@
  * instead of running it, and `--list` for the built-ins.
  */
 import { stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { Command } from './main.ts';
 import { choiceFlag, intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
@@ -16,6 +17,7 @@ import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
 import { describeFsError, kindOfFile, loadSceneFileWithSources } from '../scene/load.ts';
 import { formatJson } from '../scene/json.ts';
+import { sceneToJson } from '../scene/dump.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -50,7 +52,8 @@ Options:
   --particles           with soft bodies: write every particle's position (default: centre and
                         volume only)
   --dump                write the scene JSON (of a file after defaults, or of a built-in) to
-                        standard output or --out, and exit
+                        standard output or --out, and exit; run loads it (mesh paths are
+                        relative to the --out file's directory, or to the working directory)
   --flatten             with --dump: write the equivalent self-contained scene (library instances
                         written out as plain bodies, joints and motors), a file run can load
   --list                list the built-in scenes, what they show and their parameters
@@ -298,7 +301,11 @@ export const runCommand: Command = {
     if (args.flags.has('dump')) {
       // The built-in's raw JSON (editable), or the file's scene after defaults; flattened: the plain
       // scene its library instances write out (a built-in's JSON is plain already).
-      const text = flatten ? formatJson(loaded.flat) + '\n' : JSON.stringify(builtin !== undefined ? loaded.flat : scene, null, 2) + '\n';
+      // A file's scene after defaults is written back as scene JSON run loads (src/scene/dump.ts), its mesh
+      // paths relative to where the dump goes (the --out file's directory, or the working directory).
+      const dumpDir = out !== undefined ? dirname(resolve(out)) : process.cwd();
+      const plain = builtin !== undefined ? loaded.flat : sceneToJson(scene, (d) => relative(dumpDir, d.resolvedPath) || d.resolvedPath);
+      const text = formatJson(flatten ? loaded.flat : plain) + '\n';
       if (out !== undefined) await writeOutputFile(out, text, inputs);
       else await new LineSink(null).write(text.slice(0, -1));
       return 0;

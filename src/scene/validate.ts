@@ -145,7 +145,7 @@ export const BODY_KEYS = [
 ];
 const ROTATION_KEYS = ['axis', 'degrees'];
 /** Per joint type, the vectors it needs (all required); the composite types are the union of their parts. */
-const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
+export const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
   ball: ['anchorA', 'anchorB'],
   line: ['anchorA', 'anchorB', 'axisA'],
   plane: ['anchorA', 'anchorB', 'axisA', 'axis2A'],

@@ -87,6 +87,29 @@ describe('output never loses data', () => {
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'sub')]), 'it is a directory');
   });
 
+  it('a scene file\'s --dump (after defaults) is a scene run loads, with the same states, its mesh paths relative to the dump', () => {
+    const sub = join(dir, 'dumps');
+    mkdirSync(sub, { recursive: true });
+    const withMesh = join(dir, 'dump-mesh.json');
+    writeFileSync(withMesh, JSON.stringify({ format: FORMAT, sleep: false, shapes: { floor: { type: 'plane' }, c: { type: 'mesh', path: 'cube.obj', scale: 0.5, sdf: { cells: 8 } } },
+      bodies: [ground, { name: 'c', shape: 'c', position: [0, 1, 0], angularVelocity: [0, 1, 0] }] }));
+    const out = join(sub, 'dumped.json');
+    const d = stackfield(['run', withMesh, '--dump', '--out', out]);
+    expect(d.status, d.stderr).toBe(0);
+    const dumped = JSON.parse(readFileSync(out, 'utf8'));
+    // It was the internal form: "file", no "format", solver.sleep ("file: unknown key").
+    expect(dumped.format).toBe(FORMAT);
+    expect(dumped).not.toHaveProperty('file');
+    expect(dumped.sleep).toBe(false);
+    expect(dumped.solver).not.toHaveProperty('sleep');
+    expect(dumped.shapes.c.path).toBe('../cube.obj');
+    const a = stackfield(['run', withMesh, '--steps', '5', '--summary', 'none']);
+    const b = stackfield(['run', out, '--steps', '5', '--summary', 'none']);
+    expect(b.status, b.stderr).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(stackfield(['check', out]).status).toBe(0);
+  });
+
   it('--dump writes to --out when one is given', () => {
     const out = join(dir, 'dump.json');
     const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=2', '--dump', '--out', out]);
