@@ -18,7 +18,7 @@ import { readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { checkLibraryFile } from './check.ts';
 import { say } from './output.ts';
-import { ECHO_MAX, escapeControls, quote } from '../util/echo.ts';
+import { ECHO_MAX, escapeControls, quote, terminalSafe } from '../util/echo.ts';
 
 const help = `stackfield lib - list what a library holds
 
@@ -153,7 +153,7 @@ export const libCommand: Command = {
     const args = parseArgs(argv, ['json'], []);
     if (args.positionals.length !== 1) throw new InputError(`expected one library or scene file, got ${args.positionals.length}`, undefined, 'command line');
     const list = await listLibrary(args.positionals[0]!, (m) => say(`stackfield: warning: ${m}`));
-    process.stdout.write(args.flags.has('json') ? JSON.stringify({ files: list }, null, 2) + '\n' : formatListing(list));
+    process.stdout.write(args.flags.has('json') ? terminalSafe(JSON.stringify({ files: list }, null, 2), Infinity) + '\n' : formatListing(list));
     return 0;
   },
 };

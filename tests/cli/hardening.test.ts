@@ -250,6 +250,24 @@ describe('echoed user strings are escaped and capped', () => {
     expectBadInput(stackfield(['sdf', join(dir, 'num.obj'), '--out', out]), 'num.obj: line 3', '"1\\u001b[2J"');
   });
 
+  it('bench and sdf escape file and shape names on standard output', () => {
+    const file = join(dir, '\u001b[34ms.json');
+    writeFileSync(file, scene([{ name: 'a', shape: '\u001b[35mbox\u202e' }], { '\u001b[35mbox\u202e': { type: 'box', sdf: { cells: 8 } } }));
+    for (const extra of [[], ['--json']]) {
+      const r = stackfield(['bench', file, '--steps', '1', '--warmup', '0', '--repeats', '1', ...extra]);
+      expect(r.status, r.stderr).toBe(0);
+      expectClean(r.stdout);
+      expect(r.stdout).toContain('\\u001b[35mbox\\u202e');
+      if (extra.length === 0) expect(r.stdout).toContain('scene ' + join(dir, '\\u001b[34ms.json'));
+      else expect(JSON.parse(r.stdout).shapes[0].name).toBe('\u001b[35mbox\u202e');
+    }
+    writeFileSync(join(dir, 'tet.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n');
+    const sdf = stackfield(['sdf', join(dir, 'tet.obj'), '--cells', '8', '--out', join(dir, '\u001b[32mo\u0007.json')]);
+    expect(sdf.status, sdf.stderr).toBe(0);
+    expectClean(sdf.stdout);
+    expect(sdf.stdout).toContain('\\u001b[32mo\\u0007.json: ');
+  });
+
   it('option values and unknown options from the command line are escaped too', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower\u001b[2J']), 'unknown built-in scene "tower\\u001b[2J"');
     expectBadInput(stackfield(['run', '--st\u001beps', '3']), 'unknown option');
