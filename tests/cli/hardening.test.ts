@@ -5,7 +5,7 @@
  * written, sizes refused before they run for ever, and messages that say
  * what is wrong.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,40 @@ describe('output never loses data', () => {
     expect(ok.stdout).toBe('');
     expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([0, 1, 2, 3, 4]);
     noTemps();
+  });
+
+  it('an --out that is a symbolic link is written through: the file it leads to is replaced, the link stays', () => {
+    const real = join(dir, 'real.jsonl');
+    writeFileSync(real, 'old\n');
+    mkdirSync(join(dir, 'links'), { recursive: true });
+    // A relative link in another directory, and a link to that link.
+    const link = join(dir, 'links', 'sl.jsonl');
+    symlinkSync('../real.jsonl', link);
+    const link2 = join(dir, 'sl2.jsonl');
+    symlinkSync(link, link2);
+    for (const target of [link, link2]) {
+      const r = stackfield(['run', good, '--steps', '1', '--out', target, '--summary', 'none']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(lstatSync(target).isSymbolicLink()).toBe(true);
+      expect(readFileSync(real, 'utf8').trim().split('\n')).toHaveLength(2);
+      writeFileSync(real, 'old\n');
+    }
+    // A dangling link creates the file it names.
+    const dangling = join(dir, 'dangling.jsonl');
+    symlinkSync('created.jsonl', dangling);
+    expect(stackfield(['run', good, '--steps', '1', '--out', dangling, '--summary', 'none']).status).toBe(0);
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'created.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    noTemps();
+    expect(readdirSync(join(dir, 'links'))).toEqual(['sl.jsonl']);
+    // A link to the scene through a link is still refused.
+    const toScene = join(dir, 'links', 'scene-link.json');
+    symlinkSync(join(dir, 'link.json'), toScene);
+    expectBadInput(stackfield(['run', good, '--out', toScene]), 'is the scene file');
+    // A loop of links is a write error, not a crash.
+    symlinkSync(join(dir, 'loop-b'), join(dir, 'loop-a'));
+    symlinkSync(join(dir, 'loop-a'), join(dir, 'loop-b'));
+    expectBadInput(stackfield(['run', good, '--steps', '1', '--out', join(dir, 'loop-a')]), '"' + join(dir, 'loop-a') + '"', 'ELOOP');
   });
 
   it('a missing directory or a directory as --out is named, exit 2', () => {
