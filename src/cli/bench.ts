@@ -143,7 +143,12 @@ export const benchCommand: Command = {
             '--bodies',
           );
         }
-        if (info?.count !== undefined) p[info.count] = bodies;
+        if (info?.count !== undefined) {
+          if (Object.hasOwn(p, info.count)) {
+            throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
+          }
+          p[info.count] = bodies;
+        }
       }
       const scene = await loadSceneArg(file, builtin, p);
       applySolverFlag(args, scene);

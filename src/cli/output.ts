@@ -214,6 +214,14 @@ export class OutputFile {
     try {
       handle = await open(temp, 'wx', st ? st.mode & 0o777 : 0o666);
     } catch (e) {
+      // ENOENT in a directory that exists (/proc): the file system takes no new files there.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && (await stat(dirname(real)).catch(() => null))?.isDirectory()) {
+        throw new InputError(
+          `cannot write ${quote(target, 200)}: the file system does not allow a new file in ${quote(dirname(real), 200)} (ENOENT), where the output is written first and then renamed over the target`,
+          undefined,
+          flag,
+        );
+      }
       throw writeError(target, e, flag);
     }
     installInterruptHandlers();

@@ -105,6 +105,7 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
     if (!m || !Number.isFinite(num)) {
       throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
     }
+    if (Object.hasOwn(params, m[1]!)) throw new InputError(`--param ${m[1]} given twice (give each parameter once)`, undefined, 'command line');
     params[m[1]!] = num;
   }
   return { rest, params };
@@ -122,6 +123,14 @@ export async function loadSceneArgWithSources(
 ): Promise<{ scene: SceneDesc; flat: unknown; libraries: string[] }> {
   if (builtin !== undefined) {
     if (file !== undefined) throw new InputError('give either a scene file or --builtin, not both', undefined, 'command line');
+    // An integer parameter (a count) was rounded silently: --param rings=2.5 built 3 rings.
+    const info = listBuiltins().find((b) => b.name === builtin);
+    for (const p of info?.params ?? []) {
+      const v = params[p.name];
+      if (v !== undefined && p.step !== undefined && p.step >= 1 && !Number.isInteger(v)) {
+        throw new InputError(`--param ${p.name} of scene ${quote(builtin)} expects an integer from ${p.min} to ${p.max}, got ${v}`, undefined, 'command line');
+      }
+    }
     let json: unknown;
     try {
       json = builtinScene(builtin, params);
