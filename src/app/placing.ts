@@ -11,7 +11,7 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import { InputError } from '../errors.ts';
-import { checkDefinitions, Namespace, readSource, type SourceFile } from '../scene/library.ts';
+import { checkDefinitions, EITHER_TOP_LEVEL, Namespace, readSource, type SourceFile } from '../scene/library.ts';
 import { flattenScene } from '../scene/instances.ts';
 import { SCENE_FORMAT_ID, type JsonObject } from '../scene/validate.ts';
 
@@ -31,7 +31,7 @@ export class AppLibrary {
   add(texts: ReadonlyMap<string, string>): void {
     const next = new Map(this.files);
     for (const [name, text] of texts) {
-      const src = readSource(text, name);
+      const src = readSource(text, name, undefined, EITHER_TOP_LEVEL);
       if (src.kind === 'library') next.set(name, src);
     }
     // Check them together before keeping them: a placed instance must flatten.

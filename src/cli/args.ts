@@ -43,6 +43,10 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[], value
     }
     const eq = a.indexOf('=');
     const name = a.slice(2, eq < 0 ? undefined : eq);
+    if (flags.has(name)) {
+      // The last one winning silently hides a mistake (--steps 5 ... --steps 7).
+      throw new InputError(`--${name} given twice (give each option once)`, undefined, 'command line');
+    }
     if (booleanFlags.includes(name)) {
       if (eq >= 0) throw new InputError(`--${name} takes no value`, undefined, 'command line');
       flags.set(name, true);
@@ -62,7 +66,8 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[], value
 export function intFlag(args: ParsedArgs, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const v = args.flags.get(name);
   if (v === undefined) return def;
-  const n = typeof v === 'string' && /^\s*$/.test(v) ? NaN : Number(v);
+  // Decimal digits only: Number() would also read "0x10", "1e3" and " 7 ".
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : NaN;
   if (v === true || !Number.isInteger(n) || n < min || n > max) {
     throw new InputError(`--${name} expects an integer from ${min} to ${max}, got ${quote(String(v))}`, undefined, 'command line');
   }

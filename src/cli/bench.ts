@@ -9,6 +9,7 @@ import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './run.ts';
 import { InputError } from '../errors.ts';
 import { writeOutputFile } from './output.ts';
+import { terminalSafe } from '../util/echo.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { createBackend, parseBackendKind } from '../collision/backends.ts';
@@ -142,7 +143,12 @@ export const benchCommand: Command = {
             '--bodies',
           );
         }
-        if (info?.count !== undefined) p[info.count] = bodies;
+        if (info?.count !== undefined) {
+          if (Object.hasOwn(p, info.count)) {
+            throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
+          }
+          p[info.count] = bodies;
+        }
       }
       const scene = await loadSceneArg(file, builtin, p);
       applySolverFlag(args, scene);
@@ -158,9 +164,11 @@ export const benchCommand: Command = {
       if (tty) process.stderr.write('\n');
       if (builtin) r.scene = builtin;
       result = r;
-      if (!json) process.stdout.write(formatTable(r) + '\n');
+      // File and shape names come from the user: escaped, like every line the command line prints (src/util/echo.ts).
+      if (!json) process.stdout.write(terminalSafe(formatTable(r), Infinity) + '\n');
     }
-    if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    // JSON.stringify escapes C0 controls; terminalSafe the rest (bidi marks) as \uXXXX, line breaks kept: still valid JSON.
+    if (json) process.stdout.write(terminalSafe(JSON.stringify(result, null, 2), Infinity) + '\n');
     if (out !== undefined) {
       const file = args.positionals[0];
       await writeOutputFile(out, JSON.stringify(result, null, 2) + '\n', file !== undefined ? [{ path: file, what: 'the scene file' }] : []);

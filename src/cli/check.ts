@@ -11,7 +11,7 @@ import type { Command } from './main.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
 import { checkScene, type ShapeMass } from '../scene/build.ts';
-import { checkDefinitions, gatherFiles, Namespace, readSource, type RobotDef, type SourceFile } from '../scene/library.ts';
+import { checkDefinitions, EITHER_TOP_LEVEL, gatherFiles, Namespace, readSource, type RobotDef, type SourceFile } from '../scene/library.ts';
 import { checkLibraryValues, originsOf } from '../scene/instances.ts';
 import { loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -70,7 +70,7 @@ function plural(n: number, word: string, many = `${word}s`): string {
 
 /** Checks FILE; returns the summary line's text after "ok: ". */
 export async function checkFile(file: string, warn: (m: string) => void): Promise<string> {
-  const root = readSource(await readTextFile(file, 'file'), file);
+  const root = readSource(await readTextFile(file, 'file'), file, undefined, EITHER_TOP_LEVEL);
   if (root.kind === 'library') {
     const lib = await checkLibraryFile(root, warn);
     const own = (kind: keyof Namespace['defs']) => [...lib.ns.defs[kind].values()].filter((d) => d.source === root).length;

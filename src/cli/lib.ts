@@ -12,13 +12,13 @@ import type { Command } from './main.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
 import { fmtValue, type ShapeMass } from '../scene/build.ts';
-import { DOF_REMOVED, readSource, type Namespace, type SourceFile } from '../scene/library.ts';
+import { DOF_REMOVED, EITHER_TOP_LEVEL, readSource, type Namespace, type SourceFile } from '../scene/library.ts';
 import { checkName } from '../scene/instances.ts';
 import { readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { checkLibraryFile } from './check.ts';
 import { say } from './output.ts';
-import { ECHO_MAX, escapeControls, quote } from '../util/echo.ts';
+import { ECHO_MAX, escapeControls, quote, terminalSafe } from '../util/echo.ts';
 
 const help = `stackfield lib - list what a library holds
 
@@ -65,7 +65,7 @@ function massOf(b: SceneDesc['bodies'][number], s: ShapeMass | null | undefined)
 
 /** The listing of every file FILE reads (the root first). */
 export async function listLibrary(file: string, warn: (m: string) => void): Promise<FileListing[]> {
-  const root = readSource(await readTextFile(file, 'file'), file);
+  const root = readSource(await readTextFile(file, 'file'), file, undefined, EITHER_TOP_LEVEL);
   const lib = await checkLibraryFile(root, warn);
   return lib.files.map((f) => listFile(f, lib.ns, lib.robots, lib.scenes.get(f.file)));
 }
@@ -153,7 +153,7 @@ export const libCommand: Command = {
     const args = parseArgs(argv, ['json'], []);
     if (args.positionals.length !== 1) throw new InputError(`expected one library or scene file, got ${args.positionals.length}`, undefined, 'command line');
     const list = await listLibrary(args.positionals[0]!, (m) => say(`stackfield: warning: ${m}`));
-    process.stdout.write(args.flags.has('json') ? JSON.stringify({ files: list }, null, 2) + '\n' : formatListing(list));
+    process.stdout.write(args.flags.has('json') ? terminalSafe(JSON.stringify({ files: list }, null, 2), Infinity) + '\n' : formatListing(list));
     return 0;
   },
 };

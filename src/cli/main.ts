@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
       const options = ['help', 'version'];
       const m = name.startsWith('-') ? closestMatch(name.replace(/^-+/, ''), options) : closestMatch(name, names);
       const hint = m === undefined ? '' : name.startsWith('-') ? ` (did you mean --${m}?)` : ` (did you mean "${m}"?)`;
-      say(`stackfield: unknown ${name.startsWith('-') ? 'option' : 'command'} ${quote(name)}${hint}; expected one of: ${names.join(', ')} (or --help, --version)`);
+      say(`stackfield: error: unknown ${name.startsWith('-') ? 'option' : 'command'} ${quote(name)}${hint}; expected one of: ${names.join(', ')} (or --help, --version)`);
       return 2;
     }
     const cmd = await load();

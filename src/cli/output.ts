@@ -7,6 +7,9 @@
  *    half way, or is interrupted, leaves an existing file as it was.
  *  - An --out that is one of the command's inputs (the scene, one of its mesh
  *    files; also through a link) is refused before anything is written.
+ *  - A target that is a symbolic link is written through: the file it leads
+ *    to is replaced (by a temporary file beside that file) and the link
+ *    stays; a dangling link creates the file it names.
  *  - A target that exists and is not a regular file (/dev/null, /dev/full, a
  *    named pipe, /dev/stdout) is written in place: renaming over a device would
  *    replace it.
@@ -20,7 +23,7 @@
  * characters (src/util/echo.ts) and never fails.
  */
 import { constants as fsConstants, unlinkSync } from 'node:fs';
-import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
@@ -81,6 +84,7 @@ export function writeProblem(e: unknown): string {
     ENOTDIR: 'a part of the path is not a directory',
     EISDIR: 'it is a directory',
     EFBIG: 'the file is too large',
+    ELOOP: 'too many symbolic links',
     EIO: 'input/output error',
     ENAMETOOLONG: 'the name is too long',
   };
@@ -115,6 +119,27 @@ export async function refuseInputAsOutput(target: string, inputs: readonly { pat
       );
     }
   }
+}
+
+/** Links followed at most, like the system's own limit (ELOOP past it). */
+const MAX_LINKS = 40;
+
+/**
+ * The path a write to `target` lands on: `target` itself, or, while it is a
+ * symbolic link, what the link names (relative to the link's directory),
+ * also when that does not exist yet (a dangling link creates its target).
+ */
+export async function followLinks(target: string): Promise<string> {
+  let p = target;
+  for (let i = 0; i < MAX_LINKS; i++) {
+    const st = await lstat(p).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+    if (!st?.isSymbolicLink()) return p;
+    p = resolve(dirname(p), await readlink(p));
+  }
+  throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
 }
 
 /** Temporary files not yet renamed or removed, deleted if the process is interrupted. */
@@ -156,6 +181,8 @@ export class OutputFile {
     /** The temporary file renamed over the target on commit, or null when writing in place. */
     private readonly temp: string | null,
     private readonly flag: string,
+    /** The file the temporary file replaces: the target, or what its symbolic links lead to. */
+    private readonly destination: string = target,
   ) {}
 
   /**
@@ -175,16 +202,31 @@ export class OutputFile {
         throw writeError(target, e, flag);
       }
     }
-    const temp = join(dirname(target), `.${basename(target)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+    // Through a symbolic link: replace the file it points to (renaming over the link would replace the link).
+    let real: string;
+    try {
+      real = await followLinks(target);
+    } catch (e) {
+      throw writeError(target, e, flag);
+    }
+    const temp = join(dirname(real), `.${basename(real)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
     let handle: FileHandle;
     try {
       handle = await open(temp, 'wx', st ? st.mode & 0o777 : 0o666);
     } catch (e) {
+      // ENOENT in a directory that exists (/proc): the file system takes no new files there.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && (await stat(dirname(real)).catch(() => null))?.isDirectory()) {
+        throw new InputError(
+          `cannot write ${quote(target, 200)}: the file system does not allow a new file in ${quote(dirname(real), 200)} (ENOENT), where the output is written first and then renamed over the target`,
+          undefined,
+          flag,
+        );
+      }
       throw writeError(target, e, flag);
     }
     installInterruptHandlers();
     pendingTemps.add(temp);
-    return new OutputFile(target, handle, temp, flag);
+    return new OutputFile(target, handle, temp, flag, real);
   }
 
   async write(text: string): Promise<void> {
@@ -228,7 +270,7 @@ export class OutputFile {
     this.done = true;
     try {
       await this.handle.close();
-      if (this.temp !== null) await rename(this.temp, this.target);
+      if (this.temp !== null) await rename(this.temp, this.destination);
     } catch (e) {
       if (this.temp !== null) await unlink(this.temp).catch(() => undefined);
       throw writeError(this.target, e, this.flag);

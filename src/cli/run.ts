@@ -7,6 +7,7 @@
  * instead of running it, and `--list` for the built-ins.
  */
 import { stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import type { Command } from './main.ts';
 import { choiceFlag, intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
@@ -16,6 +17,7 @@ import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, createWorld, fmtSeconds, type BuildLimits, type SceneIo } from '../scene/build.ts';
 import { describeFsError, kindOfFile, loadSceneFileWithSources } from '../scene/load.ts';
 import { formatJson } from '../scene/json.ts';
+import { sceneToJson } from '../scene/dump.ts';
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -23,7 +25,7 @@ import type { World } from '../dynamics/world.ts';
 import { escapeControls, quote } from '../util/echo.ts';
 import { LineSink, OutputFile, say, sayRaw, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
-import { formatSummary, RunTracker } from './summary.ts';
+import { formatSummary, nonFiniteFigure, RunTracker } from './summary.ts';
 import { softStateJson } from '../soft/output.ts';
 
 const help = `stackfield run - simulate a scene headlessly
@@ -50,7 +52,8 @@ Options:
   --particles           with soft bodies: write every particle's position (default: centre and
                         volume only)
   --dump                write the scene JSON (of a file after defaults, or of a built-in) to
-                        standard output or --out, and exit
+                        standard output or --out, and exit; run loads it (mesh paths are
+                        relative to the --out file's directory, or to the working directory)
   --flatten             with --dump: write the equivalent self-contained scene (library instances
                         written out as plain bodies, joints and motors), a file run can load
   --list                list the built-in scenes, what they show and their parameters
@@ -102,6 +105,7 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
     if (!m || !Number.isFinite(num)) {
       throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
     }
+    if (Object.hasOwn(params, m[1]!)) throw new InputError(`--param ${m[1]} given twice (give each parameter once)`, undefined, 'command line');
     params[m[1]!] = num;
   }
   return { rest, params };
@@ -119,6 +123,14 @@ export async function loadSceneArgWithSources(
 ): Promise<{ scene: SceneDesc; flat: unknown; libraries: string[] }> {
   if (builtin !== undefined) {
     if (file !== undefined) throw new InputError('give either a scene file or --builtin, not both', undefined, 'command line');
+    // An integer parameter (a count) was rounded silently: --param rings=2.5 built 3 rings.
+    const info = listBuiltins().find((b) => b.name === builtin);
+    for (const p of info?.params ?? []) {
+      const v = params[p.name];
+      if (v !== undefined && p.step !== undefined && p.step >= 1 && !Number.isInteger(v)) {
+        throw new InputError(`--param ${p.name} of scene ${quote(builtin)} expects an integer from ${p.min} to ${p.max}, got ${v}`, undefined, 'command line');
+      }
+    }
     let json: unknown;
     try {
       json = builtinScene(builtin, params);
@@ -298,7 +310,11 @@ export const runCommand: Command = {
     if (args.flags.has('dump')) {
       // The built-in's raw JSON (editable), or the file's scene after defaults; flattened: the plain
       // scene its library instances write out (a built-in's JSON is plain already).
-      const text = flatten ? formatJson(loaded.flat) + '\n' : JSON.stringify(builtin !== undefined ? loaded.flat : scene, null, 2) + '\n';
+      // A file's scene after defaults is written back as scene JSON run loads (src/scene/dump.ts), its mesh
+      // paths relative to where the dump goes (the --out file's directory, or the working directory).
+      const dumpDir = out !== undefined ? dirname(resolve(out)) : process.cwd();
+      const plain = builtin !== undefined ? loaded.flat : sceneToJson(scene, (d) => relative(dumpDir, d.resolvedPath) || d.resolvedPath);
+      const text = formatJson(flatten ? loaded.flat : plain) + '\n';
       if (out !== undefined) await writeOutputFile(out, text, inputs);
       else await new LineSink(null).write(text.slice(0, -1));
       return 0;
@@ -336,10 +352,18 @@ export const runCommand: Command = {
       }
       progress.done();
       const stepSeconds = (performance.now() - t1) / 1000;
-      await sink.commit();
       // The reader of standard output went away (`| head -1`): stop quietly, like any filter.
       if (sink.closed) return 0;
       const summary = tracker.summary(stepSeconds);
+      // Checked whatever --summary says: a figure that overflowed means the run did (the output is not kept).
+      const bad = nonFiniteFigure(summary);
+      if (bad) {
+        throw new SimulationError(
+          `the run's ${bad.path.replace(/\./g, ' ')} is ${bad.value} after ${summary.steps} steps although every state was finite: ` +
+            `the scene's magnitudes overflow 64-bit floats in the summary's figures`,
+        );
+      }
+      await sink.commit();
       if (summaryKind === 'text') say(formatSummary(summary, (n) => quote(n)));
       // JSON.stringify escapes C0 controls; escapeControls the rest (bidi marks in a name) as \uXXXX, still valid JSON.
       else if (summaryKind === 'json') sayRaw(`${escapeControls(JSON.stringify({ summary }))}\n`);

@@ -15,7 +15,7 @@ import { BUILD_LIMITS, fmtBytes, fmtSeconds, shapeCost } from '../scene/build.ts
 import { readMeshText } from './run.ts';
 import { gridLayout } from '../sdf/grid.ts';
 import { triangleCount, meshBounds } from '../geometry/mesh.ts';
-import { quote } from '../util/echo.ts';
+import { quote, terminalSafe } from '../util/echo.ts';
 import { say, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
@@ -122,7 +122,7 @@ export const sdfCommand: Command = {
     await writeOutputFile(out, gridJson(grid, mass), inputs);
     const [nx, ny, nz] = grid.dims;
     process.stdout.write(
-      `${out}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
+      `${terminalSafe(out)}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
     );
     return 0;
   },

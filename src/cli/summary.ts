@@ -172,6 +172,26 @@ export class RunTracker {
   }
 }
 
+/**
+ * The first figure of a summary that is not a finite number ("energy.end"),
+ * or undefined. The state is checked every step, but a figure derived from
+ * finite values can still overflow (m g y with huge values); a summary never
+ * shows one: the run is a simulation error instead.
+ */
+export function nonFiniteFigure(s: RunSummary): { path: string; value: number } | undefined {
+  const visit = (v: unknown, path: string): { path: string; value: number } | undefined => {
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : { path, value: v };
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const bad = visit(x, path ? `${path}.${k}` : k);
+        if (bad) return bad;
+      }
+    }
+    return undefined;
+  };
+  return visit(s, '');
+}
+
 /** `digits` significant digits, exponent form far from 1. */
 function num(x: number, digits = 4): string {
   if (!Number.isFinite(x)) return String(x);

@@ -32,6 +32,7 @@ import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { quote } from '../util/echo.ts';
 import { originsOf } from './instances.ts';
+import { checkPositionPrecision } from './precision.ts';
 
 export interface SceneIo {
   /** Reads a mesh file named by a shape's resolvedPath. */
@@ -340,12 +341,14 @@ export async function checkShape(name: string, d: ShapeDesc, scene: SceneDesc, i
 export interface ShapeMass {
   volume: number;
   inertiaUnit: Float64Array;
+  /** The cell of the SDF it gets (m). */
+  cellSize: number;
 }
 
 export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<ShapeMass | null> {
   if (d.type === 'plane') return null;
-  const { mass } = await prepareShape(name, d, scene, io);
-  return { volume: mass.volume, inertiaUnit: mass.inertia };
+  const { own, mass, cells } = await prepareShape(name, d, scene, io);
+  return { volume: mass.volume, inertiaUnit: mass.inertia, cellSize: gridLayout(meshBounds(own), cells, d.sdf.padding).cellSize };
 }
 
 /**
@@ -358,6 +361,7 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
   for (const [name, d] of Object.entries(scene.shapes)) out.set(name, await shapeMass(name, d, scene, io));
   scene.bodies.forEach((b, bi) => {
     const s = out.get(b.shape);
+    if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
     if (!b.static && s) bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
   });
   return out;
@@ -510,6 +514,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   scene.bodies.forEach((b, bi) => {
     const si = shapeIndex.get(b.shape)!;
     const s = world.shapes[si]!;
+    if (s.sdf) checkPositionPrecision(b.position, s.sdf.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
     const i = B.add(b.name, si);
     const q = b.orientation;
     // The body's position places the shape's own origin; the state is the centre of mass.

@@ -38,6 +38,9 @@ export interface BuiltinInfo {
 
 type Generator = (p: Record<string, number>) => Json;
 
+/** The tallest peg segment of "rings": 512 cells (the most an SDF may have) of the seed's 2.5 cm. */
+const RINGS_MAX_SEGMENT = (512 / 128) * 3.2;
+
 interface Builtin extends BuiltinInfo {
   make: Generator;
 }
@@ -71,7 +74,7 @@ const builtins: Builtin[] = [
     description: "The seed's torus rings (216 triangles) dropped tilted over pegs: each ring threads onto a peg and they stack flat, nonconvex contact all the way down.",
     params: [
       { name: 'rings', default: 60, min: 1, max: 2000, step: 1, description: 'number of rings' },
-      { name: 'pegs', default: 3, min: 1, max: 100, step: 1, description: 'number of pegs (they grow tall enough for their rings)' },
+      { name: 'pegs', default: 3, min: 1, max: 100, step: 1, description: 'number of pegs (they grow tall enough for their rings; past 12.8 m a peg is a column of static segments)' },
       {
         name: 'rolling',
         default: 0.05,
@@ -89,9 +92,15 @@ const builtins: Builtin[] = [
       const spacing = 0.9;
       const perPeg = Math.ceil(n / pegs);
       // The seed's pegs: 20 rings lying flat (20 x 0.14 m) fit on 3.2 m; more
-      // rings per peg get a taller peg, at the same SDF cell size.
+      // rings per peg get a taller peg, at the same SDF cell size (3.2 m / 128
+      // = 2.5 cm, a third of the peg's radius). An SDF has at most 512 cells
+      // along its longest side (docs/SCENE_FORMAT.md), 12.8 m at that cell: a
+      // taller peg (more than 88 rings on it) is a column of equal static
+      // segments end to end, each at most 12.8 m, so the cell never coarsens.
       const pegHeight = round(Math.max(3.2, 0.14 * perPeg + 0.4), 3);
-      const pegCells = Math.ceil(128 * (pegHeight / 3.2));
+      const segments = Math.ceil(pegHeight / RINGS_MAX_SEGMENT);
+      const segHeight = round(pegHeight / segments);
+      const pegCells = Math.min(512, Math.ceil(128 * (segHeight / 3.2)));
       const rnd = lcg(7);
       const bodies: Json[] = [ground({ friction: 0.5 })];
       const pegPos: [number, number][] = [];
@@ -103,7 +112,11 @@ const builtins: Builtin[] = [
         const x = (col - (across - 1) / 2) * spacing;
         const z = (row - (rows - 1) / 2) * spacing;
         pegPos.push([x, z]);
-        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [round(x), round(pegHeight / 2), round(z)], friction: 0.4 });
+        for (let j = 0; j < segments; j++) {
+          // The bottom segment keeps the name of a one-piece peg.
+          const name = j === 0 ? `peg${k}` : `peg${k}-${j}`;
+          bodies.push({ name, shape: 'peg', static: true, position: [round(x), round((j + 0.5) * segHeight), round(z)], friction: 0.4 });
+        }
       }
       for (let i = 0; i < n; i++) {
         const k = i % pegs;
@@ -129,7 +142,7 @@ const builtins: Builtin[] = [
           floor: floorShape,
           // The seed's sizes: rings of 216 triangles, pegs of 84.
           ring: seedRingShape(),
-          peg: { type: 'cylinder', radius: 0.08, height: pegHeight, segments: 21, sdf: { cells: pegCells } },
+          peg: { type: 'cylinder', radius: 0.08, height: segHeight, segments: 21, sdf: { cells: pegCells } },
         },
         bodies,
       };

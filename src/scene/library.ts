@@ -20,7 +20,7 @@
 import { InputError, bareMessage } from '../errors.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
 import {
-  BODY_KEYS, MATERIAL_RULES, MOTOR_KEYS, Reader, TOP_KEYS, childPath, define, describeValue, has, indexPath,
+  BODY_KEYS, MATERIAL_RULES, MOTOR_KEYS, Reader, SCENE_FORMAT_ID, TOP_KEYS, childPath, define, describeValue, has, indexPath,
   joinPath, unknownName, type JsonObject, type MaterialKey,
 } from './validate.ts';
 import { parseJsonText } from './json.ts';
@@ -102,14 +102,22 @@ export function relativePath(from: string, target: string): string {
   return [...a.slice(k).map(() => '..'), ...b.slice(k)].join('/') || '.';
 }
 
+/** What the top level of a scene file must be, for messages. */
+export const SCENE_TOP_LEVEL = `a JSON object at the top level ({"format": "${SCENE_FORMAT_ID}", ...})`;
+/** What the top level of a library file must be, for messages. */
+export const LIBRARY_TOP_LEVEL = `a JSON object at the top level ({"format": "${LIBRARY_FORMAT_ID}", ...})`;
+/** What the top level of a file that may be either must be, for messages. */
+export const EITHER_TOP_LEVEL = `a JSON object at the top level (a library {"format": "${LIBRARY_FORMAT_ID}", ...} or a scene {"format": "${SCENE_FORMAT_ID}", ...})`;
+
 /**
- * Parses a file's text as a scene or a library (by its "format"). Anything
- * but an object counts as a scene, whose validator says what a scene must be.
+ * Parses a file's text as a scene or a library (by its "format"). The top
+ * level must be an object (`expected` says what the message asks for); every
+ * later reader may then look up keys in it without a guard (`null` would make
+ * Object.hasOwn throw).
  */
-export function readSource(text: string, file: string, dir = dirOf(file)): SourceFile {
-  const json = parseJsonText(text, file) as JsonObject;
-  const isObject = json !== null && typeof json === 'object' && !Array.isArray(json);
-  const kind = isObject && json['format'] === LIBRARY_FORMAT_ID ? 'library' : 'scene';
+export function readSource(text: string, file: string, dir = dirOf(file), expected = SCENE_TOP_LEVEL): SourceFile {
+  const json = new Reader(file).object(parseJsonText(text, file), '', expected);
+  const kind = json['format'] === LIBRARY_FORMAT_ID ? 'library' : 'scene';
   return { file, dir, kind, json, includes: [] };
 }
 
@@ -148,8 +156,7 @@ export async function gatherFiles(root: SourceFile, io: LibraryIo | undefined): 
         } catch (e) {
           r.fail(p, `${describeReadError(e)}: ${quote(rel, 200)} (looked for ${quote(target, 200)}; paths are relative to the including file)`);
         }
-        const src = readSource(text, target);
-        new Reader(target).object(src.json, '', `a JSON object at the top level ({"format": "${LIBRARY_FORMAT_ID}", ...})`);
+        const src = readSource(text, target, dirOf(target), LIBRARY_TOP_LEVEL);
         if (src.kind !== 'library') {
           const got = src.json['format'];
           new Reader(target).fail('format', `expected "${LIBRARY_FORMAT_ID}" (an included file must be a library), got ${describeValue(got)}`);

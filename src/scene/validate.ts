@@ -145,7 +145,7 @@ export const BODY_KEYS = [
 ];
 const ROTATION_KEYS = ['axis', 'degrees'];
 /** Per joint type, the vectors it needs (all required); the composite types are the union of their parts. */
-const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
+export const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
   ball: ['anchorA', 'anchorB'],
   line: ['anchorA', 'anchorB', 'axisA'],
   plane: ['anchorA', 'anchorB', 'axisA', 'axis2A'],
@@ -183,6 +183,84 @@ export const MOTOR_ALTERNATIVES: readonly (readonly string[])[] = [
   ['until', 'untilStep'],
 ];
 const SEGMENT_KEYS = ['speed', 'duration'];
+
+/**
+ * The magnitudes a scene may give (docs/SCENE_FORMAT.md, "Limits"): finite
+ * is not enough, since every derived figure (energy, impulses, positions a
+ * run later reaches) must stay finite and meaningful too.
+ *
+ *  - position: |coordinate| <= 1e9 m. There 64-bit floats lie 1.2e-7 m
+ *    apart, a two-thousandth of the SDF cell of a 1 cm shape (48 cells); a
+ *    body at 1e300 m cannot move by less than 1e284 m. Closer in, building
+ *    the world compares the spacing with each body's own SDF cell
+ *    (src/scene/precision.ts).
+ *  - gravity: |g| <= 1e6 m/s^2 (some 100 000 g, the most an ultracentrifuge
+ *    reaches; no solid stays rigid beyond it).
+ *  - velocity: |v| <= 299792458 m/s, the speed of light: a rigid body in
+ *    Newtonian mechanics moves far slower, and a step moves it at most
+ *    3e7 m (at the largest dt).
+ *  - angularVelocity: |w| dt <= pi, at most half a turn per step: beyond it
+ *    the steps cannot tell which way the body turns (the integrator turns
+ *    it by less than half a turn however fast it spins). A faster spin
+ *    needs a smaller dt.
+ */
+export const POSITION_MAX = 1e9;
+export const GRAVITY_MAX = 1e6;
+export const SPEED_MAX = 299_792_458;
+export const TURN_PER_STEP_MAX = Math.PI;
+
+function vectorText(v: readonly number[]): string {
+  return `[${v.map((x) => describeValue(x)).join(', ')}]`;
+}
+
+/** Short number for messages: 4 significant digits, exponent form far from 1. */
+function shortNumber(x: number): string {
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return x.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  return String(Number(x.toPrecision(4)));
+}
+
+/** Refuses a coordinate beyond POSITION_MAX (at `path[k]`). */
+export function checkPosition(r: Reader, v: readonly number[], path: string): void {
+  for (let k = 0; k < v.length; k++) {
+    if (Math.abs(v[k]!) > POSITION_MAX) {
+      r.fail(
+        indexPath(path, k),
+        `expected a coordinate from -1e9 to 1e9 m (farther out, 64-bit floats are coarser than contacts need: ` +
+          `at ${shortNumber(Math.abs(v[k]!))} m they lie ${shortNumber(doubleSpacing(v[k]!))} m apart), got ${describeValue(v[k])}`,
+      );
+    }
+  }
+}
+
+/** The distance from |x| to the next larger 64-bit float. */
+export function doubleSpacing(x: number): number {
+  const a = Math.abs(x);
+  if (a < 2 ** -1022) return Number.MIN_VALUE;
+  let e = Math.floor(Math.log2(a));
+  // log2 may round up just below a power of two.
+  if (2 ** e > a) e--;
+  return 2 ** (e - 52);
+}
+
+/** Refuses a velocity faster than light, and an angular velocity of more than half a turn per step. */
+export function checkMotion(r: Reader, velocity: readonly number[], angularVelocity: readonly number[], path: string, dt: number): void {
+  const v = safeLength(velocity);
+  if (v > SPEED_MAX) {
+    r.fail(
+      childPath(path, 'velocity'),
+      `expected a speed of at most 299792458 m/s (the speed of light), got ${vectorText(velocity)} (${shortNumber(v)} m/s)`,
+    );
+  }
+  const w = safeLength(angularVelocity);
+  if (w * dt > TURN_PER_STEP_MAX) {
+    r.fail(
+      childPath(path, 'angularVelocity'),
+      `expected at most ${shortNumber(TURN_PER_STEP_MAX / dt)} rad/s (half a turn per step of "dt" ${shortNumber(dt)} s; ` +
+        `a faster spin needs a smaller "dt"), got ${vectorText(angularVelocity)} (${shortNumber(w)} rad/s)`,
+    );
+  }
+}
 
 /** Below this length a direction or quaternion counts as zero (it cannot be normalised meaningfully). */
 const ZERO_LENGTH = 1e-9;
@@ -462,6 +540,10 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   if (!has(root, 'format')) r.missing('', 'format', `"${SCENE_FORMAT_ID}"`);
 
   const gravity = r.vec3(root, '', 'gravity', DEFAULT_GRAVITY);
+  const g = safeLength(gravity);
+  if (g > GRAVITY_MAX) {
+    r.fail('gravity', `expected an acceleration of at most 1e6 m/s^2 (some 100 000 g; no solid stays rigid beyond it), got ${vectorText(gravity)} (${shortNumber(g)} m/s^2)`);
+  }
   const dt = r.num(root, '', 'dt', DEFAULT_DT, { min: 0, minExclusive: true, max: MAX_DT });
   const solver = readSolver(r, get(root, 'solver'));
   // Sleeping is a property of the scene (islands at rest fall asleep), kept with the solver's settings.
@@ -484,7 +566,9 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   /** name -> index of the body that has it, and whether it was the default name. */
   const byName = new Map<string, { index: number; isDefault: boolean }>();
   for (let i = 0; i < bodyList.length; i++) {
-    bodies.push(readBody(r, bodyList[i], i, shapes, byName));
+    const body = readBody(r, bodyList[i], i, shapes, byName);
+    checkMotion(r, body.velocity, body.angularVelocity, indexPath('bodies', i), dt);
+    bodies.push(body);
   }
 
   const joints: JointDesc[] = [];
@@ -502,6 +586,11 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   }
 
   const soft = readSoftSection(r, root, shapes, bodies, byName);
+  soft.softBodies.forEach((b, i) => {
+    const path = indexPath('softBodies', i);
+    checkPosition(r, b.position, childPath(path, 'position'));
+    checkMotion(r, b.velocity, b.angularVelocity, path, dt);
+  });
   return { file, gravity, dt, solver, shapes, bodies, joints, motors, ...soft };
 }
 
@@ -810,6 +899,7 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   }
 
   const position = r.vec3(o, path, 'position', [0, 0, 0]);
+  checkPosition(r, position, childPath(path, 'position'));
   if (has(o, 'orientation') && has(o, 'rotation')) {
     r.fail(path, '"orientation" and "rotation" are alternatives; give only one');
   }

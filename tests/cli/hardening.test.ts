@@ -5,7 +5,7 @@
  * written, sizes refused before they run for ever, and messages that say
  * what is wrong.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,10 +81,67 @@ describe('output never loses data', () => {
     noTemps();
   });
 
+  it('an --out that is a symbolic link is written through: the file it leads to is replaced, the link stays', () => {
+    const real = join(dir, 'real.jsonl');
+    writeFileSync(real, 'old\n');
+    mkdirSync(join(dir, 'links'), { recursive: true });
+    // A relative link in another directory, and a link to that link.
+    const link = join(dir, 'links', 'sl.jsonl');
+    symlinkSync('../real.jsonl', link);
+    const link2 = join(dir, 'sl2.jsonl');
+    symlinkSync(link, link2);
+    for (const target of [link, link2]) {
+      const r = stackfield(['run', good, '--steps', '1', '--out', target, '--summary', 'none']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(lstatSync(target).isSymbolicLink()).toBe(true);
+      expect(readFileSync(real, 'utf8').trim().split('\n')).toHaveLength(2);
+      writeFileSync(real, 'old\n');
+    }
+    // A dangling link creates the file it names.
+    const dangling = join(dir, 'dangling.jsonl');
+    symlinkSync('created.jsonl', dangling);
+    expect(stackfield(['run', good, '--steps', '1', '--out', dangling, '--summary', 'none']).status).toBe(0);
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'created.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    noTemps();
+    expect(readdirSync(join(dir, 'links'))).toEqual(['sl.jsonl']);
+    // A link to the scene through a link is still refused.
+    const toScene = join(dir, 'links', 'scene-link.json');
+    symlinkSync(join(dir, 'link.json'), toScene);
+    expectBadInput(stackfield(['run', good, '--out', toScene]), 'is the scene file');
+    // A loop of links is a write error, not a crash.
+    symlinkSync(join(dir, 'loop-b'), join(dir, 'loop-a'));
+    symlinkSync(join(dir, 'loop-a'), join(dir, 'loop-b'));
+    expectBadInput(stackfield(['run', good, '--steps', '1', '--out', join(dir, 'loop-a')]), '"' + join(dir, 'loop-a') + '"', 'ELOOP');
+  });
+
   it('a missing directory or a directory as --out is named, exit 2', () => {
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'nope', 'x.jsonl')]), 'nope', 'the directory does not exist (ENOENT)');
     mkdirSync(join(dir, 'sub'), { recursive: true });
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'sub')]), 'it is a directory');
+  });
+
+  it('a scene file\'s --dump (after defaults) is a scene run loads, with the same states, its mesh paths relative to the dump', () => {
+    const sub = join(dir, 'dumps');
+    mkdirSync(sub, { recursive: true });
+    const withMesh = join(dir, 'dump-mesh.json');
+    writeFileSync(withMesh, JSON.stringify({ format: FORMAT, sleep: false, shapes: { floor: { type: 'plane' }, c: { type: 'mesh', path: 'cube.obj', scale: 0.5, sdf: { cells: 8 } } },
+      bodies: [ground, { name: 'c', shape: 'c', position: [0, 1, 0], angularVelocity: [0, 1, 0] }] }));
+    const out = join(sub, 'dumped.json');
+    const d = stackfield(['run', withMesh, '--dump', '--out', out]);
+    expect(d.status, d.stderr).toBe(0);
+    const dumped = JSON.parse(readFileSync(out, 'utf8'));
+    // It was the internal form: "file", no "format", solver.sleep ("file: unknown key").
+    expect(dumped.format).toBe(FORMAT);
+    expect(dumped).not.toHaveProperty('file');
+    expect(dumped.sleep).toBe(false);
+    expect(dumped.solver).not.toHaveProperty('sleep');
+    expect(dumped.shapes.c.path).toBe('../cube.obj');
+    const a = stackfield(['run', withMesh, '--steps', '5', '--summary', 'none']);
+    const b = stackfield(['run', out, '--steps', '5', '--summary', 'none']);
+    expect(b.status, b.stderr).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(stackfield(['check', out]).status).toBe(0);
   });
 
   it('--dump writes to --out when one is given', () => {
@@ -133,15 +190,53 @@ describe('nothing non-finite is written', () => {
     [s, s, 0, Math.cos(Math.PI / 4)].forEach((x, k) => expect(axis[k]).toBeCloseTo(x, 12));
   });
 
-  it('a state that overflows stops the run with exit 1 naming the body; no line holds a null', () => {
-    const file = join(dir, 'fast.json');
-    writeFileSync(file, scene([{ name: 'bullet\u001b[2J', shape: 'box', velocity: [1.7e308, 0, 0] }], { box: { type: 'box', sdf: { cells: 8 } } }));
-    const r = stackfield(['run', file, '--steps', '300', '--summary', 'none']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/simulation error: non-finite state of body "bullet\\u001b\[2J" after stage \w+ at step \d+/);
-    expectClean(r.stderr);
-    expect(r.stdout).not.toContain('null');
-    for (const line of r.stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  it('magnitudes that overflow are refused when the scene is read, naming the path and the accepted range (exit 2)', () => {
+    const file = join(dir, 'big.json');
+    const shapes = { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } } };
+    const write = (top: Record<string, unknown>, body: Record<string, unknown>) =>
+      writeFileSync(file, JSON.stringify({ format: FORMAT, ...top, shapes, bodies: [ground, box(body)] }));
+    // Each ran to "energy -Infinity J -> NaN J", "non-finite none" and exit code 0.
+    write({ gravity: [1e308, 1e308, 0] }, {});
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: gravity: expected an acceleration of at most 1e6 m/s^2', 'got [1e+308, 1e+308, 0]');
+    write({ gravity: [0, 1e200, 0] }, {});
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: gravity: expected an acceleration of at most 1e6 m/s^2');
+    write({}, { velocity: [1e200, 0, 0] });
+    expectBadInput(stackfield(['run', file, '--steps', '50']), 'big.json: bodies[1].velocity: expected a speed of at most 299792458 m/s (the speed of light), got [1e+200, 0, 0]');
+    write({ dt: 0.01 }, { angularVelocity: [0, 400, 0] });
+    expectBadInput(stackfield(['check', file]), 'big.json: bodies[1].angularVelocity: expected at most 314.2 rad/s (half a turn per step of "dt" 0.01 s; a faster spin needs a smaller "dt"), got [0, 400, 0]');
+    // The limits themselves are accepted: a gravity of 1e6 m/s^2 runs, with a finite summary.
+    write({ gravity: [0, -1e6, 0] }, { velocity: [0, 0, 299792458] });
+    const ok = stackfield(['run', file, '--steps', '20', '--every', '20', '--summary', 'json']);
+    expect(ok.status, ok.stderr).toBe(0);
+    const summary = JSON.parse(ok.stderr).summary;
+    for (const k of ['start', 'end', 'change', 'kineticEnd']) expect(Number.isFinite(summary.energy[k]), k).toBe(true);
+  });
+
+  it('a body far from the origin: refused beyond 1e9 m, refused where doubles are coarser than a thousandth of its SDF cell, warned where coarser than a millionth', () => {
+    const file = join(dir, 'far.json');
+    const write = (position: number[], size = 1, cells = 8) =>
+      writeFileSync(file, scene([ground, box({ position })], { floor: { type: 'plane' }, box: { type: 'box', size: [size, size, size], sdf: { cells } } }));
+    // At 1e300 m the box sank into the floor silently.
+    write([1e300, 2, 0]);
+    expectBadInput(stackfield(['run', file, '--steps', '5']), 'far.json: bodies[1].position[0]: expected a coordinate from -1e9 to 1e9 m', 'got 1e+300');
+    // A 0.5 mm box at 1e9 m: doubles 1.2e-7 m apart, its cell 6.25e-5 m.
+    write([1e9, 2, 0], 0.0005);
+    const tiny = stackfield(['run', file, '--steps', '5']);
+    expectBadInput(tiny, 'far.json: bodies[1].position: expected coordinates within 5.37e8 m of the origin for this body (its SDF cell is 6.25e-5 m)');
+    expectBadInput(stackfield(['check', file]), 'expected coordinates within 5.37e8 m of the origin');
+    // A 1 m box there (cell 1/48 m) runs and settles on the floor, with a warning.
+    write([1e9, 2, 0], 1, 48);
+    const warned = stackfield(['run', file, '--steps', '200', '--every', '200', '--summary', 'none']);
+    expect(warned.status, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('stackfield: warning: ');
+    expect(warned.stderr).toContain('far.json: bodies[1].position: at 1e9 m from the origin 64-bit floats lie 1.19e-7 m apart, more than a millionth of the body\'s SDF cell (0.0208 m)');
+    const end = JSON.parse(warned.stdout.trim().split('\n').pop()!).bodies[1].p as number[];
+    expect(end[1]).toBeCloseTo(0.5, 2);
+    // Near the origin: no warning.
+    write([1e3, 2, 0]);
+    const near = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(near.status, near.stderr).toBe(0);
+    expect(near.stderr).toBe('');
   });
 });
 
@@ -187,6 +282,24 @@ describe('echoed user strings are escaped and capped', () => {
     expectClean(w.stderr);
     writeFileSync(join(dir, 'num.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1\u001b[2J 0\nf 1 2 3\n');
     expectBadInput(stackfield(['sdf', join(dir, 'num.obj'), '--out', out]), 'num.obj: line 3', '"1\\u001b[2J"');
+  });
+
+  it('bench and sdf escape file and shape names on standard output', () => {
+    const file = join(dir, '\u001b[34ms.json');
+    writeFileSync(file, scene([{ name: 'a', shape: '\u001b[35mbox\u202e' }], { '\u001b[35mbox\u202e': { type: 'box', sdf: { cells: 8 } } }));
+    for (const extra of [[], ['--json']]) {
+      const r = stackfield(['bench', file, '--steps', '1', '--warmup', '0', '--repeats', '1', ...extra]);
+      expect(r.status, r.stderr).toBe(0);
+      expectClean(r.stdout);
+      expect(r.stdout).toContain('\\u001b[35mbox\\u202e');
+      if (extra.length === 0) expect(r.stdout).toContain('scene ' + join(dir, '\\u001b[34ms.json'));
+      else expect(JSON.parse(r.stdout).shapes[0].name).toBe('\u001b[35mbox\u202e');
+    }
+    writeFileSync(join(dir, 'tet.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n');
+    const sdf = stackfield(['sdf', join(dir, 'tet.obj'), '--cells', '8', '--out', join(dir, '\u001b[32mo\u0007.json')]);
+    expect(sdf.status, sdf.stderr).toBe(0);
+    expectClean(sdf.stdout);
+    expect(sdf.stdout).toContain('\\u001b[32mo\\u0007.json: ');
   });
 
   it('option values and unknown options from the command line are escaped too', () => {
@@ -286,6 +399,20 @@ describe('messages say what is wrong', () => {
   it('--steps= (empty) is refused instead of read as 0', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps=']), '--steps needs a value (got an empty one)');
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps', ' ']), '--steps expects an integer');
+  });
+
+  it('a file holding only null is refused at the top level by every command that reads one, exit 2', () => {
+    const file = join(dir, 'n.json');
+    writeFileSync(file, 'null\n');
+    const scene = 'n.json: expected a JSON object at the top level ({"format": "stackfield-scene/1", ...}), got null';
+    const either = 'n.json: expected a JSON object at the top level (a library {"format": "stackfield-library/1", ...} or a scene {"format": "stackfield-scene/1", ...}), got null';
+    expectBadInput(stackfield(['run', file, '--steps', '1']), scene);
+    expectBadInput(stackfield(['bench', file, '--steps', '1']), scene);
+    expectBadInput(stackfield(['check', file]), either);
+    expectBadInput(stackfield(['lib', file]), either);
+    // A number was listed as "(no definitions)" with exit 0.
+    writeFileSync(file, '42\n');
+    expectBadInput(stackfield(['lib', file]), 'got 42');
   });
 
   it('a shape no body uses is still loaded: its missing mesh is reported', () => {

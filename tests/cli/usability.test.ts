@@ -168,6 +168,21 @@ describe('command-line details', () => {
     expectBadInput(stackfield(['run', '--zzzzzz']), 'unknown option "--zzzzzz" (options: --steps, --every');
   });
 
+  it('repeated options, a fractional count, non-decimal integers and a doubled body count are refused; every refusal says "error:"', () => {
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps', '5', '--steps', '7']), 'stackfield: error: command line: --steps given twice');
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--dump', '--dump']), '--dump given twice');
+    expectBadInput(stackfield(['run', '--builtin', 'rings', '--param', 'rings=2', '--param', 'rings=3']), '--param rings given twice');
+    // 2.5 was rounded to 3 rings without a word.
+    expectBadInput(stackfield(['run', '--builtin', 'rings', '--param', 'rings=2.5', '--steps', '0']), '--param rings of scene "rings" expects an integer from 1 to 2000, got 2.5');
+    for (const v of ['0x10', '1e1', '+5', ' 7']) expectBadInput(stackfield(['run', '--builtin', 'tower', '--steps', v]), `--steps expects an integer from 0 to 100000000, got "${v}"`);
+    expectBadInput(stackfield(['bench', '--builtin', 'rings', '--param', 'rings=5', '--bodies', '6']), '--bodies 6 and --param rings=5 both set the body count of "rings"; give one');
+    expectBadInput(stackfield(['frob']), 'stackfield: error: unknown command "frob"');
+    // /proc exists; it takes no new file (the temporary file): not "the directory does not exist".
+    const proc = stackfield(['run', '--builtin', 'tower', '--steps', '1', '--out', '/proc/version']);
+    expectBadInput(proc, 'cannot write "/proc/version": the file system does not allow a new file in "/proc" (ENOENT)');
+    expect(proc.stderr).not.toContain('does not exist');
+  });
+
   it('sdf --cells below 8 is refused with the minimum and why', () => {
     expectBadInput(stackfield(['sdf', 'x.obj', '--cells', '2', '--out', 'g.json']), '--cells 2 is too coarse: the minimum is 8 cells', 'no grid node lies inside');
     expect(stackfield(['sdf', '--help']).stdout).toContain('8 to 1024');

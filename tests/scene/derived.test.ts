@@ -99,8 +99,15 @@ describe('procedural shapes at any sane scale (item 8)', () => {
     ['huge', [1e12, 2e12, 3e12]],
     ['tiny', [1e-12, 2e-12, 3e-12]],
   ])('a %s box builds with no warning', async (_, size) => {
-    const { warnings } = await build(scene({ type: 'box', size }, { density: 1 }));
+    // Placed at its own scale: a 1e-12 m box 2 m up is refused, since doubles there are coarser than its SDF cell (src/scene/precision.ts).
+    const { warnings } = await build(scene({ type: 'box', size }, { density: 1, position: [0, Math.min(2, 2 * size[1]!), 0] }));
     expect(warnings).toEqual([]);
+  });
+
+  it('a tiny box far from the origin (for its size) is refused: doubles there are coarser than a thousandth of its SDF cell', async () => {
+    const e = await refused(scene({ type: 'box', size: [1e-12, 2e-12, 3e-12] }, { density: 1 }));
+    expect(e.where).toBe('bodies[1].position');
+    expect(e.message).toContain('expected coordinates within 1 m of the origin for this body (its SDF cell is 1.88e-13 m)');
   });
 
   it('a box 1e5 times longer than wide builds; its grid is refined as far as the node budget allows, and the warnings say so', async () => {

@@ -37,6 +37,21 @@ async function loadError(path: string): Promise<InputError> {
 }
 
 describe('loadSceneFile', () => {
+  test('a file holding only null, or any other non-object, is an InputError at the top level, not a TypeError', async () => {
+    for (const [name, text, got] of [['null.json', 'null', 'null'], ['num.json', '42', '42'], ['arr.json', '[]', 'an empty array'], ['str.json', '"hi"', '"hi"']] as const) {
+      await writeFile(join(dir, name), `${text}\n`);
+      const e = await loadError(join(dir, name));
+      expect(e.message).toBe(`${join(dir, name)}: expected a JSON object at the top level ({"format": "stackfield-scene/1", ...}), got ${got}`);
+    }
+  });
+
+  test('an included library holding only null is an InputError naming that file', async () => {
+    await writeFile(join(dir, 'null-lib.json'), 'null\n');
+    await writeFile(join(dir, 'inc-null.json'), JSON.stringify({ format: 'stackfield-scene/1', include: ['null-lib.json'], bodies: [] }));
+    const e = await loadError(join(dir, 'inc-null.json'));
+    expect(e.message).toBe(`${join(dir, 'null-lib.json')}: expected a JSON object at the top level ({"format": "stackfield-library/1", ...}), got null`);
+  });
+
   test('resolves mesh paths relative to the scene file, not the working directory', async () => {
     const file = join(dir, 'scenes', 'a.json');
     await writeFile(file, meshScene('models/bunny.obj'));
