@@ -9,11 +9,19 @@
  *   invMass[i]      0 for static (or frozen) bodies
  *   invInertia[9i..] inverse inertia in the body frame, row-major
  *   restitution, friction, rollingFriction, spinningFriction
+ *   materialGiven[i] which of those four the scene gave (bits MATERIAL_*)
  *   isStatic[i]     1 for static bodies
  *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
  */
 import { grown } from '../util/growable.ts';
+
+/** BodyStore.materialGiven bits: the property was given for the body, not left at the format's default. */
+export const MATERIAL_RESTITUTION = 1;
+export const MATERIAL_FRICTION = 2;
+export const MATERIAL_ROLLING = 4;
+export const MATERIAL_SPINNING = 8;
+export const MATERIAL_ALL = 15;
 
 /** Body state as a structure of arrays, indexed by body (layout in the file comment above). */
 export class BodyStore {
@@ -30,6 +38,12 @@ export class BodyStore {
   friction: Float64Array;
   rollingFriction: Float64Array;
   spinningFriction: Float64Array;
+  /**
+   * Which material properties were given for the body (MATERIAL_* bits); a
+   * pair takes a property given for only one of its bodies from that one
+   * (material.ts). Bodies added through the API have all four.
+   */
+  materialGiven: Uint8Array;
   isStatic: Uint8Array;
   /** 1 while the body sleeps (no queries, no solve; woken by contact, joints, edits). */
   asleep: Uint8Array;
@@ -49,6 +63,7 @@ export class BodyStore {
     this.friction = new Float64Array(capacity);
     this.rollingFriction = new Float64Array(capacity);
     this.spinningFriction = new Float64Array(capacity);
+    this.materialGiven = new Uint8Array(capacity);
     this.isStatic = new Uint8Array(capacity);
     this.asleep = new Uint8Array(capacity);
     this.shape = new Int32Array(capacity);
@@ -68,6 +83,7 @@ export class BodyStore {
     this.friction = g(this.friction, 1);
     this.rollingFriction = g(this.rollingFriction, 1);
     this.spinningFriction = g(this.spinningFriction, 1);
+    this.materialGiven = g(this.materialGiven, 1);
     this.isStatic = g(this.isStatic, 1);
     this.asleep = g(this.asleep, 1);
     this.shape = g(this.shape, 1);
@@ -81,6 +97,7 @@ export class BodyStore {
     this.names[i] = name;
     this.shape[i] = shape;
     this.quat[4 * i + 3] = 1;
+    this.materialGiven[i] = MATERIAL_ALL;
     return i;
   }
 }

@@ -28,8 +28,9 @@ import { InputError, bareMessage } from '../errors.ts';
 import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
 import { rotateByQuat } from '../dynamics/math.ts';
+import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING } from '../dynamics/bodies.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
-import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
+import type { BodyDesc, SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { quote } from '../util/echo.ts';
 import { originsOf } from './instances.ts';
 import { checkPositionPrecision } from './precision.ts';
@@ -527,6 +528,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     B.friction[i] = b.friction;
     B.rollingFriction[i] = b.rollingFriction;
     B.spinningFriction[i] = b.spinningFriction;
+    B.materialGiven[i] = materialGiven(b);
     if (b.static) {
       B.isStatic[i] = 1;
       B.invMass[i] = 0;
@@ -556,4 +558,16 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   }
   world.uploadShapes();
   return world;
+}
+
+/** The MATERIAL_* bits of the properties a body was given (BodyDesc.materialDefaults lists the others). */
+function materialGiven(b: BodyDesc): number {
+  const d = b.materialDefaults;
+  if (!d) return MATERIAL_ALL;
+  let bits = MATERIAL_ALL;
+  if (d.includes('restitution')) bits &= ~MATERIAL_RESTITUTION;
+  if (d.includes('friction')) bits &= ~MATERIAL_FRICTION;
+  if (d.includes('rollingFriction')) bits &= ~MATERIAL_ROLLING;
+  if (d.includes('spinningFriction')) bits &= ~MATERIAL_SPINNING;
+  return bits;
 }

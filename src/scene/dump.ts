@@ -55,7 +55,12 @@ function shapeJson(d: ShapeDesc, meshPath: (shape: Extract<ShapeDesc, { type: 'm
 }
 
 function bodyJson(b: BodyDesc): JsonObject {
-  return structuredClone(b) as unknown as JsonObject;
+  // A property left at the format's default stays unsaid, so the dump's
+  // pairs combine materials as the original's do (material.ts).
+  const o = structuredClone(b) as unknown as JsonObject;
+  for (const k of b.materialDefaults ?? []) delete o[k];
+  delete o['materialDefaults'];
+  return o;
 }
 
 function jointJson(j: JointDesc): JsonObject {

@@ -45,7 +45,17 @@ export interface BodyDesc {
   friction: number;
   rollingFriction: number;
   spinningFriction: number;
+  /**
+   * The material properties this body left at the format's defaults (not
+   * given by the body, its material, template or the scene's defaults): a
+   * pair takes a property given for only one of its bodies from that one
+   * (src/dynamics/material.ts). Absent: all four were given.
+   */
+  materialDefaults?: MaterialProperty[];
 }
+
+/** The four material properties a contact pair combines. */
+export type MaterialProperty = 'restitution' | 'friction' | 'rollingFriction' | 'spinningFriction';
 
 export interface SceneDesc {
   /** The file it came from (for messages), or "<builtin:name>". */

@@ -21,6 +21,7 @@ import { InputError } from '../errors.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import type {
   BodyDesc,
+  MaterialProperty,
   JointDesc,
   JointType,
   MotorDesc,
@@ -77,6 +78,9 @@ export const DEFAULT_SHAPE_SIZES = {
   revolveSegments: 24,
   extrudeDepth: 1,
 };
+
+/** The material properties a contact pair combines (BodyDesc.materialDefaults). */
+const MATERIAL_PROPERTIES: readonly MaterialProperty[] = ['restitution', 'friction', 'rollingFriction', 'spinningFriction'];
 
 export const DEFAULT_BODY = {
   density: 1000,
@@ -931,6 +935,8 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, MATERIAL_RULES.rollingFriction),
     spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, MATERIAL_RULES.spinningFriction),
   };
+  const defaulted = MATERIAL_PROPERTIES.filter((k) => !has(o, k));
+  if (defaulted.length > 0) body.materialDefaults = defaulted;
   if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
   if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, POSITIVE);
   else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, MATERIAL_RULES.density);

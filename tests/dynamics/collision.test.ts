@@ -96,6 +96,44 @@ describe('collisions', () => {
     for (let i = 1; i < 4; i++) expect(apex[i]! / apex[i - 1]!).toBeCloseTo(0.64, 1.5); // within 0.016
   });
 
+  it('a material property given for only one body of a pair is the pair\'s (the other left at the format\'s default)', async () => {
+    // An outsider's scene sets the ball's restitution and the box's friction
+    // and leaves the floor and the ramp at the defaults (0.5): the ball
+    // bounces to 0.64 (not min(0.8, 0.5)^2 = 0.25), the box slides at
+    // g (sin - 0.2 cos) (not with max(0.2, 0.5) = 0.5, which barely moves it).
+    const ball = droppedBall(0.8, 0.002, 0.1) as { bodies: Record<string, unknown>[] };
+    delete ball.bodies[0]!['restitution'];
+    delete ball.bodies[0]!['friction'];
+    const w = await queryWorld(ball, 'cpu');
+    const apex = [1, ...await apexHeights(w, 'ball', 0.1, 1700)];
+    expect(apex.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < 3; i++) expect(apex[i]! / apex[i - 1]!).toBeCloseTo(0.64, 1.5);
+    const theta = Math.PI / 6, n = [-Math.sin(theta), Math.cos(theta), 0];
+    const ramp = await queryWorld({
+      format: FORMAT, dt: 0.01, sleep: false,
+      shapes: { slope: { type: 'plane', normal: n }, box: { type: 'box', size: [0.4, 0.2, 0.4], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'slope', shape: 'slope', static: true },
+        { name: 'box', shape: 'box', position: [0.1 * n[0]!, 0.1 * n[1]!, 0], rotation: { axis: [0, 0, 1], degrees: 30 }, friction: 0.2, restitution: 0 },
+      ],
+    }, 'cpu');
+    await run(ramp, 100);
+    const v = vel(ramp, 'box');
+    expect(Math.hypot(v[0], v[1]) / (9.81 * (Math.sin(theta) - 0.2 * Math.cos(theta)))).toBeCloseTo(1, 3);
+    // Given for both, the pair combines them: the larger friction, the smaller restitution.
+    const both = await queryWorld({
+      format: FORMAT, dt: 0.01, sleep: false,
+      shapes: { slope: { type: 'plane', normal: n }, box: { type: 'box', size: [0.4, 0.2, 0.4], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'slope', shape: 'slope', static: true, friction: 0.3 },
+        { name: 'box', shape: 'box', position: [0.1 * n[0]!, 0.1 * n[1]!, 0], rotation: { axis: [0, 0, 1], degrees: 30 }, friction: 0.2, restitution: 0 },
+      ],
+    }, 'cpu');
+    await run(both, 100);
+    const u = vel(both, 'box');
+    expect(Math.hypot(u[0], u[1]) / (9.81 * (Math.sin(theta) - 0.3 * Math.cos(theta)))).toBeCloseTo(1, 3);
+  });
+
   it('restitution 0.5 bounces to a quarter of the drop height', async () => {
     const h = await bounceHeight(0.5);
     expect(h - 0.2).toBeGreaterThan(0.235);

@@ -85,6 +85,8 @@ describe('a valid scene', () => {
       friction: 0.5,
       rollingFriction: 0,
       spinningFriction: 0,
+      // Left at the defaults: a pair with a body that gives them takes that body's (material.ts).
+      materialDefaults: ['restitution', 'friction', 'rollingFriction', 'spinningFriction'],
     });
     expect(scene.bodies[2]!.mass).toBe(2);
     expect(scene.bodies[2]!.density).toBeUndefined();
