@@ -17,11 +17,12 @@ import type { StepContext } from './stepContext.ts';
  * implicit midpoint rule of the body-frame motion dL_b/dt = L_b x I0^-1 L_b:
  * the rate it turns at over the step is omega_m = R I0^-1 (L_b + L_b') / 2,
  * with L_b = R^T L and L_b' = R'^T L the body-frame momentum at the start and
- * the end (R' the orientation omega_m leads to). The orientation map q' =
- * |q + dt/2 (omega, 0) q| is the Cayley rotation of omega dt, and with it the
- * midpoint rule keeps |L|, L itself (world) and the kinetic energy
- * L_b . I0^-1 L_b exactly (quadratic invariants), at any spin rate: no energy
- * is gained or lost by turning. (Taking the end-of-step rate I_w(q')^-1 L
+ * the end (R' the orientation omega_m leads to). The orientation map
+ * (math.ts integrateQuat, the exact rotation by |omega| dt) is a Cayley
+ * rotation of a multiple of omega dt, and with it the midpoint rule keeps
+ * |L|, L itself (world) and the kinetic energy L_b . I0^-1 L_b exactly
+ * (quadratic invariants), at any spin rate: no energy is gained or lost by
+ * turning. (Taking the end-of-step rate I_w(q')^-1 L
  * instead, the scheme before, is a backward rule: it damps nutation, and a
  * gyroscope on a pivot, whose joint keeps exciting it, sank.)
  *

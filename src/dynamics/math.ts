@@ -34,17 +34,33 @@ export function quatToMat3(q: Arr, o: number, m: Arr, mo = 0): void {
 }
 
 /**
- * q <- normalise(q + dt/2 * (omega, 0) * q) (docs/ALGORITHM.md 3, eq. 4.10), reading
- * q from src[so..] and writing dst[do_..] (may alias).
+ * q <- the rotation by |omega| dt about omega, then q (reading q from
+ * src[so..], writing dst[d..]; may alias): dq q with dq = (sin(|omega| dt / 2)
+ * omega / |omega|, cos(|omega| dt / 2)), renormalised against round-off.
+ *
+ * docs/ALGORITHM.md 3 (eq. 4.10) writes the step as q + dt/2 (omega, 0) q
+ * renormalised: the same rotation axis, but the angle 2 atan(|omega| dt / 2),
+ * short by (|omega| dt)^3 / 12 a step, so a body spinning at 50 rad/s with
+ * dt = 0.01 turned 49.0 rad in a second instead of 50. The exact angle is
+ * that map with omega scaled by tan(|omega| dt / 2) / (|omega| dt / 2),
+ * along omega itself, so what integrate.ts's midpoint rule conserves (|L|,
+ * L, the kinetic energy) it still conserves exactly.
  */
 export function integrateQuat(src: Arr, so: number, wx: number, wy: number, wz: number, dt: number, dst: Arr, d: number): void {
   const x = src[so]!, y = src[so + 1]!, z = src[so + 2]!, w = src[so + 3]!;
-  const h = 0.5 * dt;
-  // (omega, 0) * q, quaternion product with omega as a pure quaternion.
-  let nx = x + h * (wx * w + wy * z - wz * y);
-  let ny = y + h * (wy * w + wz * x - wx * z);
-  let nz = z + h * (wz * w + wx * y - wy * x);
-  let nw = w + h * (-wx * x - wy * y - wz * z);
+  const wl = Math.sqrt(wx * wx + wy * wy + wz * wz);
+  // c = cos(half angle), s = sin(half angle) / |omega| (dt/2 as |omega| -> 0).
+  let c = 1, s = 0.5 * dt;
+  if (wl > 0) {
+    const half = 0.5 * wl * dt;
+    c = Math.cos(half);
+    s = Math.sin(half) / wl;
+  }
+  // c q + s (omega, 0) * q, quaternion product with omega as a pure quaternion.
+  let nx = c * x + s * (wx * w + wy * z - wz * y);
+  let ny = c * y + s * (wy * w + wz * x - wx * z);
+  let nz = c * z + s * (wz * w + wx * y - wy * x);
+  let nw = c * w + s * (-wx * x - wy * y - wz * z);
   const len = Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
   nx /= len;
   ny /= len;
