@@ -365,6 +365,7 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
     if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
     if (!b.static && s) bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
   });
+  warnCoincident(scene, io);
   return out;
 }
 
@@ -511,6 +512,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     await checkShape(name, d, scene, io);
     io.warn?.(`${scene.file}: shapes.${name}: no body uses this shape`);
   }
+  warnCoincident(scene, io);
   const B = world.bodies;
   scene.bodies.forEach((b, bi) => {
     const si = shapeIndex.get(b.shape)!;
@@ -570,4 +572,31 @@ function materialGiven(b: BodyDesc): number {
   if (d.includes('rollingFriction')) bits &= ~MATERIAL_ROLLING;
   if (d.includes('spinningFriction')) bits &= ~MATERIAL_SPINNING;
   return bits;
+}
+
+/**
+ * Warns of bodies that start exactly where another body of the same shape
+ * is, turned the same way (not both static): every sample of each lies on
+ * the other's surface (phi = 0, not inside), so the query finds neither in
+ * the other and they never come apart. Any offset, however small, makes the
+ * samples penetrate and the pair is pushed apart.
+ */
+function warnCoincident(scene: SceneDesc, io: SceneIo): void {
+  if (!io.warn) return;
+  const first = new Map<string, number>();
+  scene.bodies.forEach((b, bi) => {
+    if (scene.shapes[b.shape]?.type === 'plane') return;
+    const key = JSON.stringify([b.shape, b.position, b.orientation]);
+    const at = first.get(key);
+    if (at === undefined) {
+      first.set(key, bi);
+      return;
+    }
+    const a = scene.bodies[at]!;
+    if (a.static && b.static) return;
+    io.warn!(
+      `${scene.file}: bodies[${bi}] (${quote(b.name)}) starts exactly where bodies[${at}] (${quote(a.name)}) is, with the same shape and orientation: ` +
+        'each lies on the other\'s surface, not inside it, so they never come apart; move one',
+    );
+  });
 }

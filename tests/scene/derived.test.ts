@@ -170,6 +170,21 @@ describe('every shape of the scene is loaded (item 8)', () => {
     expect(e.message).toMatch(/^scene\.json: shapes\.spare\.path: open\.obj: edge \d+-\d+: mesh is not closed/);
   });
 
+  it('a body that starts exactly where another of the same shape is (same orientation) is named in a warning; a hair off is not', async () => {
+    // Their samples lie on each other's surfaces (phi = 0), never inside:
+    // the pair is never seen to overlap and never comes apart.
+    const twin = (dx: number): Json => {
+      const j = scene({ type: 'box', size: [1, 1, 1] }) as { bodies: Json[] };
+      j.bodies.push({ name: 'twin', shape: 's', position: [dx, 2, 0] });
+      return j;
+    };
+    expect((await build(twin(0))).warnings).toEqual([
+      'scene.json: bodies[2] ("twin") starts exactly where bodies[1] ("thing") is, with the same shape and orientation: ' +
+        "each lies on the other's surface, not inside it, so they never come apart; move one",
+    ]);
+    expect((await build(twin(1e-6))).warnings).toEqual([]);
+  });
+
   it('a valid shape no body uses is loaded and named in a warning', async () => {
     const { warnings } = await build(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'sphere', radius: 1 } }));
     expect(warnings).toEqual(['scene.json: shapes.spare: no body uses this shape']);
