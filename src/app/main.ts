@@ -248,7 +248,8 @@ class App {
     if (name) {
       // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
       const info = this.builtins.find((b) => b.name === name)!;
-      const { params, notes } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`);
+      const { params, notes: adjusted } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`);
+      const notes = [...url.unreadable, ...adjusted];
       if (notes.length > 0) this.notice(`The link's parameters were adjusted: ${notes.join(' ')}`, 'warn');
       await this.openBuiltin(name, params, true);
     }

@@ -24,6 +24,8 @@ export interface AppUrlState {
   views: string | null;
   /** Name of a scene file the user opened (informative: a link cannot carry the file). */
   file: string | null;
+  /** A sentence for each value of the link that could not be read (a parameter that is not a number, an unknown backend): ignored. */
+  unreadable: string[];
 }
 
 const RESERVED = new Set(['scene', 'backend', 'views', 'file']);
@@ -31,22 +33,26 @@ const RESERVED = new Set(['scene', 'backend', 'views', 'file']);
 export function parseAppUrl(search: string): AppUrlState {
   const q = new URLSearchParams(search);
   const params: Record<string, number> = {};
+  const unreadable: string[] = [];
   for (const [k, v] of q) {
     if (RESERVED.has(k)) continue;
     const x = Number(v);
     if (v.trim() !== '' && Number.isFinite(x)) params[k] = x;
+    else unreadable.push(`${k}=${JSON.stringify(v)} is not a number; ignored.`);
   }
   const b = q.get('backend');
+  if (b !== null && b !== 'cpu' && b !== 'gpu') unreadable.push(`backend=${JSON.stringify(b)} is not a backend (cpu or gpu); ignored.`);
   return {
     scene: q.get('scene') || null,
     params,
     backend: b === 'cpu' || b === 'gpu' ? b : null,
     views: q.get('views'),
     file: q.get('file') || null,
+    unreadable,
   };
 }
 
-export function formatAppUrl(s: AppUrlState): string {
+export function formatAppUrl(s: Omit<AppUrlState, 'unreadable'>): string {
   const q = new URLSearchParams();
   if (s.file) q.set('file', s.file);
   else if (s.scene) q.set('scene', s.scene);

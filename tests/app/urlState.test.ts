@@ -6,11 +6,16 @@ import { InputError } from '../../src/errors.ts';
 describe('app URL', () => {
   it('reads the scene, its numeric parameters, the backend and the views', () => {
     const s = parseAppUrl('?scene=rings&rings=60&backend=gpu&views=contacts&junk=abc');
-    expect(s).toEqual({ scene: 'rings', params: { rings: 60 }, backend: 'gpu', views: 'contacts', file: null });
+    expect(s).toEqual({
+      scene: 'rings', params: { rings: 60 }, backend: 'gpu', views: 'contacts', file: null,
+      unreadable: ['junk="abc" is not a number; ignored.'],
+    });
   });
 
-  it('ignores a backend that is neither cpu nor gpu', () => {
-    expect(parseAppUrl('?backend=cuda').backend).toBeNull();
+  it('ignores a backend that is neither cpu nor gpu, and says so', () => {
+    const s = parseAppUrl('?backend=cuda&pegs=');
+    expect(s.backend).toBeNull();
+    expect(s.unreadable).toEqual(['pegs="" is not a number; ignored.', 'backend="cuda" is not a backend (cpu or gpu); ignored.']);
   });
 
   it('round-trips through formatAppUrl', () => {
