@@ -10,7 +10,7 @@
 import type { Command } from './main.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
-import { checkScene, type ShapeMass } from '../scene/build.ts';
+import { checkScene, warnCoincident, type ShapeMass } from '../scene/build.ts';
 import { checkDefinitions, EITHER_TOP_LEVEL, gatherFiles, Namespace, readSource, type RobotDef, type SourceFile } from '../scene/library.ts';
 import { checkLibraryValues, originsOf } from '../scene/instances.ts';
 import { loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
@@ -81,6 +81,7 @@ export async function checkFile(file: string, warn: (m: string) => void): Promis
   const loaded = await loadSceneFileWithSources(file);
   const s = loaded.scene;
   await checkMapped(s, warn);
+  warnCoincident(s, { warn });
   const robots = Array.isArray(root.json['robots']) ? (root.json['robots'] as unknown[]).length : 0;
   const inc = loaded.files.length - 1;
   return `scene, ${plural(s.bodies.length, 'body', 'bodies')}${robots > 0 ? ` (${plural(robots, 'robot')})` : ''}, ` +

@@ -365,7 +365,6 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
     if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
     if (!b.static && s) bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
   });
-  warnCoincident(scene, io);
   return out;
 }
 
@@ -579,9 +578,11 @@ function materialGiven(b: BodyDesc): number {
  * is, turned the same way (not both static): every sample of each lies on
  * the other's surface (phi = 0, not inside), so the query finds neither in
  * the other and they never come apart. Any offset, however small, makes the
- * samples penetrate and the pair is pushed apart.
+ * samples penetrate and the pair is pushed apart. (createWorld and
+ * `stackfield check` of a scene call it; not checkScene, which also checks a
+ * library by placing all it defines at the origin.)
  */
-function warnCoincident(scene: SceneDesc, io: SceneIo): void {
+export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): void {
   if (!io.warn) return;
   const first = new Map<string, number>();
   scene.bodies.forEach((b, bi) => {
