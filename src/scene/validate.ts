@@ -204,9 +204,9 @@ const SEGMENT_KEYS = ['speed', 'duration'];
  *    Newtonian mechanics moves far slower, and a step moves it at most
  *    3e7 m (at the largest dt).
  *  - angularVelocity: |w| dt <= pi, at most half a turn per step: beyond it
- *    the steps cannot tell which way the body turns (the integrator turns
- *    it by less than half a turn however fast it spins). A faster spin
- *    needs a smaller dt.
+ *    the steps cannot tell which way the body turns (a step of more than
+ *    half a turn looks like one the other way, and the predicted poses the
+ *    contacts are found at alias). A faster spin needs a smaller dt.
  */
 export const POSITION_MAX = 1e9;
 export const GRAVITY_MAX = 1e6;
