@@ -550,7 +550,9 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   });
   if (scene.joints.length > 0 || scene.motors.length > 0) {
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
-    world.constraints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
+    const joints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
+    world.constraints = joints;
+    if (io.warn) warnOpenJoints(scene, joints, world, byName, io.warn);
   }
   if (scene.softBodies.length > 0) {
     // Stage "soft" (src/soft/coupling.ts); loaded on demand, since src/soft builds its shapes with this module.
@@ -598,6 +600,32 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
     io.warn!(
       `${scene.file}: bodies[${bi}] (${quote(b.name)}) starts exactly where bodies[${at}] (${quote(a.name)}) is, with the same shape and orientation: ` +
         'each lies on the other\'s surface, not inside it, so they never come apart; move one',
+    );
+  });
+}
+
+/**
+ * Warns of joints that start open: anchors apart by more than a hundredth
+ * of the smaller body's radius, or axes more than a degree apart (an
+ * orientation lock holds the relative orientation it starts with, so it
+ * is never open). The joint closes them within its first steps, with the
+ * impulse that takes: a pendulum whose anchors were a metre apart swung in
+ * with some 50 J it never had.
+ */
+function warnOpenJoints(scene: SceneDesc, joints: JointSystem, world: World, byName: Map<string, number>, warn: (m: string) => void): void {
+  const err = joints.errors(world);
+  const radius = (name: string): number => world.shapes[world.bodies.shape[byName.get(name)!]!]!.radius;
+  scene.joints.forEach((j, ji) => {
+    const size = Math.min(radius(j.bodyA), radius(j.bodyB));
+    const tol = 0.01 * (Number.isFinite(size) ? size : 1);
+    const lin = err.linear[ji]!, ang = err.angular[ji]!;
+    const what: string[] = [];
+    if (lin > tol) what.push(`its anchors are ${fmtValue(lin)} m apart`);
+    if (ang > Math.PI / 180) what.push(`its axes are ${fmtValue((ang * 180) / Math.PI)} degrees apart`);
+    if (what.length === 0) return;
+    warn(
+      `${scene.file}: joints[${ji}] (${quote(j.name)}): ${what.join(' and ')} at the start; the joint closes that in its first steps, ` +
+        'with the impulse it takes; place the bodies so the anchors meet',
     );
   });
 }
