@@ -62,6 +62,10 @@ const SLEEP_DRIFT = 0.5;
  * touches no other moving body (only static or sleeping ones, or none).
  */
 const SLEEP_DRIFT_ALONE = 0.02;
+/** How far a body of radius r may wander (or its windows' means part) and count as still, for a drift fraction. */
+function driftRadius(fraction: number, r: number): number {
+  return fraction * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
+}
 /** Islands.halves floats per body. */
 const HALF_FLOATS = 16;
 
@@ -211,7 +215,7 @@ export class Islands {
   private still(ctx: StepContext, i: number): boolean {
     const B = ctx.bodies;
     const r = ctx.shapeOf(i).radius;
-    const D = SLEEP_DRIFT * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
+    const D = driftRadius(SLEEP_DRIFT, r);
     const R = this.ref, o = 7 * i;
     const d = norm3(B.pos[3 * i]! - R[o]!, B.pos[3 * i + 1]! - R[o + 1]!, B.pos[3 * i + 2]! - R[o + 2]!);
     if (!(d < D)) return false;
@@ -236,16 +240,16 @@ export class Islands {
 
   /**
    * Whether body i's mean pose over the first half of its window and over
-   * the second agree to D_ALONE (position, and angle times its radius): a
-   * body that jitters about a place has the same mean in both, one that
-   * creeps or starts to slide or roll has not.
+   * the second agree to driftRadius(SLEEP_DRIFT_ALONE) (position, and angle
+   * times its radius): a body that jitters about a place has the same mean
+   * in both, one that creeps or starts to slide or roll has not.
    */
   private steady(ctx: StepContext, i: number): boolean {
     const h = this.halves, o = HALF_FLOATS * i;
     const n1 = h[o + 7]!, n2 = h[o + 15]!;
     if (!(n1 > 0 && n2 > 0)) return false;
     const r = ctx.shapeOf(i).radius;
-    const D = SLEEP_DRIFT_ALONE * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
+    const D = driftRadius(SLEEP_DRIFT_ALONE, r);
     const d = norm3(h[o]! / n1 - h[o + 8]! / n2, h[o + 1]! / n1 - h[o + 9]! / n2, h[o + 2]! / n1 - h[o + 10]! / n2);
     if (!(d < D)) return false;
     let dot = 0, l1 = 0, l2 = 0;
