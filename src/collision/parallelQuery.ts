@@ -240,6 +240,9 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     this.threads = Math.floor(opts.threads);
     this.opts = { ...POOL_DEFAULTS, ...opts };
     this.ctrl = new Int32Array(share(4 * controlWords(this.threads - 1)));
+    // No worker has taken a config yet: READY must not read as generation
+    // 0, or ready() would resolve before any worker has started.
+    for (let w = 0; w < this.threads - 1; w++) this.ctrl[C.READY + 16 * w] = -1;
     this.buffers = allocBatchBuffers(this.caps, share);
     this.views = batchViews(this.buffers, this.caps);
     this.callSets = new CallSets(this.views);
