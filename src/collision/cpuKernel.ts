@@ -34,7 +34,7 @@
  * posed, since its points need not lie near the frame's origin.
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
-import { sdfNormal, sdfPhiGrid, sdfPhiInside, type SdfGrid } from '../sdf/grid.ts';
+import { sdfNormal, sdfPhiGrid, type SdfGrid } from '../sdf/grid.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 export const CLUSTER_SAMPLES = 8;
@@ -274,27 +274,30 @@ export function queryRange(
         const px = m00 * ax + m01 * ay + m02 * az + tx;
         const py = m10 * ax + m11 * ay + m12 * az + ty;
         const pz = m20 * ax + m21 * ay + m22 * az + tz;
-        let phi: number;
-        if (px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1) {
-          evaluated++;
-          phi = sdfPhiInside(g, px, py, pz);
-          if (!(phi < margin)) continue;
+        const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
+        const inside = px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1;
+        // Beyond the grid box: the value at the nearest point of the box
+        // plus the distance to it, the normal pointing away from the box
+        // (the twin of `probe` in shaders/penetration.wgsl).
+        let cgx = gx, cgy = gy, cgz = gz, d = 0;
+        if (!inside) {
+          cgx = Math.min(Math.max(gx, 0), nxm); cgy = Math.min(Math.max(gy, 0), nym); cgz = Math.min(Math.max(gz, 0), nzm);
+          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+          d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+          if (!(d < margin)) continue;
+        }
+        evaluated++;
+        // One call site of the lookup for both cases: the optimiser inlines
+        // it once (two sites overran its budget, and a call it does not
+        // inline boxes each floating-point argument and result on the heap).
+        const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
+        if (!(phi < margin)) continue;
+        if (inside) {
           sdfNormal(g, px, py, pz, nrm);
         } else {
-          // Beyond the grid box: the value at the nearest point of the box
-          // plus the distance to it, the normal pointing away from the box
-          // (the twin of `probe` in shaders/penetration.wgsl).
-          const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
-          const cgx = Math.min(Math.max(gx, 0), nxm), cgy = Math.min(Math.max(gy, 0), nym), cgz = Math.min(Math.max(gz, 0), nzm);
-          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
-          const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
-          if (!(d < margin)) continue;
-          evaluated++;
-          phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
-          if (!(phi < margin)) continue;
-          nrm[0] = awx / d;
-          nrm[1] = awy / d;
-          nrm[2] = awz / d;
+          nrm[0] = (gx - cgx) * h / d;
+          nrm[1] = (gy - cgy) * h / d;
+          nrm[2] = (gz - cgz) * h / d;
         }
         osample[k] = si;
         ophi[k] = phi;
@@ -339,18 +342,21 @@ function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
   const mg = Math.max(0, margin);
   const cm = cr + mg;
   if (cx < x0 - cm || cx > x1 + cm || cy < y0 - cm || cy > y1 + cm || cz < z0 - cm || cz > z1 + cm) return false;
-  if (cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1) {
-    return !(sdfPhiInside(g, cx, cy, cz) > SQRT3 * cr * (1 + 1e-6) + margin + 1e-7 * h);
-  }
-  // Beyond the box: the extended field at the centre, which changes by at
-  // most L_EXT per unit length.
   const inv = 1 / h;
   const gx = (cx - x0) * inv, gy = (cy - y0) * inv, gz = (cz - z0) * inv;
-  const cgx = Math.min(Math.max(gx, 0), g.dims[0] - 1), cgy = Math.min(Math.max(gy, 0), g.dims[1] - 1), cgz = Math.min(Math.max(gz, 0), g.dims[2] - 1);
-  const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
-  const d = Math.sqrt(awx * awx + awy * awy + awz * awz);
-  if (d - cr > mg) return false;
-  return !(sdfPhiGrid(g, cgx, cgy, cgz) + d > L_EXT * cr * (1 + 1e-6) + margin + 1e-7 * h);
+  // Inside the box the field changes by at most sqrt(3) per unit length;
+  // beyond it, the extended field (the value at the nearest point of the box
+  // plus the distance to it) by at most L_EXT. One lookup call site, as in
+  // queryRange.
+  const inside = cx >= x0 && cx <= x1 && cy >= y0 && cy <= y1 && cz >= z0 && cz <= z1;
+  let cgx = gx, cgy = gy, cgz = gz, d = 0;
+  if (!inside) {
+    cgx = Math.min(Math.max(gx, 0), g.dims[0] - 1); cgy = Math.min(Math.max(gy, 0), g.dims[1] - 1); cgz = Math.min(Math.max(gz, 0), g.dims[2] - 1);
+    const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+    d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+    if (d - cr > mg) return false;
+  }
+  return !(sdfPhiGrid(g, cgx, cgy, cgz) + d > (inside ? SQRT3 : L_EXT) * cr * (1 + 1e-6) + margin + 1e-7 * h);
 }
 
 let sortPerm = new Int32Array(0);
