@@ -40,6 +40,8 @@ const R = new Float64Array(9);
 const IW = new Float64Array(9);
 const K = new Float64Array(9);
 const KI = new Float64Array(9);
+/** The grab point's lever arm (addCollisionMatrix). */
+const ARM = new Float64Array(3);
 
 export class SpringDrag {
   /** Where the cursor wants the grab point, world frame. */
@@ -110,7 +112,8 @@ export class SpringDrag {
     const dvy = (om * om * dt * ey - (a + b) * vy) / den - dt * g[1];
     const dvz = (om * om * dt * ez - (a + b) * vz) / den - dt * g[2];
     K.fill(0);
-    addCollisionMatrix(B.invMass[i]!, IW, 0, rx, ry, rz, K);
+    ARM[0] = rx; ARM[1] = ry; ARM[2] = rz;
+    addCollisionMatrix(B.invMass[i]!, IW, 0, ARM, 0, K);
     if (!invert3(K, KI)) return;
     let jx = KI[0]! * dvx + KI[1]! * dvy + KI[2]! * dvz;
     let jy = KI[3]! * dvx + KI[4]! * dvy + KI[5]! * dvz;

@@ -7,6 +7,12 @@
  * out of body 2 toward body 1 and u_rel = u1 - u2 approaches when u_rel.N < 0.
  * A body with invMass 0 (static, or frozen by shock propagation) contributes
  * K = 0 and is not changed.
+ *
+ * Points, normals, lever arms and impulses travel in arrays, not as
+ * arguments: a call the optimiser does not inline boxes every
+ * floating-point argument on the heap, and most of these are too long to
+ * inline. A contact *site* is six numbers at[o..o+6): the point p, then the
+ * normal N (a patch's layout, patches.ts).
  */
 import { addCollisionMatrix, invert3, norm2, norm3, solveDense, tangentBasis } from './math.ts';
 
@@ -40,48 +46,55 @@ const tb = new Float64Array(6);
 
 /** Scratch of pointKinematics: r1 (3), r2 (3), u_rel (3). */
 const kin = new Float64Array(9);
+/** The impulse (or angular impulse) to apply: applyImpulsePair, applyAngularImpulsePair. */
+const J3 = new Float64Array(3);
 
 /**
  * Lever arms r1 = p - c1, r2 = p - c2 and the relative velocity
- * u_rel = (v1 + w1 x r1) - (v2 + w2 x r2) at world point p, into `kin`.
+ * u_rel = (v1 + w1 x r1) - (v2 + w2 x r2) at the site's point, into `kin`.
  */
-function pointKinematics(s: ImpulseState, b1: number, b2: number, px: number, py: number, pz: number): void {
+function pointKinematics(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number): void {
   const c = s.centre, v = s.vel, w = s.angVel;
-  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
-  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
-  const w1x = w[3 * b1]!, w1y = w[3 * b1 + 1]!, w1z = w[3 * b1 + 2]!;
-  const w2x = w[3 * b2]!, w2y = w[3 * b2 + 1]!, w2z = w[3 * b2 + 2]!;
+  const px = at[o]!, py = at[o + 1]!, pz = at[o + 2]!;
+  const i1 = 3 * b1, i2 = 3 * b2;
+  const r1x = px - c[i1]!, r1y = py - c[i1 + 1]!, r1z = pz - c[i1 + 2]!;
+  const r2x = px - c[i2]!, r2y = py - c[i2 + 1]!, r2z = pz - c[i2 + 2]!;
+  const w1x = w[i1]!, w1y = w[i1 + 1]!, w1z = w[i1 + 2]!;
+  const w2x = w[i2]!, w2y = w[i2 + 1]!, w2z = w[i2 + 2]!;
   kin[0] = r1x; kin[1] = r1y; kin[2] = r1z;
   kin[3] = r2x; kin[4] = r2y; kin[5] = r2z;
-  kin[6] = v[3 * b1]! + w1y * r1z - w1z * r1y - (v[3 * b2]! + w2y * r2z - w2z * r2y);
-  kin[7] = v[3 * b1 + 1]! + w1z * r1x - w1x * r1z - (v[3 * b2 + 1]! + w2z * r2x - w2x * r2z);
-  kin[8] = v[3 * b1 + 2]! + w1x * r1y - w1y * r1x - (v[3 * b2 + 2]! + w2x * r2y - w2y * r2x);
+  kin[6] = v[i1]! + w1y * r1z - w1z * r1y - (v[i2]! + w2y * r2z - w2z * r2y);
+  kin[7] = v[i1 + 1]! + w1z * r1x - w1x * r1z - (v[i2 + 1]! + w2z * r2x - w2x * r2z);
+  kin[8] = v[i1 + 2]! + w1x * r1y - w1y * r1x - (v[i2 + 2]! + w2x * r2y - w2y * r2x);
 }
 
-/** Relative normal velocity u_rel . N at point p (world). */
-export function normalVelocity(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
-): number {
-  pointKinematics(s, b1, b2, px, py, pz);
-  return kin[6]! * nx + kin[7]! * ny + kin[8]! * nz;
+/** K = the two bodies' collision matrices at the lever arms in `kin` (static or frozen bodies add nothing). */
+function collisionMatrix(s: ImpulseState, b1: number, b2: number): void {
+  const im = s.invMass, I = s.invInertiaW;
+  K.fill(0);
+  if (im[b1] !== 0) addCollisionMatrix(im[b1]!, I, 9 * b1, kin, 0, K);
+  if (im[b2] !== 0) addCollisionMatrix(im[b2]!, I, 9 * b2, kin, 3, K);
+}
+
+/** Relative normal velocity u_rel . N at the site at[o..o+6) (world). */
+export function normalVelocity(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number): number {
+  pointKinematics(s, b1, b2, at, o);
+  return kin[6]! * at[o + 3]! + kin[7]! * at[o + 4]! + kin[8]! * at[o + 5]!;
 }
 
 /**
- * Applies the impulse for restitution `eps` at point p with normal N if the
- * point approaches (u_rel.N < 0). Returns the normal impulse magnitude j_n
- * (0 when nothing was applied).
+ * Applies the impulse for restitution `eps` at the site at[o..o+6) (point p,
+ * normal N) if the point approaches (u_rel.N < 0). Returns the normal
+ * impulse magnitude j_n (0 when nothing was applied).
  */
 export function applyContactImpulse(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number,
   eps: number, m: Material, close = 0,
 ): number {
-  const im = s.invMass, I = s.invInertiaW;
-  const im1 = im[b1]!, im2 = im[b2]!;
-  if (im1 === 0 && im2 === 0) return 0;
-  pointKinematics(s, b1, b2, px, py, pz);
-  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const im = s.invMass;
+  if (im[b1] === 0 && im[b2] === 0) return 0;
+  pointKinematics(s, b1, b2, at, o);
+  const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
   const un = ux * nx + uy * ny + uz * nz;
   // Target normal velocity: -eps u_n (restitution; a negative eps, the
@@ -91,9 +104,7 @@ export function applyContactImpulse(
   const target = Math.max(-eps * (un + close), 0) - close;
   const dun = target - un;
 
-  K.fill(0);
-  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
-  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  collisionMatrix(s, b1, b2);
 
   const mu = m.friction;
   const KNx = K[0]! * nx + K[1]! * ny + K[2]! * nz;
@@ -148,8 +159,9 @@ export function applyContactImpulse(
     }
   }
 
-  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
-  if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, nx, ny, nz, jn, m);
+  J3[0] = Jx; J3[1] = Jy; J3[2] = Jz;
+  applyImpulsePair(s, b1, b2);
+  if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, at, o, jn, m);
   lastImpulse.sticking = sticking;
   lastImpulse.jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   return jn;
@@ -167,11 +179,12 @@ export function applyContactImpulse(
  */
 export function applyPseudoImpulse(
   s: ImpulseState, pv: Float64Array, pw: Float64Array, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number, mu: number,
+  at: Float64Array, o: number, target: number, mu: number,
 ): void {
   const im = s.invMass, I = s.invInertiaW, c = s.centre;
   const im1 = im[b1]!, im2 = im[b2]!;
   if (im1 === 0 && im2 === 0) return;
+  const px = at[o]!, py = at[o + 1]!, pz = at[o + 2]!, nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
   const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
   const u1x = pv[3 * b1]! + pw[3 * b1 + 1]! * r1z - pw[3 * b1 + 2]! * r1y;
@@ -182,9 +195,10 @@ export function applyPseudoImpulse(
   const u2z = pv[3 * b2 + 2]! + pw[3 * b2]! * r2y - pw[3 * b2 + 1]! * r2x;
   const un = (u1x - u2x) * nx + (u1y - u2y) * ny + (u1z - u2z) * nz;
   if (!(un < target)) return;
+  kin[0] = r1x; kin[1] = r1y; kin[2] = r1z; kin[3] = r2x; kin[4] = r2y; kin[5] = r2z;
   K.fill(0);
-  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
-  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, kin, 0, K);
+  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, kin, 3, K);
   const nKn = nx * (K[0]! * nx + K[1]! * ny + K[2]! * nz) + ny * (K[3]! * nx + K[4]! * ny + K[5]! * nz) + nz * (K[6]! * nx + K[7]! * ny + K[8]! * nz);
   if (!(nKn > 0)) return;
   const j = (target - un) / nKn;
@@ -194,26 +208,29 @@ export function applyPseudoImpulse(
   ps.invInertiaW = I;
   ps.vel = pv;
   ps.angVel = pw;
-  applyImpulsePair(ps, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, j * nx, j * ny, j * nz);
-  if (mu > 0) applyTangentialStick(ps, b1, b2, px, py, pz, nx, ny, nz, mu * j);
+  J3[0] = j * nx; J3[1] = j * ny; J3[2] = j * nz;
+  applyImpulsePair(ps, b1, b2);
+  if (mu > 0) applyTangentialStick(ps, b1, b2, at, o, mu * j);
 }
 const pseudoState: ImpulseState = {
   centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0), invMass: new Float64Array(0), invInertiaW: new Float64Array(0),
 };
 
-/** v1 += J/m1, w1 += I1^-1 (r1 x J); the opposite on body 2 (7.17-7.18). */
-export function applyImpulsePair(
-  s: ImpulseState, b1: number, b2: number,
-  r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
-  Jx: number, Jy: number, Jz: number,
-): void {
-  applyImpulseAt(s, b1, r1x, r1y, r1z, Jx, Jy, Jz);
-  applyImpulseAt(s, b2, r2x, r2y, r2z, -Jx, -Jy, -Jz);
+/** The impulse J = J3 at lever arm r1 = kin[0..3) of body 1, -J at r2 = kin[3..6) of body 2 (7.17-7.18). */
+function applyImpulsePair(s: ImpulseState, b1: number, b2: number): void {
+  applyImpulseAt(s, b1, kin, 0, J3, 1);
+  applyImpulseAt(s, b2, kin, 3, J3, -1);
 }
 
-export function applyImpulseAt(s: ImpulseState, b: number, rx: number, ry: number, rz: number, Jx: number, Jy: number, Jz: number): void {
+/**
+ * v += J/m, w += I^-1 (r x J) for body b, with lever arm r = r[ro..ro+3)
+ * and impulse J = f * J[0..3) (with -f, exactly the opposite).
+ */
+export function applyImpulseAt(s: ImpulseState, b: number, r: Float64Array, ro: number, J: Float64Array, f: number): void {
   const im = s.invMass[b]!;
   if (im === 0) return;
+  const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
+  const Jx = f * J[0]!, Jy = f * J[1]!, Jz = f * J[2]!;
   const v = s.vel, w = s.angVel, I = s.invInertiaW;
   v[3 * b] += Jx * im;
   v[3 * b + 1] += Jy * im;
@@ -225,9 +242,10 @@ export function applyImpulseAt(s: ImpulseState, b: number, rx: number, ry: numbe
   w[3 * b + 2] += I[o + 6]! * tx + I[o + 7]! * ty + I[o + 8]! * tz;
 }
 
-/** Angular impulse L: w1 += I1^-1 L, w2 -= I2^-1 L. */
-export function applyAngularImpulsePair(s: ImpulseState, b1: number, b2: number, Lx: number, Ly: number, Lz: number): void {
+/** Angular impulse L = f * A[0..3): w1 += I1^-1 L, w2 -= I2^-1 L. */
+export function applyAngularImpulsePair(s: ImpulseState, b1: number, b2: number, A: Float64Array, f: number): void {
   const w = s.angVel, I = s.invInertiaW;
+  const Lx = f * A[0]!, Ly = f * A[1]!, Lz = f * A[2]!;
   if (s.invMass[b1] !== 0) {
     const o = 9 * b1;
     w[3 * b1] += I[o]! * Lx + I[o + 1]! * Ly + I[o + 2]! * Lz;
@@ -248,8 +266,9 @@ export function applyAngularImpulsePair(s: ImpulseState, b1: number, b2: number,
  * mu_roll * j_n (clamped at zero, never reversed), through the angular
  * impulse L_T^-1 (w' - w) with L_T = I1^-1 + I2^-1.
  */
-export function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, m: Material): void {
+export function applyRollingFriction(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, jn: number, m: Material): void {
   const w = s.angVel, I = s.invInertiaW;
+  const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
   const wn = wx * nx + wy * ny + wz * nz;
   const snx = wn * nx, sny = wn * ny, snz = wn * nz;
@@ -266,10 +285,10 @@ export function applyRollingFriction(s: ImpulseState, b1: number, b2: number, nx
   if (s.invMass[b1] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b1 + k]!;
   if (s.invMass[b2] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b2 + k]!;
   if (!invert3(L, Linv)) return;
-  const Lx = Linv[0]! * dx + Linv[1]! * dy + Linv[2]! * dz;
-  const Ly = Linv[3]! * dx + Linv[4]! * dy + Linv[5]! * dz;
-  const Lz = Linv[6]! * dx + Linv[7]! * dy + Linv[8]! * dz;
-  applyAngularImpulsePair(s, b1, b2, Lx, Ly, Lz);
+  J3[0] = Linv[0]! * dx + Linv[1]! * dy + Linv[2]! * dz;
+  J3[1] = Linv[3]! * dx + Linv[4]! * dy + Linv[5]! * dz;
+  J3[2] = Linv[6]! * dx + Linv[7]! * dy + Linv[8]! * dz;
+  applyAngularImpulsePair(s, b1, b2, J3, 1);
 }
 
 /**
@@ -344,8 +363,9 @@ function clamp(x: number, lo: number, hi: number): number {
  * their sum, so alternating this with friction (sequentialSolver.ts) never
  * lets a patch hold more than its face can.
  */
-export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number, jn: number, extent: Float64Array, mu: number, acc: Float64Array): void {
+export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, jn: number, extent: Float64Array, mu: number, acc: Float64Array): void {
   const w = s.angVel, I = s.invInertiaW;
+  const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
   L.fill(0);
   if (s.invMass[b1] !== 0) for (let k = 0; k < 9; k++) L[k] += I[9 * b1 + k]!;
@@ -370,7 +390,8 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
   const tn = clamp(acc[2]! + Lx * nx + Ly * ny + Lz * nz, -spin, spin);
   const c1 = t1 - acc[0]!, c2 = t2 - acc[1]!, cn = tn - acc[2]!;
   acc[0] = t1; acc[1] = t2; acc[2] = tn;
-  applyAngularImpulsePair(s, b1, b2, c1 * e1x + c2 * e2x + cn * nx, c1 * e1y + c2 * e2y + cn * ny, c1 * e1z + c2 * e2z + cn * nz);
+  J3[0] = c1 * e1x + c2 * e2x + cn * nx; J3[1] = c1 * e1y + c2 * e2y + cn * ny; J3[2] = c1 * e1z + c2 * e2z + cn * nz;
+  applyAngularImpulsePair(s, b1, b2, J3, 1);
 }
 
 /**
@@ -383,18 +404,14 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, nx: nu
  * rocks the body). Returns the change applied.
  */
 export function applyNormalAccumulated(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, acc: Float64Array, o: number, close = 0,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number, acc: Float64Array, o: number, close = 0,
 ): number {
-  const im = s.invMass, I = s.invInertiaW;
-  const im1 = im[b1]!, im2 = im[b2]!;
-  if (im1 === 0 && im2 === 0) return 0;
-  pointKinematics(s, b1, b2, px, py, pz);
-  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  const im = s.invMass;
+  if (im[b1] === 0 && im[b2] === 0) return 0;
+  pointKinematics(s, b1, b2, at, ao);
+  const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
   const un = kin[6]! * nx + kin[7]! * ny + kin[8]! * nz;
-  K.fill(0);
-  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
-  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  collisionMatrix(s, b1, b2);
   const nKn = nx * (K[0]! * nx + K[1]! * ny + K[2]! * nz) + ny * (K[3]! * nx + K[4]! * ny + K[5]! * nz) + nz * (K[6]! * nx + K[7]! * ny + K[8]! * nz);
   if (!(nKn > 0)) return 0;
   const old = acc[o]!;
@@ -403,7 +420,8 @@ export function applyNormalAccumulated(
   const dj = total - old;
   if (dj === 0) return 0;
   acc[o] = total;
-  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, dj * nx, dj * ny, dj * nz);
+  J3[0] = dj * nx; J3[1] = dj * ny; J3[2] = dj * nz;
+  applyImpulsePair(s, b1, b2);
   return dj;
 }
 
@@ -416,18 +434,14 @@ const stick = new Float64Array(2);
  * `stick`; leaves the lever arms in `kin` and the tangent basis in `tb`.
  * False when neither body can move or the tangent block is singular.
  */
-function stickingTangent(s: ImpulseState, b1: number, b2: number, px: number, py: number, pz: number, nx: number, ny: number, nz: number): boolean {
-  const im = s.invMass, I = s.invInertiaW;
-  const im1 = im[b1]!, im2 = im[b2]!;
-  if (im1 === 0 && im2 === 0) return false;
-  pointKinematics(s, b1, b2, px, py, pz);
-  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+function stickingTangent(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number): boolean {
+  const im = s.invMass;
+  if (im[b1] === 0 && im[b2] === 0) return false;
+  pointKinematics(s, b1, b2, at, o);
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
-  tangentBasis(nx, ny, nz, tb);
+  tangentBasis(at[o + 3]!, at[o + 4]!, at[o + 5]!, tb);
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
-  K.fill(0);
-  if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, r1x, r1y, r1z, K);
-  if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, r2x, r2y, r2z, K);
+  collisionMatrix(s, b1, b2);
   const Kax = K[0]! * ax + K[1]! * ay + K[2]! * az, Kay = K[3]! * ax + K[4]! * ay + K[5]! * az, Kaz = K[6]! * ax + K[7]! * ay + K[8]! * az;
   const Kbx = K[0]! * bx + K[1]! * by + K[2]! * bz, Kby = K[3]! * bx + K[4]! * by + K[5]! * bz, Kbz = K[6]! * bx + K[7]! * by + K[8]! * bz;
   const a11 = ax * Kax + ay * Kay + az * Kaz, a12 = ax * Kbx + ay * Kby + az * Kbz, a22 = bx * Kbx + by * Kby + bz * Kbz;
@@ -447,11 +461,9 @@ function stickingTangent(s: ImpulseState, b1: number, b2: number, px: number, py
  * cone of the current normal total). Returns the size of the change.
  */
 export function applyTangentialAccumulated(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number, acc: Float64Array, o: number,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number, maxJt: number, acc: Float64Array, o: number,
 ): number {
-  if (!stickingTangent(s, b1, b2, px, py, pz, nx, ny, nz)) return 0;
-  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+  if (!stickingTangent(s, b1, b2, at, ao)) return 0;
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
   const da = stick[0]!, db = stick[1]!;
   // The running total in world coordinates, projected on this tangent plane.
@@ -469,7 +481,8 @@ export function applyTangentialAccumulated(
   const Jx = tx - ox, Jy = ty - oy, Jz = tz - oz;
   acc[o] = tx; acc[o + 1] = ty; acc[o + 2] = tz;
   if (Jx === 0 && Jy === 0 && Jz === 0) return 0;
-  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, Jx, Jy, Jz);
+  J3[0] = Jx; J3[1] = Jy; J3[2] = Jz;
+  applyImpulsePair(s, b1, b2);
   return norm3(Jx, Jy, Jz);
 }
 
@@ -479,12 +492,8 @@ export function applyTangentialAccumulated(
  * the tangent plane (P K P^T j = -P u), limited to |J| <= maxJt. Used after a
  * patch torque, which moves the patch centroid's velocity a little.
  */
-export function applyTangentialStick(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, maxJt: number,
-): number {
-  if (!(maxJt > 0) || !stickingTangent(s, b1, b2, px, py, pz, nx, ny, nz)) return 0;
-  const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
+export function applyTangentialStick(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, maxJt: number): number {
+  if (!(maxJt > 0) || !stickingTangent(s, b1, b2, at, o)) return 0;
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
   let ja = stick[0]!, jb = stick[1]!;
   const jl = norm2(ja, jb);
@@ -492,7 +501,8 @@ export function applyTangentialStick(
     ja *= maxJt / jl;
     jb *= maxJt / jl;
   }
-  applyImpulsePair(s, b1, b2, r1x, r1y, r1z, r2x, r2y, r2z, ja * ax + jb * bx, ja * ay + jb * by, ja * az + jb * bz);
+  J3[0] = ja * ax + jb * bx; J3[1] = ja * ay + jb * by; J3[2] = ja * az + jb * bz;
+  applyImpulsePair(s, b1, b2);
   return norm2(ja, jb);
 }
 
@@ -526,11 +536,11 @@ const x6b = new Float64Array(6);
  * half a degree until its uphill edge lifted.
  */
 export function applyFlatStick(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number,
   target: number, mu: number, extent: Float64Array,
 ): number {
-  if (!flatSystem(s, b1, b2, px, py, pz, nx, ny, nz, target, extent) || !solveFlat(extent)) return -1;
+  if (!flatSystem(s, b1, b2, at, o, target, extent) || !solveFlat(extent)) return -1;
+  const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
   const jn = Jx * nx + Jy * ny + Jz * nz;
   if (!(jn > 0)) return -1;
@@ -539,8 +549,7 @@ export function applyFlatStick(
   const t1 = Tx * extent[4]! + Ty * extent[5]! + Tz * extent[6]!, t2 = Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
   if (Math.abs(Tx * nx + Ty * ny + Tz * nz) > spinLimit(mu, jn, extent)) return -1;
-  applyImpulsePair(s, b1, b2, kin[0]!, kin[1]!, kin[2]!, kin[3]!, kin[4]!, kin[5]!, Jx, Jy, Jz);
-  applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
+  applyFlatImpulse(s, b1, b2);
   lastImpulse.sticking = true;
   lastImpulse.jt = jt;
   lastImpulse.torqueLoad = torqueLoad(t1, t2, extent);
@@ -565,11 +574,11 @@ export function applyFlatStick(
  * propagation's sweeps.
  */
 export function applyFlatAccumulated(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
   close: number, mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, tol: number,
 ): number {
-  if (!flatSystem(s, b1, b2, px, py, pz, nx, ny, nz, -close, extent)) return -1;
+  if (!flatSystem(s, b1, b2, at, ao, -close, extent)) return -1;
+  const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
   const jn0 = acc[o]!;
   // un + close, and what is left across N and of the relative rotation.
   const rn = -(x6[0]! * nx + x6[1]! * ny + x6[2]! * nz);
@@ -581,24 +590,25 @@ export function applyFlatAccumulated(
   if (residual <= tol) return 0;
   M6b.set(M6);
   x6b.set(x6);
-  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, nx, ny, nz, mu, extent, acc, o, spareF, spareT);
+  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT);
   // Pressing would pull: let the normal total go to 0 instead.
   M6.set(M6b);
   x6.set(x6b);
   // rowAlong returns -(un + close); the solve changes un by along6 . x6.
-  const behind = rowAlong(0, nx, ny, nz, -jn0);
+  const behind = rowAlong(0, at, ao + 3, -jn0);
   if (!solveFlat(extent)) return -1;
   let after = -behind;
   for (let c = 0; c < 6; c++) after += along6[c]! * x6[c]!;
   if (after < -tol) return -1;
-  return applyFlatTotals(s, b1, b2, nx, ny, nz, mu, extent, acc, o, spareF, spareT);
+  return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT);
 }
 
 /** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 1 when they hold, else -1. */
 function applyFlatTotals(
-  s: ImpulseState, b1: number, b2: number, nx: number, ny: number, nz: number,
+  s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
   mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number,
 ): number {
+  const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
   const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
   const dn = Jx * nx + Jy * ny + Jz * nz;
   const jn = Math.max(acc[o]! + dn, 0);
@@ -610,8 +620,7 @@ function applyFlatTotals(
   const jl = jn + spareT;
   if (jl > 0 ? octagonScale(-t2 / jl, t1 / jl, extent) < 1 : t1 !== 0 || t2 !== 0) return -1;
   if (Math.abs(tn) > spinLimit(mu, jl, extent)) return -1;
-  applyImpulsePair(s, b1, b2, kin[0]!, kin[1]!, kin[2]!, kin[3]!, kin[4]!, kin[5]!, Jx, Jy, Jz);
-  applyAngularImpulsePair(s, b1, b2, Tx, Ty, Tz);
+  applyFlatImpulse(s, b1, b2);
   acc[o] = jn;
   acc[o + 1] = tx; acc[o + 2] = ty; acc[o + 3] = tz;
   acc[o + 4] = t1; acc[o + 5] = t2; acc[o + 6] = tn;
@@ -619,20 +628,26 @@ function applyFlatTotals(
   return 1;
 }
 
+/** The solved (J, T) = x6 of a flat patch: J at the lever arms in `kin`, T equal and opposite. */
+function applyFlatImpulse(s: ImpulseState, b1: number, b2: number): void {
+  applyImpulseAt(s, b1, kin, 0, x6, 1);
+  applyImpulseAt(s, b2, kin, 3, x6, -1);
+  J3[0] = x6[3]!; J3[1] = x6[4]!; J3[2] = x6[5]!;
+  applyAngularImpulsePair(s, b1, b2, J3, 1);
+}
+
 /**
- * Fills M6 and x6 with applyFlatStick's system at point p for relative
- * normal velocity `target`, the rotation rows about a free axis of the face
- * replaced (freeRotationRow). Leaves the lever arms in `kin`. False when
- * neither body can move.
+ * Fills M6 and x6 with applyFlatStick's system at the site at[o..o+6) for
+ * relative normal velocity `target`, the rotation rows about a free axis of
+ * the face replaced (freeRotationRow). Leaves the lever arms in `kin`.
+ * False when neither body can move.
  */
-function flatSystem(
-  s: ImpulseState, b1: number, b2: number,
-  px: number, py: number, pz: number, nx: number, ny: number, nz: number, target: number, extent: Float64Array,
-): boolean {
+function flatSystem(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, target: number, extent: Float64Array): boolean {
   const im = s.invMass, I = s.invInertiaW, w = s.angVel;
   const im1 = im[b1]!, im2 = im[b2]!;
   if (im1 === 0 && im2 === 0) return false;
-  pointKinematics(s, b1, b2, px, py, pz);
+  pointKinematics(s, b1, b2, at, o);
+  const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const r1x = kin[0]!, r1y = kin[1]!, r1z = kin[2]!, r2x = kin[3]!, r2y = kin[4]!, r2z = kin[5]!;
   const ux = kin[6]!, uy = kin[7]!, uz = kin[8]!;
   const o1 = 9 * b1, o2 = 9 * b2;
@@ -667,43 +682,40 @@ function flatSystem(
   // line of contact to stop its roll: the solve failed, and the fallback
   // alternation of torque and friction ended on friction, which left the
   // cylinder rocking about the fall line at a tenth of its sideways slip.)
-  if (extent[2] === 0 && extent[3] === 0) freeRotationRow(extent[4]!, extent[5]!, extent[6]!);
-  if (extent[0] === 0 && extent[1] === 0) freeRotationRow(extent[7]!, extent[8]!, extent[9]!);
+  if (extent[2] === 0 && extent[3] === 0) rowAlong(3, extent, 4, 0);
+  if (extent[0] === 0 && extent[1] === 0) rowAlong(3, extent, 7, 0);
   return true;
 }
 
 /** Solves flatSystem's system in place (x6 = (J, T)); what it leaves about a free axis is round-off, taken off. */
 function solveFlat(extent: Float64Array): boolean {
   if (!solveDense(M6, x6, 6)) return false;
-  if (extent[2] === 0 && extent[3] === 0) dropAxis(extent[4]!, extent[5]!, extent[6]!);
-  if (extent[0] === 0 && extent[1] === 0) dropAxis(extent[7]!, extent[8]!, extent[9]!);
+  if (extent[2] === 0 && extent[3] === 0) dropAxis(extent, 4);
+  if (extent[0] === 0 && extent[1] === 0) dropAxis(extent, 7);
   return true;
 }
 
-function dropAxis(ax: number, ay: number, az: number): void {
+/** Takes T's component along the unit axis a[o..o+3) off x6. */
+function dropAxis(a: Float64Array, o: number): void {
+  const ax = a[o]!, ay = a[o + 1]!, az = a[o + 2]!;
   const f = x6[3]! * ax + x6[4]! * ay + x6[5]! * az;
   x6[3] -= f * ax; x6[4] -= f * ay; x6[5] -= f * az;
 }
 
 /**
- * In applyFlatStick's system, replaces the rotation row along unit axis a by
- * T.a = 0 (rowAlong on the rotation rows).
+ * In flatSystem's system, replaces the row along the unit axis a =
+ * v[vo..vo+3) of the three rows from `base` (0: the velocity at p, 3: the
+ * rotation) by "the impulse's component along a (J for base 0, T for base
+ * 3) is `value`": the three rows are projected off a (they become those of
+ * the plane normal to a, one of them dependent, which the new row replaces:
+ * the one with the largest component of a). The row taken off (the velocity
+ * change along a per unit of each unknown) is left in along6; returns its
+ * right-hand side. With base 3 and value 0 it frees the rotation about a
+ * (a face with no extent across a rolls that way).
  */
-function freeRotationRow(ax: number, ay: number, az: number): void {
-  rowAlong(3, ax, ay, az, 0);
-}
-
-/**
- * In flatSystem's system, replaces the row along unit axis a of the three
- * rows from `base` (0: the velocity at p, 3: the rotation) by "the
- * impulse's component along a (J for base 0, T for base 3) is `value`": the
- * three rows are projected off a (they become those of the plane normal to
- * a, one of them dependent, which the new row replaces: the one with the
- * largest component of a). The row taken off (the velocity change along a
- * per unit of each unknown) is left in along6; returns its right-hand side.
- */
-function rowAlong(base: number, ax: number, ay: number, az: number, value: number): number {
+function rowAlong(base: number, v: Float64Array, vo: number, value: number): number {
   const a = axis3;
+  const ax = v[vo]!, ay = v[vo + 1]!, az = v[vo + 2]!;
   a[0] = ax; a[1] = ay; a[2] = az;
   let r = 0;
   for (let k = 1; k < 3; k++) if (Math.abs(a[k]!) > Math.abs(a[r]!)) r = k;

@@ -102,9 +102,14 @@ const scratch9 = new Float64Array(9);
 
 /**
  * Adds the collision matrix of one body, K = (1/m) I - r~ I^-1 r~ (7.8), to K
- * (9 numbers at 0). r~ is the cross-product matrix of r.
+ * (9 numbers at 0). r~ is the cross-product matrix of the lever arm r =
+ * r[ro..ro+3); Iw[io..io+9) the body's world inverse inertia. The arm comes
+ * in an array: a call the optimiser does not inline boxes every
+ * floating-point argument on the heap, and the contact solvers make this
+ * call twice per impulse.
  */
-export function addCollisionMatrix(invMass: number, Iw: Arr, io: number, rx: number, ry: number, rz: number, K: Arr): void {
+export function addCollisionMatrix(invMass: number, Iw: Arr, io: number, r: Arr, ro: number, K: Arr): void {
+  const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
   // K += invMass * I + r~^T Iw r~  (since -r~ A r~ = r~^T A r~)
   // M = Iw * r~ ; r~ = [[0,-rz,ry],[rz,0,-rx],[-ry,rx,0]]
   const a00 = Iw[io]!, a01 = Iw[io + 1]!, a02 = Iw[io + 2]!;

@@ -42,6 +42,8 @@ import type { StepContext } from './stepContext.ts';
 const DIR = 15;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
+/** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
+const ARMS = new Float64Array(6);
 
 export class PgsSolver {
   /** Start from last step's impulses (off only to measure what warm starting buys). */
@@ -139,8 +141,10 @@ export class PgsSolver {
         tangentBasis(nx, ny, nz, t);
         const t1x = t[0]!, t1y = t[1]!, t1z = t[2]!, t2x = t[3]!, t2y = t[4]!, t2z = t[5]!;
         K.fill(0);
-        if (ima !== 0) addCollisionMatrix(ima, II, 9 * a, r1x, r1y, r1z, K);
-        if (imb !== 0) addCollisionMatrix(imb, II, 9 * b, r2x, r2y, r2z, K);
+        const arm = ARMS;
+        arm[0] = r1x; arm[1] = r1y; arm[2] = r1z; arm[3] = r2x; arm[4] = r2y; arm[5] = r2z;
+        if (ima !== 0) addCollisionMatrix(ima, II, 9 * a, arm, 0, K);
+        if (imb !== 0) addCollisionMatrix(imb, II, 9 * b, arm, 3, K);
         const base = JAC * r;
         this.setDir(base, nx, ny, nz, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
         this.setDir(base + DIR, t1x, t1y, t1z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);

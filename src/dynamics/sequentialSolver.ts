@@ -22,7 +22,7 @@ import {
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import type { Rng } from './math.ts';
+import { norm3, type Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
 import { PATCH_FLAT, PATCH_FLOATS, PATCH_GAP, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
@@ -137,6 +137,8 @@ export class SequentialSolver {
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
   private readonly spread = new Float64Array(SPREAD_FLOATS);
+  /** A contact site made here (point, normal; impulse.ts), not read from a patch. */
+  private readonly site = new Float64Array(6);
   /** The angular impulse a patch's torque has applied so far in its alternation with friction (resolvePair). */
   private readonly torqueAcc = new Float64Array(3);
   /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
@@ -300,7 +302,7 @@ export class SequentialSolver {
         if (excess <= 0) continue;
         const target = Math.min(RATE * excess, MAX_STEP * cell) / ctx.dt;
         const o = q * PATCH_FLOATS;
-        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, d[o]!, d[o + 1]!, d[o + 2]!, d[o + 3]!, d[o + 4]!, d[o + 5]!, target, mu);
+        applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, cs.b1[i]!, cs.b2[i]!, d, o, target, mu);
       }
     }
     this.endFreezing(ctx);
@@ -374,7 +376,9 @@ export class SequentialSolver {
     }
     const target = Math.min(UNTANGLE_RATE * deepest, MAX_STEP * cell) / ctx.dt;
     // No friction here: a tangle comes apart in whatever direction it can.
-    applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, a, b, px / total, py / total, pz / total, dx / l, dy / l, dz / l, target, 0);
+    const at = this.site;
+    at[0] = px / total; at[1] = py / total; at[2] = pz / total; at[3] = dx / l; at[4] = dy / l; at[5] = dz / l;
+    applyPseudoImpulse(st, ctx.pseudoVel, ctx.pseudoAngVel, a, b, at, 0, target, 0);
     return true;
   }
 
@@ -454,7 +458,7 @@ export class SequentialSolver {
       const i = pc.leader[q]!;
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS;
-      const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
+      const nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
       // Only a flat patch holds a torque here; a spin patch's spin is held
       // by shock propagation alone (resolvePairAccumulated): one-shot spin
       // stops in every contact pass, about a mean normal a few degrees off
@@ -466,16 +470,16 @@ export class SequentialSolver {
       // penetrates it); collisions bounce where the seed says.
       const close = useOwn ? 0 : Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       if (flat && m.friction > 0) {
-        const un = normalVelocity(st, b1, b2, px, py, pz, nx, ny, nz);
+        const un = normalVelocity(st, b1, b2, d, o);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
-        const fs = applyFlatStick(st, b1, b2, px, py, pz, nx, ny, nz, Math.max(-useEps * (un + close), 0) - close, m.friction, spread);
+        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-useEps * (un + close), 0) - close, m.friction, spread);
         if (fs > 0) {
           if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
           continue;
         }
       }
-      const jn = applyContactImpulse(st, b1, b2, px, py, pz, nx, ny, nz, useEps, m, close);
+      const jn = applyContactImpulse(st, b1, b2, d, o, useEps, m, close);
       if (jn === 0) continue;
       any = true;
       let jt = lastImpulse.jt, load = 0;
@@ -489,9 +493,9 @@ export class SequentialSolver {
         const acc = this.torqueAcc;
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
-          applyPatchTorque(st, b1, b2, nx, ny, nz, jn, spread, m.friction, acc);
+          applyPatchTorque(st, b1, b2, d, o, jn, spread, m.friction, acc);
           if (sticking && budget > 0) {
-            const t = applyTangentialStick(st, b1, b2, px, py, pz, nx, ny, nz, budget);
+            const t = applyTangentialStick(st, b1, b2, d, o, budget);
             budget -= t;
             jt += t;
           }
@@ -552,7 +556,6 @@ export class SequentialSolver {
       const i = pc.leader[q]!;
       const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
       const o = q * PATCH_FLOATS, s = q * ACC_FLOATS;
-      const px = d[o]!, py = d[o + 1]!, pz = d[o + 2]!, nx = d[o + 3]!, ny = d[o + 4]!, nz = d[o + 5]!;
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       // A face patch's rows solved together, where the totals stay in bounds.
       const face = pc.flat[q] === PATCH_FLAT;
@@ -560,16 +563,16 @@ export class SequentialSolver {
       if (face && m.friction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const before = acc[s]!;
-        const fr = applyFlatAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED);
+        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED);
         if (fr >= 0) {
           if (fr > 0) any = true;
           const dj = acc[s]! - before;
           if (acc[s]! > 0 && k < this.stopped.length) this.stopped[k] = 1;
-          if (dj > 0 && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
+          if (dj > 0 && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
           continue;
         }
       }
-      const dj = applyNormalAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, acc, s, close);
+      const dj = applyNormalAccumulated(st, b1, b2, d, o, acc, s, close);
       const jn = acc[s]!;
       if (dj === 0 && jn === 0 && pF === 0 && pT === 0) continue;
       if (dj !== 0) any = true;
@@ -578,13 +581,13 @@ export class SequentialSolver {
       if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
-        applyPatchTorque(st, b1, b2, nx, ny, nz, jn + pT, spread, m.friction, tq);
+        applyPatchTorque(st, b1, b2, d, o, jn + pT, spread, m.friction, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
       if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, px, py, pz, nx, ny, nz, m.friction * jn + pF, acc, s + 1) > 0) any = true;
-        if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, nx, ny, nz, dj, m);
+        if (applyTangentialAccumulated(st, b1, b2, d, o, m.friction * jn + pF, acc, s + 1) > 0) any = true;
+        if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
       }
     }
     if (!any) return false;
@@ -603,10 +606,10 @@ export class SequentialSolver {
     const low = im[a] === 0 ? a : im[b] === 0 ? b : -1;
     if (low < 0 || B.isStatic[low]) return true;
     const g = ctx.gravity;
-    const slide = MOVING_SUPPORT * Math.hypot(g[0], g[1], g[2]) * ctx.dt;
+    const slide = MOVING_SUPPORT * norm3(g[0], g[1], g[2]) * ctx.dt;
     const r = ctx.shapeOf(low).radius;
     const v = B.vel, w = B.angVel;
-    return Math.hypot(v[3 * low]!, v[3 * low + 1]!, v[3 * low + 2]!) + r * Math.hypot(w[3 * low]!, w[3 * low + 1]!, w[3 * low + 2]!) <= slide;
+    return norm3(v[3 * low]!, v[3 * low + 1]!, v[3 * low + 2]!) + r * norm3(w[3 * low]!, w[3 * low + 1]!, w[3 * low + 2]!) <= slide;
   }
 
   /** Keeps bodies a and b's velocities (resolvePairAccumulated), for moved(). */

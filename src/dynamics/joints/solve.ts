@@ -387,12 +387,11 @@ function applyRows(P: JointParts, p: number, st: JointState, translational: bool
 /** Applies f * IMP (the last solved impulse) to part p's bodies; f = -1 takes it back exactly. */
 function applyImpulse(P: JointParts, p: number, st: JointState, translational: boolean, f: number): void {
   const a = P.a[p]!, b = P.b[p]!;
-  const jx = f * IMP[0]!, jy = f * IMP[1]!, jz = f * IMP[2]!;
   if (translational) {
-    applyImpulseAt(st, a, ARM[0]!, ARM[1]!, ARM[2]!, jx, jy, jz);
-    applyImpulseAt(st, b, ARM[3]!, ARM[4]!, ARM[5]!, -jx, -jy, -jz);
+    applyImpulseAt(st, a, ARM, 0, IMP, f);
+    applyImpulseAt(st, b, ARM, 3, IMP, -f);
   } else {
-    applyAngularImpulsePair(st, a, b, jx, jy, jz);
+    applyAngularImpulsePair(st, a, b, IMP, f);
   }
 }
 
