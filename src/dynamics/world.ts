@@ -284,10 +284,12 @@ export class World {
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');
-      await this.softStage();
-      // 3. Contacts at x' = x + dt v'.
+      const softWoke = await this.softStage();
+      // 3. Contacts at x' = x + dt v'. A body the soft stage woke had no
+      // pairs with static or sleeping bodies (findPairs leaves them out while
+      // it sleeps): find the pairs again, or nothing holds it this step.
       this.predict(this.dt, false);
-      if (S.collisionIterations === 0) this.broadphase();
+      if (S.collisionIterations === 0 || softWoke) this.broadphase();
       await this.query('contactQuery');
       const levels = this.contactGraph();
       if (S.contactSolver === 'pgs') {
@@ -457,11 +459,23 @@ export class World {
     this.profile.end('velocityUpdate');
   }
 
-  private async softStage(): Promise<void> {
-    if (!this.soft) return;
+  /** The soft stage; true if it woke a sleeping body (which then has mass again, and pairs to find). */
+  private async softStage(): Promise<boolean> {
+    if (!this.soft) return false;
+    const B = this.bodies;
+    let sleeping = 0;
+    for (let i = 0; i < B.count; i++) sleeping += B.asleep[i]!;
     await this.soft.step(this);
     this.guard('soft');
+    let woke = false;
+    if (sleeping > 0) {
+      let still = 0;
+      for (let i = 0; i < B.count; i++) still += B.asleep[i]!;
+      woke = still < sleeping;
+      if (woke) solverMasses(this.ctx);
+    }
     this.profile.end('soft');
+    return woke;
   }
 
   private contactGraph(): number {

@@ -259,3 +259,36 @@ describe('the soft stage in World', () => {
     for (let k = 0; k < w.shapes.length; k++) if (index[k]! >= 0) expect(uploaded[index[k]!]!.samples).toBe(w.shapes[k]!.samples);
   });
 });
+
+describe('a sleeping rigid body a soft body lands on', () => {
+  // A 50 kg block asleep on the floor when a 108 kg soft cube lands on it
+  // from 2.2 m. The soft stage wakes the block and pushes it down; its
+  // pair with the floor (left out while it slept) must be found again before
+  // the contact phase, or nothing holds it for a whole step and it sank
+  // 31 mm into the floor (with sleep off: 0 mm).
+  for (const sleep of [true, false]) {
+    it(`is held by the floor on landing (sleep ${sleep})`, async () => {
+      const { world: w } = await world(
+        scene({
+          dt: 0.01,
+          sleep,
+          shapes: { floor: { type: 'plane' }, cube: { type: 'box', size: [0.6, 0.6, 0.6] }, blk: { type: 'box', size: [1.5, 0.5, 1.5] } },
+          bodies: [
+            { name: 'ground', shape: 'floor', static: true },
+            { name: 'block', shape: 'blk', position: [0, 0.25, 0], mass: 50 },
+          ],
+          softMaterials: { m: { stiffness: 1e5, damping: 0.5, density: 500 } },
+          softBodies: [{ name: 'jelly', shape: 'cube', material: 'm', position: [0.1, 3.0, 0], construction: { resolution: 6 } }],
+        }),
+      );
+      let lowest = Infinity, asleepBefore = false;
+      for (let i = 0; i < 100; i++) {
+        asleepBefore ||= w.bodies.asleep[1] === 1;
+        await w.step();
+        lowest = Math.min(lowest, w.bodies.pos[4]!);
+      }
+      if (sleep) expect(asleepBefore).toBe(true);
+      expect(0.25 - lowest).toBeLessThan(0.002);
+    });
+  }
+});
