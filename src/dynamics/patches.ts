@@ -336,7 +336,10 @@ export class PatchBuilder {
     sp[4] = e1x; sp[5] = e1y; sp[6] = e1z;
     sp[7] = e2x; sp[8] = e2y; sp[9] = e2z;
     sp[10] = loA; sp[11] = hiA; sp[12] = loB; sp[13] = hiB;
-    sp[14] = 0.5 * norm2(hi1 - lo1, hi2 - lo2);
+    // Half the extent's diagonal, from the pair of directions that bounds it
+    // tighter: e1 and e2 of a square face may be its diagonals, whose
+    // extents (1.41 times its side each) made the radius its full side.
+    sp[14] = 0.5 * Math.min(norm2(hi1 - lo1, hi2 - lo2), norm2(hiA - loA, hiB - loB));
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
     if (!this.flat) this.spinRadius(cs, m, i, t);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendKind } from '../../src/collision/query.ts';
-import { FORMAT, inclineScene, pos, queryWorld, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
+import { bodyIndex, FORMAT, inclineScene, pos, queryWorld, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 function incline(deg: number, mu: number, restitution = 0, scheme = 'separated') {
   return inclineScene(deg, mu, restitution, { scheme });
@@ -122,5 +122,35 @@ describe('tipping on a slope (both backends)', () => {
     const critical = (Math.atan(0.5) * 180) / Math.PI;
     expect(Math.abs(await tiltAfter(critical - 1, 'cpu', 'current'))).toBeLessThan(0.05);
     expect(await tiltAfter(critical + 1, 'cpu', 'current')).toBeGreaterThan(60);
+  });
+});
+
+describe('friction against a spin about the contact normal', () => {
+  it.each(['cpu', 'gpu'] as const)('%s: a 1 m box spinning flat on the floor is braked by at most mu m g times half its face diagonal', async (backend) => {
+    // A 10 kg cube of 1 m spinning at 5 rad/s about the vertical, mu 0.5.
+    // Coulomb friction under a uniformly pressed square brakes it with
+    // mu m g 0.383 m = 18.8 N m; no pressure distribution can exceed mu m g
+    // times the corner's distance, 0.707 m (34.7 N m), the bound the patch
+    // holds (docs/ALGORITHM.md 5: half the extent's diagonal). The extent
+    // was measured along the patch's principal directions, which for a
+    // square may be its diagonals: 1.41 m, so the box was braked with
+    // 49.05 N m, mu m g times 1 m.
+    const w = await queryWorld({
+      format: FORMAT, dt: 0.01, sleep: false,
+      shapes: { floor: { type: 'plane' }, b: { type: 'box', size: [1, 1, 1] } },
+      bodies: [
+        { name: 'floor', shape: 'floor', static: true, friction: 0.5 },
+        { name: 'box', shape: 'b', mass: 10, position: [0, 0.5, 0], angularVelocity: [0, 5, 0], friction: 0.5 },
+      ],
+    }, backend);
+    const i = bodyIndex(w, 'box');
+    await run(w, 2);
+    const w0 = w.bodies.angVel[3 * i + 1]!;
+    await run(w, 10);
+    const w1 = w.bodies.angVel[3 * i + 1]!;
+    const torque = ((w0 - w1) / 0.1) * (10 / 6);
+    const bound = 0.5 * 10 * 9.81 * Math.SQRT1_2;
+    expect(torque).toBeGreaterThan(0.5 * 10 * 9.81 * 0.38);
+    expect(torque).toBeLessThan(bound * 1.001);
   });
 });
