@@ -54,7 +54,7 @@ export type { SoftSolverSettings };
 export { DEFAULT_SOFT_SOLVER };
 
 export interface SoftMaterial {
-  /** Elastic modulus of the net (Pa): a spring of rest length L gets k = stiffness * spacing^2 / L * weight. */
+  /** Stiffness scale of the net (Pa): a spring of rest length L gets k = stiffness * spacing^2 / L * weight (a lattice body's Young's modulus is about 2.4 times it: docs/soft-bodies.md). */
   stiffness: number;
   /** Damper of each spring as a fraction of its critical damping, c = 2 damping sqrt(k m_a m_b / (m_a + m_b)). */
   damping: number;
