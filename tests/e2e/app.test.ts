@@ -204,7 +204,19 @@ describe('viewer (index.html)', () => {
     await page.screenshot({ path: join(OUT, 'e2e-viewer-file-error.png') });
     // The scene that was running stays.
     expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('rings');
+    // Its dismiss button is on top (the numbers overlay and the panel, later in the page,
+    // covered it at 1280 x 800 and on narrow windows) at every window size.
+    for (const size of [{ width: 1280, height: 800 }, { width: 800, height: 600 }, { width: 390, height: 844 }]) {
+      await page.setViewportSize(size);
+      const onTop = await page.evaluate(() => {
+        const r = document.getElementById('error-close')!.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)?.id;
+      });
+      expect(onTop, `${size.width} x ${size.height}`).toBe('error-close');
+    }
+    await page.setViewportSize({ width: 1200, height: 720 });
     await page.locator('#error-close').click();
+    expect(await page.locator('#error').isHidden()).toBe(true);
   }, 60_000);
 
   it('records the canvas to a WebM file that can then be downloaded', async () => {
