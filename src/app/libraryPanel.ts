@@ -6,6 +6,7 @@
  * depend on the control panel's widgets.
  */
 import './library.css';
+import { displayName } from '../util/echo.ts';
 import type { LibraryItem } from './placing.ts';
 
 export class LibraryPanel {
@@ -54,10 +55,10 @@ export class LibraryPanel {
         b.type = 'button';
         b.dataset['kind'] = item.kind;
         b.dataset['name'] = item.name;
-        b.textContent = item.name;
-        b.title = `${item.description ?? item.name} (${item.file}): click, then click in the view to place it; shift-click to throw it`;
+        b.textContent = displayName(item.name);
+        b.title = `${displayName(item.description ?? item.name, 400)} (${displayName(item.file)}): click, then click in the view to place it; shift-click to throw it`;
         const small = document.createElement('small');
-        small.textContent = item.description ?? item.file;
+        small.textContent = displayName(item.description ?? item.file, 400);
         b.append(small);
         b.addEventListener('click', () => this.arm(this.armedItem && same(this.armedItem, item) ? null : item));
         el.append(b);

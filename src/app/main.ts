@@ -19,6 +19,7 @@
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
+import { displayName } from '../util/echo.ts';
 import { deviceLostMessage, sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
 import { loadSceneText } from '../scene/load.ts';
@@ -510,7 +511,7 @@ class App {
     const speed = Math.hypot(B.vel[3 * i]!, B.vel[3 * i + 1]!, B.vel[3 * i + 2]!);
     const motion = B.isStatic[i] ? '' : ` · ${fmtMass(B.mass[i]!)} kg · ${speed.toFixed(2)} m/s`;
     const state = motion + (B.isStatic[i] ? ' · static' : B.asleep[i] ? ' · asleep' : '');
-    this.label.show(`${w.bodies.names[i]} (${shape.name})${state}${this.following ? ' · followed' : ''}`, this.projected.x, this.projected.y - 6);
+    this.label.show(`${displayName(w.bodies.names[i]!)} (${displayName(shape.name)})${state}${this.following ? ' · followed' : ''}`, this.projected.x, this.projected.y - 6);
   }
 
   private worldChanged(w: World): void {

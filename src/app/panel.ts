@@ -16,6 +16,7 @@ import type { BuiltinInfo } from '../scene/builtins.ts';
 import type { SolverOverrides } from './simulation.ts';
 import { VIEW_LABELS, VIEW_NAMES, type SliceAxis, type ViewName, type ViewState } from './views.ts';
 import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
+import { displayName } from '../util/echo.ts';
 
 export interface PanelCallbacks {
   selectScene(name: string): void;
@@ -245,7 +246,7 @@ export class ControlPanel {
         const list = this.cameraFolder.addBlade({
           view: 'list',
           label: 'body',
-          options: [{ text: '(none)', value: -1 }, ...names.map((n, i) => ({ text: n, value: i }))],
+          options: [{ text: '(none)', value: -1 }, ...names.map((n, i) => ({ text: displayName(n), value: i }))],
           value: selected,
           index: 0,
         }) as ListBladeApi<number>;
@@ -285,7 +286,7 @@ export class ControlPanel {
     }
     this.sliceNote.hidden = !v.depthField;
     this.sliceNote.textContent = depthBody
-      ? `SDF of ${depthBody}: nodes inside green, outside red; the slice blue inside, amber outside, white at the surface`
+      ? `SDF of ${displayName(depthBody)}: nodes inside green, outside red; the slice blue inside, amber outside, white at the surface`
       : 'No body with an SDF is chosen: click a body.';
     this.quiet = false;
   }

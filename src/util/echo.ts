@@ -63,3 +63,18 @@ export function terminalSafe(message: string, max = MESSAGE_MAX): string {
   const body = (cut ? head(message, max) : message).replace(UNSAFE_KEEP_NEWLINE, escapeChar);
   return cut ? `${body}... (${message.length - max} more characters)` : body;
 }
+
+/** Characters of a name the app shows in a label or a list at most. */
+export const DISPLAY_MAX = 40;
+
+/**
+ * A name from a file as the app shows it (a body's label, the body list, the
+ * library panel): unsafe characters as escapes, so that a bidirectional
+ * override cannot mirror the label and a control character shows as what it
+ * is, and cut after `max` characters with an ellipsis, so that a long name
+ * cannot cover the view. Unquoted: the text is the name, not a message.
+ */
+export function displayName(s: string, max = DISPLAY_MAX): string {
+  const cut = s.length > max;
+  return escapeControls(cut ? head(s, max) : s) + (cut ? '…' : '');
+}

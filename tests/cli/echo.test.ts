@@ -3,7 +3,7 @@
  * last guard of the state writer, as functions.
  */
 import { describe, expect, it } from 'vitest';
-import { escapeControls, quote, terminalSafe } from '../../src/util/echo.ts';
+import { displayName, escapeControls, quote, terminalSafe } from '../../src/util/echo.ts';
 import { deviceLostMessage } from '../../src/gpu/device.ts';
 import { stateLine } from '../../src/cli/run.ts';
 import { createWorld } from '../../src/scene/build.ts';
@@ -57,5 +57,17 @@ describe('stateLine', () => {
     world.bodies.vel[1] = NaN;
     expect(() => stateLine(world)).toThrow(SimulationError);
     expect(() => stateLine(world)).toThrow('body "crate\\u001b": v[1] is NaN at step 0; the state is not finite, so it is not written');
+  });
+});
+
+describe('displayName (the app\'s labels and lists)', () => {
+  it('escapes control and bidirectional characters and cuts a long name with an ellipsis', () => {
+    expect(displayName('ring7')).toBe('ring7');
+    expect(displayName('ring\u001b[31mRED\u0007\u202eevil')).toBe('ring\\u001b[31mRED\\u0007\\u202eevil');
+    const long = 'x'.repeat(500);
+    expect(displayName(long)).toBe('x'.repeat(40) + '…');
+    expect(displayName('<img src=x>')).toBe('<img src=x>');
+    // A surrogate pair is not split at the cut.
+    expect(displayName('a'.repeat(39) + '😀' + 'b')).toBe('a'.repeat(39) + '…');
   });
 });
