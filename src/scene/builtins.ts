@@ -493,8 +493,12 @@ export function registerBuiltin(info: BuiltinInfo, make: Generator): void {
   else builtins.push(b);
 }
 
-/** The scene JSON of a built-in; unknown names and out-of-range parameters throw RangeError. */
-export function builtinScene(name: string, params: Record<string, number> = {}): unknown {
+/**
+ * The scene JSON of a built-in, an object `loadScene` takes as it is
+ * (`loadScene(builtinScene('rings', { rings: 20 }))`) and that can be edited
+ * or saved first; unknown names and out-of-range parameters throw RangeError.
+ */
+export function builtinScene(name: string, params: Record<string, number> = {}): Record<string, unknown> {
   const b = builtins.find((x) => x.name === name);
   if (!b) throw new RangeError(`unknown built-in scene ${quote(name)}${didYouMean(name, builtins.map((x) => x.name))} (available: ${builtins.map((x) => x.name).join(', ')})`);
   const p: Record<string, number> = {};
