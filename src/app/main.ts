@@ -107,6 +107,8 @@ class App {
   private following = false;
   /** The world's body names (the panel's body list). */
   private bodyNames: string[] = [];
+  /** The notice that the adapter draws in software (taken down when the device is lost). */
+  private softwareNotice: HTMLElement | null = null;
   private detachInput: (() => void) | null = null;
   /** The files the scene's meshes are read from (placing a library instance builds it again). */
   private sceneIo: { readText(p: string): Promise<string> } = { readText: fetchText };
@@ -159,7 +161,7 @@ class App {
     const software = this.gpu?.software ?? false;
     const backend: BackendKind = this.gpu ? (url.backend ?? (software ? 'cpu' : 'gpu')) : 'cpu';
     if (this.gpu && software && !url.backend) {
-      this.notice(
+      this.softwareNotice = this.notice(
         `This browser's WebGPU adapter (${this.gpu.adapterInfo}) draws in software, on the CPU: the collision queries run on the CPU backend, ` +
           'which is faster here; drawing still uses WebGPU. Choose GPU under Simulation → queries to try the GPU queries anyway.',
         'warn',
@@ -328,6 +330,9 @@ class App {
   private async gpuLost(message: string): Promise<void> {
     if (this.recorder.recording) await this.toggleRecording();
     this.gpu = null;
+    // "drawing still uses WebGPU; choose GPU to try it" is no longer true.
+    this.softwareNotice?.remove();
+    this.softwareNotice = null;
     this.notice(`${message.replace(/\.+$/, '')}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
     this.renderer.destroy();
     this.renderer = new Canvas2dRenderer(this.replaceCanvas());
@@ -899,7 +904,7 @@ class App {
   }
 
   /** A dismissible notice at the top (missing WebGPU, warnings). */
-  private notice(message: string, kind: 'gpu' | 'warn'): void {
+  private notice(message: string, kind: 'gpu' | 'warn'): HTMLElement {
     const box = $('notices');
     const n = document.createElement('div');
     n.className = `notice notice-${kind}`;
@@ -921,6 +926,7 @@ class App {
       };
       setTimeout(fade, NOTICE_MS);
     }
+    return n;
   }
 }
 

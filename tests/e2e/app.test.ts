@@ -522,6 +522,33 @@ describe('when the WebGPU device is lost', () => {
   }, 90_000);
 });
 
+describe('when the WebGPU device is lost on a software adapter', () => {
+  it('takes down the notice that drawing still uses WebGPU', async () => {
+    const { page, errors } = await openPage();
+    await page.addInitScript(() => {
+      const request = GPUAdapter.prototype.requestDevice;
+      GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
+        const dev = await request.call(this, d);
+        (window as unknown as { __device: GPUDevice }).__device = dev;
+        return dev;
+      };
+    });
+    try {
+      await page.goto(`${base}/?scene=tower&height=3`);
+      await waitForApp(page);
+      expect(await page.locator('#notices').textContent()).toMatch(/drawing still uses WebGPU/);
+      await page.evaluate(() => (window as unknown as { __device: GPUDevice }).__device.destroy());
+      await page.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
+      const notices = (await page.locator('#notices').textContent()) ?? '';
+      expect(notices).toMatch(/device lost/);
+      expect(notices).not.toMatch(/drawing still uses WebGPU/);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+});
+
 describe('when the WebGPU device is lost during the first load', () => {
   it('loads the scene again on the CPU backend with the 2D view, and the URL keeps the scene', async () => {
     // Without the Vulkan flags SwiftShader's device is lost when the first frame is presented,
