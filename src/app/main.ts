@@ -487,7 +487,7 @@ class App {
     const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
     const pending = this.sim.pendingBackend ? ` (→ ${this.sim.pendingBackend.toUpperCase()} pending)` : '';
     const text = w
-      ? `${scene} · ${w.bodies.count} bodies${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
+      ? `${scene} · ${w.bodies.count} ${w.bodies.count === 1 ? 'body' : 'bodies'}${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
         } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
       : this.busy
