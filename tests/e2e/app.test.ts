@@ -489,18 +489,22 @@ describe('without WebGPU', () => {
   }, 120_000);
 });
 
+/** Keeps a handle on the page's device (window.__device) so a test can destroy it, as a driver reset would. */
+async function keepDevice(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
+      const dev = await request.call(this, d);
+      (window as unknown as { __device: GPUDevice }).__device = dev;
+      return dev;
+    };
+  });
+}
+
 describe('when the WebGPU device is lost', () => {
   it('says so and goes on with the CPU backend and the 2D wireframe', async () => {
     const { page, errors } = await openPage();
-    // Keep a handle on the page's device so the test can destroy it, as a driver reset would.
-    await page.addInitScript(() => {
-      const request = GPUAdapter.prototype.requestDevice;
-      GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
-        const dev = await request.call(this, d);
-        (window as unknown as { __device: GPUDevice }).__device = dev;
-        return dev;
-      };
-    });
+    await keepDevice(page);
     try {
       await page.goto(`${base}/?scene=tower&height=3&backend=gpu`);
       await waitForApp(page);
@@ -525,14 +529,7 @@ describe('when the WebGPU device is lost', () => {
 describe('when the WebGPU device is lost on a software adapter', () => {
   it('takes down the notice that drawing still uses WebGPU', async () => {
     const { page, errors } = await openPage();
-    await page.addInitScript(() => {
-      const request = GPUAdapter.prototype.requestDevice;
-      GPUAdapter.prototype.requestDevice = async function (this: GPUAdapter, d?: GPUDeviceDescriptor) {
-        const dev = await request.call(this, d);
-        (window as unknown as { __device: GPUDevice }).__device = dev;
-        return dev;
-      };
-    });
+    await keepDevice(page);
     try {
       await page.goto(`${base}/?scene=tower&height=3`);
       await waitForApp(page);
