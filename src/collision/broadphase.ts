@@ -109,9 +109,11 @@ export class SweepAndPrune {
     }
     if (m < 2) return false;
     let best = this.axis;
-    let bestVar = ss[best]! / m - (s[best]! / m) ** 2;
+    const mb = s[best]! / m;
+    let bestVar = ss[best]! / m - mb * mb;
     for (let k = 0; k < 3; k++) {
-      const v = ss[k]! / m - (s[k]! / m) ** 2;
+      const mk = s[k]! / m;
+      const v = ss[k]! / m - mk * mk;
       // Hysteresis: a pile whose spreads are about equal must not flip axes every step.
       if (v > 1.5 * bestVar) {
         best = k;

@@ -48,6 +48,7 @@ import type { ContactSet } from './contacts.ts';
 import { norm3 } from './math.ts';
 import type { PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
+import * as det from '../util/detmath.ts';
 
 /** Seconds an island must stay still to fall asleep. */
 export const SLEEP_TIME = 0.5;
@@ -222,7 +223,7 @@ export class Islands {
     const q = B.quat;
     const dot = Math.abs(q[4 * i]! * R[o + 3]! + q[4 * i + 1]! * R[o + 4]! + q[4 * i + 2]! * R[o + 5]! + q[4 * i + 3]! * R[o + 6]!);
     // The angle between the orientations is 2 acos |q . q_ref|.
-    return 2 * Math.acos(Math.min(dot, 1)) * r < D;
+    return 2 * det.acos(Math.min(dot, 1)) * r < D;
   }
 
   /**
@@ -259,7 +260,7 @@ export class Islands {
       l2 += h[o + 8 + k]! * h[o + 8 + k]!;
     }
     const c = Math.abs(dot) / Math.sqrt(l1 * l2);
-    return 2 * Math.acos(Math.min(c, 1)) * r < D;
+    return 2 * det.acos(Math.min(c, 1)) * r < D;
   }
 
   /**

@@ -3,6 +3,7 @@
  * offset in a flat array; 3x3 matrices are row-major, 9 numbers at an offset.
  * Every function writes into a destination so hot loops allocate nothing.
  */
+import * as det from '../util/detmath.ts';
 
 export type Arr = Float64Array | number[];
 
@@ -53,8 +54,8 @@ export function integrateQuat(src: Arr, so: number, wx: number, wy: number, wz: 
   let c = 1, s = 0.5 * dt;
   if (wl > 0) {
     const half = 0.5 * wl * dt;
-    c = Math.cos(half);
-    s = Math.sin(half) / wl;
+    c = det.cos(half);
+    s = det.sin(half) / wl;
   }
   // c q + s (omega, 0) * q, quaternion product with omega as a pure quaternion.
   let nx = c * x + s * (wx * w + wy * z - wz * y);

@@ -39,6 +39,7 @@
 import type { MotorDesc } from './joints/types.ts';
 import type { BodyStore } from './bodies.ts';
 import { quatMul, quatToMat3, worldInverseInertia } from './math.ts';
+import * as det from '../util/detmath.ts';
 
 /** What a joint motor needs of its joint (src/dynamics/joints/system.ts). */
 export interface MotorJoint {
@@ -389,7 +390,7 @@ export class MotorSet {
     REL[0] = -this.ref[o]!; REL[1] = -this.ref[o + 1]!; REL[2] = -this.ref[o + 2]!; REL[3] = this.ref[o + 3]!;
     quatMul(REL2, 0, REL, 0, DELTA, 0);
     const sn = DELTA[0]! * this.dir[3 * m]! + DELTA[1]! * this.dir[3 * m + 1]! + DELTA[2]! * this.dir[3 * m + 2]!;
-    const wrapped = 2 * Math.atan2(sn, DELTA[3]!);
+    const wrapped = 2 * det.atan2(sn, DELTA[3]!);
     let d = wrapped - this.lastWrapped[m]!;
     d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
     this.lastWrapped[m] = wrapped;

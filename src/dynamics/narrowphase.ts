@@ -82,6 +82,7 @@ import { PATCH_BAND } from './patches.ts';
 import type { StepProfile } from './profile.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
+import * as det from '../util/detmath.ts';
 
 const SQRT3 = Math.sqrt(3);
 /** Lipschitz constant of the query's field extended beyond the grid box (query.ts). */
@@ -1072,7 +1073,7 @@ function touches(res: QueryResult, task: number): boolean {
  */
 function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
   const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
-  const angle = 2 * Math.acos(Math.min(1, dot));
+  const angle = 2 * det.acos(Math.min(1, dot));
   let d0 = norm3(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
   let d1 = norm3(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
   if (angle < 0.5) {

@@ -440,7 +440,10 @@ export class PatchBuilder {
     for (let k = 0; k < m; k++) { au += this.mu[k]!; av += this.mv[k]!; }
     au /= m; av /= m;
     let r2 = 0;
-    for (let k = 0; k < m; k++) r2 = Math.max(r2, (this.mu[k]! - au) ** 2 + (this.mv[k]! - av) ** 2);
+    for (let k = 0; k < m; k++) {
+      const du = this.mu[k]! - au, dv = this.mv[k]! - av;
+      r2 = Math.max(r2, du * du + dv * dv);
+    }
     if (!(r2 > 0)) return false;
     const sc = 1 / Math.sqrt(r2);
     const A = this.fitA, y = this.fitY, f = this.fitF;
@@ -489,7 +492,8 @@ export class PatchBuilder {
       s0++; s1 += u; s2 += u2; s3 += u2 * u; s4 += u2 * u2;
       d0 += d; d1 += u * d; d2 += u2 * d;
     }
-    const varU = s2 / s0 - (s1 / s0) ** 2;
+    const meanU = s1 / s0;
+    const varU = s2 / s0 - meanU * meanU;
     if (!(varU > 0)) return false;
     // Cramer's rule for c2 of [s0 s1 s2; s1 s2 s3; s2 s3 s4] c = [d0 d1 d2].
     const det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2);

@@ -306,7 +306,8 @@ export class PgsSolver {
     for (let o = start; o < this.cacheCount; o++) {
       const c = this.cacheOrder[o]!;
       if (this.cacheKey[c] !== key) break;
-      const d = (this.cacheLocal[3 * c]! - lx) ** 2 + (this.cacheLocal[3 * c + 1]! - ly) ** 2 + (this.cacheLocal[3 * c + 2]! - lz) ** 2;
+      const dx = this.cacheLocal[3 * c]! - lx, dy = this.cacheLocal[3 * c + 1]! - ly, dz = this.cacheLocal[3 * c + 2]! - lz;
+      const d = dx * dx + dy * dy + dz * dz;
       if (d <= bestD) {
         bestD = d;
         best = c;

@@ -1,4 +1,5 @@
 import type { TriMesh } from './mesh.ts';
+import * as det from '../util/detmath.ts';
 
 /**
  * Collision sample points of a body (docs/ALGORITHM.md 4.3): every mesh vertex,
@@ -163,7 +164,7 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
       const v = tri[k]!, v1 = tri[(k + 1) % 3]!, v2 = tri[(k + 2) % 3]!;
       const ax = p[3 * v1]! - p[3 * v]!, ay = p[3 * v1 + 1]! - p[3 * v]!, az = p[3 * v1 + 2]! - p[3 * v]!;
       const bx = p[3 * v2]! - p[3 * v]!, by = p[3 * v2 + 1]! - p[3 * v]!, bz = p[3 * v2 + 2]! - p[3 * v]!;
-      const ang = Math.acos(Math.max(-1, Math.min(1, (ax * bx + ay * by + az * bz) / ((Math.hypot(ax, ay, az) * Math.hypot(bx, by, bz)) || 1))));
+      const ang = det.acos(Math.max(-1, Math.min(1, (ax * bx + ay * by + az * bz) / ((Math.hypot(ax, ay, az) * Math.hypot(bx, by, bz)) || 1))));
       vn[3 * v] += ang * nx;
       vn[3 * v + 1] += ang * ny;
       vn[3 * v + 2] += ang * nz;
@@ -230,7 +231,7 @@ export function sampleCreases(mesh: TriMesh, s: CollisionSamples): Float32Array 
   const out = new Float32Array(6 * n);
   const normals = s.normals;
   if (!normals) return out;
-  const cosCrease = Math.cos((CREASE_DEGREES * Math.PI) / 180);
+  const cosCrease = det.cos((CREASE_DEGREES * Math.PI) / 180);
   // Face normals, and the faces of each unique edge.
   const nt = idx.length / 3;
   const fn = new Float64Array(3 * nt);

@@ -16,6 +16,7 @@
  * (the continuous solid has pi in place of the prefactor); the tests use this.
  */
 import type { TriMesh, Vec3 } from './mesh.ts';
+import * as det from '../util/detmath.ts';
 
 // ---------------------------------------------------------------- parameters
 
@@ -85,8 +86,8 @@ function lathe(r: ArrayLike<number>, y: ArrayLike<number>, segments: number, loo
   const sin = new Float64Array(segments);
   for (let j = 0; j < segments; j++) {
     const a = (2 * Math.PI * j) / segments;
-    cos[j] = Math.cos(a);
-    sin[j] = Math.sin(a);
+    cos[j] = det.cos(a);
+    sin[j] = det.sin(a);
   }
   for (let k = 0; k < rings; k++) {
     const ri = r[first + k]!, yi = y[first + k]!;
@@ -247,8 +248,8 @@ export function sphereMesh(radius: number, around = 16, rings = 12): TriMesh {
   const y = new Float64Array(rings + 1);
   for (let k = 0; k <= rings; k++) {
     const a = -Math.PI / 2 + (Math.PI * k) / rings;
-    r[k] = radius * Math.cos(a);
-    y[k] = radius * Math.sin(a);
+    r[k] = radius * det.cos(a);
+    y[k] = radius * det.sin(a);
   }
   // Exact poles (cos(pi/2) is 6e-17, not 0) and exact symmetry top/bottom.
   r[0] = 0; r[rings] = 0; y[0] = -radius; y[rings] = radius;
@@ -304,8 +305,8 @@ export function capsuleMesh(radius: number, height: number, around = 16, rings =
   const y = new Float64Array(n);
   for (let k = 0; k <= rings; k++) {
     const a = (Math.PI / 2) * (k / rings); // 0 at the equator, pi/2 at the pole
-    const rr = k === rings ? 0 : radius * Math.cos(a);
-    const yy = k === rings ? radius : radius * Math.sin(a);
+    const rr = k === rings ? 0 : radius * det.cos(a);
+    const yy = k === rings ? radius : radius * det.sin(a);
     // bottom hemisphere from the pole up, top hemisphere from the equator up
     r[rings - k] = rr;
     y[rings - k] = -c - yy;
@@ -331,8 +332,8 @@ export function torusMesh(majorRadius: number, minorRadius: number, around = 24,
   const y = new Float64Array(tube);
   for (let k = 0; k < tube; k++) {
     const a = (2 * Math.PI * k) / tube; // counter-clockwise in (r, y)
-    r[k] = majorRadius + minorRadius * Math.cos(a);
-    y[k] = minorRadius * Math.sin(a);
+    r[k] = majorRadius + minorRadius * det.cos(a);
+    y[k] = minorRadius * det.sin(a);
   }
   return lathe(r, y, around, true);
 }
@@ -349,12 +350,12 @@ export function boneProfile(length: number, radius: number): [number, number][] 
   const steps = 8; // arc points per knob
   // A knob is a circle of `radius` centred `radius` above the bottom; its arc
   // runs from the pole (angle 0) round to where it meets the shaft radius.
-  const end = Math.PI - Math.asin(shaft / radius);
+  const end = Math.PI - det.asin(shaft / radius);
   const cy = -length / 2 + radius;
   const bottom: [number, number][] = [[0, -length / 2]];
   for (let k = 1; k <= steps; k++) {
     const a = (end * k) / steps;
-    bottom.push([radius * Math.sin(a), cy - radius * Math.cos(a)]);
+    bottom.push([radius * det.sin(a), cy - radius * det.cos(a)]);
   }
   // Exactly the shaft radius where the knob meets the shaft (sin(end) may round).
   bottom[steps]![0] = shaft;
@@ -554,7 +555,7 @@ export function starPolygon(points: number, outer: number, inner: number): [numb
   for (let k = 0; k < 2 * points; k++) {
     const a = Math.PI / 2 + (Math.PI * k) / points;
     const rad = k % 2 === 0 ? outer : inner;
-    out.push([rad * Math.cos(a), rad * Math.sin(a)]);
+    out.push([rad * det.cos(a), rad * det.sin(a)]);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 import { quote } from '../util/echo.ts';
 import { didYouMean } from './suggest.ts';
 import { FORMAT, floorShape, ground, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
+import * as det from '../util/detmath.ts';
 
 export interface BuiltinParam {
   name: string;
@@ -161,7 +162,8 @@ const builtins: Builtin[] = [
     make: (p) => {
       const n = p['count']!;
       const a = p['size']!;
-      const side = Math.ceil(Math.cbrt(n - 1e-9));
+      let side = 1; // ceil(cbrt(n)) in exact arithmetic
+      while (side * side * side < n) side++;
       // A turned cube reaches sqrt(3)/2 of its edge from its centre: a spacing
       // of 1.8 edges keeps the block apart at the start.
       const spacing = 1.8 * a;
@@ -281,7 +283,7 @@ const builtins: Builtin[] = [
       const th = (deg * Math.PI) / 180;
       const s = 0.4;
       // Box resting on the inclined plane (the plane rotated about z through the origin).
-      const nx = -Math.sin(th), ny = Math.cos(th);
+      const nx = -det.sin(th), ny = det.cos(th);
       const d = s / 2 + 0.001;
       return {
         format: FORMAT,
@@ -308,13 +310,13 @@ const builtins: Builtin[] = [
       // The plank rests on the wedge's apex, tilted so its left end touches
       // the ground: centre (0, 0.443), angle th, along u, up n.
       const th = (11.3 * Math.PI) / 180;
-      const ux = Math.cos(th), uy = Math.sin(th), nx = -Math.sin(th), ny = Math.cos(th);
+      const ux = det.cos(th), uy = det.sin(th), nx = -det.sin(th), ny = det.cos(th);
       const at = 1.7, lift = 0.04 + 0.2 + 0.001;
       const drop = p['drop']!;
       // Resting: on the plank, turned with it; falling: upright, its bottom `drop` above the plank under it.
       const heavy = drop === 0
         ? { position: [round(at * ux + lift * nx), round(0.443 + at * uy + lift * ny), 0], rotation: { axis: [0, 0, 1], degrees: 11.3 } }
-        : { position: [round(at * ux), round(0.443 + at * uy + 0.04 / Math.cos(th) + drop + 0.2), 0] };
+        : { position: [round(at * ux), round(0.443 + at * uy + 0.04 / det.cos(th) + drop + 0.2), 0] };
       return {
         format: FORMAT,
         dt: 0.01,
@@ -417,12 +419,12 @@ const builtins: Builtin[] = [
         const tilt = (p['tilt']! * (0.5 + 0.5 * rnd()) * Math.PI) / 180;
         const az = 2 * Math.PI * rnd();
         // The axis (sin t cos a, cos t, sin t sin a): y turned by t about (sin a, 0, -cos a).
-        const ax = [Math.sin(tilt) * Math.cos(az), Math.cos(tilt), Math.sin(tilt) * Math.sin(az)];
+        const ax = [det.sin(tilt) * det.cos(az), det.cos(tilt), det.sin(tilt) * det.sin(az)];
         const w = p['spin']! * (0.8 + 0.4 * rnd()) * (rnd() < 0.5 ? -1 : 1);
         bodies.push({
           name: `top${i}`, shape: 'top',
           position: [round(gap * gx), round(0.14 * ax[1]! + 0.003), round(gap * gz)],
-          rotation: { axis: [round(Math.sin(az)), 0, round(-Math.cos(az))], degrees: round((tilt * 180) / Math.PI) },
+          rotation: { axis: [round(det.sin(az)), 0, round(-det.cos(az))], degrees: round((tilt * 180) / Math.PI) },
           angularVelocity: ax.map((c) => round(w * c)),
           friction: 0.3, restitution: 0.2,
         });
@@ -459,7 +461,7 @@ const builtins: Builtin[] = [
         const b: Json = {
           name: `domino${i}`,
           shape: 'domino',
-          position: [round(R * Math.cos(a)), h / 2 + 0.001, round(R * Math.sin(a))],
+          position: [round(R * det.cos(a)), h / 2 + 0.001, round(R * det.sin(a))],
           rotation: { axis: [0, 1, 0], degrees: round(deg) },
           friction: 0.5,
           restitution: 0,
@@ -467,7 +469,7 @@ const builtins: Builtin[] = [
         };
         if (i === 0) {
           // Tip the first one toward the next: omega = y x tangent = (cos a, 0, sin a).
-          b['angularVelocity'] = [round(Math.cos(a) * 2.5), 0, round(Math.sin(a) * 2.5)];
+          b['angularVelocity'] = [round(det.cos(a) * 2.5), 0, round(det.sin(a) * 2.5)];
         }
         bodies.push(b);
       }
@@ -539,13 +541,13 @@ function cupProfile(): number[][] {
   for (let k = 0; k < 4; k++) {
     // rounded outer foot, centre (0.13, -0.1), radius 0.02, from below to the side
     const a = -Math.PI / 2 + ((k + 0.5) * Math.PI) / 2 / 4;
-    push(0.13 + 0.02 * Math.cos(a), -0.1 + 0.02 * Math.sin(a));
+    push(0.13 + 0.02 * det.cos(a), -0.1 + 0.02 * det.sin(a));
   }
   for (let k = 0; k < 10; k++) push(0.15 + (0.01 * k) / 9, -0.09 + (0.21 * k) / 9); // outer wall up to y 0.12
   for (let k = 1; k < 8; k++) {
     // the lip: half circle over the top, centre (0.1475, 0.12), radius 0.0125
     const a = (k * Math.PI) / 8;
-    push(0.1475 + 0.0125 * Math.cos(a), 0.12 + 0.0125 * Math.sin(a));
+    push(0.1475 + 0.0125 * det.cos(a), 0.12 + 0.0125 * det.sin(a));
   }
   for (let k = 0; k < 6; k++) push(0.135 - (0.015 * k) / 5, 0.12 - (0.19 * k) / 5); // inner wall down to y -0.07
   for (let k = 1; k < 3; k++) push(0.12 * (1 - k / 3), -0.07); // inner floor

@@ -9,6 +9,7 @@
  */
 import type { BuiltinInfo } from './builtins.ts';
 import { FORMAT, floorShape, ground as groundBody, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
+import * as det from '../util/detmath.ts';
 
 export interface JointBuiltin {
   info: BuiltinInfo;
@@ -96,10 +97,10 @@ export const jointBuiltins: JointBuiltin[] = [
     },
     make: (p) => {
       const t = (p['tilt']! * Math.PI) / 180;
-      const axis = [0, round(Math.sin(t)), round(Math.cos(t))];
+      const axis = [0, round(det.sin(t)), round(det.cos(t))];
       // The hinge at the frame's lower face; the door hangs 60 degrees out from it.
       const frame = [0, 2.4, 0], hinge = [0, 2.2, 0];
-      const door = [round(-0.4 * Math.sin(Math.PI / 3)), round(2.2 - 0.4 * Math.cos(Math.PI / 3)), 0];
+      const door = [round(-0.4 * det.sin(Math.PI / 3)), round(2.2 - 0.4 * det.cos(Math.PI / 3)), 0];
       return {
         format: FORMAT,
         dt: 0.01,
@@ -164,7 +165,7 @@ export const jointBuiltins: JointBuiltin[] = [
       // Three pegs under every other ring of the hexagon.
       for (let k = 0; k < 3; k++) {
         const a = ((90 + 120 * k) * Math.PI) / 180;
-        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [round(side * Math.cos(a)), 0.6, round(side * Math.sin(a))], friction: 0.4 });
+        bodies.push({ name: `peg${k}`, shape: 'peg', static: true, position: [round(side * det.cos(a)), 0.6, round(side * det.sin(a))], friction: 0.4 });
       }
       const joints: Json[] = [];
       for (let g = 0; g < loops; g++) {
@@ -173,19 +174,19 @@ export const jointBuiltins: JointBuiltin[] = [
         // ring's own frame is the unrotated offset mid - centre.
         const phi = rnd() * 2 * Math.PI;
         const deg = 10 + rnd() * 15;
-        const ax = Math.cos(phi), az = Math.sin(phi);
+        const ax = det.cos(phi), az = det.sin(phi);
         const th = (deg * Math.PI) / 180;
         const cy = 1.7 + 0.6 * g;
         const flat: number[][] = [];
         for (let i = 0; i < 6; i++) {
           const a = ((90 + 60 * i) * Math.PI) / 180;
-          flat.push([side * Math.cos(a), 0, side * Math.sin(a)]);
+          flat.push([side * det.cos(a), 0, side * det.sin(a)]);
         }
         flat.forEach((f, i) => {
           // Rodrigues: f cos + (k x f) sin + k (k.f)(1 - cos), k = (ax, 0, az).
           const kf = ax * f[0]! + az * f[2]!;
           const kx = -az * f[1]!, ky = az * f[0]! - ax * f[2]!, kz = ax * f[1]!;
-          const c = Math.cos(th), sn = Math.sin(th);
+          const c = det.cos(th), sn = det.sin(th);
           const pos = [
             round(f[0]! * c + kx * sn + ax * kf * (1 - c)),
             round(cy + f[1]! * c + ky * sn),

@@ -15,6 +15,7 @@
  */
 import type { BuiltinInfo } from './builtins.ts';
 import { FORMAT, floorShape, ground, lcg, round, type Json } from './sceneKit.ts';
+import * as det from '../util/detmath.ts';
 
 const BUNNY_URL = new URL('../../examples/meshes/bunny.obj', import.meta.url);
 
@@ -48,7 +49,7 @@ function tumbled(rnd: () => number, at: number[]): { position: number[]; rotatio
   const len = Math.hypot(ax, ay, az);
   ax /= len; ay /= len; az /= len;
   const deg = round(rnd() * 360, 3);
-  const th = (deg * Math.PI) / 180, c = Math.cos(th), s = Math.sin(th);
+  const th = (deg * Math.PI) / 180, c = det.cos(th), s = det.sin(th);
   const [vx, vy, vz] = BUNNY_CENTRE as [number, number, number];
   // Rodrigues: R v = v cos + (k x v) sin + k (k . v)(1 - cos).
   const kv = ax * vx + ay * vy + az * vz;
@@ -134,12 +135,12 @@ export const meshBuiltins: MeshBuiltin[] = [
         const cy = 1.7 + 0.45 * Math.floor(g / pegs);
         const phi = rnd() * 2 * Math.PI;
         const deg = 5 + rnd() * 10;
-        const ax = Math.cos(phi), az = Math.sin(phi);
-        const th = (deg * Math.PI) / 180, c = Math.cos(th), sn = Math.sin(th);
+        const ax = det.cos(phi), az = det.sin(phi);
+        const th = (deg * Math.PI) / 180, c = det.cos(th), sn = det.sin(th);
         const flat: number[][] = [];
         for (let i = 0; i < 6; i++) {
           const a = ((30 + 60 * i) * Math.PI) / 180;
-          flat.push([side * Math.cos(a), 0, side * Math.sin(a)]);
+          flat.push([side * det.cos(a), 0, side * det.sin(a)]);
         }
         flat.forEach((f, i) => {
           // Rodrigues about the horizontal axis (ax, 0, az); f lies in the plane y = 0.

@@ -16,7 +16,7 @@ export function ground(extra: Json = {}, restitution = 0.3): Json {
 
 /** Rounds to `digits` decimals, so dumped scenes read well. */
 export function round(x: number, digits = 6): number {
-  const f = 10 ** digits;
+  const f = Number(`1e${digits}`); // exact on every engine, unlike a power through Math.pow
   return Math.round(x * f) / f;
 }
 

@@ -35,6 +35,7 @@ import type {
 import { closestMatch, didYouMean, listChoices } from './suggest.ts';
 import { readSoftSection } from './softValidate.ts';
 import { ECHO_MAX, quote } from '../util/echo.ts';
+import * as det from '../util/detmath.ts';
 
 export const SCENE_FORMAT_ID = 'stackfield-scene/1';
 
@@ -379,7 +380,7 @@ function safeLength(v: readonly number[]): number {
   for (const x of v) m = Math.max(m, Math.abs(x));
   if (m === 0 || !Number.isFinite(m)) return m;
   let s = 0;
-  for (const x of v) s += (x / m) ** 2;
+  for (const x of v) s += (x / m) * (x / m);
   return m * Math.sqrt(s);
 }
 
@@ -960,8 +961,8 @@ export function readRotation(r: Reader, v: unknown, path: string): Quat {
   // Any finite angle is a rotation, but 1e308 * pi overflows: reduce first. 720 degrees is the
   // quaternion's period (360 only flips its sign), and the remainder is exact.
   const half = ((degrees % 720) * Math.PI) / 360;
-  const s = Math.sin(half);
-  return [axis[0] * s, axis[1] * s, axis[2] * s, Math.cos(half)];
+  const s = det.sin(half);
+  return [axis[0] * s, axis[1] * s, axis[2] * s, det.cos(half)];
 }
 
 export function bodyReference(r: Reader, o: JsonObject, path: string, key: string, bodies: BodyDesc[], byName: NameIndex): BodyDesc {

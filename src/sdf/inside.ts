@@ -11,6 +11,7 @@
  * oracle reports them as outside and callers should exclude them.
  */
 import { meshBounds, type TriMesh } from '../geometry/mesh.ts';
+import * as det from '../util/detmath.ts';
 
 const VOTES = 3;
 const MAX_RAYS = 64;
@@ -61,8 +62,8 @@ function direction(k: number, out: Float64Array): void {
   const z = 1 - (2 * (j + 0.5)) / MAX_RAYS;
   const phi = 2.399963229728653 * j + 0.3; // golden angle steps
   const s = Math.sqrt(1 - z * z);
-  out[0] = s * Math.cos(phi);
-  out[1] = s * Math.sin(phi);
+  out[0] = s * det.cos(phi);
+  out[1] = s * det.sin(phi);
   out[2] = z;
 }
 

@@ -31,6 +31,7 @@
  * In WGSL: `array<vec4f>` with 10 entries per triangle, 160 bytes each.
  */
 import type { TriMesh } from '../geometry/mesh.ts';
+import * as det from '../util/detmath.ts';
 
 export const TRIANGLE_TABLE_ROWS = 10;
 export const TRIANGLE_TABLE_FLOATS = 4 * TRIANGLE_TABLE_ROWS;
@@ -184,7 +185,7 @@ function cornerAngle(ux: number, uy: number, uz: number, vx: number, vy: number,
   const cx = uy * vz - uz * vy;
   const cy = uz * vx - ux * vz;
   const cz = ux * vy - uy * vx;
-  return Math.atan2(Math.hypot(cx, cy, cz), ux * vx + uy * vy + uz * vz);
+  return det.atan2(Math.hypot(cx, cy, cz), ux * vx + uy * vy + uz * vz);
 }
 
 function addScaled(sum: Float64Array, v: number, w: number, nx: number, ny: number, nz: number): void {

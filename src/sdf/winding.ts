@@ -22,6 +22,7 @@ import type { TriMesh } from '../geometry/mesh.ts';
 import { meshBounds } from '../geometry/mesh.ts';
 import { buildTriangleBvh, type TriangleBvh } from './bvh.ts';
 import { PREPARED_STRIDE } from './pointTriangle.ts';
+import * as det from '../util/detmath.ts';
 
 /** Barycentric margin within which a hit counts as grazing an edge (ambiguous). */
 const EDGE_EPS = 1e-10;
@@ -36,8 +37,8 @@ const DIRS = (() => {
     const z = 1 - (2 * (j + 0.5)) / DIRECTIONS;
     const phi = 2.399963229728653 * j + 0.4;
     const s = Math.sqrt(1 - z * z);
-    out[3 * k] = s * Math.cos(phi);
-    out[3 * k + 1] = s * Math.sin(phi);
+    out[3 * k] = s * det.cos(phi);
+    out[3 * k + 1] = s * det.sin(phi);
     out[3 * k + 2] = z;
   }
   return out;

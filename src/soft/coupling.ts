@@ -62,6 +62,7 @@ import { TetLocator } from './embed.ts';
 import { sampleSdf } from '../sdf/grid.ts';
 import { SpringKind } from './model.ts';
 import type { PinFrames, SoftState, SoftSystem } from './system.ts';
+import * as det from '../util/detmath.ts';
 
 /** Most samples along one particle's path in a step (beyond that they are spread wider). */
 export const MAX_PATH_SAMPLES = 48;
@@ -347,7 +348,7 @@ export class SoftCoupling implements StepHook {
     for (let k = 0; k < 4; k++) this.midPose[7 * i + 3 + k] = m.q[4 * i + k]!;
     const cell = shape.sdf?.cellSize ?? 0;
     const dot = Math.abs(m.q0[4 * i]! * m.q1[4 * i]! + m.q0[4 * i + 1]! * m.q1[4 * i + 1]! + m.q0[4 * i + 2]! * m.q1[4 * i + 2]! + m.q0[4 * i + 3]! * m.q1[4 * i + 3]!);
-    const angle = 2 * Math.acos(Math.min(1, dot));
+    const angle = 2 * det.acos(Math.min(1, dot));
     const shift = Math.hypot(m.c1[3 * i]! - m.c0[3 * i]!, m.c1[3 * i + 1]! - m.c0[3 * i + 1]!, m.c1[3 * i + 2]! - m.c0[3 * i + 2]!);
     const motion = shift + angle * (shape.radius + MARGIN_CELLS * cell);
     this.rigidMargin[i] = MARGIN_CELLS * cell + 0.5 * motion;
@@ -636,7 +637,8 @@ export class SoftCoupling implements StepHook {
               const j = C[k]!;
               const reach = radius[i]! + radius[j]!;
               const within = reach + move[i]! + move[j]! + slack;
-              const d2 = (px - x[3 * j]!) ** 2 + (py - x[3 * j + 1]!) ** 2 + (pz - x[3 * j + 2]!) ** 2;
+              const dx = px - x[3 * j]!, dy = py - x[3 * j + 1]!, dz = pz - x[3 * j + 2]!;
+              const d2 = dx * dx + dy * dy + dz * dz;
               if (d2 <= within * within) contacts.addPair(i, j, reach, mu, e);
             }
           }

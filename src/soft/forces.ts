@@ -19,6 +19,7 @@
  */
 import { addVolumeGradient } from './skin.ts';
 import type { SoftSystem } from './system.ts';
+import * as det from '../util/detmath.ts';
 
 /**
  * f = total force on each particle at state (x, v); 3 floats per particle
@@ -161,7 +162,7 @@ function damperFactors(sys: SoftSystem, h: number): Float64Array {
   const A = sys.springA, B = sys.springB, C = sys.springC, w = sys.invMass;
   for (let s = 0; s < sys.springCount; s++) {
     const beta = w[A[s]!]! + w[B[s]!]!;
-    factor[s] = beta === 0 || C[s] === 0 ? 0 : Math.expm1(-C[s]! * beta * h) / beta;
+    factor[s] = beta === 0 || C[s] === 0 ? 0 : det.expm1(-C[s]! * beta * h) / beta;
   }
   sys.damperCache = { h, version: sys.massVersion, factor };
   return factor;

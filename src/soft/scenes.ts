@@ -7,6 +7,7 @@
 import { builtinScene, type BuiltinInfo } from '../scene/builtins.ts';
 import { FORMAT, floorShape, ground, lcg, round, type Json } from '../scene/sceneKit.ts';
 import { starPolygon } from '../geometry/shapes.ts';
+import * as det from '../util/detmath.ts';
 
 export interface SoftBuiltin {
   /**
@@ -30,8 +31,8 @@ export function plusOutline(s: number): Pt[] {
 export function horseshoeOutline(r: number, n = 9): Pt[] {
   const out: Pt[] = [];
   const arc = (i: number) => Math.PI * 1.15 * (i / n) - 0.075 * Math.PI;
-  for (let i = 0; i <= n; i++) out.push([round(r * Math.cos(arc(i))), round(r * Math.sin(arc(i)))]);
-  for (let i = n; i >= 0; i--) out.push([round(0.6 * r * Math.cos(arc(i))), round(0.6 * r * Math.sin(arc(i)))]);
+  for (let i = 0; i <= n; i++) out.push([round(r * det.cos(arc(i))), round(r * det.sin(arc(i)))]);
+  for (let i = n; i >= 0; i--) out.push([round(0.6 * r * det.cos(arc(i))), round(0.6 * r * det.sin(arc(i)))]);
   return out;
 }
 

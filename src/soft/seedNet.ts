@@ -35,6 +35,7 @@
  */
 import type { TriMesh } from '../geometry/mesh.ts';
 import { SpringKind, type SoftModel } from './model.ts';
+import * as det from '../util/detmath.ts';
 
 /** Most outline points the seed construction accepts (the O(n^3) bound above: about 0.1 s at 256). */
 export const SEED_MAX_POINTS = 256;
@@ -58,7 +59,7 @@ function orient(ax: number, ay: number, bx: number, by: number, cx: number, cy: 
 /** Angle (radians, 0..pi) at a between the rays a->b and a->c. */
 export function angleAt(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
   const ux = bx - ax, uy = by - ay, vx = cx - ax, vy = cy - ay;
-  return Math.atan2(Math.abs(ux * vy - uy * vx), ux * vx + uy * vy);
+  return det.atan2(Math.abs(ux * vy - uy * vx), ux * vx + uy * vy);
 }
 
 /**

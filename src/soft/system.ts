@@ -325,7 +325,10 @@ export class SoftSystem {
       const grad = new Float64Array(3 * this.particleCount);
       addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, () => 1, grad);
       let sum = 0;
-      for (let i = p0; i < p0 + np; i++) sum += (grad[3 * i]! ** 2 + grad[3 * i + 1]! ** 2 + grad[3 * i + 2]! ** 2) / this.mass[i]!;
+      for (let i = p0; i < p0 + np; i++) {
+        const gx = grad[3 * i]!, gy = grad[3 * i + 1]!, gz = grad[3 * i + 2]!;
+        sum += (gx * gx + gy * gy + gz * gz) / this.mass[i]!;
+      }
       omega2Volume = (material.volumeStiffness / restVolume) * sum;
     }
 
@@ -620,7 +623,7 @@ export class SoftSystem {
     let kinetic = 0, gravity = 0, springs = 0, volume = 0;
     for (let i = 0; i < this.particleCount; i++) {
       const o = 3 * i, m = this.mass[i]!;
-      kinetic += 0.5 * m * (v[o]! ** 2 + v[o + 1]! ** 2 + v[o + 2]! ** 2);
+      kinetic += 0.5 * m * (v[o]! * v[o]! + v[o + 1]! * v[o + 1]! + v[o + 2]! * v[o + 2]!);
       gravity -= m * (gx * x[o]! + gy * x[o + 1]! + gz * x[o + 2]!);
     }
     for (let s = 0; s < this.springCount; s++) {

@@ -36,6 +36,7 @@
 import { integrateQuat, invert3, quatMul, quatToMat3 } from '../math.ts';
 import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
 import { ANGLE, AXIS, BALL, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
+import * as det from '../../util/detmath.ts';
 
 /** What a part's solve reads and writes: the impulse state plus the current orientations. */
 export interface JointState extends ImpulseState {
@@ -180,7 +181,7 @@ function evaluate(P: JointParts, p: number): number {
       w = -w;
     }
     const s = Math.hypot(x, y, z);
-    const f = s > 1e-12 ? (2 * Math.atan2(s, w)) / s : 2;
+    const f = s > 1e-12 ? (2 * det.atan2(s, w)) / s : 2;
     identityRows();
     ERR[0] = -f * x;
     ERR[1] = -f * y;
@@ -194,7 +195,7 @@ function evaluate(P: JointParts, p: number): number {
   const cx = ay * bz - az * by, cy = az * bx - ax * bz, cz = ax * by - ay * bx;
   const s = Math.hypot(cx, cy, cz);
   const c = ax * bx + ay * by + az * bz;
-  const angle = Math.atan2(s, c);
+  const angle = det.atan2(s, c);
   if (kind === AXIS) {
     // a1 x a2 (9.13), scaled to the angle between the axes: turning A by it about a1 x a2 aligns them.
     perpRows(ax, ay, az);
@@ -506,7 +507,7 @@ export function captureRest(P: JointParts, p: number, Q: Float64Array): void {
     rot(RB, P.axB, 3 * p, V2, 0);
     const ax = V1[0]!, ay = V1[1]!, az = V1[2]!, bx = V2[0]!, by = V2[1]!, bz = V2[2]!;
     const s = Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
-    P.ref[4 * p] = Math.atan2(s, ax * bx + ay * by + az * bz);
+    P.ref[4 * p] = det.atan2(s, ax * bx + ay * by + az * bz);
   }
 }
 
