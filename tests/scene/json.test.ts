@@ -22,6 +22,20 @@ describe('JSON syntax errors name the file, line and column', () => {
     expect(e.message).toBe('scene.json: line 3, column 9: invalid JSON: expected a value, found ","');
   });
 
+  test('a UTF-16 file (with or without its byte-order mark, either byte order) is named as such', () => {
+    const scene = '{"format": "stackfield-scene/1", "bodies": []}';
+    const le = Buffer.from(scene, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const bytes of [Buffer.concat([Buffer.from([0xff, 0xfe]), le]), Buffer.concat([Buffer.from([0xfe, 0xff]), be]), le, be]) {
+      // What reading the file as UTF-8 (Node's readFile, a browser's File.text()) makes of it.
+      const e = inputError(() => parseSceneText(bytes.toString('utf8'), 'scene.json'));
+      expect(e.message).toBe('scene.json: the file is UTF-16 text, not UTF-8: save it as UTF-8 (JSON files are UTF-8)');
+    }
+    // A UTF-8 file with a byte-order mark is fine, and a NUL inside a string is only a JSON error.
+    expect(() => parseJsonText('\ufeff{"a": 1}', 'x.json')).not.toThrow();
+    expect(inputError(() => parseJsonText('{"name": "a\u0000b", "padding": "..............."}', 'x.json')).message).toContain('invalid JSON');
+  });
+
   test('a trailing comma is reported at the comma', () => {
     const e = inputError(() => parseJsonText('{\n  "a": 1,\n}', 'x.json'));
     expect(e.where).toBe('line 2, column 9');
