@@ -993,7 +993,11 @@ function sinBetween(a: Vec3, b: Vec3): number {
 function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName: NameIndex, names: NameIndex): JointDesc {
   const path = indexPath('joints', i);
   const o = r.object(v, path, 'a joint object like {"type": "ball", "bodyA": "a", "bodyB": "b", ...}');
-  r.keys(o, path, ALL_JOINT_KEYS);
+  // A key no joint takes is suggested from, and listed with, what this joint's type takes (when the
+  // type is known); a key of another type's is named below as one this type does not use.
+  const t0 = o['type'];
+  const ownKeys = typeof t0 === 'string' && (JOINT_TYPES as readonly string[]).includes(t0) ? [...JOINT_COMMON_KEYS, ...JOINT_VECTORS[t0 as JointType]] : ALL_JOINT_KEYS;
+  r.keys(Object.fromEntries(Object.entries(o).filter(([k]) => !ALL_JOINT_KEYS.includes(k))), path, ownKeys);
   const name = readName(r, o, path, i, 'joints', 'joint', names);
   const validTypes = `valid types: ${JOINT_TYPES.join(', ')}`;
   if (!has(o, 'type')) r.fail(childPath(path, 'type'), `missing required key "type" (${validTypes})`);

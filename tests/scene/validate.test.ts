@@ -264,6 +264,8 @@ describe('unknown keys', () => {
 
   test('a key nowhere near a valid one lists the allowed keys', () => {
     expectError((s) => (s['bodies'][1].colour = 'red'), 'bodies[1].colour', 'unknown key (expected one of: name, shape, static, position, orientation');
+    // A joint lists what its own type takes, not every type's keys (a ball joint has no axes).
+    expectError((s) => (s['joints'][0].zzz = 1), 'joints[0].zzz', 'unknown key (expected one of: name, type, bodyA, bodyB, collide, anchorA, anchorB)');
   });
 
   test('a key of another shape or joint type says this type does not use it', () => {
