@@ -19,10 +19,10 @@ export interface WorldNumbers {
   penetration: number;
 }
 
-/** Dynamic bodies awake and asleep, counted from the world's own flags. */
+/** Dynamic bodies awake and asleep, counted from the world's own flags; soft bodies never sleep. */
 export function sleepCounts(world: World): { awake: number; asleep: number } {
   const b = world.bodies;
-  let awake = 0;
+  let awake = world.soft?.bodyCount ?? 0;
   let asleep = 0;
   for (let i = 0; i < b.count; i++) {
     if (b.isStatic[i]) continue;
@@ -38,7 +38,7 @@ export function worldNumbers(world: World, fps: number): WorldNumbers {
     stepMs: world.profile.totalMs,
     ...sleepCounts(world),
     contacts: world.contacts.count,
-    energy: world.kineticEnergy(),
+    energy: world.kineticEnergy() + (world.soft?.kineticEnergy() ?? 0),
     penetration: world.deepestPenetration(),
   };
 }
@@ -46,10 +46,10 @@ export function worldNumbers(world: World, fps: number): WorldNumbers {
 const ROWS: { key: keyof WorldNumbers; label: string; tip: string; format: (v: number) => string }[] = [
   { key: 'fps', label: 'FPS', tip: 'frames drawn per second', format: (v) => v.toFixed(0) },
   { key: 'stepMs', label: 'step', tip: 'wall-clock time of the last step', format: (v) => `${fixed(v)} ms` },
-  { key: 'awake', label: 'awake', tip: 'dynamic bodies awake', format: (v) => v.toFixed(0) },
+  { key: 'awake', label: 'awake', tip: 'dynamic bodies awake (soft bodies included: they never sleep)', format: (v) => v.toFixed(0) },
   { key: 'asleep', label: 'asleep', tip: 'dynamic bodies asleep (drawn darker; they cost nothing)', format: (v) => v.toFixed(0) },
   { key: 'contacts', label: 'contacts', tip: 'penetrating contact points of the last step', format: (v) => v.toFixed(0) },
-  { key: 'energy', label: 'kinetic E', tip: 'kinetic energy of every body, translation and rotation', format: (v) => `${fixed(v)} J` },
+  { key: 'energy', label: 'kinetic E', tip: 'kinetic energy of every body: rigid bodies translating and turning, soft bodies\' particles', format: (v) => `${fixed(v)} J` },
   { key: 'penetration', label: 'deepest', tip: 'deepest penetration among the contacts of the last step', format: (v) => `${fixed(v * 1000)} mm` },
 ];
 

@@ -69,6 +69,10 @@ export interface StepHook {
   /** Its own state, kept in WorldState by World.saveState and put back by restoreState. */
   saveState(): unknown;
   restoreState(state: unknown): void;
+  /** Bodies it simulates (they never sleep), for monitors. */
+  readonly bodyCount: number;
+  /** Their kinetic energy (J), for monitors. */
+  kineticEnergy(): number;
 }
 
 /** Contact points of the last step, for drawing (world frame). */
@@ -214,7 +218,7 @@ export class World {
     return d;
   }
 
-  /** Total kinetic energy (for tests and monitors). */
+  /** Total kinetic energy of the rigid bodies (for tests and monitors; the soft bodies': `soft.kineticEnergy()`). */
   kineticEnergy(): number {
     const B = this.bodies;
     let e = 0;
@@ -222,7 +226,7 @@ export class World {
       if (B.isStatic[i]) continue;
       const m = B.mass[i]!;
       const v = B.vel, w = B.angVel;
-      e += 0.5 * m * (v[3 * i]! ** 2 + v[3 * i + 1]! ** 2 + v[3 * i + 2]! ** 2);
+      e += 0.5 * m * (v[3 * i]! * v[3 * i]! + v[3 * i + 1]! * v[3 * i + 1]! + v[3 * i + 2]! * v[3 * i + 2]!);
       // 0.5 w^T I w with I = R I0 R^T: use the body-frame inverse inertia.
       const R = this.rot;
       quatToMat3(B.quat, 4 * i, R);

@@ -167,6 +167,14 @@ export class SoftCoupling implements StepHook {
     this.capture(world, 0);
   }
 
+  get bodyCount(): number {
+    return this.system.bodies.length;
+  }
+
+  kineticEnergy(): number {
+    return this.system.energy().kinetic;
+  }
+
   saveState(): CouplingState {
     const c = this.contacts, n = c.supportCount;
     return {
