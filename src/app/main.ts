@@ -19,8 +19,8 @@
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
-import { displayName } from '../util/echo.ts';
-import { deviceLostMessage, sharedGpu, type GpuContext } from '../gpu/device.ts';
+import { displayName, quote } from '../util/echo.ts';
+import { sharedGpu, type GpuContext } from '../gpu/device.ts';
 import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.ts';
 import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -269,7 +269,7 @@ class App {
       // Any loss we did not cause, including a browser-side destroy (a crashed GPU process can
       // report reason "destroyed"), falls back to the CPU and the 2D view.
       void gpu.device.lost.then((info) => {
-        if (this.gpu === gpu) this.gpuLoss = this.gpuLost(deviceLostMessage(info));
+        if (this.gpu === gpu) this.gpuLoss = this.gpuLost(info);
       });
       this.renderer = await WebGpuRenderer.create(canvas, gpu.device);
       document.body.dataset['adapter'] = this.gpu.adapterInfo;
@@ -327,13 +327,18 @@ class App {
     }
   }
 
-  private async gpuLost(message: string): Promise<void> {
+  private async gpuLost(info: { reason: string; message: string }): Promise<void> {
     if (this.recorder.recording) await this.toggleRecording();
     this.gpu = null;
     // "drawing still uses WebGPU; choose GPU to try it" is no longer true.
     this.softwareNotice?.remove();
     this.softwareNotice = null;
-    this.notice(`${message.replace(/\.+$/, '')}. Switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again.`, 'gpu');
+    // What happened and what to do first, in words; the driver's own text (any length, any
+    // characters) last, escaped and cut, for a bug report.
+    this.notice(
+      `The GPU stopped working (WebGPU device lost), so the app switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again. The browser said ${quote(info.message.trim().replace(/\.+$/, '') || 'nothing', 160)} (reason ${quote(info.reason, 40)}).`,
+      'gpu',
+    );
     this.renderer.destroy();
     this.renderer = new Canvas2dRenderer(this.replaceCanvas());
     document.body.dataset['renderer'] = this.renderer.kind;

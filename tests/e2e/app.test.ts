@@ -547,7 +547,7 @@ describe('when the WebGPU device is lost', () => {
       await page.evaluate(() => (window as unknown as { __device: GPUDevice }).__device.destroy());
       await page.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
       const notice = await page.locator('.notice-gpu').textContent();
-      expect(notice).toMatch(/device lost/);
+      expect(notice).toMatch(/^The GPU stopped working \(WebGPU device lost\), so the app switched to the CPU backend.*The browser said "[^"]*" \(reason "[a-z]+"\)\.×?$/);
       expect(notice).toMatch(/CPU backend/);
       expect(await page.evaluate(() => document.body.dataset['backend'])).toBe('cpu');
       await page.getByRole('button', { name: 'Step' }).click();
