@@ -185,16 +185,19 @@ describe('sleeping', () => {
     // the edge of settling within 15 s (of 13 heaps of 64-250 boxes, 8 sleep
     // by then; this test had 216 boxes until the contact phase came to
     // close gaps, which moved that heap past 15 s and the 140-box one from
-    // 7.57 to 6.33 s: docs/DESIGN.md 4).
+    // 7.57 to 6.33 s: docs/DESIGN.md 4). Since a face tilted on the
+    // ground is pushed where it touches (patches.ts) it sleeps at 4.05 s
+    // (5.25 s before; six heaps of 64-170 boxes: all asleep, was five of
+    // six), so the check that it is still settling looks at 3 s, not 5.
     const w = await builtinWorld('boxes', { count: 140 });
     let sleptAt = -1;
-    let awakeAt5 = 0;
+    let awakeAt3 = 0;
     for (let s = 1; s <= 900 && sleptAt < 0; s++) {
       await w.step();
-      if (s === 300) awakeAt5 = w.profile.awake;
+      if (s === 180) awakeAt3 = w.profile.awake;
       if (w.profile.awake === 0 && w.profile.asleep === 140) sleptAt = s;
     }
-    expect(awakeAt5).toBeGreaterThan(0); // still settling at 5 s: the test does measure the settling
+    expect(awakeAt3).toBeGreaterThan(0); // still settling at 3 s: the test does measure the settling
     expect(sleptAt, 'step at which the last box fell asleep').toBeGreaterThan(0);
     const B = w.bodies;
     let lowest = Infinity, highest = -Infinity;
