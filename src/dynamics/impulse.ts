@@ -83,6 +83,35 @@ export function normalVelocity(s: ImpulseState, b1: number, b2: number, at: Floa
 }
 
 /**
+ * The restitution a collision-phase impulse takes so that a pair bounces with
+ * `e` where its surfaces meet, not where the step found it. The collision
+ * phase resolves a pair at the start of the step in which its prediction
+ * first penetrates, when it may still be `gap` apart (up to a step's
+ * approach); reversing the approach there with `e` loses only `(1 - e^2)` of
+ * the kinetic energy it has at that height, not of what it would have at
+ * the surface after falling the gap, so a box of restitution 0.5 dropped
+ * 0.5 m at 100 Hz came back to 0.29 of the height instead of 0.25. With `an`
+ * the relative acceleration that closes the pair (gravity along -N on the
+ * body that falls, 0 between two bodies that fall together), the approach
+ * at the surface is `u^2 + 2 an gap`, `e` of it bounces back, and rising
+ * the gap again leaves `e^2 u^2 - (1 - e^2) 2 an gap`: the speed returned
+ * here as a fraction of `-un`. Restitution 0 and 1 are unchanged (0 stops
+ * the approach, 1 keeps the energy wherever it reverses), as is a pair
+ * already touching, and an approach no faster than one step's gravity
+ * (`an dt`): that is a resting contact's leftover, whose gap is what the
+ * position pass left, not a fall; taking it as one moved settled stacks (a
+ * cube resting 0.3 m off-centre on another slid 0.2 mm in its first steps).
+ */
+export function surfaceRestitution(e: number, un: number, gap: number, an: number, dt: number): number {
+  if (!(e > 0 && e < 1) || !(gap > 0) || an === 0 || !(un < -Math.abs(an) * dt)) return e;
+  // At most what the step closes (a first-order gap may overstate it).
+  const d = Math.min(gap, (Math.max(an, 0) * dt - un) * dt);
+  if (!(un * un + 2 * an * d >= 0)) return e;
+  const back = e * e * un * un - (1 - e * e) * 2 * an * d;
+  return back > 0 ? Math.sqrt(back) / -un : 0;
+}
+
+/**
  * Applies the impulse for restitution `eps` at the site at[o..o+6) (point p,
  * normal N) if the point approaches (u_rel.N < 0). Returns the normal
  * impulse magnitude j_n (0 when nothing was applied).

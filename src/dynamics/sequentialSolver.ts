@@ -18,7 +18,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import {
   applyContactImpulse, applyFlatAccumulated, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
-  lastImpulse, torqueLoad, type ImpulseState, type Material,
+  lastImpulse, surfaceRestitution, torqueLoad, type ImpulseState, type Material,
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
@@ -469,17 +469,21 @@ export class SequentialSolver {
       // (a body stops on its support, not wherever its prediction first
       // penetrates it); collisions bounce where the seed says.
       const close = useOwn ? 0 : Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
+      // A collision bounces with the pair's restitution where the surfaces
+      // meet, the gap they are still apart closed under gravity first
+      // (surfaceRestitution).
+      const e = useOwn ? this.bounceRestitution(ctx, st, b1, b2, d, o, useEps) : useEps;
       if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, d, o);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
-        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-useEps * (un + close), 0) - close, m.friction, spread);
+        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.friction, spread);
         if (fs > 0) {
           if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
           continue;
         }
       }
-      const jn = applyContactImpulse(st, b1, b2, d, o, useEps, m, close);
+      const jn = applyContactImpulse(st, b1, b2, d, o, e, m, close);
       if (jn === 0) continue;
       any = true;
       let jt = lastImpulse.jt, load = 0;
@@ -646,6 +650,23 @@ export class SequentialSolver {
     this.pass[o + 3] += f * nx;
     this.pass[o + 4] += f * ny;
     this.pass[o + 5] += f * nz;
+  }
+
+  /**
+   * The restitution the collision phase gives patch o (PATCH_FLOATS at d[o])
+   * of bodies b1, b2: the pair's `e` at the surface, the patch's gap at the
+   * current poses closed under the gravity that accelerates the bodies
+   * toward each other (only a body the solver moves falls: a static, asleep
+   * or frozen one does not).
+   */
+  private bounceRestitution(ctx: StepContext, st: ImpulseState, b1: number, b2: number, d: Float64Array, o: number, e: number): number {
+    const gap = d[o + PATCH_GAP]!;
+    if (!(e > 0 && e < 1) || !(gap > 0)) return e;
+    const f = (st.invMass[b1]! > 0 ? 1 : 0) - (st.invMass[b2]! > 0 ? 1 : 0);
+    if (f === 0) return e;
+    const g = ctx.gravity;
+    const an = -f * (g[0] * d[o + 3]! + g[1] * d[o + 4]! + g[2] * d[o + 5]!);
+    return surfaceRestitution(e, normalVelocity(st, b1, b2, d, o), gap, an, ctx.dt);
   }
 
   private bind(ctx: StepContext): ImpulseState {
