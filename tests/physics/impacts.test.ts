@@ -3,10 +3,12 @@
  * face on face exchange their velocities at restitution 1 (ties among equally
  * deep samples are broken symmetrically, the same on both backends), and a
  * fast small box never tunnels through a thin slab, whatever the phase of
- * its last step before the slab.
+ * its last step before the slab. Head-on collisions of unequal spheres give
+ * the textbook velocities, and a Newton's cradle passes the whole impulse
+ * down its row.
  */
 import { describe, expect, it } from 'vitest';
-import { pos, queryWorld as worldFrom, run, vel } from '../dynamics/helpers.ts';
+import { FORMAT, pos, queryWorld as worldFrom, run, vel } from '../dynamics/helpers.ts';
 import { boxPair, bullet } from './scenes.ts';
 
 describe.each(['cpu', 'gpu'] as const)('impacts (%s)', (backend) => {
@@ -31,5 +33,38 @@ describe.each(['cpu', 'gpu'] as const)('impacts (%s)', (backend) => {
       expect(lowest, `phase ${phase}`).toBeGreaterThan(-0.025);
       expect(pos(w, 'box')[1], `phase ${phase}`).toBeGreaterThan(0);
     }
+  });
+
+  it.each([[1, 3, 1], [1, 10, 1], [3, 1, 1], [1, 3, 0.5]])('spheres of %s and %s kg head on at restitution %s leave with (m1 - e m2) v / (m1 + m2) and (1 + e) m1 v / (m1 + m2)', async (m1, m2, e) => {
+    const v = 2, r = 0.1;
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { ball: { type: 'sphere', radius: r, segments: [32, 24], sdf: { cells: 32 } } },
+      bodies: [
+        { name: 'a', shape: 'ball', position: [-0.3, 0, 0], velocity: [v, 0, 0], mass: m1, restitution: e, friction: 0.5 },
+        { name: 'b', shape: 'ball', position: [0.3, 0, 0], mass: m2, restitution: e, friction: 0.5 },
+      ],
+    }, backend);
+    await run(w, 40);
+    // Measured 1e-15 (cpu) and 1e-7 (gpu) off.
+    expect(vel(w, 'a')[0]).toBeCloseTo(((m1 - e * m2) * v) / (m1 + m2), 6);
+    expect(vel(w, 'b')[0]).toBeCloseTo(((1 + e) * m1 * v) / (m1 + m2), 6);
+    expect(Math.hypot(vel(w, 'a')[1], vel(w, 'a')[2], vel(w, 'b')[1], vel(w, 'b')[2])).toBeLessThan(1e-5);
+  });
+
+  it('a cradle of five touching balls at restitution 1: the last leaves at the speed the first came in with, the others stop', async () => {
+    const v = 2, r = 0.1;
+    const names = ['cue', 'b0', 'b1', 'b2', 'b3'];
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { ball: { type: 'sphere', radius: r, segments: [32, 24], sdf: { cells: 32 } } },
+      bodies: names.map((name, i) => ({
+        name, shape: 'ball', mass: 1, restitution: 1, friction: 0,
+        position: [i === 0 ? -0.5 : (i - 1) * 2 * r, 0, 0], velocity: [i === 0 ? v : 0, 0, 0],
+      })),
+    }, backend);
+    await run(w, 60);
+    for (const n of names.slice(0, 4)) expect(Math.abs(vel(w, n)[0]), n).toBeLessThan(1e-6);
+    expect(vel(w, 'b3')[0]).toBeCloseTo(v, 6);
   });
 });
