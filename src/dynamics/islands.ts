@@ -45,6 +45,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
+import { pairCell } from './material.ts';
 import { norm3 } from './math.ts';
 import type { PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
@@ -67,6 +68,14 @@ const SLEEP_DRIFT_ALONE = 0.02;
 function driftRadius(fraction: number, r: number): number {
   return fraction * Math.min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME;
 }
+/**
+ * Depth at the current poses, in cells of the pair's field, beyond which a
+ * pair counts as crossed and its bodies as not still (Islands.crossed):
+ * fifty times position correction's slop, far below what two bodies started
+ * in each other still overlap by when they creep apart slowly enough to
+ * count as still (over a millimetre for two cups).
+ */
+const CROSSED_CELLS = 0.1;
 /** Islands.halves floats per body. */
 const HALF_FLOATS = 16;
 
@@ -144,6 +153,12 @@ export class Islands {
     for (let k = 0; k < pairs.count; k++) {
       if (cs.start[k] === cs.end[k]) continue;
       const a = pairs.a[k]!, b = pairs.b[k]!;
+      // Still crossed (deeper now than resting contacts ever are): being
+      // pushed apart, however slowly, is not being still.
+      if (this.crossed(ctx, cs, k, a, b)) {
+        this.keep[a] = 1;
+        this.keep[b] = 1;
+      }
       if (active(a) && active(b)) {
         this.join(a, b);
         coupled[a] = 1;
@@ -210,6 +225,19 @@ export class Islands {
     this.awake = awake;
     this.asleep = asleep;
     this.islands = islands;
+  }
+
+  /**
+   * Whether pair k's bodies are still in each other at the current poses
+   * by more than CROSSED_CELLS of its field: position correction is
+   * pushing them apart (a tenth of the excess a step, so millimetres take a
+   * while), and an island that fell asleep so would stay crossed for good,
+   * since a sleeping pair is neither queried nor corrected.
+   */
+  private crossed(ctx: StepContext, cs: ContactSet, k: number, a: number, b: number): boolean {
+    let deepest = 0;
+    for (let i = cs.start[k]!, e = cs.end[k]!; i < e; i++) if (cs.gap[i]! < deepest) deepest = cs.gap[i]!;
+    return deepest < -CROSSED_CELLS * pairCell(ctx.shapes, ctx.bodies, a, b);
   }
 
   /** Whether body i is still within its ball around the reference pose. */

@@ -52,6 +52,21 @@ export function slidingBall(r: number, v0: number, mu: number): Json {
   };
 }
 
+/**
+ * A ball of radius r rolling along +x at v without slipping (omega_z = -v/r),
+ * its lowest point h above a level floor: it lands still rolling.
+ */
+export function rollingDrop(r: number, v: number, h: number, dt: number): Json {
+  return {
+    format: FORMAT, dt,
+    shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: r, segments: [48, 32], sdf: { cells: 32 } } },
+    bodies: [
+      { name: 'ground', shape: 'floor', static: true, friction: 0.5, restitution: 0 },
+      { name: 'ball', shape: 'ball', position: [0, r + h, 0], velocity: [v, 0, 0], angularVelocity: [0, 0, -v / r], friction: 0.5, restitution: 0 },
+    ],
+  };
+}
+
 /** Two equal boxes face on face along x, no gravity, A moving at v toward B at rest; restitution e. */
 export function boxPair(v: number, e: number, gap = 0.01): Json {
   const s = 0.4;
