@@ -22,7 +22,7 @@ import {
 } from './impulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import { invert3, norm3, quatToMat3, worldInverseInertia, type Rng } from './math.ts';
+import { norm3, type Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
 import { PATCH_FLAT, PATCH_FLOATS, PATCH_GAP, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
@@ -94,41 +94,6 @@ const PASS_FLOATS = 6;
  */
 const MOVING_SUPPORT = 10;
 /**
- * Work a frozen body's motion may do in shock propagation on a body it
- * touches, per step and in units of that body's m |g|^2 dt^2, without paying
- * for it.
- *
- * A frozen body keeps its velocity, so where it moves, the impulses that
- * stop a body u on it do work: an impulse J and angular impulse L (about u's
- * centre) change u's kinetic energy by what they do relative to the frozen
- * body f (a stop only takes energy away) plus W = J . v_f(x_u) + L . w_f, the
- * work of f's motion (v_f(x_u) = v_f + w_f x (x_u - x_f), f's velocity field
- * at u's centre). A real f pays W out of its own motion; a frozen one did
- * not, and the step gained it. An outside audit found it: a box shot into a
- * stack of ten knocked the fourth sideways and tilted it, each box above was
- * frozen in turn while it moved, the boxes over it were dragged, turned and
- * lifted along, and the stack (restitution 0) gained 3.2 J in half a second,
- * up to 0.37 J in a step, and came down. The frozen boxes' work in its first
- * second: 12 J, a quarter of it through normal impulses, the rest through
- * friction and the faces' torques (MOVING_SUPPORT, which only withholds the
- * passes' spare friction, could not catch it). So after a level's sweeps
- * every frozen body pays the net work its motion did on each body of the
- * level out of its own kinetic energy, its velocities scaled down together
- * (payWork): the stack then gains at most 0.035 J in a step and stands, the
- * fourth box pushed out by about 0.1 m (the bullet's 6 N s against some 60 N
- * of friction on that box's faces). Scaled toward rest, a body closes its
- * contacts with supports at rest no faster than before.
- *
- * The allowance: x += dt v' itself changes a body's energy by up to
- * m |g|^2 dt^2 / 2 a step, and resting bodies jitter at that scale (a one-
- * metre cube resting off-centre on another: its support rising and sinking
- * by 3 mm/s while the pair settles, W about 1e-3 of the allowance). Paid
- * in full, such work stopped the support dead and left the cube on it moving
- * with the support's old velocity: it crept 2 mm in two seconds (the test
- * allows 0.1 mm; it moved 0.04 mm before).
- */
-const FROZEN_WORK = 0.5;
-/**
  * Position correction (not in the seed, where a resting contact keeps
  * whatever depth it settled at, and bodies that start interpenetrated stay
  * so): after shock propagation, one level-by-level pass over the patches on
@@ -193,15 +158,6 @@ export class SequentialSolver {
   private stopped = new Uint8Array(0);
   /** Two bodies' velocities, linear and angular (keep / moved). */
   private readonly kept = new Float64Array(12);
-  /**
-   * Per pair, in shock propagation: the work its frozen body's motion has
-   * done on the other body while the pair's level is swept (J; FROZEN_WORK).
-   */
-  private work = new Float64Array(0);
-  /** Scratch: a rotation, a world inverse inertia and its inverse (workOn, payWork). */
-  private readonly rot = new Float64Array(9);
-  private readonly inertiaW = new Float64Array(9);
-  private readonly iw2 = new Float64Array(9);
 
   /**
    * One collision pass: every pair once, in shuffled order (the seed swaps
@@ -272,8 +228,6 @@ export class SequentialSolver {
     const jointLevels = c !== null && ctx.settings.contactGraph;
     this.beginFreezing(ctx, levels);
     this.acc.fill(0);
-    if (this.work.length < n) this.work = new Float64Array(2 * n);
-    this.work.fill(0, 0, n);
     let curLevel = -1;
     let g = 0, sweeps = 0;
     while (g < n) {
@@ -292,7 +246,6 @@ export class SequentialSolver {
         sweeps++;
         if (!changed) break;
       }
-      this.payWork(ctx, pairs, g, e);
       g = e;
     }
     this.jointTail(ctx, c, curLevel, levels, true);
@@ -592,11 +545,6 @@ export class SequentialSolver {
     const tq = this.torqueAcc;
     let any = false;
     this.keep(st, a, b);
-    // The body that moves, when the other is frozen and moves (FROZEN_WORK).
-    const B = ctx.bodies, ima = st.invMass[a]!, imb = st.invMass[b]!;
-    const free = ima === 0 && imb > 0 ? b : imb === 0 && ima > 0 ? a : -1;
-    const frozen = free < 0 ? -1 : free === a ? b : a;
-    const moving = frozen >= 0 && B.isStatic[frozen] === 0 && B.asleep[frozen] === 0;
     // What the contact passes left of the pair's friction cone and torque
     // octagon (PASS_FLOATS), all of it for the pair's main face (mainFace).
     let spareF = 0, spareT = 0, main = -1;
@@ -647,63 +595,9 @@ export class SequentialSolver {
       }
     }
     if (!any) return false;
-    if (moving) this.work[k] += this.workOn(ctx, st, free, frozen, free === a ? 0 : 6);
     ctx.version[a]++;
     ctx.version[b]++;
     return this.moved(st, a, b);
-  }
-
-  /**
-   * The work frozen body f's motion did on body u in this call of
-   * resolvePairAccumulated, W = J . v_f(x_u) + L . w_f (FROZEN_WORK); u's
-   * velocities before the call are at this.kept[o..o+6).
-   */
-  private workOn(ctx: StepContext, st: ImpulseState, u: number, f: number, o: number): number {
-    const x = this.kept;
-    const v = st.vel, w = st.angVel, X = ctx.bodies.pos;
-    const dvx = v[3 * u]! - x[o]!, dvy = v[3 * u + 1]! - x[o + 1]!, dvz = v[3 * u + 2]! - x[o + 2]!;
-    const dwx = w[3 * u]! - x[o + 3]!, dwy = w[3 * u + 1]! - x[o + 4]!, dwz = w[3 * u + 2]! - x[o + 5]!;
-    const I = this.inertiaW;
-    if (!invert3(st.invInertiaW.subarray(9 * u, 9 * u + 9), I)) I.fill(0);
-    const m = 1 / st.invMass[u]!;
-    const fx = w[3 * f]!, fy = w[3 * f + 1]!, fz = w[3 * f + 2]!;
-    const rx = X[3 * u]! - X[3 * f]!, ry = X[3 * u + 1]! - X[3 * f + 1]!, rz = X[3 * u + 2]! - X[3 * f + 2]!;
-    const sx = v[3 * f]! + fy * rz - fz * ry, sy = v[3 * f + 1]! + fz * rx - fx * rz, sz = v[3 * f + 2]! + fx * ry - fy * rx;
-    return m * (dvx * sx + dvy * sy + dvz * sz) +
-      fx * (I[0]! * dwx + I[1]! * dwy + I[2]! * dwz) + fy * (I[3]! * dwx + I[4]! * dwy + I[5]! * dwz) + fz * (I[6]! * dwx + I[7]! * dwy + I[8]! * dwz);
-  }
-
-  /**
-   * After the sweeps of the level whose pairs are order[g..e): each frozen
-   * body pays the net work W its motion did on each body of the level,
-   * beyond FROZEN_WORK m |g|^2 dt^2, out of its own kinetic energy KE: its
-   * velocities are scaled by sqrt(1 - W / KE) (to rest if W >= KE).
-   */
-  private payWork(ctx: StepContext, pairs: PairList, g: number, e: number): void {
-    const B = ctx.bodies, R = this.rot, Iinv = this.inertiaW, I = this.iw2, im = ctx.invMass;
-    const gr = ctx.gravity, free = FROZEN_WORK * (gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]) * ctx.dt * ctx.dt;
-    const order = pairs.order;
-    for (let o = g; o < e; o++) {
-      const k = order[o]!;
-      const W0 = this.work[k]!;
-      if (!(W0 > 0)) continue;
-      this.work[k] = 0;
-      const a = pairs.a[k]!, b = pairs.b[k]!;
-      const f = im[a] === 0 ? a : b, u = f === a ? b : a;
-      const W = W0 - free * B.mass[u]!;
-      if (!(W > 0)) continue;
-      quatToMat3(B.quat, 4 * f, R);
-      worldInverseInertia(R, 0, B.invInertia, 9 * f, Iinv, 0);
-      if (!invert3(Iinv, I)) I.fill(0);
-      const v = B.vel, w = B.angVel;
-      const vx = v[3 * f]!, vy = v[3 * f + 1]!, vz = v[3 * f + 2]!, wx = w[3 * f]!, wy = w[3 * f + 1]!, wz = w[3 * f + 2]!;
-      const ke = 0.5 * B.mass[f]! * (vx * vx + vy * vy + vz * vz) +
-        0.5 * (wx * (I[0]! * wx + I[1]! * wy + I[2]! * wz) + wy * (I[3]! * wx + I[4]! * wy + I[5]! * wz) + wz * (I[6]! * wx + I[7]! * wy + I[8]! * wz));
-      const s = W < ke ? Math.sqrt(1 - W / ke) : 0;
-      v[3 * f] = s * vx; v[3 * f + 1] = s * vy; v[3 * f + 2] = s * vz;
-      w[3 * f] = s * wx; w[3 * f + 1] = s * wy; w[3 * f + 2] = s * wz;
-      ctx.version[f]++;
-    }
   }
 
   /**

@@ -189,9 +189,6 @@ describe('sleeping', () => {
     // ground is pushed where it touches (patches.ts) it sleeps at 4.05 s
     // (5.25 s before; six heaps of 64-170 boxes: all asleep, was five of
     // six), so the check that it is still settling looks at 3 s, not 5.
-    // Since a frozen body pays for the work its motion does in shock
-    // propagation (sequentialSolver.ts FROZEN_WORK) it sleeps at 8.43 s
-    // (twelve heaps of 64-170 boxes: all asleep within 15 s, as before).
     const w = await builtinWorld('boxes', { count: 140 });
     let sleptAt = -1;
     let awakeAt3 = 0;

@@ -179,21 +179,3 @@ export function droppedBall(e: number, dt: number, r = 0.1): Json {
     ],
   };
 }
-
-/**
- * The outside audit's slam: ten 0.5 m boxes of 1 kg stacked on the ground
- * 1 mm apart (friction 0.5, restitution 0 everywhere), and an eleventh box
- * sliding at 6 m/s along +x through the air into the fourth from the bottom
- * (dt 1/60). Nothing in it can add energy: no restitution, no motor.
- */
-export function slam(): Json {
-  const box = { shape: 'box', mass: 1, friction: 0.5, restitution: 0 };
-  const bodies: Json[] = [{ name: 'ground', shape: 'floor', static: true, friction: 0.5, restitution: 0 }];
-  for (let i = 0; i < 10; i++) bodies.push({ name: `b${i}`, position: [0, 0.25 + i * 0.501, 0], ...box });
-  bodies.push({ name: 'bullet', position: [-2, 0.25 + 3 * 0.501, 0], velocity: [6, 0, 0], ...box });
-  return {
-    format: FORMAT, dt: 1 / 60, sleep: true,
-    shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [0.5, 0.5, 0.5] } },
-    bodies,
-  };
-}
