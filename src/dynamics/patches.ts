@@ -278,12 +278,21 @@ export class PatchBuilder {
     // instead of 0.1 m from a 0.1 m ball's centre, read a slip that was not
     // there (a ball landing while rolling lost 3 % of its speed and was
     // spun up 6 %). Its points then weigh by their depth below the surface.
-    // (A face keeps its layers: a box landing flat is one layer anyway, and
-    // one landing on an edge is pushed at the edge first. So do bodies deep
-    // in each other now, not only at the prediction: started crossed, they
-    // are pushed apart layer by layer, as position correction expects.)
+    // Only against a static body (a floor, a table, a bowl), where the
+    // region is the moving body's own cap. (A face keeps its layers: a box
+    // landing flat is one layer anyway, and one landing on an edge is pushed
+    // at the edge first. So do bodies deep in each other now, not only at
+    // the prediction: started crossed, they are pushed apart layer by
+    // layer, as position correction expects. And two moving bodies: a cart's
+    // driven wheels, taking a ring's whole region as one, spun in place on a
+    // pile of rings.)
     let cLimit = limit, cBand = band;
-    if (curvedPatch && -phi0 > band && cs.gap[i]! > -band) {
+    // Only on a smooth surface (no member on a crease): where a box's faces
+    // meet, the field rounds the edge and a rim patch reads as curved, but
+    // the rim is no surface the body rolls on, and its tilted normal taken
+    // for the whole region pushed a box in a struck stack sideways off it.
+    const smooth = curvedPatch && !this.onCrease(cs, m);
+    if (smooth && -phi0 > band && cs.gap[i]! > -band && this.againstStatic(cs, i)) {
       cLimit = 0;
       cBand = -phi0;
       let keep = 0;
@@ -326,7 +335,7 @@ export class PatchBuilder {
       px = lp[3 * i]!; py = lp[3 * i + 1]!; pz = lp[3 * i + 2]!; wsum = 1;
     }
     this.px = px / wsum; this.py = py / wsum; this.pz = pz / wsum;
-    if (curvedPatch) {
+    if (smooth) {
       // A curved patch's weighted centre lies inside the surface (on a
       // chord of the cap its points span); along the normal it belongs at
       // the leader, the surface's extreme point, so that its friction acts
@@ -468,6 +477,26 @@ export class PatchBuilder {
       }
       const q = M[c]! * lx * lx + M[c + 3]! * ly * ly + M[c + 5]! * lz * lz + 2 * (M[c + 1]! * lx * ly + M[c + 2]! * lx * lz + M[c + 4]! * ly * lz);
       if (q > 0.5) return true;
+    }
+    return false;
+  }
+
+  /** Whether point i's pair has a static body (a floor, a table, a peg, a bowl). */
+  private againstStatic(cs: ContactSet, i: number): boolean {
+    const B = this.ctx?.bodies;
+    return B !== undefined && (B.isStatic[cs.b1[i]!] === 1 || B.isStatic[cs.b2[i]!] === 1);
+  }
+
+  /** Whether any of the current patch's first m members is a sample on a crease of its owner (samples.ts sampleCreases). */
+  private onCrease(cs: ContactSet, m: number): boolean {
+    const ctx = this.ctx;
+    if (!ctx) return true;
+    for (let k = 0; k < m; k++) {
+      const j = this.members[k]!;
+      const M = ctx.shapeOf(cs.b1[j]!).samples.creases;
+      if (!M) return true;
+      const c = 6 * cs.sample[j]!;
+      if (M[c]! + M[c + 3]! + M[c + 5]! >= SHARP_TRACE) return true;
     }
     return false;
   }
