@@ -270,27 +270,24 @@ export class PatchBuilder {
     // (a face's samples are laid out symmetrically, and the areas of its
     // corner vertices, shared with the side faces' triangles, are not).
     const curvedPatch = curve1 || curve2;
-    // A curved patch whose leader lies deeper than the band (an impact's
-    // predicted pose, centimetres into the other body) takes the rest of the
-    // region it penetrates with: taken a band at a time, a ball landing 4
-    // cells deep made 16 patches stacked in layers, the upper ones ringing
-    // the ball ever further inside its surface, whose friction, at 0.084
-    // instead of 0.1 m from a 0.1 m ball's centre, read a slip that was not
-    // there (a ball landing while rolling lost 3 % of its speed and was
-    // spun up 6 %). Its points then weigh by their depth below the surface.
-    // Only against a static body (a floor, a table, a bowl), where the
-    // region is the moving body's own cap. (A face keeps its layers: a box
-    // landing flat is one layer anyway, and one landing on an edge is pushed
-    // at the edge first. So do bodies deep in each other now, not only at
-    // the prediction: started crossed, they are pushed apart layer by
-    // layer, as position correction expects. And two moving bodies: a cart's
-    // driven wheels, taking a ring's whole region as one, spun in place on a
-    // pile of rings.)
+    // A curved patch on a smooth surface (no member on a crease) whose
+    // leader lies deeper than the band against a static body (an impact's
+    // predicted pose, centimetres into a floor, a table, a bowl) takes the
+    // rest of the region it penetrates, its points weighted by their depth:
+    // taken a band at a time, a ball landing 4 cells deep made 16 patches in
+    // layers, the upper ones ringing the ball ever further inside, whose
+    // friction, at 0.084 instead of 0.1 m from its centre, read a slip that
+    // was not there (a ball landing while rolling lost 3 % of its speed and
+    // was spun up 6 %). The others keep their layers: a face (a box landing
+    // flat is one layer anyway, one landing on an edge is pushed at the edge
+    // first); a box's rim, which the field rounds into a curved-looking
+    // patch (taken whole, its tilted normal pushed a box in a struck stack
+    // sideways off it); bodies deep in each other now, not only at the
+    // prediction (started crossed, they are pushed apart layer by layer, as
+    // position correction expects); and two moving bodies (a cart's driven
+    // wheels, taking a ring's whole region as one, spun in place on a pile
+    // of rings).
     let cLimit = limit, cBand = band;
-    // Only on a smooth surface (no member on a crease): where a box's faces
-    // meet, the field rounds the edge and a rim patch reads as curved, but
-    // the rim is no surface the body rolls on, and its tilted normal taken
-    // for the whole region pushed a box in a struck stack sideways off it.
     const smooth = curvedPatch && !this.onCrease(cs, m);
     if (smooth && -phi0 > band && cs.gap[i]! > -band && this.againstStatic(cs, i)) {
       cLimit = 0;
@@ -464,9 +461,7 @@ export class PatchBuilder {
       // Without crease data every patch counts as a face.
       if (!M) return true;
       const c = 6 * cs.sample[j]!;
-      // A tensor is a sum of u u^T: its value along a unit direction is at
-      // most its trace, which most samples (none on a crease) have 0.
-      if (M[c]! + M[c + 3]! + M[c + 5]! < SHARP_TRACE) continue;
+      if (!onCreaseAt(M, c)) continue;
       if (owner !== last) {
         // The direction in the owner's frame: R^T d.
         const o = 9 * owner;
@@ -495,8 +490,7 @@ export class PatchBuilder {
       const j = this.members[k]!;
       const M = ctx.shapeOf(cs.b1[j]!).samples.creases;
       if (!M) return true;
-      const c = 6 * cs.sample[j]!;
-      if (M[c]! + M[c + 3]! + M[c + 5]! >= SHARP_TRACE) return true;
+      if (onCreaseAt(M, 6 * cs.sample[j]!)) return true;
     }
     return false;
   }
@@ -578,6 +572,15 @@ export class PatchBuilder {
     const c2 = det2 / det;
     return c2 * varU > tol;
   }
+}
+
+/**
+ * Whether the crease tensor at M[c..c+6) can say "sharp": a tensor is a sum
+ * of u u^T, so its value along a unit direction is at most its trace, which
+ * most samples (none on a crease) have 0.
+ */
+function onCreaseAt(M: Float32Array, c: number): boolean {
+  return M[c]! + M[c + 3]! + M[c + 5]! >= SHARP_TRACE;
 }
 
 /** Floats per stored patch: centre (3), normal (3), extent (SPREAD_FLOATS: see PatchBuilder.spread), gap (PatchBuilder.gap, at PATCH_GAP). */
