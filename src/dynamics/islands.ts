@@ -138,7 +138,7 @@ export class Islands {
    * pairs of `cs` that touch, and joints), and the islands that fall asleep
    * (only when `enabled`).
    */
-  update(ctx: StepContext, pairs: PairList, cs: ContactSet, c: ConstraintSystem | null, enabled: boolean): void {
+  update(ctx: StepContext, pairs: PairList, cs: ContactSet, c: ConstraintSystem | null, enabled: boolean, depth: Float64Array | null = null): void {
     const B = ctx.bodies;
     const n = B.count;
     const dt = ctx.dt;
@@ -155,7 +155,7 @@ export class Islands {
       const a = pairs.a[k]!, b = pairs.b[k]!;
       // Still crossed (deeper now than resting contacts ever are): being
       // pushed apart, however slowly, is not being still.
-      if (this.crossed(ctx, cs, k, a, b)) {
+      if (depth ? depth[k]! < -CROSSED_CELLS * pairCell(ctx.shapes, B, a, b) : this.crossed(ctx, cs, k, a, b)) {
         this.keep[a] = 1;
         this.keep[b] = 1;
       }

@@ -6,8 +6,14 @@
 export interface SolverSettings {
   /** "separated": collisions, velocity update, contacts (seed ch. 5-6); "standard": the old scheme (4.1). */
   scheme: 'separated' | 'standard';
-  /** "sequential": the seed's contact iterations and shock propagation; "pgs": projected Gauss-Seidel (pgs.ts). */
-  contactSolver: 'sequential' | 'pgs';
+  /**
+   * "sequential": the seed's contact iterations and shock propagation;
+   * "accumulated": persistent, accumulated, sub-stepped soft contacts
+   * (accumulatedSolver.ts; in development, set from code only: scene files
+   * do not offer it until it holds towers, docs/ALGORITHM.md 4.6);
+   * "pgs": projected Gauss-Seidel (pgs.ts).
+   */
+  contactSolver: 'sequential' | 'accumulated' | 'pgs';
   /**
    * Where the contact phase takes a touching pair's points, normals and
    * depths: "current", the default (where the pair touches now, the rest of

@@ -52,6 +52,7 @@ import { predictPoses, solverMasses } from './predict.ts';
 import { bookQueryCounters, StepProfile, type Stage } from './profile.ts';
 import type { QueryCounters } from '../collision/query.ts';
 import { SequentialSolver } from './sequentialSolver.ts';
+import { AccumulatedSolver } from './accumulatedSolver.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
 import { StepContext } from './stepContext.ts';
@@ -126,6 +127,8 @@ export class World {
   soft: StepHook | null = null;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
   readonly pgs = new PgsSolver();
+  /** The accumulated, sub-stepped soft contact stage, used when solver.contactSolver is "accumulated". */
+  readonly accumulated = new AccumulatedSolver();
 
   /** What the stages share during a step (predicted poses, solver masses, levels). */
   private readonly ctx: StepContext;
@@ -298,6 +301,8 @@ export class World {
       const levels = this.contactGraph();
       if (S.contactSolver === 'pgs') {
         this.pgsSolve(this.dt, levels);
+      } else if (S.contactSolver === 'accumulated') {
+        this.accumulatedSolve();
       } else {
         for (let it = 0; it < S.contactIterations; it++) {
           if (it > 0) await this.beginPass('contactQuery');
@@ -359,6 +364,10 @@ export class World {
       // Positions already advanced: apply the split-impulse correction now.
       this.pgsSolve(0, levels);
       this.pgsPositionCorrection();
+    } else if (S.contactSolver === 'accumulated') {
+      // Positions already advanced: the substeps' push-out moves them now.
+      this.accumulatedSolve();
+      applyPseudoVelocities(this.ctx);
     } else {
       for (let it = 0; it < S.contactIterations; it++) {
         this.contactSolve(it, levels);
@@ -433,7 +442,10 @@ export class World {
   }
 
   private updateIslands(): void {
-    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep);
+    // The accumulated stage knows each pair's depth from its fitted manifolds
+    // (AccumulatedSolver.pairDepth); the others leave it to the raw points.
+    const depth = this.solver.contactSolver === 'accumulated' && this.solver.scheme !== 'standard' ? this.accumulated.pairDepth : null;
+    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, depth);
     const p = this.profile;
     p.awake = this.islands.awake;
     p.asleep = this.islands.asleep;
@@ -518,6 +530,17 @@ export class World {
       this.ctx.markMoved(cs.b2[i]!);
     }
     void levels;
+    this.profile.end('contactSolve');
+    this.jointPositions();
+  }
+
+  /**
+   * The accumulated contact stage (accumulatedSolver.ts) on the contacts found at
+   * x' = x + dt v: substeps, shock propagation in the last relax; joints get
+   * one position pass afterwards, as with PGS.
+   */
+  private accumulatedSolve(): void {
+    this.accumulated.solve(this.ctx, this.narrow.cur, this.pairs);
     this.profile.end('contactSolve');
     this.jointPositions();
   }

@@ -1,0 +1,1158 @@
+/**
+ * The accumulated contact stage (`"contactSolver": "accumulated"`; docs/ALGORITHM.md
+ * 4.6): persistent contact points, manifold reduction, one prepare per step,
+ * and sub-stepped soft contact passes with warm starting, after the pattern
+ * of Box2D v3's "soft step" (ALGORITHM.md 9 has the public facts it rests on).
+ *
+ * Per step, on the contact points the narrow phase found for the contact
+ * phase (contacts.ts), in order:
+ *
+ *   reduce      per pair, the points are clustered by normal (the deepest
+ *               point left leads a cluster; points whose normal is within
+ *               ~25 degrees of it join) and each cluster keeps at most
+ *               MANIFOLD_POINTS of them: the deepest, the farthest from it,
+ *               the one adding the largest triangle, the one adding the most
+ *               area on the other side. Detection keeps every sample; the
+ *               solver sees a manifold of <= 4 points with one normal (the
+ *               members' depth-weighted mean), each with friction, plus a
+ *               rolling and a spinning row per manifold.
+ *   match       every point is keyed by (pair, side, sample): a sample is a
+ *               fixed body-local point, so the key names the same material
+ *               point step after step. Last step's store is in the same
+ *               order (pairs are canonical, points sorted by key within a
+ *               pair), and one sorted merge gives each new point its old
+ *               accumulated impulses (normal, and friction as a world vector
+ *               projected on the new tangents); new points start at 0. A
+ *               point kept last step wins a near tie in the reduction, so the
+ *               manifold of a resting face does not wander from sample to
+ *               sample of equal depth and lose its warm start.
+ *   prepare     anchors (from the current centres), normals, tangents, the
+ *               two bodies' parts of each row's effective mass, base
+ *               separations (at the current poses) and friction, computed
+ *               once into flat arrays.
+ *   substeps    SUBSTEPS times: gravity for h = dt / SUBSTEPS, warm start
+ *               (the accumulated impulses applied again), a biased solve
+ *               (soft contact: stiffness CONTACT_HERTZ, damping ratio
+ *               DAMPING_RATIO, push-out capped at MAX_PUSH; a gap still open
+ *               is a speculative contact that may close within the substep,
+ *               no more), positions advanced by h, and a relax (the same
+ *               rows without bias, so the push-out leaves no velocity).
+ *               Separations inside the substeps are the base separation plus
+ *               the relative motion of the anchors to first order; there is
+ *               no query inside a substep.
+ *   shock       the last relax runs the pairs level by level (levels.ts),
+ *               the lower body of a pair across levels with its inverse mass
+ *               and inertia scaled by SHOCK_SCALE: a stack's top cannot
+ *               push its support down as hard as it pushes the top up. The
+ *               scale is finite, and only the accumulated impulses move, so
+ *               it adds no energy of its own (the seed's frozen levels made
+ *               the support infinitely heavy and handed its motion up).
+ *   store       the impulses are kept for the next step in key order.
+ *
+ * The positions the substeps reach are handed to integration as pseudo
+ * velocities (their difference from dt times the final velocity), so the
+ * push-out moves bodies without leaving them velocity. The collision phase
+ * before this stage (the seed's, with restitution) is unchanged: it gives
+ * bounces, cradles and billiards their textbook answers.
+ */
+import type { ContactSet } from './contacts.ts';
+import { grown } from '../util/growable.ts';
+import type { Material } from './impulse.ts';
+import { pairCell, pairMaterial } from './material.ts';
+import { solveDense, tangentBasis } from './math.ts';
+import type { PairList } from './pairs.ts';
+import type { StepContext } from './stepContext.ts';
+
+/** Points per manifold the solver sees. */
+export const MANIFOLD_POINTS = 4;
+/** Substeps per step. */
+export const SUBSTEPS = 4;
+/**
+ * Soft contact stiffness (Hz), at most a quarter of the substep rate (60 Hz
+ * at 60 steps a second and 4 substeps). At 30 Hz a tower of 20 one-metre
+ * cubes buckled within 5 s (each contact is a spring of m_eff omega^2 under
+ * the weight of the boxes above it); twice as stiff against a static body
+ * (Box2D's choice) set a stack of five rocking at 5 cm/s on the floor.
+ */
+const CONTACT_HERTZ = 60;
+/** Soft contact damping ratio (heavily over-damped: a push-out, not a spring). */
+const DAMPING_RATIO = 10;
+/** Most push-out speed (m/s) the bias may ask for. */
+const MAX_PUSH = 3;
+/** Depth (in the pair's SDF cells) the bias leaves alone, so a resting contact stays touching (at 0.005 a stack of five rocked at 5-10 cm/s). */
+const SLOP_CELLS = 0.02;
+/** Normals within ~37 degrees of a cluster's mean normal join its manifold. */
+const CLUSTER_COS = 0.8;
+/** A stored manifold passes its angular impulses on to a new one of the pair whose normal is within ~18 degrees of its own. */
+const CORE_COS = 0.95;
+/** Points whose gap at the current poses is below this many cells may take part (the speculative margin beyond what the prediction found). */
+const TAKE_CELLS = 0.25;
+/** A cluster within ~60 degrees of a larger face cluster of the same pair is that face's rim (dropRim). */
+const RIM_COS = 0.5;
+/** A manifold whose normal lies within ~45 degrees of the vertical supports (shock propagation scales only those). */
+const SUPPORT_COS = 0.7;
+/** Inverse mass scale of the lower body of a pair across levels in the last relax (shock propagation). */
+export const SHOCK_SCALE = 0.3;
+/** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
+const KEEP_CELLS = 0.02;
+const KEEP_FACTOR = 1.05;
+
+/** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
+const DIR = 15;
+/** Three directions per point: normal, t1, t2. */
+const JAC = 3 * DIR;
+/** Floats per manifold's angular direction: axis (3), I1^-1 axis (3), I2^-1 axis (3). */
+const ADIR = 9;
+/** Three angular directions per manifold: spin (normal), roll t1, roll t2. */
+const AJAC = 3 * ADIR;
+
+/** What a solve did, for tests and monitors. */
+export interface AccumulatedStats {
+  /** Contact points the narrow phase listed for the solved pairs. */
+  candidates: number;
+  /** Points the solver kept (rows = 3 per point). */
+  points: number;
+  /** Manifolds (clusters). */
+  manifolds: number;
+  /** Points that found last step's impulses. */
+  warmPoints: number;
+}
+
+export class AccumulatedSolver {
+  readonly stats: AccumulatedStats = { candidates: 0, points: 0, manifolds: 0, warmPoints: 0 };
+  /** Substeps per step (tests may change it). */
+  substeps = SUBSTEPS;
+  /** Shock propagation in the last relax (off only for comparison). */
+  shock = true;
+
+  // ---- points of this step ----
+  private cap = 0;
+  private count = 0;
+  private pa = new Int32Array(0);
+  private pb = new Int32Array(0);
+  private pm = new Int32Array(0);
+  /** Key within the pair: side * 2^24 + sample... kept as a float (side, sample). */
+  private pkey = new Float64Array(0);
+  private jac = new Float64Array(0);
+  /** Per direction (3 per point): body a's and body b's parts of d^T K d. */
+  private ka = new Float64Array(0);
+  private kb = new Float64Array(0);
+  /** Anchors (world offsets from the current centres) of a and b. */
+  private ra = new Float64Array(0);
+  private rb = new Float64Array(0);
+  private s0 = new Float64Array(0);
+  private slop = new Float64Array(0);
+  private lam = new Float64Array(0);
+
+  // ---- manifolds ----
+  private mcap = 0;
+  private mcount = 0;
+  private mStart = new Int32Array(0);
+  private mEnd = new Int32Array(0);
+  private mPair = new Int32Array(0);
+  private mMu = new Float64Array(0);
+  private mRoll = new Float64Array(0);
+  private mSpin = new Float64Array(0);
+  private ajac = new Float64Array(0);
+  private aka = new Float64Array(0);
+  private akb = new Float64Array(0);
+  private alam = new Float64Array(0);
+
+  // ---- per body ----
+  private dp = new Float64Array(0);
+  private dq = new Float64Array(0);
+  private v0 = new Float64Array(0);
+  private w0 = new Float64Array(0);
+  private active = new Uint8Array(0);
+  private touched = new Uint8Array(0);
+  private activeList = new Int32Array(0);
+  private activeCount = 0;
+  private scale = new Float64Array(0);
+
+  // ---- the store: last step's points and manifolds, in key order ----
+  private storeCount = 0;
+  private sA = new Int32Array(0);
+  private sB = new Int32Array(0);
+  private sKey = new Float64Array(0);
+  /** Normal impulse, friction impulse as a world vector. */
+  private sImp = new Float64Array(0);
+  private smCount = 0;
+  private smA = new Int32Array(0);
+  private smB = new Int32Array(0);
+  /** Manifold normal (3) and angular impulse as a world vector (3). */
+  private smData = new Float64Array(0);
+  private storeBodies = -1;
+
+  // ---- scratch ----
+  private cand = new Int32Array(64);
+  private candN = new Float64Array(192);
+  private used = new Uint8Array(64);
+  private members = new Int32Array(64);
+  private chosen = new Int32Array(MANIFOLD_POINTS);
+  private readonly basis = new Float64Array(6);
+  private readonly fit = new Float64Array(3);
+  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+
+  /** The unit normal (pushing the pair's first body away from its second) of manifold m of the last solve. */
+  manifoldNormal(m: number): [number, number, number] {
+    const o = JAC * this.mStart[m]!;
+    return [this.jac[o]!, this.jac[o + 1]!, this.jac[o + 2]!];
+  }
+
+  /** Forgets the store (bodies added or removed, a restored state). */
+  reset(): void {
+    this.storeCount = 0;
+    this.smCount = 0;
+  }
+
+  /**
+   * The whole contact stage for the step: velocities change in place
+   * (ctx.bodies.vel / angVel) and the substeps' positions are left in
+   * ctx.pseudoVel / pseudoAngVel for integration. Pairs are visited in
+   * `pairs.order` (by contact-graph level).
+   */
+  solve(ctx: StepContext, cs: ContactSet, pairs: PairList): void {
+    const B = ctx.bodies;
+    const n = B.count;
+    if (this.storeBodies !== n) {
+      this.reset();
+      this.storeBodies = n;
+    }
+    this.sizeBodies(n);
+    touchedNow = this.touched;
+    this.build(ctx, cs, pairs);
+    const count = this.count;
+    const st = this.stats;
+    st.points = count;
+    st.manifolds = this.mcount;
+    if (count === 0) {
+      this.measureDepths(pairs.count);
+      this.store();
+      return;
+    }
+    const dt = ctx.dt;
+    const nsub = Math.max(1, this.substeps | 0);
+    const h = dt / nsub;
+    const g = ctx.gravity;
+    const v = B.vel, w = B.angVel;
+    const act = this.activeList, na = this.activeCount;
+    // Gravity is integrated per substep for the bodies the stage moves: the
+    // velocity update gave them dt g already.
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!;
+      this.v0[3 * i] = v[3 * i]!; this.v0[3 * i + 1] = v[3 * i + 1]!; this.v0[3 * i + 2] = v[3 * i + 2]!;
+      this.w0[3 * i] = w[3 * i]!; this.w0[3 * i + 1] = w[3 * i + 1]!; this.w0[3 * i + 2] = w[3 * i + 2]!;
+      v[3 * i] -= dt * g[0]; v[3 * i + 1] -= dt * g[1]; v[3 * i + 2] -= dt * g[2];
+      this.dp[3 * i] = 0; this.dp[3 * i + 1] = 0; this.dp[3 * i + 2] = 0;
+      this.dq[3 * i] = 0; this.dq[3 * i + 1] = 0; this.dq[3 * i + 2] = 0;
+      this.scale[i] = 1;
+    }
+    // Softness (Box2D's b2MakeSoft): bias rate, mass scale, impulse scale.
+    const hz = Math.min(CONTACT_HERTZ, 0.25 / h);
+    const soft = softness(hz, DAMPING_RATIO, h);
+    for (let s = 0; s < nsub; s++) {
+      for (let k = 0; k < na; k++) {
+        const i = act[k]!;
+        v[3 * i] += h * g[0]; v[3 * i + 1] += h * g[1]; v[3 * i + 2] += h * g[2];
+      }
+      this.warmStart(v, w);
+      this.pass(v, w, h, true, soft);
+      for (let k = 0; k < na; k++) {
+        const i = act[k]!;
+        this.dp[3 * i] += h * v[3 * i]!; this.dp[3 * i + 1] += h * v[3 * i + 1]!; this.dp[3 * i + 2] += h * v[3 * i + 2]!;
+        this.dq[3 * i] += h * w[3 * i]!; this.dq[3 * i + 1] += h * w[3 * i + 1]!; this.dq[3 * i + 2] += h * w[3 * i + 2]!;
+      }
+      const last = s === nsub - 1;
+      if (last && this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph) this.setShockScales(ctx);
+      this.pass(v, w, h, false, soft);
+      if (last) this.clearShockScales();
+    }
+    this.measureDepths(pairs.count);
+    // Positions: what the substeps moved, as pseudo velocities beside the
+    // final velocities; a body no impulse reached keeps its velocity exactly
+    // (and integration its free-flight parabola).
+    const pv = ctx.pseudoVel, pw = ctx.pseudoAngVel;
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!;
+      if (!this.touched[i]) {
+        for (let c = 0; c < 3; c++) { v[3 * i + c] = this.v0[3 * i + c]!; w[3 * i + c] = this.w0[3 * i + c]!; }
+        continue;
+      }
+      for (let c = 0; c < 3; c++) {
+        pv[3 * i + c] += this.dp[3 * i + c]! / dt - v[3 * i + c]!;
+        pw[3 * i + c] += this.dq[3 * i + c]! / dt - w[3 * i + c]!;
+      }
+      ctx.markMoved(i);
+    }
+    this.store();
+  }
+
+  /**
+   * Per pair of the last solve (PairList index): its deepest manifold
+   * point's separation where the substeps left it (m, < 0 inside), +Infinity
+   * for a pair the stage saw no point of. Sleeping reads it (Islands): a
+   * face's rim samples read deeper than the face lies, and only the fitted
+   * manifold says whether the pair is still crossed.
+   */
+  pairDepth = new Float64Array(0);
+
+  private measureDepths(np: number): void {
+    if (this.pairDepth.length < np) this.pairDepth = new Float64Array(2 * np + 16);
+    this.pairDepth.fill(Infinity, 0, np);
+    const jac = this.jac, ra = this.ra, rb = this.rb, dp = this.dp, dq = this.dq, pa = this.pa, pb = this.pb, act = this.active;
+    for (let m = 0; m < this.mcount; m++) {
+      const k = this.mPair[m]!;
+      for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
+        const a = pa[r]!, b = pb[r]!, base = JAC * r;
+        let dx = 0, dy = 0, dz = 0;
+        if (act[a]) {
+          dx += dp[3 * a]! + dq[3 * a + 1]! * ra[3 * r + 2]! - dq[3 * a + 2]! * ra[3 * r + 1]!;
+          dy += dp[3 * a + 1]! + dq[3 * a + 2]! * ra[3 * r]! - dq[3 * a]! * ra[3 * r + 2]!;
+          dz += dp[3 * a + 2]! + dq[3 * a]! * ra[3 * r + 1]! - dq[3 * a + 1]! * ra[3 * r]!;
+        }
+        if (act[b]) {
+          dx -= dp[3 * b]! + dq[3 * b + 1]! * rb[3 * r + 2]! - dq[3 * b + 2]! * rb[3 * r + 1]!;
+          dy -= dp[3 * b + 1]! + dq[3 * b + 2]! * rb[3 * r]! - dq[3 * b]! * rb[3 * r + 2]!;
+          dz -= dp[3 * b + 2]! + dq[3 * b]! * rb[3 * r + 1]! - dq[3 * b + 1]! * rb[3 * r]!;
+        }
+        const sep = this.s0[r]! + jac[base]! * dx + jac[base + 1]! * dy + jac[base + 2]! * dz;
+        if (sep < this.pairDepth[k]!) this.pairDepth[k] = sep;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ passes
+
+  /** Applies every point's and manifold's accumulated impulse. */
+  private warmStart(v: Float64Array, w: Float64Array): void {
+    const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
+    for (let r = 0; r < this.count; r++) {
+      const a = pa[r]!, b = pb[r]!, base = JAC * r;
+      const ln = lam[3 * r]!, l1 = lam[3 * r + 1]!, l2 = lam[3 * r + 2]!;
+      if (ln !== 0) applyRow(jac, base, ln, v, w, im, sc, a, b);
+      if (l1 !== 0) applyRow(jac, base + DIR, l1, v, w, im, sc, a, b);
+      if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, sc, a, b);
+    }
+    const aj = this.ajac, al = this.alam;
+    for (let m = 0; m < this.mcount; m++) {
+      const r0 = this.mStart[m]!;
+      const a = pa[r0]!, b = pb[r0]!;
+      for (let d = 0; d < 3; d++) {
+        const l = al[3 * m + d]!;
+        if (l !== 0) applyAngular(aj, AJAC * m + ADIR * d, l, w, sc, a, b);
+      }
+    }
+  }
+
+  /**
+   * One sweep over the manifolds: per manifold friction rows, rolling and
+   * spinning, then the normal rows. `bias`: the soft biased solve; without,
+   * the relax (rigid rows, no push-out; a gap still closes speculatively).
+   */
+  private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft): void {
+    const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
+    const ka = this.ka, kb = this.kb, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
+    const aj = this.ajac, aka = this.aka, akb = this.akb, al = this.alam;
+    const invH = 1 / h;
+    for (let m = 0; m < this.mcount; m++) {
+      const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
+      const a = pa[r0]!, b = pb[r0]!;
+      const sa = sc[a]!, sb = sc[b]!;
+      const mu = this.mMu[m]!;
+      let total = 0;
+      for (let r = r0; r < r1; r++) total += lam[3 * r]!;
+      // Friction at each point, within the disc of its own normal impulse.
+      if (mu > 0) {
+        for (let r = r0; r < r1; r++) {
+          const base = JAC * r;
+          const lim = mu * lam[3 * r]!;
+          const o1 = lam[3 * r + 1]!, o2 = lam[3 * r + 2]!;
+          const m1 = effMass(ka[3 * r + 1]!, kb[3 * r + 1]!, sa, sb), m2 = effMass(ka[3 * r + 2]!, kb[3 * r + 2]!, sa, sb);
+          let n1 = o1 - m1 * rowVel(jac, base + DIR, v, w, a, b);
+          let n2 = o2 - m2 * rowVel(jac, base + 2 * DIR, v, w, a, b);
+          const len = Math.sqrt(n1 * n1 + n2 * n2);
+          if (len > lim) {
+            const f = len > 0 ? lim / len : 0;
+            n1 *= f;
+            n2 *= f;
+          }
+          lam[3 * r + 1] = n1;
+          lam[3 * r + 2] = n2;
+          if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, sc, a, b);
+          if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, sc, a, b);
+        }
+      }
+      // Spinning and rolling friction: angular rows bounded by the
+      // manifold's normal impulse (the seed's 7.2: the relative spin and
+      // roll lose at most mu_spin j_n and mu_roll j_n of their speed).
+      const spin = this.mSpin[m]!, roll = this.mRoll[m]!;
+      if ((spin > 0 || roll > 0) && total > 0) {
+        for (let d = 0; d < 3; d++) {
+          const coef = d === 0 ? spin : roll;
+          if (!(coef > 0)) continue;
+          const o = AJAC * m + ADIR * d;
+          const q = sa * aka[3 * m + d]! + sb * akb[3 * m + d]!;
+          if (!(q > 0)) continue;
+          const old = al[3 * m + d]!;
+          const wr = aj[o]! * (w[3 * a]! - w[3 * b]!) + aj[o + 1]! * (w[3 * a + 1]! - w[3 * b + 1]!) + aj[o + 2]! * (w[3 * a + 2]! - w[3 * b + 2]!);
+          const lim = (coef * total) / q;
+          const nl = Math.max(-lim, Math.min(lim, old - wr / q));
+          al[3 * m + d] = nl;
+          if (nl !== old) applyAngular(aj, o, nl - old, w, sc, a, b);
+        }
+      }
+      // Normal rows.
+      for (let r = r0; r < r1; r++) {
+        const base = JAC * r;
+        const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
+        // Separation now: the base one plus the anchors' relative motion.
+        const ax = ra[3 * r]!, ay = ra[3 * r + 1]!, az = ra[3 * r + 2]!;
+        const bx = rb[3 * r]!, by = rb[3 * r + 1]!, bz = rb[3 * r + 2]!;
+        const qax = dq[3 * a]!, qay = dq[3 * a + 1]!, qaz = dq[3 * a + 2]!;
+        const qbx = dq[3 * b]!, qby = dq[3 * b + 1]!, qbz = dq[3 * b + 2]!;
+        const dx = dp[3 * a]! + qay * az - qaz * ay - dp[3 * b]! - (qby * bz - qbz * by);
+        const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
+        const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
+        const s = s0[r]! + nx * dx + ny * dy + nz * dz;
+        let target = 0, massScale = 1, impulseScale = 0;
+        if (s > 0) {
+          target = -s * invH;
+        } else if (bias) {
+          const e = Math.min(s + this.slop[r]!, 0);
+          target = Math.min(-so.biasRate * e, MAX_PUSH);
+          massScale = so.massScale;
+          impulseScale = so.impulseScale;
+        }
+        const un = rowVel(jac, base, v, w, a, b);
+        const mn = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+        const old = lam[3 * r]!;
+        const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
+        lam[3 * r] = ln;
+        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+      }
+    }
+  }
+
+  /** Scales the lower body of every pair across levels (shock propagation in the last relax). */
+  private setShockScales(ctx: StepContext): void {
+    const lv = ctx.level, sc = this.scale;
+    const g = ctx.gravity, gl = Math.hypot(g[0], g[1], g[2]);
+    if (!(gl > 0)) return;
+    const gx = -g[0] / gl, gy = -g[1] / gl, gz = -g[2] / gl;
+    for (let m = 0; m < this.mcount; m++) {
+      const r0 = this.mStart[m]!;
+      const a = this.pa[r0]!, b = this.pb[r0]!;
+      const la = lv[a]!, lb = lv[b]!;
+      if (la === lb) continue;
+      const low = la < lb ? a : b;
+      // Only where the lower body carries the upper one against gravity: a
+      // heavier lower body met sideways would hand the upper one momentum.
+      const n = this.manifoldNormal(m);
+      const up = (low === b ? 1 : -1) * (n[0] * gx + n[1] * gy + n[2] * gz);
+      if (!(up > SUPPORT_COS)) continue;
+      if (this.im[low]! > 0) sc[low] = SHOCK_SCALE;
+    }
+  }
+
+  private clearShockScales(): void {
+    const sc = this.scale;
+    for (let k = 0; k < this.activeCount; k++) sc[this.activeList[k]!] = 1;
+  }
+
+  // ------------------------------------------------------------ building
+
+  /** The solver's inverse masses (ctx.invMass), bound for the step. */
+  private im = new Float64Array(0);
+
+  /** Reduces, matches and prepares every pair's points (see the file comment). */
+  private build(ctx: StepContext, cs: ContactSet, pairs: PairList): void {
+    const B = ctx.bodies;
+    this.im = ctx.invMass;
+    this.count = 0;
+    this.mcount = 0;
+    this.activeCount = 0;
+    this.stats.candidates = 0;
+    this.stats.warmPoints = 0;
+    this.active.fill(0);
+    this.touched.fill(0);
+    // Pairs in level order for solving, but the store merges in canonical
+    // order: solve in pairs.order, look the store up by a cursor per pair.
+    this.indexStore(pairs);
+    const order = pairs.order;
+    for (let o = 0; o < pairs.count; o++) {
+      const k = order[o]!;
+      if (cs.start[k] === cs.end[k]) continue;
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      if (ctx.invMass[a] === 0 && ctx.invMass[b] === 0) continue;
+      const cell = pairCell(ctx.shapes, B, a, b);
+      const mat = pairMaterial(B, a, b, this.mat);
+      this.reducePair(ctx, cs, pairs, k, a, b, cell, mat);
+    }
+  }
+
+  /** Where each pair's stored points and manifolds start (pairs in canonical order, store likewise). */
+  private pairStore = new Int32Array(0);
+  private pairStoreEnd = new Int32Array(0);
+  private pairMan = new Int32Array(0);
+  private pairManEnd = new Int32Array(0);
+
+  private indexStore(pairs: PairList): void {
+    const np = pairs.count;
+    if (this.pairStore.length < np) {
+      const c = 2 * np + 16;
+      this.pairStore = new Int32Array(c);
+      this.pairStoreEnd = new Int32Array(c);
+      this.pairMan = new Int32Array(c);
+      this.pairManEnd = new Int32Array(c);
+    }
+    let i = 0, j = 0;
+    for (let k = 0; k < np; k++) {
+      const a = pairs.a[k]!, b = pairs.b[k]!;
+      while (i < this.storeCount && (this.sA[i]! < a || (this.sA[i] === a && this.sB[i]! < b))) i++;
+      this.pairStore[k] = i;
+      while (i < this.storeCount && this.sA[i] === a && this.sB[i] === b) i++;
+      this.pairStoreEnd[k] = i;
+      while (j < this.smCount && (this.smA[j]! < a || (this.smA[j] === a && this.smB[j]! < b))) j++;
+      this.pairMan[k] = j;
+      while (j < this.smCount && this.smA[j] === a && this.smB[j] === b) j++;
+      this.pairManEnd[k] = j;
+    }
+  }
+
+  /** The stored entry of pair k with key `key`, or -1 (binary search in the pair's sorted range). */
+  private findStored(k: number, key: number): number {
+    let lo = this.pairStore[k]!, hi = this.pairStoreEnd[k]! - 1;
+    const sk = this.sKey;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = sk[mid]!;
+      if (v === key) return mid;
+      if (v < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  private reducePair(ctx: StepContext, cs: ContactSet, pairs: PairList, k: number, a: number, b: number, cell: number, mat: Material): void {
+    const s = cs.start[k]!, e = cs.end[k]!;
+    // Candidates: points predicted to penetrate, or within the margin now.
+    let nc = 0;
+    if (this.cand.length < e - s) {
+      this.cand = new Int32Array(2 * (e - s));
+      this.candN = new Float64Array(6 * (e - s));
+      this.used = new Uint8Array(2 * (e - s));
+      this.members = new Int32Array(2 * (e - s));
+    }
+    const take = TAKE_CELLS * cell;
+    for (let i = s; i < e; i++) {
+      if (!(cs.phi[i]! < take)) continue;
+      const sign = cs.b1[i] === a ? 1 : -1;
+      this.cand[nc] = i;
+      this.candN[3 * nc] = sign * cs.n[3 * i]!;
+      this.candN[3 * nc + 1] = sign * cs.n[3 * i + 1]!;
+      this.candN[3 * nc + 2] = sign * cs.n[3 * i + 2]!;
+      this.used[nc] = 0;
+      nc++;
+    }
+    this.stats.candidates += nc;
+    if (nc === 0) return;
+    const keepD = KEEP_CELLS * cell;
+    // Two rounds over the same clusters: the first only sizes them up, the
+    // second makes manifolds of all but a face's rim artefacts (dropRim).
+    let ncl = 0;
+    for (let round = 0; round < 2; round++) {
+    if (round === 1) {
+      this.dropRim(ncl);
+      for (let c = 0; c < nc; c++) this.used[c] = 0;
+    }
+    let cl = 0;
+    for (;;) {
+      // The deepest point left (a kept one a little deeper) leads a cluster.
+      let lead = -1, best = Infinity;
+      for (let c = 0; c < nc; c++) {
+        if (this.used[c]) continue;
+        const i = this.cand[c]!;
+        const d = cs.phi[i]! - (this.isKept(cs, k, a, i) ? keepD : 0);
+        if (d < best) { best = d; lead = c; }
+      }
+      if (lead < 0) break;
+      // The cluster: the points within CLUSTER_COS of a normal that starts
+      // as the leader's and becomes the members' mean, twice refined. At a
+      // face, the samples near the other body's rim read a normal the field
+      // rounds there (up to ~26 degrees off, either way); the mean over the
+      // face cancels them, whichever point happens to be deepest.
+      let mx = this.candN[3 * lead]!, my = this.candN[3 * lead + 1]!, mz = this.candN[3 * lead + 2]!;
+      let nm = 0;
+      for (let pass = 0; pass < 3; pass++) {
+        nm = 0;
+        let sx = 0, sy = 0, sz = 0;
+        for (let c = 0; c < nc; c++) {
+          if (this.used[c]) continue;
+          const cx = this.candN[3 * c]!, cy = this.candN[3 * c + 1]!, cz = this.candN[3 * c + 2]!;
+          if (c !== lead && cx * mx + cy * my + cz * mz < CLUSTER_COS) continue;
+          this.members[nm++] = c;
+          sx += cx; sy += cy; sz += cz;
+        }
+        const l = Math.sqrt(sx * sx + sy * sy + sz * sz);
+        if (!(l > 0)) break;
+        mx = sx / l; my = sy / l; mz = sz / l;
+      }
+      for (let m = 0; m < nm; m++) {
+        const c = this.members[m]!;
+        this.used[c] = 1;
+        this.members[m] = this.cand[c]!;
+      }
+      // A face: the plane through the members' points is a sharper normal
+      // than the field's gradients, which all read the other body's rim when
+      // two equal faces meet edge on edge (planeNormal).
+      let lead2 = this.cand[lead]!;
+      this.faceFit = false;
+      if (nm >= 3 && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
+        mx = this.fit[0]!; my = this.fit[1]!; mz = this.fit[2]!;
+        // The members' gaps, fitted by a plane over the face (gap = c0 +
+        // c1 u + c2 v): the field's value at a rim sample is as rounded as
+        // its normal, and one rim sample reading 3 mm deep where the face
+        // lies 1.5 mm in would lead the manifold and push alone.
+        if (this.fitGaps(cs, nm, mx, my, mz)) {
+          this.faceFit = true;
+          let best = Infinity;
+          for (let m = 0; m < nm; m++) {
+            const i = this.members[m]!;
+            const d = this.smooth[i]! - (this.isKept(cs, k, a, i) ? keepD : 0);
+            if (d < best) { best = d; lead2 = i; }
+          }
+        }
+      }
+      if (round === 0) {
+        if (this.clN.length < 3 * (cl + 1)) { this.clN = grown(this.clN, 6 * (cl + 1)); this.clCount = grown(this.clCount, 2 * (cl + 1)); this.clFace = grown(this.clFace, 2 * (cl + 1)); this.clDrop = grown(this.clDrop, 2 * (cl + 1)); }
+        this.clN[3 * cl] = mx; this.clN[3 * cl + 1] = my; this.clN[3 * cl + 2] = mz;
+        this.clCount[cl] = nm;
+        this.clFace[cl] = this.faceFit ? 1 : 0;
+        cl++;
+        ncl = cl;
+        continue;
+      }
+      if (this.clDrop[cl++]) continue;
+      this.addManifold(ctx, cs, k, a, b, lead2, nm, mx, my, mz, cell, mat);
+    }
+    }
+  }
+
+  /**
+   * Marks clusters 0..n-1 of the pair being reduced that are a face's rim
+   * artefacts: fewer points than a face cluster of the pair whose normal is
+   * within RIM_COS of theirs. Where two faces meet edge on edge, the field
+   * rounds the other body's rim, and its samples there read normals up to
+   * 45 degrees off the face's, which a rigid row would push sideways with.
+   */
+  private dropRim(n: number): void {
+    const N = this.clN;
+    for (let c = 0; c < n; c++) {
+      this.clDrop[c] = 0;
+      for (let f = 0; f < n; f++) {
+        if (f === c || !this.clFace[f] || this.clCount[f]! <= this.clCount[c]!) continue;
+        const d = N[3 * c]! * N[3 * f]! + N[3 * c + 1]! * N[3 * f + 1]! + N[3 * c + 2]! * N[3 * f + 2]!;
+        if (d > RIM_COS) { this.clDrop[c] = 1; break; }
+      }
+    }
+  }
+  private clN = new Float64Array(24);
+  private clCount = new Int32Array(8);
+  private clFace = new Uint8Array(8);
+  private clDrop = new Uint8Array(8);
+
+  /** Whether the manifold being built is a face whose gaps were fitted (smooth[i] holds them). */
+  private faceFit = false;
+  private smooth = new Float64Array(0);
+  private readonly nrm = new Float64Array(12);
+
+  /**
+   * Least-squares plane of the members' gaps over their tangent coordinates,
+   * evaluated back at each member into smooth[i]; false if singular (the
+   * members on a line).
+   */
+  private fitGaps(cs: ContactSet, nm: number, nx: number, ny: number, nz: number): boolean {
+    const t = this.basis;
+    tangentBasis(nx, ny, nz, t);
+    if (this.smooth.length < cs.count) this.smooth = new Float64Array(2 * cs.count);
+    const P = cs.p, mem = this.members;
+    const i0 = mem[0]!;
+    const ox = P[3 * i0]!, oy = P[3 * i0 + 1]!, oz = P[3 * i0 + 2]!;
+    const A = this.nrm;
+    A.fill(0);
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      const dx = P[3 * i]! - ox, dy = P[3 * i + 1]! - oy, dz = P[3 * i + 2]! - oz;
+      const u = dx * t[0]! + dy * t[1]! + dz * t[2]!, v = dx * t[3]! + dy * t[4]! + dz * t[5]!;
+      const g = cs.gap[i]!;
+      A[0] += 1; A[1] += u; A[2] += v; A[4] += u * u; A[5] += u * v; A[8] += v * v;
+      A[9] += g; A[10] += u * g; A[11] += v * g;
+    }
+    A[3] = A[1]!; A[6] = A[2]!; A[7] = A[5]!;
+    const rhs = this.fitRhs;
+    rhs[0] = A[9]!; rhs[1] = A[10]!; rhs[2] = A[11]!;
+    const M = this.fitM;
+    for (let c = 0; c < 9; c++) M[c] = A[c]!;
+    if (!solveDense(M, rhs, 3)) return false;
+    const c0 = rhs[0]!, c1 = rhs[1]!, c2 = rhs[2]!;
+    if (!Number.isFinite(c0 + c1 + c2)) return false;
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      const dx = P[3 * i]! - ox, dy = P[3 * i + 1]! - oy, dz = P[3 * i + 2]! - oz;
+      const u = dx * t[0]! + dy * t[1]! + dz * t[2]!, v = dx * t[3]! + dy * t[4]! + dz * t[5]!;
+      this.smooth[i] = c0 + c1 * u + c2 * v;
+    }
+    return true;
+  }
+  private readonly fitRhs = new Float64Array(3);
+  private readonly fitM = new Float64Array(9);
+
+  /** Whether point i of pair k (body a first) was one of last step's solver points. */
+  private isKept(cs: ContactSet, k: number, a: number, i: number): boolean {
+    if (this.pairStore[k] === this.pairStoreEnd[k]) return false;
+    return this.findStored(k, pointKey(cs, a, i)) >= 0;
+  }
+
+  /** Picks at most MANIFOLD_POINTS of the cluster's members and prepares them as one manifold. */
+  private addManifold(ctx: StepContext, cs: ContactSet, k: number, a: number, b: number, lead: number, nm: number,
+    nx: number, ny: number, nz: number, cell: number, mat: Material): void {
+    const mem = this.members, P = cs.p, ch = this.chosen;
+    let nch = 0;
+    ch[nch++] = lead;
+    const bonus = (i: number): number => (this.isKept(cs, k, a, i) ? KEEP_FACTOR : 1);
+    const lx = P[3 * lead]!, ly = P[3 * lead + 1]!, lz = P[3 * lead + 2]!;
+    // Tangent-plane distances: remove the normal part.
+    const tx = (i: number, j: number): number => {
+      const dx = P[3 * i]! - P[3 * j]!, dy = P[3 * i + 1]! - P[3 * j + 1]!, dz = P[3 * i + 2]! - P[3 * j + 2]!;
+      const dn = dx * nx + dy * ny + dz * nz;
+      return dx * dx + dy * dy + dz * dz - dn * dn;
+    };
+    const minSpan = 1e-4 * cell * cell;
+    // 2: the farthest from the leader.
+    let p1 = -1, best = minSpan;
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      if (i === lead) continue;
+      const d = tx(i, lead) * bonus(i);
+      if (d > best) { best = d; p1 = i; }
+    }
+    if (p1 >= 0) {
+      ch[nch++] = p1;
+      // 3: the largest triangle with the first two (signed, about the normal).
+      const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
+      const area = (i: number): number => {
+        const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
+        return nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
+      };
+      let p2 = -1, a2 = 0;
+      best = Math.sqrt(minSpan) * Math.sqrt(best);
+      for (let m = 0; m < nm; m++) {
+        const i = mem[m]!;
+        if (i === lead || i === p1) continue;
+        const ar = Math.abs(area(i)) * bonus(i);
+        if (ar > best) { best = ar; p2 = i; a2 = area(i); }
+      }
+      if (p2 >= 0) {
+        ch[nch++] = p2;
+        // 4: the most area on the other side of the first edge.
+        let p3 = -1, b3 = 0;
+        for (let m = 0; m < nm; m++) {
+          const i = mem[m]!;
+          if (i === lead || i === p1 || i === p2) continue;
+          const ar = -Math.sign(a2) * area(i) * bonus(i);
+          if (ar > b3) { b3 = ar; p3 = i; }
+        }
+        if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
+      }
+    }
+    // Sort the chosen by key, so the store stays in key order within the pair.
+    const keyOf = (i: number): number => pointKey(cs, a, i);
+    for (let x = 1; x < nch; x++) {
+      const t = ch[x]!, kt = keyOf(t);
+      let y = x - 1;
+      while (y >= 0 && keyOf(ch[y]!) > kt) { ch[y + 1] = ch[y]!; y--; }
+      ch[y + 1] = t;
+    }
+    const m = this.mcount++;
+    this.ensureManifolds(this.mcount);
+    this.ensurePoints(this.count + nch);
+    this.mStart[m] = this.count;
+    this.mPair[m] = k;
+    this.mMu[m] = mat.friction;
+    this.mRoll[m] = mat.rolling;
+    this.mSpin[m] = mat.spinning;
+    const basis = this.basis;
+    tangentBasis(nx, ny, nz, basis);
+    const X = ctx.bodies.pos;
+    const im = ctx.invMass, II = ctx.invInertia;
+    const ima = im[a]!, imb = im[b]!;
+    for (let c = 0; c < nch; c++) {
+      const i = ch[c]!;
+      const r = this.count++;
+      this.pa[r] = a;
+      this.pb[r] = b;
+      this.pm[r] = m;
+      const key = keyOf(i);
+      this.pkey[r] = key;
+      const px = P[3 * i]!, py = P[3 * i + 1]!, pz = P[3 * i + 2]!;
+      const rax = px - X[3 * a]!, ray = py - X[3 * a + 1]!, raz = pz - X[3 * a + 2]!;
+      const rbx = px - X[3 * b]!, rby = py - X[3 * b + 1]!, rbz = pz - X[3 * b + 2]!;
+      this.ra[3 * r] = rax; this.ra[3 * r + 1] = ray; this.ra[3 * r + 2] = raz;
+      this.rb[3 * r] = rbx; this.rb[3 * r + 1] = rby; this.rb[3 * r + 2] = rbz;
+      const base = JAC * r;
+      this.setDir(base, 3 * r, nx, ny, nz, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+      this.setDir(base + DIR, 3 * r + 1, basis[0]!, basis[1]!, basis[2]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+      this.setDir(base + 2 * DIR, 3 * r + 2, basis[3]!, basis[4]!, basis[5]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+      // Base separation at the current poses along the manifold normal: the
+      // point's own gap, measured along its own normal.
+      this.s0[r] = this.faceFit ? this.smooth[i]! : cs.gap[i]!;
+      this.slop[r] = SLOP_CELLS * cell;
+      // Warm start from the store.
+      const o = this.findStored(k, key);
+      let ln = 0, l1 = 0, l2 = 0;
+      if (o >= 0) {
+        ln = this.sImp[4 * o]!;
+        const fx = this.sImp[4 * o + 1]!, fy = this.sImp[4 * o + 2]!, fz = this.sImp[4 * o + 3]!;
+        l1 = fx * basis[0]! + fy * basis[1]! + fz * basis[2]!;
+        l2 = fx * basis[3]! + fy * basis[4]! + fz * basis[5]!;
+        const lim = mat.friction * ln, len = Math.sqrt(l1 * l1 + l2 * l2);
+        if (len > lim) { const f = len > 0 ? lim / len : 0; l1 *= f; l2 *= f; }
+        this.stats.warmPoints++;
+      }
+      this.lam[3 * r] = ln;
+      this.lam[3 * r + 1] = l1;
+      this.lam[3 * r + 2] = l2;
+    }
+    this.mEnd[m] = this.count;
+    // Angular rows: spin about the normal, roll about the tangents.
+    const ao = AJAC * m;
+    this.setAxis(ao, 3 * m, nx, ny, nz, a, b, ima, imb, II);
+    this.setAxis(ao + ADIR, 3 * m + 1, basis[0]!, basis[1]!, basis[2]!, a, b, ima, imb, II);
+    this.setAxis(ao + 2 * ADIR, 3 * m + 2, basis[3]!, basis[4]!, basis[5]!, a, b, ima, imb, II);
+    this.alam[3 * m] = 0; this.alam[3 * m + 1] = 0; this.alam[3 * m + 2] = 0;
+    if (mat.rolling > 0 || mat.spinning > 0) {
+      // The stored manifold of this pair whose normal is closest.
+      let bestS = -1, bestC = CORE_COS;
+      for (let j = this.pairMan[k]!; j < this.pairManEnd[k]!; j++) {
+        const d = this.smData;
+        const c = d[6 * j]! * nx + d[6 * j + 1]! * ny + d[6 * j + 2]! * nz;
+        if (c > bestC) { bestC = c; bestS = j; }
+      }
+      if (bestS >= 0) {
+        const d = this.smData, jx = d[6 * bestS + 3]!, jy = d[6 * bestS + 4]!, jz = d[6 * bestS + 5]!;
+        if (mat.spinning > 0) this.alam[3 * m] = jx * nx + jy * ny + jz * nz;
+        if (mat.rolling > 0) {
+          this.alam[3 * m + 1] = jx * basis[0]! + jy * basis[1]! + jz * basis[2]!;
+          this.alam[3 * m + 2] = jx * basis[3]! + jy * basis[4]! + jz * basis[5]!;
+        }
+      }
+    }
+    if (ima > 0) this.activate(a);
+    if (imb > 0) this.activate(b);
+  }
+
+  private activate(i: number): void {
+    if (this.active[i]) return;
+    this.active[i] = 1;
+    this.activeList[this.activeCount++] = i;
+  }
+
+  private setDir(o: number, ko: number, dx: number, dy: number, dz: number,
+    r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
+    a: number, b: number, ima: number, imb: number, II: Float64Array): void {
+    const j = this.jac;
+    j[o] = dx; j[o + 1] = dy; j[o + 2] = dz;
+    const c1x = r1y * dz - r1z * dy, c1y = r1z * dx - r1x * dz, c1z = r1x * dy - r1y * dx;
+    const c2x = r2y * dz - r2z * dy, c2y = r2z * dx - r2x * dz, c2z = r2x * dy - r2y * dx;
+    j[o + 3] = c1x; j[o + 4] = c1y; j[o + 5] = c1z;
+    j[o + 6] = c2x; j[o + 7] = c2y; j[o + 8] = c2z;
+    const ia = 9 * a, ib = 9 * b;
+    const sa = ima !== 0 ? 1 : 0, sb = imb !== 0 ? 1 : 0;
+    const i1x = sa * (II[ia]! * c1x + II[ia + 1]! * c1y + II[ia + 2]! * c1z);
+    const i1y = sa * (II[ia + 3]! * c1x + II[ia + 4]! * c1y + II[ia + 5]! * c1z);
+    const i1z = sa * (II[ia + 6]! * c1x + II[ia + 7]! * c1y + II[ia + 8]! * c1z);
+    const i2x = sb * (II[ib]! * c2x + II[ib + 1]! * c2y + II[ib + 2]! * c2z);
+    const i2y = sb * (II[ib + 3]! * c2x + II[ib + 4]! * c2y + II[ib + 5]! * c2z);
+    const i2z = sb * (II[ib + 6]! * c2x + II[ib + 7]! * c2y + II[ib + 8]! * c2z);
+    j[o + 9] = i1x; j[o + 10] = i1y; j[o + 11] = i1z;
+    j[o + 12] = i2x; j[o + 13] = i2y; j[o + 14] = i2z;
+    this.ka[ko] = ima + c1x * i1x + c1y * i1y + c1z * i1z;
+    this.kb[ko] = imb + c2x * i2x + c2y * i2y + c2z * i2z;
+  }
+
+  private setAxis(o: number, ko: number, x: number, y: number, z: number, a: number, b: number, ima: number, imb: number, II: Float64Array): void {
+    const j = this.ajac;
+    j[o] = x; j[o + 1] = y; j[o + 2] = z;
+    const ia = 9 * a, ib = 9 * b;
+    const sa = ima !== 0 ? 1 : 0, sb = imb !== 0 ? 1 : 0;
+    j[o + 3] = sa * (II[ia]! * x + II[ia + 1]! * y + II[ia + 2]! * z);
+    j[o + 4] = sa * (II[ia + 3]! * x + II[ia + 4]! * y + II[ia + 5]! * z);
+    j[o + 5] = sa * (II[ia + 6]! * x + II[ia + 7]! * y + II[ia + 8]! * z);
+    j[o + 6] = sb * (II[ib]! * x + II[ib + 1]! * y + II[ib + 2]! * z);
+    j[o + 7] = sb * (II[ib + 3]! * x + II[ib + 4]! * y + II[ib + 5]! * z);
+    j[o + 8] = sb * (II[ib + 6]! * x + II[ib + 7]! * y + II[ib + 8]! * z);
+    this.aka[ko] = x * j[o + 3]! + y * j[o + 4]! + z * j[o + 5]!;
+    this.akb[ko] = x * j[o + 6]! + y * j[o + 7]! + z * j[o + 8]!;
+  }
+
+  // ------------------------------------------------------------ the store
+
+  /** Keeps this step's impulses for the next, in canonical pair order and key order within a pair. */
+  private store(): void {
+    // Points are laid out in solve order (pairs by level); the store wants
+    // canonical order. Sort manifolds by pair index (canonical), stable.
+    const mc = this.mcount;
+    const ord = this.sortScratch(mc);
+    for (let m = 0; m < mc; m++) ord[m] = m;
+    const mp = this.mPair;
+    ord.subarray(0, mc).sort((x, y) => mp[x]! - mp[y]! || x - y);
+    const n = this.count;
+    if (this.sA.length < n) {
+      const c = 2 * n + 16;
+      this.sA = new Int32Array(c);
+      this.sB = new Int32Array(c);
+      this.sKey = new Float64Array(c);
+      this.sImp = new Float64Array(4 * c);
+    }
+    if (this.smA.length < mc) {
+      const c = 2 * mc + 16;
+      this.smA = new Int32Array(c);
+      this.smB = new Int32Array(c);
+      this.smData = new Float64Array(6 * c);
+    }
+    let at = 0;
+    let x = 0;
+    while (x < mc) {
+      // All manifolds of one pair: merge their points by key.
+      const k = mp[ord[x]!]!;
+      let y = x;
+      while (y < mc && mp[ord[y]!] === k) y++;
+      const from = at;
+      for (let z = x; z < y; z++) {
+        const m = ord[z]!;
+        for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
+          this.sA[at] = this.pa[r]!;
+          this.sB[at] = this.pb[r]!;
+          this.sKey[at] = this.pkey[r]!;
+          const base = JAC * r;
+          const l1 = this.lam[3 * r + 1]!, l2 = this.lam[3 * r + 2]!;
+          this.sImp[4 * at] = this.lam[3 * r]!;
+          for (let c = 0; c < 3; c++) this.sImp[4 * at + 1 + c] = l1 * this.jac[base + DIR + c]! + l2 * this.jac[base + 2 * DIR + c]!;
+          at++;
+        }
+      }
+      if (y - x > 1) sortRangeByKey(this.sA, this.sB, this.sKey, this.sImp, from, at);
+      x = y;
+    }
+    this.storeCount = at;
+    for (let z = 0; z < mc; z++) {
+      const m = ord[z]!;
+      const r0 = this.mStart[m]!;
+      this.smA[z] = this.pa[r0]!;
+      this.smB[z] = this.pb[r0]!;
+      const o = AJAC * m;
+      const d = this.smData;
+      d[6 * z] = this.ajac[o]!; d[6 * z + 1] = this.ajac[o + 1]!; d[6 * z + 2] = this.ajac[o + 2]!;
+      let jx = 0, jy = 0, jz = 0;
+      for (let a = 0; a < 3; a++) {
+        const l = this.alam[3 * m + a]!, ao = o + ADIR * a;
+        jx += l * this.ajac[ao]!; jy += l * this.ajac[ao + 1]!; jz += l * this.ajac[ao + 2]!;
+      }
+      d[6 * z + 3] = jx; d[6 * z + 4] = jy; d[6 * z + 5] = jz;
+    }
+    this.smCount = mc;
+  }
+
+  private sortBuf = new Int32Array(64);
+  private sortScratch(n: number): Int32Array {
+    if (this.sortBuf.length < n) this.sortBuf = new Int32Array(2 * n);
+    return this.sortBuf;
+  }
+
+  // ------------------------------------------------------------ storage
+
+  private sizeBodies(n: number): void {
+    if (this.active.length === n) return;
+    this.dp = new Float64Array(3 * n);
+    this.dq = new Float64Array(3 * n);
+    this.v0 = new Float64Array(3 * n);
+    this.w0 = new Float64Array(3 * n);
+    this.active = new Uint8Array(n);
+    this.touched = new Uint8Array(n);
+    this.activeList = new Int32Array(n);
+    this.scale = new Float64Array(n).fill(1);
+  }
+
+  private ensurePoints(n: number): void {
+    if (n <= this.cap) return;
+    const c = Math.max(64, 2 * n);
+    this.cap = c;
+    this.pa = grown(this.pa, c);
+    this.pb = grown(this.pb, c);
+    this.pm = grown(this.pm, c);
+    this.pkey = grown(this.pkey, c);
+    this.jac = grown(this.jac, JAC * c);
+    this.ka = grown(this.ka, 3 * c);
+    this.kb = grown(this.kb, 3 * c);
+    this.ra = grown(this.ra, 3 * c);
+    this.rb = grown(this.rb, 3 * c);
+    this.s0 = grown(this.s0, c);
+    this.slop = grown(this.slop, c);
+    this.lam = grown(this.lam, 3 * c);
+  }
+
+  private ensureManifolds(n: number): void {
+    if (n <= this.mcap) return;
+    const c = Math.max(32, 2 * n);
+    this.mcap = c;
+    this.mStart = grown(this.mStart, c);
+    this.mEnd = grown(this.mEnd, c);
+    this.mPair = grown(this.mPair, c);
+    this.mMu = grown(this.mMu, c);
+    this.mRoll = grown(this.mRoll, c);
+    this.mSpin = grown(this.mSpin, c);
+    this.ajac = grown(this.ajac, AJAC * c);
+    this.aka = grown(this.aka, 3 * c);
+    this.akb = grown(this.akb, 3 * c);
+    this.alam = grown(this.alam, 3 * c);
+  }
+}
+
+/** A fitted plane replaces the field's mean normal only within ~25 degrees of it. */
+const FIT_COS = 0.9;
+/** ...and only when the points are this much thinner across the plane than along its narrower side. */
+const FIT_THIN = 0.05;
+
+/**
+ * The unit normal of the plane through the points P[3 idx[k]..] (k < n),
+ * oriented like (mx, my, mz), into out; false where the points do not make
+ * a plane (they lie on a line, or bulge: a curved patch keeps the field's
+ * mean normal) or the fit leans more than FIT_COS off the field's.
+ */
+function planeNormal(P: Float64Array, idx: Int32Array, n: number, mx: number, my: number, mz: number, out: Float64Array): boolean {
+  let cx = 0, cy = 0, cz = 0;
+  for (let k = 0; k < n; k++) { const i = 3 * idx[k]!; cx += P[i]!; cy += P[i + 1]!; cz += P[i + 2]!; }
+  cx /= n; cy /= n; cz /= n;
+  let xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0;
+  for (let k = 0; k < n; k++) {
+    const i = 3 * idx[k]!;
+    const dx = P[i]! - cx, dy = P[i + 1]! - cy, dz = P[i + 2]! - cz;
+    xx += dx * dx; xy += dx * dy; xz += dx * dz; yy += dy * dy; yz += dy * dz; zz += dz * dz;
+  }
+  // Eigenvalues of the symmetric 3x3 (trigonometric form), smallest last.
+  const q = (xx + yy + zz) / 3;
+  const p1 = xy * xy + xz * xz + yz * yz;
+  const a = xx - q, b = yy - q, c = zz - q;
+  const p2 = a * a + b * b + c * c + 2 * p1;
+  if (!(p2 > 0)) return false;
+  const pp = Math.sqrt(p2 / 6);
+  const det = (a * (b * c - yz * yz) - xy * (xy * c - yz * xz) + xz * (xy * yz - b * xz)) / (pp * pp * pp);
+  const r = Math.max(-1, Math.min(1, det / 2));
+  const phi = Math.acos(r) / 3;
+  const e1 = q + 2 * pp * Math.cos(phi);
+  const e3 = q + 2 * pp * Math.cos(phi + (2 * Math.PI) / 3);
+  const e2 = 3 * q - e1 - e3;
+  if (!(e2 > 0) || !(Math.max(e3, 0) <= FIT_THIN * FIT_THIN * e2)) return false;
+  // Eigenvector of e3: the largest cross product of two rows of C - e3 I.
+  const r0x = xx - e3, r0y = xy, r0z = xz;
+  const r1x = xy, r1y = yy - e3, r1z = yz;
+  const r2x = xz, r2y = yz, r2z = zz - e3;
+  const ax = r0y * r1z - r0z * r1y, ay = r0z * r1x - r0x * r1z, az = r0x * r1y - r0y * r1x;
+  const bx = r0y * r2z - r0z * r2y, by = r0z * r2x - r0x * r2z, bz = r0x * r2y - r0y * r2x;
+  const ux = r1y * r2z - r1z * r2y, uy = r1z * r2x - r1x * r2z, uz = r1x * r2y - r1y * r2x;
+  const la = ax * ax + ay * ay + az * az, lb = bx * bx + by * by + bz * bz, lu = ux * ux + uy * uy + uz * uz;
+  let nx = ax, ny = ay, nz = az, l = la;
+  if (lb > l) { nx = bx; ny = by; nz = bz; l = lb; }
+  if (lu > l) { nx = ux; ny = uy; nz = uz; l = lu; }
+  if (!(l > 0)) return false;
+  l = Math.sqrt(l);
+  nx /= l; ny /= l; nz /= l;
+  let d = nx * mx + ny * my + nz * mz;
+  if (d < 0) { nx = -nx; ny = -ny; nz = -nz; d = -d; }
+  if (d < FIT_COS) return false;
+  out[0] = nx; out[1] = ny; out[2] = nz;
+  return true;
+}
+
+/** A point's key within its pair: side (0: a's sample in b's field) then sample index. */
+function pointKey(cs: ContactSet, a: number, i: number): number {
+  return (cs.b1[i] === a ? 0 : 1) * 4294967296 + cs.sample[i]!;
+}
+
+interface Soft { biasRate: number; massScale: number; impulseScale: number }
+
+/** Soft constraint coefficients for stiffness `hz` and damping ratio `zeta` at substep h (Catto's soft step). */
+function softness(hz: number, zeta: number, h: number): Soft {
+  if (hz === 0) return { biasRate: 0, massScale: 1, impulseScale: 0 };
+  const omega = 2 * Math.PI * hz;
+  const a1 = 2 * zeta + h * omega;
+  const a2 = h * omega * a1;
+  const a3 = 1 / (1 + a2);
+  return { biasRate: omega / a1, massScale: a2 * a3, impulseScale: a3 };
+}
+
+/** 1 / (s_a k_a + s_b k_b), or 0 when nothing can move. */
+function effMass(ka: number, kb: number, sa: number, sb: number): number {
+  const q = sa * ka + sb * kb;
+  return q > 0 ? 1 / q : 0;
+}
+
+/** J v of the row direction at o. */
+function rowVel(j: Float64Array, o: number, v: Float64Array, w: Float64Array, a: number, b: number): number {
+  return j[o]! * (v[3 * a]! - v[3 * b]!) + j[o + 1]! * (v[3 * a + 1]! - v[3 * b + 1]!) + j[o + 2]! * (v[3 * a + 2]! - v[3 * b + 2]!)
+    + j[o + 3]! * w[3 * a]! + j[o + 4]! * w[3 * a + 1]! + j[o + 5]! * w[3 * a + 2]!
+    - j[o + 6]! * w[3 * b]! - j[o + 7]! * w[3 * b + 1]! - j[o + 8]! * w[3 * b + 2]!;
+}
+
+/** The running solver's per-body flags: 1 once an impulse reached the body in this step (set by solve). */
+let touchedNow: Uint8Array = new Uint8Array(0);
+
+/** Impulse lam along the row direction at o, each body's share scaled by sc (shock propagation). */
+function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, sc: Float64Array, a: number, b: number): void {
+  const fa = sc[a]!, fb = sc[b]!;
+  const ia = im[a]! * lam * fa, ib = im[b]! * lam * fb;
+  v[3 * a] += ia * j[o]!;
+  v[3 * a + 1] += ia * j[o + 1]!;
+  v[3 * a + 2] += ia * j[o + 2]!;
+  v[3 * b] -= ib * j[o]!;
+  v[3 * b + 1] -= ib * j[o + 1]!;
+  v[3 * b + 2] -= ib * j[o + 2]!;
+  const la = lam * fa, lb = lam * fb;
+  w[3 * a] += la * j[o + 9]!;
+  w[3 * a + 1] += la * j[o + 10]!;
+  w[3 * a + 2] += la * j[o + 11]!;
+  w[3 * b] -= lb * j[o + 12]!;
+  w[3 * b + 1] -= lb * j[o + 13]!;
+  w[3 * b + 2] -= lb * j[o + 14]!;
+  touchedNow[a] = 1;
+  touchedNow[b] = 1;
+}
+
+/** Angular impulse lam about the axis at o, equal and opposite. */
+function applyAngular(j: Float64Array, o: number, lam: number, w: Float64Array, sc: Float64Array, a: number, b: number): void {
+  const la = lam * sc[a]!, lb = lam * sc[b]!;
+  w[3 * a] += la * j[o + 3]!;
+  w[3 * a + 1] += la * j[o + 4]!;
+  w[3 * a + 2] += la * j[o + 5]!;
+  w[3 * b] -= lb * j[o + 6]!;
+  w[3 * b + 1] -= lb * j[o + 7]!;
+  w[3 * b + 2] -= lb * j[o + 8]!;
+  touchedNow[a] = 1;
+  touchedNow[b] = 1;
+}
+
+/** Insertion sort of store entries [from, to) by key (a pair's few points). */
+function sortRangeByKey(A: Int32Array, Bb: Int32Array, K: Float64Array, I: Float64Array, from: number, to: number): void {
+  for (let x = from + 1; x < to; x++) {
+    const ka = A[x]!, kb = Bb[x]!, kk = K[x]!;
+    const i0 = I[4 * x]!, i1 = I[4 * x + 1]!, i2 = I[4 * x + 2]!, i3 = I[4 * x + 3]!;
+    let y = x - 1;
+    while (y >= from && K[y]! > kk) {
+      A[y + 1] = A[y]!; Bb[y + 1] = Bb[y]!; K[y + 1] = K[y]!;
+      for (let c = 0; c < 4; c++) I[4 * (y + 1) + c] = I[4 * y + c]!;
+      y--;
+    }
+    A[y + 1] = ka; Bb[y + 1] = kb; K[y + 1] = kk;
+    I[4 * (y + 1)] = i0; I[4 * (y + 1) + 1] = i1; I[4 * (y + 1) + 2] = i2; I[4 * (y + 1) + 3] = i3;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The accumulated contact stage (src/dynamics/accumulatedSolver.ts), which is
+ * still in development and not yet selectable from a scene file: what it
+ * already guarantees. Its manifolds keep at most four points with one normal,
+ * its store hands a resting contact's impulses on from step to step, and
+ * small stacks come to rest under it. (Tall towers and landing heaps do not
+ * yet: docs/DESIGN.md 4, "The accumulated contact stage".)
+ */
+import { describe, expect, it } from 'vitest';
+import { MANIFOLD_POINTS } from '../../src/dynamics/accumulatedSolver.ts';
+import type { World } from '../../src/dynamics/world.ts';
+import { builtinScene } from '../../src/scene/builtins.ts';
+import { FORMAT, run, worldFrom } from './helpers.ts';
+
+/** `n` one-metre cubes stacked 1 mm apart on a floor, sleep off, 60 Hz, the accumulated stage. */
+async function stack(n: number): Promise<World> {
+  const w = await worldFrom({
+    format: FORMAT, dt: 1 / 60, sleep: false,
+    solver: { collisionIterations: 0 },
+    shapes: { floor: { type: 'plane' }, cube: { type: 'box', size: [1, 1, 1], sdf: { cells: 24 } } },
+    bodies: [
+      { name: 'floor', shape: 'floor', static: true, friction: 0.6, restitution: 0 },
+      ...Array.from({ length: n }, (_, i) => ({ name: `b${i}`, shape: 'cube', position: [0, 0.501 + 1.002 * i, 0], friction: 0.6, restitution: 0, density: 500 })),
+    ],
+  });
+  w.solver = { ...w.solver, contactSolver: 'accumulated' };
+  return w;
+}
+
+/** Fastest body (m/s, and rad/s times 1 m) of the world now. */
+function fastest(w: World): number {
+  let m = 0;
+  const v = w.bodies.vel, a = w.bodies.angVel;
+  for (let i = 0; i < w.bodies.count; i++) m = Math.max(m, Math.hypot(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!), Math.hypot(a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!));
+  return m;
+}
+
+describe('accumulated contact stage', () => {
+  it('a heap of 64 boxes dropped as a block comes to rest and every box sleeps within 8 s, at one query call a step or fewer once it lies', async () => {
+    const json = builtinScene('boxes', { count: 64 }) as Record<string, unknown>;
+    const w = await worldFrom(json);
+    w.solver = { ...w.solver, contactSolver: 'accumulated' };
+    let asleepAt = -1, calls = 0, steps = 0;
+    await run(w, 480, (ww) => {
+      let awake = 0;
+      for (let i = 0; i < ww.bodies.count; i++) if (!ww.bodies.isStatic[i] && !ww.bodies.asleep[i]) awake++;
+      if (awake === 0 && asleepAt < 0) asleepAt = ww.time;
+      if (ww.time > 4) { calls += ww.profile.queryCalls; steps++; }
+    });
+    expect(asleepAt).toBeGreaterThan(0);
+    expect(asleepAt).toBeLessThan(8);
+    expect(calls / steps).toBeLessThanOrEqual(1);
+  }, 60_000);
+
+  it('a cube on the floor: one manifold of four points, every one warm started from the store, at rest', async () => {
+    const w = await stack(1);
+    await run(w, 120);
+    const s = w.accumulated.stats;
+    expect(s.manifolds).toBe(1);
+    expect(s.points).toBe(MANIFOLD_POINTS);
+    expect(s.warmPoints).toBe(s.points);
+    expect(fastest(w)).toBeLessThan(1e-6);
+  });
+
+  it('two cubes edge on edge: one vertical manifold per pair from a dozen candidates, and both come to rest', async () => {
+    const w = await stack(2);
+    await run(w, 180);
+    const s = w.accumulated.stats;
+    // Every sample of the upper cube's face lies on the lower one's rim,
+    // where the field's normals lean up to ~26 degrees; the plane through
+    // the points gives the face's normal.
+    expect(s.manifolds).toBe(2);
+    expect(s.points).toBe(2 * MANIFOLD_POINTS);
+    expect(s.candidates).toBeGreaterThan(3 * s.points);
+    expect(s.warmPoints).toBe(s.points);
+    expect(w.accumulated.manifoldNormal(1)[1]).toBeLessThan(-0.9999);
+    expect(fastest(w)).toBeLessThan(1e-6);
+  });
+
+  it('a stack of five cubes stands 8 s within 1 cm sideways', async () => {
+    const w = await stack(5);
+    const x0 = Float64Array.from(w.bodies.pos);
+    let drift = 0;
+    await run(w, 480, (ww) => {
+      for (let i = 1; i < ww.bodies.count; i++) {
+        drift = Math.max(drift, Math.hypot(ww.bodies.pos[3 * i]! - x0[3 * i]!, ww.bodies.pos[3 * i + 2]! - x0[3 * i + 2]!));
+      }
+    });
+    expect(drift).toBeLessThan(0.01);
+    expect(fastest(w)).toBeLessThan(1e-3);
+  }, 60_000);
+});
