@@ -22,7 +22,8 @@
  *   shockPropagation   one more pass, lower levels frozen            sequentialSolver.ts
  *   positionCorrection split impulse on what is left of the depths    sequentialSolver.ts
  *                      (contactSolver "pgs": contactSolve and shockPropagation
- *                      are one projected Gauss-Seidel solve, pgs.ts)
+ *                      are one projected Gauss-Seidel solve, pgs.ts; "accumulated":
+ *                      the three are one sub-stepped stage, accumulatedSolver.ts)
  *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q integrate.ts
  *                      (free flight: x += dt (v + v') / 2, the parabola)
  *   joints             velocity stabilisation
@@ -590,6 +591,7 @@ export class World {
   private invalidate(): void {
     this.preparedCount = -1;
     this.pairs.invalidate();
+    this.accumulated.reset();
   }
 
   /** Guard: no NaN/Inf may enter the state; name the body and the stage. */
