@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GpuUnavailableError, InputError, SimulationError } from '../errors.ts';
+import { GpuUnavailableError, InputError, SimulationError, WorkerError } from '../errors.ts';
 import { closestMatch } from '../scene/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
@@ -91,6 +91,10 @@ export function reportError(e: unknown): number {
   }
   if (e instanceof GpuUnavailableError) {
     say(`stackfield: error: ${e.message}`);
+    return 1;
+  }
+  if (e instanceof WorkerError) {
+    say(`stackfield: error: ${e.message} (--threads 1 runs the queries without workers)`);
     return 1;
   }
   if (e instanceof SimulationError) {

@@ -338,6 +338,9 @@ export const runCommand: Command = {
           ),
       });
       progress.done();
+      // Every query worker asked for must have started (a WorkerError otherwise):
+      // the summary names the thread count the run had.
+      await backend.ready();
       const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.kind, backend.threads, (performance.now() - t0) / 1000);
       const round = rounder(precision);
       const particles = args.flags.has('particles');
