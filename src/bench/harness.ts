@@ -11,7 +11,8 @@
  */
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
-import { buildShape, createWorld } from '../scene/build.ts';
+import { createWorld } from '../scene/build.ts';
+import { buildShape } from '../scene/shapeBuild.ts';
 import { createBackend } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';

@@ -12,12 +12,8 @@ import { closestMatch } from '../scene/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
 import { guardStandardStreams, say } from './output.ts';
+import type { Command } from './command.ts';
 
-export interface Command {
-  summary: string;
-  help: string;
-  run(argv: string[]): Promise<number>;
-}
 
 const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.ts')).runCommand,

@@ -5,7 +5,8 @@
  * bodies. All read the per-shape render meshes of SceneGeometry.
  */
 import { drawsSolids } from '../views.ts';
-import { ALPHA_BLEND, type FrameState, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { VERTEX_INPUTS } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
 
