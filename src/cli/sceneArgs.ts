@@ -14,6 +14,7 @@ import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { quote } from '../util/echo.ts';
+import { define } from '../scene/reader.ts';
 
 /**
  * `--solver sequential|pgs`: the contact solver, in place of the scene's own
@@ -50,7 +51,8 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
       throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
     }
     if (Object.hasOwn(params, m[1]!)) throw new InputError(`--param ${m[1]} given twice (give each parameter once)`, undefined, 'command line');
-    params[m[1]!] = num;
+    // define, not assignment: a parameter named "__proto__" is a name like any other (and unknown to every scene).
+    define(params, m[1]!, num);
   }
   return { rest, params };
 }

@@ -27,7 +27,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `shapes.ring`, or `shapes["my ring"]` when the key is not an identifier. */
 export function childPath(path: string, key: string): string {
-  if (IDENTIFIER.test(key) && key.length <= ECHO_MAX) return path ? `${path}.${key}` : key;
+  if (key.length <= ECHO_MAX && IDENTIFIER.test(key)) return path ? `${path}.${key}` : key;
   return `${path}[${quote(key)}]`;
 }
 
