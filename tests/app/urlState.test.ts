@@ -83,8 +83,10 @@ describe('bench page query', () => {
       warmup: undefined,
       warmCode: 0,
       backends: ['cpu', 'gpu'],
+      threads: 1,
     });
     expect(parseBenchQuery('?scene=rings&warmcode=300', scenes).warmCode).toBe(300);
+    expect(parseBenchQuery('?scene=rings&threads=4', scenes).threads).toBe(4);
     expect(parseBenchQuery('?scene=tower&bodies=7&backends=gpu&warmup=0', scenes)).toMatchObject({
       params: { height: 7 },
       backends: ['gpu'],
@@ -109,5 +111,6 @@ describe('bench page query', () => {
     bad('?scene=rings&rings=0', 'rings');
     bad('?scene=rings&steps=2.5', 'steps');
     bad('?scene=rings&warmcode=-1', 'warmcode');
+    bad('?scene=rings&threads=0', 'threads');
   });
 });
