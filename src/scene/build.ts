@@ -87,7 +87,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
       B.angVel[3 * i + k] = b.angularVelocity[k]!;
     }
     // A body spinning about an off-centre shape origin: the scene gives the
-    // velocity of the centre of mass directly (documented in the README).
+    // velocity of the centre of mass directly (docs/SCENE_FORMAT.md, the body's "velocity").
   });
   if (scene.joints.length > 0 || scene.motors.length > 0) {
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));

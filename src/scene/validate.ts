@@ -15,7 +15,7 @@
  * - Dimensions that the spec leaves without a stated default get unit-scale
  *   defaults (box 1 m, sphere radius 0.5 m, ...), because the spec says that
  *   everything not marked required has one. The defaults are exported so the
- *   README and the app can show them.
+ *   docs and the app can show them.
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type {
