@@ -28,6 +28,23 @@ export const ALPHA_BLEND: GPUBlendState = {
   alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
 };
 
+/**
+ * How every shadow is drawn (the rigid bodies', ShadowPass, and the soft
+ * surfaces', SoftShadowPass): geometry flattened onto the shadow plane
+ * darkens what the ground drew, dst * (1 - a), only on ground pixels
+ * (stencil 1), each once (incremented to 2, so overlapping shadows do not
+ * darken twice).
+ */
+export const SHADOW_PIPELINE: Omit<PipelineSpec, 'label' | 'input'> = {
+  fragmentEntry: 'fs_shadow',
+  groups: 'frame',
+  blend: { color: { srcFactor: 'zero', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'zero', dstFactor: 'one' } },
+  primitive: { cullMode: 'none' },
+  depthWrite: false,
+  depthCompare: 'always',
+  stencil: { compare: 'equal', passOp: 'increment-clamp' },
+};
+
 const KEEP_STENCIL: GPUStencilFaceState = { compare: 'always', passOp: 'keep' };
 
 export class RenderContext {
