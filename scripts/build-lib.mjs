@@ -1,15 +1,20 @@
 // Builds the npm package's JavaScript (npm run build:lib; also `prepare`, so
 // `npm install` in a checkout and `npm pack` build it): lib/ from src/ (the app
-// excluded) by tsc with declaration files, then two fixes tsc does not make:
+// excluded) by tsc with declaration files, then what tsc does not do:
 //  - relative imports in the .d.ts files still end in ".ts" (tsc rewrites them
 //    only in the JavaScript); a consumer's compiler wants ".js";
+//  - files a module loads by URL (`new URL('./x.ts', import.meta.url)`, the
+//    browser's query worker) still name the ".ts" source: they are rewritten
+//    to ".js" too, and every such literal URL must name a file of the package;
+//  - plain JavaScript modules of src/ (the Node query worker's entry,
+//    collision/queryWorker.node.mjs) are not compiled, so they are copied;
 //  - the command's entry point must be executable;
 // and the API reference, docs/api/README.md (scripts/api-docs.ts).
 // Plain JavaScript, so it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,6 +26,9 @@ const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.jso
 if (r.status !== 0) process.exit(r.status ?? 1);
 
 const relativeTs = /((?:from|import)\s*\(?\s*['"])(\.{1,2}\/[^'"]*?)\.ts(['"])/g;
+const urlTs = /(new URL\(\s*['"])(\.{1,2}\/[^'"]*?)\.ts(['"]\s*,\s*import\.meta\.url)/g;
+const urlLiteral = /new URL\(\s*['"](\.{1,2}\/[^'"]*)['"]\s*,\s*import\.meta\.url/g;
+const src = join(root, 'src');
 function walk(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
@@ -29,9 +37,30 @@ function walk(dir) {
       const text = readFileSync(p, 'utf8');
       const fixed = text.replace(relativeTs, '$1$2.js$3');
       if (fixed !== text) writeFileSync(p, fixed);
+    } else if (e.name.endsWith('.js')) {
+      const text = readFileSync(p, 'utf8');
+      const fixed = text.replace(urlTs, '$1$2.js$3');
+      if (fixed !== text) writeFileSync(p, fixed);
+      for (const m of fixed.matchAll(urlLiteral)) {
+        if (!existsSync(join(dirname(p), m[1]))) {
+          console.error(`build-lib: ${relative(root, p)} loads ${m[1]}, which the package does not have`);
+          process.exit(1);
+        }
+      }
     }
   }
 }
+function copyModules(dir) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (p !== join(src, 'app')) copyModules(p);
+    } else if (e.name.endsWith('.mjs')) {
+      copyFileSync(p, join(lib, relative(src, p)));
+    }
+  }
+}
+copyModules(src);
 walk(lib);
 chmodSync(join(lib, 'cli', 'bin.js'), 0o755);
 

@@ -1,6 +1,6 @@
 /**
  * Re-runnable timing of the seed's chapter-12 scenes (seed 000, ch. 12;
- * README "Seed scenes: time per step"): each scene is simulated for the
+ * the README's benchmark table): each scene is simulated for the
  * seed's whole duration and every step is timed, then the steps are grouped
  * by phase, read from the state rather than from fixed times:
  *  - falling: before the first contact of the step (nothing has landed yet);
@@ -12,7 +12,7 @@
  *   npx tsx scripts/seed-timings.ts --scene skulls --backend gpu
  *   npx tsx scripts/seed-timings.ts --seconds 1          # a quick look, not the seed's durations
  *
- * Writes bench-results/seed-ch12-<backend>.json and prints the README table.
+ * Writes bench-results/seed-ch12-<backend>.json and prints a table of the three.
  * The runs are long on purpose (the seed's 12, 7 and 6 simulated seconds).
  */
 import { readFile, writeFile } from 'node:fs/promises';

@@ -33,3 +33,12 @@ export class SimulationError extends Error {
 export class GpuUnavailableError extends Error {
   override name = 'GpuUnavailableError';
 }
+
+/**
+ * A query worker thread asked for (`threads` above 1) did not start, so the
+ * queries would run on fewer threads than asked; the message says why. CLI
+ * exit code 1.
+ */
+export class WorkerError extends Error {
+  override name = 'WorkerError';
+}

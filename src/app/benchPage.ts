@@ -2,15 +2,19 @@
  * bench.html: runs the shared benchmark (src/bench/harness.ts) from the URL,
  * with no interaction, so a headless browser can drive it:
  *   bench.html?scene=rings&bodies=500&steps=200&backends=cpu,gpu
- * Shows progress, then a table (median and p95 of SDF bake, query phase and
- * whole step per backend, queries per second) and a GPU-vs-CPU bar chart,
- * with a JSON download of the same results.
+ * Shows progress, then the run's summary (benchSummary, the lines the CLI
+ * prints: backends compared by the mean step and the total, medians beside
+ * them; the CPU's threads; a software GPU adapter said as such; a run
+ * without contacts or nearly all one phase flagged), a table (mean, median
+ * and p95 per backend of SDF bake, query phase, whole step and each phase;
+ * samples sent and evaluated) and a GPU-vs-CPU bar chart of the means, with
+ * a JSON download of the same results.
  *
  * For scripts: when done, document.body.dataset.benchDone = "1" and
  * window.__benchResults holds the results; on failure
  * document.body.dataset.benchError holds the message.
  */
-import { PHASES, runBenchmark, type BackendResult, type BenchResults } from '../bench/harness.ts';
+import { benchSummary, PHASES, runBenchmark, threadText, type BackendResult, type BenchResults, type Stats } from '../bench/harness.ts';
 import { InputError } from '../errors.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { parseBenchQuery } from './benchParams.ts';
@@ -32,11 +36,12 @@ async function main(): Promise<void> {
   $('bench-setup').textContent =
     `scene “${opts.scene}”${paramText ? ` (${paramText})` : ''} · ${opts.steps} steps` +
     `${opts.warmup !== undefined ? ` after ${opts.warmup} warm-up` : ''}` +
-    `${opts.warmCode ? ` · code warmed on a copy for ${opts.warmCode} steps` : ''} · backends: ${opts.backends.join(', ')}`;
+    `${opts.warmCode ? ` · code warmed on a copy for ${opts.warmCode} steps` : ''} · backends: ${opts.backends.join(', ')}` +
+    `${opts.backends.includes('cpu') ? ` · CPU queries on ${threadText(opts.threads)}` : ''}`;
   const bar = $('bench-bar');
   const msg = $('bench-message');
   const results = await runBenchmark(
-    { scene: opts.scene, params: opts.params, steps: opts.steps, warmup: opts.warmup, warmCode: opts.warmCode, backends: opts.backends },
+    { scene: opts.scene, params: opts.params, steps: opts.steps, warmup: opts.warmup, warmCode: opts.warmCode, backends: opts.backends, threads: opts.threads },
     { readText: fetchText, platform: navigator.userAgent },
     (fraction, message) => {
       bar.style.width = `${(100 * fraction).toFixed(1)}%`;
@@ -45,12 +50,15 @@ async function main(): Promise<void> {
   );
   bar.style.width = '100%';
   msg.textContent = `done: ${results.bodies} bodies, ${results.steps} steps (+${results.warmup} warm-up) per backend`;
+  $('bench-summary').replaceChildren(
+    ...benchSummary(results).map((line) => {
+      const li = document.createElement('li');
+      li.textContent = line;
+      return li;
+    }),
+  );
   showTable(results);
   drawChart(results);
-  if (results.results.some((x) => /swiftshader/i.test(x.adapter))) {
-    $('bench-note').textContent =
-      'The GPU here is SwiftShader, a CPU emulation of a GPU: its times say nothing about real GPU hardware.';
-  }
   $('bench-results').hidden = false;
   $('bench-download').addEventListener('click', () => {
     const blob = new Blob([JSON.stringify(results, null, 2)], { type: 'application/json' });
@@ -82,12 +90,13 @@ function showTable(r: BenchResults): void {
   th(head, '');
   for (const x of r.results) {
     // createBackend describes the GPU as "gpu (adapter)": show the adapter once.
-    const adapter = x.adapter.replace(/^(cpu|gpu)\s*\(?/, '').replace(/\)$/, '');
-    th(head, adapter ? `${x.backend.toUpperCase()} · ${adapter}` : x.backend.toUpperCase(), 2);
+    const adapter = x.backend === 'cpu' ? threadText(x.threads).replace(/ \(.*\)$/, '') : x.adapter.replace(/^gpu\s*\(?/, '').replace(/\)$/, '');
+    th(head, `${x.backend.toUpperCase()} · ${adapter}${x.software ? ' (software)' : ''}`, 3);
   }
   const sub = t.tHead!.insertRow();
   th(sub, 'ms');
   for (let i = 0; i < r.results.length; i++) {
+    th(sub, 'mean');
     th(sub, 'median');
     th(sub, 'p95');
   }
@@ -102,27 +111,36 @@ function showTable(r: BenchResults): void {
       for (const v of vals) {
         const c = tr.insertCell();
         c.textContent = v;
-        if (vals.length === 1) c.colSpan = 2;
+        // One figure for the backend: across its three columns, centred, so it reads as none of them.
+        if (vals.length === 1) {
+          c.colSpan = 3;
+          c.className = 'span';
+        }
       }
     }
   };
-  row('SDF bake (all shapes)', (x) => [fmt(x.sdfBakeMs.median), fmt(x.sdfBakeMs.p95)]);
-  row('query phase per step', (x) => [fmt(x.queryMs.median), fmt(x.queryMs.p95)]);
-  row('whole step', (x) => [fmt(x.stepMs.median), fmt(x.stepMs.p95)]);
-  row('whole step, mean over the run', (x) => [fmt(x.stepMs.mean)]);
+  const three = (st: Stats | null) => (st ? [fmt(st.mean), fmt(st.median), fmt(st.p95)] : ['–', '–', '–']);
+  row('SDF bake (all shapes)', (x) => three(x.sdfBakeMs));
+  row('query phase per step', (x) => three(x.queryMs));
+  row('whole step', (x) => three(x.stepMs));
   // The drop's phases, as the CLI table gives them (windows read from the first backend's run).
   for (const ph of PHASES) {
     const w0 = r.results[0]?.windows[ph];
     if (!w0 || w0.steps === 0) continue;
-    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => [fmt(x.windows[ph].stepMs.median), fmt(x.windows[ph].stepMs.p95)]);
+    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => three(x.windows[ph].stepMs));
   }
-  row('queries per second', (x) => [fmt(x.queriesPerSecond)]);
+  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => three(x.gpuQueryMs));
+  row('whole run, total ms', (x) => [fmt(x.stepMs.mean * x.stepMs.samples)]);
+  row('samples sent per step', (x) => [fmt(x.queriesPerStep)]);
+  row('samples evaluated per step (after the culls)', (x) => [fmt(x.samplesEvaluatedPerStep)]);
+  row('samples sent per second of query time', (x) => [fmt(x.samplesSentPerSecond)]);
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
+  row('measured steps with a contact', (x) => [`${x.stepsWithContacts} of ${r.steps}`]);
   row('pairs per step', (x) => [fmt(x.pairsPerStep)]);
   if (r.results.some((x) => x.soft)) {
     // The soft stage (src/soft/bench.ts): its time, and particles through the query and the solver.
     const soft = (get: (s: NonNullable<BackendResult['soft']>) => number) => (x: BackendResult) => [x.soft ? fmt(get(x.soft)) : '-'];
-    row('soft stage ms per step', (x) => [fmt(x.stages.soft.median), fmt(x.stages.soft.p95)]);
+    row('soft stage ms per step', (x) => three(x.stages.soft));
     row('soft particles', soft((s) => s.particles));
     row('soft samples through the query / s', soft((s) => s.samplesPerSecond));
     row('soft particle updates through the solver / s', soft((s) => s.particleUpdatesPerSecond));
@@ -131,7 +149,11 @@ function showTable(r: BenchResults): void {
 
 const BACKEND_COLORS: Record<string, string> = { cpu: '#56ccf2', gpu: '#ff8a3d' };
 
-/** Grouped bars (one group per phase, one bar per backend), each group scaled to its own maximum. */
+/**
+ * Grouped bars (one group per phase, one bar per backend) of the mean ms per
+ * step, the figure a run's total follows, each group scaled to its own
+ * maximum; the comparison under each group is of the same means.
+ */
 function drawChart(r: BenchResults): void {
   const canvas = $<HTMLCanvasElement>('bench-chart');
   const dpr = devicePixelRatio || 1;
@@ -143,9 +165,9 @@ function drawChart(r: BenchResults): void {
   ctx.scale(dpr, dpr);
   ctx.clearRect(0, 0, W, H);
   const groups: { label: string; get: (x: BackendResult) => number }[] = [
-    { label: 'SDF bake', get: (x) => x.sdfBakeMs.median },
-    { label: 'query phase', get: (x) => x.queryMs.median },
-    { label: 'whole step', get: (x) => x.stepMs.median },
+    { label: 'SDF bake', get: (x) => x.sdfBakeMs.mean },
+    { label: 'query phase', get: (x) => x.queryMs.mean },
+    { label: 'whole step', get: (x) => x.stepMs.mean },
   ];
   const top = 40;
   const bottom = H - 46;
@@ -168,7 +190,7 @@ function drawChart(r: BenchResults): void {
     });
     ctx.fillStyle = '#8a93a3';
     ctx.fillText(g.label, gi * gw + gw / 2, H - 26);
-    // Speed-up of the GPU over the CPU in this phase, when both ran.
+    // Speed-up of the GPU over the CPU in this phase by the mean, when both ran (benchSummary says the same).
     const c = r.results.find((x) => x.backend === 'cpu');
     const gp = r.results.find((x) => x.backend === 'gpu');
     if (c && gp && g.get(gp) > 0) {

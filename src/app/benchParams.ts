@@ -1,7 +1,9 @@
 /**
  * bench.html's query string -> benchmark options, as a pure function so it is
  * unit-tested: `?scene=rings&bodies=500&steps=200&backends=cpu,gpu` (and
- * `warmup`, `warmcode`: the CLI's --warmup and --warm-code).
+ * `warmup`, `warmcode`, `threads`: the CLI's --warmup, --warm-code and
+ * --threads; the page's CPU queries run on one thread unless `threads` asks
+ * for the worker pool).
  *
  * `bodies` is the size knob the CLI also has (`--bodies N`): when the scene
  * has no parameter of that name it sets the parameter the scene declares as
@@ -22,9 +24,11 @@ export interface BenchPageOptions {
   /** Steps on a discarded copy first (BenchOptions.warmCode). */
   warmCode: number;
   backends: BackendKind[];
+  /** Threads for the CPU queries (1: the main thread alone). */
+  threads: number;
 }
 
-const RESERVED = new Set(['scene', 'steps', 'warmup', 'warmcode', 'backends', 'backend']);
+const RESERVED = new Set(['scene', 'steps', 'warmup', 'warmcode', 'threads', 'backends', 'backend']);
 const WHERE = 'bench.html';
 
 export function parseBenchQuery(
@@ -41,6 +45,7 @@ export function parseBenchQuery(
   const warmupRaw = q.get('warmup');
   const warmup = warmupRaw === null ? undefined : intParam(q, 'warmup', 0, 0, 10_000);
   const warmCode = intParam(q, 'warmcode', 0, 0, 10_000);
+  const threads = intParam(q, 'threads', 1, 1, 256);
   const list = (q.get('backends') ?? q.get('backend') ?? 'cpu,gpu').split(',').map((s) => s.trim()).filter(Boolean);
   const backends: BackendKind[] = [];
   for (const b of list) {
@@ -72,7 +77,7 @@ export function parseBenchQuery(
     }
     params[name] = x;
   }
-  return { scene, params, steps, warmup, warmCode, backends };
+  return { scene, params, steps, warmup, warmCode, backends, threads };
 }
 
 function intParam(q: URLSearchParams, key: string, def: number, min: number, max: number): number {

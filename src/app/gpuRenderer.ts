@@ -24,7 +24,8 @@
 import { checkErrors } from '../gpu/device.ts';
 import type { OrbitCamera } from './camera.ts';
 import { OverlayGeometry } from './overlays.ts';
-import { DEPTH_FORMAT, RenderContext, SAMPLE_COUNT, type FrameState, type RenderPassNode } from './render/context.ts';
+import { DEPTH_FORMAT, RenderContext, SAMPLE_COUNT } from './render/context.ts';
+import type { FrameState, RenderPassNode } from './render/types.ts';
 import { DepthNodesPass, SlicePass } from './render/depthFieldPasses.ts';
 import { FrameResources } from './render/frameResources.ts';
 import { ContactPointsPass, OverlayLinesPass, SamplePointsPass } from './render/pointPasses.ts';

@@ -13,7 +13,8 @@ import type { Vec3 } from '../geometry/mesh.ts';
 import { InputError } from '../errors.ts';
 import { checkDefinitions, EITHER_TOP_LEVEL, Namespace, readSource, type SourceFile } from '../scene/library.ts';
 import { flattenScene } from '../scene/instances.ts';
-import { SCENE_FORMAT_ID, type JsonObject } from '../scene/validate.ts';
+import { SCENE_FORMAT_ID } from '../scene/validate.ts';
+import { type JsonObject } from '../scene/reader.ts';
 
 export interface LibraryItem {
   kind: 'robot' | 'body';

@@ -48,7 +48,7 @@ export function droppedFilesReader(files: readonly File[], sceneFile: string): {
     async readText(path: string): Promise<string> {
       const f = byName.get(baseName(path));
       if (!f) {
-        // build.ts wraps this with the scene file and the shape's JSON path.
+        // shapeBuild.ts wraps this with the scene file and the shape's JSON path.
         throw new Error(`"${baseName(path)}" was not given; open or drop it together with ${sceneFile}`);
       }
       return f.text();

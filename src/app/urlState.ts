@@ -4,6 +4,7 @@
  * not one of the reserved ones is a numeric parameter of the built-in scene.
  * Pure functions over URLSearchParams so tests need no browser.
  */
+import { define } from '../scene/reader.ts';
 import type { BackendKind } from '../collision/query.ts';
 
 export interface ParamSpec {
@@ -37,7 +38,8 @@ export function parseAppUrl(search: string): AppUrlState {
   for (const [k, v] of q) {
     if (RESERVED.has(k)) continue;
     const x = Number(v);
-    if (v.trim() !== '' && Number.isFinite(x)) params[k] = x;
+    // define, not assignment: ?__proto__=1 is a parameter name like any other.
+    if (v.trim() !== '' && Number.isFinite(x)) define(params, k, x);
     else unreadable.push(`${k}=${JSON.stringify(v)} is not a number; ignored.`);
   }
   const b = q.get('backend');

@@ -8,10 +8,17 @@
  * (gpuQueryMs, timing "timestamp"). On this project's CI the GPU is
  * SwiftShader (a CPU emulation), so its times say nothing about real
  * hardware; CPU times are real.
+ *
+ * What a reader takes away is benchSummary's: backends compared by the mean
+ * step (the run's total over its steps), medians beside it; the CPU's thread
+ * count; a software GPU adapter named as one; and a warning when the measured
+ * steps had no contact or were nearly all one phase of the drop. The CLI
+ * table and bench.html print the same lines.
  */
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
-import { buildShape, createWorld } from '../scene/build.ts';
+import { createWorld } from '../scene/build.ts';
+import { buildShape } from '../scene/shapeBuild.ts';
 import { createBackend } from '../collision/backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -78,6 +85,8 @@ export interface WindowResult {
 export interface BackendResult {
   backend: BackendKind;
   adapter: string;
+  /** A GPU backend on a software adapter (SwiftShader, llvmpipe, WARP): WebGPU emulated on the CPU. */
+  software: boolean;
   /** Threads the queries ran on (the CPU worker pool, main thread included; 1 on the GPU). */
   threads: number;
   /** 'timestamp' when the GPU query time also comes from timestamp queries (gpuQueryMs). */
@@ -90,8 +99,14 @@ export interface BackendResult {
   queryMs: Stats;
   stepMs: Stats;
   stages: Record<Stage, Stats>;
-  /** Samples whose field value was computed (after the culls) per second of query-stage time. */
+  /**
+   * Samples whose field value was computed (after the culls) per second of
+   * query-stage time. Not comparable across backends: the CPU culls most
+   * samples before evaluating them, the GPU evaluates nearly all it is sent.
+   */
   queriesPerSecond: number;
+  /** Samples sent to the backend per second of query-stage time: the same work asked of every backend. */
+  samplesSentPerSecond: number;
   /** Samples sent to the backend per step (every sample of each task, before the culls). */
   queriesPerStep: number;
   /** Samples whose field value was computed, per step. */
@@ -105,6 +120,8 @@ export interface BackendResult {
   bytesReadBackPerStep: number;
   bytesWrittenPerStep: number;
   contactsPerStep: number;
+  /** Measured steps with at least one contact point. */
+  stepsWithContacts: number;
   pairsPerStep: number;
   /** Dynamic bodies awake / asleep per step (means). */
   awakePerStep: number;
@@ -247,6 +264,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       results.push({
         backend: kind,
         adapter: backend.description,
+        software: backend.software,
         threads: backend.threads,
         timing: m.gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
         gpuQueryMs: m.gpuQueryMs.length > 0 ? stats(m.gpuQueryMs) : null,
@@ -256,6 +274,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         stepMs: stats(m.stepMs),
         stages: Object.fromEntries(STAGES.map((st) => [st, stats(m.stageMs[st])])) as Record<Stage, Stats>,
         queriesPerSecond: m.queryTotalMs > 0 ? sum(m.evaluated) / (m.queryTotalMs / 1000) : 0,
+        samplesSentPerSecond: m.queryTotalMs > 0 ? sum(m.sent) / (m.queryTotalMs / 1000) : 0,
         queriesPerStep: mean(m.sent),
         samplesEvaluatedPerStep: mean(m.evaluated),
         queryCallsPerStep: mean(m.calls),
@@ -265,6 +284,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         bytesReadBackPerStep: mean(m.bytesRead),
         bytesWrittenPerStep: mean(m.bytesWritten),
         contactsPerStep: mean(m.contacts),
+        stepsWithContacts: m.contacts.filter((c) => c > 0).length,
         pairsPerStep: mean(m.pairs),
         awakePerStep: mean(m.awake),
         asleepPerStep: mean(m.asleep),
@@ -384,17 +404,99 @@ function windowsOf(m: StepSeries, warmup: number, dt: number): Record<Phase, Win
   return out;
 }
 
+/** A time in ms as the table writes it. */
+export function fmtMs(x: number): string {
+  return Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '-';
+}
+
+/** "1 thread (the main thread)", "4 threads (the main thread and 3 workers)". */
+export function threadText(threads: number): string {
+  return threads <= 1 ? '1 thread (the main thread)' : `${threads} threads (the main thread and ${threads - 1} worker${threads === 2 ? '' : 's'})`;
+}
+
+/** The share of the measured steps in one phase from which the summary says the run was mostly that phase. */
+const MOSTLY = 0.8;
+
+/** Which backend is faster, and by how much, from two times (larger / smaller). */
+function faster(a: { name: string; ms: number }, b: { name: string; ms: number }): { name: string; ratio: number } | null {
+  if (!(a.ms > 0 && b.ms > 0)) return null;
+  return a.ms <= b.ms ? { name: a.name, ratio: b.ms / a.ms } : { name: b.name, ratio: a.ms / b.ms };
+}
+
+/**
+ * What the run says, in sentences the CLI table and bench.html both print:
+ * each backend's setup (the CPU's threads; the GPU adapter, named as
+ * software when it is), the backends compared by the mean step with the
+ * total and the medians beside it, and warnings when the measured steps had
+ * no contact or were nearly all one phase of the drop.
+ */
+export function benchSummary(r: BenchResults): string[] {
+  const lines: string[] = [];
+  for (const x of r.results) {
+    if (x.backend === 'cpu') lines.push(`CPU: the queries ran on ${threadText(x.threads)}.`);
+    else {
+      const adapter = x.adapter.replace(/^gpu \((.*)\)$/, '$1');
+      lines.push(
+        x.software
+          ? `GPU: ${adapter} is a software adapter, WebGPU emulated on the CPU: its times say nothing about GPU hardware.`
+          : `GPU: ${adapter}.`,
+      );
+    }
+  }
+  const cpu = r.results.find((x) => x.backend === 'cpu');
+  const gpu = r.results.find((x) => x.backend === 'gpu');
+  if (cpu && gpu) {
+    const compare = (what: string, get: (x: BackendResult) => Stats) => {
+      const c = get(cpu), g = get(gpu);
+      const byMean = faster({ name: 'CPU', ms: c.mean }, { name: 'GPU', ms: g.mean });
+      if (!byMean) return;
+      const byMedian = faster({ name: 'CPU', ms: c.median }, { name: 'GPU', ms: g.median });
+      const total = (st: Stats) => fmtMs(st.mean * st.samples);
+      let line =
+        `${what}: ${byMean.name} ${byMean.ratio.toFixed(2)}x faster by the mean, ` +
+        `${fmtMs(c.mean)} ms (CPU) against ${fmtMs(g.mean)} ms (GPU) a step, ${total(c)} against ${total(g)} ms in all`;
+      if (byMedian) {
+        line += `; medians ${fmtMs(c.median)} against ${fmtMs(g.median)} ms`;
+        if (byMedian.name !== byMean.name) line += ` (the median favours the ${byMedian.name}: a few slow steps make most of the ${byMean.name === 'CPU' ? 'GPU' : 'CPU'}'s total)`;
+      }
+      lines.push(`${line}.`);
+    };
+    compare('Whole step', (x) => x.stepMs);
+    compare('Query phase', (x) => x.queryMs);
+  }
+  const first = r.results[0];
+  if (first && r.steps > 0) {
+    const n = r.steps;
+    if (r.results.every((x) => x.stepsWithContacts === 0)) {
+      lines.push(
+        `No contact in the ${n} measured steps: they time bodies in free flight, not collisions or stacking ` +
+          '(measure more steps, or warm up past the fall).',
+      );
+    } else {
+      for (const ph of PHASES) {
+        const w = first.windows[ph];
+        if (w.steps === n) lines.push(`All ${n} measured steps were ${ph} (${w.fromS.toFixed(2)}-${w.toS.toFixed(2)} s): the figures describe that phase alone.`);
+        else if (w.steps >= MOSTLY * n) {
+          lines.push(`${w.steps} of the ${n} measured steps were ${ph} (${w.fromS.toFixed(2)}-${w.toS.toFixed(2)} s): the whole-step figures are mostly that phase (the phase rows split them).`);
+        }
+      }
+    }
+  }
+  return lines;
+}
+
 /** A plain-text table of the results (the CLI prints it; the page shows the same numbers). */
 export function formatTable(r: BenchResults): string {
-  const f = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : '-');
+  const f = fmtMs;
   const lines: string[] = [];
   const dt = r.results[0]?.dt;
   lines.push(`scene ${r.scene} ${JSON.stringify(r.params)}: ${r.bodies} bodies, ${r.steps} measured steps after ${r.warmup} warm-up steps (not counted)${r.warmCodeSteps ? `, code warmed on a discarded copy for ${r.warmCodeSteps} steps` : ''}${dt ? `, dt ${+dt.toPrecision(4)} s` : ''}${r.contactSolver ? `, ${r.contactSolver} contact solver` : ''}, ${r.platform}`);
   for (const s of r.shapes) lines.push(`  shape ${s.name}: ${s.triangles} triangles, ${s.nodes} SDF nodes`);
-  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} median`, `${x.backend} p95`, `${x.backend} max`, `${x.backend} mean`])];
+  for (const l of benchSummary(r)) lines.push(l);
+  const head = ['phase (ms)', ...r.results.flatMap((x) => [`${x.backend} mean`, `${x.backend} median`, `${x.backend} p95`, `${x.backend} max`])];
   const rows: string[][] = [];
   const row = (label: string, get: (x: BackendResult) => { median: number; p95: number; max?: number; mean?: number }) =>
-    rows.push([label, ...r.results.flatMap((x) => [f(get(x).median), f(get(x).p95), f(get(x).max ?? NaN), f(get(x).mean ?? NaN)])]);
+    rows.push([label, ...r.results.flatMap((x) => [f(get(x).mean ?? NaN), f(get(x).median), f(get(x).p95), f(get(x).max ?? NaN)])]);
   row('SDF bake (all shapes)', (x) => x.sdfBakeMs);
   row('query phase / step', (x) => x.queryMs);
   row('whole step (all measured steps)', (x) => x.stepMs);
@@ -405,7 +507,7 @@ export function formatTable(r: BenchResults): string {
   }
   if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
   for (const st of STAGES) {
-    if (r.results.some((x) => x.stages[st].median > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);
+    if (r.results.some((x) => x.stages[st].median > 0.0005 || x.stages[st].mean > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);
   }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((rw) => rw[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
@@ -414,10 +516,11 @@ export function formatTable(r: BenchResults): string {
   for (const rw of rows) lines.push(fmt(rw));
   for (const x of r.results) {
     lines.push(
-      `${x.backend} (${x.adapter}, ${x.timing} time): ${(x.queriesPerSecond / 1e6).toFixed(2)} M samples evaluated/s, ` +
-        `${f(x.samplesEvaluatedPerStep)} evaluated of ${f(x.queriesPerStep)} sent per step in ${f(x.queryCallsPerStep)} calls` +
-        (x.backend === 'gpu' ? ` (${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step)` : '') +
-        `, ${f(x.shockSweepsPerStep)} shock sweeps, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step, ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
+      `${x.backend} (${x.adapter}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls, ` +
+        `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ${f(x.samplesEvaluatedPerStep)} evaluated after the culls ` +
+        `(${(x.queriesPerSecond / 1e6).toFixed(2)} M/s)` +
+        (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
+        `; ${f(x.shockSweepsPerStep)} shock sweeps, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
     if (x.soft) lines.push(formatSoftBench(x.soft));

@@ -4,9 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
-import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './run.ts';
+import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './sceneArgs.ts';
 import { InputError } from '../errors.ts';
 import { writeOutputFile } from './output.ts';
 import { terminalSafe } from '../util/echo.ts';

@@ -7,10 +7,11 @@
  * not baked and nothing is stepped. A library is checked whole, also what no
  * scene uses.
  */
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
-import { checkScene, warnCoincident, type ShapeMass } from '../scene/build.ts';
+import { warnCoincident } from '../scene/build.ts';
+import { checkScene, type ShapeMass } from '../scene/shapeBuild.ts';
 import { checkDefinitions, EITHER_TOP_LEVEL, gatherFiles, Namespace, readSource, type RobotDef, type SourceFile } from '../scene/library.ts';
 import { checkLibraryValues, originsOf } from '../scene/instances.ts';
 import { loadSceneFileWithSources, readTextFile } from '../scene/load.ts';

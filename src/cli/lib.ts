@@ -8,10 +8,10 @@
  * checks as `stackfield check`, and masses come from the shapes' exact mesh
  * integrals (ALGORITHM.md 2) times the density the layers give each body.
  */
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
-import { fmtValue, type ShapeMass } from '../scene/build.ts';
+import { fmtValue, type ShapeMass } from '../scene/shapeBuild.ts';
 import { DOF_REMOVED, EITHER_TOP_LEVEL, readSource, type Namespace, type SourceFile } from '../scene/library.ts';
 import { checkName } from '../scene/instances.ts';
 import { readTextFile } from '../scene/load.ts';

@@ -7,17 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GpuUnavailableError, InputError, SimulationError } from '../errors.ts';
+import { GpuUnavailableError, InputError, SimulationError, WorkerError } from '../errors.ts';
 import { closestMatch } from '../scene/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
 import { guardStandardStreams, say } from './output.ts';
+import type { Command } from './command.ts';
 
-export interface Command {
-  summary: string;
-  help: string;
-  run(argv: string[]): Promise<number>;
-}
 
 const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./run.ts')).runCommand,
@@ -91,6 +87,10 @@ export function reportError(e: unknown): number {
   }
   if (e instanceof GpuUnavailableError) {
     say(`stackfield: error: ${e.message}`);
+    return 1;
+  }
+  if (e instanceof WorkerError) {
+    say(`stackfield: error: ${e.message} (--threads 1 runs the queries without workers)`);
     return 1;
   }
   if (e instanceof SimulationError) {

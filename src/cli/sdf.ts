@@ -8,11 +8,11 @@
  * re-centred); mass, centre of mass and inertia (about the centre of mass) at
  * density 1 from the exact mesh integral (src/sdf/mass.ts).
  */
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError } from '../errors.ts';
-import { BUILD_LIMITS, fmtBytes, fmtSeconds, shapeCost } from '../scene/build.ts';
-import { readMeshText } from './run.ts';
+import { BUILD_LIMITS, fmtBytes, fmtSeconds, shapeCost } from '../scene/shapeBuild.ts';
+import { readMeshText } from './nodeIo.ts';
 import { gridLayout } from '../sdf/grid.ts';
 import { triangleCount, meshBounds } from '../geometry/mesh.ts';
 import { quote, terminalSafe } from '../util/echo.ts';

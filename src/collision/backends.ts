@@ -20,6 +20,8 @@ export interface Backend {
   bake(mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }): Promise<SdfGrid>;
   /** Human-readable description ("cpu", "cpu x4 threads", or the GPU adapter). */
   description: string;
+  /** A GPU backend on a software adapter (SwiftShader, llvmpipe, WARP: WebGPU emulated on the CPU); false on the CPU. */
+  software: boolean;
   /** Threads the queries run on (1 for the GPU backend, whose host side is one thread). */
   threads: number;
   /** Why fewer threads than asked for are used (no SharedArrayBuffer, no workers), or null. */
@@ -55,7 +57,7 @@ const cpuBake = async (m: TriMesh, o: { cells: number; padding: number }) => bak
 
 function singleThread(threadNote: string | null): Backend {
   const query = new CpuPenetrationBackend();
-  return { kind: 'cpu', query, bake: cpuBake, description: 'cpu', threads: 1, threadNote, ready: async () => {}, destroy: () => query.destroy() };
+  return { kind: 'cpu', query, bake: cpuBake, description: 'cpu', software: false, threads: 1, threadNote, ready: async () => {}, destroy: () => query.destroy() };
 }
 
 export async function createBackend(kind: BackendKind, opts: BackendOptions = {}): Promise<Backend> {
@@ -71,6 +73,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
           query,
           bake: cpuBake,
           description: `cpu x${asked} threads`,
+          software: false,
           threads: asked,
           threadNote: null,
           ready: () => query.ready(),
@@ -91,6 +94,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
     query,
     bake: (m, o) => bakeSdfGpu(gpu.device, m, { cells: o.cells, padding: o.padding }),
     description: `gpu (${gpu.adapterInfo})`,
+    software: gpu.software,
     threads: 1,
     threadNote: null,
     ready: async () => {},

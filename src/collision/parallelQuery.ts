@@ -56,6 +56,7 @@ import {
 import { POSE_STRIDE, SAMPLE_SET, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from './query.ts';
 import { sampleCount } from '../geometry/samples.ts';
 import { grown } from '../util/growable.ts';
+import { WorkerError } from '../errors.ts';
 
 export interface PoolOptions {
   /** Threads that run queries, the main thread included (workers = threads - 1); at least 2. */
@@ -282,12 +283,20 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     return n;
   }
 
-  /** Resolves once every worker has taken the current config (tests and benchmarks wait for a warm pool). */
+  /**
+   * Resolves once every worker has taken the current config (the CLI,
+   * benchmarks and tests wait for a warm pool). Throws WorkerError when a
+   * worker failed to start or did not start in time: the pool would run on
+   * fewer threads than asked for.
+   */
   async ready(timeoutMs = 30_000): Promise<void> {
     const t0 = Date.now();
-    while (this.readyWorkers < this.threads - 1) {
-      if (this.failures.length) throw new Error(`a query worker failed: ${this.failures[0]}`);
-      if (Date.now() - t0 > timeoutMs) throw new Error(`query workers not ready after ${timeoutMs} ms (${this.readyWorkers} of ${this.threads - 1})`);
+    const workers = this.threads - 1;
+    while (this.readyWorkers < workers) {
+      if (this.failures.length) {
+        throw new WorkerError(`${this.failures.length} of ${workers} query worker threads failed to start: ${this.failures[0]}`);
+      }
+      if (Date.now() - t0 > timeoutMs) throw new WorkerError(`query worker threads not started after ${timeoutMs / 1000} s (${this.readyWorkers} of ${workers})`);
       await new Promise((r) => setTimeout(r, 5));
     }
   }

@@ -2,6 +2,7 @@
  * Union-find over 0..n-1 with path halving: merges keep the lower index as
  * the root, so a cluster's root is its first member (repair.ts keeps the
  * lowest vertex of a welded cluster; solid.ts names patches by their first triangle).
+ * Also the soft bodies' lattice merge and spring-graph pieces (soft/lattice.ts, soft/model.ts).
  */
 export class DisjointSets {
   private readonly parent: Int32Array;
@@ -20,8 +21,11 @@ export class DisjointSets {
     return i;
   }
 
-  union(a: number, b: number): void {
+  /** Joins the sets of a and b; false when they were one already. */
+  union(a: number, b: number): boolean {
     const ra = this.find(a), rb = this.find(b);
-    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    if (ra === rb) return false;
+    this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+    return true;
   }
 }

@@ -28,10 +28,8 @@ import {
   TEMPLATE_KEYS, Namespace, alternatives, checkDefinitions, readMaterial, readPlainName, relativePath,
   type Def, type RobotDef, type SourceFile,
 } from './library.ts';
-import {
-  MOTOR_ALTERNATIVES, Reader, SCENE_FORMAT_ID, childPath, define, has, indexPath, joinPath, readOrientation, readRotation,
-  unknownName, validateScene, type JsonObject,
-} from './validate.ts';
+import { MOTOR_ALTERNATIVES, SCENE_FORMAT_ID, validateScene } from './validate.ts';
+import { Reader, childPath, define, has, indexPath, joinPath, readOrientation, readRotation, unknownName, type JsonObject } from './reader.ts';
 import type { Quat, SceneDesc } from './types.ts';
 import { quote } from '../util/echo.ts';
 
@@ -71,7 +69,7 @@ export class Origins {
   /** An InputError about the flattened scene, as an error about the file and path the value came from; anything else unchanged. */
   remap(e: unknown): unknown {
     if (!(e instanceof InputError) || e.file !== this.file || !e.where) return e;
-    // "bodies[3] ("cat/h0")": the derived checks of build.ts name the body after its path.
+    // "bodies[3] ("cat/h0")": the derived checks of shapeBuild.ts name the body after its path.
     const m = /^(.*?)( \(".*"\))?$/.exec(e.where)!;
     const o = this.lookup(m[1]!);
     if (!o) return e;

@@ -7,14 +7,8 @@
  * would; every body here starts unrotated, so an anchor is simply the joint
  * point minus the body's position.
  */
-import type { BuiltinInfo } from './builtins.ts';
-import { FORMAT, floorShape, ground as groundBody, lcg, round, seedRingShape, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground as groundBody, lcg, round, seedRingShape, type Builtin, type Json } from './sceneKit.ts';
 import * as det from '../util/detmath.ts';
-
-export interface JointBuiltin {
-  info: BuiltinInfo;
-  make: (p: Record<string, number>) => Json;
-}
 
 const ground = (extra: Json = {}): Json => groundBody(extra, 0.2);
 
@@ -61,40 +55,34 @@ function chain(links: number, linkJoint: 'ball' | 'fixed', solver: Json): Json {
   };
 }
 
-export const jointBuiltins: JointBuiltin[] = [
+export const jointBuiltins: Builtin[] = [
   {
-    info: {
-      name: 'chain',
-      title: 'Multi-pendulum: boxes chained by ball joints',
-      description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed. Without position pre-stabilisation they drift open (seed fig. 24).',
-      params: [
-        { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' },
-        { name: 'prestabilization', default: 1, min: 0, max: 1, step: 1, description: '0: joints get velocity stabilisation only and drift apart (seed fig. 24)' },
-      ],
-      count: 'links',
-    },
+    name: 'chain',
+    title: 'Multi-pendulum: boxes chained by ball joints',
+    description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed. Without position pre-stabilisation they drift open (seed fig. 24).',
+    params: [
+      { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' },
+      { name: 'prestabilization', default: 1, min: 0, max: 1, step: 1, description: '0: joints get velocity stabilisation only and drift apart (seed fig. 24)' },
+    ],
+    count: 'links',
     make: (p) => chain(p['links']!, 'ball', p['prestabilization'] ? {} : { jointPrestabilization: false }),
   },
   {
-    info: {
-      name: 'chain-locked',
-      title: 'Multi-pendulum with every DOF locked between links (ball + lockRotation)',
-      description: 'The chain with every link locked to the next swings as one rigid arm; with one joint iteration it visibly bends (seed fig. 35).',
-      params: [
-        { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the arm' },
-        { name: 'jointIterations', default: 10, min: 1, max: 50, step: 1, description: 'joint passes per step; 1 shows the visible error of seed fig. 35' },
-      ],
-      count: 'links',
-    },
+    name: 'chain-locked',
+    title: 'Multi-pendulum with every DOF locked between links (ball + lockRotation)',
+    description: 'The chain with every link locked to the next swings as one rigid arm; with one joint iteration it visibly bends (seed fig. 35).',
+    params: [
+      { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the arm' },
+      { name: 'jointIterations', default: 10, min: 1, max: 50, step: 1, description: 'joint passes per step; 1 shows the visible error of seed fig. 35' },
+    ],
+    count: 'links',
     make: (p) => chain(p['links']!, 'fixed', { jointIterations: p['jointIterations']! }),
   },
   {
-    info: {
-      name: 'hinge-2dof',
-      title: 'Hinge (ball + axis): a box swings about one tilted axis only',
-      description: 'A door hinged to a fixed frame about a tilted axis swings about that axis and no other, whatever it was pushed with (seed fig. 36).',
-      params: [{ name: 'tilt', default: 30, min: 0, max: 80, step: 1, description: 'hinge axis tilt from horizontal, degrees' }],
-    },
+    name: 'hinge-2dof',
+    title: 'Hinge (ball + axis): a box swings about one tilted axis only',
+    description: 'A door hinged to a fixed frame about a tilted axis swings about that axis and no other, whatever it was pushed with (seed fig. 36).',
+    params: [{ name: 'tilt', default: 30, min: 0, max: 80, step: 1, description: 'hinge axis tilt from horizontal, degrees' }],
     make: (p) => {
       const t = (p['tilt']! * Math.PI) / 180;
       const axis = [0, round(det.sin(t)), round(det.cos(t))];
@@ -120,12 +108,10 @@ export const jointBuiltins: JointBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'slider-2dof',
-      title: 'Slider (lockRotation + line): a box slides along one axis only',
-      description: 'A box pushed sideways and spun keeps only the motion along a sloping rail: it slides down it without turning (seed fig. 36).',
-      params: [{ name: 'slope', default: 0.5, min: 0, max: 2, step: 0.05, description: 'drop of the rail per metre' }],
-    },
+    name: 'slider-2dof',
+    title: 'Slider (lockRotation + line): a box slides along one axis only',
+    description: 'A box pushed sideways and spun keeps only the motion along a sloping rail: it slides down it without turning (seed fig. 36).',
+    params: [{ name: 'slope', default: 0.5, min: 0, max: 2, step: 0.05, description: 'drop of the rail per metre' }],
     make: (p) => {
       const s = p['slope']!;
       const l = Math.hypot(1, s);
@@ -150,13 +136,11 @@ export const jointBuiltins: JointBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'jointed-rings',
-      title: 'Jointed rings: loops of 6 rings joined by ball joints, falling onto pegs',
-      description: 'Loops of six rings held together by ball joints fall over pegs and hang on them: joints and nonconvex contact at once.',
-      params: [{ name: 'count', default: 12, min: 6, max: 600, step: 6, description: 'number of rings (6 per loop)' }],
-      count: 'count',
-    },
+    name: 'jointed-rings',
+    title: 'Jointed rings: loops of 6 rings joined by ball joints, falling onto pegs',
+    description: 'Loops of six rings held together by ball joints fall over pegs and hang on them: joints and nonconvex contact at once.',
+    params: [{ name: 'count', default: 12, min: 6, max: 600, step: 6, description: 'number of rings (6 per loop)' }],
+    count: 'count',
     make: (p) => {
       const loops = Math.max(1, Math.round(p['count']! / 6));
       const side = 0.8; // hexagon of ring centres; the rings' outer radius is 0.37
@@ -219,15 +203,13 @@ export const jointBuiltins: JointBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'caterpillar',
-      title: 'Caterpillar robot: three plates, two hinges, a motor on the first',
-      description: "Three plates joined by two hinges; a motor spins the first like a two-spoke wheel whose tips push the robot along +x (the seed's housenka).",
-      params: [
-        { name: 'speed', default: 4, min: 0, max: 20, step: 0.5, description: "the motor's target angular velocity, rad/s" },
-        { name: 'maxTorque', default: 60, min: 0, max: 500, step: 1, description: "the motor's largest torque, N m" },
-      ],
-    },
+    name: 'caterpillar',
+    title: 'Caterpillar robot: three plates, two hinges, a motor on the first',
+    description: "Three plates joined by two hinges; a motor spins the first like a two-spoke wheel whose tips push the robot along +x (the seed's housenka).",
+    params: [
+      { name: 'speed', default: 4, min: 0, max: 20, step: 0.5, description: "the motor's target angular velocity, rad/s" },
+      { name: 'maxTorque', default: 60, min: 0, max: 500, step: 1, description: "the motor's largest torque, N m" },
+    ],
     make: (p) => caterpillar(p['speed']!, p['maxTorque']!),
   },
 ];

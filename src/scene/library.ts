@@ -19,10 +19,8 @@
  */
 import { InputError, bareMessage } from '../errors.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
-import {
-  BODY_KEYS, MATERIAL_RULES, MOTOR_KEYS, Reader, SCENE_FORMAT_ID, TOP_KEYS, childPath, define, describeValue, has, indexPath,
-  joinPath, unknownName, type JsonObject, type MaterialKey,
-} from './validate.ts';
+import { BODY_KEYS, MATERIAL_RULES, MOTOR_KEYS, SCENE_FORMAT_ID, TOP_KEYS, type MaterialKey } from './validate.ts';
+import { Reader, childPath, define, describeValue, has, indexPath, joinPath, unknownName, type JsonObject } from './reader.ts';
 import { parseJsonText } from './json.ts';
 import { quote } from '../util/echo.ts';
 

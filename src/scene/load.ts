@@ -5,7 +5,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { SceneDesc } from './types.ts';
-import { childPath, has, type JsonObject } from './validate.ts';
+import { childPath, has, type JsonObject } from './reader.ts';
 import { LIBRARY_FORMAT_ID, gatherFiles, readSource, type LibraryIo, type SourceFile } from './library.ts';
 import { originsOf, resolveScene } from './instances.ts';
 import { quote } from '../util/echo.ts';

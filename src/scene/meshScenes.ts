@@ -13,8 +13,7 @@
  * to. So the built-ins load from any working directory, and `--dump` writes a
  * scene file whose mesh path still resolves.
  */
-import type { BuiltinInfo } from './builtins.ts';
-import { FORMAT, floorShape, ground, lcg, round, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground, lcg, round, type Builtin, type Json } from './sceneKit.ts';
 import * as det from '../util/detmath.ts';
 
 const BUNNY_URL = new URL('../../examples/meshes/bunny.obj', import.meta.url);
@@ -62,20 +61,13 @@ function tumbled(rnd: () => number, at: number[]): { position: number[]; rotatio
   };
 }
 
-export interface MeshBuiltin {
-  info: BuiltinInfo;
-  make: (p: Record<string, number>) => Json;
-}
-
-export const meshBuiltins: MeshBuiltin[] = [
+export const meshBuiltins: Builtin[] = [
   {
-    info: {
-      name: 'skulls',
-      title: 'Pile of skulls (the seed\'s 50 concave meshes; Stanford bunnies of 3674 triangles)',
-      description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. Slow: about 0.3 s per step once stacked.",
-      params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
-      count: 'count',
-    },
+    name: 'skulls',
+    title: 'Pile of skulls (the seed\'s 50 concave meshes; Stanford bunnies of 3674 triangles)',
+    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. Slow: about 0.3 s per step once stacked.",
+    params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
+    count: 'count',
     make: (p) => {
       const n = p['count']!;
       const rnd = lcg(31);
@@ -101,13 +93,11 @@ export const meshBuiltins: MeshBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'jointed-skulls',
-      title: 'Jointed skulls: necklaces of 6 bunnies joined by ball joints, dropped over pegs (the seed\'s 108)',
-      description: 'Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). Slow: about 2 s per step once they pile up.',
-      params: [{ name: 'count', default: 108, min: 6, max: 600, step: 6, description: 'number of bunnies (6 per necklace)' }],
-      count: 'count',
-    },
+    name: 'jointed-skulls',
+    title: 'Jointed skulls: necklaces of 6 bunnies joined by ball joints, dropped over pegs (the seed\'s 108)',
+    description: 'Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). Slow: about 2 s per step once they pile up.',
+    params: [{ name: 'count', default: 108, min: 6, max: 600, step: 6, description: 'number of bunnies (6 per necklace)' }],
+    count: 'count',
     make: (p) => {
       const loops = Math.max(1, Math.round(p['count']! / 6));
       const rnd = lcg(17);

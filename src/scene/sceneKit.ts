@@ -1,9 +1,41 @@
 /**
- * Small pieces shared by the built-in scene generators (builtins.ts,
- * jointScenes.ts): the format tag, the ground plane, rounding for tidy JSON
- * and a deterministic random generator.
+ * What the built-in scene generators share (rigidScenes.ts, jointScenes.ts,
+ * meshScenes.ts, softScenes.ts; builtins.ts lists them): the shape of an
+ * entry, the format tag, the ground plane, rounding for tidy JSON and a
+ * deterministic random generator.
  */
 export type Json = Record<string, unknown>;
+
+export interface BuiltinParam {
+  name: string;
+  default: number;
+  min: number;
+  max: number;
+  /** Slider step; 1 or more makes the parameter an integer (values are rounded). */
+  step?: number;
+  /** What the parameter does, with its unit: `run --list` prints it, the app shows it as the control's tooltip. */
+  description: string;
+}
+
+export interface BuiltinInfo {
+  name: string;
+  /** A few words for pickers and lists. */
+  title: string;
+  /** What the scene shows and what to look for, one or two sentences (`run --list`, the app's tooltip). */
+  description: string;
+  params: BuiltinParam[];
+  /**
+   * The parameter that sets how many bodies the scene has, if one does:
+   * `stackfield bench --bodies N` and bench.html's `bodies=` set it, and
+   * refuse a scene without one.
+   */
+  count?: string;
+}
+
+/** A built-in scene: what it is, and the generator of its scene JSON from its parameters (defaults filled in). */
+export interface Builtin extends BuiltinInfo {
+  make: (p: Record<string, number>) => Json;
+}
 
 export const FORMAT = 'stackfield-scene/1';
 

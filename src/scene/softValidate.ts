@@ -14,39 +14,20 @@ import type {
   ShapeDesc,
   SoftBodyDesc,
   SoftConstruction,
-  SoftIntegratorName,
   SoftMaterialDesc,
   SoftPinDesc,
   SoftSolverSettings,
 } from './types.ts';
 import { SEED_MAX_POINTS } from '../soft/seedNet.ts';
+import { DEFAULT_SOFT_SOLVER, SOFT_INTEGRATORS } from '../soft/settings.ts';
 import { didYouMean, listChoices } from './suggest.ts';
 import { quote } from '../util/echo.ts';
-import {
-  bodyReference,
-  childPath,
-  define,
-  has,
-  indexPath,
-  readOrientation,
-  readRotation,
-  unknownReference,
-  type JsonObject,
-  type NameIndex,
-  type NumberRule,
-  type Reader,
-} from './validate.ts';
+import { bodyReference, childPath, define, has, indexPath, readOrientation, readRotation, unknownReference, type JsonObject, type NameIndex, type NumberRule, type Reader } from './reader.ts';
 
 
-export const SOFT_INTEGRATORS: readonly SoftIntegratorName[] = ['semiImplicit', 'euler', 'rk2', 'rk4'];
 export const SOFT_METHODS = ['lattice', 'seed'] as const;
 
-export const DEFAULT_SOFT_SOLVER: Readonly<SoftSolverSettings> = {
-  integrator: 'semiImplicit',
-  substeps: 1,
-  maxSubsteps: 512,
-  maxStretch: 10,
-};
+export { DEFAULT_SOFT_SOLVER, SOFT_INTEGRATORS };
 
 /** Material defaults; volumeStiffness defaults to VOLUME_STIFFNESS_FACTOR x stiffness. */
 export const DEFAULT_SOFT_MATERIAL: Readonly<Omit<SoftMaterialDesc, 'volumeStiffness'>> = {

@@ -40,27 +40,45 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
+ * Suggestions are for typos, so the work they may cost is capped by length
+ * (a scene file's unknown key can be 50 MB long): a word or candidate longer
+ * than this is never compared, and one whose length differs from the word's
+ * by more than the edits allowed is skipped without computing the distance.
+ */
+export const SUGGEST_MAX_LENGTH = 256;
+/** Cells of the edit-distance tables one suggestion may fill (a few milliseconds); candidates after it are not compared. */
+export const SUGGEST_MAX_WORK = 4_000_000;
+
+/**
  * The candidate closest to `word`, or undefined when none is close enough to
  * be a plausible typo. Case is ignored ("Friction" -> "friction"); allowed
  * distance grows with length (1 edit for short words, about a third of the
  * length for long ones); a word of 3+ letters that starts a candidate also
- * counts ("orient" -> "orientation").
+ * counts ("orient" -> "orientation"). The work is capped (SUGGEST_MAX_LENGTH,
+ * SUGGEST_MAX_WORK): a huge word gets no suggestion, at once.
  */
 export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
+  if (word.length > SUGGEST_MAX_LENGTH) return undefined;
   const w = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
   let prefixMatch: string | undefined;
+  let work = 0;
   for (const c of candidates) {
+    if (c.length > SUGGEST_MAX_LENGTH) continue;
     const lc = c.toLowerCase();
+    if (prefixMatch === undefined && w.length >= 3 && lc.startsWith(w)) prefixMatch = c;
     const limit = Math.max(1, Math.floor(Math.max(w.length, lc.length) / 3));
+    // The distance is at least the difference in length.
+    if (Math.abs(w.length - lc.length) > limit) continue;
+    work += (w.length + 1) * (lc.length + 1);
+    if (work > SUGGEST_MAX_WORK) break;
     const d = editDistance(w, lc);
     // Never "correct" a word into something it shares nothing with ("ab" -> "cd").
     if (d <= limit && d < Math.max(w.length, lc.length) && d < bestDistance) {
       best = c;
       bestDistance = d;
     }
-    if (prefixMatch === undefined && w.length >= 3 && lc.startsWith(w)) prefixMatch = c;
   }
   return best ?? prefixMatch;
 }

@@ -6,6 +6,7 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { SolverSettings } from '../dynamics/settings.ts';
+import type { SoftSolverSettings } from '../soft/settings.ts';
 import type { JointDesc, MotorDesc } from '../dynamics/joints/types.ts';
 
 export type Quat = [number, number, number, number];
@@ -75,17 +76,8 @@ export interface SceneDesc {
 
 // ---------------------------------------------------------------- soft bodies
 
-export type SoftIntegratorName = 'semiImplicit' | 'euler' | 'rk2' | 'rk4';
-
-export interface SoftSolverSettings {
-  integrator: SoftIntegratorName;
-  /** Substeps per step: exact for euler / rk2 / rk4, a minimum for semiImplicit (which adds what stability needs). */
-  substeps: number;
-  /** Most substeps semiImplicit may take; a body needing more is refused. */
-  maxSubsteps: number;
-  /** A spring stretched past this many times its rest length means the body blew up (a simulation error). */
-  maxStretch: number;
-}
+// The soft-body core owns its solver settings; the scene layer fills them from the file.
+export type { SoftIntegratorName, SoftSolverSettings } from '../soft/settings.ts';
 
 /** A reusable soft material, every default filled in. */
 export interface SoftMaterialDesc {

@@ -15,9 +15,8 @@
  * - Dimensions that the spec leaves without a stated default get unit-scale
  *   defaults (box 1 m, sphere radius 0.5 m, ...), because the spec says that
  *   everything not marked required has one. The defaults are exported so the
- *   README and the app can show them.
+ *   docs and the app can show them.
  */
-import { InputError } from '../errors.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import type {
   BodyDesc,
@@ -32,10 +31,13 @@ import type {
   ShapeDesc,
   SolverSettings,
 } from './types.ts';
-import { closestMatch, didYouMean, listChoices } from './suggest.ts';
+import { didYouMean } from './suggest.ts';
 import { readSoftSection } from './softValidate.ts';
-import { ECHO_MAX, quote } from '../util/echo.ts';
-import * as det from '../util/detmath.ts';
+import { quote } from '../util/echo.ts';
+import {
+  ANY, NON_NEGATIVE, POSITIVE, Reader, bodyReference, childPath, define, describeValue, get, has, indexPath, joinPath,
+  readOrientation, readRotation, safeLength, unknownName, unknownReference, vectorLabel, type JsonObject, type NameIndex, type NumberRule,
+} from './reader.ts';
 
 export const SCENE_FORMAT_ID = 'stackfield-scene/1';
 
@@ -102,6 +104,18 @@ export const LIMITS = {
   polygonPoints: 4096,
 };
 
+const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
+
+/** A body's material keys and their ranges (also those of a library material and of scene defaults). */
+export const MATERIAL_RULES = {
+  density: POSITIVE,
+  restitution: { min: 0, max: 1 },
+  friction: NON_NEGATIVE,
+  rollingFriction: NON_NEGATIVE,
+  spinningFriction: NON_NEGATIVE,
+} as const satisfies Record<string, NumberRule>;
+export type MaterialKey = keyof typeof MATERIAL_RULES;
+
 export const SHAPE_TYPES = ['box', 'sphere', 'cylinder', 'capsule', 'torus', 'plane', 'mesh', 'revolve', 'extrude'] as const;
 type ShapeType = (typeof SHAPE_TYPES)[number];
 
@@ -148,7 +162,6 @@ export const BODY_KEYS = [
   'rollingFriction',
   'spinningFriction',
 ];
-const ROTATION_KEYS = ['axis', 'degrees'];
 /** Per joint type, the vectors it needs (all required); the composite types are the union of their parts. */
 export const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
   ball: ['anchorA', 'anchorB'],
@@ -267,258 +280,8 @@ export function checkMotion(r: Reader, velocity: readonly number[], angularVeloc
   }
 }
 
-/** Below this length a direction or quaternion counts as zero (it cannot be normalised meaningfully). */
-const ZERO_LENGTH = 1e-9;
 /** |sin| of the angle between two unit axes below which they count as parallel. */
 const PARALLEL_SIN = 1e-6;
-
-// ---------------------------------------------------------------------------
-// JSON paths and value descriptions for messages
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/** `shapes.ring`, or `shapes["my ring"]` when the key is not an identifier. */
-export function childPath(path: string, key: string): string {
-  if (IDENTIFIER.test(key) && key.length <= ECHO_MAX) return path ? `${path}.${key}` : key;
-  return `${path}[${quote(key)}]`;
-}
-
-export function indexPath(path: string, i: number): string {
-  return `${path}[${i}]`;
-}
-
-/** A short description of a JSON value for "got ..." in messages. */
-export function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) {
-    if (v.length === 0) return 'an empty array';
-    return `an array of ${v.length} element${v.length === 1 ? '' : 's'}`;
-  }
-  switch (typeof v) {
-    case 'string':
-      return quote(v, 40);
-    case 'number':
-      // JSON has no infinity, but JSON.parse turns 1e999 into one.
-      return Number.isFinite(v) ? String(v) : `${v} (the number is too large for a 64-bit float)`;
-    case 'boolean':
-      return String(v);
-    case 'object':
-      return 'an object';
-    default:
-      return typeof v;
-  }
-}
-
-export interface NumberRule {
-  min?: number;
-  max?: number;
-  minExclusive?: boolean;
-  maxExclusive?: boolean;
-  integer?: boolean;
-}
-
-export const POSITIVE: NumberRule = { min: 0, minExclusive: true };
-export const NON_NEGATIVE: NumberRule = { min: 0 };
-export const ANY: NumberRule = {};
-const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
-
-/** A body's material keys and their ranges (also those of a library material and of scene defaults). */
-export const MATERIAL_RULES = {
-  density: POSITIVE,
-  restitution: { min: 0, max: 1 },
-  friction: NON_NEGATIVE,
-  rollingFriction: NON_NEGATIVE,
-  spinningFriction: NON_NEGATIVE,
-} as const satisfies Record<string, NumberRule>;
-export type MaterialKey = keyof typeof MATERIAL_RULES;
-
-function describeRule(r: NumberRule): string {
-  const kind = r.integer ? 'an integer' : 'a number';
-  if (r.min === 0 && r.minExclusive && r.max === undefined) return `${r.integer ? 'a positive integer' : 'a positive number'} (> 0)`;
-  if (r.min !== undefined && r.max !== undefined && !r.minExclusive && !r.maxExclusive) {
-    return `${kind} from ${r.min} to ${r.max}`;
-  }
-  const parts = [r.integer ? kind : 'a finite number'];
-  if (r.min !== undefined) parts.push(`${r.minExclusive ? '>' : '>='} ${r.min}`);
-  if (r.min !== undefined && r.max !== undefined) parts.push('and');
-  if (r.max !== undefined) parts.push(`${r.maxExclusive ? '<' : '<='} ${r.max}`);
-  return parts.join(' ');
-}
-
-function vectorLabel(n: number): string {
-  return n === 3 ? 'an array of 3 numbers [x, y, z]' : n === 4 ? 'an array of 4 numbers [x, y, z, w]' : `an array of ${n} numbers`;
-}
-
-export type JsonObject = Record<string, unknown>;
-
-export function has(o: JsonObject, key: string): boolean {
-  return Object.hasOwn(o, key);
-}
-
-function get(o: JsonObject, key: string): unknown {
-  return Object.hasOwn(o, key) ? o[key] : undefined;
-}
-
-/** Adds a key without going through setters: a shape called "__proto__" must stay a shape. */
-export function define<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function length3(v: readonly number[]): number {
-  return safeLength(v);
-}
-
-/**
- * The Euclidean length without overflow or underflow: scaled by the largest
- * component first, so [1e308, 1e308, 1e308] has a finite (if huge) length
- * and normalises to a unit vector instead of [0, 0, 0] (validate what the
- * numbers produce, not only the numbers).
- */
-function safeLength(v: readonly number[]): number {
-  let m = 0;
-  for (const x of v) m = Math.max(m, Math.abs(x));
-  if (m === 0 || !Number.isFinite(m)) return m;
-  let s = 0;
-  for (const x of v) s += (x / m) * (x / m);
-  return m * Math.sqrt(s);
-}
-
-/** v / |v| through safeLength's scaling (finite for any finite non-zero v). */
-function normalised(v: readonly number[]): number[] {
-  let m = 0;
-  for (const x of v) m = Math.max(m, Math.abs(x));
-  const u = v.map((x) => x / m);
-  const len = Math.hypot(...u);
-  return u.map((x) => x / len);
-}
-
-/** v is a finite number satisfying the rule. */
-function fits(v: unknown, r: NumberRule): v is number {
-  return (
-    typeof v === 'number' &&
-    Number.isFinite(v) &&
-    !(r.integer && !Number.isInteger(v)) &&
-    !(r.min !== undefined && (r.minExclusive ? v <= r.min : v < r.min)) &&
-    !(r.max !== undefined && (r.maxExclusive ? v >= r.max : v > r.max))
-  );
-}
-
-// ---------------------------------------------------------------------------
-// Typed readers: each either returns a checked value or throws an InputError.
-
-export class Reader {
-  constructor(readonly file: string) {}
-
-  fail(path: string, message: string): never {
-    throw new InputError(message, this.file, path || undefined);
-  }
-
-  missing(path: string, key: string, expected: string): never {
-    this.fail(childPath(path, key), `missing required key "${key}" (expected ${expected})`);
-  }
-
-  object(v: unknown, path: string, what: string): JsonObject {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
-    return v as JsonObject;
-  }
-
-  array(v: unknown, path: string, what: string): unknown[] {
-    if (!Array.isArray(v)) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
-    return v;
-  }
-
-  /** Rejects any key outside `allowed`, suggesting the closest one, or listing them all when none is close. */
-  keys(o: JsonObject, path: string, allowed: readonly string[]): void {
-    for (const k of Object.keys(o)) {
-      if (allowed.includes(k)) continue;
-      const hint = closestMatch(k, allowed);
-      this.fail(
-        childPath(path, k),
-        hint !== undefined ? `unknown key (did you mean "${hint}"?)` : `unknown key (expected one of: ${allowed.join(', ')})`,
-      );
-    }
-  }
-
-  number(v: unknown, path: string, rule: NumberRule): number {
-    if (!fits(v, rule)) this.fail(path, `expected ${describeRule(rule)}, got ${describeValue(v)}`);
-    return v;
-  }
-
-  /** A number field; `def` undefined means required. */
-  num(o: JsonObject, path: string, key: string, def: number | undefined, rule: NumberRule): number {
-    if (!has(o, key)) {
-      if (def === undefined) this.missing(path, key, describeRule(rule));
-      return def;
-    }
-    const v = o[key];
-    // The path string is only built for the message: a 10k-body scene reads 150k numbers.
-    return fits(v, rule) ? v : this.number(v, childPath(path, key), rule);
-  }
-
-  bool(o: JsonObject, path: string, key: string, def: boolean): boolean {
-    if (!has(o, key)) return def;
-    const v = o[key];
-    if (typeof v !== 'boolean') this.fail(childPath(path, key), `expected true or false, got ${describeValue(v)}`);
-    return v;
-  }
-
-  /** A non-empty string value. */
-  string(v: unknown, path: string, what: string): string {
-    if (typeof v !== 'string' || v.length === 0) this.fail(path, `expected ${what}, got ${describeValue(v)}`);
-    return v;
-  }
-
-  choice<T extends string>(o: JsonObject, path: string, key: string, choices: readonly T[], def: T): T {
-    if (!has(o, key)) return def;
-    const v = o[key];
-    if (typeof v === 'string' && (choices as readonly string[]).includes(v)) return v as T;
-    const hint = typeof v === 'string' ? didYouMean(v, choices) : '';
-    this.fail(childPath(path, key), `expected ${choices.map((c) => `"${c}"`).join(' or ')}, got ${describeValue(v)}${hint}`);
-  }
-
-  /** An array of exactly n numbers, each checked against `rule`; always a fresh array. */
-  vector(v: unknown, path: string, n: number, rule: NumberRule = ANY, label = vectorLabel(n)): number[] {
-    if (!Array.isArray(v)) this.fail(path, `expected ${label}, got ${describeValue(v)}`);
-    if (v.length !== n) this.fail(path, `expected ${label}, got ${describeValue(v)}`);
-    const out = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      const x: unknown = v[i];
-      out[i] = fits(x, rule) ? x : this.number(x, indexPath(path, i), rule);
-    }
-    return out;
-  }
-
-  vec3(o: JsonObject, path: string, key: string, def: Readonly<Vec3> | undefined, rule: NumberRule = ANY): Vec3 {
-    if (!has(o, key)) {
-      if (def === undefined) this.missing(path, key, vectorLabel(3));
-      return [def[0], def[1], def[2]];
-    }
-    return this.vector(o[key], childPath(path, key), 3, rule) as Vec3;
-  }
-
-  /** A direction: a non-zero 3-vector, returned normalised. */
-  direction(o: JsonObject, path: string, key: string, def: Readonly<Vec3> | undefined): Vec3 {
-    const v = this.vec3(o, path, key, def);
-    const len = length3(v);
-    if (len < ZERO_LENGTH) {
-      this.fail(childPath(path, key), `expected a non-zero direction [x, y, z], got [${v.join(', ')}]`);
-    }
-    return normalised(v) as Vec3;
-  }
-
-  /** Integer segment counts: a single number, or a fixed-length array, with per-entry minimum. */
-  segments(o: JsonObject, path: string, mins: readonly number[], labels: readonly string[], def: readonly number[]): number[] {
-    if (!has(o, 'segments')) return [...def];
-    const p = childPath(path, 'segments');
-    const rules = mins.map((min) => ({ min, max: LIMITS.segments, integer: true }));
-    if (mins.length === 1) return [this.number(o['segments'], p, rules[0]!)];
-    const v = o['segments'];
-    const label = `an array of ${mins.length} integers [${labels.join(', ')}]`;
-    if (!Array.isArray(v) || v.length !== mins.length) this.fail(p, `expected ${label}, got ${describeValue(v)}`);
-    return rules.map((rule, i) => this.number(v[i], indexPath(p, i), rule));
-  }
-}
 
 // ---------------------------------------------------------------------------
 // The scene
@@ -653,13 +416,13 @@ function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefi
       return { type, size: r.vec3(o, path, 'size', D.boxSize, POSITIVE), sdf: sdf() };
     case 'sphere': {
       const radius = r.num(o, path, 'radius', D.sphereRadius, POSITIVE);
-      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.sphereSegments);
+      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.sphereSegments, LIMITS.segments);
       return { type, radius, segments: [seg[0]!, seg[1]!], sdf: sdf() };
     }
     case 'cylinder': {
       const radius = r.num(o, path, 'radius', D.cylinderRadius, POSITIVE);
       const height = r.num(o, path, 'height', D.cylinderHeight, POSITIVE);
-      const seg = r.segments(o, path, [3], ['around'], [D.cylinderSegments]);
+      const seg = r.segments(o, path, [3], ['around'], [D.cylinderSegments], LIMITS.segments);
       return { type, radius, height, segments: seg[0]!, sdf: sdf() };
     }
     case 'capsule': {
@@ -672,7 +435,7 @@ function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefi
           `expected a height >= 2 * radius = ${2 * radius} (height is the full length, caps included), got ${height}`,
         );
       }
-      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.capsuleSegments);
+      const seg = r.segments(o, path, [3, 2], ['around', 'rings'], D.capsuleSegments, LIMITS.segments);
       return { type, radius, height, segments: [seg[0]!, seg[1]!], sdf: sdf() };
     }
     case 'torus': {
@@ -684,7 +447,7 @@ function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefi
           `expected majorRadius > minorRadius (a torus with no hole is not supported), got majorRadius ${majorRadius}, minorRadius ${minorRadius}`,
         );
       }
-      const seg = r.segments(o, path, [3, 3], ['around the axis', 'around the tube'], D.torusSegments);
+      const seg = r.segments(o, path, [3, 3], ['around the axis', 'around the tube'], D.torusSegments, LIMITS.segments);
       return { type, majorRadius, minorRadius, segments: [seg[0]!, seg[1]!], sdf: sdf() };
     }
     case 'plane':
@@ -697,7 +460,7 @@ function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefi
     }
     case 'revolve': {
       const profile = readRevolveProfile(r, o, path);
-      const seg = r.segments(o, path, [3], ['around'], [D.revolveSegments]);
+      const seg = r.segments(o, path, [3], ['around'], [D.revolveSegments], LIMITS.segments);
       return { type, profile, segments: seg[0]!, sdf: sdf() };
     }
     case 'extrude': {
@@ -829,38 +592,8 @@ function checkSimplePolygon(r: Reader, p: readonly [number, number][], path: str
   return area2 / 2;
 }
 
-/** Joins a relative path to a directory with "/" and folds "." and ".." (no node:path: this runs in the browser too). */
-export function joinPath(dir: string, rel: string): string {
-  const isAbsolute = rel.startsWith('/') || rel.startsWith('\\') || /^[A-Za-z]:[\\/]/.test(rel);
-  const full = isAbsolute || dir === '' ? rel : `${dir.replace(/[\\/]+$/, '')}/${rel}`;
-  const lead = full.startsWith('/') ? '/' : '';
-  const out: string[] = [];
-  for (const part of full.split(/[\\/]+/)) {
-    if (part === '' || part === '.') continue;
-    if (part === '..' && out.length > 0 && out[out.length - 1] !== '..') out.pop();
-    else if (part === '..' && lead) continue; // "/.." is "/"
-    else out.push(part);
-  }
-  return lead + out.join('/') || '.';
-}
-
 // ---------------------------------------------------------------------------
 // Bodies
-
-export type NameIndex = Map<string, { index: number; isDefault: boolean }>;
-
-export function unknownReference(kind: 'shape' | 'body', name: string, defined: string[]): string {
-  return unknownName(kind, name, defined, kind === 'shape' ? '; add it under "shapes"' : '');
-}
-
-/** `unknown KIND "name" (did you mean "x"?)`, or the names there are (or that there are none, with `addHint`). */
-export function unknownName(kind: string, name: string, defined: readonly string[], addHint = ''): string {
-  const hint = didYouMean(name, defined);
-  if (hint) return `unknown ${kind} ${quote(name)}${hint}`;
-  const kinds = kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`;
-  if (defined.length === 0) return `unknown ${kind} ${quote(name)} (no ${kinds} are defined${addHint})`;
-  return `unknown ${kind} ${quote(name)} (defined ${kinds}: ${listChoices(defined)})`;
-}
 
 /**
  * The unique `name` of entry i of a list (`bodies`, `joints`, `motors`), or its
@@ -944,36 +677,6 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   return body;
 }
 
-export function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Quat {
-  if (!has(o, 'orientation')) return [0, 0, 0, 1];
-  const path = childPath(bodyPath, 'orientation');
-  const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
-  if (safeLength(q) < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
-  return normalised(q) as Quat;
-}
-
-/** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */
-export function readRotation(r: Reader, v: unknown, path: string): Quat {
-  const o = r.object(v, path, 'an object {"axis": [x, y, z], "degrees": angle}');
-  r.keys(o, path, ROTATION_KEYS);
-  const axis = r.direction(o, path, 'axis', undefined);
-  const degrees = r.num(o, path, 'degrees', undefined, ANY);
-  // Any finite angle is a rotation, but 1e308 * pi overflows: reduce first. 720 degrees is the
-  // quaternion's period (360 only flips its sign), and the remainder is exact.
-  const half = ((degrees % 720) * Math.PI) / 360;
-  const s = det.sin(half);
-  return [axis[0] * s, axis[1] * s, axis[2] * s, det.cos(half)];
-}
-
-export function bodyReference(r: Reader, o: JsonObject, path: string, key: string, bodies: BodyDesc[], byName: NameIndex): BodyDesc {
-  if (!has(o, key)) r.missing(path, key, 'the name of a body');
-  const p = childPath(path, key);
-  const name = r.string(o[key], p, 'the name of a body (a string)');
-  const found = byName.get(name);
-  if (!found) r.fail(p, unknownReference('body', name, bodies.map((b) => b.name)));
-  return bodies[found.index]!;
-}
-
 // ---------------------------------------------------------------------------
 // Joints and motors
 
@@ -987,7 +690,7 @@ function rotate(q: Quat, v: Vec3): Vec3 {
 }
 
 function sinBetween(a: Vec3, b: Vec3): number {
-  return length3([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]);
+  return safeLength([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]);
 }
 
 function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName: NameIndex, names: NameIndex): JointDesc {
@@ -1090,7 +793,7 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
     if (has(o, 'targetAngularVelocity')) {
       // The seed's form: the direction is the axis, the length the target speed.
       const w = r.vec3(o, path, 'targetAngularVelocity', undefined);
-      const s = length3(w);
+      const s = safeLength(w);
       if (s > 0) axis = [w[0] / s, w[1] / s, w[2] / s];
       program = [{ speed: s, duration: Infinity }];
     } else {

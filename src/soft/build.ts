@@ -1,6 +1,6 @@
 /**
  * From a validated scene to a SoftSystem: each soft body's shape is built
- * like a rigid body's (src/scene/build.ts: mesh, centre of mass, SDF), then
+ * like a rigid body's (src/scene/shapeBuild.ts: mesh, centre of mass, SDF), then
  * the construction turns it into particles and springs, the material into
  * spring constants, and the pose into particle positions and velocities.
  *
@@ -21,7 +21,7 @@ import type { Vec3 } from '../geometry/mesh.ts';
 import { translatedMesh } from '../geometry/mesh.ts';
 import { extrudeMesh } from '../geometry/shapes.ts';
 import { InputError } from '../errors.ts';
-import { buildShape, type SceneIo } from '../scene/build.ts';
+import { buildShape, type SceneIo } from '../scene/shapeBuild.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SoftBodyDesc } from '../scene/types.ts';
 import { buildLatticeModel } from './lattice.ts';

@@ -21,7 +21,7 @@
  * jitter.
  */
 import type { Vec3 } from '../geometry/mesh.ts';
-import type { SoftSystem } from './system.ts';
+import type { SoftStore } from './store.ts';
 
 export interface SoftCollider {
   /**
@@ -29,7 +29,7 @@ export interface SoftCollider {
    * of the step: particles moved from x0 to sys.pos. Moves particles out of
    * obstacles and changes their velocities.
    */
-  resolve(sys: SoftSystem, x0: Float64Array, h: number, s: number): void;
+  resolve(sys: SoftStore, x0: Float64Array, h: number, s: number): void;
 }
 
 export interface StaticPlane {
@@ -52,7 +52,7 @@ export class PlaneCollider implements SoftCollider {
 
   constructor(readonly planes: readonly StaticPlane[]) {}
 
-  resolve(sys: SoftSystem, _x0: Float64Array, h: number): void {
+  resolve(sys: SoftStore, _x0: Float64Array, h: number): void {
     const x = sys.pos, v = sys.vel, w = sys.invMass, owner = sys.owner;
     const g = Math.hypot(sys.gravity[0], sys.gravity[1], sys.gravity[2]);
     const restingSpeed = RESTING_APPROACH * g * h;

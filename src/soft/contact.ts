@@ -89,7 +89,7 @@ import { quatToMat3 } from '../dynamics/math.ts';
 import { grown } from '../util/growable.ts';
 import { RESTING_APPROACH, type SoftCollider } from './collide.ts';
 import { invert3 } from './embed.ts';
-import type { SoftSystem } from './system.ts';
+import type { SoftStore } from './store.ts';
 
 /** How deep a rigid body's point, and another soft body's particle, may sit inside a soft body before their contact acts, in lattice spacings (file comment). */
 export const RIGID_SLOP = 0.4;
@@ -350,7 +350,7 @@ export class SoftContacts implements SoftCollider {
     this.pairE[i] = e;
   }
 
-  resolve(sys: SoftSystem, _x0: Float64Array, h: number, s: number): void {
+  resolve(sys: SoftStore, _x0: Float64Array, h: number, s: number): void {
     const g = Math.hypot(sys.gravity[0], sys.gravity[1], sys.gravity[2]);
     const resting = RESTING_APPROACH * g * h;
     this.resolveParticles(sys, s, resting);
@@ -359,7 +359,7 @@ export class SoftContacts implements SoftCollider {
   }
 
   /** Soft-soft particle pairs (file comment). */
-  private resolvePairs(sys: SoftSystem, resting: number): void {
+  private resolvePairs(sys: SoftStore, resting: number): void {
     const x = sys.pos, v = sys.vel, im = sys.invMass;
     for (let k = 0; k < this.pairCount; k++) {
       const i = this.pairA[k]!, j = this.pairB[k]!;
@@ -399,7 +399,7 @@ export class SoftContacts implements SoftCollider {
     }
   }
 
-  private resolveParticles(sys: SoftSystem, s: number, resting: number): void {
+  private resolveParticles(sys: SoftStore, s: number, resting: number): void {
     const x = sys.pos, v = sys.vel, im = sys.invMass;
     const rigid = this.rigid, R = rigid.R, C = rigid.c, vr = this.v;
     for (let k = 0; k < this.count; k++) {
@@ -457,7 +457,7 @@ export class SoftContacts implements SoftCollider {
   }
 
   /** Impulse J on the point (particle i, or the spring i-j: each end gets its weight times J, wi / wj = weight / mass) and -J on rigid body b at arm r. */
-  private impulseOnPoint(sys: SoftSystem, i: number, j: number, wi: number, wj: number, b: number, rx: number, ry: number, rz: number, jx: number, jy: number, jz: number): void {
+  private impulseOnPoint(sys: SoftStore, i: number, j: number, wi: number, wj: number, b: number, rx: number, ry: number, rz: number, jx: number, jy: number, jz: number): void {
     addScaled(sys.vel, i, wi, jx, jy, jz);
     if (j >= 0) addScaled(sys.vel, j, wj, jx, jy, jz);
     if (this.rigid.bodies!.invMass[b] === 0) return;
@@ -485,7 +485,7 @@ export class SoftContacts implements SoftCollider {
     this.supportN[3 * k + 2] = nz;
   }
 
-  private resolveEmbedded(sys: SoftSystem, s: number, resting: number): void {
+  private resolveEmbedded(sys: SoftStore, s: number, resting: number): void {
     const x = sys.pos, v = sys.vel, im = sys.invMass;
     const rigid = this.rigid, inv = this.inv, vr = this.v;
     for (let k = 0; k < this.embeddedCount; k++) {

@@ -1,5 +1,5 @@
 /**
- * Forces on the particles of a SoftSystem at a given state (x, v), the
+ * Forces on the particles of a SoftStore (the arrays SoftSystem steps) at a given state (x, v), the
  * right-hand side every integrator evaluates (once per substep for Euler and
  * semi-implicit Euler, two or four times for RK2 / RK4):
  *
@@ -18,20 +18,20 @@
  * through gravity, collisions and pins.
  */
 import { addVolumeGradient } from './skin.ts';
-import type { SoftSystem } from './system.ts';
+import type { SoftStore } from './store.ts';
 import * as det from '../util/detmath.ts';
 
 /**
  * f = total force on each particle at state (x, v); 3 floats per particle
  * each (the explicit integrators).
  */
-export function computeForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array): void {
+export function computeForces(sys: SoftStore, x: Float64Array, v: Float64Array, f: Float64Array): void {
   externalForces(sys, x, f);
   addSpringForces(sys, x, v, f);
 }
 
 /** Gravity and volume pressure (no springs) at positions x, written to f. */
-export function externalForces(sys: SoftSystem, x: Float64Array, f: Float64Array): void {
+export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array): void {
   const n = sys.particleCount;
   const m = sys.mass;
   const g = sys.gravity;
@@ -51,7 +51,7 @@ export function externalForces(sys: SoftSystem, x: Float64Array, f: Float64Array
 }
 
 /** Adds every spring's Hooke force and its damper force (file comment) into f. */
-export function addSpringForces(sys: SoftSystem, x: Float64Array, v: Float64Array, f: Float64Array): void {
+export function addSpringForces(sys: SoftStore, x: Float64Array, v: Float64Array, f: Float64Array): void {
   const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, C = sys.springC;
   const count = sys.springCount;
   for (let s = 0; s < count; s++) {
@@ -75,7 +75,7 @@ export function addSpringForces(sys: SoftSystem, x: Float64Array, v: Float64Arra
 }
 
 /** The Hooke force on particle i's end of spring s (no damper), into out[0..2]. */
-export function hookeForceOn(sys: SoftSystem, s: number, i: number, out: Float64Array): void {
+export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64Array): void {
   const a = 3 * sys.springA[s]!, b = 3 * sys.springB[s]!, x = sys.pos;
   const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
   const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
@@ -110,7 +110,7 @@ export function hookeForceOn(sys: SoftSystem, s: number, i: number, out: Float64
  * the arrays in); neither closures over the arrays nor passing them as
  * arguments recovered that.
  */
-export function springImpulses(sys: SoftSystem, h: number): void {
+export function springImpulses(sys: SoftStore, h: number): void {
   const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
   const x = sys.pos, v = sys.vel;
   const count = sys.springCount;
@@ -155,7 +155,7 @@ export function springImpulses(sys: SoftSystem, h: number): void {
 }
 
 /** expm1(-c beta h) / beta per spring (0 where nothing can move), cached on the system for this h. */
-function damperFactors(sys: SoftSystem, h: number): Float64Array {
+function damperFactors(sys: SoftStore, h: number): Float64Array {
   const cache = sys.damperCache;
   if (cache.h === h && cache.factor.length === sys.springCount && cache.version === sys.massVersion) return cache.factor;
   const factor = cache.factor.length === sys.springCount ? cache.factor : new Float64Array(sys.springCount);

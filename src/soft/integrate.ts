@@ -22,9 +22,9 @@
  * their positions after the substep.
  */
 import { computeForces, externalForces, springImpulses } from './forces.ts';
-import type { SoftSystem } from './system.ts';
+import type { SoftStore } from './store.ts';
 
-import type { SoftIntegratorName } from '../scene/types.ts';
+import type { SoftIntegratorName } from './settings.ts';
 
 export type SoftIntegrator = SoftIntegratorName;
 export const INTEGRATORS: readonly SoftIntegrator[] = ['semiImplicit', 'euler', 'rk2', 'rk4'];
@@ -51,7 +51,7 @@ export class IntegratorScratch {
   }
 }
 
-export function integrateSubstep(sys: SoftSystem, kind: SoftIntegrator, h: number, s: IntegratorScratch): void {
+export function integrateSubstep(sys: SoftStore, kind: SoftIntegrator, h: number, s: IntegratorScratch): void {
   const x = sys.pos, v = sys.vel, w = sys.invMass;
   const n = sys.particleCount;
   s.ensure(3 * n, kind === 'rk2' || kind === 'rk4');

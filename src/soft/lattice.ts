@@ -58,7 +58,8 @@
 import type { TriMesh, Vec3 } from '../geometry/mesh.ts';
 import { meshBounds } from '../geometry/mesh.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
-import { componentCount, SpringKind, UnionFind, type SoftModel } from './model.ts';
+import { componentCount, SpringKind, type SoftModel } from './model.ts';
+import { DisjointSets } from '../geometry/disjointSets.ts';
 
 /** A cell is kept when some sample lies this many spacings inside the shape. */
 const KEEP_DEPTH = 0.05;
@@ -207,7 +208,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
   }
 
   // 4. Merge snapped nodes that landed close together (union-find over a hash of cells of the merge radius).
-  const sets = new UnionFind(nodeTotal);
+  const sets = new DisjointSets(nodeTotal);
   const radius = MERGE_FRACTION * h;
   const buckets = new Map<string, number[]>();
   const keyOf = (a: number, b: number, c: number): string => `${a},${b},${c}`;

@@ -6,6 +6,7 @@
  * `position` places the shape exactly as a rigid body's does.
  */
 import type { TriMesh } from '../geometry/mesh.ts';
+import { DisjointSets } from '../geometry/disjointSets.ts';
 
 /**
  * What a spring does in the network; the kind picks a stiffness weight
@@ -75,33 +76,9 @@ export function springCount(m: SoftModel): number {
   return m.springs.length / 2;
 }
 
-/** Disjoint sets over 0..n-1 (path halving): `find` gives a set's representative, `union` joins two sets. */
-export class UnionFind {
-  readonly parent: Int32Array;
-  constructor(n: number) {
-    this.parent = new Int32Array(n);
-    for (let i = 0; i < n; i++) this.parent[i] = i;
-  }
-  find(i: number): number {
-    const p = this.parent;
-    while (p[i] !== i) {
-      p[i] = p[p[i]!]!;
-      i = p[i]!;
-    }
-    return i;
-  }
-  /** Joins the sets of a and b; false when they were one already. */
-  union(a: number, b: number): boolean {
-    const ra = this.find(a), rb = this.find(b);
-    if (ra === rb) return false;
-    this.parent[ra] = rb;
-    return true;
-  }
-}
-
 /** Number of connected pieces of the spring graph (a body must be one). */
 export function componentCount(particles: number, springs: Uint32Array): number {
-  const sets = new UnionFind(particles);
+  const sets = new DisjointSets(particles);
   let pieces = particles;
   for (let s = 0; s < springs.length; s += 2) {
     if (sets.union(springs[s]!, springs[s + 1]!)) pieces--;

@@ -1,14 +1,10 @@
 /**
  * SoftSystem: every soft body of a scene as one set of particles and springs
- * in structure-of-arrays storage, and its time step.
- *
- * Layout (Float64, like BodyStore): pos / vel are x, y, z per particle; mass,
- * invMass and owner (the soft body's index) one per particle; springs are
- * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
- * particles [particleStart, particleStart + particleCount) and the springs
- * [springStart, springStart + springCount), so a whole-system loop needs no
- * per-body dispatch, and the coupling (coupling.ts) hands `pos` to the batched penetration
- * query as one sample set (docs/soft-bodies.md).
+ * in structure-of-arrays storage (SoftStore, store.ts: one range of particles
+ * and springs per body, so a whole-system loop needs no per-body dispatch,
+ * and the coupling, coupling.ts, hands `pos` to the batched penetration query
+ * as one sample set; docs/soft-bodies.md), with pins, colliders and its time
+ * step.
  *
  * One step of length dt (`step`):
  *   substeps  n = softSolver.substeps, raised for "semiImplicit" to what its
@@ -39,8 +35,9 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import { SimulationError } from '../errors.ts';
-import type { Quat, SoftSolverSettings } from '../scene/types.ts';
-import { DEFAULT_SOFT_SOLVER } from '../scene/softValidate.ts';
+import type { Quat } from '../scene/types.ts';
+import { DEFAULT_SOFT_SOLVER, type SoftSolverSettings } from './settings.ts';
+import { SoftStore, type SoftBody } from './store.ts';
 import { EVALUATIONS, IntegratorScratch, integrateSubstep } from './integrate.ts';
 import { hookeForceOn } from './forces.ts';
 import type { SoftCollider } from './collide.ts';
@@ -50,7 +47,7 @@ import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface }
 /** Fraction of the stability limit the automatic substep count aims for. */
 export const STABILITY_SAFETY = 0.7;
 
-export type { SoftSolverSettings };
+export type { SoftBody, SoftSolverSettings };
 export { DEFAULT_SOFT_SOLVER };
 
 export interface SoftMaterial {
@@ -84,38 +81,6 @@ export interface SoftBodyInit {
   mass: number;
   material: SoftMaterial;
   placement: SoftPlacement;
-}
-
-/** One soft body's view into the system's arrays, and its per-body data. */
-export interface SoftBody {
-  name: string;
-  particleStart: number;
-  particleCount: number;
-  springStart: number;
-  springCount: number;
-  mass: number;
-  friction: number;
-  restitution: number;
-  /** Bulk modulus of volume preservation (Pa), 0 when off. */
-  volumeStiffness: number;
-  /** Volume enclosed by the drawn surface at rest. */
-  restVolume: number;
-  /** Volume at the last force evaluation (only kept up to date with volume preservation on; see volumeOf). */
-  volume: number;
-  /** The drawn surface, skinned on global particle indices. */
-  surface: SkinnedSurface;
-  /** The model it was built from (rest positions, kinds, spacing). */
-  model: SoftModel;
-  /** Bound on the squared highest frequency (file comment), for the substep choice: springs' part plus volume's. */
-  omega2: number;
-  omega2Springs: number;
-  omega2Volume: number;
-  /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
-  stiffness: number;
-  damping: number;
-  /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
-  scratchPositions: Float64Array;
-  scratchGradient: Float64Array;
 }
 
 /**
@@ -174,31 +139,7 @@ function grow<T extends Float64Array | Uint32Array | Uint8Array>(a: T, length: n
   return b;
 }
 
-export class SoftSystem {
-  particleCount = 0;
-  pos = new Float64Array(0);
-  vel = new Float64Array(0);
-  mass = new Float64Array(0);
-  /** 1 / mass, 0 for pinned particles (their pins move them). */
-  invMass = new Float64Array(0);
-  /** Index of the soft body each particle belongs to. */
-  owner = new Uint32Array(0);
-
-  springCount = 0;
-  springA = new Uint32Array(0);
-  springB = new Uint32Array(0);
-  springRest = new Float64Array(0);
-  springK = new Float64Array(0);
-  springC = new Float64Array(0);
-  /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
-  springInvLength = new Float64Array(0);
-
-  bodies: SoftBody[] = [];
-  /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
-  massVersion = 0;
-  /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
-  damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
-  gravity: Vec3 = [0, -9.81, 0];
+export class SoftSystem extends SoftStore {
   settings: SoftSolverSettings;
   colliders: SoftCollider[] = [];
 
@@ -226,6 +167,7 @@ export class SoftSystem {
   private frameScratch = new Float64Array(7);
 
   constructor(settings: Partial<SoftSolverSettings> = {}) {
+    super();
     this.settings = { ...DEFAULT_SOFT_SOLVER, ...settings };
   }
 

@@ -57,6 +57,13 @@ describe('app URL', () => {
     expect(checkSceneParams(specs, {}).notes).toEqual([]);
     expect(checkSceneParams([], { x: 1 }, 'Toppling plank').notes).toEqual(['Toppling plank has no parameter "x" (it has no parameters); ignored.']);
   });
+
+  it('a link parameter named "__proto__" is a name like any other: kept, then noted as unknown', () => {
+    const { params } = parseAppUrl('?scene=rings&__proto__=3&rings=12');
+    expect(Object.keys(params)).toEqual(['__proto__', 'rings']);
+    const specs = [{ name: 'rings', default: 60, min: 1, max: 2000, step: 1 }];
+    expect(checkSceneParams(specs, params, 'Rings onto pegs').notes).toEqual(['Rings onto pegs has no parameter "__proto__" (its parameters are rings); ignored.']);
+  });
 });
 
 describe('bench page query', () => {
@@ -76,8 +83,10 @@ describe('bench page query', () => {
       warmup: undefined,
       warmCode: 0,
       backends: ['cpu', 'gpu'],
+      threads: 1,
     });
     expect(parseBenchQuery('?scene=rings&warmcode=300', scenes).warmCode).toBe(300);
+    expect(parseBenchQuery('?scene=rings&threads=4', scenes).threads).toBe(4);
     expect(parseBenchQuery('?scene=tower&bodies=7&backends=gpu&warmup=0', scenes)).toMatchObject({
       params: { height: 7 },
       backends: ['gpu'],
@@ -102,5 +111,6 @@ describe('bench page query', () => {
     bad('?scene=rings&rings=0', 'rings');
     bad('?scene=rings&steps=2.5', 'steps');
     bad('?scene=rings&warmcode=-1', 'warmcode');
+    bad('?scene=rings&threads=0', 'threads');
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The npm package as a user gets it: `npm pack` (whose `prepare` compiles lib/
  * with declaration files), the tarball installed into an empty directory
- * without the network, then what a user runs first: the command through npx,
- * a ten-line script through the API, and a TypeScript file type-checked
- * against the installed declarations.
+ * without the network, then what a user runs first: the command through npx
+ * (on one thread, on the worker pool with `--threads 2`, on the GPU backend:
+ * SwiftShader in CI), a ten-line script through the API, and a TypeScript
+ * file type-checked against the installed declarations under `strict`.
  *
  * Offline: the empty project gets a lockfile naming the tarball and, for its
  * dependencies, the exact versions, tarball URLs and hashes of this
@@ -13,7 +14,7 @@
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,14 +83,26 @@ destroyWorld(world);
 `;
 
 /** The same calls type-checked against the installed declarations (strict, no skipLibCheck). */
-const TYPED = `import { loadScene, createWorld, bodyPose, InputError, type BodyPose, type SceneDesc, type World } from 'stackfield';
+const TYPED = `import {
+  loadScene, createWorld, bodyPose, bodyPoses, switchBackend, destroyWorld, bakeSdf, sampleSdf, boxMesh, validateMesh,
+  builtinScene, listBuiltins, InputError, SimulationError, GpuUnavailableError,
+  type BodyPose, type SceneDesc, type World, type SdfGrid, type BackendKind, type BuiltinInfo,
+} from 'stackfield';
 const scene: SceneDesc = await loadScene('scene.json');
 const world: World = await createWorld(scene, { backend: 'cpu', warn: (m: string) => console.warn(m) });
 await world.step();
 const pose: BodyPose = bodyPose(world, 0);
-const height: number = pose.position[1] + world.bodies.pos[1]!;
+const height: number = pose.position[1] + world.bodies.pos[1]! + bodyPoses(world).length;
+const kind: BackendKind = 'gpu';
+await switchBackend(world, kind);
+destroyWorld(world);
+const grid: SdfGrid = await bakeSdf(validateMesh(boxMesh([1, 1, 1]), 'box').mesh, { cells: 8 });
+const d: number = sampleSdf(grid, 0, 0, 0);
+const infos: BuiltinInfo[] = listBuiltins();
+const tower: unknown = builtinScene('tower', {});
 const e: InputError = new InputError('message', 'file.json', 'bodies[0]');
-console.log(height, e.where);
+const errors: Error[] = [e, new SimulationError('x'), new GpuUnavailableError('y')];
+console.log(height, d, infos.length, tower, e.where, errors.length);
 `;
 
 describe('the npm package', () => {
@@ -145,6 +158,45 @@ describe('the npm package', () => {
     expect(summary.nonFinite).toBe(0);
     const version = sh('npx', ['stackfield', '--version'], project, 60_000);
     expect(version.stdout.trim()).toBe(`stackfield ${JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')).version}`);
+  }, 180_000);
+
+  it('runs the installed command on the worker pool (--threads 2): the same states as one thread', () => {
+    const args = ['stackfield', 'run', '--builtin', 'rings', '--param', 'rings=20', '--steps', '40', '--every', '10', '--summary', 'json'];
+    const one = sh('npx', [...args, '--threads', '1'], project, 120_000);
+    const two = sh('npx', [...args, '--threads', '2'], project, 120_000);
+    expect(one.status, one.stderr).toBe(0);
+    expect(two.status, two.stderr).toBe(0);
+    expect(JSON.parse(two.stderr.trim().split('\n').pop()!).summary.threads).toBe(2);
+    expect(two.stdout).toBe(one.stdout);
+  }, 240_000);
+
+  it('runs the installed command on the GPU backend, and benchmarks both backends with the pool', () => {
+    const run = sh('npx', ['stackfield', 'run', '--builtin', 'rings', '--param', 'rings=20', '--steps', '10', '--backend', 'gpu', '--summary', 'json'], project, 180_000);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(11);
+    const summary = JSON.parse(run.stderr.trim().split('\n').pop()!).summary;
+    expect(summary.backend).toBe('gpu');
+    expect(summary.nonFinite).toBe(0);
+    // The command the issue reported crashing in an installed package.
+    const bench = sh('npx', ['stackfield', 'bench', '--builtin', 'rings', '--bodies', '20', '--steps', '20', '--backend', 'cpu,gpu', '--threads', '2', '--json'], project, 240_000);
+    expect(bench.status, bench.stderr).toBe(0);
+    const { results } = JSON.parse(bench.stdout) as { results: { backend: string; threads: number }[] };
+    expect(results.map((r) => [r.backend, r.threads])).toEqual([['cpu', 2], ['gpu', 1]]);
+  }, 480_000);
+
+  it('says so, without a stack trace, when a query worker cannot start', () => {
+    // The fault the package once shipped with: the workers' entry missing from lib/.
+    const entry = join(project, 'node_modules', 'stackfield', 'lib', 'collision', 'queryWorker.node.mjs');
+    renameSync(entry, `${entry}.away`);
+    try {
+      const r = sh('npx', ['stackfield', 'run', '--builtin', 'rings', '--param', 'rings=20', '--steps', '5', '--threads', '2'], project, 120_000);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/^stackfield: error: 1 of 1 query worker threads failed to start: .*queryWorker\.node\.mjs.*\(--threads 1 runs the queries without workers\)\n$/s);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stdout).toBe('');
+    } finally {
+      renameSync(`${entry}.away`, entry);
+    }
   }, 180_000);
 
   it('runs a ten-line script through the API: a box dropped from 2 m rests on the floor, on the GPU after a switch', () => {

@@ -636,11 +636,22 @@ describe('benchmark page (bench.html)', () => {
         // steps (cached pairs, or rings still in the air); never negative or NaN.
         expect(x.queriesPerSecond).toBeGreaterThanOrEqual(0);
       }
-      // The table shows the same medians the JSON holds.
+      // The table has mean, median and p95 per backend, and samples sent beside those evaluated.
       const table = await page.locator('#bench-table').textContent();
       expect(table).toContain('whole step');
-      expect(table).toContain('mean over the run');
-      expect(table).toContain('queries per second');
+      expect(table).toContain('meanmedianp95');
+      expect(table).toContain('samples sent per step');
+      expect(table).toContain('samples evaluated per step (after the culls)');
+      // The summary compares by the mean, agreeing with the JSON, and says what the run was.
+      const summary = (await page.locator('#bench-summary li').allTextContents()).join('\n');
+      expect(summary).toContain('CPU: the queries ran on 1 thread (the main thread).');
+      const [cpu, gpu] = r.results;
+      const winner = cpu!.stepMs.mean <= gpu!.stepMs.mean ? 'CPU' : 'GPU';
+      expect(summary).toMatch(new RegExp(`^Whole step: ${winner} [\\d.]+x faster by the mean`, 'm'));
+      if (gpu!.software) expect(summary).toContain('is a software adapter, WebGPU emulated on the CPU');
+      // Three rings 4 steps after a 1-step warm-up are still in the air.
+      expect(r.results.every((x) => x.stepsWithContacts === 0)).toBe(true);
+      expect(summary).toContain('No contact in the 4 measured steps');
       await page.screenshot({ path: join(OUT, 'e2e-bench.png'), fullPage: true });
       expect(errors).toEqual([]);
     } finally {

@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { builtinScene, listBuiltins } from '../../src/scene/builtins.ts';
-import { checkScene } from '../../src/scene/build.ts';
+import { checkScene } from '../../src/scene/shapeBuild.ts';
 import { validateScene } from '../../src/scene/validate.ts';
-import { nodeSceneIo } from '../../src/cli/run.ts';
+import { nodeSceneIo } from '../../src/cli/nodeIo.ts';
 
 describe('built-in scene declarations', () => {
   const all = listBuiltins();

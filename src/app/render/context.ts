@@ -1,47 +1,14 @@
 /**
  * What every render pass shares: the device, the target format, the bind
  * group layouts, shader modules (render_common.wgsl joined in front of each
- * file), the pipeline defaults (4x MSAA, depth + stencil) and buffer helpers;
- * and the interface a pass implements.
- *
- * A pass owns its pipeline and every GPU object it creates. Objects that
- * belong to a scene (per-shape buffers) are released in `setScene`, the rest
- * in `destroy`, so neither a scene change nor a new renderer leaves a buffer
- * behind (tests/gpu/renderer.test.ts counts them).
+ * file), the pipeline defaults (4x MSAA, depth + stencil) and buffer helpers.
+ * The interface a pass implements, and the frame it reads, are in types.ts.
  */
 import { shaderSource } from '../../gpu/shaders.ts';
-import type { ViewState } from '../views.ts';
-import type { RenderWorld } from '../sceneRenderer.ts';
-import type { OverlayGeometry } from '../overlays.ts';
-import type { SceneGeometry } from './sceneGeometry.ts';
 import type { VertexInput } from './layout.ts';
 
 export const SAMPLE_COUNT = 4;
 export const DEPTH_FORMAT: GPUTextureFormat = 'depth24plus-stencil8';
-
-/** What a pass reads while recording one frame. */
-export interface FrameState {
-  readonly world: RenderWorld;
-  readonly views: ViewState;
-  readonly scene: SceneGeometry;
-  /** Overlay lines and points built for this frame (shared by the line and point passes). */
-  readonly overlay: OverlayGeometry;
-  /** The highlighted body (its wireframe is drawn over it), -1 none. */
-  readonly highlight: number;
-}
-
-export interface RenderPassNode {
-  readonly label: string;
-  /** A new scene (or none): release what belonged to the old one. */
-  setScene(scene: SceneGeometry | null): void;
-  /** Uploads for this frame (queue writes), before the render pass begins. */
-  prepare?(frame: FrameState): void;
-  /** Records draws into the frame's render pass (bind group 0, the frame, is set). */
-  record(pass: GPURenderPassEncoder, frame: FrameState): void;
-  /** Device pixels per CSS pixel changed (dot sizes are in CSS pixels). */
-  setPixelRatio?(dpr: number): void;
-  destroy(): void;
-}
 
 export interface PipelineSpec {
   label: string;
@@ -59,6 +26,23 @@ export interface PipelineSpec {
 export const ALPHA_BLEND: GPUBlendState = {
   color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
   alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
+};
+
+/**
+ * How every shadow is drawn (the rigid bodies', ShadowPass, and the soft
+ * surfaces', SoftShadowPass): geometry flattened onto the shadow plane
+ * darkens what the ground drew, dst * (1 - a), only on ground pixels
+ * (stencil 1), each once (incremented to 2, so overlapping shadows do not
+ * darken twice).
+ */
+export const SHADOW_PIPELINE: Omit<PipelineSpec, 'label' | 'input'> = {
+  fragmentEntry: 'fs_shadow',
+  groups: 'frame',
+  blend: { color: { srcFactor: 'zero', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'zero', dstFactor: 'one' } },
+  primitive: { cullMode: 'none' },
+  depthWrite: false,
+  depthCompare: 'always',
+  stencil: { compare: 'equal', passOp: 'increment-clamp' },
 };
 
 const KEEP_STENCIL: GPUStencilFaceState = { compare: 'always', passOp: 'keep' };

@@ -7,7 +7,8 @@
  * first time a shape is shown.
  */
 import { depthFieldNodes, sliceQuad } from '../sdfView.ts';
-import { ALPHA_BLEND, PerShape, PointStyle, type FrameState, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, PerShape, PointStyle, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { SLICE_LAYOUT, VERTEX_INPUTS } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
 

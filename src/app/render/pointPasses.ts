@@ -7,7 +7,8 @@
  */
 import { sampleCount } from '../../geometry/samples.ts';
 import { packColor, VertexList } from '../overlays.ts';
-import { ALPHA_BLEND, GrowBuffer, PerShape, PointStyle, type FrameState, type PipelineSpec, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, GrowBuffer, PerShape, PointStyle, type PipelineSpec, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { OVERLAY_VERTEX_BYTES, VERTEX_INPUTS } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
 

@@ -5,7 +5,8 @@
  * bodies. All read the per-shape render meshes of SceneGeometry.
  */
 import { drawsSolids } from '../views.ts';
-import { ALPHA_BLEND, type FrameState, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, SHADOW_PIPELINE, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { VERTEX_INPUTS } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
 
@@ -64,19 +65,7 @@ export class GroundPass extends PipelinePass {
 /** Every non-plane body flattened onto the shadow plane along the light, each ground pixel darkened once. */
 export class ShadowPass extends PipelinePass {
   static async create(ctx: RenderContext): Promise<ShadowPass> {
-    const pipeline = await ctx.pipeline({
-      label: 'shadow',
-      input: VERTEX_INPUTS.shadow,
-      fragmentEntry: 'fs_shadow',
-      groups: 'frame',
-      // dst * (1 - a): darkens what the ground drew.
-      blend: { color: { srcFactor: 'zero', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'zero', dstFactor: 'one' } },
-      primitive: { cullMode: 'none' },
-      // Only ground pixels (stencil 1), each once (incremented to 2).
-      depthWrite: false,
-      depthCompare: 'always',
-      stencil: { compare: 'equal', passOp: 'increment-clamp' },
-    });
+    const pipeline = await ctx.pipeline({ label: 'shadow', input: VERTEX_INPUTS.shadow, ...SHADOW_PIPELINE });
     return new ShadowPass('shadows', pipeline);
   }
 

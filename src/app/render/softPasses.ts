@@ -22,7 +22,8 @@ import { softSystemOf } from '../sceneRenderer.ts';
 import { SoftGeometry } from '../softGeometry.ts';
 import { drawsSolids, type ViewState } from '../views.ts';
 import type { VertexList } from '../overlays.ts';
-import { ALPHA_BLEND, GrowBuffer, PointStyle, type FrameState, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, GrowBuffer, PointStyle, SHADOW_PIPELINE, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { OVERLAY_VERTEX_BYTES, VERTEX_INPUTS } from './layout.ts';
 import { POINTS_ON_TOP } from './pointPasses.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
@@ -121,18 +122,8 @@ export class SoftShadowPass implements RenderPassNode {
   ) {}
 
   static async create(ctx: RenderContext, surface: SoftSurfacePass): Promise<SoftShadowPass> {
-    const pipeline = await ctx.pipeline({
-      label: 'soft shadows',
-      input: VERTEX_INPUTS.softShadow,
-      fragmentEntry: 'fs_shadow',
-      groups: 'frame',
-      // As ShadowPass: dst * (1 - a), only ground pixels not yet shadowed (stencil 1, then 2).
-      blend: { color: { srcFactor: 'zero', dstFactor: 'one-minus-src-alpha' }, alpha: { srcFactor: 'zero', dstFactor: 'one' } },
-      primitive: { cullMode: 'none' },
-      depthWrite: false,
-      depthCompare: 'always',
-      stencil: { compare: 'equal', passOp: 'increment-clamp' },
-    });
+    // As ShadowPass: only ground pixels not yet shadowed (stencil 1, then 2).
+    const pipeline = await ctx.pipeline({ label: 'soft shadows', input: VERTEX_INPUTS.softShadow, ...SHADOW_PIPELINE });
     return new SoftShadowPass(pipeline, surface);
   }
 

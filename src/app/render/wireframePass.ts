@@ -5,7 +5,8 @@
  * buffers are made for a shape the first time it is drawn.
  */
 import { uniqueEdges } from '../../geometry/samples.ts';
-import { ALPHA_BLEND, PerShape, type FrameState, type RenderContext, type RenderPassNode } from './context.ts';
+import { ALPHA_BLEND, PerShape, type RenderContext } from './context.ts';
+import type { FrameState, RenderPassNode } from './types.ts';
 import { VERTEX_INPUTS } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
 

@@ -1,23 +1,13 @@
 /**
  * Built-in soft-body scenes (seed 001; docs/soft-bodies.md, "Built-in
- * scenes"). Plain scene JSON like every built-in; src/scene/builtins.ts
- * registers this list, so `stackfield run --builtin soft-pegs --dump` prints a
+ * scenes"). Plain scene JSON like every built-in; builtins.ts lists them
+ * with the others, so `stackfield run --builtin soft-pegs --dump` prints a
  * file anyone can edit.
  */
-import { builtinScene, type BuiltinInfo } from '../scene/builtins.ts';
-import { FORMAT, floorShape, ground, lcg, round, type Json } from '../scene/sceneKit.ts';
+import { seesaw } from './rigidScenes.ts';
+import { FORMAT, floorShape, ground, lcg, round, type Builtin, type Json } from './sceneKit.ts';
 import { starPolygon } from '../geometry/shapes.ts';
 import * as det from '../util/detmath.ts';
-
-export interface SoftBuiltin {
-  /**
-   * With what the scene shows (`description`, for `run --list` and the
-   * app's tooltips) and the parameter that sets its body count (`count`, for
-   * `bench --bodies`), where it has one.
-   */
-  info: BuiltinInfo & { description: string; count?: string };
-  make: (p: Record<string, number>) => Json;
-}
 
 type Pt = [number, number];
 
@@ -41,17 +31,15 @@ export const INTEGRATOR_CHOICE = ['semiImplicit', 'euler', 'rk2', 'rk4'] as cons
 
 const jelly = { stiffness: 30000, damping: 0.4, density: 1000, friction: 0.6, restitution: 0 };
 
-export const softBuiltins: SoftBuiltin[] = [
+export const softBuiltins: Builtin[] = [
   {
-    info: {
-      name: 'soft-plus',
-      title: "Soft: the seed's plus-shaped body falls on the ground",
-      description:
-        `The seed's own soft body: a plus outline whose inner springs the seed's algorithm adds widest angle first down to a minimum angle, extruded, dropped on the ground. Raise minAngle for fewer, stiffer-angled springs.`,
-      params: [
-        { name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' },
-      ],
-    },
+    name: 'soft-plus',
+    title: "Soft: the seed's plus-shaped body falls on the ground",
+    description:
+      `The seed's own soft body: a plus outline whose inner springs the seed's algorithm adds widest angle first down to a minimum angle, extruded, dropped on the ground. Raise minAngle for fewer, stiffer-angled springs.`,
+    params: [
+      { name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' },
+    ],
     make: (p) => ({
       format: FORMAT,
       dt: 0.01,
@@ -71,13 +59,11 @@ export const softBuiltins: SoftBuiltin[] = [
     }),
   },
   {
-    info: {
-      name: 'soft-outlines',
-      title: "Soft: horseshoe, star and plus, each net built by the seed's algorithm",
-      description:
-        `A horseshoe, a star and a plus, each net built from its outline by the seed's algorithm (springs outside a concavity are the weaker outer springs), falling side by side.`,
-      params: [{ name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' }],
-    },
+    name: 'soft-outlines',
+    title: "Soft: horseshoe, star and plus, each net built by the seed's algorithm",
+    description:
+      `A horseshoe, a star and a plus, each net built from its outline by the seed's algorithm (springs outside a concavity are the weaker outer springs), falling side by side.`,
+    params: [{ name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' }],
     make: (p) => {
       const seed = { method: 'seed', minAngle: p['minAngle'] };
       return {
@@ -101,15 +87,13 @@ export const softBuiltins: SoftBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'soft-integrators',
-      title: 'Soft: a stiff cube at 30 steps per second (explicit Euler explodes)',
-      description:
-        `The seed's comparison: a stiff soft cube at 30 steps per second. Explicit Euler (1) and RK2 (2) blow up within a second and stop the run with an error naming the cube; the default (0) and RK4 (3) hold it.`,
-      params: [
-        { name: 'integrator', default: 0, min: 0, max: 3, step: 1, description: '0 semiImplicit (default), 1 explicit Euler, 2 RK2, 3 RK4' },
-      ],
-    },
+    name: 'soft-integrators',
+    title: 'Soft: a stiff cube at 30 steps per second (explicit Euler explodes)',
+    description:
+      `The seed's comparison: a stiff soft cube at 30 steps per second. Explicit Euler (1) and RK2 (2) blow up within a second and stop the run with an error naming the cube; the default (0) and RK4 (3) hold it.`,
+    params: [
+      { name: 'integrator', default: 0, min: 0, max: 3, step: 1, description: '0 semiImplicit (default), 1 explicit Euler, 2 RK2, 3 RK4' },
+    ],
     make: (p) => ({
       format: FORMAT,
       dt: round(1 / 30, 12),
@@ -122,17 +106,15 @@ export const softBuiltins: SoftBuiltin[] = [
     }),
   },
   {
-    info: {
-      name: 'soft-pegs',
-      count: 'blobs',
-      title: "Soft: blobs dropped onto the rings' pegs",
-      description:
-        `Jelly blobs with volume preservation dropped onto three of the rings' pegs: they drape over the pegs, slide off and pile up, pushed apart by their surface particles.`,
-      params: [
-        { name: 'blobs', default: 20, min: 1, max: 200, step: 1, description: 'number of soft blobs' },
-        { name: 'resolution', default: 7, min: 3, max: 16, step: 1, description: 'lattice cells across a blob (7: 432 particles, 8: 613)' },
-      ],
-    },
+    name: 'soft-pegs',
+    count: 'blobs',
+    title: "Soft: blobs dropped onto the rings' pegs",
+    description:
+      `Jelly blobs with volume preservation dropped onto three of the rings' pegs: they drape over the pegs, slide off and pile up, pushed apart by their surface particles.`,
+    params: [
+      { name: 'blobs', default: 20, min: 1, max: 200, step: 1, description: 'number of soft blobs' },
+      { name: 'resolution', default: 7, min: 3, max: 16, step: 1, description: 'lattice cells across a blob (7: 432 particles, 8: 613)' },
+    ],
     make: (p) => {
       const n = p['blobs']!;
       const spacing = 0.9;
@@ -171,17 +153,15 @@ export const softBuiltins: SoftBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'soft-seesaw',
-      title: 'Soft: a heavy soft ball tips the seesaw',
-      description:
-        `A heavy soft ball lands on the raised end of the seesaw: its contact impulses go back into the plank, which tips and throws the light box. A ball of a few kilograms does not tip it.`,
-      params: [{ name: 'mass', default: 40, min: 1, max: 400, step: 1, description: 'mass of the soft ball (kg); the plank is 4 kg' }],
-    },
+    name: 'soft-seesaw',
+    title: 'Soft: a heavy soft ball tips the seesaw',
+    description:
+      `A heavy soft ball lands on the raised end of the seesaw: its contact impulses go back into the plank, which tips and throws the light box. A ball of a few kilograms does not tip it.`,
+    params: [{ name: 'mass', default: 40, min: 1, max: 400, step: 1, description: 'mass of the soft ball (kg); the plank is 4 kg' }],
     make: (p) => {
-      // The rigid seesaw (builtins.ts) without its heavy box: the plank rests on the apex, its left end
-      // (and the light box) down; the soft ball comes down on the raised right end.
-      const rigid = builtinScene('seesaw') as Json & { shapes: Json; bodies: Json[] };
+      // The rigid seesaw (rigidScenes.ts, its defaults) without its heavy box: the plank rests on the
+      // apex, its left end (and the light box) down; the soft ball comes down on the raised right end.
+      const rigid = seesaw({ heavy: 20, drop: 1.5, shockOnly: 0 }) as Json & { shapes: Json; bodies: Json[] };
       const { big: _unused, ...shapes } = rigid.shapes;
       return {
         ...rigid,
@@ -203,13 +183,11 @@ export const softBuiltins: SoftBuiltin[] = [
     },
   },
   {
-    info: {
-      name: 'soft-volume',
-      title: 'Soft: volume preservation on (left) and off (right) under a load',
-      description:
-        `Two soft cubes under rigid boxes: the left keeps its volume (volume preservation on) and holds its box higher, the right gives way.`,
-      params: [{ name: 'load', default: 60, min: 1, max: 500, step: 1, description: 'mass of each box dropped on a soft cube (kg)' }],
-    },
+    name: 'soft-volume',
+    title: 'Soft: volume preservation on (left) and off (right) under a load',
+    description:
+      `Two soft cubes under rigid boxes: the left keeps its volume (volume preservation on) and holds its box higher, the right gives way.`,
+    params: [{ name: 'load', default: 60, min: 1, max: 500, step: 1, description: 'mass of each box dropped on a soft cube (kg)' }],
     make: (p) => {
       const cube = (name: string, x: number, preserve: boolean): Json => ({
         name,

@@ -1,0 +1,34 @@
+/**
+ * Scene input from the file system for Node (the command line and the
+ * package's API): mesh files read with a size cap and errors that name the
+ * path, warnings on standard error.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { InputError } from '../errors.ts';
+import type { SceneIo } from '../scene/shapeBuild.ts';
+import { describeFsError, kindOfFile } from '../scene/load.ts';
+import { say } from './output.ts';
+
+/** The largest mesh file read: an OBJ this size has some ten million triangles, far past the default limit. */
+const MAX_MESH_BYTES = 512 * 1024 * 1024;
+
+export async function readMeshText(path: string): Promise<string> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new InputError(`is ${kindOfFile(st)}, not a mesh file`, path);
+    size = st.size;
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw new InputError(describeFsError(e, 'mesh file'), path);
+  }
+  if (size > MAX_MESH_BYTES) {
+    throw new InputError(`the mesh file is ${Math.round(size / 1e6)} MB; the largest read is ${MAX_MESH_BYTES / 1024 / 1024} MB (simplify the mesh)`, path);
+  }
+  return readFile(path, 'utf8');
+}
+
+/** Scene input for Node: mesh files from disk, warnings on standard error (escaped). */
+export function nodeSceneIo(warn = (m: string) => say(`stackfield: warning: ${m}`)): SceneIo {
+  return { readText: readMeshText, warn };
+}

@@ -1,0 +1,75 @@
+/**
+ * SoftStore: the particles and springs of every soft body as a structure of
+ * arrays (docs/STYLE.md point 2), the data SoftSystem (system.ts) steps and
+ * the stages of its step read: forces.ts, integrate.ts, the colliders
+ * (collide.ts, contact.ts). Those take a SoftStore, so they do not depend on
+ * the step that calls them.
+ *
+ * Layout (Float64, like BodyStore): pos / vel are x, y, z per particle; mass,
+ * invMass and owner (the soft body's index) one per particle; springs are
+ * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
+ * particles [particleStart, particleStart + particleCount) and the springs
+ * [springStart, springStart + springCount).
+ */
+import type { Vec3 } from '../geometry/mesh.ts';
+import type { SoftModel } from './model.ts';
+import type { SkinnedSurface } from './skin.ts';
+
+/** One soft body's view into the system's arrays, and its per-body data. */
+export interface SoftBody {
+  name: string;
+  particleStart: number;
+  particleCount: number;
+  springStart: number;
+  springCount: number;
+  mass: number;
+  friction: number;
+  restitution: number;
+  /** Bulk modulus of volume preservation (Pa), 0 when off. */
+  volumeStiffness: number;
+  /** Volume enclosed by the drawn surface at rest. */
+  restVolume: number;
+  /** Volume at the last force evaluation (only kept up to date with volume preservation on; see volumeOf). */
+  volume: number;
+  /** The drawn surface, skinned on global particle indices. */
+  surface: SkinnedSurface;
+  /** The model it was built from (rest positions, kinds, spacing). */
+  model: SoftModel;
+  /** Bound on the squared highest frequency (file comment), for the substep choice: springs' part plus volume's. */
+  omega2: number;
+  omega2Springs: number;
+  omega2Volume: number;
+  /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
+  stiffness: number;
+  damping: number;
+  /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
+  scratchPositions: Float64Array;
+  scratchGradient: Float64Array;
+}
+
+export class SoftStore {
+  particleCount = 0;
+  pos = new Float64Array(0);
+  vel = new Float64Array(0);
+  mass = new Float64Array(0);
+  /** 1 / mass, 0 for pinned particles (their pins move them). */
+  invMass = new Float64Array(0);
+  /** Index of the soft body each particle belongs to. */
+  owner = new Uint32Array(0);
+
+  springCount = 0;
+  springA = new Uint32Array(0);
+  springB = new Uint32Array(0);
+  springRest = new Float64Array(0);
+  springK = new Float64Array(0);
+  springC = new Float64Array(0);
+  /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
+  springInvLength = new Float64Array(0);
+
+  bodies: SoftBody[] = [];
+  /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
+  massVersion = 0;
+  /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
+  damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
+  gravity: Vec3 = [0, -9.81, 0];
+}
