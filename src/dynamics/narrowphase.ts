@@ -79,6 +79,7 @@ import { pairCell } from './material.ts';
 import { norm3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
+import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
@@ -393,8 +394,8 @@ export class NarrowPhase {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
-      ctx.ensurePredicted(a);
-      ctx.ensurePredicted(b);
+      ensurePredicted(ctx, a);
+      ensurePredicted(ctx, b);
       const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
       const rel = this.rel;
       rel.set(P, Q, a, b);
@@ -519,8 +520,8 @@ export class NarrowPhase {
   /** Evaluates pair k at the current predictions and records what it was evaluated at. */
   private evaluate(ctx: StepContext, pairs: PairList, k: number): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    ctx.ensurePredicted(a);
-    ctx.ensurePredicted(b);
+    ensurePredicted(ctx, a);
+    ensurePredicted(ctx, b);
     this.evaluatePair(ctx, pairs, k);
     this.evalPhase[k] = ctx.phase;
     this.evalVa[k] = ctx.version[a]!;
@@ -573,8 +574,8 @@ export class NarrowPhase {
     const v = ctx.version;
     const a = pairs.a[k]!, b = pairs.b[k]!;
     if (this.evalVa[k] === v[a] && this.evalVb[k] === v[b]) return false;
-    ctx.ensurePredicted(a);
-    ctx.ensurePredicted(b);
+    ensurePredicted(ctx, a);
+    ensurePredicted(ctx, b);
     this.rel.set(ctx.predPos, ctx.predQuat, a, b);
     const B = ctx.bodies;
     const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;

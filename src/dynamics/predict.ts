@@ -23,6 +23,12 @@ export function predictPoses(ctx: StepContext, h: number, withGravity: boolean):
   for (let i = 0; i < ctx.bodies.count; i++) predictBody(ctx, i);
 }
 
+/** Recomputes body i's predicted pose if its velocity changed since it was predicted in this phase. */
+export function ensurePredicted(ctx: StepContext, i: number): void {
+  if (ctx.predPhase[i] === ctx.phase && ctx.predVersion[i] === ctx.version[i]) return;
+  predictBody(ctx, i);
+}
+
 /** Body i's predicted pose for the current phase, from its current velocity. */
 export function predictBody(ctx: StepContext, i: number): void {
   const B = ctx.bodies;

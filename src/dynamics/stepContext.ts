@@ -20,14 +20,13 @@
  *   predPhase[i]      the phase (a predict stage) it was computed in
  *
  * Predictions are lazy: the predict stage computes every body's at the start
- * of a phase, and ensurePredicted(i) recomputes one whose velocity changed
+ * of a phase, and ensurePredicted(ctx, i) (predict.ts) recomputes one whose velocity changed
  * since, when a pair of it is evaluated again (narrowphase.ts).
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { BodyStore } from './bodies.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
-import { predictBody } from './predict.ts';
 
 export class StepContext {
   dt = 0.01;
@@ -111,11 +110,6 @@ export class StepContext {
     this.version[i]++;
   }
 
-  /** Recomputes body i's predicted pose if its velocity changed since it was predicted in this phase. */
-  ensurePredicted(i: number): void {
-    if (this.predPhase[i] === this.phase && this.predVersion[i] === this.version[i]) return;
-    predictBody(this, i);
-  }
 
   /** The shape of body i. */
   shapeOf(i: number): RigidShape {
