@@ -20,7 +20,7 @@ import { cpus, platform as osPlatform } from 'node:os';
 import { builtinScene } from '../src/scene/builtins.ts';
 import { validateScene } from '../src/scene/validate.ts';
 import { createWorld } from '../src/scene/build.ts';
-import { createBackend, parseBackendKind } from '../src/collision/backends.ts';
+import { createBackend, parseBackendKind } from '../src/backends.ts';
 import { classifyPhases, stats, type Stats } from '../src/bench/harness.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 

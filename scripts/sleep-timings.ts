@@ -11,7 +11,7 @@
  *   npx tsx scripts/sleep-timings.ts [--seconds 7] [--from 1.5] [--out FILE.json]
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { createBackend } from '../src/collision/backends.ts';
+import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 import { createWorld } from '../src/scene/build.ts';
 import { builtinScene } from '../src/scene/builtins.ts';

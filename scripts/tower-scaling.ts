@@ -19,7 +19,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { stats } from '../src/bench/harness.ts';
-import { createBackend } from '../src/collision/backends.ts';
+import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 import type { Stage } from '../src/dynamics/profile.ts';
 import { createWorld } from '../src/scene/build.ts';

@@ -21,7 +21,7 @@
  * console.log(bodyPose(world, 'box0').position);
  * ```
  */
-import { createBackend as createBackendOf, type Backend } from './collision/backends.ts';
+import { createBackend as createBackendOf, type Backend } from './backends.ts';
 import type { BackendKind } from './collision/query.ts';
 import { installNodePlatform } from './cli/nodePlatform.ts';
 import { nodeSceneIo } from './cli/nodeIo.ts';
@@ -161,7 +161,7 @@ export async function bakeSdf(mesh: TriMesh, options: BakeSdfOptions = {}): Prom
 export { World } from './dynamics/world.ts';
 export type { BodyStore } from './dynamics/bodies.ts';
 export type { WorldState, ContactView } from './dynamics/world.ts';
-export type { Backend } from './collision/backends.ts';
+export type { Backend } from './backends.ts';
 export type { BackendKind, PenetrationBackend } from './collision/query.ts';
 export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type SceneIo } from './scene/shapeBuild.ts';
 export { builtinScene, listBuiltins, type BuiltinInfo, type BuiltinParam } from './scene/builtins.ts';

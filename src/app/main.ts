@@ -264,7 +264,7 @@ class App {
   private async setUpGpu(): Promise<void> {
     const canvas = $<HTMLCanvasElement>('view');
     try {
-      // The one device of the page, shared with the GPU query backend and baker (collision/backends.ts).
+      // The one device of the page, shared with the GPU query backend and baker (backends.ts).
       const gpu = await sharedGpu();
       this.gpu = gpu;
       // Any loss we did not cause, including a browser-side destroy (a crashed GPU process can

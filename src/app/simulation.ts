@@ -15,7 +15,7 @@
  * hundred steps; `seek` puts one back, and stepping on from there drops the
  * states after it.
  */
-import { createBackend, type Backend } from '../collision/backends.ts';
+import { createBackend, type Backend } from '../backends.ts';
 import { defaultThreads } from '../collision/parallelQuery.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { World } from '../dynamics/world.ts';

@@ -19,7 +19,7 @@ import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
 import { createWorld } from '../scene/build.ts';
 import { buildShape } from '../scene/shapeBuild.ts';
-import { createBackend } from '../collision/backends.ts';
+import { createBackend } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { STAGES, type Stage } from '../dynamics/profile.ts';

@@ -12,7 +12,7 @@ import { writeOutputFile } from './output.ts';
 import { terminalSafe } from '../util/echo.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
-import { createBackend, parseBackendKind } from '../collision/backends.ts';
+import { createBackend, parseBackendKind } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import { cupProfile, revolveMesh, sphereMesh } from '../geometry/shapes.ts';
 import { parseObj } from '../geometry/obj.ts';

@@ -10,7 +10,7 @@ import { dirname, relative, resolve } from 'node:path';
 import type { Command } from './command.ts';
 import { choiceFlag, intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError, SimulationError } from '../errors.ts';
-import { createBackend, parseBackendKind } from '../collision/backends.ts';
+import { createBackend, parseBackendKind } from '../backends.ts';
 import { createWorld } from '../scene/build.ts';
 import { BUILD_LIMITS, fmtSeconds } from '../scene/shapeBuild.ts';
 import { formatJson } from '../scene/json.ts';

@@ -6,7 +6,7 @@
  */
 import { choiceFlag, intFlag, stringFlag, type ParsedArgs } from './args.ts';
 import { InputError } from '../errors.ts';
-import { parseThreads } from '../collision/backends.ts';
+import { parseThreads } from '../backends.ts';
 import { defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, type BuildLimits } from '../scene/shapeBuild.ts';
 import { loadSceneFileWithSources } from '../scene/load.ts';

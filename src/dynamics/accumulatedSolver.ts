@@ -60,6 +60,7 @@ import { grown } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { solveDense, tangentBasis } from './math.ts';
+import * as det from '../util/detmath.ts';
 import type { PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 
@@ -1056,11 +1057,11 @@ function planeNormal(P: Float64Array, idx: Int32Array, n: number, mx: number, my
   const p2 = a * a + b * b + c * c + 2 * p1;
   if (!(p2 > 0)) return false;
   const pp = Math.sqrt(p2 / 6);
-  const det = (a * (b * c - yz * yz) - xy * (xy * c - yz * xz) + xz * (xy * yz - b * xz)) / (pp * pp * pp);
-  const r = Math.max(-1, Math.min(1, det / 2));
-  const phi = Math.acos(r) / 3;
-  const e1 = q + 2 * pp * Math.cos(phi);
-  const e3 = q + 2 * pp * Math.cos(phi + (2 * Math.PI) / 3);
+  const detC = (a * (b * c - yz * yz) - xy * (xy * c - yz * xz) + xz * (xy * yz - b * xz)) / (pp * pp * pp);
+  const r = Math.max(-1, Math.min(1, detC / 2));
+  const phi = det.acos(r) / 3;
+  const e1 = q + 2 * pp * det.cos(phi);
+  const e3 = q + 2 * pp * det.cos(phi + (2 * Math.PI) / 3);
   const e2 = 3 * q - e1 - e3;
   if (!(e2 > 0) || !(Math.max(e3, 0) <= FIT_THIN * FIT_THIN * e2)) return false;
   // Eigenvector of e3: the largest cross product of two rows of C - e3 I.

@@ -4,7 +4,7 @@ import type { World } from '../../src/dynamics/world.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
 import { builtinWorld, run, worldFrom } from '../dynamics/helpers.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { readFile } from 'node:fs/promises';
 import { jointsOf } from '../../src/dynamics/joints/system.ts';

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../src/bench/harness.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import { SAMPLE_SET, type BackendKind, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { sampleCount } from '../../src/geometry/samples.ts';

@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBackend, parseThreads } from '../../src/collision/backends.ts';
+import { createBackend, parseThreads } from '../../src/backends.ts';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
 import { ParallelPenetrationBackend, type PoolOptions } from '../../src/collision/parallelQuery.ts';
 import { QueryBatchBuilder, sampleSetRef, type QueryResult, type QueryShape } from '../../src/collision/query.ts';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { validateScene } from '../../src/scene/validate.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import type { BackendKind } from '../../src/collision/query.ts';
 import type { World } from '../../src/dynamics/world.ts';
 

@@ -13,7 +13,7 @@ import { InputError } from '../../src/errors.ts';
 import { listBuiltins } from '../../src/scene/builtins.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
 import { createWorld } from '../../src/scene/build.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import type { Simulation } from '../../src/app/simulation.ts';
 import { describeScene } from '../../src/app/panel.ts';
 import type { Viewport } from '../../src/app/camera.ts';
@@ -669,7 +669,7 @@ describe('CPU queries on Web Workers', () => {
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
       // A string, not a function: vitest would rewrite a function's import() for Node.
       const r = (await page.evaluate(`(async () => {
-        const { createBackend } = await import('/src/collision/backends.ts');
+        const { createBackend } = await import('/src/backends.ts');
         const { CpuPenetrationBackend } = await import('/src/collision/cpuQuery.ts');
         const { QueryBatchBuilder } = await import('/src/collision/query.ts');
         const { buildSamples } = await import('/src/geometry/samples.ts');

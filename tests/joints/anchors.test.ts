@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinWorld, run } from '../dynamics/helpers.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { InputError } from '../../src/errors.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { loadSceneFile, loadSceneFileWithSources } from '../../src/scene/load.ts';
 import type { World } from '../../src/dynamics/world.ts';

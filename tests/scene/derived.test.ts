@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 

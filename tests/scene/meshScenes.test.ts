@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createBackend } from '../../src/collision/backends.ts';
+import { createBackend } from '../../src/backends.ts';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
 import { parseObjWithWarnings } from '../../src/geometry/obj.ts';
 import { validateMesh } from '../../src/geometry/validate.ts';

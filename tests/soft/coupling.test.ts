@@ -5,7 +5,7 @@
  * stage "soft" in the profile.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBackend, type Backend } from '../../src/collision/backends.ts';
+import { createBackend, type Backend } from '../../src/backends.ts';
 import type { PenetrationBackend, QueryShape } from '../../src/collision/query.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { STAGES } from '../../src/dynamics/profile.ts';

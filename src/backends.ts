@@ -3,15 +3,15 @@
  * CLI, the bench and the app all get their query backend and SDF baker here,
  * and the CPU queries their thread count (`threads`: 1 is the single-thread
  * twin, more a worker pool over shared memory, parallelQuery.ts, with
- * bit-identical results).
+ * bit-identical results). It sits above src/collision and src/gpu, which it chooses between.
  */
-import type { TriMesh } from '../geometry/mesh.ts';
-import type { SdfGrid } from '../sdf/grid.ts';
-import { bakeSdfCpu } from '../sdf/bake.ts';
-import { InputError } from '../errors.ts';
-import { CpuPenetrationBackend } from './cpuQuery.ts';
-import type { PoolOptions } from './parallelQuery.ts';
-import type { BackendKind, PenetrationBackend } from './query.ts';
+import type { TriMesh } from './geometry/mesh.ts';
+import type { SdfGrid } from './sdf/grid.ts';
+import { bakeSdfCpu } from './sdf/bake.ts';
+import { InputError } from './errors.ts';
+import { CpuPenetrationBackend } from './collision/cpuQuery.ts';
+import type { PoolOptions } from './collision/parallelQuery.ts';
+import type { BackendKind, PenetrationBackend } from './collision/query.ts';
 
 export interface Backend {
   kind: BackendKind;
@@ -64,7 +64,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
   if (kind === 'cpu') {
     const asked = Math.max(1, Math.floor(opts.threads ?? 1));
     if (asked > 1) {
-      const { ParallelPenetrationBackend, poolUnavailable } = await import('./parallelQuery.ts');
+      const { ParallelPenetrationBackend, poolUnavailable } = await import('./collision/parallelQuery.ts');
       const why = poolUnavailable();
       if (!why) {
         const query = new ParallelPenetrationBackend({ ...opts.pool, threads: asked });
@@ -84,9 +84,9 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
     }
     return singleThread(null);
   }
-  const { sharedGpu } = await import('../gpu/device.ts');
-  const { GpuPenetrationBackend } = await import('../gpu/penetrationPass.ts');
-  const { bakeSdfGpu } = await import('../gpu/sdfBakePass.ts');
+  const { sharedGpu } = await import('./gpu/device.ts');
+  const { GpuPenetrationBackend } = await import('./gpu/penetrationPass.ts');
+  const { bakeSdfGpu } = await import('./gpu/sdfBakePass.ts');
   const gpu = await sharedGpu();
   const query = new GpuPenetrationBackend(gpu.device);
   return {
