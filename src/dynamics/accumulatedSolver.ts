@@ -82,6 +82,8 @@ const DAMPING_RATIO = 10;
 const MAX_PUSH = 3;
 /** Depth (in the pair's SDF cells) the bias leaves alone, so a resting contact stays touching (at 0.005 a stack of five rocked at 5-10 cm/s). */
 const SLOP_CELLS = 0.02;
+/** Sweeps over a manifold's normal rows in each relax. */
+const LOCAL_SWEEPS = 4;
 /** Normals within ~37 degrees of a cluster's mean normal join its manifold. */
 const CLUSTER_COS = 0.8;
 /** A stored manifold passes its angular impulses on to a new one of the pair whose normal is within ~18 degrees of its own. */
@@ -90,8 +92,11 @@ const CORE_COS = 0.95;
 const TAKE_CELLS = 0.25;
 /** A cluster within ~60 degrees of a larger face cluster of the same pair is that face's rim (dropRim). */
 const RIM_COS = 0.5;
-/** A manifold whose normal lies within ~45 degrees of the vertical supports (shock propagation scales only those). */
+/** A manifold whose normal lies within ~45 degrees of the vertical supports (shock propagation scales only those: a heavier lower body met sideways would hand the upper one momentum). */
 const SUPPORT_COS = 0.7;
+/** Most sweeps over a level in the shock relax, and the velocity change (m/s) below which a level is done. */
+const SHOCK_SWEEPS = 20;
+const SHOCK_TOL = 1e-9;
 /** Inverse mass scale of the lower body of a pair across levels in the last relax (shock propagation). */
 export const SHOCK_SCALE = 0.3;
 /** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
@@ -151,6 +156,10 @@ export class AccumulatedSolver {
   private mStart = new Int32Array(0);
   private mEnd = new Int32Array(0);
   private mPair = new Int32Array(0);
+  /** The pair's contact-graph level, and whether the manifold supports one body against gravity (normal within ~45 degrees of up). */
+  private mLevel = new Int32Array(0);
+  private mSupport = new Uint8Array(0);
+  private curLevel = 0;
   private mMu = new Float64Array(0);
   private mRoll = new Float64Array(0);
   private mSpin = new Float64Array(0);
@@ -265,9 +274,8 @@ export class AccumulatedSolver {
         this.dq[3 * i] += h * w[3 * i]!; this.dq[3 * i + 1] += h * w[3 * i + 1]!; this.dq[3 * i + 2] += h * w[3 * i + 2]!;
       }
       const last = s === nsub - 1;
-      if (last && this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph) this.setShockScales(ctx);
-      this.pass(v, w, h, false, soft);
-      if (last) this.clearShockScales();
+      if (last && this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph) this.shockRelax(ctx, v, w, h, soft);
+      else this.pass(v, w, h, false, soft);
     }
     this.measureDepths(pairs.count);
     // Positions: what the substeps moved, as pseudo velocities beside the
@@ -351,14 +359,25 @@ export class AccumulatedSolver {
    * spinning, then the normal rows. `bias`: the soft biased solve; without,
    * the relax (rigid rows, no push-out; a gap still closes speculatively).
    */
-  private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft): void {
+  private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft, mFrom = 0, mTo = this.mcount, shockLevel: Int32Array | null = null): number {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
     const ka = this.ka, kb = this.kb, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
     const aj = this.ajac, aka = this.aka, akb = this.akb, al = this.alam;
     const invH = 1 / h;
-    for (let m = 0; m < this.mcount; m++) {
+    let change = 0;
+    for (let m = mFrom; m < mTo; m++) {
       const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
       const a = pa[r0]!, b = pb[r0]!;
+      if (shockLevel) {
+        // Shock propagation: the lower body of a supporting manifold is
+        // heavier by 1 / SHOCK_SCALE for this manifold's rows.
+        sc[a] = 1; sc[b] = 1;
+        if (this.mSupport[m]) {
+          const la = shockLevel[a]!, lb = shockLevel[b]!;
+          if (la < lb) sc[a] = SHOCK_SCALE;
+          else if (lb < la) sc[b] = SHOCK_SCALE;
+        }
+      }
       const sa = sc[a]!, sb = sc[b]!;
       const mu = this.mMu[m]!;
       let total = 0;
@@ -403,7 +422,11 @@ export class AccumulatedSolver {
           if (nl !== old) applyAngular(aj, o, nl - old, w, sc, a, b);
         }
       }
-      // Normal rows.
+      // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
+      // face's points are one block: one sweep leaves its first point with
+      // the whole impulse and the box turning on it).
+      const sweeps = bias ? 1 : LOCAL_SWEEPS;
+      for (let sw = 0; sw < sweeps; sw++)
       for (let r = r0; r < r1; r++) {
         const base = JAC * r;
         const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
@@ -430,35 +453,36 @@ export class AccumulatedSolver {
         const old = lam[3 * r]!;
         const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
         lam[3 * r] = ln;
-        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+        if (ln !== old) {
+          applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+          const dv = Math.abs(ln - old) / mn;
+          if (dv > change) change = dv;
+        }
       }
+      if (shockLevel) { sc[a] = 1; sc[b] = 1; }
     }
+    return change;
   }
 
-  /** Scales the lower body of every pair across levels (shock propagation in the last relax). */
-  private setShockScales(ctx: StepContext): void {
-    const lv = ctx.level, sc = this.scale;
-    const g = ctx.gravity, gl = Math.hypot(g[0], g[1], g[2]);
-    if (!(gl > 0)) return;
-    const gx = -g[0] / gl, gy = -g[1] / gl, gz = -g[2] / gl;
-    for (let m = 0; m < this.mcount; m++) {
-      const r0 = this.mStart[m]!;
-      const a = this.pa[r0]!, b = this.pb[r0]!;
-      const la = lv[a]!, lb = lv[b]!;
-      if (la === lb) continue;
-      const low = la < lb ? a : b;
-      // Only where the lower body carries the upper one against gravity: a
-      // heavier lower body met sideways would hand the upper one momentum.
-      const n = this.manifoldNormal(m);
-      const up = (low === b ? 1 : -1) * (n[0] * gx + n[1] * gy + n[2] * gz);
-      if (!(up > SUPPORT_COS)) continue;
-      if (this.im[low]! > 0) sc[low] = SHOCK_SCALE;
+  /**
+   * The last relax with shock propagation: the manifolds level by level
+   * (they are built in pairs.order, by level), each level's swept until its
+   * normal rows change no velocity beyond SHOCK_TOL (at most SHOCK_SWEEPS
+   * sweeps), the lower body of each supporting manifold heavier by
+   * 1 / SHOCK_SCALE: the seed's bottom-up pass with a finite mass.
+   */
+  private shockRelax(ctx: StepContext, v: Float64Array, w: Float64Array, h: number, so: Soft): void {
+    const lv = ctx.level;
+    let g = 0;
+    while (g < this.mcount) {
+      const L = this.mLevel[g]!;
+      let e = g + 1;
+      while (e < this.mcount && this.mLevel[e] === L) e++;
+      for (let sw = 0; sw < SHOCK_SWEEPS; sw++) {
+        if (this.pass(v, w, h, false, so, g, e, lv) < SHOCK_TOL) break;
+      }
+      g = e;
     }
-  }
-
-  private clearShockScales(): void {
-    const sc = this.scale;
-    for (let k = 0; k < this.activeCount; k++) sc[this.activeList[k]!] = 1;
   }
 
   // ------------------------------------------------------------ building
@@ -488,6 +512,7 @@ export class AccumulatedSolver {
       if (ctx.invMass[a] === 0 && ctx.invMass[b] === 0) continue;
       const cell = pairCell(ctx.shapes, B, a, b);
       const mat = pairMaterial(B, a, b, this.mat);
+      this.curLevel = pairs.level[k]!;
       this.reducePair(ctx, cs, pairs, k, a, b, cell, mat);
     }
   }
@@ -780,6 +805,9 @@ export class AccumulatedSolver {
     this.ensurePoints(this.count + nch);
     this.mStart[m] = this.count;
     this.mPair[m] = k;
+    this.mLevel[m] = this.curLevel;
+    const g = ctx.gravity, gl = Math.hypot(g[0], g[1], g[2]);
+    this.mSupport[m] = gl > 0 && Math.abs(nx * g[0] + ny * g[1] + nz * g[2]) > SUPPORT_COS * gl ? 1 : 0;
     this.mMu[m] = mat.friction;
     this.mRoll[m] = mat.rolling;
     this.mSpin[m] = mat.spinning;
@@ -1019,6 +1047,8 @@ export class AccumulatedSolver {
     this.mStart = grown(this.mStart, c);
     this.mEnd = grown(this.mEnd, c);
     this.mPair = grown(this.mPair, c);
+    this.mLevel = grown(this.mLevel, c);
+    this.mSupport = grown(this.mSupport, c);
     this.mMu = grown(this.mMu, c);
     this.mRoll = grown(this.mRoll, c);
     this.mSpin = grown(this.mSpin, c);
