@@ -380,9 +380,48 @@ export class AccumulatedSolver {
       }
       const sa = sc[a]!, sb = sc[b]!;
       const mu = this.mMu[m]!;
+      // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
+      // face's points are one block: one sweep leaves its first point with
+      // the whole impulse and the box turning on it).
+      const sweeps = bias ? 1 : LOCAL_SWEEPS;
+      for (let sw = 0; sw < sweeps; sw++)
+      for (let r = r0; r < r1; r++) {
+        const base = JAC * r;
+        const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
+        // Separation now: the base one plus the anchors' relative motion.
+        const ax = ra[3 * r]!, ay = ra[3 * r + 1]!, az = ra[3 * r + 2]!;
+        const bx = rb[3 * r]!, by = rb[3 * r + 1]!, bz = rb[3 * r + 2]!;
+        const qax = dq[3 * a]!, qay = dq[3 * a + 1]!, qaz = dq[3 * a + 2]!;
+        const qbx = dq[3 * b]!, qby = dq[3 * b + 1]!, qbz = dq[3 * b + 2]!;
+        const dx = dp[3 * a]! + qay * az - qaz * ay - dp[3 * b]! - (qby * bz - qbz * by);
+        const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
+        const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
+        const s = s0[r]! + nx * dx + ny * dy + nz * dz;
+        let target = 0, massScale = 1, impulseScale = 0;
+        if (s > 0) {
+          target = -s * invH;
+        } else if (bias) {
+          const e = Math.min(s + this.slop[r]!, 0);
+          target = Math.min(-so.biasRate * e, MAX_PUSH);
+          massScale = so.massScale;
+          impulseScale = so.impulseScale;
+        }
+        const un = rowVel(jac, base, v, w, a, b);
+        const mn = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+        const old = lam[3 * r]!;
+        const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
+        lam[3 * r] = ln;
+        if (ln !== old) {
+          applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+          const dv = Math.abs(ln - old) / mn;
+          if (dv > change) change = dv;
+        }
+      }
+      // Friction at each point, within the disc of its own normal impulse,
+      // after the normal rows (Box2D's order): the velocities the substep
+      // then integrates into positions hold no slip the normal impulses made.
       let total = 0;
       for (let r = r0; r < r1; r++) total += lam[3 * r]!;
-      // Friction at each point, within the disc of its own normal impulse.
       if (mu > 0) {
         for (let r = r0; r < r1; r++) {
           const base = JAC * r;
@@ -420,43 +459,6 @@ export class AccumulatedSolver {
           const nl = Math.max(-lim, Math.min(lim, old - wr / q));
           al[3 * m + d] = nl;
           if (nl !== old) applyAngular(aj, o, nl - old, w, sc, a, b);
-        }
-      }
-      // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
-      // face's points are one block: one sweep leaves its first point with
-      // the whole impulse and the box turning on it).
-      const sweeps = bias ? 1 : LOCAL_SWEEPS;
-      for (let sw = 0; sw < sweeps; sw++)
-      for (let r = r0; r < r1; r++) {
-        const base = JAC * r;
-        const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
-        // Separation now: the base one plus the anchors' relative motion.
-        const ax = ra[3 * r]!, ay = ra[3 * r + 1]!, az = ra[3 * r + 2]!;
-        const bx = rb[3 * r]!, by = rb[3 * r + 1]!, bz = rb[3 * r + 2]!;
-        const qax = dq[3 * a]!, qay = dq[3 * a + 1]!, qaz = dq[3 * a + 2]!;
-        const qbx = dq[3 * b]!, qby = dq[3 * b + 1]!, qbz = dq[3 * b + 2]!;
-        const dx = dp[3 * a]! + qay * az - qaz * ay - dp[3 * b]! - (qby * bz - qbz * by);
-        const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
-        const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
-        const s = s0[r]! + nx * dx + ny * dy + nz * dz;
-        let target = 0, massScale = 1, impulseScale = 0;
-        if (s > 0) {
-          target = -s * invH;
-        } else if (bias) {
-          const e = Math.min(s + this.slop[r]!, 0);
-          target = Math.min(-so.biasRate * e, MAX_PUSH);
-          massScale = so.massScale;
-          impulseScale = so.impulseScale;
-        }
-        const un = rowVel(jac, base, v, w, a, b);
-        const mn = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
-        const old = lam[3 * r]!;
-        const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
-        lam[3 * r] = ln;
-        if (ln !== old) {
-          applyRow(jac, base, ln - old, v, w, im, sc, a, b);
-          const dv = Math.abs(ln - old) / mn;
-          if (dv > change) change = dv;
         }
       }
       if (shockLevel) { sc[a] = 1; sc[b] = 1; }
