@@ -61,7 +61,7 @@ import type { Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
-import type { PairList } from './pairs.ts';
+import { PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 
 /** Points per manifold the solver sees. */
@@ -636,7 +636,9 @@ export class AccumulatedSolver {
       // two equal faces meet edge on edge (planeNormal).
       let lead2 = this.cand[lead]!;
       this.faceFit = false;
-      if (nm >= 3 && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
+      // (Three points always lie in a plane: a fit needs a fourth. A plane
+      // pair's normals and gaps are exact already.)
+      if (nm >= 4 && pairs.kind[k] !== PAIR_PLANE && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
         mx = this.fit[0]!; my = this.fit[1]!; mz = this.fit[2]!;
         // The members' gaps, fitted by a plane over the face (gap = c0 +
         // c1 u + c2 v): the field's value at a rim sample is as rounded as
@@ -1061,8 +1063,8 @@ export class AccumulatedSolver {
   }
 }
 
-/** A fitted plane replaces the field's mean normal only within ~25 degrees of it. */
-const FIT_COS = 0.9;
+/** A fitted plane replaces the field's mean normal only within ~18 degrees of it. */
+const FIT_COS = 0.95;
 /** ...and only when the points are this much thinner across the plane than along its narrower side. */
 const FIT_THIN = 0.05;
 
