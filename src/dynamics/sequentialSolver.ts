@@ -110,8 +110,9 @@ const MOVING_SUPPORT = 10;
  * along a normal a hair off the vertical, is carried up the stack), and at
  * 0.3 a tower of 100 touching one-metre boxes at 60 Hz rocked itself over
  * within 2 s; at 0.1 it stands with no drift at all, 8 mm below its ideal
- * height. Taller towers, or 100 boxes that land on each other, still rock
- * over (docs/DESIGN.md, "Tall towers"). A tangle (untangle) is no stack:
+ * height. Taller towers and 100 boxes that land on each other stand too,
+ * once only a pair's main face draws on shock propagation's spare friction
+ * (mainFace; docs/DESIGN.md, "Tall towers"). A tangle (untangle) is no stack:
  * it comes apart at UNTANGLE_RATE.
  */
 const SLOP = 0.002;
