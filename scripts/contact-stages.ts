@@ -1,0 +1,86 @@
+/**
+ * The seed's contact passes against the accumulated contact stage
+ * (docs/ALGORITHM.md 4.6, set from code only) on the scenes issue "Piles that
+ * come to rest" measures: box heaps of 216 and 1000, towers of 20 and 40
+ * one-metre cubes (sleep off: the solver alone must hold them) and 60 rings on
+ * 3 pegs. CPU, one thread, the built-in scenes at their own dt. Per scene and
+ * stage: when every body was asleep (or how many were at the end), the mean
+ * step time over the run and over its last second, the most query calls in
+ * a step, and for towers the largest sideways drift of any cube.
+ *
+ *   npx tsx scripts/contact-stages.ts [--only boxes1000,tower20,...] [--out FILE.json]
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createBackend } from '../src/backends.ts';
+import { installNodePlatform } from '../src/cli/nodePlatform.ts';
+import type { SolverSettings } from '../src/dynamics/settings.ts';
+import { createWorld } from '../src/scene/build.ts';
+import { builtinScene } from '../src/scene/builtins.ts';
+import { validateScene } from '../src/scene/validate.ts';
+
+installNodePlatform();
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : def;
+}
+const only = arg('only', '').split(',').filter((s) => s);
+const out = arg('out', '');
+
+interface Case { id: string; scene: string; params: Record<string, number>; seconds: number; sleep: boolean }
+const CASES: Case[] = [
+  { id: 'boxes216', scene: 'boxes', params: { count: 216 }, seconds: 12, sleep: true },
+  { id: 'boxes1000', scene: 'boxes', params: { count: 1000 }, seconds: 12, sleep: true },
+  { id: 'tower20', scene: 'tower', params: { height: 20 }, seconds: 10, sleep: false },
+  { id: 'tower40', scene: 'tower', params: { height: 40 }, seconds: 10, sleep: false },
+  { id: 'rings60', scene: 'rings', params: { rings: 60, pegs: 3 }, seconds: 6, sleep: true },
+];
+const STAGES: SolverSettings['contactSolver'][] = ['sequential', 'accumulated'];
+
+interface Row {
+  id: string; contactSolver: string; seconds: number; bodies: number;
+  allAsleepAt: number | null; asleepAtEnd: number; meanStepMs: number; lastSecondMs: number; maxQueryCalls: number; maxDriftM: number | null;
+}
+const rows: Row[] = [];
+for (const c of CASES) {
+  if (only.length > 0 && !only.includes(c.id)) continue;
+  for (const stage of STAGES) {
+    const backend = await createBackend('cpu', { threads: 1 });
+    const json = builtinScene(c.scene, c.params) as Record<string, unknown>;
+    json['sleep'] = c.sleep;
+    const scene = validateScene(json, `${c.id}`);
+    const w = await createWorld(scene, backend.query, { readText: (p) => readFile(p, 'utf8'), bake: backend.bake });
+    w.solver = { ...w.solver, contactSolver: stage };
+    const B = w.bodies;
+    const start = Float64Array.from(B.pos);
+    const steps = Math.round(c.seconds / w.dt), lastSteps = Math.round(1 / w.dt);
+    let allAsleepAt: number | null = null, total = 0, last = 0, maxQ = 0, drift = 0, dynamic = 0;
+    for (let i = 0; i < B.count; i++) if (!B.isStatic[i]) dynamic++;
+    for (let s = 0; s < steps; s++) {
+      const t0 = performance.now();
+      await w.step();
+      const ms = performance.now() - t0;
+      total += ms;
+      if (s >= steps - lastSteps) last += ms;
+      maxQ = Math.max(maxQ, w.profile.queryCalls);
+      let asleep = 0;
+      for (let i = 0; i < B.count; i++) {
+        if (B.isStatic[i]) continue;
+        asleep += B.asleep[i]!;
+        if (c.scene === 'tower') drift = Math.max(drift, Math.hypot(B.pos[3 * i]! - start[3 * i]!, B.pos[3 * i + 2]! - start[3 * i + 2]!));
+      }
+      if (allAsleepAt === null && asleep === dynamic) allAsleepAt = +w.time.toFixed(3);
+    }
+    let asleepAtEnd = 0;
+    for (let i = 0; i < B.count; i++) if (!B.isStatic[i]) asleepAtEnd += B.asleep[i]!;
+    const row: Row = {
+      id: c.id, contactSolver: stage, seconds: c.seconds, bodies: dynamic, allAsleepAt, asleepAtEnd,
+      meanStepMs: +(total / steps).toFixed(3), lastSecondMs: +(last / lastSteps).toFixed(3), maxQueryCalls: maxQ,
+      maxDriftM: c.scene === 'tower' ? +drift.toFixed(5) : null,
+    };
+    rows.push(row);
+    console.log(JSON.stringify(row));
+    backend.destroy();
+  }
+}
+if (out) await writeFile(out, JSON.stringify({ script: 'scripts/contact-stages.ts', date: new Date().toISOString(), platform: `${process.platform} ${process.arch}, Node ${process.version}`, rows }, null, 2) + '\n');
