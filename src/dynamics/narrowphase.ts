@@ -73,13 +73,13 @@
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
-import { sortIndicesByKey } from '../util/sort.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { pairCell } from './material.ts';
 import { norm3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
 import { RelPose } from './relPose.ts';
+import { SampleCache } from './sampleCache.ts';
 import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
 import type { RigidShape } from './shape.ts';
@@ -105,103 +105,6 @@ const EVAL_EPS_CELLS = 0.002;
 const REQUERY_CELLS = 0.5;
 /** Most poses along a swept pair's motion. */
 const MAX_SWEEP_POSES = 64;
-
-/** Cached samples, flat: the samples of one pair are a contiguous range. */
-class SampleCache {
-  count = 0;
-  /** 0: a sample of the pair's body a in b's frame; 1: of b in a's frame. */
-  side = new Uint8Array(256);
-  sample = new Int32Array(256);
-  phi0 = new Float64Array(256);
-  /** Normal (grad phi) in the other body's frame at the query (first-order evaluation of swept pairs). */
-  n0 = new Float64Array(768);
-  /** The sample's position in the other body's frame at the query. */
-  p0 = new Float64Array(768);
-
-  clear(): void {
-    this.count = 0;
-  }
-
-  push(side: number, sample: number, phi: number, nx: number, ny: number, nz: number, px: number, py: number, pz: number): void {
-    const i = this.count++;
-    if (i === this.side.length) this.grow(2 * i);
-    this.side[i] = side;
-    this.sample[i] = sample;
-    this.phi0[i] = phi;
-    this.n0[3 * i] = nx; this.n0[3 * i + 1] = ny; this.n0[3 * i + 2] = nz;
-    this.p0[3 * i] = px; this.p0[3 * i + 1] = py; this.p0[3 * i + 2] = pz;
-  }
-
-  /**
-   * Orders samples [start, end) so evaluation can stop at the first sample
-   * too far out to matter (NarrowPhase.evaluatePair): those with phi0 <=
-   * `cutoff` first, sorted by phi0 (stable), then the rest in the order
-   * they came. An evaluation's stop never exceeds the cutoff while the
-   * cache is kept (sortCutoff), so it never reaches the unsorted rest: in a
-   * ring pile's landing most of a margin's samples lie beyond it, and
-   * sorting them was a tenth of the step.
-   */
-  sortRange(start: number, end: number, cutoff: number): void {
-    const n = end - start;
-    if (n < 2) return;
-    if (this.perm.length < n) {
-      this.perm = new Int32Array(2 * n);
-      this.permTmp = new Int32Array(2 * n);
-    }
-    const perm = this.perm, phi = this.phi0;
-    let m = 0;
-    for (let i = start; i < end; i++) if (phi[i]! <= cutoff) perm[m++] = i;
-    if (m < n) for (let i = start, r = m; i < end; i++) if (!(phi[i]! <= cutoff)) perm[r++] = i;
-    sortIndicesByKey(perm, m, phi, this.permTmp);
-    let sorted = true;
-    for (let i = 0; i < n && sorted; i++) if (perm[i] !== start + i) sorted = false;
-    if (sorted) return;
-    // Apply the permutation through scratch copies of the range.
-    const t = this.tmp;
-    if (t.side.length < n) t.grow(2 * n);
-    t.side.set(this.side.subarray(start, end));
-    t.sample.set(this.sample.subarray(start, end));
-    t.phi0.set(this.phi0.subarray(start, end));
-    t.n0.set(this.n0.subarray(3 * start, 3 * end));
-    t.p0.set(this.p0.subarray(3 * start, 3 * end));
-    for (let i = 0; i < n; i++) {
-      const j = perm[i]! - start, d = start + i;
-      this.side[d] = t.side[j]!;
-      this.sample[d] = t.sample[j]!;
-      this.phi0[d] = t.phi0[j]!;
-      for (let c = 0; c < 3; c++) {
-        this.n0[3 * d + c] = t.n0[3 * j + c]!;
-        this.p0[3 * d + c] = t.p0[3 * j + c]!;
-      }
-    }
-  }
-
-  private perm = new Int32Array(0);
-  private permTmp = new Int32Array(0);
-  private static scratch: SampleCache | null = null;
-  private get tmp(): SampleCache {
-    return (SampleCache.scratch ??= new SampleCache());
-  }
-
-  copyRange(from: SampleCache, start: number, n: number): void {
-    const at = this.count;
-    if (at + n > this.side.length) this.grow(2 * (at + n));
-    this.side.set(from.side.subarray(start, start + n), at);
-    this.sample.set(from.sample.subarray(start, start + n), at);
-    this.phi0.set(from.phi0.subarray(start, start + n), at);
-    this.n0.set(from.n0.subarray(3 * start, 3 * (start + n)), 3 * at);
-    this.p0.set(from.p0.subarray(3 * start, 3 * (start + n)), 3 * at);
-    this.count += n;
-  }
-
-  grow(n: number): void {
-    this.side = grown(this.side, n);
-    this.sample = grown(this.sample, n);
-    this.phi0 = grown(this.phi0, n);
-    this.n0 = grown(this.n0, 3 * n);
-    this.p0 = grown(this.p0, 3 * n);
-  }
-}
 
 /**
  * How far into its cache, in phi0, pair k's evaluations can look while the
@@ -266,8 +169,10 @@ export class NarrowPhase {
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
-  /** gapNow's output (position in the other frame, value), then the field's normal there. */
+  /** A cached sample at the current poses (SampleCache.evaluate: position in the other frame, value), then the field's normal there. */
   private readonly gradScratch = new Float64Array(4);
+  /** A cached sample at the predicted poses (SampleCache.evaluate: position in the other frame, value). */
+  private readonly sampleAt = new Float64Array(4);
   /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
   /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
@@ -571,7 +476,7 @@ export class NarrowPhase {
     const c = this.cache;
     cs.open(k);
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    const rel = this.rel, R = rel.R;
+    const rel = this.rel;
     // Set even for an empty cache: evaluate() records it as the pose the
     // (empty) points were made at, and beginPass measures motion from it.
     rel.set(P, Q, a, b);
@@ -627,9 +532,8 @@ export class NarrowPhase {
       for (let i = start, e = i + cnt; i < e; i++) {
         if (c.phi0[i]! > stop) break;
         const side = c.side[i]!;
-        const s = c.sample[i]!;
         const pts = (side === 0 ? sa : sb).samples.points;
-        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        c.evaluate(i, pts, now, plane, gn);
         const g = gn[3]!;
         gaps[i - start] = g;
         if (g < minGap) minGap = g;
@@ -644,25 +548,14 @@ export class NarrowPhase {
       const samples = side === 0 ? sa.samples : sb.samples;
       const pts = samples.points;
       const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
-      // The sample in the other body's frame now.
-      let px: number, py: number, pz: number;
-      if (side === 0) {
-        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-      } else {
-        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
-        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
-        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
-      }
+      // The sample in the other body's frame at the predicted poses, and its value there.
+      const at = this.sampleAt;
+      c.evaluate(i, pts, rel, plane, at);
+      const px = at[0]!, py = at[1]!, pz = at[2]!, phi = at[3]!;
       evaluated++;
-      let phi: number;
-      let nlx: number, nly: number, nlz: number;
+      // The normal in the other body's frame (a plane's, in its own frame, is the cached one).
       const o3 = 3 * i;
-      nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
-      // (A plane's normal, in its own frame, is the cached one.)
-      if (plane) phi = nlx * px + nly * py + nlz * pz;
-      else phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
+      const nlx = c.n0[o3]!, nly = c.n0[o3 + 1]!, nlz = c.n0[o3 + 2]!;
       // Neither near at the prediction nor taken now: nothing to add.
       if (!(phi < band) && !(current && gaps[i - start]! < nowBelow)) continue;
       const oo = 9 * other, ow = 9 * owner;
@@ -688,7 +581,7 @@ export class NarrowPhase {
       let gap: number;
       if (current && !(gaps[i - start]! < nowBelow)) gap = gaps[i - start]!;
       else {
-        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        c.evaluate(i, pts, now, plane, gn);
         gap = gn[3]!;
       }
       if (gap < nowBelow) {
@@ -749,31 +642,17 @@ export class NarrowPhase {
     if (cnt === 0 || pairs.swept[k] === 1) return false;
     const P = ctx.predPos, Q = ctx.predQuat, RW = ctx.predRot;
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    const rel = this.nearRel, R = rel.R;
+    const rel = this.nearRel;
     rel.set(P, Q, a, b);
     const plane = pairs.kind[k] === PAIR_PLANE;
     const c = this.cache;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+    const at = this.sampleAt;
     let best = -1, bestPhi = reach;
     for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
-      const side = c.side[i]!;
-      const pts = (side === 0 ? sa.samples : sb.samples).points;
-      const s = c.sample[i]!;
-      const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
-      let px: number, py: number, pz: number;
-      if (side === 0) {
-        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-      } else {
-        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
-        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
-        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
-      }
-      const o3 = 3 * i;
-      const phi = plane
-        ? c.n0[o3]! * px + c.n0[o3 + 1]! * py + c.n0[o3 + 2]! * pz
-        : c.phi0[i]! + c.n0[o3]! * (px - c.p0[o3]!) + c.n0[o3 + 1]! * (py - c.p0[o3 + 1]!) + c.n0[o3 + 2]! * (pz - c.p0[o3 + 2]!);
+      const pts = (c.side[i] === 0 ? sa.samples : sb.samples).points;
+      c.evaluate(i, pts, rel, plane, at);
+      const phi = at[3]!;
       if (phi >= 0 && phi < bestPhi) {
         bestPhi = phi;
         best = i;
@@ -918,32 +797,6 @@ export class NarrowPhase {
  * stays predicted. A smooth support turns by v dt / radius in a step.
  */
 const NOW_NORMAL_COS = 0.995;
-
-/**
- * Cached sample i (local point pts[ps..ps+2], of the pair's body a when side
- * is 0) at the current relative pose `now`: its position in the other body's
- * frame to out[0..2], and its value there, first order from the query (exact
- * for a plane), to out[3]. (No floating-point arguments or result: where the
- * optimiser does not inline a call, each one is a heap allocation.)
- */
-function gapNow(c: SampleCache, i: number, side: number, pts: Float32Array, ps: number, now: RelPose, plane: boolean, out: Float64Array): void {
-  const lx = pts[ps]!, ly = pts[ps + 1]!, lz = pts[ps + 2]!;
-  const R = now.R;
-  let gx: number, gy: number, gz: number;
-  if (side === 0) {
-    gx = R[0]! * lx + R[1]! * ly + R[2]! * lz + now.tx;
-    gy = R[3]! * lx + R[4]! * ly + R[5]! * lz + now.ty;
-    gz = R[6]! * lx + R[7]! * ly + R[8]! * lz + now.tz;
-  } else {
-    gx = R[0]! * lx + R[3]! * ly + R[6]! * lz + now.ux;
-    gy = R[1]! * lx + R[4]! * ly + R[7]! * lz + now.uy;
-    gz = R[2]! * lx + R[5]! * ly + R[8]! * lz + now.uz;
-  }
-  out[0] = gx; out[1] = gy; out[2] = gz;
-  const o3 = 3 * i, n = c.n0;
-  out[3] = plane ? n[o3]! * gx + n[o3 + 1]! * gy + n[o3 + 2]! * gz
-    : c.phi0[i]! + n[o3]! * (gx - c.p0[o3]!) + n[o3 + 1]! * (gy - c.p0[o3 + 1]!) + n[o3 + 2]! * (gz - c.p0[o3 + 2]!);
-}
 
 /** Body i's world rotation matrix (row major) from its quaternion, to out[o..o+8]. */
 function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): void {
