@@ -32,14 +32,10 @@
  * threaded through each other and through pegs in most runs, against one in
  * six with snapshots.)
  *
- * Continuous collision (solver.ccd): a pair whose relative motion over the
- * step exceeds the half thickness of its thinner body is queried at poses
- * along the motion (current to predicted, one batch), and cached at the first
- * pose where it touches. Its points are then evaluated to first order from
- * that pose, which extrapolates the surface it met (a half-space through the
- * touching face), so a fast body is stopped at the face it reached instead of
- * being pushed out of the far side of a thin wall. Once impulses have slowed
- * it below that speed, it is queried at its new prediction like any pair.
+ * Continuous collision (solver.ccd, sweep.ts): a pair whose relative motion
+ * over the step exceeds the half thickness of its thinner body is queried at
+ * poses along the motion in the same batch, and cached at the first pose
+ * where it touches, its points evaluated to first order from there.
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
@@ -64,17 +60,16 @@ import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type Quer
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
-import { norm3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { PATCH_BAND } from './patches.ts';
 import { RelPose } from './relPose.ts';
+import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
 import { SampleCache } from './sampleCache.ts';
 import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
-import * as det from '../util/detmath.ts';
 
 /**
  * Within a phase, a pair whose bodies' predictions moved by less than this
@@ -85,8 +80,7 @@ import * as det from '../util/detmath.ts';
 const EVAL_EPS_CELLS = 0.002;
 /** A pair is queried again at the start of a phase once its samples moved this many cells since its query. */
 const REQUERY_CELLS = 0.5;
-/** Most poses along a swept pair's motion. */
-const MAX_SWEEP_POSES = 64;
+
 
 const enum Fresh {
   Keep = 0,
@@ -212,7 +206,7 @@ export class NarrowPhase {
       if (pairs.valid[k]) {
         if (pairs.swept[k]) {
           this.now.set(B.pos, B.quat, a, b);
-          if (sweptMotion(this.now, rel, ia.radius, ib.radius) > Math.min(ia.halfThickness, ib.halfThickness)) {
+          if (movesFast(this.now, rel, ia, ib)) {
             this.fresh[k] = Fresh.Keep;
             continue;
           }
@@ -235,12 +229,11 @@ export class NarrowPhase {
       if (ccd) {
         const now = this.now;
         now.set(B.pos, B.quat, a, b);
-        const thin = Math.min(ia.halfThickness, ib.halfThickness);
-        const move = sweptMotion(now, rel, ia.radius, ib.radius);
-        if (move > thin) {
-          m = Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin));
+        const swept = sweepPoses(now, rel, ia, ib);
+        if (swept > 0) {
+          m = swept;
           // A swept pair is cached at the pose where it first touches and
-          // evaluated from there to first order (the file comment): only the
+          // evaluated from there to first order (sweep.ts): only the
           // samples at the face it met belong in that cache. Samples from a
           // wide margin would include the far side of a thin wall, whose
           // extrapolation pushes the body on through it.
@@ -277,13 +270,7 @@ export class NarrowPhase {
         this.rel.store(pairs.ref, REF_STRIDE * k);
       } else {
         const m = this.poses[k]!;
-        let hit = m - 1;
-        for (let j = 0; j < m - 1; j++) {
-          if (touches(res!, this.firstTask[k]! + 2 * j)) {
-            hit = j;
-            break;
-          }
-        }
+        const hit = firstTouch(res!, this.firstTask[k]!, m);
         const t0 = this.firstTask[k]! + 2 * hit;
         this.taskSamples(batch, res!, t0, 0, c);
         this.taskSamples(batch, res!, t0 + 1, 1, c);
@@ -694,48 +681,4 @@ function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): vo
   out[o] = 1 - 2 * (y * y + z * z); out[o + 1] = 2 * (x * y - z * w); out[o + 2] = 2 * (x * z + y * w);
   out[o + 3] = 2 * (x * y + z * w); out[o + 4] = 1 - 2 * (x * x + z * z); out[o + 5] = 2 * (y * z - x * w);
   out[o + 6] = 2 * (x * z - y * w); out[o + 7] = 2 * (y * z + x * w); out[o + 8] = 1 - 2 * (x * x + y * y);
-}
-
-/** Whether a task reported a penetrating sample. */
-function touches(res: QueryResult, task: number): boolean {
-  for (let r = res.taskStart[task]!; r < res.taskStart[task + 2]!; r++) if (res.phi[r]! < 0) return true;
-  return false;
-}
-
-/**
- * Upper bound of how far a sample that can reach into the other body moves
- * between two relative poses (either side). Every sample of A (within r_A
- * of A's origin) moves at most |dt| + angle r_A in B's frame. Only those
- * that come within r_B of B's origin can enter B, though, and turned about
- * B's origin a sample at x_1 moves by (dR - I) x_1 + e, |e| = |t_2 - dR t_1|:
- * at most e + angle |x_1|, so only those with |x_1| <= (r_B + e) / (1 - angle)
- * can, and they move at most e + angle (r_B + e) / (1 - angle). The smaller
- * bound counts: a ball spinning on a long ramp turns the ramp's far corners
- * through metres in the ball's frame, but none of them can reach the ball
- * (with the first bound alone every rolling step was swept, 64 poses, and
- * its points extrapolated from the first: a ball rolled 2 % short at 60 Hz).
- */
-function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
-  const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
-  const angle = 2 * det.acos(Math.min(1, dot));
-  let d0 = norm3(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
-  let d1 = norm3(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
-  if (angle < 0.5) {
-    const k = angle / (1 - angle), R = q.R;
-    // A's samples in B's frame: e = t_2 + R_2 u_1 (u_1 = -R_1^T t_1).
-    const e0 = norm3(
-      q.tx + R[0]! * p.ux + R[1]! * p.uy + R[2]! * p.uz,
-      q.ty + R[3]! * p.ux + R[4]! * p.uy + R[5]! * p.uz,
-      q.tz + R[6]! * p.ux + R[7]! * p.uy + R[8]! * p.uz,
-    );
-    d0 = Math.min(d0, e0 + k * (rb + e0));
-    // B's samples in A's frame: e = u_2 + R_2^T t_1.
-    const e1 = norm3(
-      q.ux + R[0]! * p.tx + R[3]! * p.ty + R[6]! * p.tz,
-      q.uy + R[1]! * p.tx + R[4]! * p.ty + R[7]! * p.tz,
-      q.uz + R[2]! * p.tx + R[5]! * p.ty + R[8]! * p.tz,
-    );
-    d1 = Math.min(d1, e1 + k * (ra + e1));
-  }
-  return Math.max(d0, d1);
 }
