@@ -61,6 +61,7 @@ import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
+import { quatToMat3 } from './math.ts';
 import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { PATCH_BAND } from './patches.ts';
 import { RelPose } from './relPose.ts';
@@ -462,7 +463,7 @@ export class NarrowPhase {
       if (!(stop <= sortCutoff(pairs, k))) stop = Infinity;
     }
     const CR = this.curRot;
-    if (current) { quatToRot(B.quat, a, CR, 0); quatToRot(B.quat, b, CR, 9); }
+    if (current) { quatToMat3(B.quat, 4 * a, CR, 0); quatToMat3(B.quat, 4 * b, CR, 9); }
     const gn = this.gradScratch;
     const band = pairs.band[k]!;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
@@ -674,11 +675,3 @@ export class NarrowPhase {
  * stays predicted. A smooth support turns by v dt / radius in a step.
  */
 const NOW_NORMAL_COS = 0.995;
-
-/** Body i's world rotation matrix (row major) from its quaternion, to out[o..o+8]. */
-function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): void {
-  const x = q[4 * i]!, y = q[4 * i + 1]!, z = q[4 * i + 2]!, w = q[4 * i + 3]!;
-  out[o] = 1 - 2 * (y * y + z * z); out[o + 1] = 2 * (x * y - z * w); out[o + 2] = 2 * (x * z + y * w);
-  out[o + 3] = 2 * (x * y + z * w); out[o + 4] = 1 - 2 * (x * x + z * z); out[o + 5] = 2 * (y * z - x * w);
-  out[o + 6] = 2 * (x * z - y * w); out[o + 7] = 2 * (y * z + x * w); out[o + 8] = 1 - 2 * (x * x + y * y);
-}
