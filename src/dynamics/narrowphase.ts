@@ -60,17 +60,17 @@ import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type Quer
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
-import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
-import { quatToMat3 } from './math.ts';
 import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
+import { quatToMat3 } from './math.ts';
+import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
-import { RelPose } from './relPose.ts';
-import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
-import { SampleCache } from './sampleCache.ts';
 import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
+import { RelPose } from './relPose.ts';
+import { SampleCache } from './sampleCache.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
+import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
 
 /**
  * Within a phase, a pair whose bodies' predictions moved by less than this
@@ -81,7 +81,6 @@ import type { StepContext } from './stepContext.ts';
 const EVAL_EPS_CELLS = 0.002;
 /** A pair is queried again at the start of a phase once its samples moved this many cells since its query. */
 const REQUERY_CELLS = 0.5;
-
 
 const enum Fresh {
   Keep = 0,
