@@ -14,7 +14,7 @@
  * inline. A contact *site* is six numbers at[o..o+6): the point p, then the
  * normal N (a patch's layout, patches.ts).
  */
-import { addCollisionMatrix, invert3, norm2, norm3, solveDense, tangentBasis } from './math.ts';
+import { addCollisionMatrix, invert3, norm2, norm3, relativePointVelocity, solveDense, tangentBasis } from './math.ts';
 
 /** The state the impulse reads and writes; the world owns these arrays. */
 export interface ImpulseState {
@@ -44,7 +44,7 @@ const L = new Float64Array(9);
 const Linv = new Float64Array(9);
 const tb = new Float64Array(6);
 
-/** Scratch of pointKinematics: r1 (3), r2 (3), u_rel (3). */
+/** Scratch of pointKinematics (and applyPseudoImpulse, with pseudo velocities): r1 (3), r2 (3), u_rel (3). */
 const kin = new Float64Array(9);
 /** The impulse (or angular impulse) to apply: applyImpulsePair, applyAngularImpulsePair. */
 const J3 = new Float64Array(3);
@@ -54,18 +54,12 @@ const J3 = new Float64Array(3);
  * u_rel = (v1 + w1 x r1) - (v2 + w2 x r2) at the site's point, into `kin`.
  */
 function pointKinematics(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number): void {
-  const c = s.centre, v = s.vel, w = s.angVel;
+  const c = s.centre;
   const px = at[o]!, py = at[o + 1]!, pz = at[o + 2]!;
   const i1 = 3 * b1, i2 = 3 * b2;
-  const r1x = px - c[i1]!, r1y = py - c[i1 + 1]!, r1z = pz - c[i1 + 2]!;
-  const r2x = px - c[i2]!, r2y = py - c[i2 + 1]!, r2z = pz - c[i2 + 2]!;
-  const w1x = w[i1]!, w1y = w[i1 + 1]!, w1z = w[i1 + 2]!;
-  const w2x = w[i2]!, w2y = w[i2 + 1]!, w2z = w[i2 + 2]!;
-  kin[0] = r1x; kin[1] = r1y; kin[2] = r1z;
-  kin[3] = r2x; kin[4] = r2y; kin[5] = r2z;
-  kin[6] = v[i1]! + w1y * r1z - w1z * r1y - (v[i2]! + w2y * r2z - w2z * r2y);
-  kin[7] = v[i1 + 1]! + w1z * r1x - w1x * r1z - (v[i2 + 1]! + w2z * r2x - w2x * r2z);
-  kin[8] = v[i1 + 2]! + w1x * r1y - w1y * r1x - (v[i2 + 2]! + w2x * r2y - w2y * r2x);
+  kin[0] = px - c[i1]!; kin[1] = py - c[i1 + 1]!; kin[2] = pz - c[i1 + 2]!;
+  kin[3] = px - c[i2]!; kin[4] = py - c[i2 + 1]!; kin[5] = pz - c[i2 + 2]!;
+  relativePointVelocity(s.vel, s.angVel, b1, b2, kin, 0, kin, 6);
 }
 
 /** K = the two bodies' collision matrices at the lever arms in `kin` (static or frozen bodies add nothing). */
@@ -214,17 +208,11 @@ export function applyPseudoImpulse(
   const im1 = im[b1]!, im2 = im[b2]!;
   if (im1 === 0 && im2 === 0) return;
   const px = at[o]!, py = at[o + 1]!, pz = at[o + 2]!, nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
-  const r1x = px - c[3 * b1]!, r1y = py - c[3 * b1 + 1]!, r1z = pz - c[3 * b1 + 2]!;
-  const r2x = px - c[3 * b2]!, r2y = py - c[3 * b2 + 1]!, r2z = pz - c[3 * b2 + 2]!;
-  const u1x = pv[3 * b1]! + pw[3 * b1 + 1]! * r1z - pw[3 * b1 + 2]! * r1y;
-  const u1y = pv[3 * b1 + 1]! + pw[3 * b1 + 2]! * r1x - pw[3 * b1]! * r1z;
-  const u1z = pv[3 * b1 + 2]! + pw[3 * b1]! * r1y - pw[3 * b1 + 1]! * r1x;
-  const u2x = pv[3 * b2]! + pw[3 * b2 + 1]! * r2z - pw[3 * b2 + 2]! * r2y;
-  const u2y = pv[3 * b2 + 1]! + pw[3 * b2 + 2]! * r2x - pw[3 * b2]! * r2z;
-  const u2z = pv[3 * b2 + 2]! + pw[3 * b2]! * r2y - pw[3 * b2 + 1]! * r2x;
-  const un = (u1x - u2x) * nx + (u1y - u2y) * ny + (u1z - u2z) * nz;
+  kin[0] = px - c[3 * b1]!; kin[1] = py - c[3 * b1 + 1]!; kin[2] = pz - c[3 * b1 + 2]!;
+  kin[3] = px - c[3 * b2]!; kin[4] = py - c[3 * b2 + 1]!; kin[5] = pz - c[3 * b2 + 2]!;
+  relativePointVelocity(pv, pw, b1, b2, kin, 0, kin, 6);
+  const un = kin[6]! * nx + kin[7]! * ny + kin[8]! * nz;
   if (!(un < target)) return;
-  kin[0] = r1x; kin[1] = r1y; kin[2] = r1z; kin[3] = r2x; kin[4] = r2y; kin[5] = r2z;
   K.fill(0);
   if (im1 !== 0) addCollisionMatrix(im1, I, 9 * b1, kin, 0, K);
   if (im2 !== 0) addCollisionMatrix(im2, I, 9 * b2, kin, 3, K);

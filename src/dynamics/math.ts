@@ -131,6 +131,34 @@ export function addCollisionMatrix(invMass: number, Iw: Arr, io: number, r: Arr,
   K[8] = K[8]! + invMass + ry * m02 - rx * m12;
 }
 
+/**
+ * The velocity v + w x r of the point at lever arm r = r[ro..ro+2] of body i
+ * (v, w: 3 numbers a body) into out[o..o+2]. The arm comes in an array, as
+ * in addCollisionMatrix.
+ */
+export function pointVelocity(v: Arr, w: Arr, i: number, r: Arr, ro: number, out: Arr, o = 0): void {
+  const j = 3 * i;
+  const rx = r[ro]!, ry = r[ro + 1]!, rz = r[ro + 2]!;
+  out[o] = v[j]! + w[j + 1]! * rz - w[j + 2]! * ry;
+  out[o + 1] = v[j + 1]! + w[j + 2]! * rx - w[j]! * rz;
+  out[o + 2] = v[j + 2]! + w[j]! * ry - w[j + 1]! * rx;
+}
+
+/**
+ * The relative velocity (v1 + w1 x r1) - (v2 + w2 x r2) at a point of bodies
+ * b1 and b2, lever arms r1 = r[ro..ro+2] and r2 = r[ro+3..ro+5], into
+ * out[o..o+2] (pointVelocity of each body).
+ */
+export function relativePointVelocity(v: Arr, w: Arr, b1: number, b2: number, r: Arr, ro: number, out: Arr, o = 0): void {
+  const u = scratch6;
+  pointVelocity(v, w, b1, r, ro, u, 0);
+  pointVelocity(v, w, b2, r, ro + 3, u, 3);
+  out[o] = u[0]! - u[3]!;
+  out[o + 1] = u[1]! - u[4]!;
+  out[o + 2] = u[2]! - u[5]!;
+}
+const scratch6 = new Float64Array(6);
+
 /** Inverse of the 3x3 matrix m into out; returns false if singular. */
 export function invert3(m: Arr, out: Arr): boolean {
   const a = m[0]!, b = m[1]!, c = m[2]!, d = m[3]!, e = m[4]!, f = m[5]!, g = m[6]!, h = m[7]!, i = m[8]!;

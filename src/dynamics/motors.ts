@@ -38,7 +38,7 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { BodyStore } from './bodies.ts';
-import { quatMul, quatToMat3, worldInverseInertia } from './math.ts';
+import { quatMul, quatToMat3, relativePointVelocity, worldInverseInertia } from './math.ts';
 import * as det from '../util/detmath.ts';
 
 /** One segment of a motor program: hold `speed` for `duration` seconds. */
@@ -473,14 +473,10 @@ export class MotorSet {
     const ma = this.inverseMass(B, a, IA);
     const mb = this.inverseMass(B, b, IB);
     const v = B.vel, w = B.angVel;
-    // Velocity of each body at p: v + omega x r.
-    const pax = v[3 * a]! + w[3 * a + 1]! * raz - w[3 * a + 2]! * ray;
-    const pay = v[3 * a + 1]! + w[3 * a + 2]! * rax - w[3 * a]! * raz;
-    const paz = v[3 * a + 2]! + w[3 * a]! * ray - w[3 * a + 1]! * rax;
-    const pbx = v[3 * b]! + w[3 * b + 1]! * rbz - w[3 * b + 2]! * rby;
-    const pby = v[3 * b + 1]! + w[3 * b + 2]! * rbx - w[3 * b]! * rbz;
-    const pbz = v[3 * b + 2]! + w[3 * b]! * rby - w[3 * b + 1]! * rbx;
-    const rel = (pbx - pax) * x + (pby - pay) * y + (pbz - paz) * z;
+    // B's velocity at p less A's (v + omega x r of each).
+    ARMS[0] = rbx; ARMS[1] = rby; ARMS[2] = rbz; ARMS[3] = rax; ARMS[4] = ray; ARMS[5] = raz;
+    relativePointVelocity(v, w, b, a, ARMS, 0, PV);
+    const rel = PV[0]! * x + PV[1]! * y + PV[2]! * z;
     // n = r x a per body; k = 1/m_A + 1/m_B + n_A . I_A^-1 n_A + n_B . I_B^-1 n_B.
     const nax = ray * z - raz * y, nay = raz * x - rax * z, naz = rax * y - ray * x;
     const nbx = rby * z - rbz * y, nby = rbz * x - rbx * z, nbz = rbx * y - rby * x;
@@ -511,6 +507,9 @@ export class MotorSet {
 }
 
 const AX = new Float64Array(3);
+/** A joint motor's lever arms (B's, then A's) and the relative velocity at its point of action. */
+const ARMS = new Float64Array(6);
+const PV = new Float64Array(3);
 const REL = new Float64Array(4);
 const REL2 = new Float64Array(4);
 const DELTA = new Float64Array(4);

@@ -11,24 +11,14 @@
  *
  *   phi = phi_0 + n_0 . (p - p_0)      (p: the sample in B's frame now),
  *
- * exact for a flat face. The field (extended beyond its grid box, query.ts)
- * changes by at most L = 1 + sqrt(3) per unit of motion, sqrt(3) within the
- * box, so a sample the query did not return (phi >= margin) cannot come
- * within the patch band of a contact while every sample has moved less than
- *
- *   limit = min((margin - band) / sqrt(3), (max(margin, pad) - band) / L)
- *
- * in B's frame (pad: the smallest value on B's grid box, where samples outside
- * it start): the pair is queried again only then, or once it has moved
- * REQUERY_CELLS (the first-order values drift with the motion, and so does
- * what an evaluation has to look at). Since the cached samples are sorted by
- * phi_0 and a first-order value moves by at most the motion, an evaluation
- * stops at the first sample too far out to matter.
- *
- * The margin grows with the pair's speed (MARGIN_STEPS steps of its relative
- * motion, between MIN_MARGIN_CELLS and MAX_MARGIN_CELLS cells of the field
- * sampled), so a pair that an impulse moves a little within a step keeps its
- * cache.
+ * exact for a flat face (the cache and that evaluation: sampleCache.ts). The
+ * margin grows with the pair's speed, and bounds how far the pair may move
+ * before a sample the query did not return could matter (margins.ts): the
+ * pair is queried again only then, or once it has moved REQUERY_CELLS (the
+ * first-order values drift with the motion, and so does what an evaluation
+ * has to look at). Since the cached samples are sorted by phi_0 and a
+ * first-order value moves by at most the motion, an evaluation stops at the
+ * first sample too far out to matter.
  *
  * Each pass of a phase sees one snapshot of the geometry, as the seed's
  * iterations do: a pair's points are made at the start of the pass
@@ -42,14 +32,10 @@
  * threaded through each other and through pegs in most runs, against one in
  * six with snapshots.)
  *
- * Continuous collision (solver.ccd): a pair whose relative motion over the
- * step exceeds the half thickness of its thinner body is queried at poses
- * along the motion (current to predicted, one batch), and cached at the first
- * pose where it touches. Its points are then evaluated to first order from
- * that pose, which extrapolates the surface it met (a half-space through the
- * touching face), so a fast body is stopped at the face it reached instead of
- * being pushed out of the far side of a thin wall. Once impulses have slowed
- * it below that speed, it is queried at its new prediction like any pair.
+ * Continuous collision (solver.ccd, sweep.ts): a pair whose relative motion
+ * over the step exceeds the half thickness of its thinner body is queried at
+ * poses along the motion in the same batch, and cached at the first pose
+ * where it touches, its points evaluated to first order from there.
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear).
@@ -71,28 +57,21 @@
  * (NOW_NORMAL_COS) stays predicted.
  */
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
-import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
+import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { grown } from '../util/growable.ts';
-import { sortIndicesByKey } from '../util/sort.ts';
 import { contactShift, ContactSet } from './contacts.ts';
-import { pairCell } from './material.ts';
-import { norm3 } from './math.ts';
+import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
+import { quatToMat3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
 import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
+import { RelPose } from './relPose.ts';
+import { SampleCache } from './sampleCache.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
-import * as det from '../util/detmath.ts';
+import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
 
-const SQRT3 = Math.sqrt(3);
-/** Lipschitz constant of the query's field extended beyond the grid box (query.ts). */
-const L_EXT = 1 + SQRT3;
-/** Smallest and largest query margin, in cells of the field sampled. */
-const MIN_MARGIN_CELLS = 1;
-const MAX_MARGIN_CELLS = 2;
-/** The margin covers this many steps' worth of the pair's relative motion. */
-const MARGIN_STEPS = 1;
 /**
  * Within a phase, a pair whose bodies' predictions moved by less than this
  * many cells since its points were made keeps them: they would come out the
@@ -102,194 +81,6 @@ const MARGIN_STEPS = 1;
 const EVAL_EPS_CELLS = 0.002;
 /** A pair is queried again at the start of a phase once its samples moved this many cells since its query. */
 const REQUERY_CELLS = 0.5;
-/** Most poses along a swept pair's motion. */
-const MAX_SWEEP_POSES = 64;
-
-/** Cached samples, flat: the samples of one pair are a contiguous range. */
-class SampleCache {
-  count = 0;
-  /** 0: a sample of the pair's body a in b's frame; 1: of b in a's frame. */
-  side = new Uint8Array(256);
-  sample = new Int32Array(256);
-  phi0 = new Float64Array(256);
-  /** Normal (grad phi) in the other body's frame at the query (first-order evaluation of swept pairs). */
-  n0 = new Float64Array(768);
-  /** The sample's position in the other body's frame at the query. */
-  p0 = new Float64Array(768);
-
-  clear(): void {
-    this.count = 0;
-  }
-
-  push(side: number, sample: number, phi: number, nx: number, ny: number, nz: number, px: number, py: number, pz: number): void {
-    const i = this.count++;
-    if (i === this.side.length) this.grow(2 * i);
-    this.side[i] = side;
-    this.sample[i] = sample;
-    this.phi0[i] = phi;
-    this.n0[3 * i] = nx; this.n0[3 * i + 1] = ny; this.n0[3 * i + 2] = nz;
-    this.p0[3 * i] = px; this.p0[3 * i + 1] = py; this.p0[3 * i + 2] = pz;
-  }
-
-  /**
-   * Orders samples [start, end) so evaluation can stop at the first sample
-   * too far out to matter (NarrowPhase.evaluatePair): those with phi0 <=
-   * `cutoff` first, sorted by phi0 (stable), then the rest in the order
-   * they came. An evaluation's stop never exceeds the cutoff while the
-   * cache is kept (sortCutoff), so it never reaches the unsorted rest: in a
-   * ring pile's landing most of a margin's samples lie beyond it, and
-   * sorting them was a tenth of the step.
-   */
-  sortRange(start: number, end: number, cutoff: number): void {
-    const n = end - start;
-    if (n < 2) return;
-    if (this.perm.length < n) {
-      this.perm = new Int32Array(2 * n);
-      this.permTmp = new Int32Array(2 * n);
-    }
-    const perm = this.perm, phi = this.phi0;
-    let m = 0;
-    for (let i = start; i < end; i++) if (phi[i]! <= cutoff) perm[m++] = i;
-    if (m < n) for (let i = start, r = m; i < end; i++) if (!(phi[i]! <= cutoff)) perm[r++] = i;
-    sortIndicesByKey(perm, m, phi, this.permTmp);
-    let sorted = true;
-    for (let i = 0; i < n && sorted; i++) if (perm[i] !== start + i) sorted = false;
-    if (sorted) return;
-    // Apply the permutation through scratch copies of the range.
-    const t = this.tmp;
-    if (t.side.length < n) t.grow(2 * n);
-    t.side.set(this.side.subarray(start, end));
-    t.sample.set(this.sample.subarray(start, end));
-    t.phi0.set(this.phi0.subarray(start, end));
-    t.n0.set(this.n0.subarray(3 * start, 3 * end));
-    t.p0.set(this.p0.subarray(3 * start, 3 * end));
-    for (let i = 0; i < n; i++) {
-      const j = perm[i]! - start, d = start + i;
-      this.side[d] = t.side[j]!;
-      this.sample[d] = t.sample[j]!;
-      this.phi0[d] = t.phi0[j]!;
-      for (let c = 0; c < 3; c++) {
-        this.n0[3 * d + c] = t.n0[3 * j + c]!;
-        this.p0[3 * d + c] = t.p0[3 * j + c]!;
-      }
-    }
-  }
-
-  private perm = new Int32Array(0);
-  private permTmp = new Int32Array(0);
-  private static scratch: SampleCache | null = null;
-  private get tmp(): SampleCache {
-    return (SampleCache.scratch ??= new SampleCache());
-  }
-
-  copyRange(from: SampleCache, start: number, n: number): void {
-    const at = this.count;
-    if (at + n > this.side.length) this.grow(2 * (at + n));
-    this.side.set(from.side.subarray(start, start + n), at);
-    this.sample.set(from.sample.subarray(start, start + n), at);
-    this.phi0.set(from.phi0.subarray(start, start + n), at);
-    this.n0.set(from.n0.subarray(3 * start, 3 * (start + n)), 3 * at);
-    this.p0.set(from.p0.subarray(3 * start, 3 * (start + n)), 3 * at);
-    this.count += n;
-  }
-
-  grow(n: number): void {
-    this.side = grown(this.side, n);
-    this.sample = grown(this.sample, n);
-    this.phi0 = grown(this.phi0, n);
-    this.n0 = grown(this.n0, 3 * n);
-    this.p0 = grown(this.p0, 3 * n);
-  }
-}
-
-/** Relative poses of one pair: A in B (q, t, R) and B in A (t; R is R_AB transposed). */
-class RelPose {
-  qx = 0; qy = 0; qz = 0; qw = 1;
-  tx = 0; ty = 0; tz = 0;
-  /** B in A: translation. */
-  ux = 0; uy = 0; uz = 0;
-  readonly R = new Float64Array(9);
-
-  /** A's frame in B's frame from poses (pos, quat) of bodies a and b. */
-  set(pos: Float64Array, quat: Float64Array, a: number, b: number): void {
-    const bx = -quat[4 * b]!, by = -quat[4 * b + 1]!, bz = -quat[4 * b + 2]!, bw = quat[4 * b + 3]!;
-    const ax = quat[4 * a]!, ay = quat[4 * a + 1]!, az = quat[4 * a + 2]!, aw = quat[4 * a + 3]!;
-    // q = conj(qB) qA
-    this.setQuat(
-      bw * ax + bx * aw + by * az - bz * ay,
-      bw * ay - bx * az + by * aw + bz * ax,
-      bw * az + bx * ay - by * ax + bz * aw,
-      bw * aw - bx * ax - by * ay - bz * az,
-    );
-    // t = R_B^T (x_A - x_B), with R_B from qB (un-conjugated).
-    const dx = pos[3 * a]! - pos[3 * b]!, dy = pos[3 * a + 1]! - pos[3 * b + 1]!, dz = pos[3 * a + 2]! - pos[3 * b + 2]!;
-    rotateConj(-bx, -by, -bz, bw, dx, dy, dz, this);
-    this.finishInverse();
-  }
-
-  /** Interpolates between two relative poses (translation linear, rotation nlerp) at u in [0, 1]. */
-  lerp(p: RelPose, q: RelPose, u: number): void {
-    // The shorter way round: q and -q are the same rotation.
-    const s = p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw < 0 ? -1 : 1;
-    const x = p.qx + u * (s * q.qx - p.qx), y = p.qy + u * (s * q.qy - p.qy), z = p.qz + u * (s * q.qz - p.qz), w = p.qw + u * (s * q.qw - p.qw);
-    const l = Math.sqrt(x * x + y * y + z * z + w * w);
-    this.setQuat(x / l, y / l, z / l, w / l);
-    this.tx = p.tx + u * (q.tx - p.tx);
-    this.ty = p.ty + u * (q.ty - p.ty);
-    this.tz = p.tz + u * (q.tz - p.tz);
-    this.finishInverse();
-  }
-
-  private setQuat(x: number, y: number, z: number, w: number): void {
-    this.qx = x; this.qy = y; this.qz = z; this.qw = w;
-    const R = this.R;
-    R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - z * w); R[2] = 2 * (x * z + y * w);
-    R[3] = 2 * (x * y + z * w); R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - x * w);
-    R[6] = 2 * (x * z - y * w); R[7] = 2 * (y * z + x * w); R[8] = 1 - 2 * (x * x + y * y);
-  }
-
-  /** u = -R^T t. */
-  private finishInverse(): void {
-    const R = this.R, t0 = this.tx, t1 = this.ty, t2 = this.tz;
-    this.ux = -(R[0]! * t0 + R[3]! * t1 + R[6]! * t2);
-    this.uy = -(R[1]! * t0 + R[4]! * t1 + R[7]! * t2);
-    this.uz = -(R[2]! * t0 + R[5]! * t1 + R[8]! * t2);
-  }
-}
-
-/** Writes R(q)^T v into out.tx/ty/tz for the unit quaternion (x, y, z, w). */
-function rotateConj(x: number, y: number, z: number, w: number, vx: number, vy: number, vz: number, out: RelPose): void {
-  // Rotation by the conjugate: v + 2w' (u' x v) + 2 u' x (u' x v), u' = -u.
-  const ux = -x, uy = -y, uz = -z;
-  const cx = uy * vz - uz * vy, cy = uz * vx - ux * vz, cz = ux * vy - uy * vx;
-  out.tx = vx + 2 * (w * cx + uy * cz - uz * cy);
-  out.ty = vy + 2 * (w * cy + uz * cx - ux * cz);
-  out.tz = vz + 2 * (w * cz + ux * cy - uy * cx);
-}
-
-/**
- * How far into its cache, in phi0, pair k's evaluations can look while the
- * cache is kept: the band plus the larger motion limit (a kept pair moved
- * less than both limits, NarrowPhase.motion); everything for a swept pair,
- * which is evaluated without a stop.
- */
-function sortCutoff(pairs: PairList, k: number): number {
-  if (pairs.swept[k] === 1) return Infinity;
-  const l0 = pairs.limit0[k]!;
-  return pairs.band[k]! + (pairs.kind[k] === PAIR_PLANE ? l0 : Math.max(l0, pairs.limit1[k]!));
-}
-
-/** What the narrow phase keeps per world shape. */
-interface ShapeInfo {
-  /** Cell size of its field (0 for a plane). */
-  cell: number;
-  /** The smallest value on its grid box (where samples beyond the box start); Infinity for a plane. */
-  pad: number;
-  /** Half its thinnest wall: the deepest point inside (-min phi); Infinity for a plane. */
-  halfThickness: number;
-  /** Largest distance of a sample from the shape's origin. */
-  radius: number;
-}
 
 const enum Fresh {
   Keep = 0,
@@ -320,6 +111,8 @@ export class NarrowPhase {
   private evalVa = new Uint32Array(64);
   private evalVb = new Uint32Array(64);
   private readonly rel = new RelPose();
+  /** How far a pair moved since its query or its points (margins.ts). */
+  private readonly gauge = new MotionGauge();
   /** The evaluated pair's relative pose at the current (not predicted) poses, for the points' gaps. */
   private readonly relNow = new RelPose();
   private readonly now = new RelPose();
@@ -330,8 +123,10 @@ export class NarrowPhase {
   private readonly sub = new RelPose();
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
-  /** gapNow's output (position in the other frame, value), then the field's normal there. */
+  /** A cached sample at the current poses (SampleCache.evaluate: position in the other frame, value), then the field's normal there. */
   private readonly gradScratch = new Float64Array(4);
+  /** A cached sample at the predicted poses (SampleCache.evaluate: position in the other frame, value). */
+  private readonly sampleAt = new Float64Array(4);
   /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
   /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
@@ -411,17 +206,17 @@ export class NarrowPhase {
       if (pairs.valid[k]) {
         if (pairs.swept[k]) {
           this.now.set(B.pos, B.quat, a, b);
-          if (sweptMotion(this.now, rel, ia.radius, ib.radius) > Math.min(ia.halfThickness, ib.halfThickness)) {
+          if (movesFast(this.now, rel, ia, ib)) {
             this.fresh[k] = Fresh.Keep;
             continue;
           }
-        } else if (this.motion(pairs, k, rel, ia, ib, plane) < 1 && this.lastMotion < REQUERY_CELLS * pairs.band[k]! / PATCH_BAND) {
+        } else if (this.gauge.motion(pairs, k, rel, ia, ib, plane) < 1 && this.gauge.last < REQUERY_CELLS * pairs.band[k]! / PATCH_BAND) {
           this.fresh[k] = Fresh.Keep;
           continue;
         }
       }
       refresh++;
-      this.chooseMargins(ctx, pairs, k, ia, ib, plane);
+      chooseMargins(ctx, pairs, k, ia, ib, plane);
       if (plane) {
         this.fresh[k] = Fresh.Plane;
         continue;
@@ -434,16 +229,15 @@ export class NarrowPhase {
       if (ccd) {
         const now = this.now;
         now.set(B.pos, B.quat, a, b);
-        const thin = Math.min(ia.halfThickness, ib.halfThickness);
-        const move = sweptMotion(now, rel, ia.radius, ib.radius);
-        if (move > thin) {
-          m = Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin));
+        const swept = sweepPoses(now, rel, ia, ib);
+        if (swept > 0) {
+          m = swept;
           // A swept pair is cached at the pose where it first touches and
-          // evaluated from there to first order (the file comment): only the
+          // evaluated from there to first order (sweep.ts): only the
           // samples at the face it met belong in that cache. Samples from a
           // wide margin would include the far side of a thin wall, whose
           // extrapolation pushes the body on through it.
-          this.chooseMargins(ctx, pairs, k, ia, ib, plane, true);
+          chooseMargins(ctx, pairs, k, ia, ib, plane, true);
         }
         for (let j = 1; j < m; j++) {
           this.sub.lerp(now, rel, j / m);
@@ -473,16 +267,10 @@ export class NarrowPhase {
       if (f === Fresh.Plane) {
         this.planeSamples(ctx, a, b, this.rel, pairs.margin0[k]!, c);
         pairs.swept[k] = 0;
-        this.remember(pairs, k, this.rel);
+        this.rel.store(pairs.ref, REF_STRIDE * k);
       } else {
         const m = this.poses[k]!;
-        let hit = m - 1;
-        for (let j = 0; j < m - 1; j++) {
-          if (touches(res!, this.firstTask[k]! + 2 * j)) {
-            hit = j;
-            break;
-          }
-        }
+        const hit = firstTouch(res!, this.firstTask[k]!, m);
         const t0 = this.firstTask[k]! + 2 * hit;
         this.taskSamples(batch, res!, t0, 0, c);
         this.taskSamples(batch, res!, t0 + 1, 1, c);
@@ -490,9 +278,9 @@ export class NarrowPhase {
         if (hit < m - 1) {
           this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
           this.sub.lerp(this.now, this.rel, (hit + 1) / m);
-          this.remember(pairs, k, this.sub);
+          this.sub.store(pairs.ref, REF_STRIDE * k);
         } else {
-          this.remember(pairs, k, this.rel);
+          this.rel.store(pairs.ref, REF_STRIDE * k);
         }
       }
       pairs.valid[k] = 1;
@@ -527,9 +315,7 @@ export class NarrowPhase {
     this.evalVa[k] = ctx.version[a]!;
     this.evalVb[k] = ctx.version[b]!;
     // evaluatePair left the relative pose it evaluated at in this.rel.
-    const r = this.evalRef, o = REF_STRIDE * k, p = this.rel;
-    r[o] = p.qx; r[o + 1] = p.qy; r[o + 2] = p.qz; r[o + 3] = p.qw;
-    r[o + 4] = p.tx; r[o + 5] = p.ty; r[o + 6] = p.tz;
+    this.rel.store(this.evalRef, REF_STRIDE * k);
   }
 
   /**
@@ -579,8 +365,8 @@ export class NarrowPhase {
     this.rel.set(ctx.predPos, ctx.predQuat, a, b);
     const B = ctx.bodies;
     const ia = this.info[B.shape[a]!]!, ib = this.info[B.shape[b]!]!;
-    this.moved(this.evalRef, REF_STRIDE * k, this.rel, ia, ib, pairs.kind[k] === PAIR_PLANE);
-    if (this.lastMotion < EVAL_EPS_CELLS * pairs.band[k]! / PATCH_BAND) {
+    this.gauge.moved(this.evalRef, REF_STRIDE * k, this.rel, ia, ib, pairs.kind[k] === PAIR_PLANE);
+    if (this.gauge.last < EVAL_EPS_CELLS * pairs.band[k]! / PATCH_BAND) {
       this.evalVa[k] = v[a]!;
       this.evalVb[k] = v[b]!;
       return false;
@@ -637,7 +423,7 @@ export class NarrowPhase {
     const c = this.cache;
     cs.open(k);
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    const rel = this.rel, R = rel.R;
+    const rel = this.rel;
     // Set even for an empty cache: evaluate() records it as the pose the
     // (empty) points were made at, and beginPass measures motion from it.
     rel.set(P, Q, a, b);
@@ -654,8 +440,8 @@ export class NarrowPhase {
       // The cached samples are sorted by phi0 (up to sortCutoff), and a
       // sample's first-order value moves by at most the motion since the
       // query: past that, none can matter.
-      this.motion(pairs, k, rel, ia, ib, plane);
-      stop = pairs.band[k]! + this.lastMotion;
+      this.gauge.motion(pairs, k, rel, ia, ib, plane);
+      stop = pairs.band[k]! + this.gauge.last;
       // Only while the pair is within its limits (refresh made sure it is)
       // does the stop lie within the sorted part; beyond, look at them all.
       if (!(stop <= sortCutoff(pairs, k))) stop = Infinity;
@@ -671,12 +457,12 @@ export class NarrowPhase {
     if (current && stop !== Infinity) {
       // The current poses moved from the query too: stop past either motion.
       const s0 = stop;
-      this.motion(pairs, k, now, ia, ib, plane);
-      stop = Math.max(s0, pairs.band[k]! + this.lastMotion);
+      this.gauge.motion(pairs, k, now, ia, ib, plane);
+      stop = Math.max(s0, pairs.band[k]! + this.gauge.last);
       if (!(stop <= sortCutoff(pairs, k))) stop = Infinity;
     }
     const CR = this.curRot;
-    if (current) { quatToRot(B.quat, a, CR, 0); quatToRot(B.quat, b, CR, 9); }
+    if (current) { quatToMat3(B.quat, 4 * a, CR, 0); quatToMat3(B.quat, 4 * b, CR, 9); }
     const gn = this.gradScratch;
     const band = pairs.band[k]!;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
@@ -693,9 +479,8 @@ export class NarrowPhase {
       for (let i = start, e = i + cnt; i < e; i++) {
         if (c.phi0[i]! > stop) break;
         const side = c.side[i]!;
-        const s = c.sample[i]!;
         const pts = (side === 0 ? sa : sb).samples.points;
-        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        c.evaluate(i, pts, now, plane, gn);
         const g = gn[3]!;
         gaps[i - start] = g;
         if (g < minGap) minGap = g;
@@ -710,25 +495,14 @@ export class NarrowPhase {
       const samples = side === 0 ? sa.samples : sb.samples;
       const pts = samples.points;
       const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
-      // The sample in the other body's frame now.
-      let px: number, py: number, pz: number;
-      if (side === 0) {
-        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-      } else {
-        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
-        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
-        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
-      }
+      // The sample in the other body's frame at the predicted poses, and its value there.
+      const at = this.sampleAt;
+      c.evaluate(i, pts, rel, plane, at);
+      const px = at[0]!, py = at[1]!, pz = at[2]!, phi = at[3]!;
       evaluated++;
-      let phi: number;
-      let nlx: number, nly: number, nlz: number;
+      // The normal in the other body's frame (a plane's, in its own frame, is the cached one).
       const o3 = 3 * i;
-      nlx = c.n0[o3]!; nly = c.n0[o3 + 1]!; nlz = c.n0[o3 + 2]!;
-      // (A plane's normal, in its own frame, is the cached one.)
-      if (plane) phi = nlx * px + nly * py + nlz * pz;
-      else phi = c.phi0[i]! + nlx * (px - c.p0[o3]!) + nly * (py - c.p0[o3 + 1]!) + nlz * (pz - c.p0[o3 + 2]!);
+      const nlx = c.n0[o3]!, nly = c.n0[o3 + 1]!, nlz = c.n0[o3 + 2]!;
       // Neither near at the prediction nor taken now: nothing to add.
       if (!(phi < band) && !(current && gaps[i - start]! < nowBelow)) continue;
       const oo = 9 * other, ow = 9 * owner;
@@ -754,7 +528,7 @@ export class NarrowPhase {
       let gap: number;
       if (current && !(gaps[i - start]! < nowBelow)) gap = gaps[i - start]!;
       else {
-        gapNow(c, i, side, pts, 4 * s, now, plane, gn);
+        c.evaluate(i, pts, now, plane, gn);
         gap = gn[3]!;
       }
       if (gap < nowBelow) {
@@ -815,31 +589,17 @@ export class NarrowPhase {
     if (cnt === 0 || pairs.swept[k] === 1) return false;
     const P = ctx.predPos, Q = ctx.predQuat, RW = ctx.predRot;
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    const rel = this.nearRel, R = rel.R;
+    const rel = this.nearRel;
     rel.set(P, Q, a, b);
     const plane = pairs.kind[k] === PAIR_PLANE;
     const c = this.cache;
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+    const at = this.sampleAt;
     let best = -1, bestPhi = reach;
     for (let i = pairs.cacheStart[k]!, e = i + cnt; i < e; i++) {
-      const side = c.side[i]!;
-      const pts = (side === 0 ? sa.samples : sb.samples).points;
-      const s = c.sample[i]!;
-      const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
-      let px: number, py: number, pz: number;
-      if (side === 0) {
-        px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-        py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-        pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-      } else {
-        px = R[0]! * lx + R[3]! * ly + R[6]! * lz + rel.ux;
-        py = R[1]! * lx + R[4]! * ly + R[7]! * lz + rel.uy;
-        pz = R[2]! * lx + R[5]! * ly + R[8]! * lz + rel.uz;
-      }
-      const o3 = 3 * i;
-      const phi = plane
-        ? c.n0[o3]! * px + c.n0[o3 + 1]! * py + c.n0[o3 + 2]! * pz
-        : c.phi0[i]! + c.n0[o3]! * (px - c.p0[o3]!) + c.n0[o3 + 1]! * (py - c.p0[o3 + 1]!) + c.n0[o3 + 2]! * (pz - c.p0[o3 + 2]!);
+      const pts = (c.side[i] === 0 ? sa.samples : sb.samples).points;
+      c.evaluate(i, pts, rel, plane, at);
+      const phi = at[3]!;
       if (phi >= 0 && phi < bestPhi) {
         bestPhi = phi;
         best = i;
@@ -863,82 +623,6 @@ export class NarrowPhase {
   /** What the last nearest() call found. */
   readonly near = { gap: 0, owner: 0, other: 0, nx: 0, ny: 0, nz: 0 };
   private readonly nearRel = new RelPose();
-
-  /** Motion of pair k's samples since its query, as computed by the last motion() call. */
-  private lastMotion = 0;
-
-  /**
-   * How far pair k's samples have moved since its query, as a fraction of
-   * the limit that keeps its cache complete (>= 1: query again); the motion
-   * itself is left in lastMotion.
-   */
-  private motion(pairs: PairList, k: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): number {
-    const o = REF_STRIDE * k;
-    const d0 = this.moved(pairs.ref, o, rel, ia, ib, plane);
-    if (plane) return d0 / pairs.limit0[k]!;
-    return Math.max(d0 / pairs.limit0[k]!, this.moved1 / pairs.limit1[k]!);
-  }
-
-  /**
-   * How far the samples of a pair moved between the relative pose stored at
-   * r[o..] (REF_STRIDE floats) and `rel`: side 0 (A's samples in B's frame)
-   * is returned, side 1 left in moved1 (0 for a plane pair), their larger in
-   * lastMotion. An upper bound: translation plus rotation angle times the
-   * samples' radius.
-   */
-  private moved(r: Float64Array, o: number, rel: RelPose, ia: ShapeInfo, ib: ShapeInfo, plane: boolean): number {
-    // Rotation angle between the poses: 2 asin |vec(q conj(q_ref))|, bounded above.
-    const bx = -r[o]!, by = -r[o + 1]!, bz = -r[o + 2]!, bw = r[o + 3]!;
-    const vx = rel.qw * bx + rel.qx * bw + rel.qy * bz - rel.qz * by;
-    const vy = rel.qw * by - rel.qx * bz + rel.qy * bw + rel.qz * bx;
-    const vz = rel.qw * bz + rel.qx * by - rel.qy * bx + rel.qz * bw;
-    const s2 = vx * vx + vy * vy + vz * vz;
-    const sv = Math.sqrt(s2);
-    const angle = sv > 0.5 ? Math.PI : 2 * sv + sv * s2;
-    const d0 = norm3(rel.tx - r[o + 4]!, rel.ty - r[o + 5]!, rel.tz - r[o + 6]!) + angle * ia.radius;
-    // Side 1: B's samples in A's frame (translation -R^T t of each pose).
-    const d1 = plane ? 0 : refInverseDistance(r, o, rel) + angle * ib.radius;
-    this.moved1 = d1;
-    this.lastMotion = Math.max(d0, d1);
-    return d0;
-  }
-
-  private moved1 = 0;
-
-  /**
-   * The margins of pair k's next query, from how fast its bodies move now:
-   * enough for MARGIN_STEPS steps of their relative motion (an impulse may
-   * reverse an approach within the step; the rest carries the cache into the
-   * next step), within [MIN_MARGIN_CELLS, MAX_MARGIN_CELLS] cells of each
-   * field but never under the band plus a step's fall |g| dt^2 (nearest());
-   * and the motion limits those margins give (see the file comment).
-   */
-  private chooseMargins(ctx: StepContext, pairs: PairList, k: number, ia: ShapeInfo, ib: ShapeInfo, plane: boolean, smallest = false): void {
-    const a = pairs.a[k]!, b = pairs.b[k]!;
-    const band = PATCH_BAND * pairCell(ctx.shapes, ctx.bodies, a, b);
-    pairs.band[k] = band;
-    const move = smallest ? 0 : MARGIN_STEPS * ctx.dt * (bodySpeed(ctx, a, ia.radius) + bodySpeed(ctx, b, ib.radius));
-    // Side 0: A's samples against B's field (a plane: B is the plane, A's cells count).
-    const cell0 = plane ? ia.cell : ib.cell;
-    // At least a step of free fall beyond the band, whatever the cells: a
-    // pair stopped at that gap hovers, and SequentialSolver.closeGap must
-    // find the gap in the cache to close it.
-    const g = ctx.gravity;
-    const floor = band + Math.hypot(g[0], g[1], g[2]) * ctx.dt * ctx.dt;
-    const m0 = Math.max(Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * cell0), MAX_MARGIN_CELLS * cell0), floor);
-    pairs.margin0[k] = m0;
-    pairs.limit0[k] = plane ? m0 - band : limitOf(m0, band, ib.pad);
-    if (plane) return;
-    const m1 = Math.max(Math.min(Math.max(band + L_EXT * move, MIN_MARGIN_CELLS * ia.cell), MAX_MARGIN_CELLS * ia.cell), floor);
-    pairs.margin1[k] = m1;
-    pairs.limit1[k] = limitOf(m1, band, ia.pad);
-  }
-
-  private remember(pairs: PairList, k: number, p: RelPose): void {
-    const o = REF_STRIDE * k, r = pairs.ref;
-    r[o] = p.qx; r[o + 1] = p.qy; r[o + 2] = p.qz; r[o + 3] = p.qw;
-    r[o + 4] = p.tx; r[o + 5] = p.ty; r[o + 6] = p.tz;
-  }
 
   /** Both tasks of a pose: A's samples in B (margin in B's field), B's in A. */
   private pushTasks(batch: QueryBatchBuilder, p: RelPose, sa: number, sb: number, pairs: PairList, k: number): void {
@@ -990,140 +674,3 @@ export class NarrowPhase {
  * stays predicted. A smooth support turns by v dt / radius in a step.
  */
 const NOW_NORMAL_COS = 0.995;
-
-/**
- * Cached sample i (local point pts[ps..ps+2], of the pair's body a when side
- * is 0) at the current relative pose `now`: its position in the other body's
- * frame to out[0..2], and its value there, first order from the query (exact
- * for a plane), to out[3]. (No floating-point arguments or result: where the
- * optimiser does not inline a call, each one is a heap allocation.)
- */
-function gapNow(c: SampleCache, i: number, side: number, pts: Float32Array, ps: number, now: RelPose, plane: boolean, out: Float64Array): void {
-  const lx = pts[ps]!, ly = pts[ps + 1]!, lz = pts[ps + 2]!;
-  const R = now.R;
-  let gx: number, gy: number, gz: number;
-  if (side === 0) {
-    gx = R[0]! * lx + R[1]! * ly + R[2]! * lz + now.tx;
-    gy = R[3]! * lx + R[4]! * ly + R[5]! * lz + now.ty;
-    gz = R[6]! * lx + R[7]! * ly + R[8]! * lz + now.tz;
-  } else {
-    gx = R[0]! * lx + R[3]! * ly + R[6]! * lz + now.ux;
-    gy = R[1]! * lx + R[4]! * ly + R[7]! * lz + now.uy;
-    gz = R[2]! * lx + R[5]! * ly + R[8]! * lz + now.uz;
-  }
-  out[0] = gx; out[1] = gy; out[2] = gz;
-  const o3 = 3 * i, n = c.n0;
-  out[3] = plane ? n[o3]! * gx + n[o3 + 1]! * gy + n[o3 + 2]! * gz
-    : c.phi0[i]! + n[o3]! * (gx - c.p0[o3]!) + n[o3 + 1]! * (gy - c.p0[o3 + 1]!) + n[o3 + 2]! * (gz - c.p0[o3 + 2]!);
-}
-
-/** Body i's world rotation matrix (row major) from its quaternion, to out[o..o+8]. */
-function quatToRot(q: Float64Array, i: number, out: Float64Array, o: number): void {
-  const x = q[4 * i]!, y = q[4 * i + 1]!, z = q[4 * i + 2]!, w = q[4 * i + 3]!;
-  out[o] = 1 - 2 * (y * y + z * z); out[o + 1] = 2 * (x * y - z * w); out[o + 2] = 2 * (x * z + y * w);
-  out[o + 3] = 2 * (x * y + z * w); out[o + 4] = 1 - 2 * (x * x + z * z); out[o + 5] = 2 * (y * z - x * w);
-  out[o + 6] = 2 * (x * z - y * w); out[o + 7] = 2 * (y * z + x * w); out[o + 8] = 1 - 2 * (x * x + y * y);
-}
-
-/** Motion limit of a side queried with margin m (see the file comment). */
-function limitOf(m: number, band: number, pad: number): number {
-  return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
-}
-
-/** Upper bound of the speed of any point of body i (radius r) now, with a step of gravity. */
-function bodySpeed(ctx: StepContext, i: number, r: number): number {
-  const B = ctx.bodies;
-  if (B.isStatic[i] || B.asleep[i]) return 0;
-  const v = B.vel, w = B.angVel, g = ctx.gravity;
-  return norm3(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * norm3(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * norm3(g[0], g[1], g[2]);
-}
-
-/**
- * |u - u_ref|, the distance between the translations of B in A's frame
- * (-R^T t) of the current relative pose and of the reference at ref[o..].
- */
-function refInverseDistance(r: Float64Array, o: number, rel: RelPose): number {
-  const x = r[o]!, y = r[o + 1]!, z = r[o + 2]!, w = r[o + 3]!;
-  const tx = r[o + 4]!, ty = r[o + 5]!, tz = r[o + 6]!;
-  // R^T t = rotation of t by the conjugate quaternion.
-  const cx = -(y * tz - z * ty), cy = -(z * tx - x * tz), cz = -(x * ty - y * tx);
-  const ux = -(tx + 2 * (w * cx - y * cz + z * cy));
-  const uy = -(ty + 2 * (w * cy - z * cx + x * cz));
-  const uz = -(tz + 2 * (w * cz - x * cy + y * cx));
-  return norm3(rel.ux - ux, rel.uy - uy, rel.uz - uz);
-}
-
-/** Whether a task reported a penetrating sample. */
-function touches(res: QueryResult, task: number): boolean {
-  for (let r = res.taskStart[task]!; r < res.taskStart[task + 2]!; r++) if (res.phi[r]! < 0) return true;
-  return false;
-}
-
-/**
- * Upper bound of how far a sample that can reach into the other body moves
- * between two relative poses (either side). Every sample of A (within r_A
- * of A's origin) moves at most |dt| + angle r_A in B's frame. Only those
- * that come within r_B of B's origin can enter B, though, and turned about
- * B's origin a sample at x_1 moves by (dR - I) x_1 + e, |e| = |t_2 - dR t_1|:
- * at most e + angle |x_1|, so only those with |x_1| <= (r_B + e) / (1 - angle)
- * can, and they move at most e + angle (r_B + e) / (1 - angle). The smaller
- * bound counts: a ball spinning on a long ramp turns the ramp's far corners
- * through metres in the ball's frame, but none of them can reach the ball
- * (with the first bound alone every rolling step was swept, 64 poses, and
- * its points extrapolated from the first: a ball rolled 2 % short at 60 Hz).
- */
-function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
-  const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
-  const angle = 2 * det.acos(Math.min(1, dot));
-  let d0 = norm3(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
-  let d1 = norm3(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
-  if (angle < 0.5) {
-    const k = angle / (1 - angle), R = q.R;
-    // A's samples in B's frame: e = t_2 + R_2 u_1 (u_1 = -R_1^T t_1).
-    const e0 = norm3(
-      q.tx + R[0]! * p.ux + R[1]! * p.uy + R[2]! * p.uz,
-      q.ty + R[3]! * p.ux + R[4]! * p.uy + R[5]! * p.uz,
-      q.tz + R[6]! * p.ux + R[7]! * p.uy + R[8]! * p.uz,
-    );
-    d0 = Math.min(d0, e0 + k * (rb + e0));
-    // B's samples in A's frame: e = u_2 + R_2^T t_1.
-    const e1 = norm3(
-      q.ux + R[0]! * p.tx + R[3]! * p.ty + R[6]! * p.tz,
-      q.uy + R[1]! * p.tx + R[4]! * p.ty + R[7]! * p.tz,
-      q.uz + R[2]! * p.tx + R[5]! * p.ty + R[8]! * p.tz,
-    );
-    d1 = Math.min(d1, e1 + k * (ra + e1));
-  }
-  return Math.max(d0, d1);
-}
-
-function shapeInfo(s: RigidShape): ShapeInfo {
-  let radius = 0;
-  const p = s.samples.points;
-  for (let i = 0; i < p.length; i += 4) radius = Math.max(radius, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
-  const g = s.sdf;
-  if (!g) return { cell: 0, pad: Infinity, halfThickness: Infinity, radius };
-  let minPhi = 0;
-  for (let i = 0; i < g.values.length; i++) if (g.values[i]! < minPhi) minPhi = g.values[i]!;
-  return { cell: g.cellSize, pad: boxMinimum(g), halfThickness: Math.max(-minPhi, 0.5 * g.cellSize), radius };
-}
-
-/** The smallest value on the faces of g's grid box. */
-function boxMinimum(g: SdfGrid): number {
-  const [nx, ny, nz] = g.dims;
-  const v = g.values;
-  let m = Infinity;
-  for (let k = 0; k < nz; k++) {
-    for (let j = 0; j < ny; j++) {
-      const onFace = k === 0 || k === nz - 1 || j === 0 || j === ny - 1;
-      const row = nx * (j + ny * k);
-      if (onFace) {
-        for (let i = 0; i < nx; i++) if (v[row + i]! < m) m = v[row + i]!;
-      } else {
-        if (v[row]! < m) m = v[row]!;
-        if (v[row + nx - 1]! < m) m = v[row + nx - 1]!;
-      }
-    }
-  }
-  return m;
-}

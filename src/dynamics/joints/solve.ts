@@ -33,7 +33,7 @@
  * Bodies with invMass 0 in the state (static, or frozen by shock propagation)
  * contribute nothing to K_T / L_T and are not changed.
  */
-import { integrateQuat, invert3, quatMul, quatToMat3 } from '../math.ts';
+import { integrateQuat, invert3, quatMul, quatToMat3, relativePointVelocity } from '../math.ts';
 import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
 import { ANGLE, AXIS, BALL, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
 import * as det from '../../util/detmath.ts';
@@ -66,6 +66,8 @@ const ERR = new Float64Array(3);
 const ARM = new Float64Array(6);
 /** The same material points at the predicted pose (position pass). */
 const PARM = new Float64Array(6);
+/** The relative velocity of A's and B's points at the arms ARM. */
+const UREL = new Float64Array(3);
 const WANT = new Float64Array(3);
 const M = new Float64Array(9);
 const MI = new Float64Array(9);
@@ -457,12 +459,8 @@ export function stabilizeVelocity(P: JointParts, p: number, st: JointState, tol:
   let ux: number, uy: number, uz: number;
   if (tr) {
     leverArms(P, p, st);
-    const w1x = w[3 * a]!, w1y = w[3 * a + 1]!, w1z = w[3 * a + 2]!;
-    const w2x = w[3 * b]!, w2y = w[3 * b + 1]!, w2z = w[3 * b + 2]!;
-    const r1x = ARM[0]!, r1y = ARM[1]!, r1z = ARM[2]!, r2x = ARM[3]!, r2y = ARM[4]!, r2z = ARM[5]!;
-    ux = v[3 * a]! + w1y * r1z - w1z * r1y - (v[3 * b]! + w2y * r2z - w2z * r2y);
-    uy = v[3 * a + 1]! + w1z * r1x - w1x * r1z - (v[3 * b + 1]! + w2z * r2x - w2x * r2z);
-    uz = v[3 * a + 2]! + w1x * r1y - w1y * r1x - (v[3 * b + 2]! + w2x * r2y - w2y * r2x);
+    relativePointVelocity(v, w, a, b, ARM, 0, UREL);
+    ux = UREL[0]!; uy = UREL[1]!; uz = UREL[2]!;
   } else {
     ux = w[3 * a]! - w[3 * b]!;
     uy = w[3 * a + 1]! - w[3 * b + 1]!;
