@@ -92,6 +92,8 @@ const MAX_PUSH = 3;
 const SLOP_CELLS = 0.02;
 /** Sweeps over a manifold's normal rows in each relax. */
 const LOCAL_SWEEPS = 4;
+/** Approach speeds below this many |g| dt are resting contacts, which the restitution pass leaves alone. */
+const RESTITUTION_STEPS = 2;
 /**
  * Sweeps of the split impulse's push-out over every manifold per substep:
  * one let the 20 rings on a peg press the bottom ring 9 cm into the floor
@@ -151,6 +153,12 @@ export class AccumulatedSolver {
    * measured).
    */
   splitImpulse = true;
+  /**
+   * The restitution pass after the substeps. World turns it on when the
+   * stage runs without the seed's collision phase (`collisionIterations`
+   * 0), which otherwise gives the bounces.
+   */
+  restitution = false;
 
   // ---- points of this step ----
   private cap = 0;
@@ -170,6 +178,9 @@ export class AccumulatedSolver {
   private s0 = new Float64Array(0);
   private slop = new Float64Array(0);
   private lam = new Float64Array(0);
+  /** Each point's relative normal velocity before the stage, and the largest normal impulse it carried (the restitution pass). */
+  private vn0 = new Float64Array(0);
+  private lamMax = new Float64Array(0);
 
   // ---- manifolds ----
   private mcap = 0;
@@ -182,6 +193,7 @@ export class AccumulatedSolver {
   private mSupport = new Uint8Array(0);
   private curLevel = 0;
   private mMu = new Float64Array(0);
+  private mRest = new Float64Array(0);
   private mRoll = new Float64Array(0);
   private mSpin = new Float64Array(0);
   private ajac = new Float64Array(0);
@@ -268,6 +280,12 @@ export class AccumulatedSolver {
     const g = ctx.gravity;
     const v = B.vel, w = B.angVel;
     const act = this.activeList, na = this.activeCount;
+    if (this.restitution) {
+      for (let r = 0; r < count; r++) {
+        this.vn0[r] = rowVel(this.jac, JAC * r, v, w, this.pa[r]!, this.pb[r]!);
+        this.lamMax[r] = this.lam[3 * r]!;
+      }
+    }
     // Gravity is integrated per substep for the bodies the stage moves: the
     // velocity update gave them dt g already.
     for (let k = 0; k < na; k++) {
@@ -313,6 +331,7 @@ export class AccumulatedSolver {
       if (last && this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph) this.shockRelax(ctx, v, w, h, soft);
       else this.pass(v, w, h, false, soft);
     }
+    if (this.restitution) this.restitutionPass(ctx, v, w);
     this.measureDepths(pairs.count);
     // Positions: what the substeps moved, as pseudo velocities beside the
     // final velocities; a body no impulse reached keeps its velocity exactly
@@ -460,6 +479,7 @@ export class AccumulatedSolver {
         const old = lam[3 * r]!;
         const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
         lam[3 * r] = ln;
+        if (ln > this.lamMax[r]!) this.lamMax[r] = ln;
         if (ln !== old) {
           applyRow(jac, base, ln - old, v, w, im, sc, a, b);
           const dv = Math.abs(ln - old) / mn;
@@ -552,6 +572,33 @@ export class AccumulatedSolver {
           lp[r] = nl;
           if (nl !== old) applyRow(jac, base, nl - old, pv, pw, im, sc, a, b);
         }
+      }
+    }
+  }
+
+  /**
+   * Restitution, once after the substeps (Box2D's order): a point that
+   * approached faster than RESTITUTION_STEPS |g| dt before the stage and
+   * carried an impulse in it leaves at e times that speed, its normal
+   * impulse accumulated on (never below 0). Slower approaches are resting
+   * contacts, which must not bounce.
+   */
+  private restitutionPass(ctx: StepContext, v: Float64Array, w: Float64Array): void {
+    const g = ctx.gravity;
+    const slow = Math.max(RESTITUTION_STEPS * Math.hypot(g[0], g[1], g[2]) * ctx.dt, 1e-6);
+    const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
+    for (let m = 0; m < this.mcount; m++) {
+      const e = this.mRest[m]!;
+      if (!(e > 0)) continue;
+      for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
+        if (!(this.vn0[r]! < -slow) || !(this.lamMax[r]! > 0)) continue;
+        const a = pa[r]!, b = pb[r]!, base = JAC * r;
+        const un = rowVel(jac, base, v, w, a, b);
+        const mn = effMass(this.ka[3 * r]!, this.kb[3 * r]!, 1, 1);
+        const old = lam[3 * r]!;
+        const ln = Math.max(0, old + mn * (-e * this.vn0[r]! - un));
+        lam[3 * r] = ln;
+        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, sc, a, b);
       }
     }
   }
@@ -903,6 +950,7 @@ export class AccumulatedSolver {
     const g = ctx.gravity, gl = Math.hypot(g[0], g[1], g[2]);
     this.mSupport[m] = gl > 0 && Math.abs(nx * g[0] + ny * g[1] + nz * g[2]) > SUPPORT_COS * gl ? 1 : 0;
     this.mMu[m] = mat.friction;
+    this.mRest[m] = mat.restitution;
     this.mRoll[m] = mat.rolling;
     this.mSpin[m] = mat.spinning;
     const basis = this.basis;
@@ -1134,6 +1182,8 @@ export class AccumulatedSolver {
     this.s0 = grown(this.s0, c);
     this.slop = grown(this.slop, c);
     this.lam = grown(this.lam, 3 * c);
+    this.vn0 = grown(this.vn0, c);
+    this.lamMax = grown(this.lamMax, c);
     this.lamP = grown(this.lamP, c);
   }
 
@@ -1147,6 +1197,7 @@ export class AccumulatedSolver {
     this.mLevel = grown(this.mLevel, c);
     this.mSupport = grown(this.mSupport, c);
     this.mMu = grown(this.mMu, c);
+    this.mRest = grown(this.mRest, c);
     this.mRoll = grown(this.mRoll, c);
     this.mSpin = grown(this.mSpin, c);
     this.ajac = grown(this.ajac, AJAC * c);

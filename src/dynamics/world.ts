@@ -541,6 +541,7 @@ export class World {
    * one position pass afterwards, as with PGS.
    */
   private accumulatedSolve(): void {
+    this.accumulated.restitution = this.solver.collisionIterations === 0;
     this.accumulated.solve(this.ctx, this.narrow.cur, this.pairs);
     this.profile.end('contactSolve');
     this.jointPositions();
