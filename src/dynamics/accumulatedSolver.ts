@@ -74,8 +74,12 @@ import type { StepContext } from './stepContext.ts';
 
 /** Points per manifold the solver sees. */
 export const MANIFOLD_POINTS = 4;
-/** Substeps per step. */
-export const SUBSTEPS = 4;
+/**
+ * Substeps per step. The tower of 40 one-metre cubes at 60 Hz, dropped 2 mm
+ * apart: with 4 it leaned 84 mm in 10 s and fell; with 8 it drifted 17.5 mm
+ * in 30 s, with 12 2.6 mm and with 16 1.9 mm (2.28, 2.74 and 2.84 ms a step).
+ */
+export const SUBSTEPS = 12;
 /**
  * Soft contact stiffness (Hz), at most a quarter of the substep rate (60 Hz
  * at 60 steps a second and 4 substeps). At 30 Hz a tower of 20 one-metre
