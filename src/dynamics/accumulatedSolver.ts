@@ -66,6 +66,7 @@
 import type { ContactSet } from './contacts.ts';
 import { grown } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
+import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
@@ -123,8 +124,8 @@ export const SHOCK_SCALE = 0.3;
 const KEEP_CELLS = 0.02;
 const KEEP_FACTOR = 1.05;
 
-/** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
-const DIR = 15;
+/** Floats per row direction (contactRows.ts). */
+const DIR = ROW_FLOATS;
 /** Three directions per point: normal, t1, t2. */
 const JAC = 3 * DIR;
 /** Floats per manifold's angular direction: axis (3), I1^-1 axis (3), I2^-1 axis (3). */
@@ -411,9 +412,9 @@ export class AccumulatedSolver {
     for (let r = 0; r < this.count; r++) {
       const a = pa[r]!, b = pb[r]!, base = JAC * r;
       const ln = lam[3 * r]!, l1 = lam[3 * r + 1]!, l2 = lam[3 * r + 2]!;
-      if (ln !== 0) applyRow(jac, base, ln, v, w, im, sc, a, b);
-      if (l1 !== 0) applyRow(jac, base + DIR, l1, v, w, im, sc, a, b);
-      if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, sc, a, b);
+      if (ln !== 0) applyScaled(jac, base, ln, v, w, im, sc, a, b);
+      if (l1 !== 0) applyScaled(jac, base + DIR, l1, v, w, im, sc, a, b);
+      if (l2 !== 0) applyScaled(jac, base + 2 * DIR, l2, v, w, im, sc, a, b);
     }
     const aj = this.ajac, al = this.alam;
     for (let m = 0; m < this.mcount; m++) {
@@ -485,7 +486,7 @@ export class AccumulatedSolver {
         lam[3 * r] = ln;
         if (ln > this.lamMax[r]!) this.lamMax[r] = ln;
         if (ln !== old) {
-          applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+          applyScaled(jac, base, ln - old, v, w, im, sc, a, b);
           const dv = Math.abs(ln - old) / mn;
           if (dv > change) change = dv;
         }
@@ -511,8 +512,8 @@ export class AccumulatedSolver {
           }
           lam[3 * r + 1] = n1;
           lam[3 * r + 2] = n2;
-          if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, sc, a, b);
-          if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, sc, a, b);
+          if (n1 !== o1) applyScaled(jac, base + DIR, n1 - o1, v, w, im, sc, a, b);
+          if (n2 !== o2) applyScaled(jac, base + 2 * DIR, n2 - o2, v, w, im, sc, a, b);
         }
       }
       // Spinning and rolling friction: angular rows bounded by the
@@ -574,7 +575,7 @@ export class AccumulatedSolver {
           const old = lp[r]!;
           const nl = Math.max(0, old + effMass(ka[3 * r]!, kb[3 * r]!, 1, 1) * (target - un));
           lp[r] = nl;
-          if (nl !== old) applyRow(jac, base, nl - old, pv, pw, im, sc, a, b);
+          if (nl !== old) applyScaled(jac, base, nl - old, pv, pw, im, sc, a, b);
         }
       }
     }
@@ -602,7 +603,7 @@ export class AccumulatedSolver {
         const old = lam[3 * r]!;
         const ln = Math.max(0, old + mn * (-e * this.vn0[r]! - un));
         lam[3 * r] = ln;
-        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, sc, a, b);
+        if (ln !== old) applyScaled(jac, base, ln - old, v, w, im, sc, a, b);
       }
     }
   }
@@ -1046,23 +1047,10 @@ export class AccumulatedSolver {
     r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
     a: number, b: number, ima: number, imb: number, II: Float64Array): void {
     const j = this.jac;
-    j[o] = dx; j[o + 1] = dy; j[o + 2] = dz;
-    const c1x = r1y * dz - r1z * dy, c1y = r1z * dx - r1x * dz, c1z = r1x * dy - r1y * dx;
-    const c2x = r2y * dz - r2z * dy, c2y = r2z * dx - r2x * dz, c2z = r2x * dy - r2y * dx;
-    j[o + 3] = c1x; j[o + 4] = c1y; j[o + 5] = c1z;
-    j[o + 6] = c2x; j[o + 7] = c2y; j[o + 8] = c2z;
-    const ia = 9 * a, ib = 9 * b;
-    const sa = ima !== 0 ? 1 : 0, sb = imb !== 0 ? 1 : 0;
-    const i1x = sa * (II[ia]! * c1x + II[ia + 1]! * c1y + II[ia + 2]! * c1z);
-    const i1y = sa * (II[ia + 3]! * c1x + II[ia + 4]! * c1y + II[ia + 5]! * c1z);
-    const i1z = sa * (II[ia + 6]! * c1x + II[ia + 7]! * c1y + II[ia + 8]! * c1z);
-    const i2x = sb * (II[ib]! * c2x + II[ib + 1]! * c2y + II[ib + 2]! * c2z);
-    const i2y = sb * (II[ib + 3]! * c2x + II[ib + 4]! * c2y + II[ib + 5]! * c2z);
-    const i2z = sb * (II[ib + 6]! * c2x + II[ib + 7]! * c2y + II[ib + 8]! * c2z);
-    j[o + 9] = i1x; j[o + 10] = i1y; j[o + 11] = i1z;
-    j[o + 12] = i2x; j[o + 13] = i2y; j[o + 14] = i2z;
-    this.ka[ko] = ima + c1x * i1x + c1y * i1y + c1z * i1z;
-    this.kb[ko] = imb + c2x * i2x + c2y * i2y + c2z * i2z;
+    setRow(j, o, dx, dy, dz, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+    // Each body's part of d^T K d: its inverse mass plus (r x d) . I^-1 (r x d).
+    this.ka[ko] = ima + j[o + 3]! * j[o + 9]! + j[o + 4]! * j[o + 10]! + j[o + 5]! * j[o + 11]!;
+    this.kb[ko] = imb + j[o + 6]! * j[o + 12]! + j[o + 7]! * j[o + 13]! + j[o + 8]! * j[o + 14]!;
   }
 
   private setAxis(o: number, ko: number, x: number, y: number, z: number, a: number, b: number, ima: number, imb: number, II: Float64Array): void {
@@ -1290,33 +1278,12 @@ function effMass(ka: number, kb: number, sa: number, sb: number): number {
   return q > 0 ? 1 / q : 0;
 }
 
-/** J v of the row direction at o. */
-function rowVel(j: Float64Array, o: number, v: Float64Array, w: Float64Array, a: number, b: number): number {
-  return j[o]! * (v[3 * a]! - v[3 * b]!) + j[o + 1]! * (v[3 * a + 1]! - v[3 * b + 1]!) + j[o + 2]! * (v[3 * a + 2]! - v[3 * b + 2]!)
-    + j[o + 3]! * w[3 * a]! + j[o + 4]! * w[3 * a + 1]! + j[o + 5]! * w[3 * a + 2]!
-    - j[o + 6]! * w[3 * b]! - j[o + 7]! * w[3 * b + 1]! - j[o + 8]! * w[3 * b + 2]!;
-}
-
 /** The running solver's per-body flags: 1 once an impulse reached the body in this step (set by solve). */
 let touchedNow: Uint8Array = new Uint8Array(0);
 
-/** Impulse lam along the row direction at o, each body's share scaled by sc (shock propagation). */
-function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, sc: Float64Array, a: number, b: number): void {
-  const fa = sc[a]!, fb = sc[b]!;
-  const ia = im[a]! * lam * fa, ib = im[b]! * lam * fb;
-  v[3 * a] += ia * j[o]!;
-  v[3 * a + 1] += ia * j[o + 1]!;
-  v[3 * a + 2] += ia * j[o + 2]!;
-  v[3 * b] -= ib * j[o]!;
-  v[3 * b + 1] -= ib * j[o + 1]!;
-  v[3 * b + 2] -= ib * j[o + 2]!;
-  const la = lam * fa, lb = lam * fb;
-  w[3 * a] += la * j[o + 9]!;
-  w[3 * a + 1] += la * j[o + 10]!;
-  w[3 * a + 2] += la * j[o + 11]!;
-  w[3 * b] -= lb * j[o + 12]!;
-  w[3 * b + 1] -= lb * j[o + 13]!;
-  w[3 * b + 2] -= lb * j[o + 14]!;
+/** An impulse along the row at o (contactRows.ts), each body's share scaled by sc, marking both bodies touched. */
+function applyScaled(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, sc: Float64Array, a: number, b: number): void {
+  applyRow(j, o, lam, v, w, im, a, b, sc[a]!, sc[b]!);
   touchedNow[a] = 1;
   touchedNow[b] = 1;
 }

@@ -35,11 +35,12 @@ import type { BodyStore } from './bodies.ts';
 import { contactShift, type ContactSet } from './contacts.ts';
 import type { Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
+import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { addCollisionMatrix, integrateQuat, norm2, tangentBasis } from './math.ts';
 import type { StepContext } from './stepContext.ts';
 
-/** Floats per row direction: dir (3), r1 x dir (3), r2 x dir (3), I1^-1 (r1 x dir) (3), I2^-1 (r2 x dir) (3). */
-const DIR = 15;
+/** Floats per row direction (contactRows.ts). */
+const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
@@ -146,9 +147,9 @@ export class PgsSolver {
         if (ima !== 0) addCollisionMatrix(ima, II, 9 * a, arm, 0, K);
         if (imb !== 0) addCollisionMatrix(imb, II, 9 * b, arm, 3, K);
         const base = JAC * r;
-        this.setDir(base, nx, ny, nz, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
-        this.setDir(base + DIR, t1x, t1y, t1z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
-        this.setDir(base + 2 * DIR, t2x, t2y, t2z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        setRow(jac, base, nx, ny, nz, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        setRow(jac, base + DIR, t1x, t1y, t1z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
+        setRow(jac, base + 2 * DIR, t2x, t2y, t2z, r1x, r1y, r1z, r2x, r2y, r2z, a, b, II, ima, imb);
         this.mass[3 * r] = invQuad(K, nx, ny, nz);
         this.mass[3 * r + 1] = invQuad(K, t1x, t1y, t1z);
         this.mass[3 * r + 2] = invQuad(K, t2x, t2y, t2z);
@@ -274,26 +275,6 @@ export class PgsSolver {
 
   // ------------------------------------------------------------ internals
 
-  private setDir(o: number, dx: number, dy: number, dz: number,
-    r1x: number, r1y: number, r1z: number, r2x: number, r2y: number, r2z: number,
-    a: number, b: number, II: Float64Array, ima: number, imb: number): void {
-    const j = this.jac;
-    j[o] = dx; j[o + 1] = dy; j[o + 2] = dz;
-    const c1x = r1y * dz - r1z * dy, c1y = r1z * dx - r1x * dz, c1z = r1x * dy - r1y * dx;
-    const c2x = r2y * dz - r2z * dy, c2y = r2z * dx - r2x * dz, c2z = r2x * dy - r2y * dx;
-    j[o + 3] = c1x; j[o + 4] = c1y; j[o + 5] = c1z;
-    j[o + 6] = c2x; j[o + 7] = c2y; j[o + 8] = c2z;
-    // I^-1 (r x d): the angular velocity change per unit impulse (0 for static/frozen bodies).
-    const ia = 9 * a, ib = 9 * b;
-    const sa = ima !== 0 ? 1 : 0, sb = imb !== 0 ? 1 : 0;
-    j[o + 9] = sa * (II[ia]! * c1x + II[ia + 1]! * c1y + II[ia + 2]! * c1z);
-    j[o + 10] = sa * (II[ia + 3]! * c1x + II[ia + 4]! * c1y + II[ia + 5]! * c1z);
-    j[o + 11] = sa * (II[ia + 6]! * c1x + II[ia + 7]! * c1y + II[ia + 8]! * c1z);
-    j[o + 12] = sb * (II[ib]! * c2x + II[ib + 1]! * c2y + II[ib + 2]! * c2z);
-    j[o + 13] = sb * (II[ib + 3]! * c2x + II[ib + 4]! * c2y + II[ib + 5]! * c2z);
-    j[o + 14] = sb * (II[ib + 6]! * c2x + II[ib + 7]! * c2y + II[ib + 8]! * c2z);
-  }
-
   /** Looks row r up in last step's cache; sets its starting impulses and returns true on a match. */
   private warmRow(r: number, n: number, cell: number): boolean {
     const key = this.b1[r]! * n + this.b2[r]!;
@@ -384,28 +365,4 @@ export class PgsSolver {
 function invQuad(K: Float64Array, dx: number, dy: number, dz: number): number {
   const q = dx * (K[0]! * dx + K[1]! * dy + K[2]! * dz) + dy * (K[3]! * dx + K[4]! * dy + K[5]! * dz) + dz * (K[6]! * dx + K[7]! * dy + K[8]! * dz);
   return q > 0 ? 1 / q : 0;
-}
-
-/** J v of the row direction at o: d . (v1 - v2) + (r1 x d) . w1 - (r2 x d) . w2. */
-function rowVel(j: Float64Array, o: number, v: Float64Array, w: Float64Array, a: number, b: number): number {
-  return j[o]! * (v[3 * a]! - v[3 * b]!) + j[o + 1]! * (v[3 * a + 1]! - v[3 * b + 1]!) + j[o + 2]! * (v[3 * a + 2]! - v[3 * b + 2]!)
-    + j[o + 3]! * w[3 * a]! + j[o + 4]! * w[3 * a + 1]! + j[o + 5]! * w[3 * a + 2]!
-    - j[o + 6]! * w[3 * b]! - j[o + 7]! * w[3 * b + 1]! - j[o + 8]! * w[3 * b + 2]!;
-}
-
-/** Impulse lambda along the row direction at o: equal and opposite on the two bodies. */
-function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, a: number, b: number): void {
-  const ia = im[a]! * lam, ib = im[b]! * lam;
-  v[3 * a] += ia * j[o]!;
-  v[3 * a + 1] += ia * j[o + 1]!;
-  v[3 * a + 2] += ia * j[o + 2]!;
-  v[3 * b] -= ib * j[o]!;
-  v[3 * b + 1] -= ib * j[o + 1]!;
-  v[3 * b + 2] -= ib * j[o + 2]!;
-  w[3 * a] += lam * j[o + 9]!;
-  w[3 * a + 1] += lam * j[o + 10]!;
-  w[3 * a + 2] += lam * j[o + 11]!;
-  w[3 * b] -= lam * j[o + 12]!;
-  w[3 * b + 1] -= lam * j[o + 13]!;
-  w[3 * b + 2] -= lam * j[o + 14]!;
 }
