@@ -23,7 +23,7 @@
  *    lowest; a lowest vertex ahead of the centre would brake every roll.
  *
  * A face lying flat (points within TORQUE_BAND cells of the leader's depth)
- * can also hold a torque (impulse.ts applyPatchTorque), as far as those
+ * can also hold a torque (patchTorque.ts applyPatchTorque), as far as those
  * points reach on either side of the centre, except about an axis the
  * surface curves across:
  * the flat points of a lying cylinder are one facet of its tessellation, and

@@ -1,7 +1,8 @@
 /**
  * The seed's sequential impulses (docs/ALGORITHM.md 4.3-4.5, seed ch. 6-8): the
  * collision pass, the contact pass and shock propagation, on the contact
- * patches of each pair (patches.ts), one impulse per patch (impulse.ts).
+ * patches of each pair (patches.ts), one impulse per patch (contactImpulse.ts,
+ * flatPatch.ts, rowImpulse.ts).
  *
  * A pair's geometry (points, normals, depths) is the snapshot the narrow
  * phase made at the start of the pass (narrowphase.ts beginPass) and stays
@@ -16,10 +17,12 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
-import {
-  applyContactImpulse, applyFlatAccumulated, applyFlatStick, normalVelocity, applyNormalAccumulated, applyPatchTorque, applyPseudoImpulse, applyRollingFriction, applyTangentialAccumulated, applyTangentialStick,
-  lastImpulse, surfaceRestitution, torqueLoad, type ImpulseState, type Material,
-} from './impulse.ts';
+import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
+import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
+import { lastImpulse, normalVelocity, type ImpulseState, type Material } from './impulse.ts';
+import { applyPatchTorque, torqueLoad } from './patchTorque.ts';
+import { applyPseudoImpulse } from './pseudoImpulse.ts';
+import { applyNormalAccumulated, applyTangentialAccumulated, applyTangentialStick } from './rowImpulse.ts';
 import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { norm3, type Rng } from './math.ts';

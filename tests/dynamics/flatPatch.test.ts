@@ -1,10 +1,11 @@
 /**
- * The coupled solve of a flat patch with accumulated totals (impulse.ts
+ * The coupled solve of a flat patch with accumulated totals (flatPatch.ts
  * applyFlatAccumulated), as shock propagation uses it: a unit cube (body 1)
  * on a frozen support (body 0), one face patch off the cube's centre.
  */
 import { describe, expect, it } from 'vitest';
-import { applyFlatAccumulated, type ImpulseState } from '../../src/dynamics/impulse.ts';
+import { applyFlatAccumulated } from '../../src/dynamics/flatPatch.ts';
+import type { ImpulseState } from '../../src/dynamics/impulse.ts';
 
 /** The cube (mass 1, edge 1: I = 1/6) at (0, 0.5, 0) over a frozen body at the origin. */
 function cubeOnSupport(v: number[], w: number[]): ImpulseState {
