@@ -6,7 +6,7 @@
  * The sequential solver's contact and collision passes apply it
  * (sequentialSolver.ts); the conventions are impulse.ts's.
  */
-import { J3, K, applyAngularImpulsePair, applyImpulsePair, collisionMatrix, kin, pointKinematics, lastImpulse, type ImpulseState, type Material } from './impulse.ts';
+import { J3, K, applyAngularImpulsePair, applyImpulsePair, collisionMatrix, kin, pointKinematics, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
 import { invert3, norm3 } from './math.ts';
 
 const Kinv = new Float64Array(9);
@@ -45,11 +45,13 @@ export function surfaceRestitution(e: number, un: number, gap: number, an: numbe
 /**
  * Applies the impulse for restitution `eps` at the site at[o..o+6) (point p,
  * normal N) if the point approaches (u_rel.N < 0). Returns the normal
- * impulse magnitude j_n (0 when nothing was applied).
+ * impulse magnitude j_n (0 when nothing was applied); when it applied one,
+ * `out` gets whether it stuck and the size of its tangential impulse
+ * (sticking, jt).
  */
 export function applyContactImpulse(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number,
-  eps: number, m: Material, close = 0,
+  eps: number, m: Material, out: ImpulseResult, close = 0,
 ): number {
   const im = s.invMass;
   if (im[b1] === 0 && im[b2] === 0) return 0;
@@ -122,8 +124,8 @@ export function applyContactImpulse(
   J3[0] = Jx; J3[1] = Jy; J3[2] = Jz;
   applyImpulsePair(s, b1, b2);
   if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, at, o, jn, m);
-  lastImpulse.sticking = sticking;
-  lastImpulse.jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
+  out.sticking = sticking;
+  out.jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
   return jn;
 }
 

@@ -6,7 +6,7 @@
  * contact passes) or with accumulated totals (applyFlatAccumulated, shock
  * propagation). The conventions are impulse.ts's.
  */
-import { J3, applyAngularImpulsePair, applyImpulseAt, kin, pointKinematics, lastImpulse, type ImpulseState } from './impulse.ts';
+import { J3, applyAngularImpulsePair, applyImpulseAt, kin, pointKinematics, type ImpulseResult, type ImpulseState } from './impulse.ts';
 import { norm3, solveDense } from './math.ts';
 import { octagonScale, spinLimit, torqueLoad } from './patchTorque.ts';
 
@@ -31,7 +31,8 @@ const x6b = new Float64Array(6);
  *
  * (K the collision matrix at p). Applied only when the answer is one a flat
  * face can give: j_n = J.N > 0, J inside the friction cone, T within what
- * the face carries (applyPatchTorque's limits). Returns j_n, or -1 when it is
+ * the face carries (applyPatchTorque's limits). Returns j_n (and into `out`:
+ * sticking, the tangential impulse jt, the torqueLoad of T), or -1 when it is
  * not (the caller falls back to the point impulse and the alternation of
  * torque and friction). Solving the coupled rows at once matters for a tall
  * body on a slope: friction at its foot tips it, the torque that rights it
@@ -41,7 +42,7 @@ const x6b = new Float64Array(6);
  */
 export function applyFlatStick(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number,
-  target: number, mu: number, extent: Float64Array,
+  target: number, mu: number, extent: Float64Array, out: ImpulseResult,
 ): number {
   if (!flatSystem(s, b1, b2, at, o, target, extent) || !solveFlat(extent)) return -1;
   const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
@@ -54,9 +55,9 @@ export function applyFlatStick(
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
   if (Math.abs(Tx * nx + Ty * ny + Tz * nz) > spinLimit(mu, jn, extent)) return -1;
   applyFlatImpulse(s, b1, b2);
-  lastImpulse.sticking = true;
-  lastImpulse.jt = jt;
-  lastImpulse.torqueLoad = torqueLoad(t1, t2, extent);
+  out.sticking = true;
+  out.jt = jt;
+  out.torqueLoad = torqueLoad(t1, t2, extent);
   return jn;
 }
 
@@ -71,7 +72,7 @@ export function applyFlatStick(
  * mu j_n + spareF, the torque total about e1, e2, N (acc[o+4..o+7)) within
  * the octagon and spin limit of j_n + spareT (applyPatchTorque's bounds).
  * Returns -1 when neither is (the caller falls back to the rows one by
- * one), 1 when applied, 0 when there was nothing to
+ * one), 1 when applied (`out.sticking` set), 0 when there was nothing to
  * do (the patch at rest to within `tol`, m/s and rad/s: round-off).
  * Solving the rows together brings a face patch to rest in one sweep; the
  * rows one by one converge geometrically, and a box resting on another
@@ -80,6 +81,7 @@ export function applyFlatStick(
 export function applyFlatAccumulated(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
   close: number, mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, tol: number,
+  out: ImpulseResult,
 ): number {
   if (!flatSystem(s, b1, b2, at, ao, -close, extent)) return -1;
   const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
@@ -94,7 +96,7 @@ export function applyFlatAccumulated(
   if (residual <= tol) return 0;
   M6b.set(M6);
   x6b.set(x6);
-  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT);
+  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, out);
   // Pressing would pull: let the normal total go to 0 instead.
   M6.set(M6b);
   x6.set(x6b);
@@ -104,13 +106,13 @@ export function applyFlatAccumulated(
   let after = -behind;
   for (let c = 0; c < 6; c++) after += along6[c]! * x6[c]!;
   if (after < -tol) return -1;
-  return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT);
+  return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, out);
 }
 
 /** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 1 when they hold, else -1. */
 function applyFlatTotals(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
-  mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number,
+  mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, out: ImpulseResult,
 ): number {
   const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
   const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
@@ -128,7 +130,7 @@ function applyFlatTotals(
   acc[o] = jn;
   acc[o + 1] = tx; acc[o + 2] = ty; acc[o + 3] = tz;
   acc[o + 4] = t1; acc[o + 5] = t2; acc[o + 6] = tn;
-  lastImpulse.sticking = true;
+  out.sticking = true;
   return 1;
 }
 

@@ -1,13 +1,13 @@
 /**
  * The impulse state and what every impulse at a contact shares
  * (docs/ALGORITHM.md 5, seed ch. 7): the arrays an impulse reads and writes
- * (ImpulseState), a pair's material, what the last impulse reported
- * (lastImpulse), the kinematics at a contact point (lever arms, relative
- * velocity, collision matrix), and applying a linear or angular impulse to
- * a body or a pair. The impulses themselves live in files of their own:
- * contactImpulse.ts (the seed's point impulse with friction, rolling
- * friction, restitution at the surface), rowImpulse.ts (one row at a point:
- * accumulated normal and tangential rows, static friction alone),
+ * (ImpulseState), a pair's material, the result an impulse reports to its
+ * caller (ImpulseResult), the kinematics at a contact point (lever arms,
+ * relative velocity, collision matrix), and applying a linear or angular
+ * impulse to a body or a pair. The impulses themselves live in files of
+ * their own: contactImpulse.ts (the seed's point impulse with friction,
+ * rolling friction, restitution at the surface), rowImpulse.ts (one row at
+ * a point: accumulated normal and tangential rows, static friction alone),
  * patchTorque.ts (the torque a flat patch holds), flatPatch.ts (a flat
  * patch's rows solved together) and pseudoImpulse.ts (position correction).
  *
@@ -45,8 +45,19 @@ export interface Material {
   spinning: number;
 }
 
-/** What the last applyContactImpulse did: whether it stuck, and its tangential impulse. */
-export const lastImpulse = { sticking: false, jt: 0, torqueLoad: 0 };
+/**
+ * What an impulse reports besides its return value, into an object the
+ * caller owns and passes in (no allocation per call): whether the contact
+ * stuck, the size of its tangential (friction) impulse and, for a flat
+ * patch solved whole, the normal impulse its torque needed (torqueLoad).
+ * A call writes only the fields its own doc names, and only in the cases
+ * that doc names; the others keep what the last call left.
+ */
+export interface ImpulseResult {
+  sticking: boolean;
+  jt: number;
+  torqueLoad: number;
+}
 
 /** The collision matrix K of the lever arms in `kin` (collisionMatrix). */
 export const K = new Float64Array(9);

@@ -5,7 +5,7 @@
  * alone (applyTangentialStick: after a patch torque, and for pseudo
  * impulses). The conventions are impulse.ts's.
  */
-import { J3, K, applyImpulsePair, collisionMatrix, kin, pointKinematics, lastImpulse, type ImpulseState } from './impulse.ts';
+import { J3, K, applyImpulsePair, collisionMatrix, kin, pointKinematics, type ImpulseResult, type ImpulseState } from './impulse.ts';
 import { norm2, norm3, tangentBasis } from './math.ts';
 
 const tb = new Float64Array(6);
@@ -74,10 +74,13 @@ function stickingTangent(s: ImpulseState, b1: number, b2: number, at: Float64Arr
  * impulse that stops the tangential relative velocity there (solved in the
  * tangent plane, as applyTangentialStick), added to the patch's running
  * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the friction
- * cone of the current normal total). Returns the size of the change.
+ * cone of the current normal total). Returns the size of the change, and
+ * into `out.sticking` whether the total stayed inside the cone (left as it
+ * was when neither body can move or the tangent block is singular).
  */
 export function applyTangentialAccumulated(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number, maxJt: number, acc: Float64Array, o: number,
+  out: ImpulseResult,
 ): number {
   if (!stickingTangent(s, b1, b2, at, ao)) return 0;
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
@@ -87,7 +90,7 @@ export function applyTangentialAccumulated(
   let ja = ox * ax + oy * ay + oz * az + da, jb = ox * bx + oy * by + oz * bz + db;
   const jl = norm2(ja, jb);
   const lim = Math.max(maxJt, 0);
-  lastImpulse.sticking = jl <= lim;
+  out.sticking = jl <= lim;
   if (jl > lim) {
     const f = jl > 0 ? lim / jl : 0;
     ja *= f;

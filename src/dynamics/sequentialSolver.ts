@@ -19,7 +19,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
 import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
-import { lastImpulse, normalVelocity, type ImpulseState, type Material } from './impulse.ts';
+import { normalVelocity, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
 import { applyPatchTorque, torqueLoad } from './patchTorque.ts';
 import { applyPseudoImpulse } from './pseudoImpulse.ts';
 import { applyNormalAccumulated, applyTangentialAccumulated, applyTangentialStick } from './rowImpulse.ts';
@@ -148,6 +148,8 @@ export class SequentialSolver {
   /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
   private acc = new Float64Array(0);
   private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  /** What the last impulse reported (ImpulseResult), passed to every impulse that reports. */
+  private readonly impulse: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
     invMass: new Float64Array(0), invInertiaW: new Float64Array(0),
@@ -457,6 +459,7 @@ export class SequentialSolver {
     const first = pc.first[k]!, last = pc.last[k]!;
     const d = pc.data;
     const spread = this.spread;
+    const res = this.impulse;
     let any = false;
     for (let q = first; q < last; q++) {
       const i = pc.leader[q]!;
@@ -480,24 +483,24 @@ export class SequentialSolver {
       if (flat && m.friction > 0) {
         const un = normalVelocity(st, b1, b2, d, o);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
-        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.friction, spread);
+        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.friction, spread, res);
         if (fs > 0) {
-          if (!useOwn) this.addPassTotals(k, fs, lastImpulse.jt, lastImpulse.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
+          if (!useOwn) this.addPassTotals(k, fs, res.jt, res.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
           continue;
         }
       }
-      const jn = applyContactImpulse(st, b1, b2, d, o, e, m, close);
+      const jn = applyContactImpulse(st, b1, b2, d, o, e, m, res, close);
       if (jn === 0) continue;
       any = true;
-      let jt = lastImpulse.jt, load = 0;
+      let jt = res.jt, load = 0;
       if (flat) {
         // Torque and friction at the centroid interact (the centroid of
         // the samples is rarely the patch's true centre): alternate them
         // a few times so a sticking patch ends neither spinning nor
         // creeping, within what is left of its friction cone.
-        const sticking = lastImpulse.sticking;
-        let budget = m.friction * jn - lastImpulse.jt;
+        const sticking = res.sticking;
+        let budget = m.friction * jn - res.jt;
         const acc = this.torqueAcc;
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
@@ -547,6 +550,7 @@ export class SequentialSolver {
     const d = pc.data;
     const spread = this.spread;
     const tq = this.torqueAcc;
+    const res = this.impulse;
     let any = false;
     this.keep(st, a, b);
     // What the contact passes left of the pair's friction cone and torque
@@ -571,7 +575,7 @@ export class SequentialSolver {
       if (face && m.friction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const before = acc[s]!;
-        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED);
+        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED, res);
         if (fr >= 0) {
           if (fr > 0) any = true;
           const dj = acc[s]! - before;
@@ -594,8 +598,8 @@ export class SequentialSolver {
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
       if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, d, o, m.friction * jn + pF, acc, s + 1) > 0) any = true;
-        if (dj > 0 && lastImpulse.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
+        if (applyTangentialAccumulated(st, b1, b2, d, o, m.friction * jn + pF, acc, s + 1, res) > 0) any = true;
+        if (dj > 0 && res.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
       }
     }
     if (!any) return false;
