@@ -159,6 +159,7 @@ export async function bakeSdf(mesh: TriMesh, options: BakeSdfOptions = {}): Prom
 
 // The engine's types and the building blocks the functions above use.
 export { World } from './dynamics/world.ts';
+export { MotorHandle, type MotorKind } from './dynamics/motorHandle.ts';
 export type { BodyStore } from './dynamics/bodies.ts';
 export type { WorldState, ContactView } from './dynamics/world.ts';
 export type { Backend } from './backends.ts';

@@ -4,9 +4,12 @@
  * after the collision phase, after the velocity update, per contact-graph
  * level inside the contact passes, and after integration.
  */
+import type { MotorSet } from './motors.ts';
 import type { StepContext } from './stepContext.ts';
 
 export interface ConstraintSystem {
+  /** The motors, for run-time control (World.motor). */
+  readonly motors?: MotorSet;
   /** Joined pairs that must not collide (a < b). */
   ignoresPair(a: number, b: number): boolean;
   /** Adds external torques/forces as velocity changes for this step (motors); true if any velocity changed. */

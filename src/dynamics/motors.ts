@@ -151,6 +151,15 @@ export class MotorSet {
   private readonly ref: Float64Array;
   private readonly angle: Float64Array;
   private readonly lastWrapped: Float64Array;
+  /**
+   * Run-time control (World.motor, src/dynamics/motorHandle.ts): 1 while
+   * code has replaced the program; the constant target then (NaN: off), and
+   * whether the scene's program is tracked, for going back to it.
+   */
+  private readonly manual: Uint8Array;
+  private readonly manualSpeed: Float64Array;
+  private readonly programTracked: Uint8Array;
+  private readonly sceneStart: Float64Array;
 
   constructor(descs: readonly MotorDesc[], bodyIndex: (name: string) => number, jointOf: (name: string) => MotorJoint = noJoint) {
     const n = descs.length;
@@ -186,6 +195,10 @@ export class MotorSet {
     this.ref = new Float64Array(4 * n);
     this.angle = new Float64Array(n);
     this.lastWrapped = new Float64Array(n);
+    this.manual = new Uint8Array(n);
+    this.manualSpeed = new Float64Array(n);
+    this.programTracked = new Uint8Array(n);
+    this.sceneStart = new Float64Array(n);
     let s = 0;
     descs.forEach((d, m) => {
       if (d.joint) {
@@ -215,7 +228,9 @@ export class MotorSet {
       // A constant speed is one endless segment; anything else is a program, which joint motors track.
       const constant = d.program.length === 1 && d.program[0]!.duration === Infinity;
       this.tracking[m] = d.joint && !constant ? 1 : 0;
+      this.programTracked[m] = this.tracking[m]!;
       this.startTorque[m] = d.startTorque;
+      this.sceneStart[m] = d.startTorque;
       this.torqueIncrement[m] = d.torqueIncrement;
       this.maxTorque[m] = d.maxTorque;
       this.from[m] = d.from;
@@ -231,6 +246,7 @@ export class MotorSet {
    * program that does not repeat).
    */
   target(m: number, mid: number): number {
+    if (this.manual[m]) return this.manualSpeed[m]!;
     if (!(mid >= this.from[m]! && mid < this.until[m]!)) return NaN;
     const s0 = this.segStart[m]!, s1 = this.segStart[m + 1]!;
     if (s1 - s0 === 1 && this.segEnd[s0] === Infinity) return this.segSpeed[s0]!;
@@ -239,6 +255,77 @@ export class MotorSet {
     if (this.repeat[m]) tau -= Math.floor(tau / total) * total;
     for (let s = s0; s < s1; s++) if (tau < this.segEnd[s]!) return this.segSpeed[s]!;
     return NaN;
+  }
+
+  /**
+   * Replaces motor m's program and window by a constant target speed from
+   * now on (NaN: the motor is off). A joint motor then servos to the speed
+   * as a constant `speed` does (no trajectory to track); the torque ramp
+   * and the load observer carry on.
+   */
+  setSpeed(m: number, speed: number): void {
+    this.manual[m] = 1;
+    this.manualSpeed[m] = speed;
+    this.tracking[m] = 0;
+    this.on[m] = 0;
+  }
+
+  /** Motor m follows its scene program and window again (at the world's time, not from its start). */
+  useProgram(m: number): void {
+    this.manual[m] = 0;
+    this.tracking[m] = this.programTracked[m]!;
+    this.on[m] = 0;
+  }
+
+  /** Whether code has replaced motor m's program (setSpeed). */
+  isManual(m: number): boolean {
+    return this.manual[m] === 1;
+  }
+
+  /**
+   * Sets motor m's torque (or force) limit. A motor without a ramp
+   * (torqueIncrement 0) gives up to the limit from the next step; one with a
+   * ramp starts from its scene's startTorque, cut to the limit. The torque
+   * the ramp has reached is kept within [startTorque, limit].
+   */
+  setMaxTorque(m: number, maxTorque: number): void {
+    this.maxTorque[m] = maxTorque;
+    this.startTorque[m] = this.torqueIncrement[m] === 0 ? maxTorque : Math.min(this.sceneStart[m]!, maxTorque);
+    this.torque[m] = Math.min(Math.max(this.torque[m]!, this.startTorque[m]!), maxTorque);
+  }
+
+  /**
+   * Motor m's speed now along its axis: a body motor's angular velocity
+   * (rad/s), a hinge's relative angular velocity of B against A (rad/s), a
+   * slider's relative velocity at B's anchor (m/s).
+   */
+  speed(B: BodyStore, m: number): number {
+    const kind = this.kind[m]!;
+    const b = this.body[m]!;
+    const v = B.vel, w = B.angVel;
+    if (kind === BODY) {
+      let dx = this.dir[3 * m]!, dy = this.dir[3 * m + 1]!, dz = this.dir[3 * m + 2]!;
+      if (this.bodyFrame[m]) {
+        quatToMat3(B.quat, 4 * b, R);
+        const x = dx, y = dy, z = dz;
+        dx = R[0]! * x + R[1]! * y + R[2]! * z;
+        dy = R[3]! * x + R[4]! * y + R[5]! * z;
+        dz = R[6]! * x + R[7]! * y + R[8]! * z;
+      }
+      return w[3 * b]! * dx + w[3 * b + 1]! * dy + w[3 * b + 2]! * dz;
+    }
+    const a = this.bodyA[m]!;
+    this.jointAxis(B, m, AX);
+    const x = AX[0]!, y = AX[1]!, z = AX[2]!;
+    if (kind === HINGE) return (w[3 * b]! - w[3 * a]!) * x + (w[3 * b + 1]! - w[3 * a + 1]!) * y + (w[3 * b + 2]! - w[3 * a + 2]!) * z;
+    quatToMat3(B.quat, 4 * b, R);
+    const lx = this.rB[3 * m]!, ly = this.rB[3 * m + 1]!, lz = this.rB[3 * m + 2]!;
+    const rbx = R[0]! * lx + R[1]! * ly + R[2]! * lz, rby = R[3]! * lx + R[4]! * ly + R[5]! * lz, rbz = R[6]! * lx + R[7]! * ly + R[8]! * lz;
+    const P = B.pos;
+    ARMS[0] = rbx; ARMS[1] = rby; ARMS[2] = rbz;
+    ARMS[3] = P[3 * b]! + rbx - P[3 * a]!; ARMS[4] = P[3 * b + 1]! + rby - P[3 * a + 1]!; ARMS[5] = P[3 * b + 2]! + rbz - P[3 * a + 2]!;
+    relativePointVelocity(v, w, b, a, ARMS, 0, PV);
+    return PV[0]! * x + PV[1]! * y + PV[2]! * z;
   }
 
   /** Whether motor m acts at all with target speed s (a body motor with target 0 does nothing; a joint motor holds). */

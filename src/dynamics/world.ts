@@ -40,6 +40,9 @@ import type { Vec3 } from '../geometry/mesh.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
 import { SimulationError } from '../errors.ts';
 import { grown } from '../util/growable.ts';
+import { quote } from '../util/echo.ts';
+import { didYouMean, listChoices } from '../scene/suggest.ts';
+import { MotorHandle } from './motorHandle.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
 import { applyPseudoVelocities, forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
@@ -179,6 +182,34 @@ export class World {
     this.bodies.asleep[i] = 0;
     if (i < this.ctx.version.length) this.ctx.markMoved(i);
     if (i < this.ctx.edited.length) this.ctx.edited[i] = 1;
+  }
+
+  /** Wakes body i and its island (a sleeping body stays asleep until something touches or drives it). */
+  wakeBody(i: number): void {
+    if (i < this.islands.timer.length) this.islands.wake(this.ctx, i);
+    this.bodies.asleep[i] = 0;
+  }
+
+  /** The names of the world's motors, in the scene's order (a robot's: "instance/motor"). */
+  motorNames(): string[] {
+    return this.constraints?.motors?.names.slice() ?? [];
+  }
+
+  /**
+   * A handle to drive the motor `name` from code (set its speed or torque
+   * limit between steps, read its speed and torque). Throws RangeError for
+   * an unknown name, listing the world's motors.
+   */
+  motor(name: string): MotorHandle {
+    const set = this.constraints?.motors;
+    const m = set ? set.names.indexOf(name) : -1;
+    if (!set || m < 0) {
+      const names = this.motorNames();
+      throw new RangeError(
+        `no motor ${quote(String(name))} in this world${didYouMean(String(name), names)}: ${names.length ? `its motors are ${listChoices(names)}` : 'it has no motors'}`,
+      );
+    }
+    return new MotorHandle(this, set, m);
   }
 
   /** A copy of every body's dynamic state, time and step count. */
