@@ -1,8 +1,8 @@
 /**
  * `stackfield lib FILE [--json]`: what a library holds (docs/LIBRARY_FORMAT.md):
  * its shapes, materials, body templates (shape, mass) and robots (parts,
- * joints, motors, mass, degrees of freedom), and those of the files it
- * includes. Given a scene, it lists the libraries the scene includes.
+ * joints, motors, mass, degrees of freedom; each joint's and motor's name,
+ * kind, axis, target and torque), and those of the files it includes. Given a scene, it lists the libraries the scene includes.
  *
  * The listing is of checked definitions: the file goes through the same
  * checks as `stackfield check`, and masses come from the shapes' exact mesh
@@ -16,6 +16,7 @@ import { DOF_REMOVED, EITHER_TOP_LEVEL, readSource, type Namespace, type SourceF
 import { checkName } from '../scene/instances.ts';
 import { readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
+import type { Vec3 } from '../geometry/mesh.ts';
 import { checkLibraryFile } from './check.ts';
 import { say } from './output.ts';
 import { ECHO_MAX, escapeControls, quote, terminalSafe } from '../util/echo.ts';
@@ -29,7 +30,11 @@ Usage:
 Per file: shapes (type), materials (their values), body templates (shape,
 mass in kg, static) and robots (parts, joints, motors, total mass of the
 dynamic parts, degrees of freedom: 6 per dynamic part less what each joint
-removes). The file is checked first, as "stackfield check" does.
+removes), then each robot's joints (type, parts, axis in part A's shape frame)
+and motors (kind, what they drive, target speed or program, torque ramp and
+limit, window) by the names an instance's overrides and world.motor() use.
+Joints have no limits: a hinge turns and a slider slides freely. The file is
+checked first, as "stackfield check" does.
 
 Options:
   --json    print one JSON object instead of text
@@ -45,6 +50,96 @@ export interface RobotListing {
   mass: number;
   /** 6 per dynamic part, less what every joint removes (a count: redundant joints are not detected). */
   dof: number;
+  /** The joints by name, as an instance's joint `instance/NAME` (the names motors and scene joints use). */
+  jointList: JointListing[];
+  /** The motors by name: the keys of an instance's `motors` overrides. */
+  motorList: MotorListing[];
+}
+
+/** A robot's joint: its type, the parts it joins, its axes in A's shape frame where the type has them. */
+export interface JointListing {
+  name: string;
+  type: string;
+  bodyA: string;
+  bodyB: string;
+  /** Degrees of freedom it removes. */
+  removes: number;
+  /** axisA where the type takes it (line, plane, axis, angle, hinge, slider), normalised; null otherwise. */
+  axisA: Vec3 | null;
+  /** plane: the second in-plane axis. */
+  axis2A?: Vec3;
+}
+
+/** A robot's motor: what it drives, its target, its torque ramp and window. */
+export interface MotorListing {
+  name: string;
+  /** "body" (a couple on one part), "hinge" (rad/s) or "slider" (m/s). */
+  kind: 'body' | 'hinge' | 'slider';
+  /** The joint a joint motor drives, else "". */
+  joint: string;
+  /** The part a body motor turns, else "". */
+  body: string;
+  /** Body motors: the unit axis and its frame ("world": the robot's frame as placed). */
+  axis?: Vec3;
+  frame?: 'world' | 'body';
+  /** A constant target speed, or null for a program. */
+  speed: number | null;
+  /** A program's segments and whether it repeats (0 for a constant speed). */
+  programSegments: number;
+  repeat: boolean;
+  /** N m (N for a slider). */
+  startTorque: number;
+  torqueIncrement: number;
+  maxTorque: number;
+  /** Seconds: the window the motor is on in. */
+  from: number;
+  until: number | null;
+}
+
+/** The joint types that take axisA (docs/SCENE_FORMAT.md "joints"). */
+const AXIS_TYPES = new Set(['line', 'plane', 'axis', 'angle', 'hinge', 'slider']);
+
+function unit(v: readonly number[]): Vec3 {
+  const l = Math.hypot(v[0]!, v[1]!, v[2]!);
+  return [v[0]! / l, v[1]! / l, v[2]! / l];
+}
+
+/** The joints and motors of the robot placed as instance `inst` in a checked scene, names without the `inst/` prefix. */
+function robotParts(scene: SceneDesc | undefined, inst: string): { jointList: JointListing[]; motorList: MotorListing[] } {
+  if (!scene) return { jointList: [], motorList: [] };
+  const prefix = `${inst}/`;
+  const own = (name: string) => name.startsWith(prefix);
+  const bare = (name: string) => (own(name) ? name.slice(prefix.length) : name);
+  const joints = scene.joints.filter((j) => own(j.name));
+  const jointList = joints.map((j): JointListing => ({
+    name: bare(j.name),
+    type: j.type,
+    bodyA: bare(j.bodyA),
+    bodyB: bare(j.bodyB),
+    removes: DOF_REMOVED[j.type] ?? 0,
+    axisA: AXIS_TYPES.has(j.type) ? unit(j.axisA) : null,
+    ...(j.type === 'plane' ? { axis2A: unit(j.axis2A) } : {}),
+  }));
+  const motorList = scene.motors.filter((m) => own(m.name)).map((m): MotorListing => {
+    const joint = m.joint ? joints.find((j) => j.name === m.joint) : undefined;
+    const constant = m.program.length === 1 && m.program[0]!.duration === Infinity;
+    return {
+      name: bare(m.name),
+      kind: m.joint ? (joint?.type === 'slider' ? 'slider' : 'hinge') : 'body',
+      joint: m.joint ? bare(m.joint) : '',
+      body: m.joint ? '' : bare(m.body),
+      ...(m.joint ? {} : { axis: [...m.axis] as Vec3, frame: m.frame }),
+      speed: constant ? m.program[0]!.speed : null,
+      programSegments: constant ? 0 : m.program.length,
+      repeat: m.repeat,
+      startTorque: m.startTorque,
+      torqueIncrement: m.torqueIncrement,
+      maxTorque: m.maxTorque,
+      from: m.from,
+      until: Number.isFinite(m.until) ? m.until : null,
+    };
+  });
+  return { jointList, motorList };
 }
 
 export interface FileListing {
@@ -107,7 +202,16 @@ function listFile(
       }
       const removed = r.joints.reduce((sum, j) => sum + (DOF_REMOVED[j.type] ?? 0), 0);
       const description = typeof d.value['description'] === 'string' ? d.value['description'] : undefined;
-      return { name: d.name, ...(description ? { description } : {}), parts: r.parts.length, joints: r.joints.length, motors: r.motors.length, mass: total, dof: Math.max(0, 6 * dynamic - removed) };
+      return {
+        name: d.name,
+        ...(description ? { description } : {}),
+        parts: r.parts.length,
+        joints: r.joints.length,
+        motors: r.motors.length,
+        mass: total,
+        dof: Math.max(0, 6 * dynamic - removed),
+        ...robotParts(checked?.scene, inst),
+      };
     }),
   };
 }
@@ -120,6 +224,48 @@ function shown(s: string, max = ECHO_MAX): string {
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => '    ' + r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+const vec = (v: readonly number[]): string => `[${v.map(fmtValue).join(', ')}]`;
+
+/** A motor's torque: "max 40 N m", or its ramp "5 +1/step, max 40 N m" (N for a slider). */
+function torqueText(m: MotorListing): string {
+  const unit = m.kind === 'slider' ? 'N' : 'N m';
+  return m.torqueIncrement > 0 ? `${fmtValue(m.startTorque)} +${fmtValue(m.torqueIncrement)}/step, max ${fmtValue(m.maxTorque)} ${unit}` : `max ${fmtValue(m.maxTorque)} ${unit}`;
+}
+
+function targetText(m: MotorListing): string {
+  const unit = m.kind === 'slider' ? 'm/s' : 'rad/s';
+  const target = m.speed !== null ? `${fmtValue(m.speed)} ${unit}` : `program, ${m.programSegments} segment${m.programSegments === 1 ? '' : 's'}${m.repeat ? ', repeated' : ''}`;
+  const window = m.from > 0 || m.until !== null ? `; from ${fmtValue(m.from)} s${m.until !== null ? ` until ${fmtValue(m.until)} s` : ''}` : '';
+  return target + window;
+}
+
+/** One robot's joints and motors by name: what its instances' overrides and `instance/NAME` refer to. */
+function robotDetails(r: RobotListing): string {
+  if (!r.jointList.length && !r.motorList.length) return '';
+  let out = `  robot ${shown(r.name)}:\n`;
+  if (r.jointList.length) {
+    out += '   joints (axes in part A\'s shape frame):\n';
+    out += table([
+      ['name', 'type', 'parts (A -> B)', 'axis', 'DOF removed'],
+      ...r.jointList.map((j) => [shown(j.name), j.type, `${shown(j.bodyA)} -> ${shown(j.bodyB)}`, j.axisA ? vec(j.axisA) + (j.axis2A ? `, ${vec(j.axis2A)}` : '') : '-', String(j.removes)]),
+    ]);
+  }
+  if (r.motorList.length) {
+    out += `   motors (world.motor("INSTANCE/NAME"); override as robots[i].motors.NAME):\n`;
+    out += table([
+      ['name', 'kind', 'drives', 'target', 'torque'],
+      ...r.motorList.map((m) => [
+        shown(m.name),
+        m.kind,
+        m.kind === 'body' ? `part ${shown(m.body)} about ${vec(m.axis!)} (${m.frame} frame)` : `joint ${shown(m.joint)}`,
+        targetText(m),
+        torqueText(m),
+      ]),
+    ]);
+  }
+  return out;
 }
 
 export function formatListing(list: FileListing[]): string {
@@ -140,6 +286,7 @@ export function formatListing(list: FileListing[]): string {
         ['name', 'parts', 'joints', 'motors', 'mass', 'DOF', 'description'],
         ...f.robots.map((r) => [shown(r.name), String(r.parts), String(r.joints), String(r.motors), `${fmtValue(r.mass)} kg`, String(r.dof), shown(r.description ?? '', 200)]),
       ]);
+      for (const r of f.robots) out += robotDetails(r);
     }
     if (!f.shapes.length && !f.materials.length && !f.bodies.length && !f.robots.length) out += '  (no definitions)\n';
   }

@@ -70,6 +70,58 @@ describe('stackfield lib', () => {
     expect(text.stdout).toMatch(/caterpillar\s+3\s+2\s+1\s+24 kg\s+8\s/);
   });
 
+  it("lists each robot's joints and motors by name, with their kinds, axes, targets and torques (the cart's fl, fr, rl, rr)", () => {
+    const r = cli(['lib', LIBRARY, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [file] = JSON.parse(r.stdout).files;
+    const robots = Object.fromEntries(file.robots.map((x: { name: string }) => [x.name, x]));
+    const cart = robots.cart;
+    expect(cart.jointList.map((j: { name: string }) => j.name)).toEqual(['fl', 'fr', 'rl', 'rr']);
+    expect(cart.jointList[0]).toEqual({ name: 'fl', type: 'hinge', bodyA: 'chassis', bodyB: 'fl', removes: 5, axisA: [0, 0, 1] });
+    expect(cart.motorList.map((m: { name: string }) => m.name)).toEqual(['fl', 'fr', 'rl', 'rr']);
+    expect(cart.motorList[3]).toEqual({
+      name: 'rr', kind: 'hinge', joint: 'rr', body: '', speed: -4, programSegments: 0, repeat: false,
+      startTorque: 5, torqueIncrement: 1, maxTorque: 40, from: 0, until: null,
+    });
+    // The caterpillar's body motor: its part, axis and frame; the inchworm's programs.
+    expect(robots.caterpillar.motorList[0]).toMatchObject({ name: 'drive', kind: 'body', body: 'h0', joint: '', axis: [0, 0, -1], frame: 'world', speed: 4, maxTorque: 60 });
+    expect(robots.inchworm.motorList.map((m: { programSegments: number; repeat: boolean; speed: null }) => [m.programSegments, m.repeat, m.speed])).toEqual([[2, true, null], [2, true, null]]);
+    const text = cli(['lib', LIBRARY]).stdout;
+    expect(text).toContain('  robot cart:\n   joints (axes in part A\'s shape frame):\n');
+    expect(text).toMatch(/\n {4}fl +hinge +chassis -> fl +\[0, 0, 1\] +5\n/);
+    expect(text).toMatch(/\n {4}rr +hinge +joint rr +-4 rad\/s +5 \+1\/step, max 40 N m\n/);
+    expect(text).toMatch(/\n {4}drive +body +part h0 about \[0, 0, -1\] \(world frame\) +4 rad\/s +15 \+0.6\/step, max 60 N m\n/);
+    expect(text).toMatch(/\n {4}hip +hinge +joint hip +program, 2 segments, repeated +max 8 N m\n/);
+  });
+
+  it('lists a slider motor in newtons and m/s, with its window, and a plane joint with both axes', () => {
+    const dir = writeFiles({
+      'lib.json': {
+        format: 'stackfield-library/1',
+        shapes: { b: { type: 'box', size: [0.2, 0.2, 0.2] } },
+        robots: {
+          rail: {
+            parts: [{ alias: 'base', shape: 'b' }, { alias: 'car', shape: 'b', position: [0.3, 0, 0] }, { alias: 'tag', shape: 'b', position: [0, 0.3, 0] }],
+            joints: [
+              { name: 'track', type: 'slider', bodyA: 'base', bodyB: 'car', anchorA: [0.15, 0, 0], anchorB: [-0.15, 0, 0], axisA: [2, 0, 0] },
+              { name: 'flat', type: 'plane', bodyA: 'base', bodyB: 'tag', anchorA: [0, 0.15, 0], anchorB: [0, -0.15, 0], axisA: [1, 0, 0], axis2A: [0, 0, 1] },
+            ],
+            motors: [{ name: 'push', joint: 'track', speed: 0.5, maxTorque: 30, from: 1, until: 3 }],
+          },
+        },
+      },
+    });
+    const r = cli(['lib', join(dir, 'lib.json'), '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const [rail] = JSON.parse(r.stdout).files[0].robots;
+    expect(rail.jointList[0]).toMatchObject({ name: 'track', type: 'slider', axisA: [1, 0, 0], removes: 5 });
+    expect(rail.jointList[1]).toMatchObject({ name: 'flat', type: 'plane', axisA: [1, 0, 0], axis2A: [0, 0, 1], removes: 1 });
+    expect(rail.motorList[0]).toMatchObject({ name: 'push', kind: 'slider', joint: 'track', speed: 0.5, maxTorque: 30, from: 1, until: 3 });
+    const text = cli(['lib', join(dir, 'lib.json')]).stdout;
+    expect(text).toMatch(/\n {4}push +slider +joint track +0.5 m\/s; from 1 s until 3 s +max 30 N\n/);
+    expect(text).toMatch(/\n {4}flat +plane +base -> tag +\[1, 0, 0\], \[0, 0, 1\] +1\n/);
+  });
+
   it('lists the libraries a scene includes', () => {
     const r = cli(['lib', join(EXAMPLES, 'inchworm.scene.json'), '--json']);
     expect(r.status, r.stderr).toBe(0);
