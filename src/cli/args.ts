@@ -1,5 +1,5 @@
 import { InputError } from '../errors.ts';
-import { closestMatch } from '../scene/suggest.ts';
+import { closestMatch } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
 
 /** A tiny flag parser: `--name value`, `--name=value`, boolean `--flag`, positionals. */

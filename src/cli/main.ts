@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GpuUnavailableError, InputError, SimulationError, WorkerError } from '../errors.ts';
-import { closestMatch } from '../scene/suggest.ts';
+import { closestMatch } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
 import { guardStandardStreams, say } from './output.ts';

@@ -41,7 +41,7 @@ import type { PenetrationBackend } from '../collision/query.ts';
 import { SimulationError } from '../errors.ts';
 import { grown } from '../util/growable.ts';
 import { quote } from '../util/echo.ts';
-import { didYouMean, listChoices } from '../scene/suggest.ts';
+import { didYouMean, listChoices } from '../util/suggest.ts';
 import { MotorHandle } from './motorHandle.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';

@@ -8,7 +8,7 @@
  * Shared by the app's scene picker, the CLI (`run`, `bench`) and the tests.
  */
 import { quote } from '../util/echo.ts';
-import { didYouMean } from './suggest.ts';
+import { didYouMean } from '../util/suggest.ts';
 import type { Builtin, BuiltinInfo } from './sceneKit.ts';
 import { rigidBuiltins } from './rigidScenes.ts';
 import { jointBuiltins } from './jointScenes.ts';

@@ -13,7 +13,7 @@
 import { InputError } from '../errors.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { BodyDesc, Quat } from './types.ts';
-import { closestMatch, didYouMean, listChoices } from './suggest.ts';
+import { closestMatch, didYouMean, listChoices } from '../util/suggest.ts';
 import { ECHO_MAX, quote } from '../util/echo.ts';
 import * as det from '../util/detmath.ts';
 

@@ -20,7 +20,7 @@ import type {
 } from './types.ts';
 import { SEED_MAX_POINTS } from '../soft/seedNet.ts';
 import { DEFAULT_SOFT_SOLVER, SOFT_INTEGRATORS } from '../soft/settings.ts';
-import { didYouMean, listChoices } from './suggest.ts';
+import { didYouMean, listChoices } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { bodyReference, childPath, define, has, indexPath, readOrientation, readRotation, unknownReference, type JsonObject, type NameIndex, type NumberRule, type Reader } from './reader.ts';
 

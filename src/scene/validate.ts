@@ -31,7 +31,7 @@ import type {
   ShapeDesc,
   SolverSettings,
 } from './types.ts';
-import { didYouMean } from './suggest.ts';
+import { didYouMean } from '../util/suggest.ts';
 import { readSoftSection } from './softValidate.ts';
 import { quote } from '../util/echo.ts';
 import {

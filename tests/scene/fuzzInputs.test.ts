@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
-import { closestMatch, SUGGEST_MAX_LENGTH } from '../../src/scene/suggest.ts';
+import { closestMatch, SUGGEST_MAX_LENGTH } from '../../src/util/suggest.ts';
 import { expectBadInput, expectClean, stackfield } from '../cli/cliHelpers.ts';
 
 function refusal(text: string, file: string): { message: string; ms: number } {

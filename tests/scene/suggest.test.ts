@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { closestMatch, didYouMean, editDistance, listChoices } from '../../src/scene/suggest.ts';
+import { closestMatch, didYouMean, editDistance, listChoices } from '../../src/util/suggest.ts';
 
 describe('editDistance', () => {
   test('counts insertions, deletions and substitutions like Levenshtein', () => {

@@ -3,7 +3,7 @@
  * enum values. A typo must not pass silently, and the message should point at
  * the fix, so we rank candidates by edit distance.
  */
-import { quote } from '../util/echo.ts';
+import { quote } from './echo.ts';
 
 /**
  * Optimal-string-alignment distance (Levenshtein plus adjacent
