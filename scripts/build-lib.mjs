@@ -1,6 +1,7 @@
 // Builds the npm package's JavaScript (npm run build:lib; also `prepare`, so
-// `npm install` in a checkout and `npm pack` build it): lib/ from src/ (the app
-// excluded) by tsc with declaration files, then what tsc does not do:
+// `npm install` in a checkout, an install from git and `npm pack` build it):
+// lib/ from src/ (the app excluded) by tsc with declaration files, then what
+// tsc does not do:
 //  - relative imports in the .d.ts files still end in ".ts" (tsc rewrites them
 //    only in the JavaScript); a consumer's compiler wants ".js";
 //  - files a module loads by URL (`new URL('./x.ts', import.meta.url)`, the
@@ -10,7 +11,10 @@
 //    collision/queryWorker.node.mjs) are not compiled, so they are copied;
 //  - the command's entry point must be executable;
 // and the API reference, docs/api/README.md (scripts/api-docs.ts).
-// Plain JavaScript, so it runs before anything is compiled.
+// Plain JavaScript, so it runs before anything is compiled. The package does
+// not ship this file (lib/ is built): its `prepare` runs it only where it
+// exists, so installing the tarball with a tool that runs `prepare` does
+// nothing, without an error about a missing script.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -30,7 +30,7 @@ import type { TriMesh, Vec3 } from './geometry/mesh.ts';
 import type { World } from './dynamics/world.ts';
 import { createWorld as buildWorld } from './scene/build.ts';
 import type { BuildLimits } from './scene/shapeBuild.ts';
-import { loadSceneFile } from './scene/load.ts';
+import { checkMeshFiles, loadSceneFile } from './scene/load.ts';
 import type { Quat, SceneDesc } from './scene/types.ts';
 import { validateScene } from './scene/validate.ts';
 import type { SdfGrid } from './sdf/grid.ts';
@@ -51,11 +51,15 @@ export async function createBackend(kind: BackendKind = 'cpu'): Promise<Backend>
  * (mesh paths resolve against the file's directory) or from a scene object
  * built in code (docs/SCENE_FORMAT.md; mesh paths resolve against the
  * working directory). Throws {@link InputError} naming the file, the JSON
- * path and what was expected.
+ * path and what was expected. Every mesh file must exist (a missing one is
+ * an InputError naming `shapes.NAME.path` and the path looked for); its
+ * contents are read and checked by {@link createWorld}.
  */
 export async function loadScene(source: string | object): Promise<SceneDesc> {
   if (typeof source === 'string') return loadSceneFile(source);
-  return validateScene(source, '<scene>', process.cwd());
+  const scene = validateScene(source, '<scene>', process.cwd());
+  await checkMeshFiles(scene, '<scene>', process.cwd(), 'the working directory');
+  return scene;
 }
 
 export interface CreateWorldOptions {

@@ -219,7 +219,8 @@ export const runCommand: Command = {
       // Every query worker asked for must have started (a WorkerError otherwise):
       // the summary names the thread count the run had.
       await backend.ready();
-      const tracker = new RunTracker(world, builtin !== undefined ? `built-in ${builtin}` : quote(file ?? scene.file, 200), backend.kind, backend.threads, (performance.now() - t0) / 1000);
+      const sceneName = builtin !== undefined ? `built-in ${builtin}` : (file ?? scene.file);
+      const tracker = new RunTracker(world, sceneName, backend.kind, backend.threads, (performance.now() - t0) / 1000);
       const round = rounder(precision);
       const particles = args.flags.has('particles');
       await sink.write(stateLine(world, round, particles));
@@ -245,7 +246,7 @@ export const runCommand: Command = {
         );
       }
       await sink.commit();
-      if (summaryKind === 'text') say(formatSummary(summary, (n) => quote(n)));
+      if (summaryKind === 'text') say(formatSummary(summary, (n) => quote(n), builtin !== undefined ? sceneName : quote(sceneName, 200)));
       // JSON.stringify escapes C0 controls; escapeControls the rest (bidi marks in a name) as \uXXXX, still valid JSON.
       else if (summaryKind === 'json') sayRaw(`${escapeControls(JSON.stringify({ summary }))}\n`);
       return 0;

@@ -19,6 +19,7 @@ export const REST_SPEED = 0.01;
 export const REST_SIZES = 0.05;
 
 export interface RunSummary {
+  /** The scene file as it was named on the command line (a plain path, not quoted), or "built-in NAME". */
   scene: string;
   /** The query backend: "cpu" or "gpu". */
   backend: string;
@@ -215,11 +216,15 @@ function length(x: number): string {
   return Math.abs(x) < 0.1 ? `${num(x * 1000)} mm` : `${num(x)} m`;
 }
 
-/** The summary as a few aligned lines of text. */
-export function formatSummary(s: RunSummary, quoteName: (name: string) => string): string {
+/**
+ * The summary as a few aligned lines of text. `sceneLabel` is how the first
+ * line names the scene (the caller quotes a file name; the summary's `scene`
+ * is the plain path, as --summary json prints it).
+ */
+export function formatSummary(s: RunSummary, quoteName: (name: string) => string, sceneLabel = s.scene): string {
   const pen = s.penetration;
   const lines = [
-    `stackfield: ${s.scene}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
+    `stackfield: ${sceneLabel}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
       `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}; world built in ${duration(s.buildSeconds)}`,
     `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     pen.max === 0

@@ -8,11 +8,14 @@
  *
  * Every error is an InputError naming the file, the line and what was expected.
  *
- * Polygons with more than three vertices are fan-triangulated from their first
- * vertex: (v0, v1, v2), (v0, v2, v3), ... That is right for convex (and
- * star-shaped-from-v0) planar polygons, which is what exporters write. For
- * other polygons the fan folds over itself; the mesh topology stays closed, so
- * validateMesh cannot see it, and a warning names the first such face instead.
+ * Polygons with more than three vertices are triangulated in their own plane
+ * (triangulatePolygons): a fan from the first vertex, (v0, v1, v2),
+ * (v0, v2, v3), ..., when that fan is a valid triangulation (every convex
+ * polygon, and any polygon whose fan neither folds nor makes a sliver), so
+ * such faces give the same triangles as they always have; otherwise ear
+ * clipping, which handles nonconvex polygons and collinear corners. A polygon
+ * that is not planar or not simple has no right triangulation: it is fanned as
+ * before, and a warning names the first such face.
  *
  * The result is compacted: vertices no face uses are dropped (they would become
  * stray collision samples), so vertex numbering may differ from the file.
@@ -298,12 +301,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
     throw new InputError(`${what}; expected a triangle mesh ("v x y z" lines and "f a b c" lines)`, file, `line ${last}`);
   }
 
-  const folded = countFoldedFans(positions.data, indices.data, polyFirst, polyCount, polyLine);
-  if (folded.count > 0) {
-    warnings.push(
-      `${file}: line ${folded.firstLine}: ${folded.count} polygon face${folded.count === 1 ? ' is' : 's are'} not convex, and fanning ${folded.count === 1 ? 'it' : 'them'} from the first vertex folds triangles over each other; triangulate nonconvex faces in the exporter`,
-    );
-  }
+  triangulatePolygons(positions.data, indices.data, polyFirst, polyCount, polyLine, note);
   const { mesh, dropped, kept } = compactMesh({
     positions: positions.data.slice(0, positions.length),
     indices: indices.data.slice(0, indices.length),
@@ -319,38 +317,254 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
 }
 
 /**
- * Polygon faces whose fan has a triangle facing against the polygon's overall
- * normal (the sum of the fan's cross products, which for a planar polygon is
- * twice its vector area), and the line of the first one.
+ * How far a corner may lie from a polygon face's plane, as a fraction of the
+ * polygon's size (its bounding-box diagonal), before the face counts as not
+ * planar. Exporters write about 6 significant digits, so a small face of a
+ * large model is off its plane by some 10^-4 of its size from rounding alone;
+ * below 10^-3 the choice of diagonals changes the solid by less than 10^-3 of
+ * the face's area times its size.
  */
-function countFoldedFans(
+const PLANAR_TOLERANCE = 1e-3;
+/**
+ * A corner, or a triangle, counts as flat when twice its area is at most this
+ * fraction of its longest edge squared: collinear corners are not ears, and a
+ * fan with such a sliver is not used. 100 times validateMesh's
+ * degenerate-triangle bound (10^-12), so no triangle made here is refused there.
+ */
+const FLAT = 1e-10;
+/** Most corners a polygon may have for ear clipping (quadratic or worse in them); a larger one that the fan cannot take is fanned, with a warning. */
+const MAX_EAR_CLIP = 4096;
+
+/** Why a polygon face was fanned although its fan is not a valid triangulation (the warning's words). */
+const NOT_PLANAR = `polygon face not planar (a corner more than ${PLANAR_TOLERANCE} of the face's size off its plane), fanned from its first vertex, which may fold; triangulate such faces in the exporter`;
+const NOT_SIMPLE = 'polygon face not simple (edges cross or touch, or it encloses no area), fanned from its first vertex, which folds; fix such faces in the exporter';
+const TOO_LARGE = `nonconvex polygon face of more than ${MAX_EAR_CLIP} corners, fanned from its first vertex, which may fold; triangulate such faces in the exporter`;
+const NOT_CLIPPED = 'polygon face that ear clipping could not triangulate (nearly self-touching), fanned from its first vertex, which may fold; triangulate such faces in the exporter';
+
+/** Scratch for triangulatePolygons, grown to the largest polygon. */
+let polyIds = new Uint32Array(64);
+let polyX = new Float64Array(64);
+let polyY = new Float64Array(64);
+let polyNext = new Int32Array(64);
+let polyPrev = new Int32Array(64);
+let polyOut = new Uint32Array(64 * 3);
+
+/**
+ * Re-triangulate the faces of more than three corners, which the parser wrote
+ * as fans from their first vertex (the fan of face f is its count[f] triangles
+ * from triangle first[f]; positions are only known once the whole file is
+ * read, since faces may name vertices defined after them). A face keeps its
+ * fan when the fan is a valid triangulation of the face in its plane; else it
+ * is ear-clipped there, into the same number of triangles, written over the
+ * fan. Not planar or not simple faces keep the fan, and `note` records why.
+ */
+function triangulatePolygons(
   p: Float64Array, idx: Uint32Array, first: GrowU32, count: GrowU32, line: GrowU32,
-): { count: number; firstLine: number } {
-  let folded = 0;
-  let firstLine = 0;
+  note: (what: string, line: number) => void,
+): void {
   for (let f = 0; f < first.length; f++) {
-    const t0 = first.data[f]!, nt = count.data[f]!;
-    let sx = 0, sy = 0, sz = 0;
-    for (let pass = 0; pass < 2; pass++) {
-      let bad = false;
-      for (let t = t0; t < t0 + nt; t++) {
-        const a = idx[t * 3]! * 3, b = idx[t * 3 + 1]! * 3, c = idx[t * 3 + 2]! * 3;
-        const ux = p[b]! - p[a]!, uy = p[b + 1]! - p[a + 1]!, uz = p[b + 2]! - p[a + 2]!;
-        const vx = p[c]! - p[a]!, vy = p[c + 1]! - p[a + 1]!, vz = p[c + 2]! - p[a + 2]!;
-        const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
-        if (pass === 0) {
-          sx += nx; sy += ny; sz += nz;
-        } else if (nx * sx + ny * sy + nz * sz < 0) {
-          bad = true;
-          break;
-        }
-      }
-      if (bad) {
-        if (folded++ === 0) firstLine = line.data[f]!;
-      }
+    const t0 = first.data[f]!, nt = count.data[f]!, n = nt + 2;
+    if (n > polyIds.length) {
+      const m = Math.max(n, polyIds.length * 2);
+      polyIds = new Uint32Array(m);
+      polyX = new Float64Array(m);
+      polyY = new Float64Array(m);
+      polyNext = new Int32Array(m);
+      polyPrev = new Int32Array(m);
+      polyOut = new Uint32Array(m * 3);
+    }
+    const ids = polyIds;
+    ids[0] = idx[t0 * 3]!;
+    ids[1] = idx[t0 * 3 + 1]!;
+    for (let k = 0; k < nt; k++) ids[k + 2] = idx[(t0 + k) * 3 + 2]!;
+    const why = triangulatePolygon(p, ids, n);
+    if (why === null) {
+      for (let k = 0; k < nt * 3; k++) idx[t0 * 3 + k] = ids[polyOut[k]!]!;
+    } else if (why !== '') {
+      note(why, line.data[f]!);
     }
   }
-  return { count: folded, firstLine };
+}
+
+/**
+ * Triangulate one polygon (corners ids[0, n)) into polyOut (triples of corner
+ * numbers, each turning the way the polygon does) and return null; or return
+ * '' when the fan from the first corner is valid and is kept, or the reason it
+ * is kept although it is not.
+ */
+function triangulatePolygon(p: Float64Array, ids: Uint32Array, n: number): string | null {
+  // Centroid and size.
+  let cx = 0, cy = 0, cz = 0;
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const a = ids[i]! * 3;
+    const x = p[a]!, y = p[a + 1]!, z = p[a + 2]!;
+    cx += x; cy += y; cz += z;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+    if (z > z1) z1 = z;
+  }
+  cx /= n; cy /= n; cz /= n;
+  const size = Math.sqrt((x1 - x0) ** 2 + (y1 - y0) ** 2 + (z1 - z0) ** 2);
+  // Newell's normal (twice the vector area), from coordinates about the centroid.
+  let nx = 0, ny = 0, nz = 0;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const a = ids[j]! * 3, b = ids[i]! * 3;
+    const ax = p[a]! - cx, ay = p[a + 1]! - cy, az = p[a + 2]! - cz;
+    const bx = p[b]! - cx, by = p[b + 1]! - cy, bz = p[b + 2]! - cz;
+    nx += (ay - by) * (az + bz);
+    ny += (az - bz) * (ax + bx);
+    nz += (ax - bx) * (ay + by);
+  }
+  const len = Math.sqrt(nx * nx + ny * ny + nz * nz);
+  if (!(len > FLAT * size * size)) return NOT_SIMPLE; // no area (or no size): no plane to work in
+  nx /= len; ny /= len; nz /= len;
+  // An orthonormal basis (u, v) of the plane with u x v = n, so the polygon
+  // runs counter-clockwise in (u, v) coordinates.
+  let ux: number, uy: number, uz: number;
+  if (Math.abs(nx) <= Math.abs(ny) && Math.abs(nx) <= Math.abs(nz)) {
+    ux = 0; uy = nz; uz = -ny; // x-axis cross n
+  } else if (Math.abs(ny) <= Math.abs(nz)) {
+    ux = -nz; uy = 0; uz = nx; // y-axis cross n
+  } else {
+    ux = ny; uy = -nx; uz = 0; // z-axis cross n
+  }
+  const ul = Math.sqrt(ux * ux + uy * uy + uz * uz);
+  ux /= ul; uy /= ul; uz /= ul;
+  const vx = ny * uz - nz * uy, vy = nz * ux - nx * uz, vz = nx * uy - ny * ux;
+  const X = polyX, Y = polyY;
+  let off = 0;
+  for (let i = 0; i < n; i++) {
+    const a = ids[i]! * 3;
+    const dx = p[a]! - cx, dy = p[a + 1]! - cy, dz = p[a + 2]! - cz;
+    off = Math.max(off, Math.abs(dx * nx + dy * ny + dz * nz));
+    X[i] = dx * ux + dy * uy + dz * uz;
+    Y[i] = dx * vx + dy * vy + dz * vz;
+  }
+  if (off > PLANAR_TOLERANCE * size) return NOT_PLANAR;
+
+  // The fan from corner 0 is a triangulation when each of its triangles turns
+  // counter-clockwise and is no sliver, and together they go round corner 0
+  // less than once: then the other corners are in angular order about it.
+  // (Two such triangles, a quad's, cannot go round once: each turns by less
+  // than half.)
+  let fanOk = true;
+  let turn = 0;
+  for (let k = 1; k + 1 < n && fanOk; k++) {
+    const cross = orient2(X[0]!, Y[0]!, X[k]!, Y[k]!, X[k + 1]!, Y[k + 1]!);
+    if (!(cross > FLAT * longestEdge2(X, Y, 0, k, k + 1))) fanOk = false;
+    if (n > 4) {
+      const dot = (X[k]! - X[0]!) * (X[k + 1]! - X[0]!) + (Y[k]! - Y[0]!) * (Y[k + 1]! - Y[0]!);
+      turn += Math.atan2(cross, dot);
+    }
+  }
+  if (fanOk && turn < 2 * Math.PI - 1e-9) return '';
+  if (n > MAX_EAR_CLIP) return TOO_LARGE;
+  if (!isSimple(X, Y, n)) return NOT_SIMPLE;
+  return earClipInto(X, Y, n) ? null : NOT_CLIPPED;
+}
+
+/** Twice the signed area of (a, b, c): positive when they turn counter-clockwise. */
+function orient2(ax: number, ay: number, bx: number, by: number, cx: number, cy: number): number {
+  return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+}
+
+function longestEdge2(X: Float64Array, Y: Float64Array, a: number, b: number, c: number): number {
+  const ab = (X[b]! - X[a]!) ** 2 + (Y[b]! - Y[a]!) ** 2;
+  const bc = (X[c]! - X[b]!) ** 2 + (Y[c]! - Y[b]!) ** 2;
+  const ca = (X[a]! - X[c]!) ** 2 + (Y[a]! - Y[c]!) ** 2;
+  return Math.max(ab, bc, ca);
+}
+
+/**
+ * Is the closed polygon simple: no two edges meet except neighbours at their
+ * shared corner, and no corner turns straight back along its edge?
+ */
+function isSimple(X: Float64Array, Y: Float64Array, n: number): boolean {
+  for (let i = 0; i < n; i++) {
+    const i1 = (i + 1) % n;
+    const ax = X[i]!, ay = Y[i]!, bx = X[i1]!, by = Y[i1]!;
+    if (ax === bx && ay === by) return false;
+    // Neighbour edge (i1, i2): only a turn straight back makes them overlap.
+    const i2 = (i1 + 1) % n;
+    const cross = orient2(ax, ay, bx, by, X[i2]!, Y[i2]!);
+    const dot = (bx - ax) * (X[i2]! - bx) + (by - ay) * (Y[i2]! - by);
+    if (Math.abs(cross) <= FLAT * longestEdge2(X, Y, i, i1, i2) && dot < 0) return false;
+    for (let j = i + 2; j < n; j++) {
+      const j1 = (j + 1) % n;
+      if (j1 === i) continue; // the other neighbour
+      if (segmentsMeet(ax, ay, bx, by, X[j]!, Y[j]!, X[j1]!, Y[j1]!)) return false;
+    }
+  }
+  return true;
+}
+
+/** Do the closed segments ab and cd have a point in common? */
+function segmentsMeet(
+  ax: number, ay: number, bx: number, by: number, cx: number, cy: number, dx: number, dy: number,
+): boolean {
+  const d1 = Math.sign(orient2(ax, ay, bx, by, cx, cy));
+  const d2 = Math.sign(orient2(ax, ay, bx, by, dx, dy));
+  const d3 = Math.sign(orient2(cx, cy, dx, dy, ax, ay));
+  const d4 = Math.sign(orient2(cx, cy, dx, dy, bx, by));
+  if (d1 * d2 < 0 && d3 * d4 < 0) return true;
+  const on = (px: number, py: number, qx: number, qy: number, rx: number, ry: number): boolean =>
+    Math.min(px, qx) <= rx && rx <= Math.max(px, qx) && Math.min(py, qy) <= ry && ry <= Math.max(py, qy);
+  return (d1 === 0 && on(ax, ay, bx, by, cx, cy)) || (d2 === 0 && on(ax, ay, bx, by, dx, dy)) ||
+    (d3 === 0 && on(cx, cy, dx, dy, ax, ay)) || (d4 === 0 && on(cx, cy, dx, dy, bx, by));
+}
+
+/**
+ * Ear clipping of a simple counter-clockwise polygon into polyOut: repeatedly
+ * cut off a convex corner (not a flat one: collinear corners are left for a
+ * later ear, so no triangle is a sliver) whose triangle holds no other corner.
+ * False when a full lap finds no ear, which only rounding on an almost
+ * self-touching polygon can cause.
+ */
+function earClipInto(X: Float64Array, Y: Float64Array, n: number): boolean {
+  const next = polyNext, prev = polyPrev, out = polyOut;
+  for (let i = 0; i < n; i++) {
+    next[i] = (i + 1) % n;
+    prev[i] = (i + n - 1) % n;
+  }
+  let o = 0;
+  let remaining = n;
+  let i = 0;
+  let sinceEar = 0;
+  while (remaining > 3) {
+    const a = prev[i]!, c = next[i]!;
+    if (isEar(X, Y, next, a, i, c)) {
+      out[o++] = a; out[o++] = i; out[o++] = c;
+      next[a] = c;
+      prev[c] = a;
+      remaining--;
+      sinceEar = 0;
+      i = a; // a's corner changed: it may be an ear now
+    } else {
+      i = c;
+      if (++sinceEar > remaining) return false;
+    }
+  }
+  const a = prev[i]!, c = next[i]!;
+  if (!(orient2(X[a]!, Y[a]!, X[i]!, Y[i]!, X[c]!, Y[c]!) > FLAT * longestEdge2(X, Y, a, i, c))) return false;
+  out[o++] = a; out[o++] = i; out[o++] = c;
+  return true;
+}
+
+function isEar(X: Float64Array, Y: Float64Array, next: Int32Array, a: number, b: number, c: number): boolean {
+  const ax = X[a]!, ay = Y[a]!, bx = X[b]!, by = Y[b]!, cx = X[c]!, cy = Y[c]!;
+  if (!(orient2(ax, ay, bx, by, cx, cy) > FLAT * longestEdge2(X, Y, a, b, c))) return false; // reflex or flat
+  // No other remaining corner may lie inside the triangle or on it.
+  for (let v = next[c]!; v !== a; v = next[v]!) {
+    const px = X[v]!, py = Y[v]!;
+    if (orient2(ax, ay, bx, by, px, py) >= 0 && orient2(bx, by, cx, cy, px, py) >= 0 && orient2(cx, cy, ax, ay, px, py) >= 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** The `where` of an error on a line. */

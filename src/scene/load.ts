@@ -61,15 +61,30 @@ export async function loadSceneFile(path: string): Promise<SceneDesc> {
 
 /** loadSceneFile, with the flattened scene and the files it was read from. */
 export async function loadSceneFileWithSources(path: string): Promise<LoadedScene> {
-  const fs = await import('node:fs/promises');
   const nodePath = await import('node:path');
   const text = await readTextFile(path, 'scene file');
   const dir = nodePath.dirname(nodePath.resolve(path));
   const loaded = await loadSceneText(text, path, { readText: (p) => readTextFile(p, 'included file') }, dir);
-  const scene = loaded.scene;
+  await checkMeshFiles(loaded.scene, path, dir, 'the scene file');
+  return loaded;
+}
+
+/**
+ * Checks (Node only) that every mesh shape of a validated scene names a
+ * regular file: the path resolved against `baseDir` (the scene file's
+ * directory, or the working directory for a scene built in code) goes into
+ * `resolvedPath`, and a missing file, a directory or a device is an
+ * InputError naming `file`, `shapes.<name>.path` (of the library that defines
+ * the shape, for a library's) and the path looked for. `relativeTo` says in
+ * the message what a relative path is relative to. Only existence is checked:
+ * the file is read, and its mesh validated, by createWorld.
+ */
+export async function checkMeshFiles(scene: SceneDesc, file: string, baseDir: string, relativeTo: string): Promise<void> {
+  const fs = await import('node:fs/promises');
+  const nodePath = await import('node:path');
   for (const [name, shape] of Object.entries(scene.shapes)) {
     if (shape.type !== 'mesh') continue;
-    shape.resolvedPath = nodePath.resolve(dir, shape.path);
+    shape.resolvedPath = nodePath.resolve(baseDir, shape.path);
     let problem: string | null;
     try {
       const st = await fs.stat(shape.resolvedPath);
@@ -79,12 +94,12 @@ export async function loadSceneFileWithSources(path: string): Promise<LoadedScen
     }
     if (problem !== null) {
       const where = childPath(childPath('shapes', name), 'path');
-      const rel = nodePath.isAbsolute(shape.path) ? '' : '; paths are relative to the scene file';
-      const e = new InputError(`${problem} (looked for ${quote(shape.resolvedPath, 200)}${rel})`, path, where);
+      // An absolute path was looked for as written: name it once.
+      const looked = shape.resolvedPath === shape.path ? '' : ` (looked for ${quote(shape.resolvedPath, 200)}${nodePath.isAbsolute(shape.path) ? '' : `; paths are relative to ${relativeTo}`})`;
+      const e = new InputError(`${problem}${looked}`, file, where);
       throw originsOf(scene)?.remap(e) ?? e;
     }
   }
-  return loaded;
 }
 
 /**

@@ -262,7 +262,9 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
         try {
           text = await io.readText(d.resolvedPath);
         } catch (e) {
-          throw new InputError(`cannot read mesh file ${quote(d.resolvedPath, 200)}: ${(e as Error).message}`, scene.file, where);
+          // The reader's InputError names the path already: say it once, first, like a file name.
+          const why = e instanceof InputError ? bareMessage(e) : `cannot read the mesh file: ${(e as Error).message}`;
+          throw new InputError(`${quote(d.resolvedPath, 200)}: ${why}`, scene.file, where);
         }
         const r = parseObjWithWarnings(text, d.path);
         numbering = r.numbering;

@@ -14,7 +14,7 @@
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +146,18 @@ describe('the npm package', () => {
     expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
     expect(Object.keys(pkg.devDependencies)).toContain('tsx');
   });
+
+  it("has a `prepare` that does nothing in the installed package, which does not ship the build script it runs in a checkout", () => {
+    const installed = join(project, 'node_modules', 'stackfield');
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    expect(pkg.scripts.prepare).toContain('scripts/build-lib.mjs'); // a checkout and a git install still build lib/
+    expect(existsSync(join(installed, 'scripts', 'build-lib.mjs'))).toBe(false);
+    const before = statSync(join(installed, 'lib', 'index.js')).mtimeMs;
+    const r = sh('npm', ['run', '--silent', 'prepare'], installed, 60_000);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toBe('');
+    expect(statSync(join(installed, 'lib', 'index.js')).mtimeMs).toBe(before);
+  }, 60_000);
 
   it('runs `npx stackfield run --builtin rings --steps 10` from the installed tarball', () => {
     const r = sh('npx', ['stackfield', 'run', '--builtin', 'rings', '--steps', '10', '--summary', 'json'], project, 120_000);

@@ -84,9 +84,21 @@ describe('the run summary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stackfield-summary-'));
     writeFileSync(join(dir, 'sunk.json'), scene);
     const r = stackfield(['run', join(dir, 'sunk.json'), '--steps', '1', '--summary', 'json']);
+    const text = stackfield(['run', join(dir, 'sunk.json'), '--steps', '1', '--summary', 'text']);
     rmSync(dir, { recursive: true, force: true });
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stderr.trim().split('\n').pop()!).summary.belowGround).toEqual(['sunk']);
+    const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary;
+    expect(summary.belowGround).toEqual(['sunk']);
+    // The scene is the plain path in JSON (it was "\"...\"", quotes and all), quoted in the text summary.
+    expect(summary.scene).toBe(join(dir, 'sunk.json'));
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stderr).toContain(`stackfield: "${join(dir, 'sunk.json')}": 1 step of`);
+  });
+
+  it('names a built-in scene as "built-in NAME" in the JSON summary', () => {
+    const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=2', '--steps', '1', '--summary', 'json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stderr.trim().split('\n').pop()!).summary.scene).toBe('built-in tower');
   });
 });
 

@@ -3,6 +3,7 @@ import { InputError } from '../../src/errors.ts';
 import { parseObj, parseObjWithWarnings } from '../../src/geometry/obj.ts';
 import { signedVolume } from '../../src/geometry/mesh.ts';
 import { validateMesh } from '../../src/geometry/validate.ts';
+import { analyseSolid } from '../../src/sdf/solid.ts';
 
 /** Unit tetrahedron, outward: the reference every face format must reproduce. */
 const TET_V = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 0 0 1'];
@@ -101,14 +102,109 @@ f 4 1 5 8
     expect(Array.from(m.indices)).toEqual([0, 1, 2, 0, 2, 3, 0, 3, 4, 0, 4, 5]);
   });
 
-  it('warns when a nonconvex polygon is fanned from a vertex that folds the fan, naming its line', () => {
+  it('ear-clips a nonconvex polygon whose fan from the first vertex would fold, keeping its winding', () => {
     // An L-shaped hexagon, counter-clockwise; fanning from (2, 1) folds, from (0, 0) it does not.
     const v = ['v 2 1 0', 'v 1 1 0', 'v 1 2 0', 'v 0 2 0', 'v 0 0 0', 'v 2 0 0'];
-    const bad = parseObjWithWarnings([...v, 'f 1 2 3 4 5 6'].join('\n'), 'l.obj');
-    expect(bad.warnings).toHaveLength(1);
-    expect(bad.warnings[0]).toContain('l.obj: line 7: 1 polygon face is not convex');
-    const good = parseObjWithWarnings([...v, 'f 5 6 1 2 3 4'].join('\n'), 'l.obj');
-    expect(good.warnings).toEqual([]);
+    const clipped = parseObjWithWarnings([...v, 'f 1 2 3 4 5 6'].join('\n'), 'l.obj');
+    expect(clipped.warnings).toEqual([]);
+    const m = clipped.mesh;
+    expect(m.indices.length).toBe(12);
+    let area = 0;
+    for (let t = 0; t < 4; t++) {
+      const [a, b, c] = [0, 1, 2].map((k) => m.indices[t * 3 + k]! * 3);
+      const z = (m.positions[b!]! - m.positions[a!]!) * (m.positions[c! + 1]! - m.positions[a! + 1]!) -
+        (m.positions[b! + 1]! - m.positions[a! + 1]!) * (m.positions[c!]! - m.positions[a!]!);
+      expect(z).toBeGreaterThan(0); // every triangle faces +z, like the polygon
+      area += z / 2;
+    }
+    expect(area).toBeCloseTo(3, 14); // no overlap: the triangles' areas add up to the L's
+    // The fan from (0, 0) is valid, so that face keeps it.
+    const fanned = parseObjWithWarnings([...v, 'f 5 6 1 2 3 4'].join('\n'), 'l.obj');
+    expect(fanned.warnings).toEqual([]);
+    expect(Array.from(fanned.mesh.indices)).toEqual([4, 5, 0, 4, 0, 1, 4, 1, 2, 4, 2, 3]);
+  });
+
+  it('reads an L prism with two nonconvex hexagon caps as exactly its volume, without warnings', () => {
+    // The L of the issue: area 0.51, depth 0.3, volume 0.153 (the fan from the first corner gave 0.1567).
+    const L = [[1, 0.3], [0.3, 0.3], [0.3, 1], [0, 1], [0, 0], [1, 0]];
+    const text = [
+      ...L.map(([x, y]) => `v ${x} ${y} 0`),
+      ...L.map(([x, y]) => `v ${x} ${y} 0.3`),
+      'f 6 5 4 3 2 1', // bottom, facing -z
+      'f 7 8 9 10 11 12', // top, facing +z
+      ...L.map((_, i) => { const j = (i + 1) % 6; return `f ${i + 1} ${j + 1} ${j + 7} ${i + 7}`; }),
+    ].join('\n');
+    const r = parseObjWithWarnings(text, 'lprism.obj');
+    expect(r.warnings).toEqual([]);
+    const v = validateMesh(r.mesh, 'lprism.obj');
+    expect(v.warnings).toEqual([]);
+    const exact = (1 * 1 - 0.7 * 0.7) * 0.3;
+    expect(Math.abs(signedVolume(v.mesh) - exact) / exact).toBeLessThan(1e-9);
+    const solid = analyseSolid(v.mesh);
+    expect(solid.simple).toBe(true); // no folded triangles crossing each other
+    expect(Math.abs(solid.mass.volume - exact) / exact).toBeLessThan(1e-9);
+  });
+
+  it('ear-clips a polygon with collinear corners without slivers', () => {
+    // A 2 x 1 rectangle with extra corners along its long sides; the fan from (0, 0) would make a flat triangle.
+    const v = ['v 0 0 0', 'v 1 0 0', 'v 2 0 0', 'v 2 1 0', 'v 1 1 0', 'v 0 1 0'];
+    const r = parseObjWithWarnings([...v, 'f 1 2 3 4 5 6'].join('\n'), 'rect.obj');
+    expect(r.warnings).toEqual([]);
+    const m = r.mesh;
+    let area = 0;
+    for (let t = 0; t < m.indices.length / 3; t++) {
+      const [a, b, c] = [0, 1, 2].map((k) => m.indices[t * 3 + k]! * 3);
+      const z = (m.positions[b!]! - m.positions[a!]!) * (m.positions[c! + 1]! - m.positions[a! + 1]!) -
+        (m.positions[b! + 1]! - m.positions[a! + 1]!) * (m.positions[c!]! - m.positions[a!]!);
+      expect(z).toBeGreaterThan(0.1);
+      area += z / 2;
+    }
+    expect(area).toBeCloseTo(2, 14);
+  });
+
+  it('triangulates a tilted nonconvex polygon in its own plane', () => {
+    // The L hexagon rotated out of every axis plane: the triangles still tile it.
+    const c = Math.cos(0.7), s = Math.sin(0.7);
+    const pts = [[2, 1], [1, 1], [1, 2], [0, 2], [0, 0], [2, 0]].map(([x, y]) => [x! * c, y!, x! * s + y! * 0.5]);
+    const r = parseObjWithWarnings([...pts.map((q) => `v ${q.join(' ')}`), 'f 1 2 3 4 5 6'].join('\n'), 'tilt.obj');
+    expect(r.warnings).toEqual([]);
+    // Vector areas of the triangles all point the same way and sum to the polygon's.
+    const m = r.mesh;
+    const n0 = [0, 0, 0];
+    const ns: number[][] = [];
+    for (let t = 0; t < 4; t++) {
+      const [a, b, d] = [0, 1, 2].map((k) => m.indices[t * 3 + k]! * 3);
+      const p = (i: number, k: number): number => m.positions[i + k]!;
+      const u = [0, 1, 2].map((k) => p(b!, k) - p(a!, k)), w = [0, 1, 2].map((k) => p(d!, k) - p(a!, k));
+      const n = [u[1]! * w[2]! - u[2]! * w[1]!, u[2]! * w[0]! - u[0]! * w[2]!, u[0]! * w[1]! - u[1]! * w[0]!];
+      ns.push(n);
+      for (let k = 0; k < 3; k++) n0[k]! += n[k]!;
+    }
+    for (const n of ns) expect(n[0]! * n0[0]! + n[1]! * n0[1]! + n[2]! * n0[2]!).toBeGreaterThan(0);
+    expect(Math.hypot(...ns.map((n) => Math.hypot(...n))) > 0).toBe(true);
+    expect(ns.reduce((acc, n) => acc + Math.hypot(n[0]!, n[1]!, n[2]!), 0)).toBeCloseTo(Math.hypot(n0[0]!, n0[1]!, n0[2]!), 12);
+  });
+
+  it('warns about a non-planar quad and fans it as before, naming its line', () => {
+    const v = ['v 0 0 0', 'v 1 0 0', 'v 1 1 0.2', 'v 0 1 0'];
+    const r = parseObjWithWarnings([...v, 'f 1 2 3 4'].join('\n'), 'twist.obj');
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toContain('twist.obj: line 5: polygon face not planar (a corner more than 0.001 of the face');
+    expect(Array.from(r.mesh.indices)).toEqual([0, 1, 2, 0, 2, 3]);
+    // Within the tolerance it is planar: no warning.
+    const flat = parseObjWithWarnings(['v 0 0 0', 'v 1 0 0', 'v 1 1 0.0001', 'v 0 1 0', 'f 1 2 3 4'].join('\n'), 'flat.obj');
+    expect(flat.warnings).toEqual([]);
+  });
+
+  it('warns about a self-intersecting polygon and fans it as before', () => {
+    // A pentagram (star drawn with crossing edges) and a bow tie, on lines 6 and 11.
+    const star = Array.from({ length: 5 }, (_, k) => `v ${Math.cos((4 * Math.PI * k) / 5)} ${Math.sin((4 * Math.PI * k) / 5)} 0`);
+    const bow = ['v 0 0 1', 'v 1 1 1', 'v 1 0 1', 'v 0 1 1'];
+    const r = parseObjWithWarnings([...star, 'f 1 2 3 4 5', ...bow, 'f 6 7 8 9', 'f 9 8 7 6'].join('\n'), 'star.obj');
+    expect(r.warnings).toHaveLength(1);
+    expect(r.warnings[0]).toContain('star.obj: line 6: polygon face not simple');
+    expect(r.warnings[0]).toContain('(3 lines)');
+    expect(Array.from(r.mesh.indices.slice(0, 9))).toEqual([0, 1, 2, 0, 2, 3, 0, 3, 4]);
   });
 
   it('skips comments, blank lines, CRLF, w and the known non-geometry statements without warnings', () => {

@@ -161,7 +161,7 @@ describe('every shape of the scene is loaded (item 8)', () => {
   it('a shape no body uses, whose mesh file is missing, is reported at its path', async () => {
     const e = await refused(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'mesh', path: 'gone.obj' } }));
     expect(e.where).toBe('shapes.spare.path');
-    expect(e.message).toContain('cannot read mesh file "/scenes/gone.obj"');
+    expect(e.message).toContain('"/scenes/gone.obj": cannot read the mesh file');
   });
 
   it('a shape no body uses, whose mesh is open, is reported like a used one', async () => {

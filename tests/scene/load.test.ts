@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { InputError } from '../../src/errors.ts';
+import { createWorld, loadScene } from '../../src/index.ts';
 import { loadSceneFile } from '../../src/scene/load.ts';
+import { validateScene } from '../../src/scene/validate.ts';
 
 let dir = '';
 
@@ -110,5 +112,54 @@ describe('loadSceneFile', () => {
     await writeFile(file, JSON.stringify({ format: 'stackfield-scene/1', shapes: { b: { type: 'box' } }, bodies: [{ shape: 'b', frction: 1 }] }));
     const e = await loadError(file);
     expect(e.message).toBe(`${file}: bodies[0].frction: unknown key (did you mean "friction"?)`);
+  });
+});
+
+describe('loadScene', () => {
+  const inCode = (path: string): object => JSON.parse(meshScene(path)) as object;
+
+  async function refusal(p: Promise<unknown>): Promise<InputError> {
+    try {
+      await p;
+    } catch (e) {
+      expect(e).toBeInstanceOf(InputError);
+      return e as InputError;
+    }
+    throw new Error('expected an InputError, nothing was thrown');
+  }
+
+  test('a scene object whose mesh file is missing is refused by loadScene, naming the shape and the path looked for', async () => {
+    const gone = join(dir, 'scenes', 'models', 'gone.obj');
+    const e = await refusal(loadScene(inCode(gone)));
+    expect(e.message).toBe(`<scene>: shapes.bunny.path: mesh file not found: "${gone}"`);
+    // A relative path resolves against the working directory, and the message says so.
+    const rel = await refusal(loadScene(inCode('no/such/mesh.obj')));
+    expect(rel.where).toBe('shapes.bunny.path');
+    expect(rel.message).toBe(
+      `<scene>: shapes.bunny.path: mesh file not found: "no/such/mesh.obj" (looked for "${join(process.cwd(), 'no/such/mesh.obj')}"; paths are relative to the working directory)`,
+    );
+    // A directory is no mesh file either.
+    expect((await refusal(loadScene(inCode(join(dir, 'scenes'))))).message).toContain('is a directory, not a mesh file');
+  });
+
+  test('a scene object whose mesh files exist loads, with the resolved paths', async () => {
+    const scene = await loadScene(inCode(join(dir, 'scenes', 'models', 'bunny.obj')));
+    expect(scene.shapes['bunny']).toMatchObject({ resolvedPath: join(dir, 'scenes', 'models', 'bunny.obj') });
+  });
+
+  test('a scene file whose mesh file is missing is refused by loadScene, naming the scene file', async () => {
+    const file = join(dir, 'scenes', 'missing-mesh-api.json');
+    await writeFile(file, meshScene('models/dragon.obj'));
+    const e = await refusal(loadScene(file));
+    expect(e.message).toBe(
+      `${file}: shapes.bunny.path: mesh file not found: "models/dragon.obj" (looked for "${join(dir, 'scenes', 'models', 'dragon.obj')}"; paths are relative to the scene file)`,
+    );
+  });
+
+  test('createWorld given a scene whose mesh file went missing names the path once', async () => {
+    const gone = join(dir, 'scenes', 'models', 'gone.obj');
+    const scene = validateScene(inCode(gone), '<scene>', dir); // not through loadScene, which would refuse it
+    const e = await refusal(createWorld(scene, { warn: () => {} }));
+    expect(e.message).toBe(`<scene>: shapes.bunny.path: "${gone}": mesh file not found`);
   });
 });
