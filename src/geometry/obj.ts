@@ -23,6 +23,7 @@
 import { InputError } from '../errors.ts';
 import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { quote } from '../util/echo.ts';
+import * as det from '../util/detmath.ts';
 
 export interface ObjResult {
   mesh: TriMesh;
@@ -458,7 +459,7 @@ function triangulatePolygon(p: Float64Array, ids: Uint32Array, n: number): strin
     if (!(cross > FLAT * longestEdge2(X, Y, 0, k, k + 1))) fanOk = false;
     if (n > 4) {
       const dot = (X[k]! - X[0]!) * (X[k + 1]! - X[0]!) + (Y[k]! - Y[0]!) * (Y[k + 1]! - Y[0]!);
-      turn += Math.atan2(cross, dot);
+      turn += det.atan2(cross, dot);
     }
   }
   if (fanOk && turn < 2 * Math.PI - 1e-9) return '';
