@@ -1,7 +1,7 @@
 /**
  * What joints and motors plug into the step (src/dynamics/joints/system.ts).
  * World.step calls these at the points of the hybrid step (docs/ALGORITHM.md 6):
- * after the collision phase, after the velocity update, per contact-graph
+ * after the collision phase (rope impacts, then velocities), after the velocity update, per contact-graph
  * level inside the contact passes, and after integration.
  */
 import type { MotorSet } from './motors.ts';
@@ -14,6 +14,12 @@ export interface ConstraintSystem {
   ignoresPair(a: number, b: number): boolean;
   /** Adds external torques/forces as velocity changes for this step (motors); true if any velocity changed. */
   applyForces(ctx: StepContext, dt: number): boolean;
+  /**
+   * At the collision phase: finds the ropes with restitution that go taut
+   * within the step while their anchors separate; the velocity pass that
+   * next finds such a rope taut reverses that speed, scaled by the restitution.
+   */
+  impacts?(ctx: StepContext): void;
   /** Removes relative anchor velocities of every joint. */
   velocityStabilize(ctx: StepContext): void;
   /**

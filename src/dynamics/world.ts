@@ -11,7 +11,8 @@
  *                      samples (one batched query for stale pairs)
  *   collisionSolve     one impulse per patch, shuffled pairs,        sequentialSolver.ts
  *                      the pair's restitution                        (x collisionIterations)
- *   joints             velocity stabilisation                        joints/system.ts
+ *   joints             rope impacts (restitution), velocity          joints/system.ts
+ *                      stabilisation
  *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
  *   joints             velocity stabilisation
  *   soft               soft bodies through the step (World.soft)     src/soft/coupling.ts
@@ -318,6 +319,7 @@ export class World {
         if (!this.collisionSolve()) break;
       }
       this.guard('collisionSolve');
+      this.jointImpacts();
       this.jointVelocities();
       // 2. Velocities.
       this.velocityUpdate();
@@ -371,6 +373,7 @@ export class World {
     this.velocityUpdate();
     await this.softStage();
     if (this.constraints) {
+      this.jointImpacts();
       this.jointVelocities();
       // Joints close their predicted gap before positions advance (seed
       // ch. 10); the contact passes come after integration in this scheme.
@@ -587,6 +590,12 @@ export class World {
     integratePositions(this.ctx);
     if (this.solver.contactSolver === 'pgs' && this.solver.scheme !== 'standard') this.pgs.applyPositionCorrection(this.bodies, this.dt);
     this.profile.end('integrate');
+  }
+
+  private jointImpacts(): void {
+    if (!this.constraints?.impacts) return;
+    this.constraints.impacts(this.ctx);
+    this.profile.end('joints');
   }
 
   private jointVelocities(): void {

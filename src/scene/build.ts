@@ -160,7 +160,7 @@ function warnOpenJoints(scene: SceneDesc, joints: JointSystem, world: World, byN
     const tol = 0.01 * (Number.isFinite(size) ? size : 1);
     const lin = err.linear[ji]!, ang = err.angular[ji]!;
     const what: string[] = [];
-    if (lin > tol) what.push(`its anchors are ${fmtValue(lin)} m apart`);
+    if (lin > tol) what.push(j.type === 'distance' || j.type === 'rope' ? `its anchors' distance is ${fmtValue(lin)} m off its length` : `its anchors are ${fmtValue(lin)} m apart`);
     if (ang > Math.PI / 180) what.push(`its axes are ${fmtValue((ang * 180) / Math.PI)} degrees apart`);
     if (what.length === 0) return;
     warn(

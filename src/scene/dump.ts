@@ -9,7 +9,7 @@
  * no "until" (JSON has no Infinity).
  */
 import type { BodyDesc, JointDesc, MotorDesc, SceneDesc, ShapeDesc, SoftBodyDesc } from './types.ts';
-import { JOINT_VECTORS, SCENE_FORMAT_ID } from './validate.ts';
+import { JOINT_NUMBERS, JOINT_VECTORS, SCENE_FORMAT_ID } from './validate.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -66,6 +66,7 @@ function bodyJson(b: BodyDesc): JsonObject {
 function jointJson(j: JointDesc): JsonObject {
   const o: JsonObject = { name: j.name, type: j.type, bodyA: j.bodyA, bodyB: j.bodyB };
   for (const key of JOINT_VECTORS[j.type]) o[key] = [...j[key]];
+  for (const key of JOINT_NUMBERS[j.type] ?? []) o[key] = j[key];
   o['collide'] = j.collide;
   return o;
 }

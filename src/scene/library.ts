@@ -43,7 +43,7 @@ export const MOTOR_OVERRIDE_KEYS = MOTOR_KEYS.filter((k) => k !== 'name' && k !=
 
 /** Degrees of freedom each joint type removes (docs/SCENE_FORMAT.md "joints"). */
 export const DOF_REMOVED: Readonly<Record<string, number>> = {
-  ball: 3, line: 2, plane: 1, lockRotation: 3, axis: 2, angle: 1, hinge: 5, slider: 5, fixed: 6,
+  ball: 3, line: 2, plane: 1, lockRotation: 3, axis: 2, angle: 1, hinge: 5, slider: 5, fixed: 6, distance: 1, rope: 0,
 };
 
 /** Most files one scene may pull in through includes (a runaway generator must not exhaust memory). */

@@ -129,6 +129,8 @@ export const JOINT_TYPES: readonly JointType[] = [
   'hinge',
   'slider',
   'fixed',
+  'distance',
+  'rope',
 ];
 
 export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
@@ -173,10 +175,19 @@ export const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
   hinge: ['anchorA', 'anchorB', 'axisA', 'axisB'],
   slider: ['anchorA', 'anchorB', 'axisA'],
   fixed: ['anchorA', 'anchorB'],
+  distance: ['anchorA', 'anchorB'],
+  rope: ['anchorA', 'anchorB'],
+};
+/** Per joint type, the numbers it takes (all optional). */
+export const JOINT_NUMBERS: Partial<Record<JointType, readonly ('length' | 'restitution')[]>> = {
+  distance: ['length'],
+  rope: ['length', 'restitution'],
 };
 type JointVectorKey = 'anchorA' | 'anchorB' | 'axisA' | 'axisB' | 'axis2A';
 const JOINT_COMMON_KEYS = ['name', 'type', 'bodyA', 'bodyB', 'collide'];
-const ALL_JOINT_KEYS = [...JOINT_COMMON_KEYS, 'anchorA', 'anchorB', 'axisA', 'axisB', 'axis2A'];
+const ALL_JOINT_KEYS = [...JOINT_COMMON_KEYS, 'anchorA', 'anchorB', 'axisA', 'axisB', 'axis2A', 'length', 'restitution'];
+/** The keys a joint of type t takes. */
+const jointKeys = (t: JointType): string[] => [...JOINT_COMMON_KEYS, ...JOINT_VECTORS[t], ...(JOINT_NUMBERS[t] ?? [])];
 /** What a JointDesc holds for a vector its type does not use. */
 const JOINT_VECTOR_DEFAULTS: Record<JointVectorKey, Readonly<Vec3>> = {
   anchorA: [0, 0, 0],
@@ -699,7 +710,7 @@ function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
   // A key no joint takes is suggested from, and listed with, what this joint's type takes (when the
   // type is known); a key of another type's is named below as one this type does not use.
   const t0 = o['type'];
-  const ownKeys = typeof t0 === 'string' && (JOINT_TYPES as readonly string[]).includes(t0) ? [...JOINT_COMMON_KEYS, ...JOINT_VECTORS[t0 as JointType]] : ALL_JOINT_KEYS;
+  const ownKeys = typeof t0 === 'string' && (JOINT_TYPES as readonly string[]).includes(t0) ? jointKeys(t0 as JointType) : ALL_JOINT_KEYS;
   r.keys(Object.fromEntries(Object.entries(o).filter(([k]) => !ALL_JOINT_KEYS.includes(k))), path, ownKeys);
   const name = readName(r, o, path, i, 'joints', 'joint', names);
   const validTypes = `valid types: ${JOINT_TYPES.join(', ')}`;
@@ -711,9 +722,10 @@ function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
   }
   const type = t as JointType;
   const needs = JOINT_VECTORS[type];
-  const takes = needs.length > 0 ? `it takes ${needs.join(', ')}` : 'it takes no anchors or axes';
+  const own = jointKeys(type).filter((k) => !JOINT_COMMON_KEYS.includes(k));
+  const takes = own.length > 0 ? `it takes ${own.join(', ')}` : 'it takes no anchors or axes';
   for (const k of Object.keys(o)) {
-    if (JOINT_COMMON_KEYS.includes(k) || (needs as readonly string[]).includes(k)) continue;
+    if (jointKeys(type).includes(k)) continue;
     r.fail(childPath(path, k), `a ${type} joint does not use "${k}" (${takes})`);
   }
 
@@ -739,7 +751,24 @@ function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
       'axisA and axisB are parallel in the initial pose, so there is no angle to hold (use an "axis" joint to keep axes aligned)',
     );
   }
-  return { name, type, bodyA: a.name, bodyB: b.name, ...vectors, collide: r.bool(o, path, 'collide', false) };
+  let length = 0, restitution = 0;
+  if (type === 'distance' || type === 'rope') {
+    // The default length is the anchors' distance in the initial pose (anchors in each shape's own frame).
+    const pa = rotate(a.orientation, vectors.anchorA), pb = rotate(b.orientation, vectors.anchorB);
+    const d0 = Math.hypot(
+      a.position[0] + pa[0] - b.position[0] - pb[0],
+      a.position[1] + pa[1] - b.position[1] - pb[1],
+      a.position[2] + pa[2] - b.position[2] - pb[2],
+    );
+    if (has(o, 'length')) {
+      length = r.num(o, path, 'length', undefined, { ...POSITIVE, max: MAX_JOINT_LENGTH });
+    } else {
+      if (!(d0 > 0)) r.fail(path, `the anchors start at the same point, so the ${type} has no length to keep; give "length" (a positive number of metres)`);
+      length = d0;
+    }
+    if (type === 'rope') restitution = r.num(o, path, 'restitution', 0, MATERIAL_RULES.restitution);
+  }
+  return { name, type, bodyA: a.name, bodyB: b.name, ...vectors, collide: r.bool(o, path, 'collide', false), length, restitution };
 }
 
 /** What a motor may refer to. */
@@ -751,6 +780,9 @@ interface MotorContext {
   /** Seconds per step, for windows given in steps. */
   dt: number;
 }
+
+/** Longest distance or rope length (m): far beyond any scene, short of overflow in its square. */
+const MAX_JOINT_LENGTH = 1e9;
 
 /** Most segments in one motor program (a bad file must not allocate without bound). */
 const MAX_PROGRAM_SEGMENTS = 10_000;

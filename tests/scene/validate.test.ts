@@ -101,6 +101,8 @@ describe('a valid scene', () => {
       axisB: [1, 0, 0],
       axis2A: [0, 1, 0],
       collide: false,
+      length: 0,
+      restitution: 0,
     });
     // The seed's targetAngularVelocity is its axis and a constant program of its length.
     expect(scene.motors[0]).toEqual({
@@ -197,7 +199,7 @@ describe('a valid scene', () => {
       { type: 'angle', bodyA: 'a', bodyB: 'b', axisA: [1, 0, 0], axisB: [0, 1, 0] },
     ];
     const scene = validateScene(s, 'scene.json');
-    expect(scene.joints[0]).toEqual({ name: 'joint0', type: 'hinge', bodyA: 'a', bodyB: 'b', anchorA: [1, 2, 3], anchorB: [0, 0, 0], axisA: [0, 0, 1], axisB: [0, -1, 0], axis2A: [0, 1, 0], collide: true });
+    expect(scene.joints[0]).toEqual({ name: 'joint0', type: 'hinge', bodyA: 'a', bodyB: 'b', anchorA: [1, 2, 3], anchorB: [0, 0, 0], axisA: [0, 0, 1], axisB: [0, -1, 0], axis2A: [0, 1, 0], collide: true, length: 0, restitution: 0 });
     expect(scene.joints[1]).toMatchObject({ axisA: [1, 0, 0], axis2A: [0, 0, 1], collide: false });
     expect(scene.joints[2]).toMatchObject({ type: 'lockRotation', anchorA: [0, 0, 0], anchorB: [0, 0, 0] });
   });

@@ -10,16 +10,21 @@
  *   LOCK   3 rotational DOF    (9.2.1)
  *   AXIS   2 rotational DOF    (9.2.2)
  *   ANGLE  1 rotational DOF    (9.2.3)
+ *   DIST   the anchors' distance          distance (d = L), rope (d <= L)
  *
  * Per part p (all vectors in the centre-of-mass frame of the body named):
  *   kind[p], a[p], b[p]   primitive and the two body indices
  *   joint[p]              index of the scene joint it belongs to
- *   rA[3p..], rB[3p..]    anchors on A and B (BALL, LINE, PLANE)
+ *   rA[3p..], rB[3p..]    anchors on A and B (BALL, LINE, PLANE, DIST)
  *   axA[3p..]             LINE: the line direction on A; PLANE: the plane's
  *                         normal on A (axisA x axis2A); AXIS: a1; ANGLE: a
  *   axB[3p..]             AXIS: a2; ANGLE: b (both on B)
  *   ref[4p..]             LOCK: the rest relative orientation conj(qA0) qB0;
- *                         ANGLE: ref[4p] = the rest angle phi0 between a and b
+ *                         ANGLE: ref[4p] = the rest angle phi0 between a and b;
+ *                         DIST: ref[4p] = the length L, ref[4p+1] = 1 for a
+ *                         rope (0: distance), ref[4p+2] = the rope's
+ *                         restitution, ref[4p+3] = the speed it goes taut
+ *                         with in this step (0: none; solve.ts ropeImpact)
  */
 import { grown } from '../../util/growable.ts';
 export const BALL = 0;
@@ -28,10 +33,11 @@ export const PLANE = 2;
 export const LOCK = 3;
 export const AXIS = 4;
 export const ANGLE = 5;
+export const DIST = 6;
 
 /** True for the parts whose error is a distance (m); the others are angles (rad). */
 export function isTranslational(kind: number): boolean {
-  return kind <= PLANE;
+  return kind <= PLANE || kind === DIST;
 }
 
 export class JointParts {

@@ -35,7 +35,7 @@
  */
 import { integrateQuat, invert3, quatMul, quatToMat3, relativePointVelocity } from '../math.ts';
 import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
-import { ANGLE, AXIS, BALL, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
+import { ANGLE, AXIS, BALL, DIST, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
 import * as det from '../../util/detmath.ts';
 
 /** What a part's solve reads and writes: the impulse state plus the current orientations. */
@@ -77,6 +77,14 @@ let rows = 0;
 const IMP = new Float64Array(3);
 /** Step halvings tried when a position impulse does not reduce its part's predicted error. */
 const MAX_HALVINGS = 3;
+/** DIST: the signed error d - L of the last evaluation (m). */
+let distError = 0;
+/**
+ * A rope this much shorter than its length (m) is slack: it takes no
+ * impulse. Within it the rope counts as taut, so its velocity pass removes
+ * a separating speed; the position pass holds taut ropes to 1e-6 m.
+ */
+export const ROPE_SLACK = 1e-5;
 
 /** Rows b, c perpendicular to the unit vector n (seed 9.1.2: b from n x (1,0,0), or n x (0,1,0) when nearly parallel). */
 function perpRows(nx: number, ny: number, nz: number): void {
@@ -137,6 +145,7 @@ function evaluate(P: JointParts, p: number): number {
     let gx = PA[0]! + V1[0]! - PB[0]! - V2[0]!;
     let gy = PA[1]! + V1[1]! - PB[1]! - V2[1]!;
     let gz = PA[2]! + V1[2]! - PB[2]! - V2[2]!;
+    if (kind === DIST) return evaluateDistance(P, p, gx, gy, gz);
     if (kind === BALL) {
       identityRows();
     } else {
@@ -234,6 +243,32 @@ function evaluate(P: JointParts, p: number): number {
   return Math.abs(e);
 }
 
+/**
+ * DIST at the gap g = pA - pB: the one row n = g / |g| and the error
+ * (|g| - L) n, the part of the gap the impulse along n must close. A rope
+ * shorter than L has no error (distError still says by how much it is
+ * slack). Coincident anchors give no direction: nothing to hold this step.
+ */
+function evaluateDistance(P: JointParts, p: number, gx: number, gy: number, gz: number): number {
+  const d = Math.hypot(gx, gy, gz);
+  const L = P.ref[4 * p]!;
+  distError = d - L;
+  if (!(d > 1e-12)) {
+    rows = 0;
+    ERR.fill(0);
+    return 0;
+  }
+  E[0] = gx / d;
+  E[1] = gy / d;
+  E[2] = gz / d;
+  rows = 1;
+  const e = P.ref[4 * p + 1]! !== 0 ? Math.max(distError, 0) : distError;
+  ERR[0] = e * E[0]!;
+  ERR[1] = e * E[1]!;
+  ERR[2] = e * E[2]!;
+  return Math.abs(e);
+}
+
 function loadPose(X: Float64Array, Q: Float64Array, i: number, P3: Float64Array, Q4: Float64Array): void {
   P3[0] = X[3 * i]!;
   P3[1] = X[3 * i + 1]!;
@@ -265,7 +300,7 @@ function leverArms(P: JointParts, p: number, st: JointState): void {
   quatToMat3(st.quat, 4 * b, CB);
   rot(CA, P.rA, o, ARM, 0);
   rot(CB, P.rB, o, ARM, 3);
-  if (kind === BALL) return;
+  if (kind === BALL || kind === DIST) return;
   const x = st.centre;
   const dx = x[3 * b]! + ARM[3]! - x[3 * a]! - ARM[0]!;
   const dy = x[3 * b + 1]! + ARM[4]! - x[3 * a + 1]! - ARM[1]!;
@@ -417,7 +452,8 @@ export function stabilizePosition(P: JointParts, p: number, st: JointState, h: n
   predictPose(st, b, h, PB, QB);
   const err = evaluate(P, p);
   if (!(err > tol)) return err;
-  const tr = isTranslational(P.kind[p]!);
+  const kind = P.kind[p]!;
+  const tr = isTranslational(kind);
   const s = tr ? -1 / h : 1 / h;
   WANT[0] = s * ERR[0]!;
   WANT[1] = s * ERR[1]!;
@@ -440,6 +476,33 @@ export function stabilizePosition(P: JointParts, p: number, st: JointState, h: n
   if (predictedError(P, p, st, h) < err) return -err;
   applyImpulse(P, p, st, tr, -f);
   return err;
+}
+
+/**
+ * The collision phase of a rope with restitution e > 0: if the current
+ * velocities carry it to its length within the step of h (poses predicted as
+ * in the position pass) while its anchors separate along it at un > 0, it
+ * goes taut this step; un is kept (ref[4p+3], else 0) for the first velocity
+ * pass that finds the rope taut, which turns the separating speed into -e un
+ * (distanceVelocity). Until then the rope takes its ordinary impulses: the
+ * position pass brings it to its length, so the rebound starts there.
+ */
+export function ropeImpact(P: JointParts, p: number, st: JointState, h: number): void {
+  P.ref[4 * p + 3] = 0;
+  if (P.kind[p] !== DIST || P.ref[4 * p + 1]! === 0 || !(P.ref[4 * p + 2]! > 0)) return;
+  const a = P.a[p]!, b = P.b[p]!;
+  predictPose(st, a, h, PA, QA);
+  predictPose(st, b, h, PB, QB);
+  evaluate(P, p);
+  if (rows === 0 || distError < -ROPE_SLACK) return;
+  loadPose(st.centre, st.quat, a, PA, QA);
+  loadPose(st.centre, st.quat, b, PB, QB);
+  evaluate(P, p);
+  if (rows === 0) return;
+  leverArms(P, p, st);
+  relativePointVelocity(st.vel, st.angVel, a, b, ARM, 0, UREL);
+  const un = E[0]! * UREL[0]! + E[1]! * UREL[1]! + E[2]! * UREL[2]!;
+  if (un > 0) P.ref[4 * p + 3] = un;
 }
 
 /**
@@ -466,6 +529,7 @@ export function stabilizeVelocity(P: JointParts, p: number, st: JointState, tol:
     uy = w[3 * a + 1]! - w[3 * b + 1]!;
     uz = w[3 * a + 2]! - w[3 * b + 2]!;
   }
+  if (P.kind[p] === DIST) return distanceVelocity(P, p, st, ux * E[0]! + uy * E[1]! + uz * E[2]!, tol);
   let sq = 0;
   for (let r = 0; r < rows; r++) {
     const d = E[3 * r]! * ux + E[3 * r + 1]! * uy + E[3 * r + 2]! * uz;
@@ -477,6 +541,35 @@ export function stabilizeVelocity(P: JointParts, p: number, st: JointState, tol:
   WANT[1] = -uy;
   WANT[2] = -uz;
   return applyRows(P, p, st, tr, false) ? -speed : speed;
+}
+
+/**
+ * The velocity pass of a DIST part at the current pose (rows and distError
+ * set, arms in ARM), with un the anchors' separating speed along the row. A
+ * distance joint removes un; a rope only a separating speed, and only while
+ * taut, except that in the step it goes taut (ropeImpact) it sets un to -e
+ * times the speed it went taut with.
+ */
+function distanceVelocity(P: JointParts, p: number, st: JointState, un: number, tol: number): number {
+  let target = 0;
+  if (P.ref[4 * p + 1]! !== 0) {
+    // A rope pulls, never pushes: nothing while slack, nor while its anchors approach.
+    if (distError < -ROPE_SLACK) return 0;
+    const impact = P.ref[4 * p + 3]!;
+    if (impact > 0) {
+      P.ref[4 * p + 3] = 0;
+      target = -P.ref[4 * p + 2]! * impact;
+    } else if (un <= 0) {
+      return 0;
+    }
+  }
+  const speed = Math.abs(un - target);
+  if (!(speed > tol)) return speed;
+  const f = target - un;
+  WANT[0] = f * E[0]!;
+  WANT[1] = f * E[1]!;
+  WANT[2] = f * E[2]!;
+  return applyRows(P, p, st, true, false) ? -speed : speed;
 }
 
 /** The error of part p at the poses X (centres) and Q (orientations), without changing anything (m or rad). */

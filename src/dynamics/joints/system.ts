@@ -25,8 +25,8 @@ import type { RigidShape } from '../shape.ts';
 import type { StepContext } from '../stepContext.ts';
 import { quatToMat3, worldInverseInertia } from '../math.ts';
 import { MotorSet, type MotorJoint } from '../motors.ts';
-import { ANGLE, AXIS, BALL, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
-import { captureRest, partError, predictedError, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
+import { ANGLE, AXIS, BALL, DIST, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
+import { captureRest, partError, predictedError, ropeImpact, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
 import type { JointDesc, MotorDesc } from './types.ts';
 
 /** Position pre-stabilisation stops below this predicted error (m, rad); the seed's ref. [13] uses 1e-6 m. */
@@ -60,6 +60,8 @@ export class JointSystem implements ConstraintSystem {
   /** Every body some part touches, once. */
   private readonly jointBodies: Int32Array;
   private selected = new Int32Array(0);
+  /** The rope parts with restitution above 0 (ropeImpact). */
+  private readonly bouncyRopes: Int32Array;
   /** Velocities of the joint bodies before the current position sweep. */
   private readonly savedVel: Float64Array;
   private readonly savedAngVel: Float64Array;
@@ -165,9 +167,22 @@ export class JointSystem implements ConstraintSystem {
           anchors(add(BALL));
           add(LOCK);
           break;
+        case 'distance':
+        case 'rope': {
+          const p = add(DIST);
+          anchors(p);
+          P.ref[4 * p] = j.length;
+          P.ref[4 * p + 1] = j.type === 'rope' ? 1 : 0;
+          P.ref[4 * p + 2] = j.type === 'rope' ? j.restitution : 0;
+          P.ref[4 * p + 3] = 0;
+          break;
+        }
       }
     });
     for (let p = 0; p < P.count; p++) captureRest(P, p, B.quat);
+    const bouncy: number[] = [];
+    for (let p = 0; p < P.count; p++) if (P.kind[p] === DIST && P.ref[4 * p + 1]! !== 0 && P.ref[4 * p + 2]! > 0) bouncy.push(p);
+    this.bouncyRopes = Int32Array.from(bouncy);
     this.jointBodies = Int32Array.from(touched);
     this.savedVel = new Float64Array(3 * this.jointBodies.length);
     this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
@@ -246,12 +261,43 @@ export class JointSystem implements ConstraintSystem {
     }
   }
 
+  impacts(ctx: StepContext): void {
+    const P = this.parts;
+    if (this.bouncyRopes.length === 0) return;
+    const st = this.bindBodyMasses(ctx);
+    for (let k = 0; k < this.bouncyRopes.length; k++) {
+      ropeImpact(P, this.bouncyRopes[k]!, st, ctx.dt);
+    }
+  }
+
   velocityStabilize(ctx: StepContext): void {
     const P = this.parts;
     if (P.count === 0) return;
+    const st = this.bindBodyMasses(ctx);
+    const iters = ctx.settings.jointIterations;
+    let sweeps = 0;
+    for (let it = 0; it < iters; it++) {
+      sweeps++;
+      let any = false;
+      for (let p = 0; p < P.count; p++) {
+        if (stabilizeVelocity(P, p, st, VELOCITY_TOLERANCE) < 0) {
+          any = true;
+          ctx.markMoved(P.a[p]!);
+          ctx.markMoved(P.b[p]!);
+        }
+      }
+      if (!any) break;
+    }
+    this.lastVelocitySweeps = sweeps;
+  }
+
+  /**
+   * The joint state with the bodies' own masses and the world inverse
+   * inertia at the current orientation: no body is frozen outside the
+   * contact passes.
+   */
+  private bindBodyMasses(ctx: StepContext): JointState {
     const B = ctx.bodies;
-    // No body is frozen outside the contact passes: the masses are the bodies'
-    // own, with the world inverse inertia at the current orientation.
     if (this.velInvMass.length < B.count) {
       this.velInvMass = new Float64Array(B.count);
       this.velInvInertia = new Float64Array(9 * B.count);
@@ -268,22 +314,7 @@ export class JointSystem implements ConstraintSystem {
       quatToMat3(B.quat, 4 * i, this.rot);
       worldInverseInertia(this.rot, 0, B.invInertia, 9 * i, this.velInvInertia, 9 * i);
     }
-    const st = this.bind(B, this.velInvMass, this.velInvInertia);
-    const iters = ctx.settings.jointIterations;
-    let sweeps = 0;
-    for (let it = 0; it < iters; it++) {
-      sweeps++;
-      let any = false;
-      for (let p = 0; p < P.count; p++) {
-        if (stabilizeVelocity(P, p, st, VELOCITY_TOLERANCE) < 0) {
-          any = true;
-          ctx.markMoved(P.a[p]!);
-          ctx.markMoved(P.b[p]!);
-        }
-      }
-      if (!any) break;
-    }
-    this.lastVelocitySweeps = sweeps;
+    return this.bind(B, this.velInvMass, this.velInvInertia);
   }
 
   positionStabilize(ctx: StepContext, level: number): void {

@@ -6,7 +6,7 @@
  */
 import type { Vec3 } from '../../geometry/mesh.ts';
 
-export type JointType = 'ball' | 'line' | 'plane' | 'lockRotation' | 'axis' | 'angle' | 'hinge' | 'slider' | 'fixed';
+export type JointType = 'ball' | 'line' | 'plane' | 'lockRotation' | 'axis' | 'angle' | 'hinge' | 'slider' | 'fixed' | 'distance' | 'rope';
 
 export interface JointDesc {
   /** Unique among the scene's joints ("joint<i>" by default); joint motors name it. */
@@ -21,6 +21,10 @@ export interface JointDesc {
   axisB: Vec3;
   axis2A: Vec3;
   collide: boolean;
+  /** distance: the anchors' distance held; rope: the most it may reach (m, > 0). 0 for the other types. */
+  length: number;
+  /** rope: the restitution with which it goes taut (0 .. 1); 0 for the other types. */
+  restitution: number;
 }
 
 // Motors describe themselves (motors.ts); the scene layer takes every description from here.

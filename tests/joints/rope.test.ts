@@ -1,0 +1,148 @@
+/**
+ * Distance (d = L) and rope (d <= L) joints (seed 002, "Ograničeno kretanje":
+ * equality and <= constraints): a pendulum's period, a slack rope's freedom,
+ * the restitution of a rope going taut, and the length held.
+ * The quantities are measured from the body state, not through the solver.
+ */
+import { describe, expect, it } from 'vitest';
+import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
+import type { World } from '../../src/dynamics/world.ts';
+import { dot, norm, scale, sub, type V3 } from './geometry.ts';
+
+type Json = Record<string, unknown>;
+
+const PIVOT: V3 = [0, 3, 0];
+const G = 9.81;
+
+/** A static pivot and a small ball joined by `joint` (anchors at the pivot's and the ball's centres). */
+function pendulumScene(joint: Json, ball: Json, gravity: V3 = [0, -G, 0], dt = 0.01): Json {
+  return {
+    format: FORMAT,
+    dt,
+    gravity,
+    shapes: {
+      pivot: { type: 'box', size: [0.1, 0.1, 0.1], sdf: { cells: 8 } },
+      ball: { type: 'sphere', radius: 0.05, sdf: { cells: 8 } },
+    },
+    bodies: [
+      { name: 'pivot', shape: 'pivot', static: true, position: PIVOT },
+      { name: 'ball', shape: 'ball', ...ball },
+    ],
+    joints: [{ bodyA: 'pivot', bodyB: 'ball', anchorA: [0, 0, 0], anchorB: [0, 0, 0], ...joint }],
+  };
+}
+
+const arm = (w: World): V3 => sub(pos(w, 'ball'), PIVOT);
+
+describe('pendulum period', () => {
+  for (const type of ['rope', 'distance']) {
+    // The anchor is the ball's centre of mass, so the ball does not turn: a point-mass pendulum.
+    it(`${type}: 2 pi sqrt(L/g) within 1 % (measured within 0.1 %) at 0.05 rad`, async () => {
+      const L = 1, th = 0.05;
+      const w = await worldFrom(pendulumScene({ type }, { position: [PIVOT[0] + L * Math.sin(th), PIVOT[1] - L * Math.cos(th), 0] }));
+      const crossings: number[] = [];
+      let prevX = arm(w)[0], prevT = 0;
+      await run(w, 1000, (w) => {
+        const x = arm(w)[0], t = w.time;
+        if (prevX > 0 !== x > 0) crossings.push(prevT + ((t - prevT) * prevX) / (prevX - x));
+        prevX = x;
+        prevT = t;
+      });
+      // 10 s: some five periods, ten zero crossings.
+      expect(crossings.length).toBeGreaterThanOrEqual(9);
+      const n = crossings.length - 1;
+      const period = (2 * (crossings[n]! - crossings[0]!)) / n;
+      // The small-amplitude period, and with the first amplitude correction (1 + th^2 / 16).
+      const small = 2 * Math.PI * Math.sqrt(L / G);
+      expect(Math.abs(period / small - 1)).toBeLessThan(0.01);
+      expect(Math.abs(period / (small * (1 + (th * th) / 16)) - 1)).toBeLessThan(1e-3);
+    });
+  }
+});
+
+describe('slack rope', () => {
+  it("exerts no force: a ball inside the rope's length falls exactly as without the rope", async () => {
+    // 0.3 m to the side of the pivot, rope 2 m: taut once it has fallen 1.977 m (t = 0.635 s).
+    const ball = { position: [0.3, PIVOT[1], 0], velocity: [0.1, 0, 0] };
+    const roped = await worldFrom(pendulumScene({ type: 'rope', length: 2, restitution: 0.5 }, ball));
+    const free = await worldFrom({ ...pendulumScene({}, ball), joints: [] });
+    const h = 0.01;
+    for (let n = 1; n <= 60; n++) {
+      await roped.step();
+      await free.step();
+      expect(pos(roped, 'ball')).toEqual(pos(free, 'ball'));
+      expect(vel(roped, 'ball')).toEqual(vel(free, 'ball'));
+      // Free flight follows the parabola: y = y_0 - g t^2 / 2.
+      expect(pos(roped, 'ball')[1]).toBeCloseTo(PIVOT[1] - (G * (h * n) ** 2) / 2, 12);
+      expect(norm(arm(roped))).toBeLessThan(2);
+    }
+    // And it does catch the ball, at its length and not beyond.
+    let most = 0;
+    await run(roped, 50, (w) => (most = Math.max(most, norm(arm(w)))));
+    expect(most).toBeGreaterThan(2 - 1e-5);
+    expect(most).toBeLessThan(2 + 1e-5);
+  });
+});
+
+describe('a rope going taut', () => {
+  // No gravity: the ball flies straight out along the rope at 2 m/s and the rope (1 m) stops it at t = 0.25 s.
+  const V = 2;
+  async function flyOut(restitution: number): Promise<World> {
+    return worldFrom(
+      pendulumScene({ type: 'rope', length: 1, restitution }, { position: [PIVOT[0] + 0.5, PIVOT[1], 0], velocity: [V, 0, 0] }, [0, 0, 0]),
+    );
+  }
+  /** The ball's speed along the rope, outward positive. */
+  const radial = (w: World): number => {
+    const r = arm(w);
+    return dot(vel(w, 'ball'), scale(r, 1 / norm(r)));
+  };
+
+  for (const e of [1, 0.5, 0.2]) {
+    it(`rebounds at e v with restitution ${e}`, async () => {
+      const w = await flyOut(e);
+      let most = 0;
+      await run(w, 40, (w) => (most = Math.max(most, norm(arm(w)))));
+      // Back inward at e V (to 1e-9 of V), moving straight back.
+      expect(radial(w) / V).toBeCloseTo(-e, 9);
+      expect(norm(vel(w, 'ball')) / V).toBeCloseTo(e, 9);
+      // It went to the rope's length, and no further.
+      expect(most).toBeGreaterThan(1 - 1e-6);
+      expect(most).toBeLessThan(1 + 1e-6);
+    });
+  }
+
+  it("stops the radial speed with restitution 0 and holds the ball at the rope's length", async () => {
+    const w = await flyOut(0);
+    let most = 0;
+    await run(w, 100, (w) => (most = Math.max(most, norm(arm(w)))));
+    expect(Math.abs(radial(w))).toBeLessThan(1e-9);
+    expect(norm(vel(w, 'ball'))).toBeLessThan(1e-9);
+    expect(Math.abs(norm(arm(w)) - 1)).toBeLessThan(1e-6);
+    expect(most).toBeLessThan(1 + 1e-6);
+  });
+
+  it('keeps the speed across the rope when it goes taut at an angle', async () => {
+    // Out at 45 degrees to the rope's direction at the catch; e = 0.5 turns the radial part only.
+    const w = await worldFrom(
+      pendulumScene({ type: 'rope', length: 1, restitution: 0.5 }, { position: [PIVOT[0], PIVOT[1], 0], velocity: [V, V, 0] }, [0, 0, 0]),
+    );
+    // The pivot's anchor and the ball start together: the rope is slack and its direction undefined.
+    let before: { r: number; t: number } | null = null;
+    let after: { r: number; t: number } | null = null;
+    let wasSlack = true;
+    await run(w, 60, (w) => {
+      const r = arm(w), n = scale(r, 1 / norm(r)), v = vel(w, 'ball');
+      const rad = dot(v, n);
+      const tan = norm(sub(v, scale(n, rad)));
+      if (wasSlack && rad < 0) after = { r: rad, t: tan };
+      if (rad > 0) before = { r: rad, t: tan };
+      wasSlack = rad > 0;
+    });
+    expect(before).not.toBeNull();
+    expect(after).not.toBeNull();
+    // Straight out: all of the speed along the rope, none across, and back at half of it.
+    expect(after!.r).toBeCloseTo(-0.5 * Math.SQRT2 * V, 9);
+    expect(after!.t).toBeLessThan(1e-9);
+  });
+});
