@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
 import type { World } from '../../src/dynamics/world.ts';
-import { dot, norm, scale, sub, type V3 } from './geometry.ts';
+import { dot, norm, scale, sub, worldPoint, type V3 } from './geometry.ts';
 
 type Json = Record<string, unknown>;
 
@@ -144,5 +144,51 @@ describe('a rope going taut', () => {
     // Straight out: all of the speed along the rope, none across, and back at half of it.
     expect(after!.r).toBeCloseTo(-0.5 * Math.SQRT2 * V, 9);
     expect(after!.t).toBeLessThan(1e-9);
+  });
+});
+
+describe('the length held', () => {
+  for (const type of ['rope', 'distance']) {
+    it(`${type}: a pendulum let go horizontally keeps its length within 0.01 mm for 10 s`, async () => {
+      const w = await worldFrom(pendulumScene({ type }, { position: [PIVOT[0] + 1.5, PIVOT[1], 0] }));
+      let worst = 0, lowest = 0;
+      await run(w, 1000, (w) => {
+        worst = Math.max(worst, Math.abs(norm(arm(w)) - 1.5));
+        lowest = Math.min(lowest, arm(w)[1]);
+      });
+      // The issue asks for 1 mm; the position pass holds it to its tolerance (measured: 9e-7 m).
+      expect(worst).toBeLessThan(1e-5);
+      // It swung through the bottom.
+      expect(lowest).toBeLessThan(-1.49);
+    });
+  }
+
+  it('distance: two tumbling bodies keep their anchors 0.8 m apart and their momentum', async () => {
+    // No gravity, no static body: anchors off the centres, so the joint's pull turns the bodies.
+    const w = await worldFrom({
+      format: FORMAT,
+      dt: 0.01,
+      gravity: [0, 0, 0],
+      shapes: { box: { type: 'box', size: [0.4, 0.2, 0.3], sdf: { cells: 8 } } },
+      bodies: [
+        { name: 'a', shape: 'box', position: [0, 0, 0], velocity: [0, 0.5, 0.2], angularVelocity: [0, 0, 2] },
+        { name: 'b', shape: 'box', position: [1, 0.2, 0], velocity: [0, -0.5, 0], angularVelocity: [1, 0, -1] },
+      ],
+      joints: [{ type: 'distance', bodyA: 'a', bodyB: 'b', anchorA: [0.2, 0, 0], anchorB: [-0.2, 0.1, 0], length: 0.8 }],
+    });
+    const gap = (w: World): number => norm(sub(worldPoint(w, 'a', [0.2, 0, 0]), worldPoint(w, 'b', [-0.2, 0.1, 0])));
+    const momentum = (w: World): V3 => {
+      const m = (n: string): number => 1 / w.bodies.invMass[w.bodies.names.indexOf(n)]!;
+      const va = vel(w, 'a'), vb = vel(w, 'b');
+      return [m('a') * va[0] + m('b') * vb[0], m('a') * va[1] + m('b') * vb[1], m('a') * va[2] + m('b') * vb[2]];
+    };
+    const p0 = momentum(w);
+    let worst = 0;
+    // The anchors start 0.67 m apart: the joint pulls it out to 0.8 in its first steps.
+    await run(w, 5);
+    await run(w, 995, (w) => (worst = Math.max(worst, Math.abs(gap(w) - 0.8))));
+    // Measured: 1e-6 m.
+    expect(worst).toBeLessThan(1e-5);
+    expect(norm(sub(momentum(w), p0))).toBeLessThan(1e-9);
   });
 });
