@@ -108,6 +108,46 @@ export const jointBuiltins: Builtin[] = [
     },
   },
   {
+    name: 'ropes',
+    title: 'Ropes and a distance joint: a swinging rope, a falling ball caught by one, a rod with a rope under it',
+    description:
+      'Three hooks. A ball swings on a taut rope; a ball dropped inside its rope\'s length falls freely until the rope goes taut and rebounds with the given restitution; a ball on a rigid distance joint swings with a second ball hanging on a rope under it.',
+    params: [{ name: 'restitution', default: 0.5, min: 0, max: 1, step: 0.05, description: 'restitution of the ropes going taut' }],
+    make: (p) => {
+      const e = p['restitution']!;
+      const hook = (z: number): number[] => [0, 3, z];
+      const ball = (name: string, position: number[], extra: Json = {}): Json => ({ name, shape: 'ball', position, ...extra });
+      const rope = (a: string, b: string, extra: Json): Json => ({ type: 'rope', bodyA: a, bodyB: b, anchorA: [0, 0, 0], anchorB: [0, 0, 0], restitution: e, ...extra });
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        shapes: {
+          floor: floorShape,
+          hook: { type: 'box', size: [0.1, 0.1, 0.1], sdf: { cells: 8 } },
+          ball: { type: 'sphere', radius: 0.1, sdf: { cells: 12 } },
+        },
+        bodies: [
+          ground(),
+          { name: 'hook0', shape: 'hook', static: true, position: hook(-1.5) },
+          { name: 'hook1', shape: 'hook', static: true, position: hook(0) },
+          { name: 'hook2', shape: 'hook', static: true, position: hook(1.5) },
+          // Taut from the start (its length is the distance at load): it swings.
+          ball('swing', [0.9, 2.1, -1.5]),
+          // 0.2 m under its hook on a 1.5 m rope: it falls 1.3 m before the rope catches it.
+          ball('drop', [0, 2.8, 0]),
+          ball('rod', [0.8, 2.4, 1.5]),
+          ball('tail', [1.6, 2.4, 1.5]),
+        ],
+        joints: [
+          rope('hook0', 'swing', {}),
+          rope('hook1', 'drop', { length: 1.5 }),
+          { type: 'distance', bodyA: 'hook2', bodyB: 'rod', anchorA: [0, 0, 0], anchorB: [0, 0, 0] },
+          rope('rod', 'tail', {}),
+        ],
+      };
+    },
+  },
+  {
     name: 'slider-2dof',
     title: 'Slider (lockRotation + line): a box slides along one axis only',
     description: 'A box pushed sideways and spun keeps only the motion along a sloping rail: it slides down it without turning (seed fig. 36).',

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, createWorld, loadScene } from '../../src/index.ts';
 import { sceneToJson } from '../../src/scene/dump.ts';
 import { validateScene } from '../../src/scene/validate.ts';
-import { pos } from '../dynamics/helpers.ts';
+import { builtinWorld, pos, run, vel } from '../dynamics/helpers.ts';
 import { norm, sub, worldPoint, type V3 } from './geometry.ts';
 
 type Json = Record<string, any>;
@@ -126,5 +126,34 @@ describe('bad distance and rope joints', () => {
     });
     expect(e.where).toBe('joints[1]');
     expect(e.message).toContain('the anchors start at the same point, so the distance has no length to keep; give "length"');
+  });
+});
+
+describe('the built-in "ropes"', () => {
+  it('keeps every rope within its length and the rod at its length, and the dropped ball rebounds once caught', async () => {
+    const w = await builtinWorld('ropes', { restitution: 0.5 });
+    const hook1: V3 = [0, 3, 0];
+    let worst = 0, caught = -1, rebound = 0;
+    let prevVy = 0;
+    await run(w, 300, (w) => {
+      for (const [a, b, L, rope] of [['hook0', 'swing', 0.9 * Math.SQRT2, true], ['hook1', 'drop', 1.5, true], ['hook2', 'rod', 1, false], ['rod', 'tail', 0.8, true]] as const) {
+        const d = norm(sub(pos(w, a), pos(w, b)));
+        worst = Math.max(worst, rope ? d - L : Math.abs(d - L));
+      }
+      const vy = vel(w, 'drop')[1];
+      // The rope catches the falling ball: its downward speed turns into half of it upward.
+      if (caught < 0 && prevVy < -1 && vy > 0) {
+        caught = w.time;
+        rebound = -vy / prevVy;
+      }
+      prevVy = vy;
+    });
+    expect(worst).toBeLessThan(1e-5);
+    // It falls 1.3 m freely: caught at t = sqrt(2 * 1.3 / g) = 0.515 s, within a step.
+    expect(Math.abs(caught - Math.sqrt((2 * 1.3) / 9.81))).toBeLessThan(0.015);
+    // The rebound is e times the speed it was caught with, less one step of gravity (g dt = 0.1 m/s of some 5 m/s).
+    expect(rebound).toBeGreaterThan(0.5 - 0.03);
+    expect(rebound).toBeLessThan(0.5 + 0.03);
+    expect(norm(sub(pos(w, 'drop'), hook1))).toBeLessThan(1.5 + 1e-5);
   });
 });
