@@ -209,6 +209,7 @@ const AABB_STATIC = packColor(0.55, 0.6, 0.7, 0.5);
 const CONTACT_POINT = packColor(1.0, 0.25, 0.35);
 const CONTACT_NORMAL = packColor(1.0, 0.6, 0.3, 0.95);
 const JOINT_ANCHOR = packColor(0.95, 0.95, 0.5, 0.95);
+const ROPE = packColor(0.85, 0.75, 0.55);
 
 /** The overlay lines and points of one frame, as both renderers draw them. */
 export class OverlayGeometry {
@@ -231,6 +232,8 @@ export class OverlayGeometry {
         pushBoxLines(lines, this.box, 0, b.isStatic[i] ? AABB_STATIC : AABB_DYNAMIC);
       }
     }
+    // Ropes and distance joints are things in the scene: drawn in every view.
+    pushSegments(lines, world.constraints?.ropeSegments?.(), ROPE);
     if (views.contacts) {
       const c = world.contacts;
       for (let i = 0; i < c.count; i++) pushContact(points, lines, c.points, c.normals, i, normalLength, CONTACT_POINT, CONTACT_NORMAL);

@@ -17,8 +17,8 @@ export interface RenderWorld {
   readonly shapes: readonly RigidShape[];
   readonly level: Int32Array;
   readonly contacts: ContactView;
-  /** Joints, drawn with the contacts view (World.constraints). */
-  readonly constraints?: { anchorSegments?(): Float64Array } | null;
+  /** Joints, drawn with the contacts view, and ropes and distance joints, drawn always (World.constraints). */
+  readonly constraints?: { anchorSegments?(): Float64Array; ropeSegments?(): Float64Array } | null;
   /** The soft bodies (World.soft), drawn by src/app/render/softPasses.ts. */
   readonly soft?: StepHook | null;
 }

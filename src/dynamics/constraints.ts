@@ -35,4 +35,6 @@ export interface ConstraintSystem {
   awakeBodies?(ctx: StepContext, keep: (i: number) => void): void;
   /** For drawing: world segments (6 numbers each) from body centres to joint anchors. */
   anchorSegments?(): Float64Array;
+  /** For drawing: world segments (6 numbers each) from anchor A to anchor B of every rope and distance joint. */
+  ropeSegments?(): Float64Array;
 }

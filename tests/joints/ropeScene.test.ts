@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, createWorld, loadScene } from '../../src/index.ts';
 import { sceneToJson } from '../../src/scene/dump.ts';
+import { jointsOf } from '../../src/dynamics/joints/system.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 import { builtinWorld, pos, run, vel } from '../dynamics/helpers.ts';
 import { norm, sub, worldPoint, type V3 } from './geometry.ts';
@@ -155,5 +156,10 @@ describe('the built-in "ropes"', () => {
     expect(rebound).toBeGreaterThan(0.5 - 0.03);
     expect(rebound).toBeLessThan(0.5 + 0.03);
     expect(norm(sub(pos(w, 'drop'), hook1))).toBeLessThan(1.5 + 1e-5);
+    // What the app draws: one segment per rope or distance joint, anchor A to anchor B (here the centres).
+    const seg = jointsOf(w)!.ropeSegments();
+    expect(seg.length).toBe(4 * 6);
+    const ends = ['hook0', 'swing', 'hook1', 'drop', 'hook2', 'rod', 'rod', 'tail'];
+    ends.forEach((name, k) => expect(norm(sub([seg[3 * k]!, seg[3 * k + 1]!, seg[3 * k + 2]!], pos(w, name)))).toBeLessThan(1e-12));
   });
 });

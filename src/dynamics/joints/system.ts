@@ -74,8 +74,9 @@ export class JointSystem implements ConstraintSystem {
 
   /** The bodies (for drawing the anchors). */
   private readonly bodies: BodyStore;
-  /** Reusable output of anchorSegments(). */
+  /** Reusable output of anchorSegments() and ropeSegments(). */
   private segments = new Float64Array(0);
+  private ropes = new Float64Array(0);
   /** Parts bucketed by contact-graph level: parts of level L are byLevel[levelStart[L] .. levelStart[L+1]). */
   private byLevel = new Int32Array(0);
   private levelStart = new Int32Array(1);
@@ -247,6 +248,33 @@ export class JointSystem implements ConstraintSystem {
           out[o + 3 + k] = c + R[3 * k]! * rx + R[3 * k + 1]! * ry + R[3 * k + 2]! * rz;
         }
         o += 6;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * For drawing: per rope or distance joint, the segment from anchor A to
+   * anchor B in world space (6 numbers). Reused from call to call.
+   */
+  ropeSegments(): Float64Array {
+    const P = this.parts;
+    const B = this.bodies;
+    let n = 0;
+    for (let p = 0; p < P.count; p++) if (P.kind[p] === DIST) n++;
+    if (this.ropes.length !== 6 * n) this.ropes = new Float64Array(6 * n);
+    const out = this.ropes;
+    const R = this.rot;
+    let o = 0;
+    for (let p = 0; p < P.count; p++) {
+      if (P.kind[p] !== DIST) continue;
+      for (let side = 0; side < 2; side++) {
+        const body = side === 0 ? P.a[p]! : P.b[p]!;
+        const r = side === 0 ? P.rA : P.rB;
+        quatToMat3(B.quat, 4 * body, R);
+        const rx = r[3 * p]!, ry = r[3 * p + 1]!, rz = r[3 * p + 2]!;
+        for (let k = 0; k < 3; k++) out[o + k] = B.pos[3 * body + k]! + R[3 * k]! * rx + R[3 * k + 1]! * ry + R[3 * k + 2]! * rz;
+        o += 3;
       }
     }
     return out;
