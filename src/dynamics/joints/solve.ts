@@ -12,7 +12,10 @@
  *     E L_T E^T j = E dw with L_T = I_A^-1 + I_B^-1 (9.9), dw = err / dt
  *     (position) or -w_rel (velocity).
  * E is the identity for BALL and LOCK, two vectors perpendicular to the
- * axis for LINE and AXIS (9.5, 9.14), one vector for PLANE and ANGLE.
+ * axis for LINE and AXIS (9.5, 9.14), one vector for PLANE and ANGLE, and
+ * the anchors' direction n = g / |g| for DIST, whose error is (|g| - L) n
+ * (a rope: only while longer than L; evaluateDistance, distanceVelocity,
+ * ropeImpact).
  *
  * Position pre-stabilisation measures the error at the end of the step,
  * x' = x + dt v and q' = q + dt/2 (omega, 0) q with the current velocities
