@@ -196,20 +196,73 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
  * arguments recovered that.
  */
 export function springImpulses(sys: SoftStore, h: number): void {
-  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
-  const KS = sys.springStretchK, CS = sys.springStretchC;
-  const x = sys.pos, v = sys.vel;
   const count = sys.springCount;
   if (sys.springInvLength.length !== count) sys.springInvLength = new Float64Array(count);
   if (sys.springStretchImpulse.length !== count) sys.springStretchImpulse = new Float64Array(count);
+  const factor = damperFactors(sys, h);
+  // Body by body (bodies share no particles, so this is the same as all springs at once): a body
+  // without stretch prevention runs the plain passes, which do not pay for its test.
+  for (const body of sys.bodies) {
+    const from = body.springStart, to = from + body.springCount;
+    if (body.stretchStiffness > 0) stretchSpringImpulses(sys, h, factor, from, to);
+    else plainSpringImpulses(sys, h, factor, from, to);
+  }
+}
+
+/** springImpulses for the springs [from, to) of a body without stretch prevention. */
+function plainSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+  const x = sys.pos, v = sys.vel;
   const inv = sys.springInvLength;
-  const stretchImpulse = sys.springStretchImpulse;
-  for (let s = 0; s < count; s++) {
+  for (let s = from; s < to; s++) {
     const ia = A[s]!, ib = B[s]!;
     const a = 3 * ia, b = 3 * ib;
     const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
     const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
     // Coincident ends give the spring no direction to act along: it sits out this substep.
+    const il = len === 0 ? 0 : 1 / len;
+    inv[s] = il;
+    // Impulse -h k (L - L0) u on a, the opposite on b; (L - L0) u = (L - L0) / L d.
+    const m = h * K[s]! * (len - L0[s]!) * il;
+    const ma = m * w[ia]!, mb = m * w[ib]!;
+    v[a] -= ma * dx;
+    v[a + 1] -= ma * dy;
+    v[a + 2] -= ma * dz;
+    v[b] += mb * dx;
+    v[b + 1] += mb * dy;
+    v[b + 2] += mb * dz;
+  }
+  for (let s = from; s < to; s++) {
+    const k = factor[s]!;
+    if (k === 0) continue;
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    const il = inv[s]!;
+    const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
+    // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h).
+    const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
+    const ja = j * w[ia]!, jb = j * w[ib]!;
+    v[a] += ja * ux;
+    v[a + 1] += ja * uy;
+    v[a + 2] += ja * uz;
+    v[b] -= jb * ux;
+    v[b + 1] -= jb * uy;
+    v[b + 2] -= jb * uz;
+  }
+}
+
+/** springImpulses for the springs [from, to) of a body with stretch prevention (comment above). */
+function stretchSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+  const KS = sys.springStretchK, CS = sys.springStretchC;
+  const x = sys.pos, v = sys.vel;
+  const inv = sys.springInvLength;
+  const stretchImpulse = sys.springStretchImpulse;
+  for (let s = from; s < to; s++) {
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
     const il = len === 0 ? 0 : 1 / len;
     const e = len - L0[s]!;
     if (e > 0 && KS[s]! > 0) {
@@ -218,7 +271,6 @@ export function springImpulses(sys: SoftStore, h: number): void {
       continue;
     }
     inv[s] = il;
-    // Impulse -h k (L - L0) u on a, the opposite on b; (L - L0) u = (L - L0) / L d.
     const m = h * K[s]! * e * il;
     const ma = m * w[ia]!, mb = m * w[ib]!;
     v[a] -= ma * dx;
@@ -228,8 +280,7 @@ export function springImpulses(sys: SoftStore, h: number): void {
     v[b + 1] += mb * dy;
     v[b + 2] += mb * dz;
   }
-  const factor = damperFactors(sys, h);
-  for (let s = 0; s < count; s++) {
+  for (let s = from; s < to; s++) {
     let il = inv[s]!;
     const stiff = il < 0;
     const k = factor[s]!;
@@ -247,7 +298,6 @@ export function springImpulses(sys: SoftStore, h: number): void {
       j = beta === 0 ? 0 : (-h * (ks * (1 / il - L0[s]! + h * closing) + cs * closing)) / (1 + beta * h * (h * ks + cs));
       stretchImpulse[s] = j;
     } else {
-      // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h).
       j = closing * k;
     }
     const ja = j * w[ia]!, jb = j * w[ib]!;
