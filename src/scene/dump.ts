@@ -38,6 +38,12 @@ export function sceneToJson(scene: SceneDesc, meshPath: (shape: Extract<ShapeDes
         const o = structuredClone(m) as unknown as JsonObject;
         // "volumeStiffness" is refused without volume preservation (it would have no effect).
         if (!m.preserveVolume) delete o['volumeStiffness'];
+        // Likewise the stretch and perimeter moduli with their switches off.
+        if (m.preventStretch === false) {
+          delete o['stretchStiffness'];
+          delete o['stretchDamping'];
+        }
+        if (m.preservePerimeter === false) delete o['perimeterStiffness'];
         return [name, o];
       }),
     );
@@ -102,5 +108,10 @@ function softBodyJson(b: SoftBodyDesc): JsonObject {
   const o = structuredClone(b) as unknown as JsonObject;
   // Without volume preservation the loader sets volumeStiffness to 0, a value it does not accept.
   if (!b.preserveVolume) delete o['volumeStiffness'];
+  if (!b.preventStretch) {
+    delete o['stretchStiffness'];
+    delete o['stretchDamping'];
+  }
+  if (!b.preservePerimeter) delete o['perimeterStiffness'];
   return o;
 }

@@ -29,8 +29,14 @@ export const SOFT_METHODS = ['lattice', 'seed'] as const;
 
 export { DEFAULT_SOFT_SOLVER, SOFT_INTEGRATORS };
 
-/** Material defaults; volumeStiffness defaults to VOLUME_STIFFNESS_FACTOR x stiffness. */
-export const DEFAULT_SOFT_MATERIAL: Readonly<Omit<SoftMaterialDesc, 'volumeStiffness'>> = {
+/**
+ * Material defaults; volumeStiffness, stretchStiffness and perimeterStiffness
+ * default to VOLUME_STIFFNESS_FACTOR, STRETCH_STIFFNESS_FACTOR and
+ * PERIMETER_STIFFNESS_FACTOR x stiffness; preventStretch and
+ * preservePerimeter, when no material or body says, are on for the seed
+ * construction and off for the lattice.
+ */
+export const DEFAULT_SOFT_MATERIAL: Readonly<Omit<SoftMaterialDesc, 'volumeStiffness' | 'stretchStiffness' | 'perimeterStiffness'>> = {
   stiffness: 1e5,
   damping: 0.1,
   outerScale: 0.3,
@@ -38,8 +44,12 @@ export const DEFAULT_SOFT_MATERIAL: Readonly<Omit<SoftMaterialDesc, 'volumeStiff
   friction: 0.5,
   restitution: 0,
   preserveVolume: false,
+  stretchDamping: 1,
 };
 export const VOLUME_STIFFNESS_FACTOR = 10;
+/** The seed makes a stretched spring "a stiff spring" without a number; ten times the modulus (docs/soft-bodies.md). */
+export const STRETCH_STIFFNESS_FACTOR = 10;
+export const PERIMETER_STIFFNESS_FACTOR = 3;
 
 export const DEFAULT_SOFT_CONSTRUCTION = { resolution: 8, minAngleDegrees: 20 };
 
@@ -47,7 +57,21 @@ export const DEFAULT_SOFT_CONSTRUCTION = { resolution: 8, minAngleDegrees: 20 };
 export const SOFT_LIMITS = { resolution: 40, substeps: 10_000, maxSubsteps: 100_000 };
 
 const SOLVER_KEYS = Object.keys({ integrator: 0, substeps: 0, maxSubsteps: 0, maxStretch: 0 } satisfies Record<keyof SoftSolverSettings, 0>);
-const MATERIAL_KEYS = ['stiffness', 'damping', 'outerScale', 'density', 'friction', 'restitution', 'preserveVolume', 'volumeStiffness'];
+const MATERIAL_KEYS = [
+  'stiffness',
+  'damping',
+  'outerScale',
+  'density',
+  'friction',
+  'restitution',
+  'preserveVolume',
+  'volumeStiffness',
+  'preventStretch',
+  'stretchStiffness',
+  'stretchDamping',
+  'preservePerimeter',
+  'perimeterStiffness',
+];
 const BODY_KEYS = [
   'name',
   'shape',
@@ -129,16 +153,33 @@ function readSoftSolver(r: Reader, v: unknown): SoftSolverSettings {
   return settings;
 }
 
+/** Which moduli the base material gave itself (the others follow the stiffness). */
+interface GaveModuli {
+  volumeStiffness: boolean;
+  stretchStiffness: boolean;
+  perimeterStiffness: boolean;
+}
+const GAVE_NONE: GaveModuli = { volumeStiffness: false, stretchStiffness: false, perimeterStiffness: false };
+
 /** The material keys of one object over `base` (a material's values, or the defaults). */
-function readMaterialKeys(r: Reader, o: JsonObject, path: string, base: SoftMaterialDesc, baseGaveVolume: boolean): SoftMaterialDesc {
+function readMaterialKeys(r: Reader, o: JsonObject, path: string, base: SoftMaterialDesc, gave: GaveModuli): SoftMaterialDesc {
   const stiffness = r.num(o, path, 'stiffness', base.stiffness, positive());
   const preserveVolume = r.bool(o, path, 'preserveVolume', base.preserveVolume);
-  // A volume stiffness in the same object as "preserveVolume": false contradicts it; say so rather than ignore it.
-  if (has(o, 'volumeStiffness') && has(o, 'preserveVolume') && !preserveVolume) {
-    r.fail(childPath(path, 'volumeStiffness'), 'has no effect with "preserveVolume": false; remove one of the two');
-  }
-  // Unless a material gave one, the bulk modulus follows the stiffness (the body's own, when it sets one).
-  const volumeDefault = baseGaveVolume ? base.volumeStiffness : VOLUME_STIFFNESS_FACTOR * stiffness;
+  // A modulus in the same object as its switch set to false contradicts it; say so rather than ignore it.
+  const contradiction = (key: string, switchKey: string): void => {
+    if (has(o, key) && has(o, switchKey) && o[switchKey] === false) r.fail(childPath(path, key), `has no effect with "${switchKey}": false; remove one of the two`);
+  };
+  contradiction('volumeStiffness', 'preserveVolume');
+  contradiction('stretchStiffness', 'preventStretch');
+  contradiction('stretchDamping', 'preventStretch');
+  contradiction('perimeterStiffness', 'preservePerimeter');
+  // Unless a material gave one, a modulus follows the stiffness (the body's own, when it sets one).
+  const follow = (key: keyof GaveModuli, factor: number): number => (gave[key] ? base[key] : factor * stiffness);
+  const volumeDefault = follow('volumeStiffness', VOLUME_STIFFNESS_FACTOR);
+  const optionalBool = (key: 'preventStretch' | 'preservePerimeter'): { [k in typeof key]?: boolean } => {
+    if (has(o, key)) return { [key]: r.bool(o, path, key, false) };
+    return base[key] === undefined ? {} : { [key]: base[key] };
+  };
   return {
     stiffness,
     damping: r.num(o, path, 'damping', base.damping, nonNegative()),
@@ -148,17 +189,22 @@ function readMaterialKeys(r: Reader, o: JsonObject, path: string, base: SoftMate
     restitution: r.num(o, path, 'restitution', base.restitution, unit()),
     preserveVolume,
     volumeStiffness: r.num(o, path, 'volumeStiffness', volumeDefault, positive()),
+    ...optionalBool('preventStretch'),
+    stretchStiffness: r.num(o, path, 'stretchStiffness', follow('stretchStiffness', STRETCH_STIFFNESS_FACTOR), positive()),
+    stretchDamping: r.num(o, path, 'stretchDamping', base.stretchDamping, nonNegative()),
+    ...optionalBool('preservePerimeter'),
+    perimeterStiffness: r.num(o, path, 'perimeterStiffness', follow('perimeterStiffness', PERIMETER_STIFFNESS_FACTOR), positive()),
   };
 }
 
 function defaultMaterial(): SoftMaterialDesc {
-  return { ...DEFAULT_SOFT_MATERIAL, volumeStiffness: 0 };
+  return { ...DEFAULT_SOFT_MATERIAL, volumeStiffness: 0, stretchStiffness: 0, perimeterStiffness: 0 };
 }
 
 function readMaterial(r: Reader, o: JsonObject, path: string): SoftMaterialDesc {
   if (has(o, 'mass')) r.fail(childPath(path, 'mass'), 'a material has a density, not a mass (give "mass" on the soft body)');
   r.keys(o, path, MATERIAL_KEYS);
-  return readMaterialKeys(r, o, path, defaultMaterial(), false);
+  return readMaterialKeys(r, o, path, defaultMaterial(), GAVE_NONE);
 }
 
 interface SoftContext {
@@ -215,13 +261,30 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
     }
     base = ctx.softMaterials[material]!;
   }
-  const m = readMaterialKeys(r, o, path, base, material !== undefined && has(ctx.given[material]!, 'volumeStiffness'));
+  const gave = (key: keyof GaveModuli): boolean => material !== undefined && has(ctx.given[material]!, key);
+  const m = readMaterialKeys(r, o, path, base, { volumeStiffness: gave('volumeStiffness'), stretchStiffness: gave('stretchStiffness'), perimeterStiffness: gave('perimeterStiffness') });
   if (has(o, 'volumeStiffness') && !m.preserveVolume) {
     r.fail(childPath(path, 'volumeStiffness'), 'has no effect without volume preservation; add "preserveVolume": true');
   }
   if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
 
   const construction = readConstruction(r, o, path, shape, shapeDesc);
+  // Stretch prevention and perimeter preservation are the seed's: on by default for its construction.
+  const seed = construction.method === 'seed';
+  const preventStretch = m.preventStretch ?? seed;
+  const preservePerimeter = m.preservePerimeter ?? seed;
+  for (const key of ['stretchStiffness', 'stretchDamping']) {
+    if (has(o, key) && !preventStretch) r.fail(childPath(path, key), 'has no effect without stretch prevention; add "preventStretch": true');
+  }
+  if (has(o, 'perimeterStiffness') && !preservePerimeter) {
+    r.fail(childPath(path, 'perimeterStiffness'), 'has no effect without perimeter preservation; add "preservePerimeter": true');
+  }
+  if (preservePerimeter && !seed) {
+    r.fail(
+      has(o, 'preservePerimeter') ? childPath(path, 'preservePerimeter') : childPath(path, 'material'),
+      `perimeter preservation acts on the outline of the seed construction, and this body uses the lattice${has(o, 'preservePerimeter') ? '' : ` (its material ${quote(material!)} turns it on)`}; use {"method": "seed"} on an extrude shape, or drop "preservePerimeter"`,
+    );
+  }
   const pins: SoftPinDesc[] = [];
   if (has(o, 'pins')) {
     const pp = childPath(path, 'pins');
@@ -238,6 +301,8 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
     name,
     shape,
     ...rest,
+    preventStretch,
+    preservePerimeter,
     construction,
     pins,
     position,
@@ -246,6 +311,8 @@ function readSoftBody(r: Reader, v: unknown, i: number, ctx: SoftContext): SoftB
     angularVelocity: r.vec3(o, path, 'angularVelocity', [0, 0, 0]),
   };
   if (!m.preserveVolume) body.volumeStiffness = 0;
+  if (!preventStretch) body.stretchStiffness = 0;
+  if (!preservePerimeter) body.perimeterStiffness = 0;
   if (material !== undefined) body.material = material;
   if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, positive());
   else body.density = density;

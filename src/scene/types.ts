@@ -93,6 +93,15 @@ export interface SoftMaterialDesc {
   preserveVolume: boolean;
   /** Bulk modulus of volume preservation (Pa); only used with preserveVolume. */
   volumeStiffness: number;
+  /** Stretch prevention (seed 001): stiffer springs while stretched; undefined in a material that leaves it to the construction (on for "seed"). */
+  preventStretch?: boolean;
+  /** Modulus (Pa) and damping ratio of a stretched spring; only used with preventStretch. */
+  stretchStiffness: number;
+  stretchDamping: number;
+  /** Perimeter preservation of the outline (seed 001); undefined in a material that leaves it to the construction (on for "seed"). */
+  preservePerimeter?: boolean;
+  /** Modulus (Pa) of perimeter preservation; only used with preservePerimeter. */
+  perimeterStiffness: number;
 }
 
 export type SoftConstruction =
@@ -109,7 +118,10 @@ export interface SoftPinDesc {
 }
 
 /** A soft body with its material resolved (material values, then the body's own). */
-export interface SoftBodyDesc extends Omit<SoftMaterialDesc, 'density'> {
+export interface SoftBodyDesc extends Omit<SoftMaterialDesc, 'density' | 'preventStretch' | 'preservePerimeter'> {
+  /** Resolved: the material's or the body's, else on for the seed construction and off for the lattice. */
+  preventStretch: boolean;
+  preservePerimeter: boolean;
   name: string;
   shape: string;
   /** The softMaterials entry it started from, if any. */

@@ -143,6 +143,9 @@ function addSoftBodies(system: SoftSystem, scene: SceneDesc, shapes: readonly Ri
         friction: desc.friction,
         restitution: desc.restitution,
         volumeStiffness: desc.preserveVolume ? desc.volumeStiffness : 0,
+        stretchStiffness: desc.preventStretch ? desc.stretchStiffness : 0,
+        stretchDamping: desc.stretchDamping,
+        perimeterStiffness: desc.preservePerimeter ? desc.perimeterStiffness : 0,
       },
       placement: {
         origin: [desc.position[0] + com[0], desc.position[1] + com[1], desc.position[2] + com[2]],

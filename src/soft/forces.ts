@@ -10,9 +10,17 @@
  *            the damper acts only on the relative velocity along the spring,
  *            so it removes the oscillation that makes stiff springs explode
  *            without slowing a body that moves or spins as a whole;
+ *  stretch   stretch prevention (seed 001, "Onemogućavanje izduživanja
+ *            opruge"): while L > L0 a spring takes its own, stiffer k and c
+ *            (springStretchK, springStretchC) instead of k and c;
  *  volume    a pressure along the gradient of the drawn surface's volume,
  *              f = K / V0 (V0 - V) dV/dx   (the force of the energy K (V - V0)^2 / (2 V0)),
- *            for bodies with volume preservation on (skin.ts).
+ *            for bodies with volume preservation on (skin.ts);
+ *  perimeter for bodies with perimeter preservation on, each outline loop
+ *            acts as one spring of rest length P0 along its perimeter P,
+ *              f = -k_P (P - P0) dP/dx,  k_P = K_P s^2 / P0
+ *            (the energy k_P (P - P0)^2 / 2; K_P the perimeter modulus, s the
+ *            body's spacing: the same rule that gives a spring its k).
  * Every term is a sum of equal and opposite pairs or a translation- and
  * rotation-invariant gradient, so momentum and angular momentum change only
  * through gravity, collisions and pins.
@@ -30,7 +38,7 @@ export function computeForces(sys: SoftStore, x: Float64Array, v: Float64Array, 
   addSpringForces(sys, x, v, f);
 }
 
-/** Gravity and volume pressure (no springs) at positions x, written to f. */
+/** Gravity, volume pressure and perimeter preservation (no springs) at positions x, written to f. */
 export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array): void {
   const n = sys.particleCount;
   const m = sys.mass;
@@ -48,11 +56,62 @@ export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array)
     const v0 = b.restVolume;
     b.volume = addVolumeGradient(b.surface, x, b.scratchPositions, b.scratchGradient, (vol) => coefficient * (v0 - vol), f);
   }
+  for (const b of sys.bodies) {
+    if (b.perimeterStiffness === 0) continue;
+    const s2 = b.model.spacing * b.model.spacing;
+    for (let l = 0; l < b.outlines.length; l++) {
+      const p0 = b.restPerimeters[l]!;
+      addPerimeterForce(b.outlines[l]!, x, (b.perimeterStiffness * s2) / p0, p0, f);
+    }
+  }
 }
 
-/** Adds every spring's Hooke force and its damper force (file comment) into f. */
+/** Perimeter of the closed loop of particles `loop` at positions x. */
+export function loopPerimeter(loop: Uint32Array, x: Float64Array): number {
+  const n = loop.length;
+  let perimeter = 0;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const a = 3 * loop[j]!, b = 3 * loop[i]!;
+    perimeter += Math.sqrt((x[b]! - x[a]!) ** 2 + (x[b + 1]! - x[a + 1]!) ** 2 + (x[b + 2]! - x[a + 2]!) ** 2);
+  }
+  return perimeter;
+}
+
+/**
+ * Adds -k (P - P0) dP/dx into f for one loop (file comment): dP/dx at a
+ * particle is the unit vector of its incoming edge minus that of its outgoing
+ * one, so each edge (a, b) with unit vector t from a to b pushes a along
+ * +k (P - P0) t and b along -k (P - P0) t. Returns P.
+ */
+function addPerimeterForce(loop: Uint32Array, x: Float64Array, k: number, p0: number, f: Float64Array): number {
+  const perimeter = loopPerimeter(loop, x);
+  const scale = k * (perimeter - p0);
+  const n = loop.length;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const a = 3 * loop[j]!, b = 3 * loop[i]!;
+    const dx = x[b]! - x[a]!, dy = x[b + 1]! - x[a + 1]!, dz = x[b + 2]! - x[a + 2]!;
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    if (len === 0) continue;
+    const m = scale / len;
+    f[a] += m * dx;
+    f[a + 1] += m * dy;
+    f[a + 2] += m * dz;
+    f[b] -= m * dx;
+    f[b + 1] -= m * dy;
+    f[b + 2] -= m * dz;
+  }
+  return perimeter;
+}
+
+/**
+ * Adds every spring's Hooke force and its damper force (file comment) into f,
+ * with the stretch coefficients while a spring under stretch prevention is
+ * longer than its rest length: the seed's forces, as the explicit integrators
+ * take them.
+ */
 export function addSpringForces(sys: SoftStore, x: Float64Array, v: Float64Array, f: Float64Array): void {
   const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, C = sys.springC;
+  const KS = sys.springStretchK, CS = sys.springStretchC;
   const count = sys.springCount;
   for (let s = 0; s < count; s++) {
     const a = 3 * A[s]!, b = 3 * B[s]!;
@@ -63,7 +122,9 @@ export function addSpringForces(sys: SoftStore, x: Float64Array, v: Float64Array
     const inv = 1 / len;
     const ux = dx * inv, uy = dy * inv, uz = dz * inv;
     const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
-    const magnitude = K[s]! * (len - L0[s]!) + C[s]! * closing;
+    const stretch = len - L0[s]!;
+    const stiff = stretch > 0 && KS[s]! > 0;
+    const magnitude = (stiff ? KS[s]! : K[s]!) * stretch + (stiff ? CS[s]! : C[s]!) * closing;
     const fx = magnitude * ux, fy = magnitude * uy, fz = magnitude * uz;
     f[a] -= fx;
     f[a + 1] -= fy;
@@ -74,12 +135,19 @@ export function addSpringForces(sys: SoftStore, x: Float64Array, v: Float64Array
   }
 }
 
-/** The Hooke force on particle i's end of spring s (no damper), into out[0..2]. */
+/**
+ * The Hooke force on particle i's end of spring s (no damper), into out[0..2]:
+ * with k, or 0 for a stretched spring under stretch prevention (the
+ * semi-implicit substep gives that one an implicit impulse instead,
+ * springImpulses).
+ */
 export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64Array): void {
   const a = 3 * sys.springA[s]!, b = 3 * sys.springB[s]!, x = sys.pos;
   const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
   const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-  const scale = len === 0 ? 0 : ((sys.springA[s] === i ? -1 : 1) * sys.springK[s]! * (len - sys.springRest[s]!)) / len;
+  const stretch = len - sys.springRest[s]!;
+  const implicit = stretch > 0 && sys.springStretchK[s]! > 0;
+  const scale = len === 0 || implicit ? 0 : ((sys.springA[s] === i ? -1 : 1) * sys.springK[s]! * stretch) / len;
   out[0] = scale * dx;
   out[1] = scale * dy;
   out[2] = scale * dz;
@@ -98,9 +166,26 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
  * h c / m < 2 (system.ts) and make stiff damping expensive; applied this way
  * they bound nothing.
  *
+ * Stretch prevention: a spring with stretch coefficients (k_s, c_s) that is
+ * longer than its rest length (e = L - L0 > 0) at the substep's start skips
+ * the Hooke pass and, in the second pass, in place of its damper, takes the
+ * backward-Euler step of the spring and damper alone: with
+ * beta = 1/m_a + 1/m_b, the change of its closing speed is
+ *   dw = -beta h (k_s (e + h (w + dw)) + c_s (w + dw)),
+ *   dw = -beta h (k_s (e + h w) + c_s w) / (1 + beta h (h k_s + c_s)),
+ * an impulse dw / beta along u. It never overshoots the rest length however
+ * stiff k_s is (as k_s grows, it takes the spring back to L0 in one substep),
+ * so the stretch coefficients leave the substep bound (system.ts), which
+ * counts k alone, as it is: the seed's "stiff spring" costs no substeps. One
+ * spring after another, like the dampers, the stiff springs converge where
+ * all at once (each from the same velocities) springs sharing a particle
+ * would overshoot together. The impulse is kept (springStretchImpulse) for
+ * the pins (system.ts).
+ *
  * Speed (the solver's hot loop, about 23 ns per spring for both passes on
  * the 2-core VM this was measured on): the Hooke pass writes straight into
- * the velocities and keeps only 1 / L per spring; the damper pass rebuilds u
+ * the velocities and keeps only 1 / L per spring (negated for a stiff
+ * stretched spring, which tells the second pass); the damper pass rebuilds u
  * from the positions, which have not moved (no force array, no stored
  * directions). One fused pass (each spring's damper right after its Hooke
  * impulse) was no faster and wrong at rest: a damper then sees the
@@ -111,12 +196,25 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
  * arguments recovered that.
  */
 export function springImpulses(sys: SoftStore, h: number): void {
-  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
-  const x = sys.pos, v = sys.vel;
   const count = sys.springCount;
   if (sys.springInvLength.length !== count) sys.springInvLength = new Float64Array(count);
+  if (sys.springStretchImpulse.length !== count) sys.springStretchImpulse = new Float64Array(count);
+  const factor = damperFactors(sys, h);
+  // Body by body (bodies share no particles, so this is the same as all springs at once): a body
+  // without stretch prevention runs the plain passes, which do not pay for its test.
+  for (const body of sys.bodies) {
+    const from = body.springStart, to = from + body.springCount;
+    if (body.stretchStiffness > 0) stretchSpringImpulses(sys, h, factor, from, to);
+    else plainSpringImpulses(sys, h, factor, from, to);
+  }
+}
+
+/** springImpulses for the springs [from, to) of a body without stretch prevention. */
+function plainSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+  const x = sys.pos, v = sys.vel;
   const inv = sys.springInvLength;
-  for (let s = 0; s < count; s++) {
+  for (let s = from; s < to; s++) {
     const ia = A[s]!, ib = B[s]!;
     const a = 3 * ia, b = 3 * ib;
     const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
@@ -134,8 +232,7 @@ export function springImpulses(sys: SoftStore, h: number): void {
     v[b + 1] += mb * dy;
     v[b + 2] += mb * dz;
   }
-  const factor = damperFactors(sys, h);
-  for (let s = 0; s < count; s++) {
+  for (let s = from; s < to; s++) {
     const k = factor[s]!;
     if (k === 0) continue;
     const ia = A[s]!, ib = B[s]!;
@@ -144,6 +241,65 @@ export function springImpulses(sys: SoftStore, h: number): void {
     const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
     // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h).
     const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
+    const ja = j * w[ia]!, jb = j * w[ib]!;
+    v[a] += ja * ux;
+    v[a + 1] += ja * uy;
+    v[a + 2] += ja * uz;
+    v[b] -= jb * ux;
+    v[b + 1] -= jb * uy;
+    v[b + 2] -= jb * uz;
+  }
+}
+
+/** springImpulses for the springs [from, to) of a body with stretch prevention (comment above). */
+function stretchSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+  const KS = sys.springStretchK, CS = sys.springStretchC;
+  const x = sys.pos, v = sys.vel;
+  const inv = sys.springInvLength;
+  const stretchImpulse = sys.springStretchImpulse;
+  for (let s = from; s < to; s++) {
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    const il = len === 0 ? 0 : 1 / len;
+    const e = len - L0[s]!;
+    if (e > 0 && KS[s]! > 0) {
+      // Stiff while stretched: the second pass steps it implicitly.
+      inv[s] = -il;
+      continue;
+    }
+    inv[s] = il;
+    const m = h * K[s]! * e * il;
+    const ma = m * w[ia]!, mb = m * w[ib]!;
+    v[a] -= ma * dx;
+    v[a + 1] -= ma * dy;
+    v[a + 2] -= ma * dz;
+    v[b] += mb * dx;
+    v[b + 1] += mb * dy;
+    v[b + 2] += mb * dz;
+  }
+  for (let s = from; s < to; s++) {
+    let il = inv[s]!;
+    const stiff = il < 0;
+    const k = factor[s]!;
+    if (!stiff && k === 0) continue;
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    if (stiff) il = -il;
+    const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
+    const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
+    let j: number;
+    if (stiff) {
+      const beta = w[ia]! + w[ib]!;
+      const ks = KS[s]!, cs = CS[s]!;
+      // dw / beta (comment above); 0 when both ends are pinned.
+      j = beta === 0 ? 0 : (-h * (ks * (1 / il - L0[s]! + h * closing) + cs * closing)) / (1 + beta * h * (h * ks + cs));
+      stretchImpulse[s] = j;
+    } else {
+      j = closing * k;
+    }
     const ja = j * w[ia]!, jb = j * w[ib]!;
     v[a] += ja * ux;
     v[a + 1] += ja * uy;

@@ -66,6 +66,12 @@ export interface SoftModel {
   tets: Uint32Array;
   /** Typical distance between neighbouring particles (m): the lattice spacing, or the mean outline spring. */
   spacing: number;
+  /**
+   * Closed outlines, each a loop of particle indices in order (an extruded
+   * outline has two: its back and front faces), which perimeter preservation
+   * acts on; absent or empty for a net without an outline (the lattice).
+   */
+  outlines?: readonly Uint32Array[];
 }
 
 export function particleCount(m: SoftModel): number {

@@ -270,5 +270,6 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
     skinWeight,
     tets: Uint32Array.from(tets),
     spacing: perimeter / n,
+    outlines: [Uint32Array.from({ length: n }, (_, i) => i), Uint32Array.from({ length: n }, (_, i) => n + i)],
   };
 }

@@ -7,7 +7,8 @@
  *
  * Layout (Float64, like BodyStore): pos / vel are x, y, z per particle; mass,
  * invMass and owner (the soft body's index) one per particle; springs are
- * parallel arrays (ends A, B, rest length, k, damper c). Body b owns the
+ * parallel arrays (ends A, B, rest length, k, damper c, and the stiffer
+ * k, c of a stretched spring under stretch prevention). Body b owns the
  * particles [particleStart, particleStart + particleCount) and the springs
  * [springStart, springStart + springCount).
  */
@@ -31,14 +32,22 @@ export interface SoftBody {
   restVolume: number;
   /** Volume at the last force evaluation (only kept up to date with volume preservation on; see volumeOf). */
   volume: number;
+  /** Modulus (Pa) and damping ratio of stretched springs; stretchStiffness 0 when stretch prevention is off. */
+  stretchStiffness: number;
+  stretchDamping: number;
+  /** Modulus (Pa) of perimeter preservation, 0 when off; the outlines' loops (global particle indices) and rest perimeters. */
+  perimeterStiffness: number;
+  outlines: Uint32Array[];
+  restPerimeters: Float64Array;
   /** The drawn surface, skinned on global particle indices. */
   surface: SkinnedSurface;
   /** The model it was built from (rest positions, kinds, spacing). */
   model: SoftModel;
-  /** Bound on the squared highest frequency (file comment), for the substep choice: springs' part plus volume's. */
+  /** Bound on the squared highest frequency (system.ts), for the substep choice: springs' part plus volume's and perimeter's. */
   omega2: number;
   omega2Springs: number;
   omega2Volume: number;
+  omega2Perimeter: number;
   /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
   stiffness: number;
   damping: number;
@@ -63,6 +72,11 @@ export class SoftStore {
   springRest = new Float64Array(0);
   springK = new Float64Array(0);
   springC = new Float64Array(0);
+  /** k and c while the spring is longer than its rest length (stretch prevention); k 0 where it is off (springK, springC then apply). */
+  springStretchK = new Float64Array(0);
+  springStretchC = new Float64Array(0);
+  /** Impulse (along the spring, on end A) that each stretched stiff spring gave in the last semi-implicit substep, 0 otherwise (forces.ts). */
+  springStretchImpulse = new Float64Array(0);
   /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
   springInvLength = new Float64Array(0);
 

@@ -25,7 +25,10 @@
  * tighter. For the whole net, M^-1/2 K M^-1/2 is a sum of rank-one spring
  * terms k_s g_s g_s^T with (g_s . y)^2 <= 2 (|y_a|^2 / m_a + |y_b|^2 / m_b),
  * so omega^2 <= 2 max_i sum_{springs at i} k_s / m_i; volume preservation adds
- * at most K / V0 sum_i |dV/dx_i|^2 / m_i (its rank-one term). The substep is
+ * at most K / V0 sum_i |dV/dx_i|^2 / m_i (its rank-one term), perimeter
+ * preservation k_P sum_i |dP/dx_i|^2 / m_i per outline (forces.ts). Stretch
+ * prevention's stiffer coefficients add nothing: the substep steps them
+ * implicitly (forces.ts, springImpulses). The substep is
  * h = 2 s / omega with the safety factor s = STABILITY_SAFETY. The bound is
  * 1.7 to 1.9 times the true highest frequency of lattice bodies (measured by
  * power iteration), and that margin is needed: with the true value and the
@@ -39,7 +42,7 @@ import type { Quat } from '../scene/types.ts';
 import { DEFAULT_SOFT_SOLVER, type SoftSolverSettings } from './settings.ts';
 import { SoftStore, type SoftBody } from './store.ts';
 import { EVALUATIONS, IntegratorScratch, integrateSubstep } from './integrate.ts';
-import { hookeForceOn } from './forces.ts';
+import { hookeForceOn, loopPerimeter } from './forces.ts';
 import type { SoftCollider } from './collide.ts';
 import { SPRING_WEIGHT, particleCount, springCount, type SoftModel, type SpringKind } from './model.ts';
 import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface } from './skin.ts';
@@ -61,6 +64,15 @@ export interface SoftMaterial {
   restitution: number;
   /** Bulk modulus of the volume preservation (Pa); 0 turns it off. */
   volumeStiffness: number;
+  /**
+   * Stretch prevention: the modulus (Pa) that gives a spring its k while it
+   * is longer than its rest length (k_s = stretchStiffness * spacing^2 / L *
+   * weight, like k), and that k_s's damping ratio; 0 turns it off.
+   */
+  stretchStiffness: number;
+  stretchDamping: number;
+  /** Modulus (Pa) of perimeter preservation on the model's outlines (forces.ts); 0 turns it off. */
+  perimeterStiffness: number;
 }
 
 /** Where and how a soft body starts. */
@@ -190,6 +202,8 @@ export class SoftSystem extends SoftStore {
     this.springRest = grow(this.springRest, this.springCount);
     this.springK = grow(this.springK, this.springCount);
     this.springC = grow(this.springC, this.springCount);
+    this.springStretchK = grow(this.springStretchK, this.springCount);
+    this.springStretchC = grow(this.springStretchC, this.springCount);
 
     const q = placement.orientation;
     let cx = 0, cy = 0, cz = 0;
@@ -241,6 +255,9 @@ export class SoftSystem extends SoftStore {
       this.springRest[g] = rest;
       this.springK[g] = k;
       this.springC[g] = c;
+      const ks = ((material.stretchStiffness * spacing2) / rest) * weight;
+      this.springStretchK[g] = ks;
+      this.springStretchC[g] = 2 * material.stretchDamping * Math.sqrt((ks * ma * mb) / (ma + mb));
       springSum[a] += k;
       springSum[b] += k;
     }
@@ -274,6 +291,32 @@ export class SoftSystem extends SoftStore {
       omega2Volume = (material.volumeStiffness / restVolume) * sum;
     }
 
+    // Perimeter preservation: each outline as one spring of rest length P0 (forces.ts); its share of
+    // omega^2 is k_P sum_i |dP/dx_i|^2 / m_i at rest, with |dP/dx_i| the length of the difference of
+    // the unit vectors along the two outline edges at particle i.
+    const outlines = material.perimeterStiffness > 0 ? (model.outlines ?? []).map((loop) => loop.map((i) => i + p0)) : [];
+    if (material.perimeterStiffness > 0 && outlines.length === 0) {
+      throw new RangeError(`soft body "${init.name}": perimeter preservation needs a net built on an outline (the seed construction)`);
+    }
+    const restPerimeters = Float64Array.from(outlines, (loop) => loopPerimeter(loop, this.pos));
+    let omega2Perimeter = 0;
+    outlines.forEach((loop, l) => {
+      const kp = (material.perimeterStiffness * spacing2) / restPerimeters[l]!;
+      const n = loop.length, x = this.pos;
+      const unit = (i: number, j: number): Vec3 => {
+        const d: Vec3 = [x[3 * j]! - x[3 * i]!, x[3 * j + 1]! - x[3 * i + 1]!, x[3 * j + 2]! - x[3 * i + 2]!];
+        const len = Math.hypot(d[0], d[1], d[2]);
+        return [d[0] / len, d[1] / len, d[2] / len];
+      };
+      let sum = 0;
+      for (let k = 0; k < n; k++) {
+        const i = loop[k]!;
+        const t0 = unit(loop[(k + n - 1) % n]!, i), t1 = unit(i, loop[(k + 1) % n]!);
+        sum += ((t0[0] - t1[0]) ** 2 + (t0[1] - t1[1]) ** 2 + (t0[2] - t1[2]) ** 2) / this.mass[i]!;
+      }
+      omega2Perimeter += kp * sum;
+    });
+
     this.massVersion++;
     this.bodies.push({
       name: init.name,
@@ -285,13 +328,19 @@ export class SoftSystem extends SoftStore {
       friction: material.friction,
       restitution: material.restitution,
       volumeStiffness: material.volumeStiffness,
+      stretchStiffness: material.stretchStiffness,
+      stretchDamping: material.stretchDamping,
+      perimeterStiffness: material.perimeterStiffness,
+      outlines,
+      restPerimeters,
       restVolume,
       volume: restVolume,
       surface,
       model,
-      omega2: omega2Springs + omega2Volume,
+      omega2: omega2Springs + omega2Volume + omega2Perimeter,
       omega2Springs,
       omega2Volume,
+      omega2Perimeter,
       stiffness: material.stiffness,
       damping: material.damping,
       scratchPositions,
@@ -303,8 +352,8 @@ export class SoftSystem extends SoftStore {
   /**
    * Changes body b's modulus and damping ratio while it runs (the app's
    * panel): every spring's k scales with the modulus (k = stiffness s^2 / L
-   * weight), the volume preservation's bulk modulus too (it defaults to a
-   * multiple of the modulus), each damper follows from its new k and the
+   * weight), the volume, stretch and perimeter moduli too (they default to
+   * multiples of the modulus), each damper follows from its new k and the
    * damping ratio, and the substep bound from both. Values must be positive
    * (damping >= 0) and finite.
    */
@@ -318,11 +367,17 @@ export class SoftSystem extends SoftStore {
       const ma = this.mass[this.springA[s]!]!, mb = this.mass[this.springB[s]!]!;
       this.springK[s] = k;
       this.springC[s] = 2 * damping * Math.sqrt((k * ma * mb) / (ma + mb));
+      const ks = this.springStretchK[s]! * scale;
+      this.springStretchK[s] = ks;
+      this.springStretchC[s] = 2 * body.stretchDamping * Math.sqrt((ks * ma * mb) / (ma + mb));
     }
     body.volumeStiffness *= scale;
+    body.stretchStiffness *= scale;
+    body.perimeterStiffness *= scale;
     body.omega2Springs *= scale;
     body.omega2Volume *= scale;
-    body.omega2 = body.omega2Springs + body.omega2Volume;
+    body.omega2Perimeter *= scale;
+    body.omega2 = body.omega2Springs + body.omega2Volume + body.omega2Perimeter;
     body.stiffness = stiffness;
     body.damping = damping;
     // The exact dampers' factors depend on c.
@@ -396,6 +451,7 @@ export class SoftSystem extends SoftStore {
       x0.set(this.pos);
       if (this.settings.integrator === 'semiImplicit') this.addPinSpringForces(h);
       integrateSubstep(this, this.settings.integrator, h, this.scratch);
+      if (this.settings.integrator === 'semiImplicit') this.addPinStretchImpulses(x0);
       this.accumulatePinForces(h);
       this.movePins(h, (s + 1) / n);
       const b = performance.now();
@@ -441,6 +497,24 @@ export class SoftSystem extends SoftStore {
       const p = this.pinSprings[k]!;
       hookeForceOn(this, this.pinSprings[k + 1]!, this.pinParticle[p]!, f);
       for (let c = 0; c < 3; c++) this.pinImpulse[3 * p + c] += f[c]! * h;
+    }
+  }
+
+  /**
+   * The implicit impulses of the stretched stiff springs at pinned particles
+   * (forces.ts, springImpulses; addPinSpringForces left them out), along each
+   * spring's direction at the substep's start (x0): what the pins hold of them.
+   */
+  private addPinStretchImpulses(x0: Float64Array): void {
+    const inv = this.springInvLength;
+    for (let k = 0; k < this.pinSprings.length; k += 2) {
+      const p = this.pinSprings[k]!, s = this.pinSprings[k + 1]!;
+      if (!(inv[s]! < 0)) continue;
+      const i = this.pinParticle[p]!;
+      const a = 3 * this.springA[s]!, b = 3 * this.springB[s]!;
+      // Impulse j u on end A, -j u on end B (u from B to A).
+      const scale = (this.springA[s] === i ? 1 : -1) * this.springStretchImpulse[s]! * -inv[s]!;
+      for (let c = 0; c < 3; c++) this.pinImpulse[3 * p + c] += scale * (x0[a + c]! - x0[b + c]!);
     }
   }
 
@@ -556,7 +630,9 @@ export class SoftSystem extends SoftStore {
 
   /**
    * Mechanical energy (J): kinetic, gravitational (zero at the origin),
-   * elastic (springs) and volume (K (V - V0)^2 / (2 V0)). Damping and
+   * elastic (springs, with the stretch k while stretched under stretch
+   * prevention, and the perimeter term k_P (P - P0)^2 / 2) and volume
+   * (K (V - V0)^2 / (2 V0)). Damping and
    * collisions can only lower the sum; the integrators' own error aside.
    */
   energy(): { kinetic: number; gravity: number; springs: number; volume: number; total: number } {
@@ -571,7 +647,16 @@ export class SoftSystem extends SoftStore {
     for (let s = 0; s < this.springCount; s++) {
       const a = 3 * this.springA[s]!, b = 3 * this.springB[s]!;
       const stretch = Math.hypot(x[a]! - x[b]!, x[a + 1]! - x[b + 1]!, x[a + 2]! - x[b + 2]!) - this.springRest[s]!;
-      springs += 0.5 * this.springK[s]! * stretch * stretch;
+      const k = stretch > 0 && this.springStretchK[s]! > 0 ? this.springStretchK[s]! : this.springK[s]!;
+      springs += 0.5 * k * stretch * stretch;
+    }
+    for (const b of this.bodies) {
+      if (b.perimeterStiffness === 0) continue;
+      const s2 = b.model.spacing * b.model.spacing;
+      b.outlines.forEach((loop, l) => {
+        const p0 = b.restPerimeters[l]!, dp = loopPerimeter(loop, x) - p0;
+        springs += (0.5 * b.perimeterStiffness * s2 * dp * dp) / p0;
+      });
     }
     this.bodies.forEach((b, i) => {
       if (b.volumeStiffness === 0) return;

@@ -27,7 +27,7 @@ export function netModel(rest: number[], springs: number[], shares: number[], sp
 }
 
 export function material(over: Partial<SoftMaterial> = {}): SoftMaterial {
-  return { stiffness: 1e4, damping: 0, outerScale: 1, friction: 0.5, restitution: 0, volumeStiffness: 0, ...over };
+  return { stiffness: 1e4, damping: 0, outerScale: 1, friction: 0.5, restitution: 0, volumeStiffness: 0, stretchStiffness: 0, stretchDamping: 0, perimeterStiffness: 0, ...over };
 }
 
 export const PLACE_AT_ORIGIN = {

@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { validateScene } from '../../src/scene/validate.ts';
-import { DEFAULT_SOFT_MATERIAL, DEFAULT_SOFT_SOLVER, VOLUME_STIFFNESS_FACTOR } from '../../src/scene/softValidate.ts';
+import {
+  DEFAULT_SOFT_MATERIAL,
+  DEFAULT_SOFT_SOLVER,
+  PERIMETER_STIFFNESS_FACTOR,
+  STRETCH_STIFFNESS_FACTOR,
+  VOLUME_STIFFNESS_FACTOR,
+} from '../../src/scene/softValidate.ts';
 import { buildScene } from './helpers.ts';
 
 type Json = Record<string, any>;
@@ -48,7 +54,15 @@ describe('soft bodies in the scene format', () => {
   it('fills every default and resolves the material chain (material, then the body)', () => {
     const scene = validateScene(baseScene(), 'scene.json');
     expect(scene.softSolver).toEqual({ ...DEFAULT_SOFT_SOLVER, integrator: 'rk4', substeps: 4 });
-    expect(scene.softMaterials['jelly']).toEqual({ ...DEFAULT_SOFT_MATERIAL, stiffness: 5e4, damping: 0.2, preserveVolume: true, volumeStiffness: VOLUME_STIFFNESS_FACTOR * 5e4 });
+    expect(scene.softMaterials['jelly']).toEqual({
+      ...DEFAULT_SOFT_MATERIAL,
+      stiffness: 5e4,
+      damping: 0.2,
+      preserveVolume: true,
+      volumeStiffness: VOLUME_STIFFNESS_FACTOR * 5e4,
+      stretchStiffness: STRETCH_STIFFNESS_FACTOR * 5e4,
+      perimeterStiffness: PERIMETER_STIFFNESS_FACTOR * 5e4,
+    });
     const [blob, cross] = scene.softBodies;
     expect(blob).toEqual({
       name: 'blob',
@@ -62,6 +76,12 @@ describe('soft bodies in the scene format', () => {
       restitution: DEFAULT_SOFT_MATERIAL.restitution,
       preserveVolume: true,
       volumeStiffness: 5e5,
+      // The lattice leaves the seed's stretch prevention and perimeter preservation off.
+      preventStretch: false,
+      stretchStiffness: 0,
+      stretchDamping: 1,
+      preservePerimeter: false,
+      perimeterStiffness: 0,
       construction: { method: 'lattice', resolution: 8 },
       pins: [{ body: 'hook', anchor: [0, -0.1, 0], radius: 0 }],
       position: [0, 1, 0],
@@ -70,6 +90,14 @@ describe('soft bodies in the scene format', () => {
       angularVelocity: [0, 0, 0],
     });
     expect(cross).toMatchObject({ name: 'cross', mass: 3, construction: { method: 'seed', minAngle: 25 }, preserveVolume: false, volumeStiffness: 0 });
+    // The seed construction has them on, the moduli following the (default) stiffness.
+    expect(cross).toMatchObject({
+      preventStretch: true,
+      stretchStiffness: STRETCH_STIFFNESS_FACTOR * DEFAULT_SOFT_MATERIAL.stiffness,
+      stretchDamping: DEFAULT_SOFT_MATERIAL.stretchDamping,
+      preservePerimeter: true,
+      perimeterStiffness: PERIMETER_STIFFNESS_FACTOR * DEFAULT_SOFT_MATERIAL.stiffness,
+    });
     expect(cross).not.toHaveProperty('density');
     expect(cross).not.toHaveProperty('material');
   });
@@ -96,6 +124,28 @@ describe('soft bodies in the scene format', () => {
       's.json',
     );
     expect(explicit.softBodies[0]!.volumeStiffness).toBe(7e5);
+  });
+
+  it('lets a material switch stretch prevention and perimeter preservation, and a body switch them back', () => {
+    const scene = validateScene(
+      {
+        ...baseScene(),
+        softMaterials: { plain: { preventStretch: false, preservePerimeter: false }, taut: { preventStretch: true, stretchStiffness: 9e6 } },
+        softBodies: [
+          { shape: 'plus', material: 'plain', construction: { method: 'seed' } },
+          { shape: 'plus', material: 'plain', construction: { method: 'seed' }, preventStretch: true, stiffness: 2e4, stretchDamping: 0.5 },
+          { shape: 'ball', material: 'taut', stiffness: 2e4 },
+          { shape: 'plus', construction: { method: 'seed' }, preservePerimeter: true, perimeterStiffness: 4e4 },
+        ],
+      },
+      's.json',
+    );
+    const [plain, back, taut, perimeter] = scene.softBodies;
+    expect(plain).toMatchObject({ preventStretch: false, stretchStiffness: 0, preservePerimeter: false, perimeterStiffness: 0 });
+    expect(back).toMatchObject({ preventStretch: true, stretchStiffness: STRETCH_STIFFNESS_FACTOR * 2e4, stretchDamping: 0.5, preservePerimeter: false });
+    // A lattice body takes stretch prevention from its material, with the material's own modulus.
+    expect(taut).toMatchObject({ preventStretch: true, stretchStiffness: 9e6, preservePerimeter: false });
+    expect(perimeter).toMatchObject({ preventStretch: true, preservePerimeter: true, perimeterStiffness: 4e4 });
   });
 
   it('leaves a scene without soft bodies as it was, with empty soft sections', () => {
@@ -147,6 +197,42 @@ describe('soft bodies in the scene format', () => {
       (s) => (s['softMaterials']['jelly'] = { preserveVolume: false, volumeStiffness: 1e6 }),
       'softMaterials.jelly.volumeStiffness',
       'has no effect with "preserveVolume": false; remove one of the two',
+    ],
+    [
+      'a stretch stiffness on a lattice body',
+      (s) => (s['softBodies'][0]['stretchStiffness'] = 1e6),
+      'softBodies[0].stretchStiffness',
+      'has no effect without stretch prevention; add "preventStretch": true',
+    ],
+    [
+      'a stretch damping beside "preventStretch": false',
+      (s) => (s['softMaterials']['jelly'] = { preventStretch: false, stretchDamping: 0.5 }),
+      'softMaterials.jelly.stretchDamping',
+      'has no effect with "preventStretch": false; remove one of the two',
+    ],
+    ['a negative stretch damping', (s) => (s['softBodies'][1]['stretchDamping'] = -1), 'softBodies[1].stretchDamping', 'expected a finite number >= 0, got -1'],
+    ['a zero stretch stiffness', (s) => (s['softBodies'][1]['stretchStiffness'] = 0), 'softBodies[1].stretchStiffness', 'expected a positive number (> 0), got 0'],
+    ['preventStretch not a boolean', (s) => (s['softBodies'][1]['preventStretch'] = 1), 'softBodies[1].preventStretch', 'expected true or false, got 1'],
+    [
+      'a perimeter stiffness with perimeter preservation off',
+      (s) => {
+        s['softBodies'][1]['preservePerimeter'] = false;
+        s['softBodies'][1]['perimeterStiffness'] = 1e5;
+      },
+      'softBodies[1].perimeterStiffness',
+      'has no effect with "preservePerimeter": false; remove one of the two',
+    ],
+    [
+      'perimeter preservation on a lattice body',
+      (s) => (s['softBodies'][0]['preservePerimeter'] = true),
+      'softBodies[0].preservePerimeter',
+      'perimeter preservation acts on the outline of the seed construction, and this body uses the lattice',
+    ],
+    [
+      'perimeter preservation from the material of a lattice body',
+      (s) => (s['softMaterials']['jelly']['preservePerimeter'] = true),
+      'softBodies[0].material',
+      'this body uses the lattice (its material "jelly" turns it on)',
     ],
     ['both density and mass', (s) => (s['softBodies'][1]['density'] = 100), 'softBodies[1]', 'give either "density" or "mass", not both'],
     ['a zero mass', (s) => (s['softBodies'][1]['mass'] = 0), 'softBodies[1].mass', 'expected a positive number (> 0), got 0'],
