@@ -123,6 +123,16 @@ export class ForceSet {
   linearDrag = new Float64Array(0);
   /** Per body: Cd A (m^2); the quadratic coefficient is rho Cd A / 2. */
   dragArea = new Float64Array(0);
+  /**
+   * The forces of the last step, for drawing: arrowCount arrows of 6
+   * numbers, the world point the force acts at and the force (N). A point
+   * force is drawn at its point; the rest of a body's external force
+   * (fields, drag) at its centre.
+   */
+  arrows = new Float64Array(0);
+  arrowCount = 0;
+  /** Per body (3): the point forces of the step, summed (to leave them out of the centre's arrow). */
+  private pointSum = new Float64Array(0);
   /** Forces applied from code for the next step only (World.applyForce): body, force, point (world). */
   private readonly pending: { body: number; force: Vec3; point: Vec3 | null }[] = [];
 
@@ -197,6 +207,10 @@ export class ForceSet {
     acc.fill(0);
     angAcc.fill(0);
     const n = B.count;
+    this.arrowCount = 0;
+    if (this.pointSum.length < 3 * n) this.pointSum = new Float64Array(3 * n);
+    const ps = this.pointSum;
+    ps.fill(0, 0, 3 * n);
     const tm = t + 0.5 * dt;
     let any = false;
     const f = tmpF, tq = tmpT;
@@ -216,6 +230,10 @@ export class ForceSet {
       if (!(tm >= pf.from && tm < pf.until) || B.isStatic[pf.body]) continue;
       this.worldForce(B, pf.body, pf.force, pf.point ?? null, pf.frame ?? 'world', f, tq);
       addForce(acc, angAcc, pf.body, f, tq);
+      const b = pf.body;
+      if (pf.point) this.arrow(B.pos[3 * b]! + tmpR[0]!, B.pos[3 * b + 1]! + tmpR[1]!, B.pos[3 * b + 2]! + tmpR[2]!, f);
+      else this.arrow(B.pos[3 * b]!, B.pos[3 * b + 1]!, B.pos[3 * b + 2]!, f);
+      ps[3 * b] += f[0]!; ps[3 * b + 1] += f[1]!; ps[3 * b + 2] += f[2]!;
       any = true;
     }
     for (const p of this.pending) {
@@ -225,6 +243,9 @@ export class ForceSet {
       if (p.point) cross(p.point[0] - B.pos[3 * i]!, p.point[1] - B.pos[3 * i + 1]!, p.point[2] - B.pos[3 * i + 2]!, f, tq);
       else { tq[0] = 0; tq[1] = 0; tq[2] = 0; }
       addForce(acc, angAcc, i, f, tq);
+      if (p.point) this.arrow(p.point[0], p.point[1], p.point[2], f);
+      else this.arrow(B.pos[3 * i]!, B.pos[3 * i + 1]!, B.pos[3 * i + 2]!, f);
+      ps[3 * i] += f[0]!; ps[3 * i + 1] += f[1]!; ps[3 * i + 2] += f[2]!;
       any = true;
     }
     this.pending.length = 0;
@@ -239,8 +260,22 @@ export class ForceSet {
         inverseInertiaTimes(B, i, tx, ty, tz, angAcc, 3 * i);
       }
     }
-    if (!this.anyDrag) return any;
-    // Drag, exactly over the step for the rate at its start (file comment).
+    if (this.anyDrag) any = this.drag(B, tm, dt, gravity, acc) || any;
+    if (!any) return false;
+    // What is left of each body's force once its point forces are drawn: at the centre.
+    for (let i = 0; i < n; i++) {
+      if (B.isStatic[i]) continue;
+      const m = B.mass[i]!;
+      f[0] = m * acc[3 * i]! - ps[3 * i]!; f[1] = m * acc[3 * i + 1]! - ps[3 * i + 1]!; f[2] = m * acc[3 * i + 2]! - ps[3 * i + 2]!;
+      if (Math.abs(f[0]!) + Math.abs(f[1]!) + Math.abs(f[2]!) > 1e-9 * m) this.arrow(B.pos[3 * i]!, B.pos[3 * i + 1]!, B.pos[3 * i + 2]!, f);
+    }
+    return true;
+  }
+
+  /** Drag, exactly over the step for the rate at its start (file comment), into acc; whether any body has some. */
+  private drag(B: BodyStore, tm: number, dt: number, gravity: Readonly<Vec3>, acc: Float64Array): boolean {
+    const n = B.count;
+    let any = false;
     const u = tmpU;
     for (let i = 0; i < n; i++) {
       if (B.isStatic[i] || B.asleep[i]) continue;
@@ -263,6 +298,17 @@ export class ForceSet {
       any = true;
     }
     return any;
+  }
+
+  /** Records an arrow: force f at (x, y, z). */
+  private arrow(x: number, y: number, z: number, f: ArrayLike<number>): void {
+    if (this.arrows.length < 6 * (this.arrowCount + 1)) {
+      const a = new Float64Array(Math.max(48, 2 * this.arrows.length));
+      a.set(this.arrows);
+      this.arrows = a;
+    }
+    const a = this.arrows, o = 6 * this.arrowCount++;
+    a[o] = x; a[o + 1] = y; a[o + 2] = z; a[o + 3] = f[0]!; a[o + 4] = f[1]!; a[o + 5] = f[2]!;
   }
 
   /**

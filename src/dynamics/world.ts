@@ -668,6 +668,7 @@ export class World {
   private externalForces(): void {
     const F = this.forces, ctx = this.ctx, B = this.bodies;
     if (F.empty) {
+      F.arrowCount = 0;
       if (this.externalActive) {
         ctx.extAcc.fill(0);
         ctx.extAngAcc.fill(0);
