@@ -278,11 +278,13 @@ export class ForceSet {
     let any = false;
     const u = tmpU;
     for (let i = 0; i < n; i++) {
-      if (B.isStatic[i] || B.asleep[i]) continue;
+      if (B.isStatic[i]) continue;
       const k = i < this.linearDrag.length ? this.linearDrag[i]! : 0;
       const ca = i < this.dragArea.length ? this.dragArea[i]! : 0;
       if (!(k > 0) && !(ca > 0)) continue;
       this.airVelocity(i, tm, u);
+      // A sleeping body is at rest: in still air nothing acts on it; in a wind it wakes (World).
+      if (B.asleep[i] && u[0] === 0 && u[1] === 0 && u[2] === 0) continue;
       const rx = B.vel[3 * i]! - u[0]!, ry = B.vel[3 * i + 1]! - u[1]!, rz = B.vel[3 * i + 2]! - u[2]!;
       const c = (k + 0.5 * this.density * ca * Math.hypot(rx, ry, rz)) * B.invMass[i]!;
       const x = c * dt;
