@@ -97,6 +97,46 @@ describe('a constant force', () => {
   });
 });
 
+describe('a constant force in the other settings', () => {
+  it('the standard scheme advances by semi-implicit Euler: x_n = F dt^2 n (n + 1) / (2 m)', async () => {
+    const dt = 0.01, m = 2, F = 3, n = 50;
+    const w = await worldFrom({
+      format: FORMAT, dt, gravity: [0, 0, 0], solver: { scheme: 'standard' },
+      shapes: { ball: BALL },
+      bodies: [{ name: 'b', shape: 'ball', mass: m }],
+      forces: [{ type: 'field', force: [F, 0, 0] }],
+    });
+    await run(w, n);
+    expect(pos(w, 'b')[0]).toBeCloseTo((F * dt * dt * n * (n + 1)) / (2 * m), 12);
+    expect(vel(w, 'b')[0]).toBeCloseTo((F * n * dt) / m, 12);
+  });
+
+  it('a couple turns a box on a frictionless floor at tau t / I under every contact solver', async () => {
+    const dt = 0.01, m = 3, n = 100;
+    for (const solver of ['sequential', 'pgs', 'accumulated'] as const) {
+      const w = await worldFrom({
+        format: FORMAT, dt,
+        shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [1, 0.4, 0.6], sdf: { cells: 16 } } },
+        bodies: [
+          { name: 'floor', shape: 'floor', static: true, friction: 0, restitution: 0 },
+          { name: 'box', shape: 'box', position: [0, 0.2, 0], mass: m, friction: 0, restitution: 0 },
+        ],
+        // r x F = (0.5, 0, 0) x (0, 0, 1) = (0, -0.5, 0), twice: a couple of 1 N m about -y, turning with the box.
+        forces: [
+          { type: 'force', body: 'box', force: [0, 0, 1], point: [0.5, 0, 0], frame: 'body' },
+          { type: 'force', body: 'box', force: [0, 0, -1], point: [-0.5, 0, 0], frame: 'body' },
+        ],
+      });
+      w.solver.contactSolver = solver;
+      await run(w, n);
+      const Iyy = (m * (1 + 0.36)) / 12;
+      const wy = angVel(w, 'box')[1];
+      expect(Math.abs(wy / (-(n * dt) / Iyy) - 1), solver).toBeLessThan(1e-6);
+      expect(Math.hypot(...vel(w, 'box')), solver).toBeLessThan(1e-6);
+    }
+  });
+});
+
 describe('linear drag', () => {
   it('approaches the terminal velocity m g / k exponentially, exactly at every step', async () => {
     const g = 9.81, m = 1.5, k = 2, dt = 0.01;
