@@ -164,6 +164,9 @@ export async function bakeSdf(mesh: TriMesh, options: BakeSdfOptions = {}): Prom
 // The engine's types and the building blocks the functions above use.
 export { World } from './dynamics/world.ts';
 export { MotorHandle, type MotorKind } from './dynamics/motorHandle.ts';
+export {
+  ForceSet, AIR_DENSITY, type WindSpec, type FieldSpec, type PointForceSpec, type PointImpulseSpec, type DragSpec, type Gust, type ForceFrame,
+} from './dynamics/forces.ts';
 export type { BodyStore } from './dynamics/bodies.ts';
 export type { WorldState, ContactView } from './dynamics/world.ts';
 export type { Backend } from './backends.ts';
@@ -171,7 +174,7 @@ export type { BackendKind, PenetrationBackend } from './collision/query.ts';
 export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type SceneIo } from './scene/shapeBuild.ts';
 export { builtinScene, listBuiltins, type BuiltinInfo, type BuiltinParam } from './scene/builtins.ts';
 export { parseSceneText } from './scene/load.ts';
-export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings } from './scene/types.ts';
+export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings, ForceDesc, DragDesc, GustDesc } from './scene/types.ts';
 export { parseObjWithWarnings, type ObjResult } from './geometry/obj.ts';
 export { validateMesh, type ValidatedMesh } from './geometry/validate.ts';
 export { boxMesh, sphereMesh, cylinderMesh, capsuleMesh, torusMesh, revolveMesh, extrudeMesh } from './geometry/shapes.ts';

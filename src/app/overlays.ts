@@ -1,7 +1,7 @@
 /**
  * CPU-built overlay geometry shared by the WebGPU renderer and the Canvas2D
  * fallback: coloured world-space vertices for AABB boxes, contact normals and
- * points, joint anchors, plus the palettes bodies are painted with.
+ * points, joint anchors, force arrows, plus the palettes bodies are painted with.
  *
  * One vertex layout serves lines (a vertex buffer, float32x3 + unorm8x4) and
  * points (a storage buffer of render_points.wgsl `PointRec`): 16 bytes,
@@ -204,6 +204,40 @@ export function contactNormalLength(world: RenderWorld): number {
   return n > 0 ? (0.35 * r) / n : 0.2;
 }
 
+/**
+ * External forces as arrows (forces view): each from the point the force acts
+ * at, along the force, the largest of the frame `length` long and the others
+ * in proportion; the head is two strokes a quarter of the arrow back.
+ */
+export function pushForceArrows(lines: VertexList, arrows: ArrayLike<number>, count: number, length: number, rgba: number): void {
+  let fmax = 0;
+  for (let k = 0; k < count; k++) fmax = Math.max(fmax, Math.hypot(arrows[6 * k + 3]!, arrows[6 * k + 4]!, arrows[6 * k + 5]!));
+  if (!(fmax > 0) || !Number.isFinite(fmax)) return;
+  const s = length / fmax;
+  for (let k = 0; k < count; k++) {
+    const o = 6 * k;
+    const x = arrows[o]!, y = arrows[o + 1]!, z = arrows[o + 2]!;
+    const dx = arrows[o + 3]! * s, dy = arrows[o + 4]! * s, dz = arrows[o + 5]! * s;
+    const l = Math.hypot(dx, dy, dz);
+    if (!(l > 1e-6 * length)) continue;
+    const tx = x + dx, ty = y + dy, tz = z + dz;
+    lines.push(x, y, z, rgba);
+    lines.push(tx, ty, tz, rgba);
+    // A unit vector across the arrow: the arrow crossed with the axis it is least along.
+    const ax = Math.abs(dx), ay = Math.abs(dy), az = Math.abs(dz);
+    const [ex, ey, ez] = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
+    let px = dy * ez - dz * ey, py = dz * ex - dx * ez, pz = dx * ey - dy * ex;
+    const pl = Math.hypot(px, py, pz);
+    px /= pl; py /= pl; pz /= pl;
+    const back = 0.25, side = 0.12 * l;
+    for (const sign of [1, -1]) {
+      lines.push(tx, ty, tz, rgba);
+      lines.push(tx - back * dx + sign * side * px, ty - back * dy + sign * side * py, tz - back * dz + sign * side * pz, rgba);
+    }
+  }
+}
+
+const FORCE_ARROW = packColor(0.3, 1.0, 0.45, 0.95);
 const AABB_DYNAMIC = packColor(0.4, 0.85, 1.0, 0.8);
 const AABB_STATIC = packColor(0.55, 0.6, 0.7, 0.5);
 const CONTACT_POINT = packColor(1.0, 0.25, 0.35);
@@ -239,5 +273,7 @@ export class OverlayGeometry {
       for (let i = 0; i < c.count; i++) pushContact(points, lines, c.points, c.normals, i, normalLength, CONTACT_POINT, CONTACT_NORMAL);
       pushSegments(lines, world.constraints?.anchorSegments?.(), JOINT_ANCHOR);
     }
+    const f = world.forces;
+    if (views.forces && f && f.arrowCount > 0) pushForceArrows(lines, f.arrows, f.arrowCount, 4 * normalLength, FORCE_ARROW);
   }
 }

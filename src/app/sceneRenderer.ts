@@ -19,6 +19,8 @@ export interface RenderWorld {
   readonly contacts: ContactView;
   /** Joints, drawn with the contacts view, and ropes and distance joints, drawn always (World.constraints). */
   readonly constraints?: { anchorSegments?(): Float64Array; ropeSegments?(): Float64Array } | null;
+  /** The last step's external forces (World.forces): arrowCount arrows of point xyz and force xyz. */
+  readonly forces?: { readonly arrows: Float64Array; readonly arrowCount: number } | null;
   /** The soft bodies (World.soft), drawn by src/app/render/softPasses.ts. */
   readonly soft?: StepHook | null;
 }

@@ -11,7 +11,7 @@
  *    to [0, 1], so it survives a change of body or scene.
  */
 
-export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'levels', 'softSprings', 'softParticles'] as const;
+export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'forces', 'levels', 'softSprings', 'softParticles'] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 
 /** Labels shown in the panel, in panel order. */
@@ -21,6 +21,7 @@ export const VIEW_LABELS: Record<ViewName, string> = {
   depthField: 'depth field',
   aabbs: 'world AABBs',
   contacts: 'contacts, joints',
+  forces: 'forces (arrows)',
   levels: 'graph levels',
   softSprings: 'soft springs (strain)',
   softParticles: 'soft particles',
@@ -34,6 +35,8 @@ export interface ViewState {
   readonly depthField: boolean;
   readonly aabbs: boolean;
   readonly contacts: boolean;
+  /** External forces (wind on drag, fields, forces at a point) as arrows. */
+  readonly forces: boolean;
   readonly levels: boolean;
   /** Soft bodies: springs coloured by strain (blue compressed, red stretched), and the particles. */
   readonly softSprings: boolean;
@@ -52,6 +55,7 @@ export function defaultViews(): ViewState {
     depthField: false,
     aabbs: false,
     contacts: false,
+    forces: false,
     levels: false,
     softSprings: false,
     softParticles: false,

@@ -30,7 +30,7 @@
  *               two bodies' parts of each row's effective mass, base
  *               separations (at the current poses) and friction, computed
  *               once into flat arrays.
- *   substeps    SUBSTEPS times: gravity for h = dt / SUBSTEPS, warm start
+ *   substeps    SUBSTEPS times: gravity (and the external forces) for h = dt / SUBSTEPS, warm start
  *               (the accumulated impulses applied again), a solve, the
  *               push-out, positions advanced by h, and a relax. By default
  *               the push-out is a split impulse: the solve and relax are
@@ -291,13 +291,16 @@ export class AccumulatedSolver {
         this.lamMax[r] = this.lam[3 * r]!;
       }
     }
-    // Gravity is integrated per substep for the bodies the stage moves: the
-    // velocity update gave them dt g already.
+    // Gravity and the external forces (forces.ts) are integrated per substep
+    // for the bodies the stage moves: the velocity update gave them dt (g + a)
+    // and dt alpha already.
+    const ea = ctx.extAcc, eal = ctx.extAngAcc;
     for (let k = 0; k < na; k++) {
       const i = act[k]!;
       this.v0[3 * i] = v[3 * i]!; this.v0[3 * i + 1] = v[3 * i + 1]!; this.v0[3 * i + 2] = v[3 * i + 2]!;
       this.w0[3 * i] = w[3 * i]!; this.w0[3 * i + 1] = w[3 * i + 1]!; this.w0[3 * i + 2] = w[3 * i + 2]!;
-      v[3 * i] -= dt * g[0]; v[3 * i + 1] -= dt * g[1]; v[3 * i + 2] -= dt * g[2];
+      v[3 * i] -= dt * (g[0] + ea[3 * i]!); v[3 * i + 1] -= dt * (g[1] + ea[3 * i + 1]!); v[3 * i + 2] -= dt * (g[2] + ea[3 * i + 2]!);
+      w[3 * i] -= dt * eal[3 * i]!; w[3 * i + 1] -= dt * eal[3 * i + 1]!; w[3 * i + 2] -= dt * eal[3 * i + 2]!;
       this.dp[3 * i] = 0; this.dp[3 * i + 1] = 0; this.dp[3 * i + 2] = 0;
       this.dq[3 * i] = 0; this.dq[3 * i + 1] = 0; this.dq[3 * i + 2] = 0;
       this.scale[i] = 1;
@@ -308,7 +311,8 @@ export class AccumulatedSolver {
     for (let s = 0; s < nsub; s++) {
       for (let k = 0; k < na; k++) {
         const i = act[k]!;
-        v[3 * i] += h * g[0]; v[3 * i + 1] += h * g[1]; v[3 * i + 2] += h * g[2];
+        v[3 * i] += h * (g[0] + ea[3 * i]!); v[3 * i + 1] += h * (g[1] + ea[3 * i + 1]!); v[3 * i + 2] += h * (g[2] + ea[3 * i + 2]!);
+        w[3 * i] += h * eal[3 * i]!; w[3 * i + 1] += h * eal[3 * i + 1]!; w[3 * i + 2] += h * eal[3 * i + 2]!;
       }
       this.warmStart(v, w);
       if (this.splitImpulse) {

@@ -1,6 +1,6 @@
 /**
  * Stages "velocityUpdate" and "integrate" (docs/ALGORITHM.md 3, 4.2): the forces
- * of the step (gravity, motors) as velocity changes, and the advance of
+ * of the step (gravity, external forces, motors) as velocity changes, and the advance of
  * positions and orientations with the final velocities.
  */
 import type { ConstraintSystem } from './constraints.ts';
@@ -8,7 +8,8 @@ import { integrateQuat, invert3, mulMat3Vec, quatToMat3, worldInverseInertia } f
 import type { StepContext } from './stepContext.ts';
 
 /**
- * v += dt g for every dynamic body, the gyroscopic change of omega, then the
+ * v += dt (g + a) for every dynamic body (a: the external forces'
+ * acceleration, ctx.extAcc; omega += dt alpha likewise), the gyroscopic change of omega, then the
  * motors' torques (constraints).
  *
  * Gyroscopic term (docs/ALGORITHM.md 3; Guendelman 2003 evolves L): with no
@@ -37,19 +38,28 @@ export function velocityUpdate(ctx: StepContext, c: ConstraintSystem | null): vo
   const g = ctx.gravity;
   const dt = ctx.dt;
   const free = ctx.freeVel;
+  const a = ctx.extAcc, alpha = ctx.extAngAcc;
   for (let i = 0; i < B.count; i++) {
     if (B.isStatic[i] || B.asleep[i]) {
       free[3 * i] = NaN; free[3 * i + 1] = NaN; free[3 * i + 2] = NaN;
       continue;
     }
-    B.vel[3 * i] += dt * g[0];
-    B.vel[3 * i + 1] += dt * g[1];
-    B.vel[3 * i + 2] += dt * g[2];
+    // Gravity plus the external forces' acceleration (forces.ts; 0 for
+    // most bodies, and g + 0 is g bit for bit).
+    const ax = g[0] + a[3 * i]!, ay = g[1] + a[3 * i + 1]!, az = g[2] + a[3 * i + 2]!;
+    B.vel[3 * i] += dt * ax;
+    B.vel[3 * i + 1] += dt * ay;
+    B.vel[3 * i + 2] += dt * az;
     // The same arithmetic on the start's velocity: equal bit for bit while
     // nothing else has touched the body (see integratePositions).
-    free[3 * i] += dt * g[0];
-    free[3 * i + 1] += dt * g[1];
-    free[3 * i + 2] += dt * g[2];
+    free[3 * i] += dt * ax;
+    free[3 * i + 1] += dt * ay;
+    free[3 * i + 2] += dt * az;
+    // External torques change L by dt tau: omega by dt I_w^-1 tau, before
+    // the gyroscopic term evolves L.
+    B.angVel[3 * i] += dt * alpha[3 * i]!;
+    B.angVel[3 * i + 1] += dt * alpha[3 * i + 1]!;
+    B.angVel[3 * i + 2] += dt * alpha[3 * i + 2]!;
     gyroscopic(B, i, dt, ctx.gyroCarry);
   }
   if (c && c.applyForces(ctx, dt)) {
@@ -146,7 +156,8 @@ function gyroscopic(B: StepContext['bodies'], i: number, dt: number, carry: Floa
  * The map is the same first-order one the predictions use (predict.ts,
  * joints), so a joint closed for the predicted pose stays closed.
  *
- * A body in free flight, whose linear velocity nothing but gravity changed in
+ * A body in free flight, whose linear velocity nothing but gravity (and the
+ * external forces' acceleration a, which counts with g below) changed in
  * the step (no collision, contact, joint, soft-body or motor impulse, no
  * pseudo velocity: ctx.freeVel still equals it bit for bit), moves by
  * dt (v + v') / 2 = dt v' - dt^2 g / 2 instead, the exact parabola: x += dt v'
@@ -165,7 +176,7 @@ export function integratePositions(ctx: StepContext): void {
   const pv = ctx.pseudoVel, pw = ctx.pseudoAngVel;
   const carry = ctx.gyroCarry;
   const I0 = B.invInertia;
-  const free = ctx.freeVel, g = ctx.gravity, half = 0.5 * dt * dt;
+  const free = ctx.freeVel, g = ctx.gravity, a = ctx.extAcc, half = 0.5 * dt * dt;
   for (let i = 0; i < B.count; i++) {
     if (B.isStatic[i] || B.asleep[i]) continue;
     B.pos[3 * i] += dt * (B.vel[3 * i]! + pv[3 * i]!);
@@ -173,9 +184,9 @@ export function integratePositions(ctx: StepContext): void {
     B.pos[3 * i + 2] += dt * (B.vel[3 * i + 2]! + pv[3 * i + 2]!);
     if (B.vel[3 * i] === free[3 * i] && B.vel[3 * i + 1] === free[3 * i + 1] && B.vel[3 * i + 2] === free[3 * i + 2] &&
       pv[3 * i] === 0 && pv[3 * i + 1] === 0 && pv[3 * i + 2] === 0) {
-      B.pos[3 * i] -= half * g[0];
-      B.pos[3 * i + 1] -= half * g[1];
-      B.pos[3 * i + 2] -= half * g[2];
+      B.pos[3 * i] -= half * (g[0] + a[3 * i]!);
+      B.pos[3 * i + 1] -= half * (g[1] + a[3 * i + 1]!);
+      B.pos[3 * i + 2] -= half * (g[2] + a[3 * i + 2]!);
     }
     const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
     const turns = (wx !== 0 || wy !== 0 || wz !== 0) && !isotropic(I0, 9 * i);

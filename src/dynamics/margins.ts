@@ -149,12 +149,13 @@ function limitOf(m: number, band: number, pad: number): number {
   return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
 }
 
-/** Upper bound of the speed of any point of body i (radius r) now, with a step of gravity. */
+/** Upper bound of the speed of any point of body i (radius r) now, with a step of gravity and external forces. */
 function bodySpeed(ctx: StepContext, i: number, r: number): number {
   const B = ctx.bodies;
   if (B.isStatic[i] || B.asleep[i]) return 0;
-  const v = B.vel, w = B.angVel, g = ctx.gravity;
-  return norm3(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * norm3(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) + ctx.dt * norm3(g[0], g[1], g[2]);
+  const v = B.vel, w = B.angVel, g = ctx.gravity, a = ctx.extAcc, al = ctx.extAngAcc;
+  return norm3(v[3 * i]!, v[3 * i + 1]!, v[3 * i + 2]!) + r * norm3(w[3 * i]!, w[3 * i + 1]!, w[3 * i + 2]!) +
+    ctx.dt * norm3(g[0] + a[3 * i]!, g[1] + a[3 * i + 1]!, g[2] + a[3 * i + 2]!) + r * ctx.dt * norm3(al[3 * i]!, al[3 * i + 1]!, al[3 * i + 2]!);
 }
 
 /**

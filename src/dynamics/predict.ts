@@ -39,9 +39,10 @@ export function predictBody(ctx: StepContext, i: number): void {
   const st = B.isStatic[i] === 1 || B.asleep[i] === 1;
   const vh = st ? 0 : h;
   const gg = st || !ctx.predGravity ? 0 : h * ctx.dt;
-  P[3 * i] = B.pos[3 * i]! + vh * B.vel[3 * i]! + gg * g[0];
-  P[3 * i + 1] = B.pos[3 * i + 1]! + vh * B.vel[3 * i + 1]! + gg * g[1];
-  P[3 * i + 2] = B.pos[3 * i + 2]! + vh * B.vel[3 * i + 2]! + gg * g[2];
+  const a = ctx.extAcc;
+  P[3 * i] = B.pos[3 * i]! + vh * B.vel[3 * i]! + gg * (g[0] + a[3 * i]!);
+  P[3 * i + 1] = B.pos[3 * i + 1]! + vh * B.vel[3 * i + 1]! + gg * (g[1] + a[3 * i + 1]!);
+  P[3 * i + 2] = B.pos[3 * i + 2]! + vh * B.vel[3 * i + 2]! + gg * (g[2] + a[3 * i + 2]!);
   if (st || vh === 0) {
     for (let k = 0; k < 4; k++) Q[4 * i + k] = B.quat[4 * i + k]!;
   } else {

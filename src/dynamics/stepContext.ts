@@ -61,6 +61,13 @@ export class StepContext {
    * steps with what it should get during the step (its weight included).
    */
   edited = new Uint8Array(0);
+  /**
+   * Per body (3 each): the external linear and angular accelerations of the
+   * step besides gravity (forces.ts: fields, point forces, drag), added
+   * wherever gravity is; zero for a body nothing else acts on.
+   */
+  extAcc = new Float64Array(0);
+  extAngAcc = new Float64Array(0);
   /** Bumped each time the contact graph assigns levels (so per-level buckets know to refresh). */
   levelStamp = 0;
   /** Bumped by each predict stage; with predH and predGravity, how predictions are made in this phase. */
@@ -98,6 +105,8 @@ export class StepContext {
     this.gyroCarry = new Float64Array(3 * n);
     this.freeVel = new Float64Array(3 * n).fill(NaN);
     this.edited = new Uint8Array(n);
+    this.extAcc = new Float64Array(3 * n);
+    this.extAngAcc = new Float64Array(3 * n);
     return true;
   }
 

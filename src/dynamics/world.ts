@@ -5,6 +5,8 @@
  * into `profile` (src/dynamics/profile.ts) and each a function of its own
  * module working on the step context (stepContext.ts), never on World:
  *
+ *   (forces)           impulses due now; external accelerations      forces.ts
+ *                      (fields, point forces, drag), booked to predict
  *   predict            x' = x + dt (v + dt g), solver masses         predict.ts
  *   broadphase         candidate pairs at the predicted poses         pairs.ts
  *   collisionQuery     contact points of every pair from its cached   narrowphase.ts
@@ -44,6 +46,7 @@ import { grown } from '../util/growable.ts';
 import { quote } from '../util/echo.ts';
 import { didYouMean, listChoices } from '../util/suggest.ts';
 import { MotorHandle } from './motorHandle.ts';
+import { applyImpulseAt, ForceSet } from './forces.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
 import { applyPseudoVelocities, forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
@@ -130,6 +133,10 @@ export class World {
   constraints: ConstraintSystem | null = null;
   /** The soft bodies, when the scene has some (StepHook). */
   soft: StepHook | null = null;
+  /** Wind, drag, force fields, timed forces and impulses (forces.ts, docs/forces.md). */
+  readonly forces = new ForceSet();
+  /** Whether the last step had external accelerations (so the next clears them). */
+  private externalActive = false;
   /** The projected Gauss-Seidel contact solver, used when solver.contactSolver is "pgs". */
   readonly pgs = new PgsSolver();
   /** The accumulated, sub-stepped soft contact stage, used when solver.contactSolver is "accumulated". */
@@ -211,6 +218,55 @@ export class World {
       );
     }
     return new MotorHandle(this, set, m);
+  }
+
+  /**
+   * The index of a body given by name or index; throws RangeError for an
+   * unknown one, suggesting the nearest name.
+   */
+  bodyIndex(body: string | number): number {
+    const B = this.bodies;
+    if (typeof body === 'number') {
+      if (Number.isInteger(body) && body >= 0 && body < B.count) return body;
+      throw new RangeError(`no body ${body} in this world: it has bodies 0 to ${B.count - 1}`);
+    }
+    const i = B.names.indexOf(body);
+    if (i >= 0 && i < B.count) return i;
+    const names = B.names.slice(0, B.count);
+    throw new RangeError(`no body ${quote(String(body))} in this world${didYouMean(String(body), names)}: its bodies are ${listChoices(names)}`);
+  }
+
+  /**
+   * Applies the impulse J (N s, world frame) at the world point `point`
+   * (default: the centre of mass) to a dynamic body now: its velocity
+   * changes by J / m and its angular velocity by I_w^-1 (r x J), r = point -
+   * centre, at its current orientation. The body wakes.
+   */
+  applyImpulse(body: string | number, impulse: Vec3, point?: Vec3): void {
+    const i = this.bodyIndex(body);
+    checkVector('applyImpulse', 'impulse', impulse);
+    if (point) checkVector('applyImpulse', 'point', point);
+    const B = this.bodies;
+    if (B.isStatic[i]) throw new RangeError(`applyImpulse: body ${quote(B.names[i]!)} is static; only dynamic bodies move`);
+    const r = point ? [point[0] - B.pos[3 * i]!, point[1] - B.pos[3 * i + 1]!, point[2] - B.pos[3 * i + 2]!] : [0, 0, 0];
+    const t = [r[1]! * impulse[2] - r[2]! * impulse[1], r[2]! * impulse[0] - r[0]! * impulse[2], r[0]! * impulse[1] - r[1]! * impulse[0]];
+    applyImpulseAt(B, i, impulse, t);
+    this.wakeBody(i);
+    if (i < this.ctx.version.length) this.ctx.markMoved(i);
+  }
+
+  /**
+   * Applies the force F (N, world frame) at the world point `point`
+   * (default: the centre of mass) during the next step only: F on the
+   * centre and the torque r x F. Call it before every step it should act in;
+   * forces for a time window are `forces.addForce` (or a scene's "forces").
+   */
+  applyForce(body: string | number, force: Vec3, point?: Vec3): void {
+    const i = this.bodyIndex(body);
+    checkVector('applyForce', 'force', force);
+    if (point) checkVector('applyForce', 'point', point);
+    if (this.bodies.isStatic[i]) throw new RangeError(`applyForce: body ${quote(this.bodies.names[i]!)} is static; only dynamic bodies move`);
+    this.forces.pushForce(i, force, point ?? null);
   }
 
   /** A copy of every body's dynamic state, time and step count. */
@@ -299,6 +355,7 @@ export class World {
     this.narrow.pairRequeries = 0;
     prof.begin(t0);
     this.prepare();
+    this.externalForces();
     const S = this.solver;
     this.rng.next();
     // An active motor wakes its body's island (it is about to act).
@@ -612,6 +669,37 @@ export class World {
 
   // ------------------------------------------------------------ internals
 
+  /**
+   * The impulses due at this step's start, then every body's external
+   * accelerations for the step (forces.ts) into the step context; a body
+   * asleep that a force acts on wakes.
+   */
+  private externalForces(): void {
+    const F = this.forces, ctx = this.ctx, B = this.bodies;
+    if (F.empty) {
+      F.arrowCount = 0;
+      if (this.externalActive) {
+        ctx.extAcc.fill(0);
+        ctx.extAngAcc.fill(0);
+        this.externalActive = false;
+      }
+      return;
+    }
+    for (const i of F.applyDueImpulses(B, this.time, this.dt)) {
+      this.wakeBody(i);
+      ctx.markMoved(i);
+    }
+    this.externalActive = F.accelerations(B, this.time, this.dt, this.gravity, ctx.extAcc, ctx.extAngAcc);
+    if (!this.externalActive) return;
+    const a = ctx.extAcc, al = ctx.extAngAcc;
+    for (let i = 0; i < B.count; i++) {
+      if (!B.asleep[i]) continue;
+      if (a[3 * i] !== 0 || a[3 * i + 1] !== 0 || a[3 * i + 2] !== 0 || al[3 * i] !== 0 || al[3 * i + 1] !== 0 || al[3 * i + 2] !== 0) {
+        this.wakeBody(i);
+      }
+    }
+  }
+
   /** Brings the step context up to date with the public settings; sizes scratch when the body count changed. */
   private prepare(): void {
     const ctx = this.ctx;
@@ -673,5 +761,16 @@ export class World {
       }
     }
     v.count = n;
+  }
+}
+
+/** Throws RangeError unless v is three finite numbers. */
+function checkVector(method: string, name: string, v: unknown): void {
+  if (!Array.isArray(v) && !(v instanceof Float64Array) && !(v instanceof Float32Array)) {
+    throw new RangeError(`${method}: ${name} must be [x, y, z], got ${String(v)}`);
+  }
+  const a = v as ArrayLike<unknown>;
+  if (a.length !== 3 || ![0, 1, 2].every((k) => typeof a[k] === 'number' && Number.isFinite(a[k]))) {
+    throw new RangeError(`${method}: ${name} must be three finite numbers [x, y, z], got [${Array.from(a as ArrayLike<unknown>).join(', ')}]`);
   }
 }

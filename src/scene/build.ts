@@ -9,7 +9,9 @@ import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
 import { rotateByQuat } from '../dynamics/math.ts';
 import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING } from '../dynamics/bodies.ts';
-import type { BodyDesc, SceneDesc } from './types.ts';
+import type { BodyDesc, GustDesc, SceneDesc } from './types.ts';
+import type { Gust } from '../dynamics/forces.ts';
+import type { Vec3 } from '../geometry/mesh.ts';
 import { quote } from '../util/echo.ts';
 import { originsOf } from './instances.ts';
 import { checkPositionPrecision } from './precision.ts';
@@ -95,12 +97,56 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     world.constraints = joints;
     if (io.warn) warnOpenJoints(scene, joints, world, byName, io.warn);
   }
+  addForces(world, scene);
   if (scene.softBodies.length > 0) {
     // Stage "soft" (src/soft/coupling.ts).
     await attachSoftBodies(world, scene, io);
   }
   world.uploadShapes();
   return world;
+}
+
+/**
+ * The scene's drag, wind, fields, forces and impulses into world.forces
+ * (forces.ts): names to indices, gust phases to radians, points from the
+ * shape frame (as written) to the centre of mass.
+ */
+function addForces(world: World, scene: SceneDesc): void {
+  const F = world.forces;
+  F.density = scene.fluidDensity;
+  const index = (name: string): number => world.bodies.names.indexOf(name);
+  scene.bodies.forEach((b, i) => {
+    if (b.drag) F.setDrag(i, b.drag);
+  });
+  const gust = (g: GustDesc | undefined): Gust | undefined => g && { amplitude: [...g.amplitude], period: g.period, phase: (g.phase * Math.PI) / 180 };
+  const local = (body: number, p: Vec3 | undefined): Vec3 | undefined => {
+    if (!p) return undefined;
+    const c = world.shapes[world.bodies.shape[body]!]!.comOffset;
+    return [p[0] - c[0]!, p[1] - c[1]!, p[2] - c[2]!];
+  };
+  for (const f of scene.forces) {
+    const window = f.type === 'impulse' ? {} : { from: f.from, until: f.until };
+    switch (f.type) {
+      case 'wind':
+      case 'field': {
+        const g = gust(f.gust);
+        const common = { ...(g ? { gust: g } : {}), ...(f.bodies ? { bodies: f.bodies.map(index) } : {}), ...window };
+        if (f.type === 'wind') F.addWind({ velocity: [...f.velocity], ...common });
+        else F.addField({ force: [...f.force], ...common });
+        break;
+      }
+      case 'force': {
+        const i = index(f.body), p = local(i, f.point);
+        F.addForce({ body: i, force: [...f.force], ...(p ? { point: p } : {}), frame: f.frame, ...window });
+        break;
+      }
+      case 'impulse': {
+        const i = index(f.body), p = local(i, f.point);
+        F.addImpulse({ body: i, impulse: [...f.impulse], ...(p ? { point: p } : {}), frame: f.frame, at: f.at });
+        break;
+      }
+    }
+  }
 }
 
 /** The MATERIAL_* bits of the properties a body was given (BodyDesc.materialDefaults lists the others). */

@@ -8,7 +8,8 @@
  * (or a zero "targetAngularVelocity"), and a motor window without an end has
  * no "until" (JSON has no Infinity).
  */
-import type { BodyDesc, JointDesc, MotorDesc, SceneDesc, ShapeDesc, SoftBodyDesc } from './types.ts';
+import type { BodyDesc, ForceDesc, JointDesc, MotorDesc, SceneDesc, ShapeDesc, SoftBodyDesc } from './types.ts';
+import { DEFAULT_FLUID_DENSITY } from './forcesValidate.ts';
 import { JOINT_NUMBERS, JOINT_VECTORS, SCENE_FORMAT_ID } from './validate.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -31,6 +32,8 @@ export function sceneToJson(scene: SceneDesc, meshPath: (shape: Extract<ShapeDes
     joints: scene.joints.map(jointJson),
     motors: scene.motors.map(motorJson),
   };
+  if (scene.fluidDensity !== DEFAULT_FLUID_DENSITY) out['fluid'] = { density: scene.fluidDensity };
+  if (scene.forces.length > 0) out['forces'] = scene.forces.map(forceJson);
   if (scene.softBodies.length > 0 || Object.keys(scene.softMaterials).length > 0) {
     out['softSolver'] = { ...scene.softSolver };
     out['softMaterials'] = Object.fromEntries(
@@ -66,6 +69,13 @@ function bodyJson(b: BodyDesc): JsonObject {
   const o = structuredClone(b) as unknown as JsonObject;
   for (const k of b.materialDefaults ?? []) delete o[k];
   delete o['materialDefaults'];
+  return o;
+}
+
+function forceJson(f: ForceDesc): JsonObject {
+  const o = structuredClone(f) as unknown as JsonObject;
+  // JSON cannot say Infinity: no "until" is no end.
+  if ('until' in f && !Number.isFinite(f.until)) delete o['until'];
   return o;
 }
 

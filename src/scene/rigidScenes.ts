@@ -414,6 +414,40 @@ export const rigidBuiltins: Builtin[] = [
       };
     },
   },
+  {
+    name: 'wind',
+    title: 'Wind, drag and forces at a point',
+    description:
+      'Three balls of equal size and different mass fall in a gusting wind with quadratic drag (docs/forces.md): the light one drifts ' +
+      'furthest and falls slowest, and is pinned against the wall. A force at one end lifts a plank and turns it (tau = r x F), an impulse off-centre spins a crate; ' +
+      'the "forces (arrows)" view shows them.',
+    params: [
+      { name: 'wind', default: 6, min: 0, max: 30, description: 'mean wind speed along +x, m/s' },
+      { name: 'gust', default: 3, min: 0, max: 20, description: 'amplitude of the gust, m/s (period 2.5 s)' },
+    ],
+    make: (p) => {
+      const drag = { cd: 0.47, area: 0.0707 }; // a sphere of radius 0.15 m
+      return {
+        format: FORMAT,
+        dt: 0.01,
+        shapes: { floor: floorShape, ball: { type: 'sphere', radius: 0.15, segments: [32, 24] }, crate: { type: 'box', size: [0.5, 0.5, 0.5] }, plank: { type: 'box', size: [2, 0.1, 0.4] }, wall: { type: 'box', size: [0.2, 2, 4] } },
+        bodies: [
+          ground(),
+          { name: 'wall', shape: 'wall', static: true, position: [6, 1, 0] },
+          { name: 'light', shape: 'ball', position: [-3, 5, -1], mass: 0.05, drag },
+          { name: 'medium', shape: 'ball', position: [-3, 5, 0], mass: 0.5, drag },
+          { name: 'heavy', shape: 'ball', position: [-3, 5, 1], mass: 5, drag },
+          { name: 'plank', shape: 'plank', position: [1, 0.05, -2.5], mass: 4 },
+          { name: 'crate', shape: 'crate', position: [3.5, 0.25, 0], mass: 5 },
+        ],
+        forces: [
+          { type: 'wind', velocity: [p['wind']!, 0, 0], ...(p['gust']! > 0 ? { gust: { amplitude: [p['gust']!, 0, 0], period: 2.5 } } : {}) },
+          { type: 'force', body: 'plank', force: [0, 30, 0], point: [1, 0, 0], from: 0.5, until: 0.8 },
+          { type: 'impulse', body: 'crate', impulse: [0, 0, 6], point: [0.25, 0, 0], at: 1 },
+        ],
+      };
+    },
+  },
 ];
 
 /** The seesaw of seed fig. 28 (also the soft seesaw's rigid part, softScenes.ts). */

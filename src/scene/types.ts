@@ -53,7 +53,38 @@ export interface BodyDesc {
    * (src/dynamics/material.ts). Absent: all four were given.
    */
   materialDefaults?: MaterialProperty[];
+  /** The body's fluid drag (docs/forces.md); absent: none. */
+  drag?: DragDesc;
 }
+
+/** A body's drag: F = -(linear + density cd area |v - u| / 2) (v - u), u the wind's air velocity. */
+export interface DragDesc {
+  /** N s/m. */
+  linear: number;
+  /** Drag coefficient (dimensionless). */
+  cd: number;
+  /** Reference area (m^2). */
+  area: number;
+}
+
+/** A sinusoidal variation: amplitude sin(2 pi t / period + phase), phase in degrees. */
+export interface GustDesc {
+  amplitude: Vec3;
+  period: number;
+  phase: number;
+}
+
+/**
+ * One entry of a scene's "forces" (docs/forces.md), every default filled in.
+ * Windows are [from, until) in seconds (until Infinity: no end); a point is
+ * in the body's shape frame, as written (like joint anchors), absent for the
+ * centre of mass.
+ */
+export type ForceDesc =
+  | { type: 'wind'; velocity: Vec3; gust?: GustDesc; bodies?: string[]; from: number; until: number }
+  | { type: 'field'; force: Vec3; gust?: GustDesc; bodies?: string[]; from: number; until: number }
+  | { type: 'force'; body: string; force: Vec3; point?: Vec3; frame: 'world' | 'body'; from: number; until: number }
+  | { type: 'impulse'; body: string; impulse: Vec3; point?: Vec3; frame: 'world' | 'body'; at: number };
 
 /** The four material properties a contact pair combines. */
 export type MaterialProperty = 'restitution' | 'friction' | 'rollingFriction' | 'spinningFriction';
@@ -68,6 +99,10 @@ export interface SceneDesc {
   bodies: BodyDesc[];
   joints: JointDesc[];
   motors: MotorDesc[];
+  /** Density of the fluid bodies move in (kg/m^3), for quadratic drag ("fluid"; air by default). */
+  fluidDensity: number;
+  /** Wind, force fields, timed forces and impulses ("forces"); empty when the file has none. */
+  forces: ForceDesc[];
   /** Soft bodies (seed 001; docs/soft-bodies.md); empty when the file has none. */
   softMaterials: Record<string, SoftMaterialDesc>;
   softBodies: SoftBodyDesc[];

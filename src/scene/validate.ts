@@ -33,6 +33,7 @@ import type {
 } from './types.ts';
 import { didYouMean } from '../util/suggest.ts';
 import { readSoftSection } from './softValidate.ts';
+import { readDrag, readFluid, readForces } from './forcesValidate.ts';
 import { quote } from '../util/echo.ts';
 import {
   ANY, NON_NEGATIVE, POSITIVE, Reader, bodyReference, childPath, define, describeValue, get, has, indexPath, joinPath,
@@ -133,7 +134,7 @@ export const JOINT_TYPES: readonly JointType[] = [
   'rope',
 ];
 
-export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'softSolver', 'softMaterials', 'softBodies'];
+export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'fluid', 'forces', 'softSolver', 'softMaterials', 'softBodies'];
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
@@ -163,6 +164,7 @@ export const BODY_KEYS = [
   'friction',
   'rollingFriction',
   'spinningFriction',
+  'drag',
 ];
 /** Per joint type, the vectors it needs (all required); the composite types are the union of their parts. */
 export const JOINT_VECTORS: Record<JointType, readonly JointVectorKey[]> = {
@@ -364,13 +366,16 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
     for (let i = 0; i < list.length; i++) motors.push(readMotor(r, list[i], i, { bodies, byName, joints, motorNames, dt }));
   }
 
+  const fluidDensity = readFluid(r, root);
+  const forces = readForces(r, root, bodies, byName);
+
   const soft = readSoftSection(r, root, shapes, bodies, byName);
   soft.softBodies.forEach((b, i) => {
     const path = indexPath('softBodies', i);
     checkPosition(r, b.position, childPath(path, 'position'));
     checkMotion(r, b.velocity, b.angularVelocity, path, dt);
   });
-  return { file, gravity, dt, solver, shapes, bodies, joints, motors, ...soft };
+  return { file, gravity, dt, solver, shapes, bodies, joints, motors, fluidDensity, forces, ...soft };
 }
 
 function readSolver(r: Reader, v: unknown): SolverSettings {
@@ -682,6 +687,8 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   };
   const defaulted = MATERIAL_PROPERTIES.filter((k) => !has(o, k));
   if (defaulted.length > 0) body.materialDefaults = defaulted;
+  const drag = readDrag(r, o, path, isStatic);
+  if (drag) body.drag = drag;
   if (has(o, 'density') && has(o, 'mass')) r.fail(path, 'give either "density" or "mass", not both');
   if (has(o, 'mass')) body.mass = r.num(o, path, 'mass', undefined, POSITIVE);
   else body.density = r.num(o, path, 'density', DEFAULT_BODY.density, MATERIAL_RULES.density);
