@@ -146,7 +146,7 @@ export interface BenchResults {
    * measured one is built (BenchOptions.warmCode; 0: the code starts cold).
    */
   warmCodeSteps: number;
-  /** The contact solver the scene ran with ("sequential" or "pgs"; added 2026-11-25, absent in older results). */
+  /** The contact solver the scene ran with ("sequential", "pgs" or "accumulated"; absent in older results). */
   contactSolver: string;
   date: string;
   platform: string;

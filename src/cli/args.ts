@@ -86,7 +86,7 @@ export function choiceFlag<T extends string>(args: ParsedArgs, name: string, cho
   if ((choices as readonly string[]).includes(v)) return v as T;
   const m = closestMatch(v, choices);
   throw new InputError(
-    `--${name} expects ${choices.join(' or ')}, got ${quote(v)}${m === undefined ? '' : ` (did you mean ${m}?)`}`,
+    `--${name} expects ${choices.length > 2 ? `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}` : choices.join(' or ')}, got ${quote(v)}${m === undefined ? '' : ` (did you mean ${m}?)`}`,
     undefined,
     'command line',
   );

@@ -17,12 +17,12 @@ import { quote } from '../util/echo.ts';
 import { define } from '../scene/reader.ts';
 
 /**
- * `--solver sequential|pgs`: the contact solver, in place of the scene's own
+ * `--solver sequential|pgs|accumulated`: the contact solver, in place of the scene's own
  * ("solver": {"contactSolver"}), so both run on the same scene.
  */
 export function applySolverFlag(args: ParsedArgs, scene: SceneDesc): void {
   if (!args.flags.has('solver')) return;
-  const contactSolver = choiceFlag(args, 'solver', ['sequential', 'pgs'] as const, 'sequential');
+  const contactSolver = choiceFlag(args, 'solver', ['sequential', 'pgs', 'accumulated'] as const, 'sequential');
   scene.solver = { ...scene.solver, contactSolver };
 }
 

@@ -386,7 +386,7 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
   const d = DEFAULT_SOLVER;
   return {
     scheme: r.choice(o, path, 'scheme', ['separated', 'standard'] as const, d.scheme),
-    contactSolver: r.choice(o, path, 'contactSolver', ['sequential', 'pgs'] as const, d.contactSolver),
+    contactSolver: r.choice(o, path, 'contactSolver', ['sequential', 'pgs', 'accumulated'] as const, d.contactSolver),
     contactPose: r.choice(o, path, 'contactPose', ['predicted', 'current'] as const, d.contactPose),
     collisionIterations: r.num(o, path, 'collisionIterations', d.collisionIterations, ITERATIONS),
     contactIterations: r.num(o, path, 'contactIterations', d.contactIterations, ITERATIONS),

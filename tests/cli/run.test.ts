@@ -77,7 +77,7 @@ describe('stackfield run', () => {
     expect(bad.stderr).toContain('--threads: expected a thread count in [1, 256], got "0"');
   });
 
-  it('--solver pgs runs the scene as its own "contactSolver": "pgs" would, bit for bit; bench records the solver', () => {
+  it('--solver pgs and accumulated run the scene as its own "contactSolver" would, bit for bit; bench records the solver', () => {
     // A box sliding on the ground: its friction is the contact solver's.
     const slide = { ...scene, bodies: [scene.bodies[0], { name: 'box0', shape: 'box', position: [0, 0.5, 0], velocity: [2, 0, 0], restitution: 0 }] };
     const slideFile = join(dir, 'slide.json');
@@ -93,9 +93,17 @@ describe('stackfield run', () => {
     expect(flag.stdout).toBe(own.stdout);
     expect(seq.stdout).toBe(plain.stdout);
     expect(flag.stdout).not.toBe(plain.stdout);
+    // The accumulated contact stage, from the file and from the flag alike.
+    const accFile = join(dir, 'slide-acc.json');
+    writeFileSync(accFile, JSON.stringify({ ...slide, solver: { contactSolver: 'accumulated' } }));
+    const accOwn = run(['run', accFile, ...args]);
+    const accFlag = run(['run', slideFile, ...args, '--solver', 'accumulated']);
+    for (const r of [accOwn, accFlag]) expect(r.status, r.stderr).toBe(0);
+    expect(accFlag.stdout).toBe(accOwn.stdout);
+    expect(accFlag.stdout).not.toBe(plain.stdout);
     const bad = run(['run', file, '--solver', 'pg']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('--solver expects sequential or pgs, got "pg" (did you mean pgs?)');
+    expect(bad.stderr).toContain('--solver expects sequential, pgs or accumulated, got "pg" (did you mean pgs?)');
     const b = run(['bench', '--builtin', 'tower', '--bodies', '3', '--steps', '2', '--warmup', '1', '--repeats', '1', '--solver', 'pgs', '--json']);
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.parse(b.stdout).contactSolver).toBe('pgs');

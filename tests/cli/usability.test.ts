@@ -72,7 +72,7 @@ describe('the run summary', () => {
     expect(r.stderr).toContain('  non-finite     none');
     expectClean(r.stderr);
     expect(stackfield(['run', '--builtin', 'tower', '--param', 'height=2', '--steps', '2', '--summary', 'none']).stderr).toBe('');
-    expectBadInput(stackfield(['run', '--builtin', 'tower', '--summary', 'jsno']), '--summary expects text or json or none, got "jsno" (did you mean json?)');
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--summary', 'jsno']), '--summary expects text, json or none, got "jsno" (did you mean json?)');
   });
 
   it('names the bodies that ended below a ground plane', () => {

@@ -319,7 +319,7 @@ describe('types and ranges', () => {
     expectError((s) => (s['solver'] = { edgeSamples: 17 }), 'solver.edgeSamples', 'expected an integer from 0 to 16, got 17');
     expectError((s) => (s['solver'] = { scheme: 'seperated' }), 'solver.scheme', 'expected "separated" or "standard", got "seperated" (did you mean "separated"?)');
     expectError((s) => (s['solver'] = { contactPose: 'later' }), 'solver.contactPose', 'expected "predicted" or "current", got "later"');
-    expectError((s) => (s['solver'] = { contactSolver: 'jacobi' }), 'solver.contactSolver', 'expected "sequential" or "pgs", got "jacobi"');
+    expectError((s) => (s['solver'] = { contactSolver: 'jacobi' }), 'solver.contactSolver', 'expected "sequential", "pgs" or "accumulated", got "jacobi"');
     expectError((s) => (s['solver'] = []), 'solver', 'expected an object of solver settings, got an empty array');
   });
 
