@@ -153,6 +153,7 @@ class App {
         click: (x, y, double) => this.clicked(x, y, double),
         armed: () => this.libraryPanel.armed,
         place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
+        disarm: () => this.libraryPanel.arm(null),
       },
       $('stage'),
     );
