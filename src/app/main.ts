@@ -47,7 +47,7 @@ import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
 import { TransportBar } from './transport.ts';
-import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from './urlState.ts';
 import {
   defaultViews,
   setSliceAxis,
@@ -249,7 +249,7 @@ class App {
       return;
     }
     const name = url.scene && this.builtins.some((b) => b.name === url.scene) ? url.scene : this.builtins[0]?.name;
-    if (url.scene && name !== url.scene) this.notice(`There is no built-in scene "${url.scene}"; showing "${name}".`, 'warn');
+    if (url.scene && name !== url.scene) this.notice(unknownSceneNote(url.scene, this.builtins.map((b) => b.name), name), 'warn');
     if (name) {
       // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
       const info = this.builtins.find((b) => b.name === name)!;
