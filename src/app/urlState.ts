@@ -113,10 +113,11 @@ export function checkSceneParams(
 /**
  * What the app says when the link names a built-in scene that does not
  * exist: the closest name, as the command line suggests it (`?scene=ring`:
- * did you mean "rings"?), and the scene shown instead.
+ * did you mean "rings"?), and the scene shown instead. The panel's scene
+ * list names them all, so the notice stays short.
  */
 export function unknownSceneNote(asked: string, builtins: readonly string[], shown: string | undefined): string {
   const guess = didYouMean(asked, builtins);
   const instead = shown === undefined ? 'there are none to show' : `showing ${quote(shown)}`;
-  return `There is no built-in scene ${quote(asked, 60)}${guess}; ${instead}. Built-in scenes: ${builtins.join(', ')}.`;
+  return `There is no built-in scene ${quote(asked, 60)}${guess}; ${instead}${builtins.length > 0 ? ' (Scene → scene lists them all)' : ''}.`;
 }
