@@ -182,7 +182,16 @@ export class MotorPanel {
       f.addButton({ title: 'program', label: 'scene' }).on('click', () => {
         this.cb.useProgram(names);
       });
-      f.addButton({ title: 'off', label: 'motors' }).on('click', () => this.cb.off(names));
+      f.addButton({ title: 'off', label: 'motors' }).on('click', () => {
+        this.cb.off(names);
+        // Off applies nothing: the speed sliders say 0 until a speed or the program is chosen.
+        this.quiet = true;
+        for (const b of this.bindings) {
+          b.values.speed = 0;
+          b.speed.refresh();
+        }
+        this.quiet = false;
+      });
     } finally {
       this.quiet = false;
     }

@@ -146,6 +146,10 @@ describe('a scene with motors', () => {
       await page.getByRole('button', { name: 'program' }).click();
       await page.waitForFunction(() => (window as any).stackfield.sim.world.motor('cart/fr').manual === false, null, { timeout: 10_000 });
       expect((await motor('cart/fr')).target).toBe(-4);
+      // "off": no target, and the sliders say 0.
+      await page.getByRole('button', { name: 'off' }).click();
+      await page.waitForFunction(() => Number.isNaN((window as any).stackfield.sim.world.motor('cart/rl').target), null, { timeout: 10_000 });
+      expect(await page.locator('[data-motor="cart/rl"] input').first().inputValue()).toBe('0.00');
       expect(errors).toEqual([]);
     });
   }, 180_000);
