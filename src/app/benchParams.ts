@@ -14,6 +14,8 @@
  */
 import type { BackendKind } from '../collision/query.ts';
 import { InputError } from '../errors.ts';
+import { quote } from '../util/echo.ts';
+import { didYouMean } from '../util/suggest.ts';
 import type { ParamSpec } from './urlState.ts';
 
 export interface BenchPageOptions {
@@ -39,7 +41,8 @@ export function parseBenchQuery(
   const scene = q.get('scene') ?? 'rings';
   const info = scenes.find((s) => s.name === scene);
   if (!info) {
-    throw new InputError(`unknown scene "${scene}" (built-in scenes: ${scenes.map((s) => s.name).join(', ')})`, WHERE, 'scene');
+    const names = scenes.map((s) => s.name);
+    throw new InputError(`unknown scene ${quote(scene, 60)}${didYouMean(scene, names)} (built-in scenes: ${names.join(', ')})`, WHERE, 'scene');
   }
   const steps = intParam(q, 'steps', 50, 1, 100_000);
   const warmupRaw = q.get('warmup');

@@ -2,8 +2,8 @@
  * Mouse work on the bodies themselves (issue 13): press on a body to choose
  * it and drag it with a spring (drag.ts), shift-click to throw it; with a
  * library item armed (libraryPanel.ts), click to place an instance where the
- * ray meets the scene, shift-click to throw one from the eye. Picking is
- * picking.ts, the ray camera.ts's.
+ * ray meets the scene (which disarms it), shift-click to throw one from the
+ * eye (it stays armed for more). Picking is picking.ts, the ray camera.ts's.
  *
  * It listens on the canvas in the capture phase, before the camera's input
  * (input.ts): a press it takes (on a dynamic body, or to place) is not seen
@@ -36,6 +36,35 @@ export interface InteractionHost {
    * shape origin) at `position`, turned by `orientation`, moving at `velocity`.
    */
   place(item: LibraryItem, position: Vec3, velocity: Vec3, orientation: [number, number, number, number]): void;
+  /** Disarms the library item (a placement without shift). */
+  disarm(): void;
+}
+
+/** Where and how a click with a library item armed places an instance. */
+export interface Placement {
+  position: Vec3;
+  velocity: Vec3;
+  orientation: [number, number, number, number];
+  /** Only shift keeps the item armed, for another one: a plain click places one and disarms. */
+  keepArmed: boolean;
+}
+
+/**
+ * A click along `ray` with `item` armed: shift throws an instance from just
+ * in front of the eye along the ray, and keeps the item armed; a plain click
+ * puts one where the ray meets the scene (lifted off the surface a little)
+ * and disarms it. Null when a plain click meets nothing (the item stays armed).
+ */
+export function placement(world: World, item: LibraryItem, ray: Ray, shift: boolean): Placement | null {
+  const orientation = facingAway(ray);
+  if (shift) {
+    const position = [0, 1, 2].map((k) => ray.origin[k]! + THROW_START * ray.dir[k]!) as Vec3;
+    return { position, velocity: [0, 1, 2].map((k) => THROW_SPEED * ray.dir[k]!) as Vec3, orientation, keepArmed: true };
+  }
+  const hit = pickBody(world, ray);
+  if (!hit) return null;
+  const lift = item.kind === 'robot' ? ROBOT_LIFT : BODY_LIFT;
+  return { position: [0, 1, 2].map((k) => hit.point[k]! + lift * hit.normal[k]!) as Vec3, velocity: [0, 0, 0], orientation, keepArmed: false };
 }
 
 /** How far above the clicked point a placed body's origin goes (it drops onto the surface); a robot's frame origin sits on it. */
@@ -166,16 +195,10 @@ export class Interaction {
     const item = this.host.armed();
     if (item) {
       this.take(e);
-      const facing = facingAway(ray);
-      if (e.shiftKey) {
-        const from: Vec3 = [0, 1, 2].map((k) => ray.origin[k]! + THROW_START * ray.dir[k]!) as Vec3;
-        this.host.place(item, from, [0, 1, 2].map((k) => THROW_SPEED * ray.dir[k]!) as Vec3, facing);
-        return;
-      }
-      const hit = pickBody(w, ray);
-      if (!hit) return;
-      const lift = item.kind === 'robot' ? ROBOT_LIFT : BODY_LIFT;
-      this.host.place(item, [0, 1, 2].map((k) => hit.point[k]! + lift * hit.normal[k]!) as Vec3, [0, 0, 0], facing);
+      const p = placement(w, item, ray, e.shiftKey);
+      if (!p) return;
+      if (!p.keepArmed) this.host.disarm();
+      this.host.place(item, p.position, p.velocity, p.orientation);
       return;
     }
     const hit = pickBody(w, ray);
@@ -225,7 +248,7 @@ export class Interaction {
  * A turn about +y that points an instance's +x axis (the way the example
  * robots drive) along the ray's horizontal direction, away from the eye.
  */
-function facingAway(ray: Ray): [number, number, number, number] {
+export function facingAway(ray: Ray): [number, number, number, number] {
   const h = Math.atan2(-ray.dir[2], ray.dir[0]) / 2;
   return Number.isFinite(h) ? [0, Math.sin(h), 0, Math.cos(h)] : [0, 0, 0, 1];
 }

@@ -1,8 +1,9 @@
 /**
  * The library panel: the robots and body templates of the opened library
  * files (src/app/placing.ts), one button each. Clicking one arms it: the next
- * click in the view places an instance there (shift-click throws one from the
- * eye); clicking it again, or Escape, disarms it. Plain DOM, so it does not
+ * click in the view places an instance there and disarms it (shift-click
+ * throws one from the eye and keeps it armed, for more); clicking it again,
+ * or Escape, disarms it. Plain DOM, so it does not
  * depend on the control panel's widgets.
  */
 import './library.css';
@@ -56,7 +57,7 @@ export class LibraryPanel {
         b.dataset['kind'] = item.kind;
         b.dataset['name'] = item.name;
         b.textContent = displayName(item.name);
-        b.title = `${displayName(item.description ?? item.name, 400)} (${displayName(item.file)}): click, then click in the view to place it; shift-click to throw it`;
+        b.title = `${displayName(item.description ?? item.name, 400)} (${displayName(item.file)}): click, then click in the view to place one; shift-click to throw one and keep placing`;
         const small = document.createElement('small');
         small.textContent = displayName(item.description ?? item.file, 400);
         b.append(small);
@@ -67,7 +68,7 @@ export class LibraryPanel {
     }
     const hint = document.createElement('div');
     hint.className = 'lib-hint';
-    hint.textContent = 'click an item, then click in the view: place · shift-click: throw · Esc: cancel';
+    hint.textContent = 'click an item, then click in the view: place one · shift-click: throw, and keep it for more · Esc: cancel';
     el.append(hint);
     if (this.armedItem && !items.some((i) => same(i, this.armedItem!))) this.arm(null);
     else this.arm(this.armedItem);

@@ -17,6 +17,7 @@
  * the end-to-end tests.
  */
 import type { BackendKind } from '../collision/query.ts';
+import type { MotorHandle } from '../dynamics/motorHandle.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { displayName, quote } from '../util/echo.ts';
@@ -37,17 +38,19 @@ import { attachCameraInput } from './input.ts';
 import { Interaction } from './interaction.ts';
 import { LibraryPanel } from './libraryPanel.ts';
 import type { Ray } from './picking.ts';
+import { MotorPanel } from './motorPanel.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
+import { followedRobotBody } from './robots.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
 import { TransportBar } from './transport.ts';
-import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from './urlState.ts';
 import {
   defaultViews,
   setSliceAxis,
@@ -84,10 +87,13 @@ class App {
   private panel!: ControlPanel;
   private transport!: TransportBar;
   private softPanel!: SoftPanel;
+  private motorPanel!: MotorPanel;
   private readonly chart = new StageChart();
   private readonly numbers = new NumbersOverlay();
   private readonly legend = new LevelsLegend();
   private readonly label = new BodyLabel();
+  /** The line that says which body the camera follows and how to stop. */
+  private readonly followNote = document.createElement('div');
   private readonly recorder = new CanvasRecorder();
   private readonly camera = defaultCamera();
   /** The view the scene opened with (Reset). */
@@ -153,6 +159,7 @@ class App {
         click: (x, y, double) => this.clicked(x, y, double),
         armed: () => this.libraryPanel.armed,
         place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
+        disarm: () => this.libraryPanel.arm(null),
       },
       $('stage'),
     );
@@ -213,6 +220,19 @@ class App {
     );
     this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
     this.softPanel = new SoftPanel(this.panel.pane);
+    // Under the camera folder: the chosen robot's motors.
+    this.motorPanel = new MotorPanel(
+      this.panel.pane,
+      {
+        setSpeed: (n, v) => this.driveMotors([n], (m) => m.setSpeed(v)),
+        setMaxTorque: (n, v) => this.driveMotors([n], (m) => m.setMaxTorque(v)),
+        useProgram: (names) => this.driveMotors(names, (m) => m.useProgram()),
+        off: (names) => this.driveMotors(names, (m) => m.off()),
+      },
+      3,
+    );
+    this.followNote.id = 'follow-note';
+    this.followNote.hidden = true;
     this.transport = new TransportBar({
       back: () => void this.sim.stepBack(),
       togglePlay: () => this.togglePlay(),
@@ -221,7 +241,7 @@ class App {
       setSpeed: (s) => this.sim.setSpeed(s),
       seek: (i) => void this.sim.seek(i),
     });
-    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element);
+    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element, this.followNote);
     $('hud').append(this.chart.element);
     this.showViews();
     this.setUpFiles();
@@ -248,7 +268,7 @@ class App {
       return;
     }
     const name = url.scene && this.builtins.some((b) => b.name === url.scene) ? url.scene : this.builtins[0]?.name;
-    if (url.scene && name !== url.scene) this.notice(`There is no built-in scene "${url.scene}"; showing "${name}".`, 'warn');
+    if (url.scene && name !== url.scene) this.notice(unknownSceneNote(url.scene, this.builtins.map((b) => b.name), name), 'warn');
     if (name) {
       // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
       const info = this.builtins.find((b) => b.name === name)!;
@@ -458,6 +478,7 @@ class App {
       s.pairs = w.profile.pairs;
       s.awake = counts.awake;
       s.asleep = counts.asleep;
+      if (!stepEvent) this.motorPanel.refresh(w);
     }
     if (stepEvent) return;
     const tl = this.sim.timeline;
@@ -538,6 +559,8 @@ class App {
     this.bodyNames = w.bodies.names.slice(0, w.bodies.count);
     this.panel.showBodies(this.bodyNames, this.selected);
     this.panel.showFollow(this.following);
+    this.showFollowNote();
+    this.motorPanel.show(w, this.selected);
     this.panel.showSolver({ ...w.solver, dt: w.dt });
     this.showViews();
     document.body.dataset['steps'] = String(w.stepCount);
@@ -600,6 +623,8 @@ class App {
     this.renderer.setHighlight(this.selected);
     this.views = setSliceBody(this.views, this.selected);
     if (w) this.panel.showBodies(this.bodyNames, this.selected);
+    this.motorPanel.show(w, this.selected);
+    this.showFollowNote();
     this.showViews();
   }
 
@@ -616,7 +641,29 @@ class App {
   private setFollow(on: boolean): void {
     this.following = on && this.selected >= 0;
     this.panel.showFollow(this.following);
+    this.showFollowNote();
     if (on && this.selected < 0) this.notice('Choose a body to follow first: click it in the view, or pick it under Camera → body.', 'warn');
+  }
+
+  /** While the camera follows a body: which, and how to stop. */
+  private showFollowNote(): void {
+    const w = this.sim?.world;
+    const on = this.following && !!w && this.selected >= 0 && this.selected < w.bodies.count;
+    this.followNote.hidden = !on;
+    if (on) this.followNote.textContent = `following ${displayName(w.bodies.names[this.selected]!, 40)} · G: stop following`;
+  }
+
+  /**
+   * Runs `fn` on the handles of the motors `names` (world.motor) between
+   * steps; a motor the world no longer has (a new scene came first) is skipped.
+   */
+  private driveMotors(names: readonly string[], fn: (m: MotorHandle) => void): void {
+    void this.sim.between(() => {
+      const w = this.sim.world;
+      if (!w) return;
+      const have = new Set(w.motorNames());
+      for (const n of names) if (have.has(n)) fn(w.motor(n));
+    });
   }
 
   /** Frames every body (keeping the angle of view). */
@@ -807,6 +854,12 @@ class App {
       viewAngles(this.camera, w);
       frameWorld(this.camera, w, this.viewport());
       this.homeCamera = { ...this.camera, target: [...this.camera.target] as [number, number, number] };
+      // A scene with motors drives a robot out of any fixed view: follow its first robot.
+      const robot = followedRobotBody(w);
+      if (robot >= 0) {
+        this.select(robot);
+        this.setFollow(true);
+      }
       if (this.views.depthField) this.setViewOn('depthField', true);
     }
     if (wasPlaying) this.sim.play();

@@ -5,6 +5,8 @@
  * Pure functions over URLSearchParams so tests need no browser.
  */
 import { define } from '../scene/reader.ts';
+import { quote } from '../util/echo.ts';
+import { didYouMean } from '../util/suggest.ts';
 import type { BackendKind } from '../collision/query.ts';
 
 export interface ParamSpec {
@@ -106,4 +108,16 @@ export function checkSceneParams(
     notes.push(`${scene} has no parameter ${unknown.map((k) => `"${k}"`).join(', ')} (${has}); ignored.`);
   }
   return { params, notes };
+}
+
+/**
+ * What the app says when the link names a built-in scene that does not
+ * exist: the closest name, as the command line suggests it (`?scene=ring`:
+ * did you mean "rings"?), and the scene shown instead. The panel's scene
+ * list names them all, so the notice stays short.
+ */
+export function unknownSceneNote(asked: string, builtins: readonly string[], shown: string | undefined): string {
+  const guess = didYouMean(asked, builtins);
+  const instead = shown === undefined ? 'there are none to show' : `showing ${quote(shown)}`;
+  return `There is no built-in scene ${quote(asked, 60)}${guess}; ${instead}${builtins.length > 0 ? ' (Scene → scene lists them all)' : ''}.`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from '../../src/app/urlState.ts';
+import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from '../../src/app/urlState.ts';
+import { builtinScene as builtinScenes, listBuiltins } from '../../src/scene/builtins.ts';
 import { parseBenchQuery } from '../../src/app/benchParams.ts';
 import { InputError } from '../../src/errors.ts';
 
@@ -63,6 +64,26 @@ describe('app URL', () => {
     expect(Object.keys(params)).toEqual(['__proto__', 'rings']);
     const specs = [{ name: 'rings', default: 60, min: 1, max: 2000, step: 1 }];
     expect(checkSceneParams(specs, params, 'Rings onto pegs').notes).toEqual(['Rings onto pegs has no parameter "__proto__" (its parameters are rings); ignored.']);
+  });
+});
+
+describe('an unknown scene in the link', () => {
+  const builtins = listBuiltins().map((b) => b.name);
+
+  it('is answered as the command line answers it: the closest built-in, and what is shown instead', () => {
+    // The CLI's own answer to the same mistake (builtinScene throws it).
+    expect(() => builtinScenes('ring')).toThrow('unknown built-in scene "ring" (did you mean "rings"?)');
+    expect(unknownSceneNote('ring', builtins, 'tower')).toBe('There is no built-in scene "ring" (did you mean "rings"?); showing "tower" (Scene → scene lists them all).');
+    expect(unknownSceneNote('towr', builtins, 'tower')).toContain('(did you mean "tower"?)');
+    // Nothing close: no guess.
+    expect(unknownSceneNote('zzzzzz', builtins, 'tower')).toBe('There is no built-in scene "zzzzzz"; showing "tower" (Scene → scene lists them all).');
+    // A long or odd name is echoed quoted, escaped and cut.
+    expect(unknownSceneNote(`${'x'.repeat(100)}"`, builtins, 'tower')).toContain('..." (101 characters)');
+    expect(unknownSceneNote('ring', [], undefined)).toBe('There is no built-in scene "ring"; there are none to show.');
+  });
+
+  it('on the bench page, the same suggestion in the error', () => {
+    expect(() => parseBenchQuery('?scene=ring', listBuiltins())).toThrow(/^bench\.html.*unknown scene "ring" \(did you mean "rings"\?\) \(built-in scenes: /);
   });
 });
 

@@ -133,6 +133,9 @@ describe('the library panel', () => {
       'cart', 'caterpillar', 'inchworm', 'chassis', 'ground', 'plate', 'segment', 'wheel',
     ]);
     expect(await body(page, 'cat/h0')).not.toBeNull();
+    // The scene has a motor: it opens following the caterpillar; the camera settles on it first.
+    expect((await dataset(page))['selected']).toBe('cat/h0');
+    await frames(page, 20);
     await page.locator('#library button[data-name="cart"]').click();
     expect(await page.locator('#library button.armed').textContent()).toMatch(/^cart/);
     // The ground in front of the caterpillar.
