@@ -26,7 +26,7 @@ import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
 import { type JsonObject } from '../scene/reader.ts';
-import { applyViewport, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
+import { applyViewport, cameraEye, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
@@ -42,6 +42,8 @@ import { ControlPanel, type PanelSolver } from './panel.ts';
 import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
+import { SliceInset } from './sliceInset.ts';
+import { facingAxis } from './sliceView.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
@@ -50,13 +52,17 @@ import { TransportBar } from './transport.ts';
 import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams } from './urlState.ts';
 import {
   defaultViews,
+  setDepthNodes,
+  setOthers,
   setSliceAxis,
   setSliceBody,
+  setSliceMode,
   setSliceOffset,
   setView,
   viewsFromParam,
   viewsToParam,
-  type SliceAxis,
+  type OthersMode,
+  type SliceMode,
   type ViewName,
   type ViewState,
 } from './views.ts';
@@ -89,6 +95,11 @@ class App {
   private readonly legend = new LevelsLegend();
   private readonly label = new BodyLabel();
   private readonly recorder = new CanvasRecorder();
+  private readonly inset = new SliceInset((offset) => {
+    this.views = setSliceOffset(this.views, offset);
+    this.showViews();
+  });
+  private readonly eye = new Float32Array(3);
   private readonly camera = defaultCamera();
   /** The view the scene opened with (Reset). */
   private homeCamera: OrbitCamera = defaultCamera();
@@ -201,7 +212,11 @@ class App {
         resetView: () => this.resetView(),
         viewChanged: (n, on) => this.setViewOn(n, on),
         numbersChanged: (on) => this.setNumbers(on),
-        sliceChanged: (axis, offset) => this.sliceChanged(axis, offset),
+        sliceChanged: (mode, offset) => this.sliceChanged(mode, offset),
+        othersChanged: (o) => this.othersChanged(o),
+        depthNodesChanged: (on) => {
+          this.views = setDepthNodes(this.views, on);
+        },
         toggleRecording: () => void this.toggleRecording(),
         downloadRecording: () => {
           const r = this.recorder.lastRecording;
@@ -221,7 +236,7 @@ class App {
       setSpeed: (s) => this.sim.setSpeed(s),
       seek: (i) => void this.sim.seek(i),
     });
-    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element);
+    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element, this.inset.element);
     $('hud').append(this.chart.element);
     this.showViews();
     this.setUpFiles();
@@ -413,7 +428,12 @@ class App {
     const bar = this.transport?.element.getBoundingClientRect();
     const right = panel.width > 0 && panel.left < c.right ? c.right - panel.left + 8 : 0;
     const top = help.height > 0 ? help.bottom - c.top + 4 : 8;
-    const bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    let bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    // The depth field's inset, where it sits under the middle of the free view (a narrow window).
+    if (!this.inset.element.hidden) {
+      const r = this.inset.element.getBoundingClientRect();
+      if (r.width > 0 && r.left < (c.width - right) / 2) bottom = Math.max(bottom, c.bottom - r.top + 8);
+    }
     return { width: c.width, height: c.height, insets: { left: 0, top, right: Math.min(right, c.width / 2), bottom } };
   }
 
@@ -431,6 +451,7 @@ class App {
     if (w && this.following && this.selected >= 0 && this.selected < w.bodies.count) {
       followPoint(this.camera, w.bodies.pos.subarray(3 * this.selected, 3 * this.selected + 3), dt);
     }
+    this.updateSlice(w ?? null);
     try {
       this.renderer.render(this.camera, this.views);
     } catch (e) {
@@ -594,6 +615,7 @@ class App {
 
   private select(i: number): void {
     const w = this.sim.world;
+    const before = this.selected;
     this.selected = w && i >= 0 && i < w.bodies.count ? i : -1;
     document.body.dataset['selected'] = w && this.selected >= 0 ? w.bodies.names[this.selected]! : '';
     if (this.selected < 0 && this.following) this.setFollow(false);
@@ -601,6 +623,8 @@ class App {
     this.views = setSliceBody(this.views, this.selected);
     if (w) this.panel.showBodies(this.bodyNames, this.selected);
     this.showViews();
+    // The depth field frames the body it shows.
+    if (this.views.depthField && this.selected >= 0 && this.selected !== before) this.frameBody();
   }
 
   private clicked(x: number, y: number, double: boolean): void {
@@ -628,6 +652,8 @@ class App {
   private frameBody(): void {
     const w = this.sim.world;
     if (!w || this.selected < 0) return;
+    // The inset first, so that the free view is measured with it.
+    this.updateSlice(w);
     frameWorld(this.camera, w, this.viewport(), this.selected, BODY_MARGIN);
   }
 
@@ -655,8 +681,40 @@ class App {
     this.writeUrl();
   }
 
-  private sliceChanged(axis: SliceAxis, offset: number): void {
-    this.views = setSliceOffset(setSliceAxis(this.views, axis), offset);
+  private sliceChanged(mode: SliceMode, offset: number): void {
+    this.views = setSliceOffset(setSliceMode(this.views, mode), offset);
+    this.showViews();
+  }
+
+  private othersChanged(o: OthersMode): void {
+    this.views = setOthers(this.views, o);
+  }
+
+  /**
+   * Every frame while the depth field is on: in 'camera' mode the slice turns to the body-grid
+   * axis nearest the line of sight; the inset shows the slice (or hides).
+   */
+  private updateSlice(w: World | null): void {
+    const v = this.views;
+    const i = v.sliceBody;
+    const sdf = w && v.depthField && i >= 0 && i < w.bodies.count ? w.shapes[w.bodies.shape[i]!]?.sdf : undefined;
+    if (!w || !sdf) {
+      if (!this.inset.element.hidden) {
+        this.inset.show(null);
+        this.view = this.viewport();
+        applyViewport(this.camera, this.view);
+      }
+      return;
+    }
+    if (v.sliceMode === 'camera') {
+      const e = cameraEye(this.camera, this.eye);
+      const t = this.camera.target;
+      const axis = facingAxis(w.bodies.quat, 4 * i, [t[0] - e[0]!, t[1] - e[1]!, t[2] - e[2]!], v.sliceAxis);
+      if (axis !== v.sliceAxis) this.views = setSliceAxis(v, axis);
+    }
+    const shown = !this.inset.element.hidden;
+    this.inset.show({ grid: sdf, axis: this.views.sliceAxis, offset: this.views.sliceOffset, body: w.bodies.names[i]!, facing: v.sliceMode === 'camera' });
+    if (!shown) this.view = this.viewport();
   }
 
   private setNumbers(on: boolean): void {
