@@ -26,7 +26,7 @@ import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
 import { type JsonObject } from '../scene/reader.ts';
-import { applyViewport, cameraEye, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
+import { applyViewport, cameraEye, defaultCamera, followPoint, metresPerPixel, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
@@ -43,7 +43,7 @@ import { droppedFilesReader, fetchText, installBrowserPlatform } from './platfor
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
 import { SliceInset } from './sliceInset.ts';
-import { facingAxis } from './sliceView.ts';
+import { AXES, axisDirection, dragSliceOffset, facingAxis, raySliceHit } from './sliceView.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
@@ -79,6 +79,8 @@ const LOSS_GRACE_MS = 500;
 const HUD_MS = 100;
 /** Framing margin for one body (it gets a little room around it). */
 const BODY_MARGIN = 1.6;
+/** Framing margin for the depth field's body: its slice (the whole grid across) fills more of the view. */
+const DEPTH_MARGIN = 1.3;
 const NUMBERS_KEY = 'stackfield.numbers';
 /** How long a warning notice stays (ms). */
 const NOTICE_MS = 25_000;
@@ -164,6 +166,8 @@ class App {
         click: (x, y, double) => this.clicked(x, y, double),
         armed: () => this.libraryPanel.armed,
         place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
+        onSlice: (ray) => this.onSlice(ray),
+        dragSlice: (dy) => this.dragSlice(dy),
       },
       $('stage'),
     );
@@ -654,7 +658,7 @@ class App {
     if (!w || this.selected < 0) return;
     // The inset first, so that the free view is measured with it.
     this.updateSlice(w);
-    frameWorld(this.camera, w, this.viewport(), this.selected, BODY_MARGIN);
+    frameWorld(this.camera, w, this.viewport(), this.selected, this.views.depthField ? DEPTH_MARGIN : BODY_MARGIN);
   }
 
   private resetView(): void {
@@ -688,6 +692,35 @@ class App {
 
   private othersChanged(o: OthersMode): void {
     this.views = setOthers(this.views, o);
+  }
+
+  /** The depth field's body and grid, when the view shows one. */
+  private sliceTarget(): { w: World; i: number; sdf: NonNullable<World['shapes'][number]['sdf']> } | null {
+    const w = this.sim?.world;
+    const i = this.views.sliceBody;
+    const sdf = w && this.views.depthField && i >= 0 && i < w.bodies.count ? w.shapes[w.bodies.shape[i]!]?.sdf : undefined;
+    return w && sdf ? { w, i, sdf } : null;
+  }
+
+  private onSlice(ray: Ray): boolean {
+    const s = this.sliceTarget();
+    const b = s?.w.bodies;
+    return !!s && raySliceHit(s.sdf, this.views.sliceAxis, this.views.sliceOffset, b!.pos, b!.quat, s.i, ray.origin, ray.dir) !== null;
+  }
+
+  /** A vertical drag on the slice moves it along its normal, up away from the eye. */
+  private dragSlice(dy: number): void {
+    const s = this.sliceTarget();
+    if (!s) return;
+    const a = AXES.indexOf(this.views.sliceAxis);
+    const q = s.w.bodies.quat;
+    const e = cameraEye(this.camera, this.eye);
+    const t = this.camera.target;
+    const rotated = axisDirection(q, 4 * s.i, a);
+    const dot = rotated[0]! * (t[0] - e[0]!) + rotated[1]! * (t[1] - e[1]!) + rotated[2]! * (t[2] - e[2]!);
+    const extent = (s.sdf.dims[a]! - 1) * s.sdf.cellSize;
+    this.views = setSliceOffset(this.views, dragSliceOffset(this.views.sliceOffset, dy, metresPerPixel(this.camera, this.view.height), extent, dot));
+    this.showViews();
   }
 
   /**

@@ -18,6 +18,18 @@ const AXIS_INDEX: Record<SliceAxis, number> = { x: 0, y: 1, z: 2 };
 export const SLICE_RANGE_CELLS = 8;
 
 /**
+ * The world direction of a body's local axis `a` (0 x, 1 y, 2 z): column a
+ * of the rotation of the quaternion x y z w at quat[q..q+3] (as
+ * frameData.ts bodyMatrix builds it).
+ */
+export function axisDirection(quat: ArrayLike<number>, q: number, a: number): [number, number, number] {
+  const x = quat[q]!, y = quat[q + 1]!, z = quat[q + 2]!, w = quat[q + 3]!;
+  if (a === 0) return [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w)];
+  if (a === 1) return [2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w)];
+  return [2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)];
+}
+
+/**
  * The body-grid axis that faces the view most: the local axis whose world
  * direction (a column of the body's rotation, quaternion x y z w at
  * quat[q..q+3]) has the largest |dot| with `viewDir`. The current axis is
@@ -25,15 +37,11 @@ export const SLICE_RANGE_CELLS = 8;
  * does not flip back and forth while the camera orbits near a diagonal.
  */
 export function facingAxis(quat: ArrayLike<number>, q: number, viewDir: ArrayLike<number>, current?: SliceAxis, hysteresis = 0.05): SliceAxis {
-  const x = quat[q]!, y = quat[q + 1]!, z = quat[q + 2]!, w = quat[q + 3]!;
-  const d0 = viewDir[0]!, d1 = viewDir[1]!, d2 = viewDir[2]!;
-  const len = Math.hypot(d0, d1, d2) || 1;
-  // Columns of the rotation matrix (frameData.ts bodyMatrix): the local axes in the world.
-  const c = [
-    Math.abs((1 - 2 * (y * y + z * z)) * d0 + 2 * (x * y + z * w) * d1 + 2 * (x * z - y * w) * d2) / len,
-    Math.abs(2 * (x * y - z * w) * d0 + (1 - 2 * (x * x + z * z)) * d1 + 2 * (y * z + x * w) * d2) / len,
-    Math.abs(2 * (x * z + y * w) * d0 + 2 * (y * z - x * w) * d1 + (1 - 2 * (x * x + y * y)) * d2) / len,
-  ];
+  const len = Math.hypot(viewDir[0]!, viewDir[1]!, viewDir[2]!) || 1;
+  const c = [0, 1, 2].map((a) => {
+    const e = axisDirection(quat, q, a);
+    return Math.abs(e[0] * viewDir[0]! + e[1] * viewDir[1]! + e[2] * viewDir[2]!) / len;
+  });
   let best = 0;
   for (let a = 1; a < 3; a++) if (c[a]! > c[best]!) best = a;
   if (current !== undefined && c[AXIS_INDEX[current]]! + hysteresis >= c[best]!) return current;
@@ -180,4 +188,50 @@ export function zeroContour(img: SliceImage): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Where a world ray (unit direction) meets the slice of body `i`'s grid
+ * across `axis` at `offset`, inside the grid's cross-section: the distance
+ * along the ray, or null when it misses (or the plane is behind the eye).
+ * The body's pose is pos[3i..], quat[4i..] (x y z w).
+ */
+export function raySliceHit(
+  g: SdfGrid,
+  axis: SliceAxis,
+  offset: number,
+  pos: ArrayLike<number>,
+  quat: ArrayLike<number>,
+  i: number,
+  origin: ArrayLike<number>,
+  dir: ArrayLike<number>,
+): number | null {
+  const a = AXIS_INDEX[axis];
+  // local = R^T (world - pos): the rows of R^T are R's columns.
+  const cols = [0, 1, 2].map((k) => axisDirection(quat, 4 * i, k));
+  const rel = [origin[0]! - pos[3 * i]!, origin[1]! - pos[3 * i + 1]!, origin[2]! - pos[3 * i + 2]!];
+  const o = cols.map((c) => c[0]! * rel[0]! + c[1]! * rel[1]! + c[2]! * rel[2]!);
+  const d = cols.map((c) => c[0]! * dir[0]! + c[1]! * dir[1]! + c[2]! * dir[2]!);
+  const n = g.dims;
+  const plane = g.origin[a]! + Math.min(1, Math.max(0, offset)) * (n[a]! - 1) * g.cellSize;
+  if (Math.abs(d[a]!) < 1e-12) return null;
+  const t = (plane - o[a]!) / d[a]!;
+  if (!(t > 0)) return null;
+  for (const k of [(a + 1) % 3, (a + 2) % 3]) {
+    const p = o[k]! + t * d[k]!;
+    if (p < g.origin[k]! || p > g.origin[k]! + (n[k]! - 1) * g.cellSize) return null;
+  }
+  return t;
+}
+
+/**
+ * The slice's offset after a vertical drag of `dy` pixels (down positive):
+ * up moves it away from the eye, as far along its normal as the cursor
+ * moved across the view (`metresPerPixel` at the body), over a grid
+ * `extent` metres deep along the normal; `normalDotView` is the dot of the
+ * normal's world direction (the grid axis) with the line of sight.
+ */
+export function dragSliceOffset(offset: number, dy: number, metresPerPixel: number, extent: number, normalDotView: number): number {
+  const away = normalDotView >= 0 ? 1 : -1;
+  return Math.min(1, Math.max(0, offset + (away * -dy * metresPerPixel) / Math.max(extent, 1e-9)));
 }

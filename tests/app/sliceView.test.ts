@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
 import { sampleSdf } from '../../src/sdf/grid.ts';
-import { SLICE_RANGE_CELLS, facingAxis, formatMetres, phiColor, scaleTicks, sliceImage, slicePoint, sliceValue, zeroContour, type SliceImage } from '../../src/app/sliceView.ts';
+import { SLICE_RANGE_CELLS, axisDirection, dragSliceOffset, facingAxis, raySliceHit, formatMetres, phiColor, scaleTicks, sliceImage, slicePoint, sliceValue, zeroContour, type SliceImage } from '../../src/app/sliceView.ts';
 import { bodyLook, defaultViews, setOthers, setSliceMode, setView, setSliceBody } from '../../src/app/views.ts';
 
 /** A grid of `n` nodes a side over [-1, 1]^3 holding phi(x, y, z). */
@@ -206,5 +206,37 @@ describe('the other bodies while the depth field is on', () => {
     expect([x.sliceMode, x.sliceAxis]).toEqual(['x', 'x']);
     expect(setSliceMode(x, 'camera').sliceAxis).toBe('x');
     expect(setSliceMode(s, 'w' as never).sliceMode).toBe('camera');
+  });
+});
+
+describe('grabbing the slice in the view', () => {
+  // Turned 90 degrees about y: local x is world -z, local z is world x; at (2, 0, 0).
+  const quat = [0, Math.SQRT1_2, 0, Math.SQRT1_2];
+  const pos = [2, 0, 0];
+
+  it("turns the body's axes into the world", () => {
+    const x = axisDirection(quat, 0, 0), z = axisDirection(quat, 0, 2);
+    [0, 0, -1].forEach((v, k) => expect(x[k]).toBeCloseTo(v, 12));
+    [1, 0, 0].forEach((v, k) => expect(z[k]).toBeCloseTo(v, 12));
+  });
+
+  it('hits the slice plane inside the grid, in front of the eye', () => {
+    // Across local x at 0.75: local x = 0.5, world z = -0.5.
+    expect(raySliceHit(sphere, 'x', 0.75, pos, quat, 0, [2.3, 0.2, 5], [0, 0, -1])).toBeCloseTo(5.5, 12);
+    // Beside the grid (local z = 1.5), behind the eye, and along the plane: no hit.
+    expect(raySliceHit(sphere, 'x', 0.75, pos, quat, 0, [3.5, 0.2, 5], [0, 0, -1])).toBeNull();
+    expect(raySliceHit(sphere, 'x', 0.75, pos, quat, 0, [2.3, 0.2, 5], [0, 0, 1])).toBeNull();
+    expect(raySliceHit(sphere, 'x', 0.75, pos, quat, 0, [2.3, 0.2, -0.5], [1, 0, 0])).toBeNull();
+    // The body's slot: its pose at pos[3i], quat[4i].
+    expect(raySliceHit(sphere, 'x', 0.75, [9, 9, 9, ...pos], [0, 0, 0, 1, ...quat], 1, [2.3, 0.2, 5], [0, 0, -1])).toBeCloseTo(5.5, 12);
+  });
+
+  it('moves it away from the eye as the pointer goes up, as far as the pointer moved', () => {
+    // 10 pixels up at 1 cm a pixel over a 2 m deep grid: 0.05 of the grid.
+    expect(dragSliceOffset(0.5, -10, 0.01, 2, 0.8)).toBeCloseTo(0.55, 12);
+    expect(dragSliceOffset(0.5, -10, 0.01, 2, -0.8)).toBeCloseTo(0.45, 12);
+    expect(dragSliceOffset(0.5, 10, 0.01, 2, 0.8)).toBeCloseTo(0.45, 12);
+    expect(dragSliceOffset(0.9, -1000, 0.01, 2, 0.8)).toBe(1);
+    expect(dragSliceOffset(0.1, -1000, 0.01, 2, -0.8)).toBe(0);
   });
 });

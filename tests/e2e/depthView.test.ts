@@ -7,7 +7,8 @@
  * the share of the free view (less the panel, the bars and the inset) whose
  * colour lies on the slice's colour map (sliceView.ts phiColor with the
  * shader's contour-band shading), against the same view with the depth field
- * off. The inset is checked to draw the slice and read phi under the cursor.
+ * off. The inset is checked to draw the slice and read phi under the cursor,
+ * and a drag on the slice to move it along its normal.
  * Screenshots go to test-output/.
  */
 import { writeFileSync } from 'node:fs';
@@ -162,6 +163,26 @@ describe('the depth-field view in a crowd', () => {
           }
         }
         expect(deepest).toBeLessThan(0);
+        await page.mouse.move(0, view.y + view.height / 2);
+
+        // Dragging the slice in the view (pressed at the body's centre, on the slice) moves it along
+        // its normal: the panel's offset and the inset's plane change, the choice stays.
+        const sliceAt = row(page, 'slice at').locator('input');
+        const before = Number(await sliceAt.inputValue());
+        const planeBefore = title.match(/= (.*) m \(/)![1];
+        const centre = (await page.evaluate((n) => (window as any).stackfield.screenOf(n), c.body)) as [number, number];
+        await page.mouse.move(centre[0], centre[1]);
+        await page.mouse.down();
+        for (let k = 1; k <= 5; k++) await page.mouse.move(centre[0], centre[1] - 8 * k);
+        await page.mouse.up();
+        await frames(page, 2);
+        const after = Number(await sliceAt.inputValue());
+        expect(Math.abs(after - before)).toBeGreaterThan(0.02);
+        expect((await inset.locator('.inset-title').textContent())!.match(/= (.*) m \(/)![1]).not.toBe(planeBefore);
+        expect(await page.evaluate(() => document.body.dataset['selected'])).toBe(c.body);
+        await sliceAt.fill(String(before));
+        await sliceAt.press('Enter');
+        await frames(page, 4);
         await page.mouse.move(0, view.y + view.height / 2);
 
         // The slice's share of the free view: pixels of its colours that the depth field put there
