@@ -26,7 +26,7 @@ import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
 import { type JsonObject } from '../scene/reader.ts';
-import { applyViewport, cameraEye, defaultCamera, followPoint, metresPerPixel, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
+import { applyViewport, cameraEye, defaultCamera, followPoint, metresPerPixel, pixelRay, projectPoint, viewMatrix, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
@@ -43,7 +43,7 @@ import { droppedFilesReader, fetchText, installBrowserPlatform } from './platfor
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
 import { SliceInset } from './sliceInset.ts';
-import { AXES, axisDirection, dragSliceOffset, facingAxis, raySliceHit } from './sliceView.ts';
+import { AXES, axisDirection, dragSliceOffset, facingAxis, insetFrame, raySliceHit } from './sliceView.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
@@ -102,6 +102,7 @@ class App {
     this.showViews();
   });
   private readonly eye = new Float32Array(3);
+  private readonly viewMat = new Float32Array(16);
   private readonly camera = defaultCamera();
   /** The view the scene opened with (Reset). */
   private homeCamera: OrbitCamera = defaultCamera();
@@ -746,7 +747,12 @@ class App {
       if (axis !== v.sliceAxis) this.views = setSliceAxis(v, axis);
     }
     const shown = !this.inset.element.hidden;
-    this.inset.show({ grid: sdf, axis: this.views.sliceAxis, offset: this.views.sliceOffset, body: w.bodies.names[i]!, facing: v.sliceMode === 'camera' });
+    // The inset turned as the view shows the slice: the image axes against the camera's right and up.
+    const a = AXES.indexOf(this.views.sliceAxis);
+    const m = viewMatrix(this.camera, this.viewMat);
+    const q = w.bodies.quat;
+    const frame = insetFrame(axisDirection(q, 4 * i, (a + 1) % 3), axisDirection(q, 4 * i, (a + 2) % 3), [m[0]!, m[4]!, m[8]!], [m[1]!, m[5]!, m[9]!]);
+    this.inset.show({ grid: sdf, axis: this.views.sliceAxis, offset: this.views.sliceOffset, body: w.bodies.names[i]!, facing: v.sliceMode === 'camera', frame });
     if (!shown) this.view = this.viewport();
   }
 

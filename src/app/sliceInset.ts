@@ -3,13 +3,28 @@
  * heat map (the 3D slice's colours, sliceView.ts phiColor), the grid's node
  * lines (every cell, or every k-th where cells are under 4 pixels), the
  * zero contour in white, a colour scale in metres, and phi under the cursor
- * with the local point it is taken at. The wheel over the map moves the
- * slice one cell along its normal. The map is drawn again only when the
- * shape, the axis or the offset changes.
+ * with the local point it is taken at. The map is turned and mirrored as
+ * the view shows the slice (sliceView.ts insetFrame), its axes named under
+ * it. The wheel over the map moves the slice one cell along its normal.
+ * The map is drawn again only when the shape, the axis, the offset or the
+ * layout changes.
  */
 import type { SdfGrid } from '../sdf/grid.ts';
 import { displayName } from '../util/echo.ts';
-import { formatMetres, phiColor, scaleTicks, sliceImage, slicePoint, sliceValue, zeroContour, type SliceImage } from './sliceView.ts';
+import {
+  IDENTITY_FRAME,
+  formatMetres,
+  imagePoint,
+  insetPoint,
+  phiColor,
+  scaleTicks,
+  sliceImage,
+  slicePoint,
+  sliceValue,
+  zeroContour,
+  type InsetFrame,
+  type SliceImage,
+} from './sliceView.ts';
 import type { SliceAxis } from './views.ts';
 
 export interface InsetSlice {
@@ -19,6 +34,8 @@ export interface InsetSlice {
   body: string;
   /** Whether the axis was chosen to face the camera (said in the title). */
   facing: boolean;
+  /** How the map is laid out to look as the view shows the slice. */
+  frame: InsetFrame;
 }
 
 /** The map's longer side, CSS pixels. */
@@ -35,6 +52,7 @@ export class SliceInset {
   private grid: SdfGrid | null = null;
   private axis: SliceAxis | null = null;
   private offset = NaN;
+  private frame: InsetFrame = IDENTITY_FRAME;
   private image: SliceImage | null = null;
   private titleText = '';
 
@@ -73,14 +91,24 @@ export class SliceInset {
       return;
     }
     this.element.hidden = false;
+    const f = s.frame, g = this.frame;
+    const turned = f.swap !== g.swap || f.flipAcross !== g.flipAcross || f.flipUp !== g.flipUp;
     if (s.grid !== this.grid || s.axis !== this.axis || s.offset !== this.offset) {
       this.grid = s.grid;
       this.axis = s.axis;
       this.offset = s.offset;
       this.image = sliceImage(s.grid, s.axis, s.offset);
-      this.draw(this.image);
-      this.showReadoutHint();
+    } else if (!turned) {
+      this.showTitle(s);
+      return;
     }
+    this.frame = { ...f };
+    this.draw(this.image!, this.frame);
+    this.showReadoutHint();
+    this.showTitle(s);
+  }
+
+  private showTitle(s: InsetSlice): void {
     const img = this.image!;
     const title = `${displayName(s.body)}: slice across ${s.axis} at ${s.axis} = ${formatMetres(img.plane)}${s.facing ? ' (faces the camera)' : ''}`;
     if (title !== this.titleText) {
@@ -94,15 +122,17 @@ export class SliceInset {
     return this.element.hidden ? null : this.image;
   }
 
-  private draw(img: SliceImage): void {
+  private draw(img: SliceImage, f: InsetFrame): void {
     const { nu, nv } = img;
     // The longer side MAP_PX, or the inset's width where it is narrower (a phone).
     const cs = getComputedStyle(this.element);
     const free = this.element.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     const side = free > 40 ? Math.min(MAP_PX, free) : MAP_PX;
-    const wide = nu >= nv;
-    const cssW = wide ? side : Math.round((side * (nu - 1)) / (nv - 1));
-    const cssH = wide ? Math.round((side * (nv - 1)) / (nu - 1)) : side;
+    // Cells across and up as laid out.
+    const across = (f.swap ? nv : nu) - 1, upward = (f.swap ? nu : nv) - 1;
+    const wide = across >= upward;
+    const cssW = wide ? side : Math.round((side * across) / upward);
+    const cssH = wide ? Math.round((side * upward) / across) : side;
     const dpr = Math.min(2, globalThis.devicePixelRatio || 1);
     const W = Math.max(1, Math.round(cssW * dpr)), H = Math.max(1, Math.round(cssH * dpr));
     this.map.width = W;
@@ -116,9 +146,10 @@ export class SliceInset {
     const c = [0, 0, 0];
     const h = img.cellSize;
     for (let y = 0; y < H; y++) {
-      const t = (nv - 1) * (1 - (y + 0.5) / H);
+      const Y = 1 - (y + 0.5) / H;
       for (let x = 0; x < W; x++) {
-        phiColor(sliceValue(img, ((x + 0.5) / W) * (nu - 1), t), h, c);
+        const [s, t] = imagePoint(img, f, (x + 0.5) / W, Y);
+        phiColor(sliceValue(img, s, t), h, c);
         const o = 4 * (x + W * y);
         data.data[o] = 255 * c[0]!;
         data.data[o + 1] = 255 * c[1]!;
@@ -127,22 +158,23 @@ export class SliceInset {
       }
     }
     ctx.putImageData(data, 0, 0);
-    const sx = W / (nu - 1), sy = H / (nv - 1);
+    // Image point (s, t) to canvas pixels.
+    const px = (s: number, t: number): [number, number] => {
+      const [X, Y] = insetPoint(img, f, s, t);
+      return [X * W, (1 - Y) * H];
+    };
     // Node lines: every cell, or every k-th so that lines are at least 4 CSS pixels apart.
-    const k = Math.max(1, Math.ceil((4 * dpr) / Math.min(sx, sy)));
+    const k = Math.max(1, Math.ceil((4 * dpr) / Math.min(W / across, H / upward)));
     ctx.strokeStyle = 'rgba(20, 24, 32, 0.28)';
     ctx.lineWidth = 1;
     ctx.beginPath();
-    for (let i = 0; i < nu; i += k) {
-      const x = Math.round(i * sx) + 0.5;
-      ctx.moveTo(x, 0);
-      ctx.lineTo(x, H);
-    }
-    for (let j = 0; j < nv; j += k) {
-      const y = Math.round(H - j * sy) - 0.5;
-      ctx.moveTo(0, y);
-      ctx.lineTo(W, y);
-    }
+    const line = (a: [number, number], b: [number, number]) => {
+      // On pixel centres, so that one-pixel lines stay sharp.
+      ctx.moveTo(Math.round(a[0]) + 0.5, Math.round(a[1]) + 0.5);
+      ctx.lineTo(Math.round(b[0]) + 0.5, Math.round(b[1]) + 0.5);
+    };
+    for (let i = 0; i < nu; i += k) line(px(i, 0), px(i, nv - 1));
+    for (let j = 0; j < nv; j += k) line(px(0, j), px(nu - 1, j));
     ctx.stroke();
     // The zero contour.
     const seg = zeroContour(img);
@@ -151,12 +183,14 @@ export class SliceInset {
     ctx.lineCap = 'round';
     ctx.beginPath();
     for (let q = 0; q < seg.length; q += 4) {
-      ctx.moveTo(seg[q]! * sx, H - seg[q + 1]! * sy);
-      ctx.lineTo(seg[q + 2]! * sx, H - seg[q + 3]! * sy);
+      ctx.moveTo(...px(seg[q]!, seg[q + 1]!));
+      ctx.lineTo(...px(seg[q + 2]!, seg[q + 3]!));
     }
     ctx.stroke();
     const every = k === 1 ? 'every cell' : `every ${k} cells`;
-    this.axes.textContent = `→ ${AXIS_NAMES[img.u]}, ↑ ${AXIS_NAMES[img.v]} (body frame) · lines ${every} of ${formatMetres(h)} · white: phi = 0`;
+    const name = (a: number, back: boolean) => `${back ? '\u2212' : '+'}${AXIS_NAMES[a]}`;
+    const acrossName = name(f.swap ? img.v : img.u, f.flipAcross), upName = name(f.swap ? img.u : img.v, f.flipUp);
+    this.axes.textContent = `→ ${acrossName}, ↑ ${upName} (body frame, as seen) · lines ${every} of ${formatMetres(h)} · white: phi = 0`;
     // The colour scale: a gradient of the map's colours and its ticks in metres.
     const ticks = scaleTicks(h);
     const lo = ticks[0]!, hi = ticks[ticks.length - 1]!;
@@ -184,8 +218,7 @@ export class SliceInset {
     const img = this.image;
     if (!img) return;
     const r = this.map.getBoundingClientRect();
-    const s = ((e.clientX - r.left) / Math.max(1, r.width)) * (img.nu - 1);
-    const t = (1 - (e.clientY - r.top) / Math.max(1, r.height)) * (img.nv - 1);
+    const [s, t] = imagePoint(img, this.frame, (e.clientX - r.left) / Math.max(1, r.width), 1 - (e.clientY - r.top) / Math.max(1, r.height));
     const phi = sliceValue(img, s, t);
     const p = slicePoint(img, Math.min(Math.max(s, 0), img.nu - 1), Math.min(Math.max(t, 0), img.nv - 1));
     this.readout.textContent = `phi = ${formatMetres(phi)} at (${p.map((v) => v.toFixed(3)).join(', ')}) m`;

@@ -235,3 +235,41 @@ export function dragSliceOffset(offset: number, dy: number, metresPerPixel: numb
   const away = normalDotView >= 0 ? 1 : -1;
   return Math.min(1, Math.max(0, offset + (away * -dy * metresPerPixel) / Math.max(extent, 1e-9)));
 }
+
+/**
+ * How the inset lays the slice out so that it looks as the view shows it:
+ * which image axis runs across (`swap`: v across, u up) and whether each
+ * runs backwards, from the world directions of the image's u and v axes
+ * and the camera's right and up. One of the square's eight symmetries.
+ */
+export interface InsetFrame {
+  swap: boolean;
+  /** The across axis runs right to left. */
+  flipAcross: boolean;
+  /** The up axis runs top to bottom. */
+  flipUp: boolean;
+}
+
+export const IDENTITY_FRAME: InsetFrame = { swap: false, flipAcross: false, flipUp: false };
+
+export function insetFrame(u: ArrayLike<number>, v: ArrayLike<number>, right: ArrayLike<number>, up: ArrayLike<number>): InsetFrame {
+  const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+  const ux = dot(u, right), uy = dot(u, up), vx = dot(v, right), vy = dot(v, up);
+  if (Math.abs(ux) + Math.abs(vy) >= Math.abs(vx) + Math.abs(uy)) return { swap: false, flipAcross: ux < 0, flipUp: vy < 0 };
+  return { swap: true, flipAcross: vx < 0, flipUp: uy < 0 };
+}
+
+/**
+ * Image point (s, t) (node units) of the inset point (X across, Y up, both
+ * 0..1), laid out by `f`; insetPoint is its inverse.
+ */
+export function imagePoint(img: SliceImage, f: InsetFrame, X: number, Y: number): [number, number] {
+  const a = f.flipAcross ? 1 - X : X, b = f.flipUp ? 1 - Y : Y;
+  return f.swap ? [b * (img.nu - 1), a * (img.nv - 1)] : [a * (img.nu - 1), b * (img.nv - 1)];
+}
+
+export function insetPoint(img: SliceImage, f: InsetFrame, s: number, t: number): [number, number] {
+  const a = f.swap ? t / (img.nv - 1) : s / (img.nu - 1);
+  const b = f.swap ? s / (img.nu - 1) : t / (img.nv - 1);
+  return [f.flipAcross ? 1 - a : a, f.flipUp ? 1 - b : b];
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
 import { sampleSdf } from '../../src/sdf/grid.ts';
-import { SLICE_RANGE_CELLS, axisDirection, dragSliceOffset, facingAxis, raySliceHit, formatMetres, phiColor, scaleTicks, sliceImage, slicePoint, sliceValue, zeroContour, type SliceImage } from '../../src/app/sliceView.ts';
+import { SLICE_RANGE_CELLS, axisDirection, imagePoint, insetFrame, insetPoint, type InsetFrame, dragSliceOffset, facingAxis, raySliceHit, formatMetres, phiColor, scaleTicks, sliceImage, slicePoint, sliceValue, zeroContour, type SliceImage } from '../../src/app/sliceView.ts';
 import { bodyLook, defaultViews, setOthers, setSliceMode, setView, setSliceBody } from '../../src/app/views.ts';
 
 /** A grid of `n` nodes a side over [-1, 1]^3 holding phi(x, y, z). */
@@ -238,5 +238,49 @@ describe('grabbing the slice in the view', () => {
     expect(dragSliceOffset(0.5, 10, 0.01, 2, 0.8)).toBeCloseTo(0.45, 12);
     expect(dragSliceOffset(0.9, -1000, 0.01, 2, 0.8)).toBe(1);
     expect(dragSliceOffset(0.1, -1000, 0.01, 2, -0.8)).toBe(0);
+  });
+});
+
+describe('the inset laid out as the view shows the slice', () => {
+  const right = [1, 0, 0], up = [0, 1, 0];
+  it('maps the image axes to across and up, mirrored where they run backwards', () => {
+    expect(insetFrame([1, 0, 0], [0, 1, 0], right, up)).toEqual({ swap: false, flipAcross: false, flipUp: false });
+    expect(insetFrame([-1, 0, 0], [0, 1, 0], right, up)).toEqual({ swap: false, flipAcross: true, flipUp: false });
+    expect(insetFrame([0, 1, 0], [1, 0, 0], right, up)).toEqual({ swap: true, flipAcross: false, flipUp: false });
+    expect(insetFrame([0, -0.9, 0.4], [0.8, 0.1, 0.6], right, up)).toEqual({ swap: true, flipAcross: false, flipUp: true });
+  });
+
+  it('moving across the inset moves right in the view, and up moves up, for any turn of the body', () => {
+    const img = sliceImage(sphere, 'y', 0.5);
+    const s2 = Math.SQRT1_2;
+    for (const q of [[0, 0, 0, 1], [0, s2, 0, s2], [s2, 0, 0, s2], [0.5, 0.5, 0.5, 0.5], [0.1, -0.7, 0.3, 0.64], [0.9, 0.1, -0.3, 0.3]]) {
+      const n = Math.hypot(...q);
+      const quat = q.map((c) => c / n);
+      // The image's u and v axes in the world (for 'y': u = z, v = x), and the camera looking along -z.
+      const u = axisDirection(quat, 0, img.u), v = axisDirection(quat, 0, img.v);
+      const f = insetFrame(u, v, right, up);
+      const world = (X: number, Y: number) => {
+        const [s, t] = imagePoint(img, f, X, Y);
+        return [0, 1, 2].map((k) => s * u[k]! + t * v[k]!);
+      };
+      const a = world(0.2, 0.3), b = world(0.8, 0.3), c = world(0.2, 0.9);
+      const dot = (p: number[], r: number[], d: number[]) => (p[0]! - r[0]!) * d[0]! + (p[1]! - r[1]!) * d[1]! + (p[2]! - r[2]!) * d[2]!;
+      // Unless the slice is seen edge-on along that screen direction (a zero component).
+      if (Math.max(Math.abs(u[0]!), Math.abs(v[0]!)) > 0.2) expect(dot(b, a, right)).toBeGreaterThan(0);
+      if (Math.max(Math.abs(u[1]!), Math.abs(v[1]!)) > 0.2) expect(dot(c, a, up)).toBeGreaterThan(0);
+    }
+  });
+
+  it('turns inset points into image points and back, for all eight layouts', () => {
+    const img = sliceImage(grid(5, () => 1), 'x', 0.5);
+    const odd: SliceImage = { ...img, nu: 7, nv: 4, values: new Float32Array(28) };
+    for (let m = 0; m < 8; m++) {
+      const f: InsetFrame = { swap: (m & 1) === 1, flipAcross: (m & 2) === 2, flipUp: (m & 4) === 4 };
+      const [X, Y] = insetPoint(odd, f, 2.5, 1.25);
+      const [s, t] = imagePoint(odd, f, X, Y);
+      expect(s).toBeCloseTo(2.5, 12);
+      expect(t).toBeCloseTo(1.25, 12);
+      expect(X >= 0 && X <= 1 && Y >= 0 && Y <= 1).toBe(true);
+    }
   });
 });
