@@ -110,6 +110,7 @@ export class Interaction {
   worldChanged(): void {
     this.drag = null;
     this.pending = null;
+    this.slicePress = null;
   }
 
   /** Between simulation steps: the drag's pull for the next step. */
@@ -222,7 +223,14 @@ export class Interaction {
       s.lastY = y;
       return;
     }
-    if (!this.drag && !this.pending) return;
+    if (!this.drag && !this.pending) {
+      // Over the slice the cursor says it can be dragged up and down (no button held: e.buttons 0).
+      if (this.host.onSlice && e.buttons === 0) {
+        const [x, y] = this.local(e);
+        this.canvas!.classList.toggle('over-slice', this.host.onSlice(this.host.ray(x, y)));
+      }
+      return;
+    }
     this.take(e);
     const [x, y] = this.local(e);
     const p = this.pending;
