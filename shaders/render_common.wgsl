@@ -22,7 +22,7 @@ struct Frame {
 
 // Per body, 80 bytes (model 0..64, color 64..80): the rigid transform and the colour. Slot 0 is the identity, for geometry already in
 // world space. The colour's alpha says how the body is drawn (layout.ts INSTANCE_ALPHA):
-// 1 solid, 0.5 as its wireframe only, 0 not at all.
+// 1 solid, 0.5 as its wireframe only, 0.15 as faint edges without a shadow, 0 not at all.
 struct Instance {
   model: mat4x4f,
   color: vec4f,
@@ -34,6 +34,10 @@ fn draws_solid(color: vec4f) -> bool {
 
 fn draws_wire(color: vec4f) -> bool {
   return color.a > 0.25;
+}
+
+fn draws_faded(color: vec4f) -> bool {
+  return color.a > 0.05 && color.a <= 0.25;
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -20,7 +20,7 @@ fn vs_wire(@location(0) pos: vec3f, @builtin(instance_index) ii: u32) -> LineOut
   var o: LineOut;
   o.clip = frame.viewProj * (inst.model * vec4f(pos, 1.0));
   let c = to_display(inst.color.rgb * 1.3 + vec3f(0.08));
-  o.color = vec4f(c, select(0.0, 0.9, draws_wire(inst.color)));
+  o.color = vec4f(c, select(select(0.0, 0.16, draws_faded(inst.color)), 0.9, draws_wire(inst.color)));
   return o;
 }
 

@@ -34,6 +34,10 @@ fn fs_main(in: MeshOut) -> @location(0) vec4f {
 // The stencil lets each ground pixel darken once however many bodies overlap.
 @vertex
 fn vs_shadow(@location(0) pos: vec3f, @builtin(instance_index) ii: u32) -> @builtin(position) vec4f {
+  // Faded and hidden bodies cast none: past the far plane, clipped.
+  if (!draws_wire(instances[ii].color)) {
+    return vec4f(0.0, 0.0, 2.0, 1.0);
+  }
   let w = instances[ii].model * vec4f(pos, 1.0);
   return frame.viewProj * (frame.shadowProj * w);
 }

@@ -12,7 +12,7 @@ import { bodyMatrix, shadowPlane, type Plane } from './frameData.ts';
 import { bodyColor, contactNormalLength, levelColor, OverlayGeometry, unpackColor, type VertexList } from './overlays.ts';
 import { softSystemOf, type RenderWorld, type SceneRenderer } from './sceneRenderer.ts';
 import { depthFieldNodes } from './sdfView.ts';
-import type { ViewState } from './views.ts';
+import { bodyLook, type ViewState } from './views.ts';
 
 /** Clip-space w below which a point is behind the eye (lines are cut there). */
 const NEAR_W = 1e-3;
@@ -100,7 +100,9 @@ export class Canvas2dRenderer implements SceneRenderer {
       const nv = p.length / 3;
       this.transform(p, 3, nv);
       // Sleeping bodies darker, the highlighted one light and thicker (as the WebGPU renderer does).
-      const gain = i === this.highlight ? 2.2 : b.asleep[i] && !b.isStatic[i] ? 0.6 : 1.25;
+      const look = bodyLook(views, i);
+      if (look === 'hidden') continue;
+      const gain = (i === this.highlight ? 2.2 : b.asleep[i] && !b.isStatic[i] ? 0.6 : 1.25) * (look === 'faded' ? 0.3 : 1);
       ctx.strokeStyle = rgb(this.color, gain);
       ctx.lineWidth = Math.max(1, W / 1400) * (i === this.highlight ? 2 : 1);
       ctx.beginPath();
@@ -114,7 +116,7 @@ export class Canvas2dRenderer implements SceneRenderer {
         for (let k = 0; k < n; k++) this.dot(k, W, H, 1.5);
       }
     }
-    if (views.depthField && views.sliceBody >= 0 && views.sliceBody < b.count) {
+    if (views.depthField && views.depthNodes && views.sliceBody >= 0 && views.sliceBody < b.count) {
       const i = views.sliceBody;
       const s = world.shapes[b.shape[i]!]!;
       if (s.sdf) {

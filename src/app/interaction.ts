@@ -10,7 +10,9 @@
  * by the camera; any other press (on a static body, on nothing, with the
  * right or middle button) orbits, pans and chooses as before. A press on a
  * body that does not move is a click, handed back to the app (choosing,
- * double-click framing). The grab point and the spring to the cursor are
+ * double-click framing). While the depth field is on, a press on its slice
+ * drags the slice along its normal (up: away from the eye) before any body;
+ * a click on it changes nothing. The grab point and the spring to the cursor are
  * drawn on top of the canvas as DOM (SVG), so they show with either renderer.
  */
 import type { World } from '../dynamics/world.ts';
@@ -38,6 +40,10 @@ export interface InteractionHost {
   place(item: LibraryItem, position: Vec3, velocity: Vec3, orientation: [number, number, number, number]): void;
   /** Disarms the library item (a placement without shift). */
   disarm(): void;
+  /** Whether the ray meets the depth field's slice (shown, and in front of the eye). */
+  onSlice?(ray: Ray): boolean;
+  /** The grabbed slice follows a vertical drag of `dy` pixels (down positive). */
+  dragSlice?(dy: number): void;
 }
 
 /** Where and how a click with a library item armed places an instance. */
@@ -85,6 +91,8 @@ export class Interaction {
   /** A press on a dynamic body that has not moved yet: a drag once it does, a click if it does not. */
   private pending: { hit: Hit; ray: Ray; x: number; y: number } | null = null;
   private lastClick = -Infinity;
+  /** A press on the depth field's slice: the last pointer position, and whether it has moved. */
+  private slicePress: { x: number; y: number; lastY: number; moved: boolean } | null = null;
   private canvas: HTMLCanvasElement | null = null;
   private detachListeners: (() => void) | null = null;
   private readonly overlay: SVGSVGElement;
@@ -131,6 +139,7 @@ export class Interaction {
   worldChanged(): void {
     this.drag = null;
     this.pending = null;
+    this.slicePress = null;
   }
 
   /** Between simulation steps: the drag's pull for the next step. */
@@ -176,6 +185,12 @@ export class Interaction {
     return { p: Array.from(B.pos.subarray(3 * i, 3 * i + 3)), v: Array.from(B.vel.subarray(3 * i, 3 * i + 3)), asleep: B.asleep[i] === 1 };
   }
 
+  private clicked(x: number, y: number): void {
+    const now = performance.now();
+    this.host.click(x, y, now - this.lastClick < DOUBLE_MS);
+    this.lastClick = now;
+  }
+
   private local(e: PointerEvent): [number, number] {
     const r = this.canvas!.getBoundingClientRect();
     return [e.clientX - r.left, e.clientY - r.top];
@@ -201,6 +216,12 @@ export class Interaction {
       this.host.place(item, p.position, p.velocity, p.orientation);
       return;
     }
+    if (this.host.onSlice?.(ray)) {
+      this.take(e);
+      this.slicePress = { x, y, lastY: y, moved: false };
+      this.canvas!.setPointerCapture(e.pointerId);
+      return;
+    }
     const hit = pickBody(w, ray);
     // A static body or nothing: the camera's press (it orbits, or chooses on a click).
     if (!hit || w.bodies.isStatic[hit.body]) return;
@@ -215,7 +236,24 @@ export class Interaction {
   }
 
   private move(e: PointerEvent): void {
-    if (!this.drag && !this.pending) return;
+    const s = this.slicePress;
+    if (s) {
+      this.take(e);
+      const [x, y] = this.local(e);
+      if (!s.moved && Math.hypot(x - s.x, y - s.y) < CLICK_SLOP) return;
+      s.moved = true;
+      this.host.dragSlice?.(y - s.lastY);
+      s.lastY = y;
+      return;
+    }
+    if (!this.drag && !this.pending) {
+      // Over the slice the cursor says it can be dragged up and down (no button held: e.buttons 0).
+      if (this.host.onSlice && e.buttons === 0) {
+        const [x, y] = this.local(e);
+        this.canvas!.classList.toggle('over-slice', this.host.onSlice(this.host.ray(x, y)));
+      }
+      return;
+    }
     this.take(e);
     const [x, y] = this.local(e);
     const p = this.pending;
@@ -229,14 +267,18 @@ export class Interaction {
   }
 
   private up(e: PointerEvent): void {
+    const s = this.slicePress;
+    if (s) {
+      this.take(e);
+      this.slicePress = null;
+      // Not moved: a click on the slice keeps the choice (a click beside it chooses, or clears).
+      if (this.canvas!.hasPointerCapture(e.pointerId)) this.canvas!.releasePointerCapture(e.pointerId);
+      return;
+    }
     if (!this.drag && !this.pending) return;
     this.take(e);
-    if (this.pending && e.type === 'pointerup') {
-      // It did not move: a click, as the camera's input would have reported it.
-      const now = performance.now();
-      this.host.click(this.pending.x, this.pending.y, now - this.lastClick < DOUBLE_MS);
-      this.lastClick = now;
-    }
+    // It did not move: a click, as the camera's input would have reported it.
+    if (this.pending && e.type === 'pointerup') this.clicked(this.pending.x, this.pending.y);
     this.pending = null;
     this.drag = null;
     this.canvas!.classList.remove('dragging');

@@ -27,7 +27,7 @@ import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
 import { type JsonObject } from '../scene/reader.ts';
-import { applyViewport, defaultCamera, followPoint, pixelRay, projectPoint, type OrbitCamera, type Viewport } from './camera.ts';
+import { applyViewport, cameraEye, defaultCamera, followPoint, metresPerPixel, pixelRay, projectPoint, viewMatrix, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
@@ -45,6 +45,8 @@ import { droppedFilesReader, fetchText, installBrowserPlatform } from './platfor
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { followedRobotBody } from './robots.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
+import { SliceInset } from './sliceInset.ts';
+import { AXES, axisDirection, dragSliceOffset, facingAxis, insetFrame, raySliceHit } from './sliceView.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
 import { Simulation } from './simulation.ts';
@@ -53,13 +55,17 @@ import { TransportBar } from './transport.ts';
 import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from './urlState.ts';
 import {
   defaultViews,
+  setDepthNodes,
+  setOthers,
   setSliceAxis,
   setSliceBody,
+  setSliceMode,
   setSliceOffset,
   setView,
   viewsFromParam,
   viewsToParam,
-  type SliceAxis,
+  type OthersMode,
+  type SliceMode,
   type ViewName,
   type ViewState,
 } from './views.ts';
@@ -76,6 +82,8 @@ const LOSS_GRACE_MS = 500;
 const HUD_MS = 100;
 /** Framing margin for one body (it gets a little room around it). */
 const BODY_MARGIN = 1.6;
+/** Framing margin for the depth field's body: its slice (the whole grid across) fills more of the view. */
+const DEPTH_MARGIN = 1.3;
 const NUMBERS_KEY = 'stackfield.numbers';
 /** How long a warning notice stays (ms). */
 const NOTICE_MS = 25_000;
@@ -95,6 +103,12 @@ class App {
   /** The line that says which body the camera follows and how to stop. */
   private readonly followNote = document.createElement('div');
   private readonly recorder = new CanvasRecorder();
+  private readonly inset = new SliceInset((offset) => {
+    this.views = setSliceOffset(this.views, offset);
+    this.showViews();
+  });
+  private readonly eye = new Float32Array(3);
+  private readonly viewMat = new Float32Array(16);
   private readonly camera = defaultCamera();
   /** The view the scene opened with (Reset). */
   private homeCamera: OrbitCamera = defaultCamera();
@@ -160,6 +174,8 @@ class App {
         armed: () => this.libraryPanel.armed,
         place: (item, position, velocity, orientation) => void this.place(item, position, velocity, orientation),
         disarm: () => this.libraryPanel.arm(null),
+        onSlice: (ray) => this.onSlice(ray),
+        dragSlice: (dy) => this.dragSlice(dy),
       },
       $('stage'),
     );
@@ -208,7 +224,11 @@ class App {
         resetView: () => this.resetView(),
         viewChanged: (n, on) => this.setViewOn(n, on),
         numbersChanged: (on) => this.setNumbers(on),
-        sliceChanged: (axis, offset) => this.sliceChanged(axis, offset),
+        sliceChanged: (mode, offset) => this.sliceChanged(mode, offset),
+        othersChanged: (o) => this.othersChanged(o),
+        depthNodesChanged: (on) => {
+          this.views = setDepthNodes(this.views, on);
+        },
         toggleRecording: () => void this.toggleRecording(),
         downloadRecording: () => {
           const r = this.recorder.lastRecording;
@@ -241,7 +261,7 @@ class App {
       setSpeed: (s) => this.sim.setSpeed(s),
       seek: (i) => void this.sim.seek(i),
     });
-    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element, this.followNote);
+    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element, this.inset.element, this.followNote);
     $('hud').append(this.chart.element);
     this.showViews();
     this.setUpFiles();
@@ -433,7 +453,12 @@ class App {
     const bar = this.transport?.element.getBoundingClientRect();
     const right = panel.width > 0 && panel.left < c.right ? c.right - panel.left + 8 : 0;
     const top = help.height > 0 ? help.bottom - c.top + 4 : 8;
-    const bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    let bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    // The depth field's inset, where it sits under the middle of the free view (a narrow window).
+    if (!this.inset.element.hidden) {
+      const r = this.inset.element.getBoundingClientRect();
+      if (r.width > 0 && r.left < (c.width - right) / 2) bottom = Math.max(bottom, c.bottom - r.top + 8);
+    }
     return { width: c.width, height: c.height, insets: { left: 0, top, right: Math.min(right, c.width / 2), bottom } };
   }
 
@@ -451,6 +476,7 @@ class App {
     if (w && this.following && this.selected >= 0 && this.selected < w.bodies.count) {
       followPoint(this.camera, w.bodies.pos.subarray(3 * this.selected, 3 * this.selected + 3), dt);
     }
+    this.updateSlice(w ?? null);
     try {
       this.renderer.render(this.camera, this.views);
     } catch (e) {
@@ -617,6 +643,7 @@ class App {
 
   private select(i: number): void {
     const w = this.sim.world;
+    const before = this.selected;
     this.selected = w && i >= 0 && i < w.bodies.count ? i : -1;
     document.body.dataset['selected'] = w && this.selected >= 0 ? w.bodies.names[this.selected]! : '';
     if (this.selected < 0 && this.following) this.setFollow(false);
@@ -626,6 +653,8 @@ class App {
     this.motorPanel.show(w, this.selected);
     this.showFollowNote();
     this.showViews();
+    // The depth field frames the body it shows.
+    if (this.views.depthField && this.selected >= 0 && this.selected !== before) this.frameBody();
   }
 
   private clicked(x: number, y: number, double: boolean): void {
@@ -675,7 +704,9 @@ class App {
   private frameBody(): void {
     const w = this.sim.world;
     if (!w || this.selected < 0) return;
-    frameWorld(this.camera, w, this.viewport(), this.selected, BODY_MARGIN);
+    // The inset first, so that the free view is measured with it.
+    this.updateSlice(w);
+    frameWorld(this.camera, w, this.viewport(), this.selected, this.views.depthField ? DEPTH_MARGIN : BODY_MARGIN);
   }
 
   private resetView(): void {
@@ -702,8 +733,74 @@ class App {
     this.writeUrl();
   }
 
-  private sliceChanged(axis: SliceAxis, offset: number): void {
-    this.views = setSliceOffset(setSliceAxis(this.views, axis), offset);
+  private sliceChanged(mode: SliceMode, offset: number): void {
+    this.views = setSliceOffset(setSliceMode(this.views, mode), offset);
+    this.showViews();
+  }
+
+  private othersChanged(o: OthersMode): void {
+    this.views = setOthers(this.views, o);
+  }
+
+  /** The depth field's body and grid, when the view shows one. */
+  private sliceTarget(): { w: World; i: number; sdf: NonNullable<World['shapes'][number]['sdf']> } | null {
+    const w = this.sim?.world;
+    const i = this.views.sliceBody;
+    const sdf = w && this.views.depthField && i >= 0 && i < w.bodies.count ? w.shapes[w.bodies.shape[i]!]?.sdf : undefined;
+    return w && sdf ? { w, i, sdf } : null;
+  }
+
+  private onSlice(ray: Ray): boolean {
+    const s = this.sliceTarget();
+    const b = s?.w.bodies;
+    return !!s && raySliceHit(s.sdf, this.views.sliceAxis, this.views.sliceOffset, b!.pos, b!.quat, s.i, ray.origin, ray.dir) !== null;
+  }
+
+  /** A vertical drag on the slice moves it along its normal, up away from the eye. */
+  private dragSlice(dy: number): void {
+    const s = this.sliceTarget();
+    if (!s) return;
+    const a = AXES.indexOf(this.views.sliceAxis);
+    const q = s.w.bodies.quat;
+    const e = cameraEye(this.camera, this.eye);
+    const t = this.camera.target;
+    const rotated = axisDirection(q, 4 * s.i, a);
+    const dot = rotated[0]! * (t[0] - e[0]!) + rotated[1]! * (t[1] - e[1]!) + rotated[2]! * (t[2] - e[2]!);
+    const extent = (s.sdf.dims[a]! - 1) * s.sdf.cellSize;
+    this.views = setSliceOffset(this.views, dragSliceOffset(this.views.sliceOffset, dy, metresPerPixel(this.camera, this.view.height), extent, dot));
+    this.showViews();
+  }
+
+  /**
+   * Every frame while the depth field is on: in 'camera' mode the slice turns to the body-grid
+   * axis nearest the line of sight; the inset shows the slice (or hides).
+   */
+  private updateSlice(w: World | null): void {
+    const v = this.views;
+    const i = v.sliceBody;
+    const sdf = w && v.depthField && i >= 0 && i < w.bodies.count ? w.shapes[w.bodies.shape[i]!]?.sdf : undefined;
+    if (!w || !sdf) {
+      if (!this.inset.element.hidden) {
+        this.inset.show(null);
+        this.view = this.viewport();
+        applyViewport(this.camera, this.view);
+      }
+      return;
+    }
+    if (v.sliceMode === 'camera') {
+      const e = cameraEye(this.camera, this.eye);
+      const t = this.camera.target;
+      const axis = facingAxis(w.bodies.quat, 4 * i, [t[0] - e[0]!, t[1] - e[1]!, t[2] - e[2]!], v.sliceAxis);
+      if (axis !== v.sliceAxis) this.views = setSliceAxis(v, axis);
+    }
+    const shown = !this.inset.element.hidden;
+    // The inset turned as the view shows the slice: the image axes against the camera's right and up.
+    const a = AXES.indexOf(this.views.sliceAxis);
+    const m = viewMatrix(this.camera, this.viewMat);
+    const q = w.bodies.quat;
+    const frame = insetFrame(axisDirection(q, 4 * i, (a + 1) % 3), axisDirection(q, 4 * i, (a + 2) % 3), [m[0]!, m[4]!, m[8]!], [m[1]!, m[5]!, m[9]!]);
+    this.inset.show({ grid: sdf, axis: this.views.sliceAxis, offset: this.views.sliceOffset, body: w.bodies.names[i]!, facing: v.sliceMode === 'camera', frame });
+    if (!shown) this.view = this.viewport();
   }
 
   private setNumbers(on: boolean): void {

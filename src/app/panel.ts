@@ -14,7 +14,7 @@ import { Pane, type ButtonApi, type FolderApi, type ListBladeApi } from 'tweakpa
 import type { BackendKind } from '../collision/query.ts';
 import type { BuiltinInfo } from '../scene/builtins.ts';
 import type { SolverOverrides } from './simulation.ts';
-import { VIEW_LABELS, VIEW_NAMES, type SliceAxis, type ViewName, type ViewState } from './views.ts';
+import { VIEW_LABELS, VIEW_NAMES, type OthersMode, type SliceMode, type ViewName, type ViewState } from './views.ts';
 import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
 import { displayName } from '../util/echo.ts';
 
@@ -32,7 +32,9 @@ export interface PanelCallbacks {
   resetView(): void;
   viewChanged(name: ViewName, on: boolean): void;
   numbersChanged(on: boolean): void;
-  sliceChanged(axis: SliceAxis, offset: number): void;
+  sliceChanged(mode: SliceMode, offset: number): void;
+  othersChanged(others: OthersMode): void;
+  depthNodesChanged(on: boolean): void;
   toggleRecording(): void;
   downloadRecording(): void;
 }
@@ -77,7 +79,7 @@ export class ControlPanel {
   private readonly followBinding: BindingApi;
   private readonly viewState: Record<ViewName | 'numbers', boolean>;
   private readonly viewBindings: BindingApi[] = [];
-  private readonly slice = { axis: 'z' as SliceAxis, offset: 0.5 };
+  private readonly slice = { axis: 'camera' as SliceMode, offset: 0.5, others: 'fade' as OthersMode, nodes: false };
   private readonly sliceBindings: BindingApi[] = [];
   private readonly sliceNote: HTMLElement;
   private quiet = false;
@@ -168,11 +170,23 @@ export class ControlPanel {
     };
     // The slice controls right under the depth-field switch.
     const under = VIEW_NAMES.indexOf('depthField') + 1;
-    const axis = views.addBinding(this.slice, 'axis', { label: 'slice axis', options: { x: 'x', y: 'y', z: 'z' }, index: under });
-    axis.on('change', onSlice);
-    const offset = views.addBinding(this.slice, 'offset', { label: 'slice at', min: 0, max: 1, step: 0.01, index: under + 1 });
+    const offset = views.addBinding(this.slice, 'offset', { label: 'slice at', min: 0, max: 1, step: 0.01, index: under });
     offset.on('change', onSlice);
-    this.sliceBindings.push(axis, offset);
+    offset.element.title = 'Where the slice cuts the grid along its normal (0 first node plane, 1 last); the wheel over the inset moves it a cell';
+    const axis = views.addBinding(this.slice, 'axis', { label: 'slice axis', options: { 'faces camera': 'camera', x: 'x', y: 'y', z: 'z' }, index: under + 1 });
+    axis.on('change', onSlice);
+    axis.element.title = "faces camera: the body grid's axis nearest the line of sight, as the camera turns; or a fixed axis of the grid";
+    const others = views.addBinding(this.slice, 'others', { label: 'other bodies', options: { fade: 'fade', hide: 'hide', show: 'show' }, index: under + 2 });
+    others.on('change', (ev) => {
+      if (!this.quiet) cb.othersChanged(ev.value as OthersMode);
+    });
+    others.element.title = 'While the depth field is on: the other bodies as faint edges, not at all, or as they are';
+    const nodes = views.addBinding(this.slice, 'nodes', { label: 'grid nodes', index: under + 3 });
+    nodes.on('change', (ev) => {
+      if (!this.quiet) cb.depthNodesChanged(ev.value as boolean);
+    });
+    nodes.element.title = 'The grid nodes within 1.5 cells of the surface: inside green, outside red';
+    this.sliceBindings.push(offset, axis, others, nodes);
     const numbers = views.addBinding(this.viewState, 'numbers', { label: 'numbers' });
     numbers.element.title = 'FPS, step time, bodies awake and asleep, contacts, energy, deepest penetration (O)';
     numbers.on('change', (ev) => {
@@ -278,15 +292,17 @@ export class ControlPanel {
     for (const n of VIEW_NAMES) this.viewState[n] = v[n];
     this.viewState.numbers = numbers;
     for (const b of this.viewBindings) b.refresh();
-    this.slice.axis = v.sliceAxis;
+    this.slice.axis = v.sliceMode;
     this.slice.offset = v.sliceOffset;
+    this.slice.others = v.others;
+    this.slice.nodes = v.depthNodes;
     for (const b of this.sliceBindings) {
       b.refresh();
       b.hidden = !v.depthField;
     }
     this.sliceNote.hidden = !v.depthField;
     this.sliceNote.textContent = depthBody
-      ? `SDF of ${displayName(depthBody)}: nodes inside green, outside red; the slice blue inside, amber outside, white at the surface`
+      ? `SDF of ${displayName(depthBody)}: the slice blue inside, amber outside, white at the surface (the inset reads it); grid nodes inside green, outside red`
       : 'No body with an SDF is chosen: click a body.';
     this.quiet = false;
   }

@@ -8,7 +8,12 @@
  *    body has none (a plane) or is gone after a scene change, the first body
  *    with an SDF is chosen instead, or the view shows nothing;
  *  - the slice offset is a fraction of the grid along the slice axis, clamped
- *    to [0, 1], so it survives a change of body or scene.
+ *    to [0, 1], so it survives a change of body or scene;
+ *  - the slice axis is either fixed (x, y, z of the body's grid) or, in
+ *    'camera' mode, the grid axis that faces the camera most (main.ts
+ *    resolves it every frame with sliceView.ts facingAxis, into sliceAxis);
+ *  - while the depth field shows a body, the other bodies fade to faint
+ *    edges, hide, or stay ('others').
  */
 
 export const VIEW_NAMES = ['wireframe', 'samples', 'depthField', 'aabbs', 'contacts', 'forces', 'levels', 'softSprings', 'softParticles'] as const;
@@ -28,6 +33,12 @@ export const VIEW_LABELS: Record<ViewName, string> = {
 };
 
 export type SliceAxis = 'x' | 'y' | 'z';
+/** How the slice axis is chosen: the grid axis most facing the camera, or a fixed one. */
+export type SliceMode = 'camera' | SliceAxis;
+/** The bodies other than the depth-field body while the view is on. */
+export type OthersMode = 'fade' | 'hide' | 'show';
+export const SLICE_MODES: readonly SliceMode[] = ['camera', 'x', 'y', 'z'];
+export const OTHERS_MODES: readonly OthersMode[] = ['fade', 'hide', 'show'];
 
 export interface ViewState {
   readonly wireframe: boolean;
@@ -43,9 +54,15 @@ export interface ViewState {
   readonly softParticles: boolean;
   /** Body whose SDF the depth field and slice show (index into the world's bodies, -1 none). */
   readonly sliceBody: number;
+  /** The axis the slice is drawn across (in 'camera' mode the one main.ts resolved last). */
   readonly sliceAxis: SliceAxis;
+  readonly sliceMode: SliceMode;
   /** Position of the slice across the grid along sliceAxis, 0 = first node, 1 = last. */
   readonly sliceOffset: number;
+  /** The other bodies while the depth field is on. */
+  readonly others: OthersMode;
+  /** The grid nodes near the surface as dots (inside green, outside red); off at first, as they cover the slice. */
+  readonly depthNodes: boolean;
 }
 
 export function defaultViews(): ViewState {
@@ -61,7 +78,10 @@ export function defaultViews(): ViewState {
     softParticles: false,
     sliceBody: -1,
     sliceAxis: 'z',
+    sliceMode: 'camera',
     sliceOffset: 0.5,
+    others: 'fade',
+    depthNodes: false,
   };
 }
 
@@ -80,6 +100,33 @@ export function setSliceOffset(s: ViewState, offset: number): ViewState {
 
 export function setSliceAxis(s: ViewState, axis: SliceAxis): ViewState {
   return axis === s.sliceAxis ? s : { ...s, sliceAxis: axis };
+}
+
+/** A fixed axis also becomes the drawn axis; 'camera' keeps the drawn one until it is resolved. */
+export function setSliceMode(s: ViewState, mode: SliceMode): ViewState {
+  const m: SliceMode = SLICE_MODES.includes(mode) ? mode : 'camera';
+  const next = m === s.sliceMode ? s : { ...s, sliceMode: m };
+  return m === 'camera' ? next : setSliceAxis(next, m);
+}
+
+export function setOthers(s: ViewState, others: OthersMode): ViewState {
+  const o: OthersMode = OTHERS_MODES.includes(others) ? others : 'fade';
+  return o === s.others ? s : { ...s, others: o };
+}
+
+export function setDepthNodes(s: ViewState, on: boolean): ViewState {
+  return on === s.depthNodes ? s : { ...s, depthNodes: on };
+}
+
+/**
+ * How body `i` is drawn: 'solid', or, while the depth field shows another
+ * body, as `others` says; the depth-field body itself is 'wire' (its edges
+ * around the slice). Wireframe view aside (it draws every body's edges).
+ */
+export function bodyLook(s: ViewState, i: number): 'solid' | 'wire' | 'faded' | 'hidden' {
+  if (!s.depthField || s.sliceBody < 0) return 'solid';
+  if (i === s.sliceBody) return 'wire';
+  return s.others === 'fade' ? 'faded' : s.others === 'hide' ? 'hidden' : 'solid';
 }
 
 /**

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultCamera, frameBox } from '../../src/app/camera.ts';
 import { GpuSceneRenderer } from '../../src/app/gpuRenderer.ts';
 import { softSystemOf } from '../../src/app/sceneRenderer.ts';
-import { defaultViews, setView, VIEW_NAMES, type ViewState } from '../../src/app/views.ts';
+import { defaultViews, setDepthNodes, setOthers, setSliceBody, setView, VIEW_NAMES, type ViewState } from '../../src/app/views.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { builtinWorld, run } from '../dynamics/helpers.ts';
@@ -76,7 +76,7 @@ function labels(live: Set<GPUBuffer>): string[] {
 
 /** Every view on, and the depth field on body `slice`. */
 function allViews(slice: number): ViewState {
-  let v = defaultViews();
+  let v = setDepthNodes(defaultViews(), true);
   for (const n of VIEW_NAMES) if (n !== 'wireframe') v = setView(v, n, true);
   return { ...v, sliceBody: slice };
 }
@@ -229,6 +229,38 @@ describe('WebGPU renderer resources', () => {
       // The ball (0.3 m) fills some 10 % of the picture framed on it.
       expect(diff(without, withSoft)).toBeGreaterThan(0.05);
       expect(diff(withSoft, net)).toBeGreaterThan(0.05);
+    } finally {
+      r.destroy();
+    }
+  }, 60_000);
+
+  it('the depth field fades or hides the other bodies, their shadows too', async () => {
+    const r = await GpuSceneRenderer.create(gpu.device, FORMAT);
+    try {
+      r.resize(W, H);
+      const w = worlds[0]!;
+      r.setWorld(w);
+      const on = setSliceBody(setView(defaultViews(), 'depthField', true), sdfBody(w));
+      const shots: Record<string, Uint8Array> = {};
+      for (const o of ['show', 'fade', 'hide'] as const) {
+        frame(r, w, setOthers(on, o));
+        shots[o] = await pixels();
+      }
+      const diff = (a: Uint8Array, b: Uint8Array) => {
+        let n = 0;
+        for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!) > 30) n++;
+        return n / (a.length / 4);
+      };
+      /** Mean colour change a pixel (0..765). */
+      const change = (a: Uint8Array, b: Uint8Array) => {
+        let sum = 0;
+        for (let i = 0; i < a.length; i += 4) sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
+        return sum / (a.length / 4);
+      };
+      // Fading takes the other boxes' surfaces and shadows away; their faint edges are what stays of them.
+      expect(diff(shots['show']!, shots['fade']!)).toBeGreaterThan(0.02);
+      expect(diff(shots['fade']!, shots['hide']!)).toBeGreaterThan(0.002);
+      expect(change(shots['fade']!, shots['hide']!)).toBeLessThan(change(shots['show']!, shots['hide']!) / 4);
     } finally {
       r.destroy();
     }

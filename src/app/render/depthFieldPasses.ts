@@ -169,7 +169,7 @@ export class DepthNodesPass implements RenderPassNode {
 
   record(pass: GPURenderPassEncoder, f: FrameState): void {
     const body = depthFieldBody(f);
-    if (body < 0) return;
+    if (body < 0 || !f.views.depthNodes) return;
     const n = this.nodes.get(f.world.bodies.shape[body]!);
     const slot = f.scene.slotOf[body]!;
     pass.setPipeline(this.pipeline);

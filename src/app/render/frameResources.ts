@@ -9,7 +9,7 @@ import { cameraEye, viewProjection, type OrbitCamera } from '../camera.ts';
 import { bodyMatrix, FRAME, FRAME_FLOATS, INSTANCE_FLOATS, shadowMatrix, shadowPlane, type Plane } from '../frameData.ts';
 import { bodyColor, levelColor } from '../overlays.ts';
 import { LIGHT_DIR, type RenderWorld } from '../sceneRenderer.ts';
-import type { ViewState } from '../views.ts';
+import { bodyLook, type ViewState } from '../views.ts';
 import { GrowBuffer, type RenderContext } from './context.ts';
 import { FRAME_LAYOUT, INSTANCE_ALPHA, INSTANCE_LAYOUT } from './layout.ts';
 import type { SceneGeometry } from './sceneGeometry.ts';
@@ -93,8 +93,9 @@ export class FrameResources {
 
   /**
    * Model matrix and colour of every body: the palette or the graph level,
-   * darker when asleep, lighter when highlighted; the depth-field body as its
-   * wireframe only, so its slice is not hidden inside it.
+   * darker when asleep, lighter when highlighted; while the depth field is
+   * on, its body as its wireframe only (so its slice is not hidden inside
+   * it) and the others faded, hidden or solid (views.ts bodyLook).
    */
   writeInstances(world: RenderWorld, scene: SceneGeometry, views: ViewState, highlight: number): void {
     const b = world.bodies;
@@ -104,7 +105,6 @@ export class FrameResources {
     d[0] = d[5] = d[10] = d[15] = 1;
     d[16] = d[17] = d[18] = d[19] = 1;
     const c = this.color;
-    const wireOnly = views.depthField ? views.sliceBody : -1;
     for (let i = 0; i < b.count; i++) {
       const o = scene.slotOf[i]! * INSTANCE_FLOATS;
       bodyMatrix(b.pos, b.quat, i, d, o);
@@ -114,7 +114,8 @@ export class FrameResources {
       const shade = b.asleep[i] && !isStatic ? ASLEEP_SHADE : 1;
       const lift = i === highlight ? HIGHLIGHT_LIFT : 0;
       for (let k = 0; k < 3; k++) d[o + 16 + k] = c[k]! * shade * (1 - lift) + lift;
-      d[o + 19] = i === wireOnly ? INSTANCE_ALPHA.wireOnly : INSTANCE_ALPHA.solid;
+      const look = bodyLook(views, i);
+      d[o + 19] = look === 'wire' ? INSTANCE_ALPHA.wireOnly : look === 'faded' ? INSTANCE_ALPHA.faded : look === 'hidden' ? INSTANCE_ALPHA.hidden : INSTANCE_ALPHA.solid;
     }
     this.ctx.device.queue.writeBuffer(this.instances.buffer, 0, d.buffer, 0, scene.instanceCount * INSTANCE_LAYOUT.size);
   }

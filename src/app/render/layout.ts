@@ -35,9 +35,10 @@ export const INSTANCE_LAYOUT = {
 /**
  * What an instance's alpha says (render_common.wgsl reads it the same way):
  * a solid body, a body drawn as its wireframe only (the depth-field body, so
- * its slice is not hidden inside it), or nothing.
+ * its slice is not hidden inside it), as faint edges without a shadow (the
+ * other bodies while the depth field is on), or nothing.
  */
-export const INSTANCE_ALPHA = { solid: 1, wireOnly: 0.5, hidden: 0 } as const;
+export const INSTANCE_ALPHA = { solid: 1, wireOnly: 0.5, faded: 0.15, hidden: 0 } as const;
 
 /** render_points.wgsl `PointRec` (storage array): the overlay vertex (overlays.ts VertexList). */
 export const POINT_REC_LAYOUT = {

@@ -1,8 +1,10 @@
 /**
- * Mesh edges, instanced per shape: every body in the wireframe view;
- * otherwise only the depth-field body (drawn as its wireframe around the
- * slice) and the highlighted body (its edges over its surface). Edge
- * buffers are made for a shape the first time it is drawn.
+ * Mesh edges, instanced per shape: every body in the wireframe view, and
+ * while the depth field fades the other bodies (each instance's alpha says
+ * how strong, render_lines.wgsl); otherwise only the depth-field body
+ * (drawn as its wireframe around the slice) and the highlighted body (its
+ * edges over its surface). Edge buffers are made for a shape the first time
+ * it is drawn.
  */
 import { uniqueEdges } from '../../geometry/samples.ts';
 import { ALPHA_BLEND, PerShape, type RenderContext } from './context.ts';
@@ -67,7 +69,7 @@ export class WireframePass implements RenderPassNode {
     const depthBody = f.views.depthField ? f.views.sliceBody : -1;
     if (!f.views.wireframe && depthBody < 0 && f.highlight < 0) return;
     pass.setPipeline(this.pipeline);
-    if (f.views.wireframe) {
+    if (f.views.wireframe || (depthBody >= 0 && f.views.others === 'fade')) {
       for (let s = 0; s < world.shapes.length; s++) {
         if (world.shapes[s]!.kind === 'plane' || f.scene.shapeCount[s] === 0) continue;
         this.draw(pass, s, f.scene.shapeCount[s]!, f.scene.shapeFirst[s]!);
