@@ -8,7 +8,7 @@
  * step time over the run and over its last second, the most query calls in
  * a step, and for towers the largest sideways drift of any cube.
  *
- *   npx tsx scripts/contact-stages.ts [--only boxes1000,tower20,...] [--out FILE.json]
+ *   npx tsx scripts/contact-stages.ts [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
@@ -35,7 +35,7 @@ const CASES: Case[] = [
   { id: 'tower40', scene: 'tower', params: { height: 40 }, seconds: 10, sleep: false },
   { id: 'rings60', scene: 'rings', params: { rings: 60, pegs: 3 }, seconds: 6, sleep: true },
 ];
-const STAGES: SolverSettings['contactSolver'][] = ['sequential', 'accumulated'];
+const STAGES = arg('stages', 'sequential,accumulated').split(',').filter((s) => s) as SolverSettings['contactSolver'][];
 
 interface Row {
   id: string; contactSolver: string; seconds: number; bodies: number;

@@ -12,7 +12,11 @@
  *               ~25 degrees of it join) and each cluster keeps at most
  *               MANIFOLD_POINTS of them: the deepest, the farthest from it,
  *               the one adding the largest triangle, the one adding the most
- *               area on the other side. Detection keeps every sample; the
+ *               area on the other side, the last three only from points at
+ *               most max(TAKE_CELLS cells, half the leader's depth) shallower
+ *               than the leader (a ring sunk into the floor is lifted by
+ *               points around its sunk circle, not rocked about one deep
+ *               point by the barely touching rim). Detection keeps every sample; the
  *               solver sees a manifold of <= 4 points with one normal (the
  *               members' depth-weighted mean), each with friction, plus a
  *               rolling and a spinning row per manifold.
@@ -22,7 +26,10 @@
  *               order (pairs are canonical, points sorted by key within a
  *               pair), and one sorted merge gives each new point its old
  *               accumulated impulses (normal, and friction as a world vector
- *               projected on the new tangents); new points start at 0. A
+ *               projected on the new tangents); new points share what the
+ *               manifold of the closest normal carried beyond its matched
+ *               points (a curved patch's deepest samples change from step to
+ *               step), or start at 0. A
  *               point kept last step wins a near tie in the reduction, so the
  *               manifold of a resting face does not wander from sample to
  *               sample of equal depth and lose its warm start.
@@ -38,7 +45,9 @@
  *               may close within the substep, no more), and the depth past
  *               the slop is pushed out on pseudo velocities (PSEUDO_ITERS
  *               sweeps, at the soft rate of CONTACT_HERTZ over DAMPING_RATIO,
- *               at most MAX_PUSH) that move the substep's positions and are
+ *               at most MAX_PUSH; the lower body of a supporting manifold
+ *               frozen, level by level, so a stack's push-out climbs it in one
+ *               sweep) that move the substep's positions and are
  *               dropped, so no push-out ever becomes velocity. With
  *               `splitImpulse` off the solve is Box2D's soft contact
  *               (the bias in the velocities, taken out again by the relax);
@@ -111,6 +120,8 @@ const CLUSTER_COS = 0.8;
 const CORE_COS = 0.95;
 /** Points whose gap at the current poses is below this many cells may take part (the speculative margin beyond what the prediction found). */
 const TAKE_CELLS = 0.25;
+/** A manifold's points after the leader are drawn from those at most max(TAKE_CELLS cells, this share of the leader's depth) shallower than it. */
+const DEEP_FRACTION = 0.5;
 /** A cluster within ~60 degrees of a larger face cluster of the same pair is that face's rim (dropRim). */
 const RIM_COS = 0.5;
 /** A manifold whose normal lies within ~45 degrees of the vertical supports (shock propagation scales only those: a heavier lower body met sideways would hand the upper one momentum). */
@@ -120,6 +131,10 @@ const SHOCK_SWEEPS = 20;
 const SHOCK_TOL = 1e-9;
 /** Inverse mass scale of the lower body of a pair across levels in the last relax (shock propagation). */
 export const SHOCK_SCALE = 0.3;
+/** Floats per stored manifold: normal (3), angular impulse (3), total normal impulse. */
+const SM = 7;
+/** The same for the push-out's pseudo velocities (0: the lower body frozen, the seed's scheme). */
+const PSEUDO_SHOCK_SCALE = 0;
 /** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
 const KEEP_CELLS = 0.02;
 const KEEP_FACTOR = 1.05;
@@ -237,6 +252,7 @@ export class AccumulatedSolver {
   private used = new Uint8Array(64);
   private members = new Int32Array(64);
   private chosen = new Int32Array(MANIFOLD_POINTS);
+  private isNew = new Uint8Array(MANIFOLD_POINTS);
   private readonly basis = new Float64Array(6);
   private readonly fit = new Float64Array(3);
   private readonly pointBasis = new Float64Array(6);
@@ -319,7 +335,7 @@ export class AccumulatedSolver {
         // Split impulse: the velocity rows rigid, the push-out on pseudo
         // velocities that move this substep's positions and are dropped.
         this.pass(v, w, h, false, soft);
-        this.pseudoPass(soft);
+        this.pseudoPass(soft, this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null);
         const pv = this.pv, pw = this.pw;
         for (let k = 0; k < na; k++) {
           const i = act[k]!;
@@ -552,7 +568,7 @@ export class AccumulatedSolver {
    * the slop (at most MAX_PUSH), with an impulse accumulated from 0 and
    * clamped at 0. Nothing of it reaches the velocities.
    */
-  private pseudoPass(so: Soft): void {
+  private pseudoPass(so: Soft, shockLevel: Int32Array | null): void {
     // (so.biasRate: the soft contact's rate, 60 Hz over damping ratio 10.)
     const pv = this.pv, pw = this.pw, act = this.activeList;
     for (let k = 0; k < this.activeCount; k++) {
@@ -566,6 +582,17 @@ export class AccumulatedSolver {
     for (let m = 0; m < this.mcount; m++) {
       const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
       const a = pa[r0]!, b = pb[r0]!;
+      // Shock propagation of the push-out: the lower body of a supporting
+      // manifold is heavier by 1 / PSEUDO_SHOCK_SCALE, so a stack's
+      // push-out climbs it in one sweep instead of being shared back down
+      // (pseudo velocities move positions only: no energy comes of it).
+      sc[a] = 1; sc[b] = 1;
+      if (shockLevel && this.mSupport[m]) {
+        const la = shockLevel[a]!, lb = shockLevel[b]!;
+        if (la < lb) sc[a] = PSEUDO_SHOCK_SCALE;
+        else if (lb < la) sc[b] = PSEUDO_SHOCK_SCALE;
+      }
+      const sa = sc[a]!, sb = sc[b]!;
       for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
         for (let r = r0; r < r1; r++) {
           const base = JAC * r;
@@ -577,11 +604,12 @@ export class AccumulatedSolver {
           const target = e < 0 ? Math.min(-so.biasRate * e, MAX_PUSH) : 0;
           const un = rowVel(jac, base, pv, pw, a, b);
           const old = lp[r]!;
-          const nl = Math.max(0, old + effMass(ka[3 * r]!, kb[3 * r]!, 1, 1) * (target - un));
+          const nl = Math.max(0, old + effMass(ka[3 * r]!, kb[3 * r]!, sa, sb) * (target - un));
           lp[r] = nl;
           if (nl !== old) applyScaled(jac, base, nl - old, pv, pw, im, sc, a, b);
         }
       }
+      sc[a] = 1; sc[b] = 1;
     }
   }
 
@@ -905,11 +933,19 @@ export class AccumulatedSolver {
       return dx * dx + dy * dy + dz * dz - dn * dn;
     };
     const minSpan = 1e-4 * cell * cell;
+    // Only points nearly as deep as the leader span the manifold: where a
+    // curved body has sunk into another, the farthest candidates sit at the
+    // rim of the sunk region, barely touching, and one deep point pushed
+    // alone rocks the body instead of lifting it.
+    const depthOf = (i: number): number => (this.faceFit ? this.smooth[i]! : cs.phi[i]!);
+    const d0 = depthOf(lead);
+    const deepLim = d0 + Math.max(TAKE_CELLS * cell, DEEP_FRACTION * Math.max(-d0, 0));
+    const deep = (i: number): boolean => depthOf(i) <= deepLim;
     // 2: the farthest from the leader.
     let p1 = -1, best = minSpan;
     for (let m = 0; m < nm; m++) {
       const i = mem[m]!;
-      if (i === lead) continue;
+      if (i === lead || !deep(i)) continue;
       const d = tx(i, lead) * bonus(i);
       if (d > best) { best = d; p1 = i; }
     }
@@ -925,7 +961,7 @@ export class AccumulatedSolver {
       best = Math.sqrt(minSpan) * Math.sqrt(best);
       for (let m = 0; m < nm; m++) {
         const i = mem[m]!;
-        if (i === lead || i === p1) continue;
+        if (i === lead || i === p1 || !deep(i)) continue;
         const ar = Math.abs(area(i)) * bonus(i);
         if (ar > best) { best = ar; p2 = i; a2 = area(i); }
       }
@@ -935,7 +971,7 @@ export class AccumulatedSolver {
         let p3 = -1, b3 = 0;
         for (let m = 0; m < nm; m++) {
           const i = mem[m]!;
-          if (i === lead || i === p1 || i === p2) continue;
+          if (i === lead || i === p1 || i === p2 || !deep(i)) continue;
           const ar = -Math.sign(a2) * area(i) * bonus(i);
           if (ar > b3) { b3 = ar; p3 = i; }
         }
@@ -967,6 +1003,7 @@ export class AccumulatedSolver {
     const X = ctx.bodies.pos;
     const im = ctx.invMass, II = ctx.invInertia;
     const ima = im[a]!, imb = im[b]!;
+    let fresh = 0, matched = 0;
     for (let c = 0; c < nch; c++) {
       const i = ch[c]!;
       const r = this.count++;
@@ -1000,6 +1037,8 @@ export class AccumulatedSolver {
       // Warm start from the store.
       const o = this.findStored(k, key);
       let ln = 0, l1 = 0, l2 = 0;
+      this.isNew[c] = o >= 0 ? 0 : 1;
+      if (o < 0) fresh++;
       if (o >= 0) {
         ln = this.sImp[4 * o]!;
         const fx = this.sImp[4 * o + 1]!, fy = this.sImp[4 * o + 2]!, fz = this.sImp[4 * o + 3]!;
@@ -1009,6 +1048,7 @@ export class AccumulatedSolver {
         if (len > lim) { const f = len > 0 ? lim / len : 0; l1 *= f; l2 *= f; }
         this.stats.warmPoints++;
       }
+      matched += ln;
       this.lam[3 * r] = ln;
       this.lam[3 * r + 1] = l1;
       this.lam[3 * r + 2] = l2;
@@ -1020,20 +1060,32 @@ export class AccumulatedSolver {
     this.setAxis(ao + ADIR, 3 * m + 1, basis[0]!, basis[1]!, basis[2]!, a, b, ima, imb, II);
     this.setAxis(ao + 2 * ADIR, 3 * m + 2, basis[3]!, basis[4]!, basis[5]!, a, b, ima, imb, II);
     this.alam[3 * m] = 0; this.alam[3 * m + 1] = 0; this.alam[3 * m + 2] = 0;
-    if (mat.rolling > 0 || mat.spinning > 0) {
-      // The stored manifold of this pair whose normal is closest.
-      let bestS = -1, bestC = CORE_COS;
-      for (let j = this.pairMan[k]!; j < this.pairManEnd[k]!; j++) {
-        const d = this.smData;
-        const c = d[6 * j]! * nx + d[6 * j + 1]! * ny + d[6 * j + 2]! * nz;
-        if (c > bestC) { bestC = c; bestS = j; }
-      }
-      if (bestS >= 0) {
-        const d = this.smData, jx = d[6 * bestS + 3]!, jy = d[6 * bestS + 4]!, jz = d[6 * bestS + 5]!;
+    // The stored manifold of this pair whose normal is closest.
+    let bestS = -1, bestC = CORE_COS;
+    for (let j = this.pairMan[k]!; j < this.pairManEnd[k]!; j++) {
+      const d = this.smData;
+      const c = d[SM * j]! * nx + d[SM * j + 1]! * ny + d[SM * j + 2]! * nz;
+      if (c > bestC) { bestC = c; bestS = j; }
+    }
+    if (bestS >= 0) {
+      const d = this.smData;
+      if (mat.rolling > 0 || mat.spinning > 0) {
+        const jx = d[SM * bestS + 3]!, jy = d[SM * bestS + 4]!, jz = d[SM * bestS + 5]!;
         if (mat.spinning > 0) this.alam[3 * m] = jx * nx + jy * ny + jz * nz;
         if (mat.rolling > 0) {
           this.alam[3 * m + 1] = jx * basis[0]! + jy * basis[1]! + jz * basis[2]!;
           this.alam[3 * m + 2] = jx * basis[3]! + jy * basis[4]! + jz * basis[5]!;
+        }
+      }
+      // Points new to the store share what the manifold carried beyond its
+      // kept points: on a curved patch (a ring on a ring) the deepest
+      // samples change from step to step, and points that started from zero
+      // would let the load drop for a substep.
+      if (fresh > 0) {
+        const rest = d[SM * bestS + 6]! - matched;
+        if (rest > 0) {
+          const share = rest / fresh;
+          for (let r = this.mStart[m]!; r < this.count; r++) if (this.lam[3 * r] === 0 && this.isNew[r - this.mStart[m]!]) this.lam[3 * r] = share;
         }
       }
     }
@@ -1095,7 +1147,7 @@ export class AccumulatedSolver {
       const c = 2 * mc + 16;
       this.smA = new Int32Array(c);
       this.smB = new Int32Array(c);
-      this.smData = new Float64Array(6 * c);
+      this.smData = new Float64Array(SM * c);
     }
     let at = 0;
     let x = 0;
@@ -1129,13 +1181,16 @@ export class AccumulatedSolver {
       this.smB[z] = this.pb[r0]!;
       const o = AJAC * m;
       const d = this.smData;
-      d[6 * z] = this.ajac[o]!; d[6 * z + 1] = this.ajac[o + 1]!; d[6 * z + 2] = this.ajac[o + 2]!;
+      d[SM * z] = this.ajac[o]!; d[SM * z + 1] = this.ajac[o + 1]!; d[SM * z + 2] = this.ajac[o + 2]!;
       let jx = 0, jy = 0, jz = 0;
       for (let a = 0; a < 3; a++) {
         const l = this.alam[3 * m + a]!, ao = o + ADIR * a;
         jx += l * this.ajac[ao]!; jy += l * this.ajac[ao + 1]!; jz += l * this.ajac[ao + 2]!;
       }
-      d[6 * z + 3] = jx; d[6 * z + 4] = jy; d[6 * z + 5] = jz;
+      d[SM * z + 3] = jx; d[SM * z + 4] = jy; d[SM * z + 5] = jz;
+      let total = 0;
+      for (let r = r0; r < this.mEnd[m]!; r++) total += this.lam[3 * r]!;
+      d[SM * z + 6] = total;
     }
     this.smCount = mc;
   }
