@@ -59,7 +59,7 @@ import type { RigidShape } from '../dynamics/shape.ts';
 import { quatToMat3, worldInverseInertia } from '../dynamics/math.ts';
 import { predictPoses } from '../dynamics/predict.ts';
 import { StepContext } from '../dynamics/stepContext.ts';
-import { grown } from '../util/growable.ts';
+import { grown, growColumns } from '../util/growable.ts';
 import type { PlaneCollider } from './collide.ts';
 import { RIGID_SLOP, RigidMotion, SoftContacts } from './contact.ts';
 import { TetLocator } from './embed.ts';
@@ -77,6 +77,10 @@ const BALL_RADIUS = 0.5;
 const RIGID_TOLERANCE = 0.02;
 /** Query margin against a rigid body's field, in its cells (plus half its motion over the step). */
 const MARGIN_CELLS = 1;
+/** A query task's columns: what it is, the soft body, the rigid body. */
+const TASK_COLUMNS = { taskKind: 1, taskSoft: 1, taskRigid: 1 } as const;
+/** A PointSet's columns. */
+const POINT_COLUMNS = { points: 4, tag: 1, tet: 1, local: 3 } as const;
 
 /** Query shape index of each world shape: the shapes with a field, in order (what NarrowPhase.upload sends to setShapes); -1 for planes. */
 export function queryShapeIndices(shapes: readonly RigidShape[]): Int32Array {
@@ -143,10 +147,10 @@ export class SoftCoupling implements StepHook {
   private rigidMargin = new Float64Array(0);
   private readonly locators: TetLocator[] = [];
   private readonly sets: PointSet[] = [];
-  /** Tasks: what each is (0 path, 1 probes), the soft body, the rigid body. */
-  private taskKind = new Uint8Array(0);
-  private taskSoft = new Int32Array(0);
-  private taskRigid = new Int32Array(0);
+  /** Tasks (TASK_COLUMNS; not private only so growColumns reaches them): what each is (0 path, 1 probes), the soft body, the rigid body. */
+  taskKind = new Uint8Array(0);
+  taskSoft = new Int32Array(0);
+  taskRigid = new Int32Array(0);
   private readonly rot = new Float64Array(9);
   /** Where World's predict stage (predict.ts) puts the rigid bodies' predicted poses for this stage. */
   private ctx: StepContext | null = null;
@@ -443,11 +447,7 @@ export class SoftCoupling implements StepHook {
   }
 
   private pushTask(kind: number, soft: number, rigid: number, t: number): void {
-    if (t >= this.taskKind.length) {
-      this.taskKind = grown(this.taskKind, t + 1);
-      this.taskSoft = grown(this.taskSoft, t + 1);
-      this.taskRigid = grown(this.taskRigid, t + 1);
-    }
+    if (t >= this.taskKind.length) growColumns(this, TASK_COLUMNS, t + 1);
     this.taskKind[t] = kind;
     this.taskSoft[t] = soft;
     this.taskRigid[t] = rigid;
@@ -783,12 +783,7 @@ class PointSet {
 
   push(x: number, y: number, z: number, tag: number, tet: number, lx = 0, ly = 0, lz = 0): void {
     const i = this.count++;
-    if (i >= this.tag.length) {
-      this.points = grown(this.points, 8 * i);
-      this.tag = grown(this.tag, 2 * i);
-      this.tet = grown(this.tet, 2 * i);
-      this.local = grown(this.local, 6 * i);
-    }
+    if (i >= this.tag.length) growColumns(this, POINT_COLUMNS, 2 * i);
     this.points[4 * i] = x;
     this.points[4 * i + 1] = y;
     this.points[4 * i + 2] = z;
