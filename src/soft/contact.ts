@@ -85,7 +85,7 @@
  * bounce.
  */
 import type { BodyStore } from '../dynamics/bodies.ts';
-import { quatToMat3 } from '../dynamics/math.ts';
+import { pointVelocity, quatToMat3 } from '../dynamics/math.ts';
 import { grown, growColumns } from '../util/growable.ts';
 import { RESTING_APPROACH, type SoftCollider } from './collide.ts';
 import { invert3 } from './embed.ts';
@@ -129,6 +129,7 @@ export class RigidMotion {
   /** The substep fraction c and R were last computed for, per body (NaN: never). */
   at = new Float64Array(0);
   bodies: BodyStore | null = null;
+  private readonly arm = new Float64Array(3);
 
   resize(n: number): void {
     this.count = n;
@@ -187,11 +188,11 @@ export class RigidMotion {
 
   /** Velocity of body i's material point at arm r, into out[0..2]. */
   pointVelocity(i: number, rx: number, ry: number, rz: number, out: Float64Array): void {
-    const B = this.bodies!;
-    const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
-    out[0] = B.vel[3 * i]! + wy * rz - wz * ry;
-    out[1] = B.vel[3 * i + 1]! + wz * rx - wx * rz;
-    out[2] = B.vel[3 * i + 2]! + wx * ry - wy * rx;
+    const B = this.bodies!, r = this.arm;
+    r[0] = rx;
+    r[1] = ry;
+    r[2] = rz;
+    pointVelocity(B.vel, B.angVel, i, r, 0, out);
   }
 }
 
