@@ -1,6 +1,6 @@
 import type { CollisionSamples } from '../geometry/samples.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
-import { grown } from '../util/growable.ts';
+import { growColumns } from '../util/growable.ts';
 
 /**
  * The penetration query, the one hot path shared by collision and contact
@@ -122,6 +122,9 @@ export interface PenetrationBackend {
 }
 
 /** A growable batch, reused across iterations so a step allocates nothing once warm. */
+/** A task's columns. */
+const TASK_COLUMNS = { shapeA: 1, shapeB: 1, poses: POSE_STRIDE, margin: 1 } as const;
+
 export class QueryBatchBuilder implements QueryBatch {
   count = 0;
   shapeA = new Uint32Array(64);
@@ -138,7 +141,7 @@ export class QueryBatchBuilder implements QueryBatch {
    * in B's frame; samples with phi_B < margin are reported.
    */
   push(a: number, b: number, qx: number, qy: number, qz: number, qw: number, tx: number, ty: number, tz: number, margin = 0): number {
-    if (this.count === this.shapeA.length) this.grow();
+    if (this.count === this.shapeA.length) growColumns(this, TASK_COLUMNS, 2 * this.count);
     const i = this.count++;
     this.shapeA[i] = a;
     this.shapeB[i] = b;
@@ -155,13 +158,4 @@ export class QueryBatchBuilder implements QueryBatch {
     this.margin[i] = margin;
     return i;
   }
-
-  private grow(): void {
-    const n = this.shapeA.length * 2;
-    this.shapeA = grown(this.shapeA, n);
-    this.shapeB = grown(this.shapeB, n);
-    this.poses = grown(this.poses, n * POSE_STRIDE);
-    this.margin = grown(this.margin, n);
-  }
-
 }

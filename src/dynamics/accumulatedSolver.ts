@@ -73,7 +73,7 @@
  * bounces, cradles and billiards their textbook answers.
  */
 import type { ContactSet } from './contacts.ts';
-import { grown } from '../util/growable.ts';
+import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
@@ -148,6 +148,18 @@ const ADIR = 9;
 /** Three angular directions per manifold: spin (normal), roll t1, roll t2. */
 const AJAC = 3 * ADIR;
 
+/** The stage's tables (AccumulatedSolver's fields of the same names). */
+const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1 } as const;
+const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
+const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
+const STORE_COLUMNS = { sA: 1, sB: 1, sKey: 1, sImp: 4 } as const;
+const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
+/** Per pair: where its stored points and manifolds start and end. */
+const PAIR_COLUMNS = { pairStore: 1, pairStoreEnd: 1, pairMan: 1, pairManEnd: 1 } as const;
+/** One pair's candidate points as it is reduced, and its normal clusters. */
+const CANDIDATE_COLUMNS = { cand: 1, candN: 3, used: 1, members: 1 } as const;
+const CLUSTER_COLUMNS = { clN: 3, clCount: 1, clFace: 1, clDrop: 1 } as const;
+
 /** What a solve did, for tests and monitors. */
 export interface AccumulatedStats {
   /** Contact points the narrow phase listed for the solved pairs. */
@@ -180,77 +192,81 @@ export class AccumulatedSolver {
    */
   restitution = false;
 
+  // The columns of the tables below (points, manifolds, bodies, the store,
+  // candidates, clusters; the *_COLUMNS layouts) are the stage's own: they
+  // are not private only so the column helpers (growable.ts) reach them.
+
   // ---- points of this step ----
   private cap = 0;
   private count = 0;
-  private pa = new Int32Array(0);
-  private pb = new Int32Array(0);
-  private pm = new Int32Array(0);
+  pa = new Int32Array(0);
+  pb = new Int32Array(0);
+  pm = new Int32Array(0);
   /** Key within the pair: side * 2^24 + sample... kept as a float (side, sample). */
-  private pkey = new Float64Array(0);
-  private jac = new Float64Array(0);
+  pkey = new Float64Array(0);
+  jac = new Float64Array(0);
   /** Per direction (3 per point): body a's and body b's parts of d^T K d. */
-  private ka = new Float64Array(0);
-  private kb = new Float64Array(0);
+  ka = new Float64Array(0);
+  kb = new Float64Array(0);
   /** Anchors (world offsets from the current centres) of a and b. */
-  private ra = new Float64Array(0);
-  private rb = new Float64Array(0);
-  private s0 = new Float64Array(0);
-  private slop = new Float64Array(0);
-  private lam = new Float64Array(0);
+  ra = new Float64Array(0);
+  rb = new Float64Array(0);
+  s0 = new Float64Array(0);
+  slop = new Float64Array(0);
+  lam = new Float64Array(0);
   /** Each point's relative normal velocity before the stage, and the largest normal impulse it carried (the restitution pass). */
-  private vn0 = new Float64Array(0);
-  private lamMax = new Float64Array(0);
+  vn0 = new Float64Array(0);
+  lamMax = new Float64Array(0);
 
   // ---- manifolds ----
   private mcap = 0;
   private mcount = 0;
-  private mStart = new Int32Array(0);
-  private mEnd = new Int32Array(0);
-  private mPair = new Int32Array(0);
+  mStart = new Int32Array(0);
+  mEnd = new Int32Array(0);
+  mPair = new Int32Array(0);
   /** The pair's contact-graph level, and whether the manifold supports one body against gravity (normal within ~45 degrees of up). */
-  private mLevel = new Int32Array(0);
-  private mSupport = new Uint8Array(0);
+  mLevel = new Int32Array(0);
+  mSupport = new Uint8Array(0);
   private curLevel = 0;
-  private mMu = new Float64Array(0);
-  private mRest = new Float64Array(0);
-  private mRoll = new Float64Array(0);
-  private mSpin = new Float64Array(0);
-  private ajac = new Float64Array(0);
-  private aka = new Float64Array(0);
-  private akb = new Float64Array(0);
-  private alam = new Float64Array(0);
+  mMu = new Float64Array(0);
+  mRest = new Float64Array(0);
+  mRoll = new Float64Array(0);
+  mSpin = new Float64Array(0);
+  ajac = new Float64Array(0);
+  aka = new Float64Array(0);
+  akb = new Float64Array(0);
+  alam = new Float64Array(0);
 
   // ---- per body ----
-  private dp = new Float64Array(0);
-  private dq = new Float64Array(0);
-  private v0 = new Float64Array(0);
-  private w0 = new Float64Array(0);
-  private active = new Uint8Array(0);
-  private touched = new Uint8Array(0);
-  private activeList = new Int32Array(0);
+  dp = new Float64Array(0);
+  dq = new Float64Array(0);
+  v0 = new Float64Array(0);
+  w0 = new Float64Array(0);
+  active = new Uint8Array(0);
+  touched = new Uint8Array(0);
+  activeList = new Int32Array(0);
   private activeCount = 0;
-  private scale = new Float64Array(0);
+  scale = new Float64Array(0);
 
   // ---- the store: last step's points and manifolds, in key order ----
   private storeCount = 0;
-  private sA = new Int32Array(0);
-  private sB = new Int32Array(0);
-  private sKey = new Float64Array(0);
+  sA = new Int32Array(0);
+  sB = new Int32Array(0);
+  sKey = new Float64Array(0);
   /** Normal impulse, friction impulse as a world vector. */
-  private sImp = new Float64Array(0);
+  sImp = new Float64Array(0);
   private smCount = 0;
-  private smA = new Int32Array(0);
-  private smB = new Int32Array(0);
+  smA = new Int32Array(0);
+  smB = new Int32Array(0);
   /** Manifold normal (3) and angular impulse as a world vector (3). */
-  private smData = new Float64Array(0);
+  smData = new Float64Array(0);
   private storeBodies = -1;
 
   // ---- scratch ----
-  private cand = new Int32Array(64);
-  private candN = new Float64Array(192);
-  private used = new Uint8Array(64);
-  private members = new Int32Array(64);
+  cand = new Int32Array(64);
+  candN = new Float64Array(192);
+  used = new Uint8Array(64);
+  members = new Int32Array(64);
   private chosen = new Int32Array(MANIFOLD_POINTS);
   private isNew = new Uint8Array(MANIFOLD_POINTS);
   private readonly basis = new Float64Array(6);
@@ -420,9 +436,9 @@ export class AccumulatedSolver {
   }
   private readonly mot = new Float64Array(3);
   /** Split impulse: pseudo velocities per body (linear, angular) and each row's pseudo impulse in the substep. */
-  private pv = new Float64Array(0);
-  private pw = new Float64Array(0);
-  private lamP = new Float64Array(0);
+  pv = new Float64Array(0);
+  pw = new Float64Array(0);
+  lamP = new Float64Array(0);
 
   // ------------------------------------------------------------ passes
 
@@ -694,20 +710,14 @@ export class AccumulatedSolver {
   }
 
   /** Where each pair's stored points and manifolds start (pairs in canonical order, store likewise). */
-  private pairStore = new Int32Array(0);
-  private pairStoreEnd = new Int32Array(0);
-  private pairMan = new Int32Array(0);
-  private pairManEnd = new Int32Array(0);
+  pairStore = new Int32Array(0);
+  pairStoreEnd = new Int32Array(0);
+  pairMan = new Int32Array(0);
+  pairManEnd = new Int32Array(0);
 
   private indexStore(pairs: PairList): void {
     const np = pairs.count;
-    if (this.pairStore.length < np) {
-      const c = 2 * np + 16;
-      this.pairStore = new Int32Array(c);
-      this.pairStoreEnd = new Int32Array(c);
-      this.pairMan = new Int32Array(c);
-      this.pairManEnd = new Int32Array(c);
-    }
+    if (this.pairStore.length < np) growColumns(this, PAIR_COLUMNS, 2 * np + 16);
     let i = 0, j = 0;
     for (let k = 0; k < np; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
@@ -740,12 +750,7 @@ export class AccumulatedSolver {
     const s = cs.start[k]!, e = cs.end[k]!;
     // Candidates: points predicted to penetrate, or within the margin now.
     let nc = 0;
-    if (this.cand.length < e - s) {
-      this.cand = new Int32Array(2 * (e - s));
-      this.candN = new Float64Array(6 * (e - s));
-      this.used = new Uint8Array(2 * (e - s));
-      this.members = new Int32Array(2 * (e - s));
-    }
+    if (this.cand.length < e - s) growColumns(this, CANDIDATE_COLUMNS, 2 * (e - s));
     const take = TAKE_CELLS * cell;
     for (let i = s; i < e; i++) {
       if (!(cs.phi[i]! < take)) continue;
@@ -829,7 +834,7 @@ export class AccumulatedSolver {
         }
       }
       if (round === 0) {
-        if (this.clN.length < 3 * (cl + 1)) { this.clN = grown(this.clN, 6 * (cl + 1)); this.clCount = grown(this.clCount, 2 * (cl + 1)); this.clFace = grown(this.clFace, 2 * (cl + 1)); this.clDrop = grown(this.clDrop, 2 * (cl + 1)); }
+        if (this.clN.length < 3 * (cl + 1)) growColumns(this, CLUSTER_COLUMNS, 2 * (cl + 1));
         this.clN[3 * cl] = mx; this.clN[3 * cl + 1] = my; this.clN[3 * cl + 2] = mz;
         this.clCount[cl] = nm;
         this.clFace[cl] = this.faceFit ? 1 : 0;
@@ -861,10 +866,10 @@ export class AccumulatedSolver {
       }
     }
   }
-  private clN = new Float64Array(24);
-  private clCount = new Int32Array(8);
-  private clFace = new Uint8Array(8);
-  private clDrop = new Uint8Array(8);
+  clN = new Float64Array(24);
+  clCount = new Int32Array(8);
+  clFace = new Uint8Array(8);
+  clDrop = new Uint8Array(8);
 
   /** Whether the manifold being built is a face whose gaps were fitted (smooth[i] holds them). */
   private faceFit = false;
@@ -1136,19 +1141,8 @@ export class AccumulatedSolver {
     const mp = this.mPair;
     ord.subarray(0, mc).sort((x, y) => mp[x]! - mp[y]! || x - y);
     const n = this.count;
-    if (this.sA.length < n) {
-      const c = 2 * n + 16;
-      this.sA = new Int32Array(c);
-      this.sB = new Int32Array(c);
-      this.sKey = new Float64Array(c);
-      this.sImp = new Float64Array(4 * c);
-    }
-    if (this.smA.length < mc) {
-      const c = 2 * mc + 16;
-      this.smA = new Int32Array(c);
-      this.smB = new Int32Array(c);
-      this.smData = new Float64Array(SM * c);
-    }
+    if (this.sA.length < n) growColumns(this, STORE_COLUMNS, 2 * n + 16);
+    if (this.smA.length < mc) growColumns(this, STORE_MANIFOLD_COLUMNS, 2 * mc + 16);
     let at = 0;
     let x = 0;
     while (x < mc) {
@@ -1205,56 +1199,20 @@ export class AccumulatedSolver {
 
   private sizeBodies(n: number): void {
     if (this.active.length === n) return;
-    this.dp = new Float64Array(3 * n);
-    this.dq = new Float64Array(3 * n);
-    this.v0 = new Float64Array(3 * n);
-    this.w0 = new Float64Array(3 * n);
-    this.active = new Uint8Array(n);
-    this.touched = new Uint8Array(n);
-    this.activeList = new Int32Array(n);
-    this.scale = new Float64Array(n).fill(1);
-    this.pv = new Float64Array(3 * n);
-    this.pw = new Float64Array(3 * n);
+    sizeColumns(this, BODY_COLUMNS, n);
+    this.scale.fill(1);
   }
 
   private ensurePoints(n: number): void {
     if (n <= this.cap) return;
-    const c = Math.max(64, 2 * n);
-    this.cap = c;
-    this.pa = grown(this.pa, c);
-    this.pb = grown(this.pb, c);
-    this.pm = grown(this.pm, c);
-    this.pkey = grown(this.pkey, c);
-    this.jac = grown(this.jac, JAC * c);
-    this.ka = grown(this.ka, 3 * c);
-    this.kb = grown(this.kb, 3 * c);
-    this.ra = grown(this.ra, 3 * c);
-    this.rb = grown(this.rb, 3 * c);
-    this.s0 = grown(this.s0, c);
-    this.slop = grown(this.slop, c);
-    this.lam = grown(this.lam, 3 * c);
-    this.vn0 = grown(this.vn0, c);
-    this.lamMax = grown(this.lamMax, c);
-    this.lamP = grown(this.lamP, c);
+    this.cap = Math.max(64, 2 * n);
+    growColumns(this, POINT_COLUMNS, this.cap);
   }
 
   private ensureManifolds(n: number): void {
     if (n <= this.mcap) return;
-    const c = Math.max(32, 2 * n);
-    this.mcap = c;
-    this.mStart = grown(this.mStart, c);
-    this.mEnd = grown(this.mEnd, c);
-    this.mPair = grown(this.mPair, c);
-    this.mLevel = grown(this.mLevel, c);
-    this.mSupport = grown(this.mSupport, c);
-    this.mMu = grown(this.mMu, c);
-    this.mRest = grown(this.mRest, c);
-    this.mRoll = grown(this.mRoll, c);
-    this.mSpin = grown(this.mSpin, c);
-    this.ajac = grown(this.ajac, AJAC * c);
-    this.aka = grown(this.aka, 3 * c);
-    this.akb = grown(this.akb, 3 * c);
-    this.alam = grown(this.alam, 3 * c);
+    this.mcap = Math.max(32, 2 * n);
+    growColumns(this, MANIFOLD_COLUMNS, this.mcap);
   }
 }
 

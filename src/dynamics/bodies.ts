@@ -14,7 +14,7 @@
  *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
  */
-import { grown } from '../util/growable.ts';
+import { growColumns, sizeColumns } from '../util/growable.ts';
 
 /** BodyStore.materialGiven bits: the property was given for the body, not left at the format's default. */
 export const MATERIAL_RESTITUTION = 1;
@@ -23,71 +23,47 @@ export const MATERIAL_ROLLING = 4;
 export const MATERIAL_SPINNING = 8;
 export const MATERIAL_ALL = 15;
 
+/** A body's columns (the layout in the file comment above). */
+const BODY_COLUMNS = {
+  pos: 3, quat: 4, vel: 3, angVel: 3, invMass: 1, mass: 1, invInertia: 9, restitution: 1, friction: 1,
+  rollingFriction: 1, spinningFriction: 1, materialGiven: 1, isStatic: 1, asleep: 1, shape: 1,
+} as const;
+
 /** Body state as a structure of arrays, indexed by body (layout in the file comment above). */
 export class BodyStore {
   count = 0;
   capacity: number;
-  pos: Float64Array;
-  quat: Float64Array;
-  vel: Float64Array;
-  angVel: Float64Array;
-  invMass: Float64Array;
-  mass: Float64Array;
-  invInertia: Float64Array;
-  restitution: Float64Array;
-  friction: Float64Array;
-  rollingFriction: Float64Array;
-  spinningFriction: Float64Array;
+  pos = new Float64Array(0);
+  quat = new Float64Array(0);
+  vel = new Float64Array(0);
+  angVel = new Float64Array(0);
+  invMass = new Float64Array(0);
+  mass = new Float64Array(0);
+  invInertia = new Float64Array(0);
+  restitution = new Float64Array(0);
+  friction = new Float64Array(0);
+  rollingFriction = new Float64Array(0);
+  spinningFriction = new Float64Array(0);
   /**
    * Which material properties were given for the body (MATERIAL_* bits); a
    * pair takes a property given for only one of its bodies from that one
    * (material.ts). Bodies added through the API have all four.
    */
-  materialGiven: Uint8Array;
-  isStatic: Uint8Array;
+  materialGiven = new Uint8Array(0);
+  isStatic = new Uint8Array(0);
   /** 1 while the body sleeps (no queries, no solve; woken by contact, joints, edits). */
-  asleep: Uint8Array;
-  shape: Int32Array;
+  asleep = new Uint8Array(0);
+  shape = new Int32Array(0);
   names: string[] = [];
 
   constructor(capacity = 16) {
     this.capacity = capacity;
-    this.pos = new Float64Array(3 * capacity);
-    this.quat = new Float64Array(4 * capacity);
-    this.vel = new Float64Array(3 * capacity);
-    this.angVel = new Float64Array(3 * capacity);
-    this.invMass = new Float64Array(capacity);
-    this.mass = new Float64Array(capacity);
-    this.invInertia = new Float64Array(9 * capacity);
-    this.restitution = new Float64Array(capacity);
-    this.friction = new Float64Array(capacity);
-    this.rollingFriction = new Float64Array(capacity);
-    this.spinningFriction = new Float64Array(capacity);
-    this.materialGiven = new Uint8Array(capacity);
-    this.isStatic = new Uint8Array(capacity);
-    this.asleep = new Uint8Array(capacity);
-    this.shape = new Int32Array(capacity);
+    sizeColumns(this, BODY_COLUMNS, capacity);
   }
 
   private grow(): void {
-    const c = this.capacity * 2;
-    const g = <T extends Float64Array | Uint8Array | Int32Array>(a: T, k: number): T => grown(a, c * k);
-    this.pos = g(this.pos, 3);
-    this.quat = g(this.quat, 4);
-    this.vel = g(this.vel, 3);
-    this.angVel = g(this.angVel, 3);
-    this.invMass = g(this.invMass, 1);
-    this.mass = g(this.mass, 1);
-    this.invInertia = g(this.invInertia, 9);
-    this.restitution = g(this.restitution, 1);
-    this.friction = g(this.friction, 1);
-    this.rollingFriction = g(this.rollingFriction, 1);
-    this.spinningFriction = g(this.spinningFriction, 1);
-    this.materialGiven = g(this.materialGiven, 1);
-    this.isStatic = g(this.isStatic, 1);
-    this.asleep = g(this.asleep, 1);
-    this.shape = g(this.shape, 1);
-    this.capacity = c;
+    this.capacity *= 2;
+    growColumns(this, BODY_COLUMNS, this.capacity);
   }
 
   /** Adds a body at rest with identity orientation; returns its index. */

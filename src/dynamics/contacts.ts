@@ -14,7 +14,13 @@
  * `stamp[k]` changes whenever pair k's points are rewritten, so what is
  * derived from them (patches) knows when to derive again.
  */
-import { grown } from '../util/growable.ts';
+import { clearColumns, growColumns } from '../util/growable.ts';
+
+/** A pair's slot (zeroed by clear) and its stamp (kept). */
+const SLOT_COLUMNS = { start: 1, end: 1, cap: 1 } as const;
+const STAMP_COLUMNS = { stamp: 1 } as const;
+/** A contact point. */
+const POINT_COLUMNS = { b1: 1, b2: 1, p: 3, n: 3, phi: 1, gap: 1, pred: 1, now: 1, sample: 1, area: 1 } as const;
 
 export class ContactSet {
   /** Points stored, slots and their spare room included (the end of the used arrays). */
@@ -53,17 +59,8 @@ export class ContactSet {
   clear(pairCount: number): void {
     this.pairCount = pairCount;
     this.count = 0;
-    if (this.start.length < pairCount + 1) {
-      const n = 2 * pairCount + 2;
-      this.start = new Int32Array(n);
-      this.end = new Int32Array(n);
-      this.cap = new Int32Array(n);
-      this.stamp = new Uint32Array(n);
-    } else {
-      this.start.fill(0, 0, pairCount);
-      this.end.fill(0, 0, pairCount);
-      this.cap.fill(0, 0, pairCount);
-    }
+    clearColumns(this, SLOT_COLUMNS, pairCount);
+    growColumns(this, STAMP_COLUMNS, pairCount);
   }
 
   /** Starts rewriting pair k's points; push() them, then close(). */
@@ -98,7 +95,7 @@ export class ContactSet {
       this.relocate();
       i = this.writeAt + this.written;
     } else if (!this.inPlace && i >= this.b1.length) {
-      this.grow(2 * (i + 1));
+      growColumns(this, POINT_COLUMNS, 2 * (i + 1));
     }
     const v = this.staged;
     this.b1[i] = b1;
@@ -128,7 +125,7 @@ export class ContactSet {
       const cap = this.written === 0 ? 0 : this.written + (this.written >> 1) + 2;
       this.cap[k] = cap;
       this.count = this.writeAt + cap;
-      if (this.count > this.b1.length) this.grow(this.count);
+      if (this.count > this.b1.length) growColumns(this, POINT_COLUMNS, this.count);
     }
     this.stamp[k] = ++this.stamps;
     this.writing = -1;
@@ -153,7 +150,7 @@ export class ContactSet {
   private relocate(): void {
     const from = this.writeAt, n = this.written;
     const to = this.count;
-    if (to + n + 1 > this.b1.length) this.grow(2 * (to + n + 1));
+    if (to + n + 1 > this.b1.length) growColumns(this, POINT_COLUMNS, 2 * (to + n + 1));
     this.b1.copyWithin(to, from, from + n);
     this.b2.copyWithin(to, from, from + n);
     this.p.copyWithin(3 * to, 3 * from, 3 * (from + n));
@@ -167,19 +164,6 @@ export class ContactSet {
     this.cap[this.writing] = 0;
     this.writeAt = to;
     this.inPlace = false;
-  }
-
-  private grow(c: number): void {
-    this.b1 = grown(this.b1, c);
-    this.b2 = grown(this.b2, c);
-    this.p = grown(this.p, 3 * c);
-    this.n = grown(this.n, 3 * c);
-    this.phi = grown(this.phi, c);
-    this.gap = grown(this.gap, c);
-    this.pred = grown(this.pred, c);
-    this.now = grown(this.now, c);
-    this.sample = grown(this.sample, c);
-    this.area = grown(this.area, c);
   }
 }
 

@@ -58,7 +58,7 @@
  */
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
-import { grown } from '../util/growable.ts';
+import { growColumns } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { quatToMat3 } from './math.ts';
@@ -88,28 +88,32 @@ const enum Fresh {
   Query = 2,
 }
 
+/** The narrow phase's own per-pair columns. */
+const PAIR_COLUMNS = { fresh: 1, firstTask: 1, poses: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
+
 export class NarrowPhase {
   /** Contact points of the current pairs (each made current by ensure()). */
   readonly cur = new ContactSet();
+  // The per-pair columns (PAIR_COLUMNS) are the narrow phase's own; they are not private only so the column helpers (growable.ts) reach them.
+  /** Per pair: whether beginPass found it out of date. */
+  dirty = new Uint8Array(64);
+  /** Per pair: the relative pose its points were made at (REF_STRIDE floats). */
+  evalRef = new Float64Array(64 * REF_STRIDE);
+  /** Per pair of the current refresh: what it needs (Fresh) and, when queried, its first task and sweep poses. */
+  fresh = new Uint8Array(64);
+  firstTask = new Int32Array(64);
+  poses = new Int32Array(64);
+  /** Per pair: the phase and body versions its points were evaluated at (-1: never in this step). */
+  evalPhase = new Int32Array(64);
+  evalVa = new Uint32Array(64);
+  evalVb = new Uint32Array(64);
   private cache = new SampleCache();
   private next = new SampleCache();
   private readonly batch = new QueryBatchBuilder();
-  /** Per pair: whether beginPass found it out of date. */
-  private dirty = new Uint8Array(64);
-  /** Per pair: the relative pose its points were made at (REF_STRIDE floats). */
-  private evalRef = new Float64Array(64 * REF_STRIDE);
   /** Query shape index per world shape (-1 for planes). */
   private queryIndex: number[] = [];
   private info: ShapeInfo[] = [];
   private queryShapes: QueryShape[] = [];
-  /** Per pair of the current refresh: what it needs (Fresh) and, when queried, its first task and sweep poses. */
-  private fresh = new Uint8Array(64);
-  private firstTask = new Int32Array(64);
-  private poses = new Int32Array(64);
-  /** Per pair: the phase and body versions its points were evaluated at (-1: never in this step). */
-  private evalPhase = new Int32Array(64);
-  private evalVa = new Uint32Array(64);
-  private evalVb = new Uint32Array(64);
   private readonly rel = new RelPose();
   /** How far a pair moved since its query or its points (margins.ts). */
   private readonly gauge = new MotionGauge();
@@ -154,17 +158,7 @@ export class NarrowPhase {
   /** A new pair list (the broad phase ran): no pair has points yet; caches carried by the list stay. */
   beginStep(pairs: PairList): void {
     const n = pairs.count;
-    if (this.fresh.length < n) {
-      const c = 2 * n;
-      this.fresh = grown(this.fresh, c);
-      this.firstTask = grown(this.firstTask, c);
-      this.poses = grown(this.poses, c);
-      this.evalPhase = grown(this.evalPhase, c);
-      this.evalVa = grown(this.evalVa, c);
-      this.evalVb = grown(this.evalVb, c);
-      this.dirty = grown(this.dirty, c);
-      this.evalRef = grown(this.evalRef, c * REF_STRIDE);
-    }
+    if (this.fresh.length < n) growColumns(this, PAIR_COLUMNS, 2 * n);
     this.evalPhase.fill(-1, 0, n);
     this.cur.clear(n);
     this.compact(pairs);

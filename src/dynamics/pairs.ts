@@ -13,7 +13,7 @@
  * every dynamic body whose box reaches below an analytic plane.
  */
 import { SweepAndPrune } from '../collision/broadphase.ts';
-import { grown } from '../util/growable.ts';
+import { grown, growColumns, swapColumns } from '../util/growable.ts';
 import type { StepContext } from './stepContext.ts';
 
 /** A mesh-mesh pair: both directions go to the penetration query. */
@@ -23,6 +23,12 @@ export const PAIR_PLANE = 1;
 
 /** Floats per pair of the cache's reference pose: A's frame in B's frame, quaternion (4) then translation (3). */
 export const REF_STRIDE = 7;
+
+/** A pair's columns (begin() swaps them between this step's list and last step's). */
+const PAIR_COLUMNS = {
+  a: 1, b: 1, kind: 1, cacheStart: 1, cacheCount: 1, valid: 1, swept: 1, ref: REF_STRIDE,
+  band: 1, margin0: 1, margin1: 1, limit0: 1, limit1: 1, order: 1, level: 1,
+} as const;
 
 /**
  * The candidate pairs of a step, in canonical order (by a, then b), as
@@ -67,11 +73,7 @@ export class PairList {
   begin(bodyCount: number): void {
     const o = this.old ?? new PairList();
     // Swap columns: `old` gets this list, this list reuses old's storage.
-    for (const f of COLUMNS) {
-      const t = (this as unknown as Record<string, unknown>)[f];
-      (this as unknown as Record<string, unknown>)[f] = (o as unknown as Record<string, unknown>)[f];
-      (o as unknown as Record<string, unknown>)[f] = t;
-    }
+    swapColumns(this, o, PAIR_COLUMNS);
     o.count = this.count;
     this.old = o;
     this.oldAt = 0;
@@ -84,7 +86,7 @@ export class PairList {
   /** Adds a pair (call in canonical order after begin()). */
   add(a: number, b: number, kind: number): void {
     const k = this.count++;
-    if (k === this.a.length) this.grow(2 * k);
+    if (k === this.a.length) growColumns(this, PAIR_COLUMNS, 2 * k);
     this.a[k] = a;
     this.b[k] = b;
     this.kind[k] = kind;
@@ -116,28 +118,7 @@ export class PairList {
     this.valid.fill(0);
     if (this.old) this.old.count = 0;
   }
-
-  private grow(n: number): void {
-    this.a = grown(this.a, n);
-    this.b = grown(this.b, n);
-    this.kind = grown(this.kind, n);
-    this.cacheStart = grown(this.cacheStart, n);
-    this.cacheCount = grown(this.cacheCount, n);
-    this.valid = grown(this.valid, n);
-    this.swept = grown(this.swept, n);
-    this.ref = grown(this.ref, REF_STRIDE * n);
-    this.band = grown(this.band, n);
-    this.margin0 = grown(this.margin0, n);
-    this.margin1 = grown(this.margin1, n);
-    this.limit0 = grown(this.limit0, n);
-    this.limit1 = grown(this.limit1, n);
-    this.order = grown(this.order, n);
-    this.level = grown(this.level, n);
-  }
 }
-
-/** The columns begin() swaps between this step's list and last step's. */
-const COLUMNS = ['a', 'b', 'kind', 'cacheStart', 'cacheCount', 'valid', 'swept', 'ref', 'band', 'margin0', 'margin1', 'limit0', 'limit1', 'order', 'level'] as const;
 
 export class BroadPhase {
   /** World boxes, 3 floats per body. */

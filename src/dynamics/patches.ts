@@ -35,7 +35,7 @@
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
-import { grown } from '../util/growable.ts';
+import { clearColumns, growColumns } from '../util/growable.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -597,6 +597,13 @@ export const PATCH_GAP = 6 + SPREAD_FLOATS;
  * building them again. Each pair has a slot (rewritten in place while its
  * patches fit); clear() empties them with the pair list.
  */
+/** A pair's slot: its patches, the room it holds, the stamp they were built from. */
+const SLOT_COLUMNS = { first: 1, last: 1, cap: 1, built: 1 } as const;
+/** A patch. */
+const PATCH_COLUMNS = { data: PATCH_FLOATS, flat: 1, leader: 1 } as const;
+/** One pair's patches as they are built. */
+const SCRATCH_COLUMNS = { scratch: PATCH_FLOATS, scratchFlat: 1, scratchLeader: 1 } as const;
+
 export class PatchCache {
   /** Patches of pair k: [first[k], last[k]). */
   first = new Int32Array(2);
@@ -605,29 +612,20 @@ export class PatchCache {
   data = new Float64Array(64 * PATCH_FLOATS);
   flat = new Uint8Array(64);
   leader = new Int32Array(64);
-  private cap = new Int32Array(2);
+  // The columns below are the cache's own; they are not private only so the column helpers (growable.ts) reach them.
+  /** Patches pair k's slot holds room for. */
+  cap = new Int32Array(2);
   /** The contact-set stamp pair k's patches were built from (0: none yet). */
-  private built = new Uint32Array(2);
+  built = new Uint32Array(2);
+  scratch = new Float64Array(16 * PATCH_FLOATS);
+  scratchFlat = new Uint8Array(16);
+  scratchLeader = new Int32Array(16);
   private count = 0;
   private readonly builder = new PatchBuilder();
-  private scratch = new Float64Array(16 * PATCH_FLOATS);
-  private scratchFlat = new Uint8Array(16);
-  private scratchLeader = new Int32Array(16);
 
   clear(pairCount: number): void {
     this.count = 0;
-    if (this.first.length < pairCount) {
-      const n = 2 * pairCount + 2;
-      this.first = new Int32Array(n);
-      this.last = new Int32Array(n);
-      this.cap = new Int32Array(n);
-      this.built = new Uint32Array(n);
-    } else {
-      this.first.fill(0, 0, pairCount);
-      this.last.fill(0, 0, pairCount);
-      this.cap.fill(0, 0, pairCount);
-      this.built.fill(0, 0, pairCount);
-    }
+    clearColumns(this, SLOT_COLUMNS, pairCount);
   }
 
   /** Makes pair k's patches current with its points in `cs` (`cell`: the pair's SDF cell size). */
@@ -644,9 +642,7 @@ export class PatchCache {
       for (let i = pb.nextLeader(cs); i >= 0; i = pb.nextLeader(cs)) {
         pb.build(cs, i, cell);
         if ((m + 1) * PATCH_FLOATS > this.scratch.length) {
-          this.scratch = grown(this.scratch, 2 * (m + 1) * PATCH_FLOATS);
-          this.scratchFlat = grown(this.scratchFlat, 2 * (m + 1));
-          this.scratchLeader = grown(this.scratchLeader, 2 * (m + 1));
+          growColumns(this, SCRATCH_COLUMNS, 2 * (m + 1));
         }
         const o = m * PATCH_FLOATS, d = this.scratch;
         d[o] = pb.px; d[o + 1] = pb.py; d[o + 2] = pb.pz;
@@ -667,10 +663,7 @@ export class PatchCache {
       this.count += cap;
       this.cap[k] = cap;
       if (this.count > this.flat.length) {
-        const c = 2 * this.count;
-        this.data = grown(this.data, c * PATCH_FLOATS);
-        this.flat = grown(this.flat, c);
-        this.leader = grown(this.leader, c);
+        growColumns(this, PATCH_COLUMNS, 2 * this.count);
       }
     }
     // Plain loops: subarray() views would allocate three objects per pair.

@@ -38,11 +38,15 @@ import { pairCell, pairMaterial } from './material.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { addCollisionMatrix, integrateQuat, norm2, tangentBasis } from './math.ts';
 import type { StepContext } from './stepContext.ts';
+import { sizeColumns } from '../util/growable.ts';
 
 /** Floats per row direction (contactRows.ts). */
 const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
+/** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
+const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3 } as const;
+const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1 } as const;
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
@@ -59,21 +63,25 @@ export class PgsSolver {
   rows = 0;
   warmRows = 0;
 
+  // The columns of the rows and of the cache (ROW_COLUMNS, CACHE_COLUMNS)
+  // are the solver's own: they are not private only so the column helpers
+  // (growable.ts) reach them.
+
   // ---- rows of the current solve ----
   private cap = 0;
-  private b1 = new Int32Array(0);
-  private b2 = new Int32Array(0);
-  private jac = new Float64Array(0);
+  b1 = new Int32Array(0);
+  b2 = new Int32Array(0);
+  jac = new Float64Array(0);
   /** Effective masses: normal, t1, t2 per row. */
-  private mass = new Float64Array(0);
-  private mu = new Float64Array(0);
+  mass = new Float64Array(0);
+  mu = new Float64Array(0);
   /** Lower bound of the normal velocity; target of the pseudo normal velocity. */
-  private target = new Float64Array(0);
-  private ptarget = new Float64Array(0);
+  target = new Float64Array(0);
+  ptarget = new Float64Array(0);
   /** Accumulated impulses: normal, t1, t2, pseudo normal. */
-  private lam = new Float64Array(0);
+  lam = new Float64Array(0);
   /** Sample position in body 1's frame (cache key). */
-  private local = new Float64Array(0);
+  local = new Float64Array(0);
 
   // ---- pseudo velocities (3 per body, linear and angular) ----
   private pv = new Float64Array(0);
@@ -82,11 +90,11 @@ export class PgsSolver {
 
   // ---- warm-start cache of the last step, rows sorted by body pair ----
   private cacheCount = 0;
-  private cacheKey = new Float64Array(0);
-  private cacheLocal = new Float64Array(0);
+  cacheKey = new Float64Array(0);
+  cacheLocal = new Float64Array(0);
   /** lambda_n and the world friction impulse vector (4 per row). */
-  private cacheImp = new Float64Array(0);
-  private cacheOrder = new Int32Array(0);
+  cacheImp = new Float64Array(0);
+  cacheOrder = new Int32Array(0);
   private readonly cacheStart = new Map<number, number>();
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
@@ -317,11 +325,7 @@ export class PgsSolver {
   /** Keeps this solve's impulses, sorted by body pair, for the next step. */
   private storeCache(rows: number, n: number): void {
     if (this.cacheKey.length < rows) {
-      const c = Math.max(64, 2 * rows);
-      this.cacheKey = new Float64Array(c);
-      this.cacheLocal = new Float64Array(3 * c);
-      this.cacheImp = new Float64Array(4 * c);
-      this.cacheOrder = new Int32Array(c);
+      sizeColumns(this, CACHE_COLUMNS, Math.max(64, 2 * rows));
     }
     const j = this.jac;
     for (let r = 0; r < rows; r++) {
@@ -347,17 +351,8 @@ export class PgsSolver {
 
   private ensure(count: number): void {
     if (count <= this.cap) return;
-    const c = Math.max(64, 2 * count);
-    this.cap = c;
-    this.b1 = new Int32Array(c);
-    this.b2 = new Int32Array(c);
-    this.jac = new Float64Array(JAC * c);
-    this.mass = new Float64Array(3 * c);
-    this.mu = new Float64Array(c);
-    this.target = new Float64Array(c);
-    this.ptarget = new Float64Array(c);
-    this.lam = new Float64Array(4 * c);
-    this.local = new Float64Array(3 * c);
+    this.cap = Math.max(64, 2 * count);
+    sizeColumns(this, ROW_COLUMNS, this.cap);
   }
 }
 

@@ -6,9 +6,12 @@
  * first sample too far out to matter), and the evaluation of one cached
  * sample at a later relative pose, to first order from the query.
  */
-import { grown } from '../util/growable.ts';
+import { growColumns } from '../util/growable.ts';
 import { sortIndicesByKey } from '../util/sort.ts';
 import type { RelPose } from './relPose.ts';
+
+/** A cached sample's columns. */
+const SAMPLE_COLUMNS = { side: 1, sample: 1, phi0: 1, n0: 3, p0: 3 } as const;
 
 /** Cached samples, flat: the samples of one pair are a contiguous range. */
 export class SampleCache {
@@ -131,10 +134,6 @@ export class SampleCache {
   }
 
   grow(n: number): void {
-    this.side = grown(this.side, n);
-    this.sample = grown(this.sample, n);
-    this.phi0 = grown(this.phi0, n);
-    this.n0 = grown(this.n0, 3 * n);
-    this.p0 = grown(this.p0, 3 * n);
+    growColumns(this, SAMPLE_COLUMNS, n);
   }
 }

@@ -85,8 +85,8 @@
  * bounce.
  */
 import type { BodyStore } from '../dynamics/bodies.ts';
-import { quatToMat3 } from '../dynamics/math.ts';
-import { grown } from '../util/growable.ts';
+import { pointVelocity, quatToMat3 } from '../dynamics/math.ts';
+import { grown, growColumns } from '../util/growable.ts';
 import { RESTING_APPROACH, type SoftCollider } from './collide.ts';
 import { invert3 } from './embed.ts';
 import type { SoftStore } from './store.ts';
@@ -100,6 +100,14 @@ const LEFT_TETRAHEDRON = -0.6;
 const MAX_SQUASH = 4;
 /** Largest push of a located point per substep, in lattice spacings. */
 const MAX_PUSH = 0.25;
+
+/** A rigid body's columns in RigidMotion. */
+const MOTION_COLUMNS = { c0: 3, q0: 4, c1: 3, q1: 4, c: 3, q: 4, R: 9, Iw: 9, at: 1 } as const;
+/** SoftContacts' columns: particle-field contacts, located points, particle pairs, support records. */
+const PARTICLE_COLUMNS = { part: 1, part2: 1, body: 1, phi0: 1, n0: 3, p0: 3, mu: 1, e: 1 } as const;
+const EMBEDDED_COLUMNS = { eSoft: 1, eTet: 4, eOther: 1, eLocal: 3, ePhi0: 1, eG: 3, eX0: 3, eXa: 3, eDg: 3, eMu: 1, eE: 1, eMaxPush: 1 } as const;
+const PAIR_COLUMNS = { pairA: 1, pairB: 1, pairReach: 1, pairMu: 1, pairE: 1 } as const;
+const SUPPORT_COLUMNS = { supportPart: 1, supportBody: 1, supportN: 3 } as const;
 
 /**
  * Rigid bodies as the soft bodies see them during one step: the pose at the
@@ -121,18 +129,11 @@ export class RigidMotion {
   /** The substep fraction c and R were last computed for, per body (NaN: never). */
   at = new Float64Array(0);
   bodies: BodyStore | null = null;
+  private readonly arm = new Float64Array(3);
 
   resize(n: number): void {
     this.count = n;
-    this.c0 = grown(this.c0, 3 * n);
-    this.q0 = grown(this.q0, 4 * n);
-    this.c1 = grown(this.c1, 3 * n);
-    this.q1 = grown(this.q1, 4 * n);
-    this.c = grown(this.c, 3 * n);
-    this.q = grown(this.q, 4 * n);
-    this.R = grown(this.R, 9 * n);
-    this.Iw = grown(this.Iw, 9 * n);
-    this.at = grown(this.at, n);
+    growColumns(this, MOTION_COLUMNS, n);
   }
 
   /** Centre and rotation of body i at fraction s of the step (quaternions blended linearly and normalised). */
@@ -187,11 +188,11 @@ export class RigidMotion {
 
   /** Velocity of body i's material point at arm r, into out[0..2]. */
   pointVelocity(i: number, rx: number, ry: number, rz: number, out: Float64Array): void {
-    const B = this.bodies!;
-    const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
-    out[0] = B.vel[3 * i]! + wy * rz - wz * ry;
-    out[1] = B.vel[3 * i + 1]! + wz * rx - wx * rz;
-    out[2] = B.vel[3 * i + 2]! + wx * ry - wy * rx;
+    const B = this.bodies!, r = this.arm;
+    r[0] = rx;
+    r[1] = ry;
+    r[2] = rz;
+    pointVelocity(B.vel, B.angVel, i, r, 0, out);
   }
 }
 
@@ -269,17 +270,7 @@ export class SoftContacts implements SoftCollider {
 
   addParticle(part: number, part2: number, body: number, phi0: number, n: ArrayLike<number>, no: number, p: ArrayLike<number>, po: number, mu: number, e: number): void {
     const i = this.count++;
-    if (i >= this.part.length) {
-      const c = Math.max(64, 2 * i);
-      this.part = grown(this.part, c);
-      this.part2 = grown(this.part2, c);
-      this.body = grown(this.body, c);
-      this.phi0 = grown(this.phi0, c);
-      this.n0 = grown(this.n0, 3 * c);
-      this.p0 = grown(this.p0, 3 * c);
-      this.mu = grown(this.mu, c);
-      this.e = grown(this.e, c);
-    }
+    if (i >= this.part.length) growColumns(this, PARTICLE_COLUMNS, Math.max(64, 2 * i));
     this.part[i] = part;
     this.part2[i] = part2;
     this.body[i] = body;
@@ -298,21 +289,7 @@ export class SoftContacts implements SoftCollider {
     phi0: number, g: ArrayLike<number>, go: number, X0: ArrayLike<number>, mu: number, e: number, slop: number, spacing: number,
   ): void {
     const i = this.embeddedCount++;
-    if (i >= this.eSoft.length) {
-      const c = Math.max(64, 2 * i);
-      this.eSoft = grown(this.eSoft, c);
-      this.eTet = grown(this.eTet, 4 * c);
-      this.eOther = grown(this.eOther, c);
-      this.eLocal = grown(this.eLocal, 3 * c);
-      this.ePhi0 = grown(this.ePhi0, c);
-      this.eG = grown(this.eG, 3 * c);
-      this.eX0 = grown(this.eX0, 3 * c);
-      this.eXa = grown(this.eXa, 3 * c);
-      this.eDg = grown(this.eDg, 3 * c);
-      this.eMu = grown(this.eMu, c);
-      this.eE = grown(this.eE, c);
-      this.eMaxPush = grown(this.eMaxPush, c);
-    }
+    if (i >= this.eSoft.length) growColumns(this, EMBEDDED_COLUMNS, Math.max(64, 2 * i));
     this.eSoft[i] = soft;
     for (let k = 0; k < 4; k++) this.eTet[4 * i + k] = corners[k]!;
     this.eOther[i] = other;
@@ -335,14 +312,7 @@ export class SoftContacts implements SoftCollider {
 
   addPair(a: number, b: number, reach: number, mu: number, e: number): void {
     const i = this.pairCount++;
-    if (i >= this.pairA.length) {
-      const c = Math.max(64, 2 * i);
-      this.pairA = grown(this.pairA, c);
-      this.pairB = grown(this.pairB, c);
-      this.pairReach = grown(this.pairReach, c);
-      this.pairMu = grown(this.pairMu, c);
-      this.pairE = grown(this.pairE, c);
-    }
+    if (i >= this.pairA.length) growColumns(this, PAIR_COLUMNS, Math.max(64, 2 * i));
     this.pairA[i] = a;
     this.pairB[i] = b;
     this.pairReach[i] = reach;
@@ -472,12 +442,7 @@ export class SoftContacts implements SoftCollider {
 
   private addSupport(i: number, b: number, nx: number, ny: number, nz: number): void {
     const k = this.supportCount++;
-    if (k >= this.supportPart.length) {
-      const c = Math.max(64, 2 * k);
-      this.supportPart = grown(this.supportPart, c);
-      this.supportBody = grown(this.supportBody, c);
-      this.supportN = grown(this.supportN, 3 * c);
-    }
+    if (k >= this.supportPart.length) growColumns(this, SUPPORT_COLUMNS, Math.max(64, 2 * k));
     this.supportPart[k] = i;
     this.supportBody[k] = b;
     this.supportN[3 * k] = nx;

@@ -8,8 +8,9 @@
  * World's contact phase resolves them, as gravity's are.
  *
  * One step:
- *  1. rigid motion: every body's pose now and predicted (x + dt v, q + dt/2 w q),
- *     its world inverse inertia; each particle's predicted end x + dt v + dt^2 g;
+ *  1. rigid motion: every body's pose now and as World's predict stage
+ *     predicts it (predict.ts, horizon dt), its world inverse inertia; each
+ *     particle's predicted end x + dt v + dt^2 g;
  *  2. pairs: a soft body's box (its particles at both ends) against every
  *     rigid body's swept box, and against the other soft bodies' boxes;
  *  3. sample sets, one batched query (the same PenetrationBackend, CPU or
@@ -55,7 +56,10 @@ import { QueryBatchBuilder, sampleSetRef, type QueryResult } from '../collision/
 import { sampleCount } from '../geometry/samples.ts';
 import type { StepHook, World } from '../dynamics/world.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
-import { grown } from '../util/growable.ts';
+import { quatToMat3, worldInverseInertia } from '../dynamics/math.ts';
+import { predictPoses } from '../dynamics/predict.ts';
+import { StepContext } from '../dynamics/stepContext.ts';
+import { grown, growColumns } from '../util/growable.ts';
 import type { PlaneCollider } from './collide.ts';
 import { RIGID_SLOP, RigidMotion, SoftContacts } from './contact.ts';
 import { TetLocator } from './embed.ts';
@@ -73,6 +77,10 @@ const BALL_RADIUS = 0.5;
 const RIGID_TOLERANCE = 0.02;
 /** Query margin against a rigid body's field, in its cells (plus half its motion over the step). */
 const MARGIN_CELLS = 1;
+/** A query task's columns: what it is, the soft body, the rigid body. */
+const TASK_COLUMNS = { taskKind: 1, taskSoft: 1, taskRigid: 1 } as const;
+/** A PointSet's columns. */
+const POINT_COLUMNS = { points: 4, tag: 1, tet: 1, local: 3 } as const;
 
 /** Query shape index of each world shape: the shapes with a field, in order (what NarrowPhase.upload sends to setShapes); -1 for planes. */
 export function queryShapeIndices(shapes: readonly RigidShape[]): Int32Array {
@@ -139,11 +147,13 @@ export class SoftCoupling implements StepHook {
   private rigidMargin = new Float64Array(0);
   private readonly locators: TetLocator[] = [];
   private readonly sets: PointSet[] = [];
-  /** Tasks: what each is (0 path, 1 probes), the soft body, the rigid body. */
-  private taskKind = new Uint8Array(0);
-  private taskSoft = new Int32Array(0);
-  private taskRigid = new Int32Array(0);
+  /** Tasks (TASK_COLUMNS; not private only so growColumns reaches them): what each is (0 path, 1 probes), the soft body, the rigid body. */
+  taskKind = new Uint8Array(0);
+  taskSoft = new Int32Array(0);
+  taskRigid = new Int32Array(0);
   private readonly rot = new Float64Array(9);
+  /** Where World's predict stage (predict.ts) puts the rigid bodies' predicted poses for this stage. */
+  private ctx: StepContext | null = null;
   private readonly w = new Float64Array(4);
   /** Velocity and angular velocity of each supporting body at the end of the last stage (6 per World body), and that step. */
   private supportVel = new Float64Array(0);
@@ -287,43 +297,47 @@ export class SoftCoupling implements StepHook {
 
   // ------------------------------------------------------------------ 1. motion
 
-  /** Every body's pose now and at the end of a step of dt at its current velocity; world inverse inertia. */
+  /**
+   * Every body's pose now and at the end of a step of dt at its current
+   * velocity, as World's predict stage makes it (predict.ts: the stage run
+   * on this stage's own StepContext, horizon dt, no gravity term, static and
+   * sleeping bodies standing still); world inverse inertia at the start.
+   */
   private capture(world: World, dt: number): void {
     const B = world.bodies, m = this.motion, n = B.count;
+    const ctx = this.prediction(world);
+    ctx.dt = dt;
+    ctx.gravity = world.gravity;
+    ctx.settings = world.solver;
+    ctx.resize(n);
+    predictPoses(ctx, dt, false);
     m.resize(n);
     m.bodies = B;
     m.at.fill(NaN, 0, n);
+    m.c0.set(B.pos.subarray(0, 3 * n));
+    m.q0.set(B.quat.subarray(0, 4 * n));
+    m.c1.set(ctx.predPos.subarray(0, 3 * n));
+    m.q1.set(ctx.predQuat.subarray(0, 4 * n));
     this.rigidBox = grown(this.rigidBox, 6 * n);
     this.midPose = grown(this.midPose, 7 * n);
     this.rigidMargin = grown(this.rigidMargin, n);
     const R = this.rot;
     for (let i = 0; i < n; i++) {
-      for (let k = 0; k < 3; k++) {
-        m.c0[3 * i + k] = B.pos[3 * i + k]!;
-        m.c1[3 * i + k] = B.pos[3 * i + k]! + dt * B.vel[3 * i + k]!;
-      }
-      for (let k = 0; k < 4; k++) m.q0[4 * i + k] = B.quat[4 * i + k]!;
-      const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
-      // q1 = normalise(q0 + dt/2 (w, 0) q0), as World integrates.
-      const x = m.q0[4 * i]!, y = m.q0[4 * i + 1]!, z = m.q0[4 * i + 2]!, w = m.q0[4 * i + 3]!, hh = 0.5 * dt;
-      let nx = x + hh * (wx * w + wy * z - wz * y), ny = y + hh * (wy * w + wz * x - wx * z);
-      let nz = z + hh * (wz * w + wx * y - wy * x), nw = w + hh * (-wx * x - wy * y - wz * z);
-      const len = Math.hypot(nx, ny, nz, nw);
-      nx /= len; ny /= len; nz /= len; nw /= len;
-      m.q1[4 * i] = nx; m.q1[4 * i + 1] = ny; m.q1[4 * i + 2] = nz; m.q1[4 * i + 3] = nw;
-      // World inverse inertia R I0^-1 R^T at the start.
-      m.pose(i, 0);
-      for (let k = 0; k < 9; k++) R[k] = m.R[9 * i + k]!;
-      const I0 = B.invInertia, o = 9 * i;
-      for (let r = 0; r < 3; r++) {
-        for (let c = 0; c < 3; c++) {
-          let sum = 0;
-          for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) sum += R[3 * r + a]! * I0[o + 3 * a + b]! * R[3 * c + b]!;
-          m.Iw[o + 3 * r + c] = B.invMass[i] === 0 ? 0 : sum;
-        }
+      // World inverse inertia R I0^-1 R^T at the start (zero for static bodies; a sleeping one keeps its own, as the stage may push it).
+      if (B.invMass[i] === 0) {
+        m.Iw.fill(0, 9 * i, 9 * i + 9);
+      } else {
+        quatToMat3(B.quat, 4 * i, R);
+        worldInverseInertia(R, 0, B.invInertia, 9 * i, m.Iw, 9 * i);
       }
       this.sweepBox(world, i);
     }
+  }
+
+  /** The StepContext the predict stage runs on for this stage (World's bodies and shapes). */
+  private prediction(world: World): StepContext {
+    if (this.ctx?.bodies !== world.bodies || this.ctx.shapes !== world.shapes) this.ctx = new StepContext(world.bodies, world.shapes, world.solver);
+    return this.ctx;
   }
 
   /** Rigid body i's box over the step (its local bounds at both ends), its mid-step pose and its query margin. */
@@ -433,11 +447,7 @@ export class SoftCoupling implements StepHook {
   }
 
   private pushTask(kind: number, soft: number, rigid: number, t: number): void {
-    if (t >= this.taskKind.length) {
-      this.taskKind = grown(this.taskKind, t + 1);
-      this.taskSoft = grown(this.taskSoft, t + 1);
-      this.taskRigid = grown(this.taskRigid, t + 1);
-    }
+    if (t >= this.taskKind.length) growColumns(this, TASK_COLUMNS, t + 1);
     this.taskKind[t] = kind;
     this.taskSoft[t] = soft;
     this.taskRigid[t] = rigid;
@@ -773,12 +783,7 @@ class PointSet {
 
   push(x: number, y: number, z: number, tag: number, tet: number, lx = 0, ly = 0, lz = 0): void {
     const i = this.count++;
-    if (i >= this.tag.length) {
-      this.points = grown(this.points, 8 * i);
-      this.tag = grown(this.tag, 2 * i);
-      this.tet = grown(this.tet, 2 * i);
-      this.local = grown(this.local, 6 * i);
-    }
+    if (i >= this.tag.length) growColumns(this, POINT_COLUMNS, 2 * i);
     this.points[4 * i] = x;
     this.points[4 * i + 1] = y;
     this.points[4 * i + 2] = z;

@@ -26,7 +26,7 @@
  *                         restitution, ref[4p+3] = the speed it goes taut
  *                         with in this step (0: none; solve.ts ropeImpact)
  */
-import { grown } from '../../util/growable.ts';
+import { growColumns } from '../../util/growable.ts';
 export const BALL = 0;
 export const LINE = 1;
 export const PLANE = 2;
@@ -39,6 +39,9 @@ export const DIST = 6;
 export function isTranslational(kind: number): boolean {
   return kind <= PLANE || kind === DIST;
 }
+
+/** A part's columns. */
+const PART_COLUMNS = { kind: 1, a: 1, b: 1, joint: 1, rA: 3, rB: 3, axA: 3, axB: 3, ref: 4 } as const;
 
 export class JointParts {
   count = 0;
@@ -54,25 +57,12 @@ export class JointParts {
 
   /** Appends a part with zero vectors; returns its index (fill the vectors afterwards). */
   add(kind: number, joint: number, a: number, b: number): number {
-    if (this.count === this.kind.length) this.grow();
+    if (this.count === this.kind.length) growColumns(this, PART_COLUMNS, 2 * this.count);
     const p = this.count++;
     this.kind[p] = kind;
     this.joint[p] = joint;
     this.a[p] = a;
     this.b[p] = b;
     return p;
-  }
-
-  private grow(): void {
-    const n = 2 * this.kind.length;
-    this.kind = grown(this.kind, n);
-    this.a = grown(this.a, n);
-    this.b = grown(this.b, n);
-    this.joint = grown(this.joint, n);
-    this.rA = grown(this.rA, 3 * n);
-    this.rB = grown(this.rB, 3 * n);
-    this.axA = grown(this.axA, 3 * n);
-    this.axB = grown(this.axB, 3 * n);
-    this.ref = grown(this.ref, 4 * n);
   }
 }
