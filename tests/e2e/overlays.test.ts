@@ -107,6 +107,11 @@ describe('the overlays do not collide', () => {
         for (const sel of ['#notices', '#numbers', '#status', '#transport', '#panel']) expect(first.map((b) => b.sel)).toContain(sel);
         if (size.width > 720) expect(first.map((b) => b.sel)).toContain('.stage-chart');
         expectApart(first, size.width, size.height);
+        // The status line is one line, and says the whole of it where it has the room.
+        const status = await page.locator('#status').evaluate((el) => ({ text: el.textContent, height: el.clientHeight, cut: el.scrollWidth > el.clientWidth }));
+        expect(status.text).toBe('Box tower · 21 bodies · CPU queries');
+        expect(status.height).toBeLessThan(24);
+        expect(status.cut).toBe(false);
 
         // The tower, framed: each box is drawn where no overlay is.
         const centres = await bodyCentres(page);
