@@ -179,7 +179,9 @@ class App {
       },
       $('stage'),
     );
-    this.libraryPanel = new LibraryPanel($('stage'), (item) => this.interaction.showArmed(item));
+    this.libraryPanel = new LibraryPanel($('column'), (item) => this.interaction.showArmed(item));
+    // Between the notices and the stage chart, in the column that keeps them apart.
+    $('hud').before(this.libraryPanel.element);
     await this.setUpGpu();
     // A software adapter (SwiftShader, llvmpipe) runs the GPU queries far slower than the CPU backend.
     const software = this.gpu?.software ?? false;
@@ -238,6 +240,8 @@ class App {
       this.gpu !== null,
       backend,
     );
+    // A narrow screen has no room beside the view: the panel opens folded, a bar across the top.
+    if (matchMedia('(max-width: 720px)').matches) this.panel.pane.expanded = false;
     this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
     this.softPanel = new SoftPanel(this.panel.pane);
     // Under the camera folder: the chosen robot's motors.
@@ -261,7 +265,9 @@ class App {
       setSpeed: (s) => this.sim.setSpeed(s),
       seek: (i) => void this.sim.seek(i),
     });
-    $('stage').append(this.transport.element, this.numbers.element, this.legend.element, this.label.element, this.inset.element, this.followNote);
+    $('side').append(this.numbers.element, this.legend.element);
+    $('bottom').append(this.followNote, this.transport.element);
+    $('stage').append(this.label.element, this.inset.element);
     $('hud').append(this.chart.element);
     this.showViews();
     this.setUpFiles();
@@ -280,6 +286,8 @@ class App {
       // By name: where body `n` is drawn (page pixels) and its state.
       screenOf: (n: string) => this.interaction.screenOf(n),
       body: (n: string) => this.interaction.bodyState(n),
+      // The stage chart (a test feeds it steps of a chosen length).
+      chart: this.chart,
     };
     requestAnimationFrame(this.frame);
 
@@ -445,21 +453,36 @@ class App {
     apply(Math.round(canvas.clientWidth * dpr), Math.round(canvas.clientHeight * dpr));
   }
 
-  /** The canvas in CSS pixels, less what the panel, the help line and the transport bar cover. */
+  /**
+   * The canvas in CSS pixels, less what the overlays cover: a panel beside the view narrows it;
+   * the help line, and whatever crosses the middle of what is left (the notices; on a narrow
+   * screen the panel's bar, the numbers, the library list) lower its top; the transport bar
+   * and the follow line (and there the stage chart) raise its bottom.
+   */
   private viewport(): Viewport {
     const c = this.renderer.canvas.getBoundingClientRect();
     const panel = $('panel').getBoundingClientRect();
-    const help = $('help').getBoundingClientRect();
-    const bar = this.transport?.element.getBoundingClientRect();
-    const right = panel.width > 0 && panel.left < c.right ? c.right - panel.left + 8 : 0;
-    const top = help.height > 0 ? help.bottom - c.top + 4 : 8;
-    let bottom = bar && bar.height > 0 ? c.bottom - bar.top + 8 : 8;
+    const beside = panel.width > 0 && panel.width < c.width / 2 && panel.left < c.right;
+    const right = beside ? Math.min(c.right - panel.left + 8, c.width / 2) : 0;
+    const mid = c.left + (c.width - right) / 2;
+    let top = 8;
+    let bottom = 8;
+    const above = [$('help'), $('notices'), this.libraryPanel?.element, $('side')];
+    if (!beside) above.push($('panel'));
+    for (const el of above) {
+      const r = el?.getBoundingClientRect();
+      if (r && r.height > 0 && (el === above[0] || (r.left < mid && r.right > mid))) top = Math.max(top, r.bottom - c.top + (el === above[0] ? 4 : 8));
+    }
+    for (const el of [$('bottom'), $('hud')]) {
+      const r = el.getBoundingClientRect();
+      if (r.height > 0 && r.left < mid && r.right > mid) bottom = Math.max(bottom, c.bottom - r.top + 8);
+    }
     // The depth field's inset, where it sits under the middle of the free view (a narrow window).
     if (!this.inset.element.hidden) {
       const r = this.inset.element.getBoundingClientRect();
-      if (r.width > 0 && r.left < (c.width - right) / 2) bottom = Math.max(bottom, c.bottom - r.top + 8);
+      if (r.width > 0 && r.left < mid) bottom = Math.max(bottom, c.bottom - r.top + 8);
     }
-    return { width: c.width, height: c.height, insets: { left: 0, top, right: Math.min(right, c.width / 2), bottom } };
+    return { width: c.width, height: c.height, insets: { left: 0, top, right, bottom } };
   }
 
   private readonly frame = (now: number): void => {
@@ -542,11 +565,15 @@ class App {
     const text = w
       ? `${scene} · ${w.bodies.count} ${w.bodies.count === 1 ? 'body' : 'bodies'}${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
           this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
-        } · drawn with ${this.renderer.kind === 'webgpu' ? 'WebGPU' : 'the 2D fallback'}`
+        }${this.renderer.kind === 'webgpu' ? '' : ' · 2D view'}`
       : this.busy
         ? 'loading…'
         : 'no scene is loaded';
-    if (el.textContent !== text) el.textContent = text;
+    // One line: what does not fit is cut with an ellipsis, and the whole of it is the tooltip.
+    if (el.textContent !== text) {
+      el.textContent = text;
+      el.title = text;
+    }
   }
 
   /** The chosen body's name over it. */

@@ -6,8 +6,10 @@
 import { STAGES, type StepProfile } from '../dynamics/profile.ts';
 
 const HISTORY = 120;
-/** Width of the axis labels' column, left of the bars (so bars never paint over them). */
-const GUTTER = 44;
+/** Least width of the axis labels' column, left of the bars; wider when a label needs it (so bars never paint over them). */
+const MIN_GUTTER = 30;
+/** Space between a label's left end and the canvas's edge, and between its right end and the bars. */
+const LABEL_PAD = 4;
 /** Headroom above the tallest bar. */
 const TOP = 6;
 /** The scale never drops below this (ms): the browser's clock ticks in 0.1 ms steps. */
@@ -30,6 +32,21 @@ const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
   joints: '#56ccf2',
   integrate: '#9aa5b1',
 };
+
+/** Where the grid lines stand, as fractions of the scale. */
+const AXIS_FRACTIONS = [0, 0.5, 1] as const;
+
+/** The chart's full height in ms: the tallest step rounded up to 1, 2 or 5 times a power of ten, so the grid lines read well. */
+export function chartScale(maxMs: number): number {
+  const max = Math.max(MIN_SCALE_MS, maxMs);
+  const pow = Math.pow(10, Math.floor(Math.log10(max)));
+  return [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= max * (1 - 1e-9))!;
+}
+
+/** The grid lines' labels, bottom to top, in milliseconds as the title and the legend are. */
+export function axisLabels(scaleMs: number): string[] {
+  return AXIS_FRACTIONS.map((f) => `${+(scaleMs * f).toPrecision(3)} ms`);
+}
 
 export class StageChart {
   readonly element: HTMLElement;
@@ -87,21 +104,27 @@ export class StageChart {
       for (let k = 0; k < STAGES.length; k++) t += this.data[i * STAGES.length + k]!;
       if (t > max) max = t;
     }
-    // Round the scale up to 1, 2 or 5 times a power of ten so the grid lines read well.
-    const pow = Math.pow(10, Math.floor(Math.log10(max)));
-    const scale = [1, 2, 5, 10].map((m) => m * pow).find((v) => v >= max * (1 - 1e-9))!;
+    const scale = chartScale(max);
     const plotH = H - TOP;
+    const labels = axisLabels(scale);
+    // The gutter fits the widest label as this font draws it.
+    let widest = 0;
+    for (const l of labels) widest = Math.max(widest, ctx.measureText(l).width);
+    const GUTTER = Math.max(MIN_GUTTER, Math.ceil(widest) + 2 * LABEL_PAD);
+    this.canvas.dataset['gutter'] = String(GUTTER);
+    this.canvas.dataset['labelWidth'] = String(widest);
+    this.canvas.dataset['labels'] = labels.join('|');
     ctx.strokeStyle = 'rgba(255,255,255,0.08)';
     ctx.fillStyle = 'rgba(255,255,255,0.5)';
     ctx.textAlign = 'right';
-    for (const f of [0, 0.5, 1]) {
+    AXIS_FRACTIONS.forEach((f, k) => {
       const y = H - f * plotH;
       ctx.beginPath();
       ctx.moveTo(GUTTER, y - 0.5);
       ctx.lineTo(W, y - 0.5);
       ctx.stroke();
-      ctx.fillText(`${+(scale * f).toPrecision(3)} ms`, GUTTER - 4, Math.min(H - 1, Math.max(9, y + 3)));
-    }
+      ctx.fillText(labels[k]!, GUTTER - LABEL_PAD, Math.min(H - 1, Math.max(9, y + 3)));
+    });
     ctx.textAlign = 'left';
     const bw = (W - GUTTER) / HISTORY;
     for (let n = 0; n < this.filled; n++) {
