@@ -789,7 +789,12 @@ class App {
       }
       name = scene.name;
       this.setBusy(`Loading ${scene.name}…`);
-      const io = droppedFilesReader(files, scene.name);
+      const dropped = droppedFilesReader(files, scene.name);
+      // A robot or template the scene names without including its library is looked for among the opened libraries.
+      const io = {
+        readText: (p: string) => Promise.resolve(this.library.text(p) ?? dropped.readText(p)),
+        searchPath: () => Promise.resolve(this.library.names()),
+      };
       const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
       await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
       // The plain scene the world was built from (library instances written out), for Export and placing.

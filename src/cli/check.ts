@@ -13,7 +13,7 @@ import { InputError } from '../errors.ts';
 import { warnCoincident } from '../scene/build.ts';
 import { EITHER_TOP_LEVEL, readSource, type SourceFile } from '../scene/library.ts';
 import { checkLibrarySource, checkMapped, librarySummary, type CheckedLibrary } from '../scene/libraryCheck.ts';
-import { loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
+import { librarySearchPath, loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
 import { terminalSafe } from '../util/echo.ts';
 import { say } from './output.ts';
 
@@ -34,7 +34,8 @@ const fsIo = { readText: (p: string) => readTextFile(p, 'included file') };
 
 /** Reads and checks a library file (or a scene's libraries, with the scene as root) from disk, meshes and masses included. */
 export function checkLibraryFile(root: SourceFile, warn: (m: string) => void): Promise<CheckedLibrary> {
-  return checkLibrarySource(root, fsIo, warn);
+  // A scene's robots and templates that its includes do not define are looked for on the search path, as run does.
+  return checkLibrarySource(root, root.kind === 'scene' ? { ...fsIo, searchPath: () => librarySearchPath(root.file) } : fsIo, warn);
 }
 
 function plural(n: number, word: string, many = `${word}s`): string {
