@@ -37,6 +37,7 @@ import { BodyLabel, LevelsLegend, NumbersOverlay, sleepCounts, worldNumbers } fr
 import { attachCameraInput } from './input.ts';
 import { Interaction } from './interaction.ts';
 import { LibraryPanel } from './libraryPanel.ts';
+import { EditorPanel } from './editorPanel.ts';
 import type { Ray } from './picking.ts';
 import { MotorPanel } from './motorPanel.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
@@ -164,6 +165,7 @@ class App {
       $('stage'),
     );
     this.libraryPanel = new LibraryPanel($('stage'), (item) => this.interaction.showArmed(item));
+    new EditorPanel($('stage'), (files) => this.openFiles(files, true));
     await this.setUpGpu();
     // A software adapter (SwiftShader, llvmpipe) runs the GPU queries far slower than the CPU backend.
     const software = this.gpu?.software ?? false;
