@@ -37,6 +37,7 @@ import { BodyLabel, LevelsLegend, NumbersOverlay, sleepCounts, worldNumbers } fr
 import { attachCameraInput } from './input.ts';
 import { Interaction } from './interaction.ts';
 import { LibraryPanel } from './libraryPanel.ts';
+import { EditorPanel } from './editorPanel.ts';
 import type { Ray } from './picking.ts';
 import { MotorPanel } from './motorPanel.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
@@ -182,6 +183,9 @@ class App {
     this.libraryPanel = new LibraryPanel($('column'), (item) => this.interaction.showArmed(item));
     // Between the notices and the stage chart, in the column that keeps them apart.
     $('hud').before(this.libraryPanel.element);
+    // The robot editor (folded) under the library list, in the same column.
+    const editor = new EditorPanel($('column'), (files) => this.openFiles(files, true));
+    $('hud').before(editor.element);
     await this.setUpGpu();
     // A software adapter (SwiftShader, llvmpipe) runs the GPU queries far slower than the CPU backend.
     const software = this.gpu?.software ?? false;
@@ -913,7 +917,12 @@ class App {
       }
       name = scene.name;
       this.setBusy(`Loading ${scene.name}…`);
-      const io = droppedFilesReader(files, scene.name);
+      const dropped = droppedFilesReader(files, scene.name);
+      // A robot or template the scene names without including its library is looked for among the opened libraries.
+      const io = {
+        readText: (p: string) => Promise.resolve(this.library.text(p) ?? dropped.readText(p)),
+        searchPath: () => Promise.resolve(this.library.names()),
+      };
       const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
       await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
       // The plain scene the world was built from (library instances written out), for Export and placing.

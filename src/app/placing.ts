@@ -27,17 +27,33 @@ export interface LibraryItem {
 /** The library files the app has opened (dropped, picked, or included by an opened scene), by name. */
 export class AppLibrary {
   private files = new Map<string, SourceFile>();
+  private texts = new Map<string, string>();
 
   /** Adds library files (text by file name); scenes among them are ignored. Throws an InputError for a broken one. */
   add(texts: ReadonlyMap<string, string>): void {
     const next = new Map(this.files);
+    const nextTexts = new Map(this.texts);
     for (const [name, text] of texts) {
       const src = readSource(text, name, undefined, EITHER_TOP_LEVEL);
-      if (src.kind === 'library') next.set(name, src);
+      if (src.kind === 'library') {
+        next.set(name, src);
+        nextTexts.set(name, text);
+      }
     }
     // Check them together before keeping them: a placed instance must flatten.
     this.resolve([...next.values()]);
     this.files = next;
+    this.texts = nextTexts;
+  }
+
+  /** The opened library files' names: the app's library search path (docs/LIBRARY_FORMAT.md, "Robots by name"). */
+  names(): string[] {
+    return [...this.files.keys()];
+  }
+
+  /** An opened library file's text, by its name (or a path ending in it). */
+  text(path: string): string | undefined {
+    return this.texts.get(path) ?? this.texts.get(baseName(path));
   }
 
   get size(): number {

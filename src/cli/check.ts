@@ -11,11 +11,9 @@ import type { Command } from './command.ts';
 import { parseArgs } from './args.ts';
 import { InputError } from '../errors.ts';
 import { warnCoincident } from '../scene/build.ts';
-import { checkScene, type ShapeMass } from '../scene/shapeBuild.ts';
-import { checkDefinitions, EITHER_TOP_LEVEL, gatherFiles, Namespace, readSource, type RobotDef, type SourceFile } from '../scene/library.ts';
-import { checkLibraryValues, originsOf } from '../scene/instances.ts';
-import { loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
-import type { SceneDesc } from '../scene/types.ts';
+import { EITHER_TOP_LEVEL, readSource, type SourceFile } from '../scene/library.ts';
+import { checkLibrarySource, checkMapped, librarySummary, type CheckedLibrary } from '../scene/libraryCheck.ts';
+import { librarySearchPath, loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
 import { terminalSafe } from '../util/echo.ts';
 import { say } from './output.ts';
 
@@ -30,39 +28,14 @@ every body's mass, and prints a one-line summary. Bakes no field, steps nothing.
 Exit codes: 0 valid, 2 bad input (the message names the file, the JSON path and what was expected).
 `;
 
+export type { CheckedLibrary };
+
 const fsIo = { readText: (p: string) => readTextFile(p, 'included file') };
 
-/** A library read with its includes: the namespace, its robots, and per library file the scene that checks it. */
-export interface CheckedLibrary {
-  files: SourceFile[];
-  ns: Namespace;
-  robots: Map<string, RobotDef>;
-  /** Per library file (by name): the checking scene and the mass properties of its shapes. */
-  scenes: Map<string, { scene: SceneDesc; shapes: Map<string, ShapeMass | null> }>;
-}
-
-/** Reads and checks a library file (or a scene's libraries, with the scene as root), meshes and masses included. */
-export async function checkLibraryFile(root: SourceFile, warn: (m: string) => void): Promise<CheckedLibrary> {
-  const files = await gatherFiles(root, fsIo);
-  const ns = new Namespace(files);
-  const robots = checkDefinitions(ns);
-  const scenes: CheckedLibrary['scenes'] = new Map();
-  for (const f of files) {
-    if (f.kind !== 'library') continue;
-    const scene = checkLibraryValues(ns, robots, f);
-    if (!scene) continue;
-    scenes.set(f.file, { scene, shapes: await checkMapped(scene, warn) });
-  }
-  return { files, ns, robots, scenes };
-}
-
-/** checkScene with errors mapped back to the files the values came from. */
-async function checkMapped(scene: SceneDesc, warn: (m: string) => void): Promise<Map<string, ShapeMass | null>> {
-  try {
-    return await checkScene(scene, { ...fsIo, warn });
-  } catch (e) {
-    throw originsOf(scene)?.remap(e) ?? e;
-  }
+/** Reads and checks a library file (or a scene's libraries, with the scene as root) from disk, meshes and masses included. */
+export function checkLibraryFile(root: SourceFile, warn: (m: string) => void): Promise<CheckedLibrary> {
+  // A scene's robots and templates that its includes do not define are looked for on the search path, as run does.
+  return checkLibrarySource(root, root.kind === 'scene' ? { ...fsIo, searchPath: () => librarySearchPath(root.file) } : fsIo, warn);
 }
 
 function plural(n: number, word: string, many = `${word}s`): string {
@@ -73,15 +46,11 @@ function plural(n: number, word: string, many = `${word}s`): string {
 export async function checkFile(file: string, warn: (m: string) => void): Promise<string> {
   const root = readSource(await readTextFile(file, 'file'), file, undefined, EITHER_TOP_LEVEL);
   if (root.kind === 'library') {
-    const lib = await checkLibraryFile(root, warn);
-    const own = (kind: keyof Namespace['defs']) => [...lib.ns.defs[kind].values()].filter((d) => d.source === root).length;
-    const inc = lib.files.length - 1;
-    return `library, ${plural(own('shape'), 'shape')}, ${plural(own('material'), 'material')}, ${plural(own('body template'), 'body template')}, ` +
-      `${plural(own('robot'), 'robot')}${inc > 0 ? ` (${plural(inc, 'included file')} checked too)` : ''}`;
+    return librarySummary(await checkLibraryFile(root, warn), root);
   }
   const loaded = await loadSceneFileWithSources(file);
   const s = loaded.scene;
-  await checkMapped(s, warn);
+  await checkMapped(s, fsIo, warn);
   warnCoincident(s, { warn });
   const robots = Array.isArray(root.json['robots']) ? (root.json['robots'] as unknown[]).length : 0;
   const inc = loaded.files.length - 1;

@@ -18,6 +18,7 @@ import { readTextFile } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import { checkLibraryFile } from './check.ts';
+import { editHelp, runEdit } from './libEdit.ts';
 import { say } from './output.ts';
 import { ECHO_MAX, escapeControls, quote, terminalSafe } from '../util/echo.ts';
 
@@ -26,7 +27,7 @@ const help = `stackfield lib - list what a library holds
 Usage:
   stackfield lib LIBRARY.json [--json]
   stackfield lib SCENE.json [--json]      the libraries a scene includes
-
+${editHelp}
 Per file: shapes (type), materials (their values), body templates (shape,
 mass in kg, static) and robots (parts, joints, motors, total mass of the
 dynamic parts, degrees of freedom: 6 per dynamic part less what each joint
@@ -294,9 +295,10 @@ export function formatListing(list: FileListing[]): string {
 }
 
 export const libCommand: Command = {
-  summary: 'list the shapes, materials, bodies and robots of a library',
+  summary: 'list, add or remove the shapes, materials, bodies and robots of a library',
   help,
   async run(argv) {
+    if (argv[0] === 'add' || argv[0] === 'remove') return runEdit(argv[0], argv.slice(1));
     const args = parseArgs(argv, ['json'], []);
     if (args.positionals.length !== 1) throw new InputError(`expected one library or scene file, got ${args.positionals.length}`, undefined, 'command line');
     const list = await listLibrary(args.positionals[0]!, (m) => say(`stackfield: warning: ${m}`));

@@ -33,6 +33,7 @@ Commands:
   bench              time SDF bakes, penetration queries and steps per backend
   check FILE.json    validate a scene or library without running it
   lib LIBRARY.json   list a library's shapes, materials, bodies and robots
+  lib add/remove     add or remove a library record (lib --help)
 
 Options:
   --version          print the version and exit

@@ -59,11 +59,21 @@ export interface SourceFile {
   json: JsonObject;
   /** Files it includes directly (their `file`), in order. */
   includes: string[];
+  /** Set on a library the search path found for the scene: the robot or template it was read for. */
+  foundFor?: string;
 }
 
 export interface LibraryIo {
   /** Reads an included file (named by its joined path). */
   readText(path: string): Promise<string>;
+  /**
+   * The library search path (docs/LIBRARY_FORMAT.md, "Robots by name"):
+   * library files, in order, where a scene's robot or body template that
+   * none of its includes define is looked for. The command line gives the
+   * `*.library.json` files beside the scene, then those the package ships in
+   * `examples/`; the app the library files the user opened.
+   */
+  searchPath?: () => Promise<string[]>;
 }
 
 /** A named definition and where it is written. */
@@ -167,7 +177,57 @@ export async function gatherFiles(root: SourceFile, io: LibraryIo | undefined): 
     stack.pop();
   };
   await visit(root);
+  if (root.kind === 'scene' && io?.searchPath) {
+    for (const want of wantedNames(root)) {
+      if (order.some((f) => defines(f, want))) continue;
+      for (const target of await io.searchPath()) {
+        if (files.has(target)) continue;
+        let src: SourceFile;
+        try {
+          src = readSource(await io.readText(target), target, dirOf(target), LIBRARY_TOP_LEVEL);
+        } catch {
+          // An unreadable file on the search path is passed over: only the one that defines the name is read for good.
+          continue;
+        }
+        if (src.kind !== 'library' || !defines(src, want)) continue;
+        src.foundFor = `${want.section === 'robots' ? 'robot' : 'body template'} ${quote(want.name)}`;
+        root.includes.push(target);
+        files.set(target, src);
+        order.push(src);
+        await visit(src);
+        break;
+      }
+    }
+  }
   return order;
+}
+
+/** A robot or template a scene names (robots[i].robot, bodies[i].template). */
+interface WantedName {
+  section: 'robots' | 'bodies';
+  name: string;
+}
+
+function wantedNames(scene: SourceFile): WantedName[] {
+  const out: WantedName[] = [];
+  const collect = (key: string, field: string, section: WantedName['section']) => {
+    const list = scene.json[key];
+    if (!Array.isArray(list)) return;
+    for (const v of list) {
+      const name = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject)[field] : undefined;
+      if (typeof name === 'string' && !out.some((w) => w.section === section && w.name === name)) out.push({ section, name });
+    }
+  };
+  collect('robots', 'robot', 'robots');
+  collect('bodies', 'template', 'bodies');
+  return out;
+}
+
+/** Whether a file defines the name in its own section (not through includes). */
+function defines(f: SourceFile, w: WantedName): boolean {
+  if (f.kind !== 'library' && w.section === 'robots') return false;
+  const sec = f.json[w.section];
+  return sec !== null && typeof sec === 'object' && !Array.isArray(sec) && Object.hasOwn(sec, w.name);
 }
 
 function describeReadError(e: unknown): string {
@@ -221,7 +281,8 @@ export class Namespace {
           if (name.length === 0) r.fail(path, `a ${kind} name must not be empty`);
           const prev = this.defs[kind].get(name);
           if (prev) {
-            r.fail(path, `${kind} ${quote(name)} is already defined in ${prev.source.file} (${prev.path}); names must be unique across a scene and the files it includes`);
+            const found = [f, prev.source].filter((x) => x.foundFor).map((x) => `${x.file} was found on the library search path for ${x.foundFor}`);
+            r.fail(path, `${kind} ${quote(name)} is already defined in ${prev.source.file} (${prev.path}); names must be unique across a scene and the files it includes${found.length ? ` (${found.join('; ')})` : ''}`);
           }
           // Shapes are the scene format's own; the rest are objects checked below.
           const value = kind === 'shape' ? (o[name] as JsonObject) : r.object(o[name], path, `a ${kind} object`);

@@ -64,9 +64,35 @@ export async function loadSceneFileWithSources(path: string): Promise<LoadedScen
   const nodePath = await import('node:path');
   const text = await readTextFile(path, 'scene file');
   const dir = nodePath.dirname(nodePath.resolve(path));
-  const loaded = await loadSceneText(text, path, { readText: (p) => readTextFile(p, 'included file') }, dir);
+  const loaded = await loadSceneText(text, path, { readText: (p) => readTextFile(p, 'included file'), searchPath: () => librarySearchPath(path) }, dir);
   await checkMeshFiles(loaded.scene, path, dir, 'the scene file');
   return loaded;
+}
+
+/** The library files the package ships: every `*.library.json` under its `examples/`, by path. */
+export const EXAMPLES_URL = new URL('../../examples/', import.meta.url);
+
+/**
+ * The library search path of a scene file (Node only; docs/LIBRARY_FORMAT.md,
+ * "Robots by name"): the `*.library.json` files in the scene's directory,
+ * then those under the package's `examples/`, each group sorted by path.
+ * The scene's own includes come first of all: gatherFiles looks here only
+ * for a robot or template they do not define.
+ */
+export async function librarySearchPath(sceneFile: string): Promise<string[]> {
+  const fs = await import('node:fs/promises');
+  const nodePath = await import('node:path');
+  const { fileURLToPath } = await import('node:url');
+  const list = async (dir: string, recursive: boolean): Promise<string[]> => {
+    try {
+      const names = await fs.readdir(dir === '' ? '.' : dir, { recursive });
+      return names.filter((n) => n.endsWith('.library.json')).sort().map((n) => (dir === '' ? n : nodePath.join(dir, n)));
+    } catch {
+      return [];
+    }
+  };
+  const here = nodePath.dirname(sceneFile);
+  return [...(await list(here === '.' ? '' : here, false)), ...(await list(fileURLToPath(EXAMPLES_URL), true))];
 }
 
 /**

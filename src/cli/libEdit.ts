@@ -1,0 +1,117 @@
+/**
+ * `stackfield lib add|remove`: seed 003's database operations on a library
+ * file (docs/LIBRARY_FORMAT.md, "Editing a library"). The edited library is
+ * checked whole, as `stackfield check` checks it, before anything is
+ * written; the file is then replaced in one step (a temporary file beside it,
+ * renamed over it), so an error or an interruption leaves the old file as it
+ * was.
+ */
+import { chmod, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { InputError, bareMessage } from '../errors.ts';
+import { parseArgs } from './args.ts';
+import { checkLibraryFile } from './check.ts';
+import { say } from './output.ts';
+import { formatJson, parseJsonText } from '../scene/json.ts';
+import { LIBRARY_TOP_LEVEL, readSource } from '../scene/library.ts';
+import { librarySummary } from '../scene/libraryCheck.ts';
+import { addRecord, emptyLibrary, readRecordKind, removeRecord } from '../scene/libraryEdit.ts';
+import { describeFsError, readTextFile } from '../scene/load.ts';
+import type { JsonObject } from '../scene/reader.ts';
+import { quote, terminalSafe } from '../util/echo.ts';
+
+export const editHelp = `  stackfield lib add LIBRARY.json KIND NAME VALUE [--force]
+  stackfield lib remove LIBRARY.json KIND NAME
+
+KIND is shape, material, body (a body template) or robot. VALUE is the
+record as JSON text, @FILE.json to read it from a file, or - for standard
+input. "add" creates LIBRARY.json when it does not exist and refuses to
+replace a record of the same name unless --force is given. The edited
+library is checked as "stackfield check" checks it (its includes, every
+reference, mesh and mass) before the file is written; on an error the file
+is left as it was. A file named "add" or "remove" is listed as ./add.
+`;
+
+/** The record's JSON: inline text, @FILE, or - (standard input). */
+async function readValue(arg: string): Promise<unknown> {
+  if (arg === '-') {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    return parseJsonText(Buffer.concat(chunks).toString('utf8'), '<stdin>');
+  }
+  if (arg.startsWith('@')) {
+    const file = arg.slice(1);
+    return parseJsonText(await readTextFile(file, 'record file'), file);
+  }
+  return parseJsonText(arg, '<command line VALUE>');
+}
+
+/** The library's JSON, or null when the file does not exist. */
+async function readLibrary(file: string): Promise<JsonObject | null> {
+  try {
+    await stat(file);
+  } catch (e) {
+    if ((e as { code?: unknown }).code === 'ENOENT') return null;
+    throw new InputError(describeFsError(e, 'library file'), file);
+  }
+  return readSource(await readTextFile(file, 'library file'), file, undefined, LIBRARY_TOP_LEVEL).json;
+}
+
+/** Writes `text` to `file` through a temporary file in the same directory and a rename (the target of a link is replaced, the link kept). */
+export async function replaceFile(file: string, text: string): Promise<void> {
+  let target = file;
+  let mode: number | undefined;
+  try {
+    target = await realpath(file);
+    mode = (await stat(target)).mode & 0o7777;
+  } catch {
+    // A new file.
+  }
+  const tmp = `${target}.${process.pid}.tmp`;
+  try {
+    await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
+    if (mode !== undefined) await chmod(tmp, mode);
+    await rename(tmp, target);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw new InputError(`cannot write the library: ${describeFsError(e, 'library file').replace(/^cannot read the library file:? ?/, '')}`, file);
+  }
+}
+
+/** `lib add ...` / `lib remove ...`: argv without the leading "add" or "remove". */
+export async function runEdit(op: 'add' | 'remove', argv: string[]): Promise<number> {
+  const args = parseArgs(argv, op === 'add' ? ['force'] : [], []);
+  const want = op === 'add' ? 4 : 3;
+  const p = args.positionals;
+  if (p.length !== want) {
+    const usage = op === 'add' ? 'LIBRARY.json KIND NAME VALUE' : 'LIBRARY.json KIND NAME';
+    throw new InputError(`"lib ${op}" expects ${usage}, got ${p.length} argument${p.length === 1 ? '' : 's'}`, undefined, 'command line');
+  }
+  const [file, kindWord, name] = p as [string, string, string];
+  const kind = readRecordKind(kindWord);
+  const old = await readLibrary(file);
+  let next: JsonObject;
+  if (op === 'add') {
+    const value = await readValue(p[3]!);
+    next = addRecord(old ?? emptyLibrary(), kind, name, value, file, args.flags.has('force'));
+  } else {
+    if (old === null) throw new InputError('library file not found', file);
+    next = removeRecord(old, kind, name, file);
+  }
+  const text = formatJson(next) + '\n';
+  // The edited library is checked under the file's own name, so errors name it and includes resolve beside it.
+  const root = readSource(text, file, undefined, LIBRARY_TOP_LEVEL);
+  let lib: Awaited<ReturnType<typeof checkLibraryFile>>;
+  try {
+    lib = await checkLibraryFile(root, (m) => say(`stackfield: warning: ${m}`));
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    const what = `${op === 'add' ? 'adding' : 'removing'} ${kind} ${quote(name)}`;
+    throw new InputError(`${bareMessage(e)} (after ${what}; ${old === null ? 'nothing was written' : 'the file is unchanged'})`, e.file, e.where);
+  }
+  await replaceFile(file, text);
+  const did = op === 'remove' ? 'removed' : old === null ? 'created, added' : 'added';
+  process.stdout.write(`${terminalSafe(file)}: ${did} ${kind} ${terminalSafe(quote(name))}: ok: ${librarySummary(lib, root)}\n`);
+  return 0;
+}
+
+
