@@ -419,6 +419,7 @@ export class World {
     this.guard('contactSolve');
     // 4. Positions (plus the pseudo velocities of the PGS split impulse).
     this.integrate();
+    this.jointPostPositions();
     this.jointVelocities();
     this.guard('integrate');
     this.updateIslands();
@@ -612,6 +613,14 @@ export class World {
   private jointVelocities(): void {
     if (!this.constraints) return;
     this.constraints.velocityStabilize(this.ctx);
+    this.profile.end('joints');
+  }
+
+  /** Without pre-stabilisation: the joints closed after the position step (seed fig. 24's failure). */
+  private jointPostPositions(): void {
+    if (!this.constraints?.postStabilize || this.solver.jointPrestabilization) return;
+    this.constraints.postStabilize(this.ctx);
+    solverMasses(this.ctx);
     this.profile.end('joints');
   }
 
