@@ -10,9 +10,17 @@
  * potential is m g y: a tower that settles by a few millimetres loses the
  * matching m g dy, a bouncing ball with restitution 1 keeps its energy.
  * Joints and motors add or take energy, so only its change is reported.
+ *
+ * Soft bodies count as dynamic bodies: their energy is the soft system's
+ * (kinetic, gravitational as above, and the springs' and volume terms),
+ * their particles count toward the extent, a soft body is at rest when every
+ * particle is slower than REST_SPEED, and below ground when its centre of
+ * mass is behind a static plane.
  */
 import type { World } from '../dynamics/world.ts';
 import { quatToMat3 } from '../dynamics/math.ts';
+import { SoftCoupling } from '../soft/coupling.ts';
+import type { SoftSystem } from '../soft/system.ts';
 
 /** At rest: centre speed and the rotation's speed at the body's radius both below min(REST_SPEED, REST_SIZES x radius per second). */
 export const REST_SPEED = 0.01;
@@ -33,8 +41,12 @@ export interface RunSummary {
   buildSeconds: number;
   stepSeconds: number;
   msPerStep: number;
+  /** Rigid and soft bodies. */
   bodies: number;
+  /** Dynamic rigid bodies and soft bodies. */
   dynamicBodies: number;
+  /** Soft bodies (counted in bodies and dynamicBodies too). */
+  softBodies: number;
   /** Dynamic bodies at rest at the end (asleep, or slower than the rest thresholds). */
   atRest: number;
   asleep: number;
@@ -57,7 +69,17 @@ function upOf(world: World): [number, number, number] {
   return g > 0 ? [-gx / g, -gy / g, -gz / g] : [0, 1, 0];
 }
 
-/** Kinetic plus potential energy of the dynamic bodies. */
+/** The world's soft bodies, or null when it has none. */
+function softOf(world: World): SoftSystem | null {
+  return world.soft instanceof SoftCoupling ? world.soft.system : null;
+}
+
+/** Kinetic energy of the rigid and soft bodies. */
+function kineticEnergy(world: World): number {
+  return world.kineticEnergy() + (world.soft ? world.soft.kineticEnergy() : 0);
+}
+
+/** Kinetic plus potential energy of the dynamic bodies (soft bodies: their elastic energy too). */
 export function totalEnergy(world: World): number {
   const B = world.bodies;
   const [gx, gy, gz] = world.gravity;
@@ -66,7 +88,8 @@ export function totalEnergy(world: World): number {
     if (B.isStatic[i]) continue;
     potential -= B.mass[i]! * (gx * B.pos[3 * i]! + gy * B.pos[3 * i + 1]! + gz * B.pos[3 * i + 2]!);
   }
-  return world.kineticEnergy() + potential;
+  const soft = softOf(world);
+  return world.kineticEnergy() + potential + (soft ? soft.energy().total : 0);
 }
 
 /** Collects the run's figures as it goes: construct after the world is built, call `afterStep` after each step. */
@@ -148,6 +171,32 @@ export class RunTracker {
         }
       }
     }
+    const soft = softOf(world);
+    const softBodies = soft ? soft.bodies.length : 0;
+    if (soft) {
+      const X = soft.pos, V = soft.vel;
+      for (let b = 0; b < softBodies; b++) {
+        const body = soft.bodies[b]!;
+        dynamic++;
+        let fastest = 0;
+        for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+          const x = X[3 * i]!, y = X[3 * i + 1]!, z = X[3 * i + 2]!;
+          for (const c of [x, y, z, V[3 * i]!, V[3 * i + 1]!, V[3 * i + 2]!]) if (!Number.isFinite(c)) nonFinite++;
+          fastest = Math.max(fastest, Math.hypot(V[3 * i]!, V[3 * i + 1]!, V[3 * i + 2]!));
+          const h = up[0] * x + up[1] * y + up[2] * z;
+          if (h < lowest) lowest = h;
+          if (h > highest) highest = h;
+        }
+        if (fastest < REST_SPEED) atRest++;
+        const c = soft.centroid(b);
+        for (const pl of planes) {
+          if ((c[0] - pl.p[0]!) * pl.n[0]! + (c[1] - pl.p[1]!) * pl.n[1]! + (c[2] - pl.p[2]!) * pl.n[2]! < 0) {
+            below.push(body.name);
+            break;
+          }
+        }
+      }
+    }
     const end = totalEnergy(world);
     return {
       scene: this.scene,
@@ -159,12 +208,13 @@ export class RunTracker {
       buildSeconds: this.buildSeconds,
       stepSeconds,
       msPerStep: this.steps > 0 ? (1000 * stepSeconds) / this.steps : 0,
-      bodies: B.count,
+      bodies: B.count + softBodies,
       dynamicBodies: dynamic,
+      softBodies,
       atRest,
       asleep,
       penetration: { end: world.deepestPenetration(), max: this.maxPenetration, maxStep: this.maxPenetrationStep },
-      energy: { start: this.startEnergy, end, change: end - this.startEnergy, kineticEnd: world.kineticEnergy() },
+      energy: { start: this.startEnergy, end, change: end - this.startEnergy, kineticEnd: kineticEnergy(world) },
       lowestPoint: dynamic > 0 ? lowest : null,
       highestPoint: dynamic > 0 ? highest : null,
       belowGround: below,
@@ -226,7 +276,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
   const lines = [
     `stackfield: ${sceneLabel}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
       `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}; world built in ${duration(s.buildSeconds)}`,
-    `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
+    `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.softBodies > 0 ? ` (${s.softBodies} soft)` : ''}${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     pen.max === 0
       ? '  penetration    none'
       : `  penetration    deepest ${length(pen.max)} (step ${pen.maxStep}); ${pen.end === 0 ? 'none' : length(pen.end)} at the end`,

@@ -29,6 +29,8 @@ export interface ConstraintSystem {
    * propagation) are not moved.
    */
   positionStabilize(ctx: StepContext, level: number): void;
+  /** Without pre-stabilisation (`jointPrestabilization` off): closes the joints' gaps at the advanced poses by moving the bodies. */
+  postStabilize?(ctx: StepContext): void;
   /** Joint edges for the contact graph: calls add(u, v) for bodies that must share levels. */
   graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void;
   /** Calls keep(i) for every body that must stay awake now (an active motor's). */

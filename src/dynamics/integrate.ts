@@ -240,18 +240,3 @@ function bodyInertiaTimes(R: Float64Array, invI0: Float64Array, o: number, wx: n
   mulMat3Vec(inv2, 0, bx, by, bz, body);
   mulMat3Vec(R, 0, body[0]!, body[1]!, body[2]!, out);
 }
-
-/** Moves positions by dt times the pseudo velocities of the position correction and clears them (standard scheme). */
-export function applyPseudoVelocities(ctx: StepContext): void {
-  const B = ctx.bodies;
-  const dt = ctx.dt;
-  const pv = ctx.pseudoVel, pw = ctx.pseudoAngVel;
-  for (let i = 0; i < B.count; i++) {
-    if (B.isStatic[i]) continue;
-    for (let k = 0; k < 3; k++) B.pos[3 * i + k] += dt * pv[3 * i + k]!;
-    const px = pw[3 * i]!, py = pw[3 * i + 1]!, pz = pw[3 * i + 2]!;
-    if (px !== 0 || py !== 0 || pz !== 0) integrateQuat(B.quat, 4 * i, px, py, pz, dt, B.quat, 4 * i);
-  }
-  pv.fill(0);
-  pw.fill(0);
-}

@@ -57,7 +57,7 @@ export function predictBody(ctx: StepContext, i: number): void {
  * The masses the solvers use, for every body: inverse mass and world inverse
  * inertia at the current orientation, 0 for static and sleeping bodies. Call
  * when orientations or sleep states change (the start of a step; after
- * integration in the standard scheme; after bodies wake).
+ * bodies wake).
  */
 export function solverMasses(ctx: StepContext): void {
   for (let i = 0; i < ctx.bodies.count; i++) restoreSolverMass(ctx, i);

@@ -40,8 +40,9 @@ export interface SolverSettings {
   ccd: boolean;
   /**
    * Joint position pre-stabilisation (seed ch. 10, fig. 24): close each
-   * joint's predicted gap before positions advance. Off, joints are held by
-   * velocity stabilisation alone and drift apart (the seed's comparison).
+   * joint's predicted gap before positions advance. Off, the gaps are closed
+   * after the position step instead (JointSystem.postStabilize), which pulls
+   * jointed bodies into what they touch (the seed's comparison).
    */
   jointPrestabilization: boolean;
   /**

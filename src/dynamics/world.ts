@@ -35,9 +35,8 @@
  * (docs/ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
  * predicts again and re-evaluates its pairs' cached samples at the new
  * poses (the seed's re-detection); only pairs that moved past their margin
- * go to the query backend. The standard scheme (4.1) advances velocities and
- * positions first, then runs the same collision and contact passes at the
- * new positions.
+ * go to the query backend. The standard scheme (4.1) is the same step with the
+ * velocity update before the collision phase.
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { PenetrationBackend } from '../collision/query.ts';
@@ -49,7 +48,7 @@ import { MotorHandle } from './motorHandle.ts';
 import { applyImpulseAt, ForceSet } from './forces.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
-import { applyPseudoVelocities, forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
+import { forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
 import { Islands } from './islands.ts';
 import { ContactLevels } from './levels.ts';
 import { quatToMat3, Rng } from './math.ts';
@@ -362,56 +361,67 @@ export class World {
     if (!S.sleep) this.islands.wakeAll(this.ctx);
     else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
     solverMasses(this.ctx);
-    if (S.scheme === 'standard') {
+    // The standard scheme (docs/ALGORITHM.md 4.1) is this step with the
+    // velocity update moved before the collision phase: collisions then see
+    // the velocity gravity just gave, and a body resting on another collides
+    // with it every step.
+    const standard = S.scheme === 'standard';
+    if (standard) {
       forgetFreeVelocities(this.ctx);
-      await this.stepStandard();
-    } else {
-      recordFreeVelocities(this.ctx);
-      // 1. Collisions at x' = x + dt (v + dt g), until a pass changes nothing.
-      this.predict(this.dt, true);
-      this.broadphase();
-      await this.query('collisionQuery');
-      for (let it = 0; it < S.collisionIterations; it++) {
-        if (it > 0) await this.beginPass('collisionQuery');
-        if (!this.collisionSolve()) break;
-      }
-      this.guard('collisionSolve');
-      this.jointImpacts();
-      this.jointVelocities();
-      // 2. Velocities.
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');
-      const softWoke = await this.softStage();
-      // 3. Contacts at x' = x + dt v'. A body the soft stage woke had no
-      // pairs with static or sleeping bodies (findPairs leaves them out while
-      // it sleeps): find the pairs again, or nothing holds it this step.
-      this.predict(this.dt, false);
-      if (S.collisionIterations === 0 || softWoke) this.broadphase();
-      await this.query('contactQuery');
-      const levels = this.contactGraph();
-      if (S.contactSolver === 'pgs') {
-        this.pgsSolve(this.dt, levels);
-      } else if (S.contactSolver === 'accumulated') {
-        this.accumulatedSolve();
-      } else {
-        for (let it = 0; it < S.contactIterations; it++) {
-          if (it > 0) await this.beginPass('contactQuery');
-          this.contactSolve(it, levels);
-        }
-        if (S.shockPropagation && S.contactGraph) {
-          await this.beginPass('contactQuery');
-          this.shockPropagation(levels);
-        }
-        await this.beginPass('contactQuery');
-        this.positionCorrection(levels);
-      }
-      this.guard('contactSolve');
-      // 4. Positions (plus the pseudo velocities of the PGS split impulse).
-      this.integrate();
-      this.jointVelocities();
-      this.guard('integrate');
+    } else {
+      recordFreeVelocities(this.ctx);
     }
+    // 1. Collisions at x' = x + dt (v + dt g) (standard: x + dt v, v already
+    // updated), until a pass changes nothing.
+    this.predict(this.dt, !standard);
+    this.broadphase();
+    await this.query('collisionQuery');
+    for (let it = 0; it < S.collisionIterations; it++) {
+      if (it > 0) await this.beginPass('collisionQuery');
+      if (!this.collisionSolve()) break;
+    }
+    this.guard('collisionSolve');
+    this.jointImpacts();
+    this.jointVelocities();
+    // 2. Velocities.
+    if (!standard) {
+      this.velocityUpdate();
+      this.jointVelocities();
+      this.guard('velocityUpdate');
+    }
+    const softWoke = await this.softStage();
+    // 3. Contacts at x' = x + dt v'. A body the soft stage woke had no
+    // pairs with static or sleeping bodies (findPairs leaves them out while
+    // it sleeps): find the pairs again, or nothing holds it this step.
+    this.predict(this.dt, false);
+    if (S.collisionIterations === 0 || softWoke) this.broadphase();
+    await this.query('contactQuery');
+    const levels = this.contactGraph();
+    if (S.contactSolver === 'pgs') {
+      this.pgsSolve(this.dt, levels);
+    } else if (S.contactSolver === 'accumulated') {
+      this.accumulatedSolve();
+    } else {
+      for (let it = 0; it < S.contactIterations; it++) {
+        if (it > 0) await this.beginPass('contactQuery');
+        this.contactSolve(it, levels);
+      }
+      if (S.shockPropagation && S.contactGraph) {
+        await this.beginPass('contactQuery');
+        this.shockPropagation(levels);
+      }
+      await this.beginPass('contactQuery');
+      this.positionCorrection(levels);
+    }
+    this.guard('contactSolve');
+    // 4. Positions (plus the pseudo velocities of the PGS split impulse).
+    this.integrate();
+    this.jointPostPositions();
+    this.jointVelocities();
+    this.guard('integrate');
     this.updateIslands();
     this.publishContacts();
     // The step's total is read off the same clock as its last stage, so the
@@ -422,56 +432,6 @@ export class World {
     bookQueryCounters(prof, this.countersAtStart, counters);
     prof.cacheEvaluations = this.narrow.cacheEvaluations;
     prof.pairRequeries = this.narrow.pairRequeries;
-  }
-
-  /** The standard ("old") scheme, docs/ALGORITHM.md 4.1: advance, then collisions and contacts at the new poses. */
-  private async stepStandard(): Promise<void> {
-    const S = this.solver;
-    this.velocityUpdate();
-    await this.softStage();
-    if (this.constraints) {
-      this.jointImpacts();
-      this.jointVelocities();
-      // Joints close their predicted gap before positions advance (seed
-      // ch. 10); the contact passes come after integration in this scheme.
-      this.predict(0, false);
-      this.jointPositions();
-    }
-    this.integrate();
-    this.guard('integrate');
-    // Orientations moved: the solver's inverse inertias follow.
-    solverMasses(this.ctx);
-    // Detection at the new positions: no prediction.
-    this.predict(0, false);
-    this.broadphase();
-    await this.query('collisionQuery');
-    for (let it = 0; it < S.collisionIterations; it++) {
-      if (!this.collisionSolve()) break;
-    }
-    this.guard('collisionSolve');
-    this.predict(0, false);
-    await this.query('contactQuery');
-    const levels = this.contactGraph();
-    if (S.contactSolver === 'pgs') {
-      // Positions already advanced: apply the split-impulse correction now.
-      this.pgsSolve(0, levels);
-      this.pgsPositionCorrection();
-    } else if (S.contactSolver === 'accumulated') {
-      // Positions already advanced: the substeps' push-out moves them now.
-      this.accumulatedSolve();
-      applyPseudoVelocities(this.ctx);
-    } else {
-      for (let it = 0; it < S.contactIterations; it++) {
-        this.contactSolve(it, levels);
-      }
-      if (S.shockPropagation && S.contactGraph) {
-        this.shockPropagation(levels);
-      }
-      // Positions already advanced: the correction moves them now.
-      this.positionCorrection(levels);
-      applyPseudoVelocities(this.ctx);
-    }
-    this.jointVelocities();
   }
 
   // ------------------------------------------------------------ stages
@@ -536,7 +496,7 @@ export class World {
   private updateIslands(): void {
     // The accumulated stage knows each pair's depth from its fitted manifolds
     // (AccumulatedSolver.pairDepth); the others leave it to the raw points.
-    const depth = this.solver.contactSolver === 'accumulated' && this.solver.scheme !== 'standard' ? this.accumulated.pairDepth : null;
+    const depth = this.solver.contactSolver === 'accumulated' ? this.accumulated.pairDepth : null;
     this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, depth);
     const p = this.profile;
     p.awake = this.islands.awake;
@@ -638,14 +598,9 @@ export class World {
     this.jointPositions();
   }
 
-  private pgsPositionCorrection(): void {
-    this.pgs.applyPositionCorrection(this.bodies, this.dt);
-    this.profile.end('integrate');
-  }
-
   private integrate(): void {
     integratePositions(this.ctx);
-    if (this.solver.contactSolver === 'pgs' && this.solver.scheme !== 'standard') this.pgs.applyPositionCorrection(this.bodies, this.dt);
+    if (this.solver.contactSolver === 'pgs') this.pgs.applyPositionCorrection(this.bodies, this.dt);
     this.profile.end('integrate');
   }
 
@@ -658,6 +613,14 @@ export class World {
   private jointVelocities(): void {
     if (!this.constraints) return;
     this.constraints.velocityStabilize(this.ctx);
+    this.profile.end('joints');
+  }
+
+  /** Without pre-stabilisation: the joints closed after the position step (seed fig. 24's failure). */
+  private jointPostPositions(): void {
+    if (!this.constraints?.postStabilize || this.solver.jointPrestabilization) return;
+    this.constraints.postStabilize(this.ctx);
+    solverMasses(this.ctx);
     this.profile.end('joints');
   }
 

@@ -24,9 +24,11 @@ const LINK_BOX = [0.36, 0.1, 0.1];
  * A chain of `links` boxes starting horizontal from a static pivot, so it
  * swings down. The pivot joint is a ball joint; the links are joined by
  * `linkJoint` ("ball": fig. 34; "fixed" = ball + lockRotation: fig. 35).
+ * The pivot is `height` above the floor (0: high enough that the chain hangs
+ * clear of it).
  */
-function chain(links: number, linkJoint: 'ball' | 'fixed', solver: Json): Json {
-  const top = Math.max(3, LINK * links + 0.5);
+function chain(links: number, linkJoint: 'ball' | 'fixed', solver: Json, height = 0): Json {
+  const top = height > 0 ? height : Math.max(3, LINK * links + 0.5);
   const pivot = [0, top, 0];
   const bodies: Json[] = [ground(), { name: 'pivot', shape: 'pivot', static: true, position: pivot }];
   const joints: Json[] = [];
@@ -59,13 +61,16 @@ export const jointBuiltins: Builtin[] = [
   {
     name: 'chain',
     title: 'Multi-pendulum: boxes chained by ball joints',
-    description: 'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed. Without position pre-stabilisation they drift open (seed fig. 24).',
+    description:
+      'A chain of boxes hanging from a fixed pivot by ball joints swings chaotically (seed fig. 34); the joints stay closed. ' +
+      'Without position pre-stabilisation the joints are closed after the position step instead, and a chain swinging along the floor (height = 0.3) is pulled into it (seed fig. 24).',
     params: [
       { name: 'links', default: 5, min: 1, max: 50, step: 1, description: 'number of boxes in the chain' },
-      { name: 'prestabilization', default: 1, min: 0, max: 1, step: 1, description: '0: joints get velocity stabilisation only and drift apart (seed fig. 24)' },
+      { name: 'prestabilization', default: 1, min: 0, max: 1, step: 1, description: '0: joints closed after the position step, where they pull the links into what they touch (seed fig. 24)' },
+      { name: 'height', default: 0, min: 0, max: 30, step: 0.05, description: 'pivot height above the floor, m (0: the chain hangs clear of the floor; 0.3: it sweeps along it)' },
     ],
     count: 'links',
-    make: (p) => chain(p['links']!, 'ball', p['prestabilization'] ? {} : { jointPrestabilization: false }),
+    make: (p) => chain(p['links']!, 'ball', p['prestabilization'] ? {} : { jointPrestabilization: false }, p['height']),
   },
   {
     name: 'chain-locked',

@@ -109,6 +109,8 @@ describe('the npm package', () => {
   let dir = '';
   let project = '';
   let tgz = '';
+  /** The tarball's files (paths inside the package). */
+  let packed: string[] = [];
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'stackfield-pack-'));
@@ -125,6 +127,7 @@ describe('the npm package', () => {
     expect(files).toContain('examples/meshes/bunny.obj');
     expect(files).toContain('docs/api/README.md');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('lib/app/'))).toBe(false);
+    packed = files;
 
     project = join(dir, 'project');
     sh('mkdir', ['-p', project], dir);
@@ -136,6 +139,25 @@ describe('the npm package', () => {
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ships every docs/ file the README links to, and the heading each link names', () => {
+    const installed = join(project, 'node_modules', 'stackfield');
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    // Markdown links and images: [text](docs/...) and ![alt](docs/...), with an optional #heading.
+    const links = [...readme.matchAll(/\]\((docs\/[^)\s#]+)(?:#([^)\s]+))?\)/g)].map((m) => ({ path: m[1]!, anchor: m[2] }));
+    expect(links.length).toBeGreaterThanOrEqual(10);
+    const paths = new Set(links.map((l) => l.path));
+    for (const name of ['docs/LIBRARY_FORMAT.md', 'docs/soft-bodies.md', 'docs/SCENE_FORMAT.md']) expect(paths).toContain(name);
+    // GitHub's heading ids: lower case, punctuation dropped, spaces to hyphens.
+    const slug = (h: string) => h.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    for (const { path, anchor } of links) {
+      expect(packed, `README links to ${path}`).toContain(path);
+      expect(existsSync(join(installed, path)), `README links to ${path}`).toBe(true);
+      if (anchor === undefined) continue;
+      const headings = readFileSync(join(installed, path), 'utf8').split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, '')));
+      expect(headings, `README links to ${path}#${anchor}`).toContain(anchor);
+    }
   });
 
   it('declares a typed entry point, a compiled command and tsx only for development', () => {

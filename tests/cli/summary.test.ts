@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createWorld, destroyWorld, loadScene } from '../../src/index.ts';
 import { SimulationError } from '../../src/errors.ts';
 import { formatSummary, nonFiniteFigure, RunTracker } from '../../src/cli/summary.ts';
+import { SoftCoupling } from '../../src/soft/coupling.ts';
 
 const scene = {
   format: 'stackfield-scene/1',
@@ -28,6 +29,48 @@ describe('the run summary', () => {
       const s = t.summary(0.01);
       expect(nonFiniteFigure(s)).toBeUndefined();
       expect(formatSummary(s, (n) => n)).not.toMatch(/NaN|Infinity/);
+    } finally {
+      destroyWorld(world);
+    }
+  });
+
+  it('counts a falling soft body: a dynamic body, its energy m g y, its fall and its points', async () => {
+    const world = await createWorld(await loadScene({
+      format: 'stackfield-scene/1',
+      shapes: { floor: { type: 'plane' }, ball: { type: 'sphere', radius: 0.3 } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true }],
+      softBodies: [{ name: 'blob', shape: 'ball', position: [0, 1, 0], construction: { resolution: 4 } }],
+    }));
+    try {
+      const soft = world.soft;
+      if (!(soft instanceof SoftCoupling)) throw new Error('no soft bodies');
+      const m = soft.system.bodies[0]!.mass, g = 9.81, y0 = soft.system.centroid(0)[1];
+      const t = new RunTracker(world, 's', 'cpu', 1, 0);
+      const steps = 20, time = steps * world.dt;
+      for (let i = 0; i < steps; i++) {
+        await world.step();
+        t.afterStep();
+      }
+      const s = t.summary(0.01);
+      expect(s.bodies).toBe(2);
+      expect(s.dynamicBodies).toBe(1);
+      expect(s.softBodies).toBe(1);
+      expect(s.atRest).toBe(0);
+      expect(s.belowGround).toEqual([]);
+      // At rest near 1 m (the lattice's centre of mass), springs unstretched: m g y of the centre.
+      expect(Math.abs(y0 - 1)).toBeLessThan(0.01);
+      expect(Math.abs(s.energy.start / (m * g * y0) - 1)).toBeLessThan(1e-9);
+      // Falling freely: kinetic m (g t)^2 / 2, the total kept (within the integrator's 1 %).
+      expect(Math.abs(s.energy.kineticEnd / (0.5 * m * (g * time) ** 2) - 1)).toBeLessThan(0.02);
+      expect(Math.abs(s.energy.change)).toBeLessThan(0.01 * s.energy.start);
+      // The sphere's lowest and highest particles, dropped g t^2 / 2 (within the lattice's 1 cm).
+      const drop = 0.5 * g * time * time;
+      expect(Math.abs(s.lowestPoint! - (0.7 - drop))).toBeLessThan(0.01);
+      expect(Math.abs(s.highestPoint! - (1.3 - drop))).toBeLessThan(0.01);
+      const text = formatSummary(s, (n) => n);
+      expect(text).toContain('resting        0 of 1 dynamic bodies (1 soft)');
+      expect(text).not.toContain('no dynamic bodies');
+      expect(nonFiniteFigure(s)).toBeUndefined();
     } finally {
       destroyWorld(world);
     }

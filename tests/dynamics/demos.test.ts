@@ -20,6 +20,48 @@ describe('the seed demo scenes', () => {
     expect(pos(free, 'ball4')[0]).toBeGreaterThan(pos(w, 'ball4')[0] + 0.5);
   });
 
+  it('billiards (seed fig. 31): with 1 collision iteration the impulse stops partway and the row moves off together; with the default 5 the last ball takes all of it', async () => {
+    // Equal balls, restitution 1: the ideal transfer (Newton's cradle) leaves
+    // the cue and the row at rest and sends the last ball off at the cue's
+    // impact speed. One collision pass per step resolves each contact of the
+    // row once, in shuffled order; the approaches left over go to the contact
+    // passes, which stop them (restitution <= 0): those balls move off
+    // together, sharing the momentum equally.
+    const names = ['cue', 'ball0', 'ball1', 'ball2', 'ball3', 'ball4'];
+    const afterImpact = async (collisions?: number) => {
+      const w = await builtinWorld('billiards', collisions === undefined ? { balls: 5 } : { balls: 5, collisions });
+      let prev = 0, impact = 0, at = -1;
+      let speeds: number[] = [];
+      await run(w, 120, (ww) => {
+        const v = vel(ww, 'cue')[0];
+        if (at < 0 && v < 0.5 * prev) { at = ww.stepCount; impact = prev; }
+        prev = v;
+        if (ww.stepCount === at + 2) speeds = names.map((n) => vel(ww, n)[0]);
+      });
+      expect(at, 'the cue reached the row').toBeGreaterThan(0);
+      return { impact, speeds };
+    };
+    const good = await afterImpact();
+    expect(good.impact).toBeGreaterThan(2);
+    // (Two steps on, table friction has taken mu g 2 dt = 0.02 m/s, 0.7 %, of the last ball's speed.)
+    expect(good.speeds[5]! / good.impact).toBeGreaterThan(0.98);
+    for (let i = 0; i < 5; i++) expect(Math.abs(good.speeds[i]!) / good.impact, names[i]).toBeLessThan(0.03);
+    const one = await afterImpact(1);
+    expect(Math.abs(one.impact / good.impact - 1)).toBeLessThan(1e-9);
+    const moving = one.speeds.map((v, i) => [v, i] as const).filter(([v]) => v > 0.1 * one.impact);
+    // The error: several balls leave together, the last one with a fraction of the impulse.
+    expect(moving.length).toBeGreaterThanOrEqual(2);
+    expect(moving.at(-1)![1]).toBe(5);
+    // They carry the row's momentum (all but what the cue and first balls
+    // kept), which is the cue's less the table's friction on the sliding balls.
+    const shared = moving.reduce((a, [v]) => a + v, 0);
+    const total = one.speeds.reduce((a, v) => a + v, 0);
+    expect(total / one.impact).toBeGreaterThan(0.9);
+    expect(Math.abs(shared / total - 1)).toBeLessThan(0.05);
+    for (const [v, i] of moving) expect(Math.abs(v / (shared / moving.length) - 1), names[i]).toBeLessThan(0.02);
+    expect(one.speeds[5]! / one.impact).toBeLessThan(0.5);
+  });
+
   it('seesaw: the heavy box dropped on one end throws the light box up', async () => {
     const w = await builtinWorld('seesaw');
     const y0 = pos(w, 'light')[1];

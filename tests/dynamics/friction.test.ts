@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendKind } from '../../src/collision/query.ts';
-import { bodyIndex, FORMAT, inclineScene, pos, queryWorld, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
+import { bodyIndex, builtinWorld, FORMAT, inclineScene, pos, queryWorld, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 function incline(deg: number, mu: number, restitution = 0, scheme = 'separated') {
   return inclineScene(deg, mu, restitution, { scheme });
@@ -74,6 +74,68 @@ describe('friction on an incline', () => {
     expect(separated.maxAway).toBeLessThan(0.01);
     expect(separated.maxSpin).toBeLessThan(0.1);
     expect(separated.moved).toBeLessThan(0.005);
+  });
+
+  it('the incline built-in (seed fig. 27): standard = 1 bounces higher every hop, exactly as the discrete step predicts; standard = 0 slides in contact', async () => {
+    const th = (20 * Math.PI) / 180, g = 9.81, dt = 0.01, mu = 0.2;
+    const gn = g * Math.cos(th);
+    // Height of the box's centre above its resting height (half its 0.4 m size), and its normal velocity.
+    const normal = (w: Awaited<ReturnType<typeof builtinWorld>>) => {
+      const p = pos(w, 'box'), v = vel(w, 'box');
+      return { h: -Math.sin(th) * p[0] + Math.cos(th) * p[1] - 0.2, vn: -Math.sin(th) * v[0] + Math.cos(th) * v[1] };
+    };
+    // Standard: collisions see the velocity the step's gravity gave, so the
+    // box collides every time it comes down, and the collision reflects that
+    // step's gravity too: each takeoff is g cos dt faster than the last
+    // (k g cos dt, k = 2, 3, ...), and a hop at k g cos dt rises
+    // k (k + 1) / 2 g cos dt^2 above where it took off from (x += dt v with v
+    // falling by g cos dt a step), less one g cos dt^2 where the box came
+    // down onto the slope a step early (the contact passes close a gap the
+    // step would cross, so the last step of its fall is one shorter).
+    const w = await builtinWorld('incline', { standard: 1 });
+    let prev = normal(w);
+    let launch = 0, k = 0;
+    const hops: { k: number; rise: number }[] = [];
+    let lowest = Infinity;
+    await run(w, 400, (ww) => {
+      const now = normal(ww);
+      lowest = Math.min(lowest, now.h);
+      if (prev.vn < 0 && now.vn > 0) {
+        launch = prev.h;
+        k = now.vn / (gn * dt);
+      } else if (prev.vn > 0 && now.vn <= 0 && k > 0) {
+        hops.push({ k, rise: now.h - launch });
+      }
+      prev = now;
+    });
+    expect(hops.length).toBeGreaterThanOrEqual(15);
+    hops.forEach((hop, i) => {
+      expect(Math.abs(hop.k - (hops[0]!.k + i)), `hop ${i}`).toBeLessThan(1e-9);
+      const k = Math.round(hop.k);
+      const steps = hop.rise / (gn * dt * dt);
+      expect(Math.abs(steps - Math.round(steps)), `hop ${i}`).toBeLessThan(1e-6);
+      expect(Math.round(steps), `hop ${i}`).toBeGreaterThanOrEqual((k * (k + 1)) / 2 - 1);
+      expect(Math.round(steps), `hop ${i}`).toBeLessThanOrEqual((k * (k + 1)) / 2);
+    });
+    // Visible: the last hops clear the slope by more than a third of the box's size, and it never sinks into it.
+    expect(hops.at(-1)!.rise).toBeGreaterThan(0.15);
+    expect(lowest).toBeGreaterThan(-1e-4);
+    // Separated: after the 1 mm fall onto the slope the box never leaves it
+    // (no hop, no normal velocity) and slides at g (sin - mu cos).
+    const s = await builtinWorld('incline', { standard: 0 });
+    await run(s, 10);
+    const h0 = normal(s).h;
+    const v0 = Math.hypot(...vel(s, 'box'));
+    let worstH = 0, worstVn = 0;
+    await run(s, 300, (ww) => {
+      const now = normal(ww);
+      worstH = Math.max(worstH, Math.abs(now.h - h0));
+      worstVn = Math.max(worstVn, Math.abs(now.vn));
+    });
+    expect(worstH).toBeLessThan(1e-5);
+    expect(worstVn).toBeLessThan(1e-6);
+    const a = (Math.hypot(...vel(s, 'box')) - v0) / (300 * dt);
+    expect(Math.abs(a / (g * (Math.sin(th) - mu * Math.cos(th))) - 1)).toBeLessThan(0.01);
   });
 });
 

@@ -6,7 +6,8 @@
  *   velocity update    -> applyForces (motors) -> velocityStabilize
  *   contacts, per contact-graph level (also in shock propagation)
  *                      -> positionStabilize(level): the joints of that level
- *   advance positions  -> velocityStabilize
+ *   advance positions  -> postStabilize (only without pre-stabilisation)
+ *                      -> velocityStabilize
  *
  * Each scene joint becomes one or two primitive parts (parts.ts); the
  * error and impulse of a part are in solve.ts. Both passes sweep the
@@ -23,7 +24,7 @@ import type { BodyStore } from '../bodies.ts';
 import type { ConstraintSystem } from '../constraints.ts';
 import type { RigidShape } from '../shape.ts';
 import type { StepContext } from '../stepContext.ts';
-import { quatToMat3, worldInverseInertia } from '../math.ts';
+import { integrateQuat, quatToMat3, worldInverseInertia } from '../math.ts';
 import { MotorSet, type MotorJoint } from '../motors.ts';
 import { ANGLE, AXIS, BALL, DIST, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
 import { captureRest, partError, predictedError, ropeImpact, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
@@ -402,6 +403,49 @@ export class JointSystem implements ConstraintSystem {
         ctx.markMoved(P.b[this.selected[k]!]!);
       }
     }
+    this.lastPositionSweeps = sweeps;
+  }
+
+  /**
+   * Position stabilisation after the position step, in place of
+   * pre-stabilisation when `jointPrestabilization` is off (seed fig. 24):
+   * the gaps of the advanced poses are closed by moving the bodies directly
+   * (the position passes' impulses, found from zero velocity and applied as
+   * a displacement over dt; the velocities are kept). The contacts were
+   * resolved before, for motion that left the joints open, so nothing stops
+   * a joint from pulling its bodies into each other or into what they
+   * touch.
+   */
+  postStabilize(ctx: StepContext): void {
+    const P = this.parts;
+    const iters = ctx.settings.jointIterations;
+    if (ctx.settings.jointPrestabilization || P.count === 0 || iters === 0) return;
+    const B = ctx.bodies;
+    const jb = this.jointBodies;
+    this.saveVelocities(B);
+    for (let k = 0; k < jb.length; k++) {
+      const i = jb[k]!;
+      B.vel.fill(0, 3 * i, 3 * i + 3);
+      B.angVel.fill(0, 3 * i, 3 * i + 3);
+    }
+    const st = this.bindBodyMasses(ctx);
+    const h = ctx.dt;
+    let sweeps = 0;
+    for (let it = 0; it < iters; it++) {
+      sweeps++;
+      let any = false;
+      for (let p = 0; p < P.count; p++) if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
+      if (!any) break;
+    }
+    for (let k = 0; k < jb.length; k++) {
+      const i = jb[k]!;
+      if (B.isStatic[i]) continue;
+      for (let c = 0; c < 3; c++) B.pos[3 * i + c] += h * B.vel[3 * i + c]!;
+      const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
+      if (wx !== 0 || wy !== 0 || wz !== 0) integrateQuat(B.quat, 4 * i, wx, wy, wz, h, B.quat, 4 * i);
+      ctx.markMoved(i);
+    }
+    this.restoreVelocities(B);
     this.lastPositionSweeps = sweeps;
   }
 
