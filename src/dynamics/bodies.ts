@@ -8,8 +8,8 @@
  *   vel[3i..]       linear velocity;  angVel[3i..]  angular velocity (world)
  *   invMass[i]      0 for static (or frozen) bodies
  *   invInertia[9i..] inverse inertia in the body frame, row-major
- *   restitution, friction, rollingFriction, spinningFriction
- *   materialGiven[i] which of those four the scene gave (bits MATERIAL_*)
+ *   restitution, friction (dynamic), staticFriction, rollingFriction, spinningFriction
+ *   materialGiven[i] which of those five the scene gave (bits MATERIAL_*)
  *   isStatic[i]     1 for static bodies
  *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
@@ -21,7 +21,8 @@ export const MATERIAL_RESTITUTION = 1;
 export const MATERIAL_FRICTION = 2;
 export const MATERIAL_ROLLING = 4;
 export const MATERIAL_SPINNING = 8;
-export const MATERIAL_ALL = 15;
+export const MATERIAL_STATIC = 16;
+export const MATERIAL_ALL = 31;
 
 /** Body state as a structure of arrays, indexed by body (layout in the file comment above). */
 export class BodyStore {
@@ -35,9 +36,20 @@ export class BodyStore {
   mass: Float64Array;
   invInertia: Float64Array;
   restitution: Float64Array;
+  /** Dynamic (sliding) friction coefficient mu_d. */
   friction: Float64Array;
+  /**
+   * Static (sticking) friction coefficient mu_s; NaN (what add() sets) means
+   * "the same as friction" (staticFrictionOf).
+   */
+  staticFriction: Float64Array;
   rollingFriction: Float64Array;
   spinningFriction: Float64Array;
+  /** Body i's static friction: staticFriction[i], or friction[i] where that is NaN. */
+  staticFrictionOf(i: number): number {
+    const s = this.staticFriction[i]!;
+    return Number.isNaN(s) ? this.friction[i]! : s;
+  }
   /**
    * Which material properties were given for the body (MATERIAL_* bits); a
    * pair takes a property given for only one of its bodies from that one
@@ -61,6 +73,7 @@ export class BodyStore {
     this.invInertia = new Float64Array(9 * capacity);
     this.restitution = new Float64Array(capacity);
     this.friction = new Float64Array(capacity);
+    this.staticFriction = new Float64Array(capacity).fill(NaN);
     this.rollingFriction = new Float64Array(capacity);
     this.spinningFriction = new Float64Array(capacity);
     this.materialGiven = new Uint8Array(capacity);
@@ -81,6 +94,7 @@ export class BodyStore {
     this.invInertia = g(this.invInertia, 9);
     this.restitution = g(this.restitution, 1);
     this.friction = g(this.friction, 1);
+    this.staticFriction = g(this.staticFriction, 1);
     this.rollingFriction = g(this.rollingFriction, 1);
     this.spinningFriction = g(this.spinningFriction, 1);
     this.materialGiven = g(this.materialGiven, 1);
@@ -98,6 +112,7 @@ export class BodyStore {
     this.shape[i] = shape;
     this.quat[4 * i + 3] = 1;
     this.materialGiven[i] = MATERIAL_ALL;
+    this.staticFriction[i] = NaN;
     return i;
   }
 }

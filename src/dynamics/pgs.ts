@@ -10,7 +10,13 @@
  * friction rows along a tangent basis t1, t2 of the normal:
  *
  *   normal     J_n v >= target, lambda_n >= 0 (accumulated)
- *   friction   J_t v  = 0,      |(lambda_t1, lambda_t2)| <= mu lambda_n
+ *   friction   J_t v  = 0,      |(lambda_t1, lambda_t2)| <= mu_s lambda_n
+ *
+ * The friction cone's radius is mu_s lambda_n for a contact that sticks and
+ * mu_d lambda_n for one that slides (seed 003, 2.4.4): a contact slides from
+ * the step after the solve left its point slipping (faster than SLIP_SPEED:
+ * the cone could not stop it) and sticks again from the step after it held. The state travels with the warm-start cache; a
+ * new contact starts sticking.
  *
  * with the effective mass 1 / (d^T K d) of each row direction d, K the
  * collision matrix of the two bodies at the point (addCollisionMatrix).
@@ -43,6 +49,11 @@ import type { StepContext } from './stepContext.ts';
 const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
+/**
+ * Tangential speed (m/s) above which a contact point counts as sliding after
+ * the solve (it takes the dynamic cone next step); at or below, it sticks.
+ */
+const SLIP_SPEED = 1e-3;
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
@@ -66,7 +77,11 @@ export class PgsSolver {
   private jac = new Float64Array(0);
   /** Effective masses: normal, t1, t2 per row. */
   private mass = new Float64Array(0);
+  /** Dynamic and static friction coefficients per row. */
   private mu = new Float64Array(0);
+  private muS = new Float64Array(0);
+  /** 1 for a row that slides this step (dynamic cone), 0 for one that sticks; then whether it reached its cone. */
+  private slid = new Uint8Array(0);
   /** Lower bound of the normal velocity; target of the pseudo normal velocity. */
   private target = new Float64Array(0);
   private ptarget = new Float64Array(0);
@@ -87,11 +102,12 @@ export class PgsSolver {
   /** lambda_n and the world friction impulse vector (4 per row). */
   private cacheImp = new Float64Array(0);
   private cacheOrder = new Int32Array(0);
+  private cacheSlid = new Uint8Array(0);
   private readonly cacheStart = new Map<number, number>();
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
   private readonly shift = new Float64Array(3);
-  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
 
   /**
    * Solves the contact phase on contact set `cs` (pairs visited in `order`,
@@ -153,7 +169,9 @@ export class PgsSolver {
         this.mass[3 * r] = invQuad(K, nx, ny, nz);
         this.mass[3 * r + 1] = invQuad(K, t1x, t1y, t1z);
         this.mass[3 * r + 2] = invQuad(K, t2x, t2y, t2z);
-        this.mu[r] = pairMaterial(B, a, b, this.mat).friction;
+        const mat = pairMaterial(B, a, b, this.mat);
+        this.mu[r] = mat.friction;
+        this.muS[r] = mat.staticFriction;
         // Gap now: the query's phi was at the pose predicted h ahead with the
         // current velocities; undo that motion along the normal.
         const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
@@ -173,6 +191,7 @@ export class PgsSolver {
         this.lam[4 * r + 1] = 0;
         this.lam[4 * r + 2] = 0;
         this.lam[4 * r + 3] = 0;
+        this.slid[r] = 0;
         if (this.warmStart && this.warmRow(r, n, cell)) warm++;
         rows++;
       }
@@ -192,7 +211,7 @@ export class PgsSolver {
 
     // ---- velocity iterations ----
     // Locals: the loops below are the hot path.
-    const lam = this.lam, mass = this.mass, mu = this.mu, tgt = this.target, ptgt = this.ptarget;
+    const lam = this.lam, mass = this.mass, mu = this.mu, muS = this.muS, slid = this.slid, tgt = this.target, ptgt = this.ptarget;
     const rb1 = this.b1, rb2 = this.b2;
     const iters = Math.max(1, ctx.settings.contactIterations);
     for (let it = 0; it < iters; it++) {
@@ -206,14 +225,15 @@ export class PgsSolver {
         lam[4 * r] = ln;
         if (ln !== old) applyRow(jac, base, ln - old, v, w, im, a, b);
         // Friction: both tangent rows, then the pair projected onto the disc
-        // of radius mu lambda_n (the friction cone, not a box).
+        // of radius mu_d lambda_n (the friction cone, not a box) when it
+        // leaves the static one (mu_s lambda_n).
         const u1 = rowVel(jac, base + DIR, v, w, a, b);
         const u2 = rowVel(jac, base + 2 * DIR, v, w, a, b);
         const o1 = lam[4 * r + 1]!, o2 = lam[4 * r + 2]!;
         let n1 = o1 - mass[3 * r + 1]! * u1;
         let n2 = o2 - mass[3 * r + 2]! * u2;
-        const lim = mu[r]! * ln;
         const len = norm2(n1, n2);
+        const lim = (slid[r] === 1 ? mu[r]! : muS[r]!) * ln;
         if (len > lim) {
           const s = len > 0 ? lim / len : 0;
           n1 *= s;
@@ -224,6 +244,12 @@ export class PgsSolver {
         if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, a, b);
         if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, a, b);
       }
+    }
+
+    // A row whose point still slips after the solve slides next step.
+    for (let r = 0; r < rows; r++) {
+      const base = JAC * r, a = rb1[r]!, b = rb2[r]!;
+      slid[r] = norm2(rowVel(jac, base + DIR, v, w, a, b), rowVel(jac, base + 2 * DIR, v, w, a, b)) > SLIP_SPEED ? 1 : 0;
     }
 
     // ---- split impulse: position error on pseudo velocities ----
@@ -299,11 +325,12 @@ export class PgsSolver {
     const jx = this.cacheImp[4 * best + 1]!, jy = this.cacheImp[4 * best + 2]!, jz = this.cacheImp[4 * best + 3]!;
     const ln = this.cacheImp[4 * best]!;
     this.lam[4 * r] = ln;
+    this.slid[r] = this.cacheSlid[best]!;
     // Friction vector onto the new tangent basis, inside the cone.
     const j = this.jac;
     let l1 = jx * j[base + DIR]! + jy * j[base + DIR + 1]! + jz * j[base + DIR + 2]!;
     let l2 = jx * j[base + 2 * DIR]! + jy * j[base + 2 * DIR + 1]! + jz * j[base + 2 * DIR + 2]!;
-    const lim = this.mu[r]! * ln, len = norm2(l1, l2);
+    const lim = (this.slid[r] === 1 ? this.mu[r]! : this.muS[r]!) * ln, len = norm2(l1, l2);
     if (len > lim) {
       const s = len > 0 ? lim / len : 0;
       l1 *= s;
@@ -322,6 +349,7 @@ export class PgsSolver {
       this.cacheLocal = new Float64Array(3 * c);
       this.cacheImp = new Float64Array(4 * c);
       this.cacheOrder = new Int32Array(c);
+      this.cacheSlid = new Uint8Array(c);
     }
     const j = this.jac;
     for (let r = 0; r < rows; r++) {
@@ -334,6 +362,7 @@ export class PgsSolver {
       this.cacheImp[4 * r] = this.lam[4 * r]!;
       for (let c = 0; c < 3; c++) this.cacheImp[4 * r + 1 + c] = l1 * j[base + DIR + c]! + l2 * j[base + 2 * DIR + c]!;
       this.cacheOrder[r] = r;
+      this.cacheSlid[r] = this.slid[r]!;
     }
     this.cacheCount = rows;
     const keys = this.cacheKey;
@@ -354,6 +383,8 @@ export class PgsSolver {
     this.jac = new Float64Array(JAC * c);
     this.mass = new Float64Array(3 * c);
     this.mu = new Float64Array(c);
+    this.muS = new Float64Array(c);
+    this.slid = new Uint8Array(c);
     this.target = new Float64Array(c);
     this.ptarget = new Float64Array(c);
     this.lam = new Float64Array(4 * c);

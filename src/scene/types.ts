@@ -43,14 +43,17 @@ export interface BodyDesc {
   density?: number;
   mass?: number;
   restitution: number;
+  /** Dynamic friction mu_d (sliding); the static one too unless staticFriction is given. */
   friction: number;
+  /** Static friction mu_s (sticking), >= friction; friction when not given. */
+  staticFriction: number;
   rollingFriction: number;
   spinningFriction: number;
   /**
    * The material properties this body left at the format's defaults (not
    * given by the body, its material, template or the scene's defaults): a
    * pair takes a property given for only one of its bodies from that one
-   * (src/dynamics/material.ts). Absent: all four were given.
+   * (src/dynamics/material.ts). Absent: all five were given.
    */
   materialDefaults?: MaterialProperty[];
   /** The body's fluid drag (docs/forces.md); absent: none. */
@@ -87,7 +90,7 @@ export type ForceDesc =
   | { type: 'impulse'; body: string; impulse: Vec3; point?: Vec3; frame: 'world' | 'body'; at: number };
 
 /** The four material properties a contact pair combines. */
-export type MaterialProperty = 'restitution' | 'friction' | 'rollingFriction' | 'spinningFriction';
+export type MaterialProperty = 'restitution' | 'friction' | 'staticFriction' | 'rollingFriction' | 'spinningFriction';
 
 export interface SceneDesc {
   /** The file it came from (for messages), or "<builtin:name>". */

@@ -84,7 +84,7 @@ export const DEFAULT_SHAPE_SIZES = {
 };
 
 /** The material properties a contact pair combines (BodyDesc.materialDefaults). */
-const MATERIAL_PROPERTIES: readonly MaterialProperty[] = ['restitution', 'friction', 'rollingFriction', 'spinningFriction'];
+const MATERIAL_PROPERTIES: readonly MaterialProperty[] = ['restitution', 'friction', 'staticFriction', 'rollingFriction', 'spinningFriction'];
 
 export const DEFAULT_BODY = {
   density: 1000,
@@ -112,6 +112,7 @@ export const MATERIAL_RULES = {
   density: POSITIVE,
   restitution: { min: 0, max: 1 },
   friction: NON_NEGATIVE,
+  staticFriction: NON_NEGATIVE,
   rollingFriction: NON_NEGATIVE,
   spinningFriction: NON_NEGATIVE,
 } as const satisfies Record<string, NumberRule>;
@@ -162,6 +163,7 @@ export const BODY_KEYS = [
   'mass',
   'restitution',
   'friction',
+  'staticFriction',
   'rollingFriction',
   'spinningFriction',
   'drag',
@@ -672,6 +674,15 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     }
   }
 
+  const friction = r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction);
+  // Static friction: the sticking limit, "friction" (the dynamic one) unless given.
+  const staticFriction = r.num(o, path, 'staticFriction', friction, MATERIAL_RULES.staticFriction);
+  if (staticFriction < friction) {
+    r.fail(
+      childPath(path, 'staticFriction'),
+      `expected a static friction at least the dynamic "friction" (${friction}), got ${staticFriction}: a contact that starts to slide at mu_s cannot be held back harder by mu_d`,
+    );
+  }
   const body: BodyDesc = {
     name,
     shape,
@@ -681,7 +692,8 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     velocity,
     angularVelocity,
     restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, MATERIAL_RULES.restitution),
-    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction),
+    friction,
+    staticFriction,
     rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, MATERIAL_RULES.rollingFriction),
     spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, MATERIAL_RULES.spinningFriction),
   };
