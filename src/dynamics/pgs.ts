@@ -27,7 +27,15 @@
  *
  * Position error is removed by a separate pass on pseudo velocities (split
  * impulse): rows with the same Jacobians drive the pseudo normal velocity to
- * beta/dt * max(-(phi + slop), 0). Pseudo velocities only move positions in
+ * beta/dt * max(-(phi + slop), 0), beta and slop (in cells of the pair's
+ * SDF) the solver settings pgsBeta and pgsSlop.
+ *
+ * Sweeps: at most contactIterations; with a tolerance pgsErrMax > 0 the
+ * velocity sweeps stop after the first that changed no row's relative
+ * velocity by more than it (seed 002's projectedGS, `abs(x - x0) < errMax`,
+ * with each lambda change taken as the velocity change it makes, so one
+ * tolerance fits light and heavy bodies alike). The pseudo sweeps stop the
+ * same way. Pseudo velocities only move positions in
  * applyPositionCorrection() and are then dropped, so the correction never
  * enters the real velocities and adds no kinetic energy.
  *
@@ -60,15 +68,13 @@ const ARMS = new Float64Array(6);
 export class PgsSolver {
   /** Start from last step's impulses (off only to measure what warm starting buys). */
   warmStart = true;
-  /** Baumgarte factor of the split-impulse position correction (fraction of the error removed per step). */
-  beta = 0.2;
-  /** Penetration left uncorrected, in SDF cells of the pair (keeps resting contacts touching). */
-  slopCells = 0.1;
   /** Relative tolerance, in SDF cells, for matching a sample to last step's cache. */
   matchCells = 0.01;
   /** Rows of the last solve and how many of them were warm started (for tests and monitors). */
   rows = 0;
   warmRows = 0;
+  /** Velocity sweeps of the last solve (0 with no rows; StepProfile.pgsSweeps). */
+  sweeps = 0;
 
   // ---- rows of the current solve ----
   private cap = 0;
@@ -134,13 +140,14 @@ export class PgsSolver {
     let rows = 0;
     let warm = 0;
     let anyBias = false;
+    const beta = ctx.settings.pgsBeta;
 
     // ---- build rows (pair order: bottom levels first) ----
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
       if (cs.start[k] === cs.end[k]) continue;
       const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
-      const slop = this.slopCells * cell;
+      const slop = ctx.settings.pgsSlop * cell;
       for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
         // Each penetrating point is a row; the points just outside that the
         // narrow phase lists for patches are not contacts here.
@@ -176,7 +183,7 @@ export class PgsSolver {
         // current velocities; undo that motion along the normal.
         const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
         this.target[r] = phi > 0 ? -phi / dt : 0;
-        const pt = phi + slop < 0 ? (-this.beta * (phi + slop)) / dt : 0;
+        const pt = phi + slop < 0 ? (-beta * (phi + slop)) / dt : 0;
         this.ptarget[r] = pt;
         if (pt > 0) anyBias = true;
         // Cache key: the sample in body 1's predicted frame (the point was
@@ -214,7 +221,12 @@ export class PgsSolver {
     const lam = this.lam, mass = this.mass, mu = this.mu, muS = this.muS, slid = this.slid, tgt = this.target, ptgt = this.ptarget;
     const rb1 = this.b1, rb2 = this.b2;
     const iters = Math.max(1, ctx.settings.contactIterations);
-    for (let it = 0; it < iters; it++) {
+    const errMax = ctx.settings.pgsErrMax;
+    let sweeps = 0;
+    for (let it = 0; it < iters && rows > 0; it++) {
+      sweeps++;
+      // The largest velocity change of a row in this sweep (m/s).
+      let change = 0;
       for (let r = 0; r < rows; r++) {
         const base = JAC * r;
         const a = rb1[r]!, b = rb2[r]!;
@@ -223,7 +235,11 @@ export class PgsSolver {
         const old = lam[4 * r]!;
         const ln = Math.max(0, old + mass[3 * r]! * (tgt[r]! - un));
         lam[4 * r] = ln;
-        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, a, b);
+        if (ln !== old) {
+          applyRow(jac, base, ln - old, v, w, im, a, b);
+          const dv = Math.abs(ln - old) / mass[3 * r]!;
+          if (dv > change) change = dv;
+        }
         // Friction: both tangent rows, then the pair projected onto the disc
         // of radius mu_d lambda_n (the friction cone, not a box) when it
         // leaves the static one (mu_s lambda_n).
@@ -243,8 +259,15 @@ export class PgsSolver {
         lam[4 * r + 2] = n2;
         if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, a, b);
         if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, a, b);
+        // (A row no body can move along, effective mass 0, changes nothing.)
+        const m1 = mass[3 * r + 1]!, m2 = mass[3 * r + 2]!;
+        const dt1 = m1 > 0 ? Math.abs(n1 - o1) / m1 : 0, dt2 = m2 > 0 ? Math.abs(n2 - o2) / m2 : 0;
+        if (dt1 > change) change = dt1;
+        if (dt2 > change) change = dt2;
       }
+      if (errMax > 0 && change <= errMax) break;
     }
+    this.sweeps = sweeps;
 
     // A row whose point still slips after the solve slides next step.
     for (let r = 0; r < rows; r++) {
@@ -257,6 +280,7 @@ export class PgsSolver {
     if (anyBias) {
       this.pseudoActive = true;
       for (let it = 0; it < iters; it++) {
+        let change = 0;
         for (let r = 0; r < rows; r++) {
           const base = JAC * r;
           const a = rb1[r]!, b = rb2[r]!;
@@ -264,8 +288,13 @@ export class PgsSolver {
           const old = lam[4 * r + 3]!;
           const ln = Math.max(0, old + mass[3 * r]! * (ptgt[r]! - un));
           lam[4 * r + 3] = ln;
-          if (ln !== old) applyRow(jac, base, ln - old, pv, pw, im, a, b);
+          if (ln !== old) {
+            applyRow(jac, base, ln - old, pv, pw, im, a, b);
+            const dv = Math.abs(ln - old) / mass[3 * r]!;
+            if (dv > change) change = dv;
+          }
         }
+        if (errMax > 0 && change <= errMax) break;
       }
     }
 
