@@ -16,16 +16,23 @@ export interface SdfSettings {
   padding: number; // default 2
 }
 
+/**
+ * Where a shape's mass, centre of mass and inertia come from: "mesh", the
+ * exact integral over its triangles (the default), or "sdf", the seed's sum
+ * over the SDF's inside cells (src/sdf/mass.ts massFromSdf).
+ */
+export type MassFrom = 'mesh' | 'sdf';
+
 export type ShapeDesc =
-  | { type: 'box'; size: Vec3; sdf: SdfSettings }
-  | { type: 'sphere'; radius: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'cylinder'; radius: number; height: number; segments: number; sdf: SdfSettings }
-  | { type: 'capsule'; radius: number; height: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'torus'; majorRadius: number; minorRadius: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'revolve'; profile: [number, number][]; segments: number; sdf: SdfSettings }
-  | { type: 'extrude'; polygon: [number, number][]; depth: number; sdf: SdfSettings }
+  | { type: 'box'; size: Vec3; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'sphere'; radius: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'cylinder'; radius: number; height: number; segments: number; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'capsule'; radius: number; height: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'torus'; majorRadius: number; minorRadius: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'revolve'; profile: [number, number][]; segments: number; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'extrude'; polygon: [number, number][]; depth: number; sdf: SdfSettings; massFrom?: MassFrom }
   | { type: 'plane'; normal: Vec3 }
-  | { type: 'mesh'; path: string; resolvedPath: string; scale: number; sdf: SdfSettings };
+  | { type: 'mesh'; path: string; resolvedPath: string; scale: number; sdf: SdfSettings; massFrom?: MassFrom };
 
 // The engine owns its settings; the scene layer fills them from the file.
 export type { SolverSettings } from '../dynamics/settings.ts';

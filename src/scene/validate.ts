@@ -142,15 +142,15 @@ export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes',
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
-  box: ['type', 'size', 'sdf'],
-  sphere: ['type', 'radius', 'segments', 'sdf'],
-  cylinder: ['type', 'radius', 'height', 'segments', 'sdf'],
-  capsule: ['type', 'radius', 'height', 'segments', 'sdf'],
-  torus: ['type', 'majorRadius', 'minorRadius', 'segments', 'sdf'],
+  box: ['type', 'size', 'sdf', 'massFrom'],
+  sphere: ['type', 'radius', 'segments', 'sdf', 'massFrom'],
+  cylinder: ['type', 'radius', 'height', 'segments', 'sdf', 'massFrom'],
+  capsule: ['type', 'radius', 'height', 'segments', 'sdf', 'massFrom'],
+  torus: ['type', 'majorRadius', 'minorRadius', 'segments', 'sdf', 'massFrom'],
   plane: ['type', 'normal'],
-  mesh: ['type', 'path', 'scale', 'sdf'],
-  revolve: ['type', 'profile', 'segments', 'sdf'],
-  extrude: ['type', 'polygon', 'depth', 'sdf'],
+  mesh: ['type', 'path', 'scale', 'sdf', 'massFrom'],
+  revolve: ['type', 'profile', 'segments', 'sdf', 'massFrom'],
+  extrude: ['type', 'polygon', 'depth', 'sdf', 'massFrom'],
 };
 const ALL_SHAPE_KEYS = [...new Set(Object.values(SHAPE_KEYS).flat())];
 export const BODY_KEYS = [
@@ -412,6 +412,13 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
 // Shapes
 
 function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefined): ShapeDesc {
+  const s = readShapeGeometry(r, v, path, baseDir);
+  const o = v as JsonObject;
+  if (s.type !== 'plane' && has(o, 'massFrom')) s.massFrom = r.choice(o, path, 'massFrom', ['mesh', 'sdf'] as const, 'mesh');
+  return s;
+}
+
+function readShapeGeometry(r: Reader, v: unknown, path: string, baseDir: string | undefined): ShapeDesc {
   const o = r.object(v, path, 'a shape object like {"type": "box", "size": [1, 1, 1]}');
   r.keys(o, path, ALL_SHAPE_KEYS);
   const validTypes = `valid types: ${SHAPE_TYPES.join(', ')}`;
