@@ -114,6 +114,8 @@ export interface BackendResult {
   queryCallsPerStep: number;
   /** Sweeps of shock propagation per step, summed over its levels (StepProfile.shockSweeps). */
   shockSweepsPerStep: number;
+  /** PGS velocity sweeps per step (StepProfile.pgsSweeps; 0 under the other contact solvers). */
+  pgsIterationsPerStep: number;
   /** GPU submissions, readbacks and bytes read back / written by the queries, per step (0 on the CPU). */
   submitsPerStep: number;
   readbacksPerStep: number;
@@ -279,6 +281,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         samplesEvaluatedPerStep: mean(m.evaluated),
         queryCallsPerStep: mean(m.calls),
         shockSweepsPerStep: mean(m.shockSweeps),
+        pgsIterationsPerStep: mean(m.pgsSweeps),
         submitsPerStep: mean(m.submits),
         readbacksPerStep: mean(m.readbacks),
         bytesReadBackPerStep: mean(m.bytesRead),
@@ -325,6 +328,7 @@ interface StepSeries {
   evaluated: number[];
   calls: number[];
   shockSweeps: number[];
+  pgsSweeps: number[];
   submits: number[];
   readbacks: number[];
   bytesRead: number[];
@@ -344,7 +348,7 @@ interface StepSeries {
 async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
-    sent: [], evaluated: [], calls: [], shockSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
+    sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
@@ -364,6 +368,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.evaluated.push(p.samplesEvaluated);
       m.calls.push(p.queryCalls);
       m.shockSweeps.push(p.shockSweeps);
+      m.pgsSweeps.push(p.pgsSweeps);
       m.submits.push(p.submits);
       m.readbacks.push(p.readbacks);
       m.bytesRead.push(p.bytesRead);
@@ -520,7 +525,9 @@ export function formatTable(r: BenchResults): string {
         `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ${f(x.samplesEvaluatedPerStep)} evaluated after the culls ` +
         `(${(x.queriesPerSecond / 1e6).toFixed(2)} M/s)` +
         (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
-        `; ${f(x.shockSweepsPerStep)} shock sweeps, ${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
+        `; ${f(x.shockSweepsPerStep)} shock sweeps, ` +
+        (x.pgsIterationsPerStep > 0 ? `${f(x.pgsIterationsPerStep)} PGS iterations, ` : '') +
+        `${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
     if (x.soft) lines.push(formatSoftBench(x.soft));

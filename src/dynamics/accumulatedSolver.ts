@@ -272,7 +272,7 @@ export class AccumulatedSolver {
   private readonly basis = new Float64Array(6);
   private readonly fit = new Float64Array(3);
   private readonly pointBasis = new Float64Array(6);
-  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
 
   /** The unit normal (pushing the pair's first body away from its second) of manifold m of the last solve. */
   manifoldNormal(m: number): [number, number, number] {

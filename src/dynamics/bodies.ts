@@ -8,8 +8,8 @@
  *   vel[3i..]       linear velocity;  angVel[3i..]  angular velocity (world)
  *   invMass[i]      0 for static (or frozen) bodies
  *   invInertia[9i..] inverse inertia in the body frame, row-major
- *   restitution, friction, rollingFriction, spinningFriction
- *   materialGiven[i] which of those four the scene gave (bits MATERIAL_*)
+ *   restitution, friction (dynamic), staticFriction, rollingFriction, spinningFriction
+ *   materialGiven[i] which of those five the scene gave (bits MATERIAL_*)
  *   isStatic[i]     1 for static bodies
  *   asleep[i]       1 while the body sleeps
  *   shape[i]        index into World.shapes
@@ -21,11 +21,12 @@ export const MATERIAL_RESTITUTION = 1;
 export const MATERIAL_FRICTION = 2;
 export const MATERIAL_ROLLING = 4;
 export const MATERIAL_SPINNING = 8;
-export const MATERIAL_ALL = 15;
+export const MATERIAL_STATIC = 16;
+export const MATERIAL_ALL = 31;
 
 /** A body's columns (the layout in the file comment above). */
 const BODY_COLUMNS = {
-  pos: 3, quat: 4, vel: 3, angVel: 3, invMass: 1, mass: 1, invInertia: 9, restitution: 1, friction: 1,
+  pos: 3, quat: 4, vel: 3, angVel: 3, invMass: 1, mass: 1, invInertia: 9, restitution: 1, friction: 1, staticFriction: 1,
   rollingFriction: 1, spinningFriction: 1, materialGiven: 1, isStatic: 1, asleep: 1, shape: 1,
 } as const;
 
@@ -41,9 +42,20 @@ export class BodyStore {
   mass = new Float64Array(0);
   invInertia = new Float64Array(0);
   restitution = new Float64Array(0);
+  /** Dynamic (sliding) friction coefficient mu_d. */
   friction = new Float64Array(0);
+  /**
+   * Static (sticking) friction coefficient mu_s; NaN (what add() sets) means
+   * "the same as friction" (staticFrictionOf).
+   */
+  staticFriction = new Float64Array(0);
   rollingFriction = new Float64Array(0);
   spinningFriction = new Float64Array(0);
+  /** Body i's static friction: staticFriction[i], or friction[i] where that is NaN. */
+  staticFrictionOf(i: number): number {
+    const s = this.staticFriction[i]!;
+    return Number.isNaN(s) ? this.friction[i]! : s;
+  }
   /**
    * Which material properties were given for the body (MATERIAL_* bits); a
    * pair takes a property given for only one of its bodies from that one
@@ -74,6 +86,7 @@ export class BodyStore {
     this.shape[i] = shape;
     this.quat[4 * i + 3] = 1;
     this.materialGiven[i] = MATERIAL_ALL;
+    this.staticFriction[i] = NaN;
     return i;
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The seed's impulse at one contact point (docs/ALGORITHM.md 5, seed ch. 7):
- * frictionless, sticking (static friction cone) or sliding, then rolling and
+ * frictionless, sticking (static friction cone, mu_s) or sliding (dynamic
+ * friction, mu_d), then rolling and
  * spinning friction for sticking contacts; and the restitution a collision
  * takes so that a pair bounces where its surfaces meet (surfaceRestitution).
  * The sequential solver's contact and collision passes apply it
@@ -68,7 +69,8 @@ export function applyContactImpulse(
 
   collisionMatrix(s, b1, b2);
 
-  const mu = m.friction;
+  // Sticking within the static cone (mu_s), else sliding on the dynamic one (mu_d).
+  const mu = m.friction, muS = m.staticFriction;
   const KNx = K[0]! * nx + K[1]! * ny + K[2]! * nz;
   const KNy = K[3]! * nx + K[4]! * ny + K[5]! * nz;
   const KNz = K[6]! * nx + K[7]! * ny + K[8]! * nz;
@@ -78,7 +80,7 @@ export function applyContactImpulse(
   let jn = dun / nKn;
   let Jx = jn * nx, Jy = jn * ny, Jz = jn * nz;
   let sticking = false;
-  if (mu > 0 && invert3(K, Kinv)) {
+  if ((mu > 0 || muS > 0) && invert3(K, Kinv)) {
     // Sticking: u_rel' = -eps u_n N (7.20), i.e. (target - u_n) N - u_t.
     const dx = (dun + un) * nx - ux, dy = (dun + un) * ny - uy, dz = (dun + un) * nz - uz;
     const sx = Kinv[0]! * dx + Kinv[1]! * dy + Kinv[2]! * dz;
@@ -87,7 +89,7 @@ export function applyContactImpulse(
     const sn = sx * nx + sy * ny + sz * nz;
     const tx = sx - sn * nx, ty = sy - sn * ny, tz = sz - sn * nz;
     const jt = norm3(tx, ty, tz);
-    if (sn > 0 && jt <= mu * sn) {
+    if (sn > 0 && jt <= muS * sn) {
       sticking = true;
       jn = sn;
       Jx = sx;

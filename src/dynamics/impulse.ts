@@ -40,7 +40,14 @@ export interface ImpulseState {
 
 export interface Material {
   restitution: number;
+  /** Dynamic friction mu_d: the cone a sliding contact's friction lies on. */
   friction: number;
+  /**
+   * Static friction mu_s (>= friction when the scene gives both): a contact
+   * sticks while the impulse that holds it fits in this cone; one that needs
+   * more slides, with friction.
+   */
+  staticFriction: number;
   rolling: number;
   spinning: number;
 }

@@ -10,7 +10,13 @@
  * friction rows along a tangent basis t1, t2 of the normal:
  *
  *   normal     J_n v >= target, lambda_n >= 0 (accumulated)
- *   friction   J_t v  = 0,      |(lambda_t1, lambda_t2)| <= mu lambda_n
+ *   friction   J_t v  = 0,      |(lambda_t1, lambda_t2)| <= mu_s lambda_n
+ *
+ * The friction cone's radius is mu_s lambda_n for a contact that sticks and
+ * mu_d lambda_n for one that slides (seed 003, 2.4.4): a contact slides from
+ * the step after the solve left its point slipping (faster than SLIP_SPEED:
+ * the cone could not stop it) and sticks again from the step after it held. The state travels with the warm-start cache; a
+ * new contact starts sticking.
  *
  * with the effective mass 1 / (d^T K d) of each row direction d, K the
  * collision matrix of the two bodies at the point (addCollisionMatrix).
@@ -21,7 +27,15 @@
  *
  * Position error is removed by a separate pass on pseudo velocities (split
  * impulse): rows with the same Jacobians drive the pseudo normal velocity to
- * beta/dt * max(-(phi + slop), 0). Pseudo velocities only move positions in
+ * beta/dt * max(-(phi + slop), 0), beta and slop (in cells of the pair's
+ * SDF) the solver settings pgsBeta and pgsSlop.
+ *
+ * Sweeps: at most contactIterations; with a tolerance pgsErrMax > 0 the
+ * velocity sweeps stop after the first that changed no row's relative
+ * velocity by more than it (seed 002's projectedGS, `abs(x - x0) < errMax`,
+ * with each lambda change taken as the velocity change it makes, so one
+ * tolerance fits light and heavy bodies alike). The pseudo sweeps stop the
+ * same way. Pseudo velocities only move positions in
  * applyPositionCorrection() and are then dropped, so the correction never
  * enters the real velocities and adds no kinetic energy.
  *
@@ -45,23 +59,26 @@ const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
 /** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
-const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3 } as const;
-const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1 } as const;
+const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3, muS: 1, slid: 1 } as const;
+const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1, cacheSlid: 1 } as const;
+/**
+ * Tangential speed (m/s) above which a contact point counts as sliding after
+ * the solve (it takes the dynamic cone next step); at or below, it sticks.
+ */
+const SLIP_SPEED = 1e-3;
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
 export class PgsSolver {
   /** Start from last step's impulses (off only to measure what warm starting buys). */
   warmStart = true;
-  /** Baumgarte factor of the split-impulse position correction (fraction of the error removed per step). */
-  beta = 0.2;
-  /** Penetration left uncorrected, in SDF cells of the pair (keeps resting contacts touching). */
-  slopCells = 0.1;
   /** Relative tolerance, in SDF cells, for matching a sample to last step's cache. */
   matchCells = 0.01;
   /** Rows of the last solve and how many of them were warm started (for tests and monitors). */
   rows = 0;
   warmRows = 0;
+  /** Velocity sweeps of the last solve (0 with no rows; StepProfile.pgsSweeps). */
+  sweeps = 0;
 
   // The columns of the rows and of the cache (ROW_COLUMNS, CACHE_COLUMNS)
   // are the solver's own: they are not private only so the column helpers
@@ -74,7 +91,11 @@ export class PgsSolver {
   jac = new Float64Array(0);
   /** Effective masses: normal, t1, t2 per row. */
   mass = new Float64Array(0);
+  /** Dynamic and static friction coefficients per row. */
   mu = new Float64Array(0);
+  muS = new Float64Array(0);
+  /** 1 for a row that slides this step (dynamic cone), 0 for one that sticks; then whether it reached its cone. */
+  slid = new Uint8Array(0);
   /** Lower bound of the normal velocity; target of the pseudo normal velocity. */
   target = new Float64Array(0);
   ptarget = new Float64Array(0);
@@ -95,11 +116,12 @@ export class PgsSolver {
   /** lambda_n and the world friction impulse vector (4 per row). */
   cacheImp = new Float64Array(0);
   cacheOrder = new Int32Array(0);
+  cacheSlid = new Uint8Array(0);
   private readonly cacheStart = new Map<number, number>();
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
   private readonly shift = new Float64Array(3);
-  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
 
   /**
    * Solves the contact phase on contact set `cs` (pairs visited in `order`,
@@ -126,13 +148,14 @@ export class PgsSolver {
     let rows = 0;
     let warm = 0;
     let anyBias = false;
+    const beta = ctx.settings.pgsBeta;
 
     // ---- build rows (pair order: bottom levels first) ----
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
       if (cs.start[k] === cs.end[k]) continue;
       const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
-      const slop = this.slopCells * cell;
+      const slop = ctx.settings.pgsSlop * cell;
       for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
         // Each penetrating point is a row; the points just outside that the
         // narrow phase lists for patches are not contacts here.
@@ -161,12 +184,14 @@ export class PgsSolver {
         this.mass[3 * r] = invQuad(K, nx, ny, nz);
         this.mass[3 * r + 1] = invQuad(K, t1x, t1y, t1z);
         this.mass[3 * r + 2] = invQuad(K, t2x, t2y, t2z);
-        this.mu[r] = pairMaterial(B, a, b, this.mat).friction;
+        const mat = pairMaterial(B, a, b, this.mat);
+        this.mu[r] = mat.friction;
+        this.muS[r] = mat.staticFriction;
         // Gap now: the query's phi was at the pose predicted h ahead with the
         // current velocities; undo that motion along the normal.
         const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
         this.target[r] = phi > 0 ? -phi / dt : 0;
-        const pt = phi + slop < 0 ? (-this.beta * (phi + slop)) / dt : 0;
+        const pt = phi + slop < 0 ? (-beta * (phi + slop)) / dt : 0;
         this.ptarget[r] = pt;
         if (pt > 0) anyBias = true;
         // Cache key: the sample in body 1's predicted frame (the point was
@@ -181,6 +206,7 @@ export class PgsSolver {
         this.lam[4 * r + 1] = 0;
         this.lam[4 * r + 2] = 0;
         this.lam[4 * r + 3] = 0;
+        this.slid[r] = 0;
         if (this.warmStart && this.warmRow(r, n, cell)) warm++;
         rows++;
       }
@@ -200,10 +226,15 @@ export class PgsSolver {
 
     // ---- velocity iterations ----
     // Locals: the loops below are the hot path.
-    const lam = this.lam, mass = this.mass, mu = this.mu, tgt = this.target, ptgt = this.ptarget;
+    const lam = this.lam, mass = this.mass, mu = this.mu, muS = this.muS, slid = this.slid, tgt = this.target, ptgt = this.ptarget;
     const rb1 = this.b1, rb2 = this.b2;
     const iters = Math.max(1, ctx.settings.contactIterations);
-    for (let it = 0; it < iters; it++) {
+    const errMax = ctx.settings.pgsErrMax;
+    let sweeps = 0;
+    for (let it = 0; it < iters && rows > 0; it++) {
+      sweeps++;
+      // The largest velocity change of a row in this sweep (m/s).
+      let change = 0;
       for (let r = 0; r < rows; r++) {
         const base = JAC * r;
         const a = rb1[r]!, b = rb2[r]!;
@@ -212,16 +243,21 @@ export class PgsSolver {
         const old = lam[4 * r]!;
         const ln = Math.max(0, old + mass[3 * r]! * (tgt[r]! - un));
         lam[4 * r] = ln;
-        if (ln !== old) applyRow(jac, base, ln - old, v, w, im, a, b);
+        if (ln !== old) {
+          applyRow(jac, base, ln - old, v, w, im, a, b);
+          const dv = Math.abs(ln - old) / mass[3 * r]!;
+          if (dv > change) change = dv;
+        }
         // Friction: both tangent rows, then the pair projected onto the disc
-        // of radius mu lambda_n (the friction cone, not a box).
+        // of radius mu_d lambda_n (the friction cone, not a box) when it
+        // leaves the static one (mu_s lambda_n).
         const u1 = rowVel(jac, base + DIR, v, w, a, b);
         const u2 = rowVel(jac, base + 2 * DIR, v, w, a, b);
         const o1 = lam[4 * r + 1]!, o2 = lam[4 * r + 2]!;
         let n1 = o1 - mass[3 * r + 1]! * u1;
         let n2 = o2 - mass[3 * r + 2]! * u2;
-        const lim = mu[r]! * ln;
         const len = norm2(n1, n2);
+        const lim = (slid[r] === 1 ? mu[r]! : muS[r]!) * ln;
         if (len > lim) {
           const s = len > 0 ? lim / len : 0;
           n1 *= s;
@@ -231,7 +267,20 @@ export class PgsSolver {
         lam[4 * r + 2] = n2;
         if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, a, b);
         if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, a, b);
+        // (A row no body can move along, effective mass 0, changes nothing.)
+        const m1 = mass[3 * r + 1]!, m2 = mass[3 * r + 2]!;
+        const dt1 = m1 > 0 ? Math.abs(n1 - o1) / m1 : 0, dt2 = m2 > 0 ? Math.abs(n2 - o2) / m2 : 0;
+        if (dt1 > change) change = dt1;
+        if (dt2 > change) change = dt2;
       }
+      if (errMax > 0 && change <= errMax) break;
+    }
+    this.sweeps = sweeps;
+
+    // A row whose point still slips after the solve slides next step.
+    for (let r = 0; r < rows; r++) {
+      const base = JAC * r, a = rb1[r]!, b = rb2[r]!;
+      slid[r] = norm2(rowVel(jac, base + DIR, v, w, a, b), rowVel(jac, base + 2 * DIR, v, w, a, b)) > SLIP_SPEED ? 1 : 0;
     }
 
     // ---- split impulse: position error on pseudo velocities ----
@@ -239,6 +288,7 @@ export class PgsSolver {
     if (anyBias) {
       this.pseudoActive = true;
       for (let it = 0; it < iters; it++) {
+        let change = 0;
         for (let r = 0; r < rows; r++) {
           const base = JAC * r;
           const a = rb1[r]!, b = rb2[r]!;
@@ -246,8 +296,13 @@ export class PgsSolver {
           const old = lam[4 * r + 3]!;
           const ln = Math.max(0, old + mass[3 * r]! * (ptgt[r]! - un));
           lam[4 * r + 3] = ln;
-          if (ln !== old) applyRow(jac, base, ln - old, pv, pw, im, a, b);
+          if (ln !== old) {
+            applyRow(jac, base, ln - old, pv, pw, im, a, b);
+            const dv = Math.abs(ln - old) / mass[3 * r]!;
+            if (dv > change) change = dv;
+          }
         }
+        if (errMax > 0 && change <= errMax) break;
       }
     }
 
@@ -307,11 +362,12 @@ export class PgsSolver {
     const jx = this.cacheImp[4 * best + 1]!, jy = this.cacheImp[4 * best + 2]!, jz = this.cacheImp[4 * best + 3]!;
     const ln = this.cacheImp[4 * best]!;
     this.lam[4 * r] = ln;
+    this.slid[r] = this.cacheSlid[best]!;
     // Friction vector onto the new tangent basis, inside the cone.
     const j = this.jac;
     let l1 = jx * j[base + DIR]! + jy * j[base + DIR + 1]! + jz * j[base + DIR + 2]!;
     let l2 = jx * j[base + 2 * DIR]! + jy * j[base + 2 * DIR + 1]! + jz * j[base + 2 * DIR + 2]!;
-    const lim = this.mu[r]! * ln, len = norm2(l1, l2);
+    const lim = (this.slid[r] === 1 ? this.mu[r]! : this.muS[r]!) * ln, len = norm2(l1, l2);
     if (len > lim) {
       const s = len > 0 ? lim / len : 0;
       l1 *= s;
@@ -338,6 +394,7 @@ export class PgsSolver {
       this.cacheImp[4 * r] = this.lam[4 * r]!;
       for (let c = 0; c < 3; c++) this.cacheImp[4 * r + 1 + c] = l1 * j[base + DIR + c]! + l2 * j[base + 2 * DIR + c]!;
       this.cacheOrder[r] = r;
+      this.cacheSlid[r] = this.slid[r]!;
     }
     this.cacheCount = rows;
     const keys = this.cacheKey;
@@ -353,6 +410,19 @@ export class PgsSolver {
     if (count <= this.cap) return;
     this.cap = Math.max(64, 2 * count);
     sizeColumns(this, ROW_COLUMNS, this.cap);
+    const c = Math.max(64, 2 * count);
+    this.cap = c;
+    this.b1 = new Int32Array(c);
+    this.b2 = new Int32Array(c);
+    this.jac = new Float64Array(JAC * c);
+    this.mass = new Float64Array(3 * c);
+    this.mu = new Float64Array(c);
+    this.muS = new Float64Array(c);
+    this.slid = new Uint8Array(c);
+    this.target = new Float64Array(c);
+    this.ptarget = new Float64Array(c);
+    this.lam = new Float64Array(4 * c);
+    this.local = new Float64Array(3 * c);
   }
 }
 

@@ -43,6 +43,8 @@ export class StepProfile {
   queryCalls = 0;
   /** Sweeps over a level's pairs that shock propagation ran in the last step, summed over its levels (each level at least one). */
   shockSweeps = 0;
+  /** PGS velocity sweeps in the last step (solver.contactSolver "pgs"; at most contactIterations, fewer when pgsErrMax stops them). */
+  pgsSweeps = 0;
   /** GPU command-buffer submissions, buffer readbacks, and bytes read back / written by the queries in the last step (0 on the CPU). */
   submits = 0;
   readbacks = 0;
@@ -71,6 +73,7 @@ export class StepProfile {
     this.pairRequeries = 0;
     this.queryCalls = 0;
     this.shockSweeps = 0;
+    this.pgsSweeps = 0;
     this.submits = 0;
     this.readbacks = 0;
     this.bytesRead = 0;

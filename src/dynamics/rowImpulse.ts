@@ -73,14 +73,15 @@ function stickingTangent(s: ImpulseState, b1: number, b2: number, at: Float64Arr
  * The friction rows of an accumulated impulse at point p: the tangential
  * impulse that stops the tangential relative velocity there (solved in the
  * tangent plane, as applyTangentialStick), added to the patch's running
- * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the friction
- * cone of the current normal total). Returns the size of the change, and
+ * total acc[o .. o+3) and the total kept within |J_t| <= maxJt (the static
+ * friction cone of the current normal total); a total that needs more slides
+ * and is cut to |J_t| = slideJt (the dynamic cone, at most maxJt). Returns the size of the change, and
  * into `out.sticking` whether the total stayed inside the cone (left as it
  * was when neither body can move or the tangent block is singular).
  */
 export function applyTangentialAccumulated(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number, maxJt: number, acc: Float64Array, o: number,
-  out: ImpulseResult,
+  out: ImpulseResult, slideJt = maxJt,
 ): number {
   if (!stickingTangent(s, b1, b2, at, ao)) return 0;
   const ax = tb[0]!, ay = tb[1]!, az = tb[2]!, bx = tb[3]!, by = tb[4]!, bz = tb[5]!;
@@ -92,7 +93,9 @@ export function applyTangentialAccumulated(
   const lim = Math.max(maxJt, 0);
   out.sticking = jl <= lim;
   if (jl > lim) {
-    const f = jl > 0 ? lim / jl : 0;
+    // Sliding: the total on the dynamic cone.
+    const slide = Math.max(Math.min(slideJt, lim), 0);
+    const f = jl > 0 ? slide / jl : 0;
     ja *= f;
     jb *= f;
   }

@@ -147,7 +147,7 @@ export class SequentialSolver {
   private readonly torqueAcc = new Float64Array(3);
   /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
   private acc = new Float64Array(0);
-  private readonly mat: Material = { restitution: 0, friction: 0, rolling: 0, spinning: 0 };
+  private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
   /** What the last impulse reported (ImpulseResult), passed to every impulse that reports. */
   private readonly impulse: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0 };
   private readonly state: ImpulseState = {
@@ -295,7 +295,7 @@ export class SequentialSolver {
       }
       const cell = pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
       if (this.untangle(ctx, st, pairs, cs, k, cell)) continue;
-      const mu = pairMaterial(ctx.bodies, pairs.a[k]!, pairs.b[k]!, this.mat).friction;
+      const mu = pairMaterial(ctx.bodies, pairs.a[k]!, pairs.b[k]!, this.mat).staticFriction;
       pc.ensure(ctx, cs, k, cell);
       if (pc.first[k] === pc.last[k]) {
         if (k < this.stopped.length && this.stopped[k]) this.closeGap(ctx, st, pairs, con, k);
@@ -480,10 +480,10 @@ export class SequentialSolver {
       // meet, the gap they are still apart closed under gravity first
       // (surfaceRestitution).
       const e = useOwn ? this.bounceRestitution(ctx, st, b1, b2, d, o, useEps) : useEps;
-      if (flat && m.friction > 0) {
+      if (flat && m.staticFriction > 0) {
         const un = normalVelocity(st, b1, b2, d, o);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
-        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.friction, spread, res);
+        const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.staticFriction, spread, res);
         if (fs > 0) {
           if (!useOwn) this.addPassTotals(k, fs, res.jt, res.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
@@ -500,11 +500,11 @@ export class SequentialSolver {
         // a few times so a sticking patch ends neither spinning nor
         // creeping, within what is left of its friction cone.
         const sticking = res.sticking;
-        let budget = m.friction * jn - res.jt;
+        let budget = m.staticFriction * jn - res.jt;
         const acc = this.torqueAcc;
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
-          applyPatchTorque(st, b1, b2, d, o, jn, spread, m.friction, acc);
+          applyPatchTorque(st, b1, b2, d, o, jn, spread, sticking ? m.staticFriction : m.friction, acc);
           if (sticking && budget > 0) {
             const t = applyTangentialStick(st, b1, b2, d, o, budget);
             budget -= t;
@@ -555,14 +555,16 @@ export class SequentialSolver {
     this.keep(st, a, b);
     // What the contact passes left of the pair's friction cone and torque
     // octagon (PASS_FLOATS), all of it for the pair's main face (mainFace).
-    let spareF = 0, spareT = 0, main = -1;
+    let spareF = 0, spareD = 0, spareT = 0, main = -1;
     const po = PASS_FLOATS * k;
     if (po < this.pass.length && this.pass[po]! > 0) {
-      spareF = Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
+      // Of the static cone (to stick) and of the dynamic one (to slide).
+      spareF = Math.max(0, m.staticFriction * this.pass[po]! - this.pass[po + 1]!);
+      spareD = Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
       spareT = Math.max(0, this.pass[po]! - this.pass[po + 2]!);
       main = mainFace(pc, cs, a, first, last, this.pass, po);
       // Not on a support that travels (MOVING_SUPPORT).
-      if (spareF > 0 && !this.restingSupport(ctx, a, b)) spareF = 0;
+      if (spareF > 0 && !this.restingSupport(ctx, a, b)) spareF = spareD = 0;
     }
     for (let q = first; q < last; q++) {
       const i = pc.leader[q]!;
@@ -571,11 +573,11 @@ export class SequentialSolver {
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       // A face patch's rows solved together, where the totals stay in bounds.
       const face = pc.flat[q] === PATCH_FLAT;
-      const pF = q === main ? spareF : 0, pT = q === main ? spareT : 0;
-      if (face && m.friction > 0) {
+      const pF = q === main ? spareF : 0, pD = q === main ? spareD : 0, pT = q === main ? spareT : 0;
+      if (face && m.staticFriction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const before = acc[s]!;
-        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.friction, spread, acc, s, pF, pT, ROUNDOFF_SPEED, res);
+        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.staticFriction, spread, acc, s, pF, pT, ROUNDOFF_SPEED, res);
         if (fr >= 0) {
           if (fr > 0) any = true;
           const dj = acc[s]! - before;
@@ -597,8 +599,9 @@ export class SequentialSolver {
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
-      if (m.friction > 0) {
-        if (applyTangentialAccumulated(st, b1, b2, d, o, m.friction * jn + pF, acc, s + 1, res) > 0) any = true;
+      if (m.friction > 0 || m.staticFriction > 0) {
+        // Sticking within mu_s, sliding on mu_d.
+        if (applyTangentialAccumulated(st, b1, b2, d, o, m.staticFriction * jn + pF, acc, s + 1, res, m.friction * jn + pD) > 0) any = true;
         if (dj > 0 && res.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
       }
     }

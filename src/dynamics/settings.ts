@@ -24,7 +24,18 @@ export interface SolverSettings {
    */
   contactPose: 'predicted' | 'current';
   collisionIterations: number;
+  /** Contact passes per step; PGS: the most sweeps (pgsErrMax may stop it earlier). */
   contactIterations: number;
+  /**
+   * PGS convergence tolerance (seed 002's errMax), m/s: the sweeps stop once
+   * one changed no row's relative velocity by more than this (|delta lambda|
+   * times the row's inverse effective mass); 0: always contactIterations sweeps.
+   */
+  pgsErrMax: number;
+  /** PGS Baumgarte factor of the split-impulse position correction: the fraction of the depth beyond the slop removed per step (0 .. 1). */
+  pgsBeta: number;
+  /** PGS penetration slop, in SDF cells of the pair: depth left uncorrected (keeps resting contacts touching). */
+  pgsSlop: number;
   jointIterations: number;
   /** Order contact pairs by contact-graph level (4.5); off: one level. */
   contactGraph: boolean;

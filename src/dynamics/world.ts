@@ -576,6 +576,7 @@ export class World {
   private pgsSolve(h: number, levels: number): void {
     const cs = this.narrow.cur;
     this.pgs.solve(this.ctx, cs, this.pairs.order, this.pairs.count, h);
+    this.profile.pgsSweeps += this.pgs.sweeps;
     // Velocities changed: pairs of these bodies must not reuse their points.
     for (let i = 0; i < cs.count; i++) {
       this.ctx.markMoved(cs.b1[i]!);

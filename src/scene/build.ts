@@ -8,7 +8,7 @@ import { InputError } from '../errors.ts';
 import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
 import { rotateByQuat } from '../dynamics/math.ts';
-import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING } from '../dynamics/bodies.ts';
+import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING, MATERIAL_STATIC } from '../dynamics/bodies.ts';
 import type { BodyDesc, GustDesc, SceneDesc } from './types.ts';
 import type { Gust } from '../dynamics/forces.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
@@ -70,6 +70,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     for (let k = 0; k < 4; k++) B.quat[4 * i + k] = q[k]!;
     B.restitution[i] = b.restitution;
     B.friction[i] = b.friction;
+    B.staticFriction[i] = b.staticFriction;
     B.rollingFriction[i] = b.rollingFriction;
     B.spinningFriction[i] = b.spinningFriction;
     B.materialGiven[i] = materialGiven(b);
@@ -156,6 +157,8 @@ function materialGiven(b: BodyDesc): number {
   let bits = MATERIAL_ALL;
   if (d.includes('restitution')) bits &= ~MATERIAL_RESTITUTION;
   if (d.includes('friction')) bits &= ~MATERIAL_FRICTION;
+  // Static friction is given by either key ("friction" is both unless "staticFriction" is said).
+  if (d.includes('friction') && d.includes('staticFriction')) bits &= ~MATERIAL_STATIC;
   if (d.includes('rollingFriction')) bits &= ~MATERIAL_ROLLING;
   if (d.includes('spinningFriction')) bits &= ~MATERIAL_SPINNING;
   return bits;

@@ -144,7 +144,7 @@ class Layers {
 }
 
 /** The body keys in the order a flattened body writes them. */
-const FLAT_BODY_ORDER = ['name', 'shape', 'static', 'position', 'orientation', 'rotation', 'velocity', 'angularVelocity', 'density', 'mass', 'restitution', 'friction', 'rollingFriction', 'spinningFriction'];
+const FLAT_BODY_ORDER = ['name', 'shape', 'static', 'position', 'orientation', 'rotation', 'velocity', 'angularVelocity', 'density', 'mass', 'restitution', 'friction', 'staticFriction', 'rollingFriction', 'spinningFriction'];
 
 /**
  * The flattening of one scene (a SourceFile of kind "scene") against its

@@ -321,7 +321,7 @@ export class Namespace {
   }
 }
 
-/** A material (or a scene's defaults): some of density, restitution, friction, rollingFriction, spinningFriction. */
+/** A material (or a scene's defaults): some of density, restitution, friction, staticFriction, rollingFriction, spinningFriction. */
 export function readMaterial(r: Reader, o: JsonObject, path: string): Partial<Record<MaterialKey, number>> {
   r.keys(o, path, MATERIAL_KEYS);
   const out: Partial<Record<MaterialKey, number>> = {};

@@ -22,7 +22,7 @@ import {
 import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
-import { invertInertia, principalInertia, type MassProperties } from '../sdf/mass.ts';
+import { invertInertia, massFromSdf, principalInertia, type MassProperties } from '../sdf/mass.ts';
 import { analyseSolid, bakeSolid, describeSolid, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { InputError, bareMessage } from '../errors.ts';
@@ -392,14 +392,14 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
   const com = mp.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
-  const mesh = translatedMesh(own, com);
+  let mesh = translatedMesh(own, com);
   const sdfOpts: SdfSettings = { ...d.sdf, cells };
   const bake = io.bake ?? (async (m: TriMesh, o: { cells: number; padding: number; onProgress?: (f: number) => void }) => bakeSdfCpu(m, o));
   const estimate = shapeCost(own.indices.length / 3, sdfNodeCount(own, sdfOpts)).seconds;
   const report = io.progress;
   const onProgress = report ? (fraction: number) => report({ shape: name, index: at.index, count: at.count, fraction, estimate }) : undefined;
   onProgress?.(0);
-  const sdf = await bakeSolid(mesh, solid.simple ? null : translatedMesh(solid.boundary, com), (m) =>
+  let sdf = await bakeSolid(mesh, solid.simple ? null : translatedMesh(solid.boundary, com), (m) =>
     bake(m, { cells: sdfOpts.cells, padding: sdfOpts.padding, ...(onProgress ? { onProgress } : {}) }),
   );
   if (!hasInsideNode(sdf)) {
@@ -407,6 +407,19 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
       `${scene.file}: shapes.${name}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
         'so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
     );
+  }
+  let volume = mp.volume, inertiaUnit = mp.inertia;
+  if (d.massFrom === 'sdf') {
+    // The seed's route (4.12-4.17): the field's inside cells. Its centre of
+    // mass is off the mesh integral's by a fraction of a cell; the mesh and
+    // field move with it, so the body's frame stays centred on its own.
+    const g = sdfMass(sdf, scene.file, `shapes.${name}`);
+    const c = g.centerOfMass.map((x) => (Math.abs(x) < 1e-12 * size ? 0 : x)) as Vec3;
+    mesh = translatedMesh(mesh, c);
+    sdf = { ...sdf, origin: [sdf.origin[0] - c[0], sdf.origin[1] - c[1], sdf.origin[2] - c[2]] };
+    for (let k = 0; k < 3; k++) com[k] = com[k]! + c[k]!;
+    volume = g.volume;
+    inertiaUnit = g.inertia;
   }
   // Face samples on triangles whose interior is wider than ~4 SDF cells (see samples.ts).
   const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize);
@@ -422,11 +435,23 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
     samples,
     sdf,
     comOffset: [com[0], com[1], com[2]],
-    volume: mp.volume,
-    inertiaUnit: mp.inertia,
+    volume,
+    inertiaUnit,
     localBounds: bounds,
     radius,
   };
+}
+
+/** massFromSdf, its failure (no cell inside) and an out-of-range volume as the shape's InputError. */
+function sdfMass(g: SdfGrid, file: string, where: string): MassProperties {
+  let m: MassProperties;
+  try {
+    m = massFromSdf(g);
+  } catch (e) {
+    throw new InputError(`"massFrom": "sdf": ${e instanceof Error ? e.message : String(e)}; raise "sdf": {"cells": ...} or use the mesh integral`, file, where);
+  }
+  if (!inRange(m.volume)) throw new InputError(`"massFrom": "sdf" gives a volume of ${fmtValue(m.volume)} m^3; expected 1e-100 to 1e100 m^3`, file, where);
+  return m;
 }
 
 function hasInsideNode(g: SdfGrid): boolean {

@@ -16,16 +16,23 @@ export interface SdfSettings {
   padding: number; // default 2
 }
 
+/**
+ * Where a shape's mass, centre of mass and inertia come from: "mesh", the
+ * exact integral over its triangles (the default), or "sdf", the seed's sum
+ * over the SDF's inside cells (src/sdf/mass.ts massFromSdf).
+ */
+export type MassFrom = 'mesh' | 'sdf';
+
 export type ShapeDesc =
-  | { type: 'box'; size: Vec3; sdf: SdfSettings }
-  | { type: 'sphere'; radius: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'cylinder'; radius: number; height: number; segments: number; sdf: SdfSettings }
-  | { type: 'capsule'; radius: number; height: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'torus'; majorRadius: number; minorRadius: number; segments: [number, number]; sdf: SdfSettings }
-  | { type: 'revolve'; profile: [number, number][]; segments: number; sdf: SdfSettings }
-  | { type: 'extrude'; polygon: [number, number][]; depth: number; sdf: SdfSettings }
+  | { type: 'box'; size: Vec3; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'sphere'; radius: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'cylinder'; radius: number; height: number; segments: number; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'capsule'; radius: number; height: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'torus'; majorRadius: number; minorRadius: number; segments: [number, number]; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'revolve'; profile: [number, number][]; segments: number; sdf: SdfSettings; massFrom?: MassFrom }
+  | { type: 'extrude'; polygon: [number, number][]; depth: number; sdf: SdfSettings; massFrom?: MassFrom }
   | { type: 'plane'; normal: Vec3 }
-  | { type: 'mesh'; path: string; resolvedPath: string; scale: number; sdf: SdfSettings };
+  | { type: 'mesh'; path: string; resolvedPath: string; scale: number; sdf: SdfSettings; massFrom?: MassFrom };
 
 // The engine owns its settings; the scene layer fills them from the file.
 export type { SolverSettings } from '../dynamics/settings.ts';
@@ -43,14 +50,17 @@ export interface BodyDesc {
   density?: number;
   mass?: number;
   restitution: number;
+  /** Dynamic friction mu_d (sliding); the static one too unless staticFriction is given. */
   friction: number;
+  /** Static friction mu_s (sticking), >= friction; friction when not given. */
+  staticFriction: number;
   rollingFriction: number;
   spinningFriction: number;
   /**
    * The material properties this body left at the format's defaults (not
    * given by the body, its material, template or the scene's defaults): a
    * pair takes a property given for only one of its bodies from that one
-   * (src/dynamics/material.ts). Absent: all four were given.
+   * (src/dynamics/material.ts). Absent: all five were given.
    */
   materialDefaults?: MaterialProperty[];
   /** The body's fluid drag (docs/forces.md); absent: none. */
@@ -87,7 +97,7 @@ export type ForceDesc =
   | { type: 'impulse'; body: string; impulse: Vec3; point?: Vec3; frame: 'world' | 'body'; at: number };
 
 /** The four material properties a contact pair combines. */
-export type MaterialProperty = 'restitution' | 'friction' | 'rollingFriction' | 'spinningFriction';
+export type MaterialProperty = 'restitution' | 'friction' | 'staticFriction' | 'rollingFriction' | 'spinningFriction';
 
 export interface SceneDesc {
   /** The file it came from (for messages), or "<builtin:name>". */

@@ -52,6 +52,9 @@ export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   contactPose: 'current',
   collisionIterations: 5,
   contactIterations: 10,
+  pgsErrMax: 0,
+  pgsBeta: 0.2,
+  pgsSlop: 0.1,
   jointIterations: 10,
   contactGraph: true,
   shockPropagation: true,
@@ -84,7 +87,7 @@ export const DEFAULT_SHAPE_SIZES = {
 };
 
 /** The material properties a contact pair combines (BodyDesc.materialDefaults). */
-const MATERIAL_PROPERTIES: readonly MaterialProperty[] = ['restitution', 'friction', 'rollingFriction', 'spinningFriction'];
+const MATERIAL_PROPERTIES: readonly MaterialProperty[] = ['restitution', 'friction', 'staticFriction', 'rollingFriction', 'spinningFriction'];
 
 export const DEFAULT_BODY = {
   density: 1000,
@@ -112,6 +115,7 @@ export const MATERIAL_RULES = {
   density: POSITIVE,
   restitution: { min: 0, max: 1 },
   friction: NON_NEGATIVE,
+  staticFriction: NON_NEGATIVE,
   rollingFriction: NON_NEGATIVE,
   spinningFriction: NON_NEGATIVE,
 } as const satisfies Record<string, NumberRule>;
@@ -138,15 +142,15 @@ export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes',
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
-  box: ['type', 'size', 'sdf'],
-  sphere: ['type', 'radius', 'segments', 'sdf'],
-  cylinder: ['type', 'radius', 'height', 'segments', 'sdf'],
-  capsule: ['type', 'radius', 'height', 'segments', 'sdf'],
-  torus: ['type', 'majorRadius', 'minorRadius', 'segments', 'sdf'],
+  box: ['type', 'size', 'sdf', 'massFrom'],
+  sphere: ['type', 'radius', 'segments', 'sdf', 'massFrom'],
+  cylinder: ['type', 'radius', 'height', 'segments', 'sdf', 'massFrom'],
+  capsule: ['type', 'radius', 'height', 'segments', 'sdf', 'massFrom'],
+  torus: ['type', 'majorRadius', 'minorRadius', 'segments', 'sdf', 'massFrom'],
   plane: ['type', 'normal'],
-  mesh: ['type', 'path', 'scale', 'sdf'],
-  revolve: ['type', 'profile', 'segments', 'sdf'],
-  extrude: ['type', 'polygon', 'depth', 'sdf'],
+  mesh: ['type', 'path', 'scale', 'sdf', 'massFrom'],
+  revolve: ['type', 'profile', 'segments', 'sdf', 'massFrom'],
+  extrude: ['type', 'polygon', 'depth', 'sdf', 'massFrom'],
 };
 const ALL_SHAPE_KEYS = [...new Set(Object.values(SHAPE_KEYS).flat())];
 export const BODY_KEYS = [
@@ -162,6 +166,7 @@ export const BODY_KEYS = [
   'mass',
   'restitution',
   'friction',
+  'staticFriction',
   'rollingFriction',
   'spinningFriction',
   'drag',
@@ -390,6 +395,9 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
     contactPose: r.choice(o, path, 'contactPose', ['predicted', 'current'] as const, d.contactPose),
     collisionIterations: r.num(o, path, 'collisionIterations', d.collisionIterations, ITERATIONS),
     contactIterations: r.num(o, path, 'contactIterations', d.contactIterations, ITERATIONS),
+    pgsErrMax: r.num(o, path, 'pgsErrMax', d.pgsErrMax, NON_NEGATIVE),
+    pgsBeta: r.num(o, path, 'pgsBeta', d.pgsBeta, { min: 0, max: 1 }),
+    pgsSlop: r.num(o, path, 'pgsSlop', d.pgsSlop, { min: 0, max: 100 }),
     jointIterations: r.num(o, path, 'jointIterations', d.jointIterations, ITERATIONS),
     contactGraph: r.bool(o, path, 'contactGraph', d.contactGraph),
     shockPropagation: r.bool(o, path, 'shockPropagation', d.shockPropagation),
@@ -404,6 +412,13 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
 // Shapes
 
 function readShape(r: Reader, v: unknown, path: string, baseDir: string | undefined): ShapeDesc {
+  const s = readShapeGeometry(r, v, path, baseDir);
+  const o = v as JsonObject;
+  if (s.type !== 'plane' && has(o, 'massFrom')) s.massFrom = r.choice(o, path, 'massFrom', ['mesh', 'sdf'] as const, 'mesh');
+  return s;
+}
+
+function readShapeGeometry(r: Reader, v: unknown, path: string, baseDir: string | undefined): ShapeDesc {
   const o = r.object(v, path, 'a shape object like {"type": "box", "size": [1, 1, 1]}');
   r.keys(o, path, ALL_SHAPE_KEYS);
   const validTypes = `valid types: ${SHAPE_TYPES.join(', ')}`;
@@ -672,6 +687,15 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     }
   }
 
+  const friction = r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction);
+  // Static friction: the sticking limit, "friction" (the dynamic one) unless given.
+  const staticFriction = r.num(o, path, 'staticFriction', friction, MATERIAL_RULES.staticFriction);
+  if (staticFriction < friction) {
+    r.fail(
+      childPath(path, 'staticFriction'),
+      `expected a static friction at least the dynamic "friction" (${friction}), got ${staticFriction}: a contact that starts to slide at mu_s cannot be held back harder by mu_d`,
+    );
+  }
   const body: BodyDesc = {
     name,
     shape,
@@ -681,7 +705,8 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
     velocity,
     angularVelocity,
     restitution: r.num(o, path, 'restitution', DEFAULT_BODY.restitution, MATERIAL_RULES.restitution),
-    friction: r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction),
+    friction,
+    staticFriction,
     rollingFriction: r.num(o, path, 'rollingFriction', DEFAULT_BODY.rollingFriction, MATERIAL_RULES.rollingFriction),
     spinningFriction: r.num(o, path, 'spinningFriction', DEFAULT_BODY.spinningFriction, MATERIAL_RULES.spinningFriction),
   };

@@ -48,6 +48,7 @@ function result(backend: 'cpu' | 'gpu', o: Partial<BackendResult>): BackendResul
     samplesEvaluatedPerStep: 70,
     queryCallsPerStep: 0.45,
     shockSweepsPerStep: 1,
+    pgsIterationsPerStep: 0,
     submitsPerStep: 0,
     readbacksPerStep: 0,
     bytesReadBackPerStep: 0,

@@ -104,7 +104,7 @@ describe('PGS contact solver', () => {
     // Baumgarte in the real velocities would launch it at ~beta * depth / dt = 0.2 m/s.
     expect(maxSpeed).toBeLessThan(1e-3);
     // Out to the slop left uncorrected (slopCells SDF cells), no further.
-    const slop = w.pgs.slopCells * w.shapes[w.bodies.shape[1]!]!.sdf!.cellSize;
+    const slop = w.solver.pgsSlop * w.shapes[w.bodies.shape[1]!]!.sdf!.cellSize;
     expect(pos(w, 'box')[1]).toBeGreaterThan(0.2 - slop - 2e-4);
     expect(pos(w, 'box')[1]).toBeLessThan(0.2 + 1e-4);
   });

@@ -83,10 +83,11 @@ describe('a valid scene', () => {
       density: 1000,
       restitution: 0.5,
       friction: 0.5,
+      staticFriction: 0.5,
       rollingFriction: 0,
       spinningFriction: 0,
       // Left at the defaults: a pair with a body that gives them takes that body's (material.ts).
-      materialDefaults: ['restitution', 'friction', 'rollingFriction', 'spinningFriction'],
+      materialDefaults: ['restitution', 'friction', 'staticFriction', 'rollingFriction', 'spinningFriction'],
     });
     expect(scene.bodies[2]!.mass).toBe(2);
     expect(scene.bodies[2]!.density).toBeUndefined();
