@@ -207,7 +207,7 @@ export class Reader {
     const v = o[key];
     if (typeof v === 'string' && (choices as readonly string[]).includes(v)) return v as T;
     const hint = typeof v === 'string' ? didYouMean(v, choices) : '';
-    this.fail(childPath(path, key), `expected ${choices.map((c) => `"${c}"`).join(' or ')}, got ${describeValue(v)}${hint}`);
+    this.fail(childPath(path, key), `expected ${orList(choices.map((c) => `"${c}"`))}, got ${describeValue(v)}${hint}`);
   }
 
   /** An array of exactly n numbers, each checked against `rule`; always a fresh array. */
@@ -316,4 +316,9 @@ export function bodyReference(r: Reader, o: JsonObject, path: string, key: strin
   const found = byName.get(name);
   if (!found) r.fail(p, unknownReference('body', name, bodies.map((b) => b.name)));
   return bodies[found.index]!;
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length > 2 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : items.join(' or ');
 }

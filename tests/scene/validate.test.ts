@@ -61,6 +61,9 @@ describe('a valid scene', () => {
       contactPose: 'current',
       collisionIterations: 5,
       contactIterations: 10,
+      pgsErrMax: 0,
+      pgsBeta: 0.2,
+      pgsSlop: 0.1,
       jointIterations: 10,
       contactGraph: true,
       shockPropagation: true,
@@ -135,7 +138,7 @@ describe('a valid scene', () => {
     const s = baseScene();
     s['gravity'] = [0, 0, -3];
     s['dt'] = 0.1;
-    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', contactPose: 'current', collisionIterations: 0, contactIterations: 1, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false, jointPrestabilization: false };
+    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', contactPose: 'current', collisionIterations: 0, contactIterations: 1, pgsErrMax: 1e-4, pgsBeta: 0.3, pgsSlop: 0.05, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false, jointPrestabilization: false };
     s['sleep'] = false;
     s['shapes'].box.sdf = { cells: 512, padding: 16 };
     Object.assign(s['bodies'][1], { restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
@@ -272,7 +275,7 @@ describe('unknown keys', () => {
   });
 
   test('a key of another shape or joint type says this type does not use it', () => {
-    expectError((s) => (s['shapes'].box.radius = 1), 'shapes.box.radius', 'a box shape does not use "radius" (its keys are: type, size, sdf)');
+    expectError((s) => (s['shapes'].box.radius = 1), 'shapes.box.radius', 'a box shape does not use "radius" (its keys are: type, size, sdf, massFrom)');
     expectError((s) => (s['shapes'].floor.sdf = { cells: 32 }), 'shapes.floor.sdf', 'a plane has no SDF');
     expectError((s) => (s['joints'][0].axisA = [1, 0, 0]), 'joints[0].axisA', 'a ball joint does not use "axisA" (it takes anchorA, anchorB)');
   });

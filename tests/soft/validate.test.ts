@@ -289,7 +289,7 @@ describe('soft bodies in the scene format', () => {
     ['a pin with a negative radius', (s) => (s['softBodies'][0]['pins'][0]['radius'] = -1), 'softBodies[0].pins[0].radius', 'expected a finite number >= 0, got -1'],
     ['a misspelt pin key', (s) => (s['softBodies'][0]['pins'][0]['ancor'] = [0, 0, 0]), 'softBodies[0].pins[0].ancor', 'unknown key (did you mean "anchor"?)'],
     ['softSolver not an object', (s) => (s['softSolver'] = 'rk4'), 'softSolver', 'expected an object of soft-body solver settings'],
-    ['an unknown integrator', (s) => (s['softSolver'] = { integrator: 'rk3' }), 'softSolver.integrator', 'expected "semiImplicit" or "euler" or "rk2" or "rk4", got "rk3" (did you mean "rk2"?)'],
+    ['an unknown integrator', (s) => (s['softSolver'] = { integrator: 'rk3' }), 'softSolver.integrator', 'expected "semiImplicit", "euler", "rk2" or "rk4", got "rk3" (did you mean "rk2"?)'],
     ['zero substeps', (s) => (s['softSolver'] = { substeps: 0 }), 'softSolver.substeps', 'expected an integer from 1 to 10000, got 0'],
     ['more substeps than maxSubsteps', (s) => (s['softSolver'] = { substeps: 50, maxSubsteps: 20 }), 'softSolver.maxSubsteps', 'expected substeps (50) <= maxSubsteps (20)'],
     ['a maxStretch of 1', (s) => (s['softSolver'] = { maxStretch: 1 }), 'softSolver.maxStretch', 'expected a finite number > 1, got 1'],
