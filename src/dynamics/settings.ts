@@ -8,9 +8,9 @@ export interface SolverSettings {
   scheme: 'separated' | 'standard';
   /**
    * "sequential": the seed's contact iterations and shock propagation;
-   * "accumulated": persistent, accumulated, sub-stepped soft contacts
-   * (accumulatedSolver.ts; in development, set from code only: scene files
-   * do not offer it until it holds towers, docs/ALGORITHM.md 4.6);
+   * "accumulated": contacts kept across steps, warm-started, in 12
+   * substeps with a split-impulse push-out (accumulatedSolver.ts,
+   * docs/ALGORITHM.md 4.6; box heaps and ring piles come to rest under it);
    * "pgs": projected Gauss-Seidel (pgs.ts).
    */
   contactSolver: 'sequential' | 'accumulated' | 'pgs';
