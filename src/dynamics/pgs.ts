@@ -30,6 +30,11 @@
  * body 1's frame (samples are fixed body-local points), and applied before
  * the first iteration. Friction impulses are cached as world vectors so a
  * changed tangent basis does not matter.
+ *
+ * Joint rows: distance and rope joints (joints/pgsRows.ts) are rows of the
+ * same solve, an equality and a one-sided row; they are handed in as
+ * `jointRows` and swept after the contact rows in every velocity and pseudo
+ * sweep (PgsJointRows).
  */
 import type { BodyStore } from './bodies.ts';
 import { contactShift, type ContactSet } from './contacts.ts';
@@ -47,6 +52,24 @@ const JAC = 3 * DIR;
 /** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
 const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3 } as const;
 const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1 } as const;
+/**
+ * Rows other than the contacts' that the solve sweeps with them (the
+ * distance and rope joints, joints/pgsRows.ts): built at the solve's start
+ * (their warm start applied), one velocity sweep after each contact sweep,
+ * their position targets set once the velocity sweeps are done (true if any
+ * needs a pseudo velocity), one pseudo sweep after each contact pseudo sweep.
+ */
+export interface PgsJointRows {
+  build(ctx: StepContext, warmStart: boolean): void;
+  sweep(ctx: StepContext): void;
+  prepareBias(ctx: StepContext, beta: number): boolean;
+  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void;
+  /** After the solve: marks the bodies the rows moved. */
+  finish(ctx: StepContext): void;
+  /** Forgets what the rows carry from step to step (warm start, pending rebounds). */
+  reset?(): void;
+}
+
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
@@ -62,6 +85,8 @@ export class PgsSolver {
   /** Rows of the last solve and how many of them were warm started (for tests and monitors). */
   rows = 0;
   warmRows = 0;
+  /** The joint rows swept with the contacts (set by World before each solve; null: none). */
+  jointRows: PgsJointRows | null = null;
 
   // The columns of the rows and of the cache (ROW_COLUMNS, CACHE_COLUMNS)
   // are the solver's own: they are not private only so the column helpers
@@ -197,6 +222,8 @@ export class PgsSolver {
       if (l1 !== 0) applyRow(jac, base + DIR, l1, v, w, im, a, b);
       if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, a, b);
     }
+    const jr = this.jointRows;
+    jr?.build(ctx, this.warmStart);
 
     // ---- velocity iterations ----
     // Locals: the loops below are the hot path.
@@ -232,11 +259,13 @@ export class PgsSolver {
         if (n1 !== o1) applyRow(jac, base + DIR, n1 - o1, v, w, im, a, b);
         if (n2 !== o2) applyRow(jac, base + 2 * DIR, n2 - o2, v, w, im, a, b);
       }
+      jr?.sweep(ctx);
     }
 
     // ---- split impulse: position error on pseudo velocities ----
     const pv = this.pv, pw = this.pw;
-    if (anyBias) {
+    const jointBias = jr !== null && jr.prepareBias(ctx, this.beta);
+    if (anyBias || jointBias) {
       this.pseudoActive = true;
       for (let it = 0; it < iters; it++) {
         for (let r = 0; r < rows; r++) {
@@ -248,8 +277,10 @@ export class PgsSolver {
           lam[4 * r + 3] = ln;
           if (ln !== old) applyRow(jac, base, ln - old, pv, pw, im, a, b);
         }
+        jr?.pseudoSweep(ctx, pv, pw);
       }
     }
+    jr?.finish(ctx);
 
     this.storeCache(rows, n);
   }
