@@ -16,6 +16,9 @@
  * chain opens its neighbours, which is the error the seed shows with a single
  * joint iteration (fig. 35).
  *
+ * Under contactSolver "pgs" the distance and rope parts are rows of the PGS
+ * solve (pgsRows.ts, handed over as `pgsRows`) and every pass here skips them.
+ *
  * Position passes are asked for one contact-graph level at a time; the parts
  * are bucketed by level once per step (prepareLevels), so a pass visits only
  * its own parts instead of scanning them all.
