@@ -5,6 +5,7 @@
  * level inside the contact passes, and after integration.
  */
 import type { MotorSet } from './motors.ts';
+import type { PgsJointRows } from './pgs.ts';
 import type { StepContext } from './stepContext.ts';
 
 export interface ConstraintSystem {
@@ -20,6 +21,11 @@ export interface ConstraintSystem {
    * next finds such a rope taut reverses that speed, scaled by the restitution.
    */
   impacts?(ctx: StepContext): void;
+  /**
+   * The rows it hands to the PGS solve (contactSolver "pgs": distance and
+   * rope joints), which then leave its own passes; null or absent: none.
+   */
+  readonly pgsRows?: PgsJointRows | null;
   /** Removes relative anchor velocities of every joint. */
   velocityStabilize(ctx: StepContext): void;
   /**

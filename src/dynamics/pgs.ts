@@ -44,6 +44,11 @@
  * body 1's frame (samples are fixed body-local points), and applied before
  * the first iteration. Friction impulses are cached as world vectors so a
  * changed tangent basis does not matter.
+ *
+ * Joint rows: distance and rope joints (joints/pgsRows.ts) are rows of the
+ * same solve, an equality and a one-sided row; they are handed in as
+ * `jointRows` and swept after the contact rows in every velocity and pseudo
+ * sweep (PgsJointRows).
  */
 import type { BodyStore } from './bodies.ts';
 import { contactShift, type ContactSet } from './contacts.ts';
@@ -66,6 +71,24 @@ const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1, 
  * the solve (it takes the dynamic cone next step); at or below, it sticks.
  */
 const SLIP_SPEED = 1e-3;
+/**
+ * Rows other than the contacts' that the solve sweeps with them (the
+ * distance and rope joints, joints/pgsRows.ts): built at the solve's start
+ * (their warm start applied), one velocity sweep after each contact sweep,
+ * their position targets set once the velocity sweeps are done (true if any
+ * needs a pseudo velocity), one pseudo sweep after each contact pseudo sweep.
+ */
+export interface PgsJointRows {
+  build(ctx: StepContext, warmStart: boolean): void;
+  sweep(ctx: StepContext): void;
+  prepareBias(ctx: StepContext, beta: number): boolean;
+  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void;
+  /** After the solve: marks the bodies the rows moved. */
+  finish(ctx: StepContext): void;
+  /** Forgets what the rows carry from step to step (warm start, pending rebounds). */
+  reset?(): void;
+}
+
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
@@ -79,6 +102,8 @@ export class PgsSolver {
   warmRows = 0;
   /** Velocity sweeps of the last solve (0 with no rows; StepProfile.pgsSweeps). */
   sweeps = 0;
+  /** The joint rows swept with the contacts (set by World before each solve; null: none). */
+  jointRows: PgsJointRows | null = null;
 
   // The columns of the rows and of the cache (ROW_COLUMNS, CACHE_COLUMNS)
   // are the solver's own: they are not private only so the column helpers
@@ -223,6 +248,8 @@ export class PgsSolver {
       if (l1 !== 0) applyRow(jac, base + DIR, l1, v, w, im, a, b);
       if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, a, b);
     }
+    const jr = this.jointRows;
+    jr?.build(ctx, this.warmStart);
 
     // ---- velocity iterations ----
     // Locals: the loops below are the hot path.
@@ -273,6 +300,7 @@ export class PgsSolver {
         if (dt1 > change) change = dt1;
         if (dt2 > change) change = dt2;
       }
+      jr?.sweep(ctx);
       if (errMax > 0 && change <= errMax) break;
     }
     this.sweeps = sweeps;
@@ -285,7 +313,8 @@ export class PgsSolver {
 
     // ---- split impulse: position error on pseudo velocities ----
     const pv = this.pv, pw = this.pw;
-    if (anyBias) {
+    const jointBias = jr !== null && jr.prepareBias(ctx, beta);
+    if (anyBias || jointBias) {
       this.pseudoActive = true;
       for (let it = 0; it < iters; it++) {
         let change = 0;
@@ -302,9 +331,11 @@ export class PgsSolver {
             if (dv > change) change = dv;
           }
         }
+        jr?.pseudoSweep(ctx, pv, pw);
         if (errMax > 0 && change <= errMax) break;
       }
     }
+    jr?.finish(ctx);
 
     this.storeCache(rows, n);
   }

@@ -570,11 +570,13 @@ export class World {
 
   /**
    * The PGS contact phase (pgs.ts) on the contacts found at x' = x + h v:
-   * pairs bottom level first, no shock propagation; joints get one position
-   * pass afterwards.
+   * pairs bottom level first, no shock propagation; distance and rope joints
+   * are rows of the solve (joints/pgsRows.ts), the other joints get one
+   * position pass afterwards.
    */
   private pgsSolve(h: number, levels: number): void {
     const cs = this.narrow.cur;
+    this.pgs.jointRows = this.constraints?.pgsRows ?? null;
     this.pgs.solve(this.ctx, cs, this.pairs.order, this.pairs.count, h);
     this.profile.pgsSweeps += this.pgs.sweeps;
     // Velocities changed: pairs of these bodies must not reuse their points.
@@ -685,6 +687,7 @@ export class World {
     this.preparedCount = -1;
     this.pairs.invalidate();
     this.accumulated.reset();
+    this.constraints?.pgsRows?.reset?.();
   }
 
   /** Guard: no NaN/Inf may enter the state; name the body and the stage. */

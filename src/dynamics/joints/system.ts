@@ -16,6 +16,9 @@
  * chain opens its neighbours, which is the error the seed shows with a single
  * joint iteration (fig. 35).
  *
+ * Under contactSolver "pgs" the distance and rope parts are rows of the PGS
+ * solve (pgsRows.ts, handed over as `pgsRows`) and every pass here skips them.
+ *
  * Position passes are asked for one contact-graph level at a time; the parts
  * are bucketed by level once per step (prepareLevels), so a pass visits only
  * its own parts instead of scanning them all.
@@ -27,6 +30,7 @@ import type { StepContext } from '../stepContext.ts';
 import { integrateQuat, quatToMat3, worldInverseInertia } from '../math.ts';
 import { MotorSet, type MotorJoint } from '../motors.ts';
 import { ANGLE, AXIS, BALL, DIST, JointParts, LINE, LOCK, PLANE, isTranslational } from './parts.ts';
+import { DistanceRows } from './pgsRows.ts';
 import { captureRest, partError, predictedError, ropeImpact, stabilizePosition, stabilizeVelocity, type JointState } from './solve.ts';
 import type { JointDesc, MotorDesc } from './types.ts';
 
@@ -54,6 +58,12 @@ export class JointSystem implements ConstraintSystem {
   /** Body indices of each scene joint (A, B). */
   readonly jointA: Int32Array;
   readonly jointB: Int32Array;
+  /**
+   * The distance and rope parts as rows of the PGS solve (pgsRows.ts; null
+   * without such parts). Under contactSolver "pgs" they are solved there
+   * and every pass here skips them (ownedByPgs).
+   */
+  readonly pgsRows: DistanceRows | null;
   /** Sweeps used by the last position / velocity pass (for tests and the profile). */
   lastPositionSweeps = 0;
   lastVelocitySweeps = 0;
@@ -185,6 +195,7 @@ export class JointSystem implements ConstraintSystem {
     const bouncy: number[] = [];
     for (let p = 0; p < P.count; p++) if (P.kind[p] === DIST && P.ref[4 * p + 1]! !== 0 && P.ref[4 * p + 2]! > 0) bouncy.push(p);
     this.bouncyRopes = Int32Array.from(bouncy);
+    this.pgsRows = P.kind.subarray(0, P.count).includes(DIST) ? new DistanceRows(P) : null;
     this.jointBodies = Int32Array.from(touched);
     this.savedVel = new Float64Array(3 * this.jointBodies.length);
     this.savedAngVel = new Float64Array(3 * this.jointBodies.length);
@@ -292,7 +303,7 @@ export class JointSystem implements ConstraintSystem {
 
   impacts(ctx: StepContext): void {
     const P = this.parts;
-    if (this.bouncyRopes.length === 0) return;
+    if (this.bouncyRopes.length === 0 || ownedByPgs(ctx, DIST)) return;
     const st = this.bindBodyMasses(ctx);
     for (let k = 0; k < this.bouncyRopes.length; k++) {
       ropeImpact(P, this.bouncyRopes[k]!, st, ctx.dt);
@@ -309,6 +320,7 @@ export class JointSystem implements ConstraintSystem {
       sweeps++;
       let any = false;
       for (let p = 0; p < P.count; p++) {
+        if (ownedByPgs(ctx, P.kind[p]!)) continue;
         if (stabilizeVelocity(P, p, st, VELOCITY_TOLERANCE) < 0) {
           any = true;
           ctx.markMoved(P.a[p]!);
@@ -351,11 +363,13 @@ export class JointSystem implements ConstraintSystem {
     const P = this.parts;
     let n = 0;
     if (level < 0) {
-      for (let p = 0; p < P.count; p++) this.selected[n++] = p;
+      for (let p = 0; p < P.count; p++) if (!ownedByPgs(ctx, P.kind[p]!)) this.selected[n++] = p;
     } else {
       if (this.levelStamp !== ctx.levelStamp) this.bucketByLevel(ctx);
       if (level + 1 < this.levelStart.length) {
-        for (let k = this.levelStart[level]!; k < this.levelStart[level + 1]!; k++) this.selected[n++] = this.byLevel[k]!;
+        for (let k = this.levelStart[level]!; k < this.levelStart[level + 1]!; k++) {
+          if (!ownedByPgs(ctx, P.kind[this.byLevel[k]!]!)) this.selected[n++] = this.byLevel[k]!;
+        }
       }
     }
     const iters = ctx.settings.jointIterations;
@@ -434,7 +448,9 @@ export class JointSystem implements ConstraintSystem {
     for (let it = 0; it < iters; it++) {
       sweeps++;
       let any = false;
-      for (let p = 0; p < P.count; p++) if (stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
+      for (let p = 0; p < P.count; p++) {
+        if (!ownedByPgs(ctx, P.kind[p]!) && stabilizePosition(P, p, st, h, POSITION_TOLERANCE) < 0) any = true;
+      }
       if (!any) break;
     }
     for (let k = 0; k < jb.length; k++) {
@@ -543,6 +559,11 @@ export class JointSystem implements ConstraintSystem {
     st.invInertiaW = invInertia;
     return st;
   }
+}
+
+/** Whether parts of this kind are rows of the PGS solve (distance and rope under contactSolver "pgs"), not solved by the passes here. */
+function ownedByPgs(ctx: StepContext, kind: number): boolean {
+  return kind === DIST && ctx.settings.contactSolver === 'pgs';
 }
 
 /** The JointSystem of a world, if its scene had joints or motors. */
