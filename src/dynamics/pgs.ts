@@ -258,7 +258,7 @@ export class PgsSolver {
     const iters = Math.max(1, ctx.settings.contactIterations);
     const errMax = ctx.settings.pgsErrMax;
     let sweeps = 0;
-    for (let it = 0; it < iters && rows > 0; it++) {
+    for (let it = 0; it < iters && (rows > 0 || jr !== null); it++) {
       sweeps++;
       // The largest velocity change of a row in this sweep (m/s).
       let change = 0;
