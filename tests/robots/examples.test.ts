@@ -33,9 +33,9 @@ function allFinite(w: World): boolean {
 const up = (w: World, name: string) => rotate(quat(w, name), [0, 1, 0]);
 
 describe('every example file', () => {
-  it('the examples folder has the robot scenes and their library', () => {
+  it('the examples folder has the robot scenes, the forces scene and the robots library', () => {
     expect(scenes.map((f) => relative(ROOT, f)).sort()).toEqual(
-      ['robots/cart-incline.scene.json', 'robots/cart-rings.scene.json', 'robots/caterpillar.scene.json', 'robots/caterpillars.scene.json', 'robots/inchworm.scene.json'],
+      ['forces/wind.json', 'robots/cart-incline.scene.json', 'robots/cart-rings.scene.json', 'robots/caterpillar.scene.json', 'robots/caterpillars.scene.json', 'robots/inchworm.scene.json'],
     );
     expect(libraries.map((f) => relative(ROOT, f))).toEqual(['robots/robots.library.json']);
   });
