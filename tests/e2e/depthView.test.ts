@@ -210,8 +210,11 @@ describe('the depth-field view in a crowd', () => {
       await page.goto(`${h.base}/?scene=pile&count=30&backend=cpu`);
       await waitForApp(page);
       await stepMany(page, 160);
+      // A narrow screen opens the panel folded (a bar across the top): unfold it, choose, fold it.
+      await page.locator('.tp-rotv_b').first().click();
       await row(page, 'body').locator('select').selectOption({ label: 'cup13' });
       await setCheckbox(page, 'depth field', true);
+      await page.locator('.tp-rotv_b').first().click();
       await frames(page, 6);
       const box = (await page.locator('#slice-inset').boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
