@@ -33,6 +33,15 @@ export const DRAG_DAMPING = 1;
 export const DRAG_ANGULAR_DAMPING = 12;
 /** Largest pull, in units of the body's weight (m |g|, or m 9.81 in zero gravity). */
 export const DRAG_MAX_WEIGHTS = 40;
+/**
+ * The force tool's pull: body weights per metre between the grab point and the
+ * cursor's target (capped at DRAG_MAX_WEIGHTS weights). A force, not a hand:
+ * it goes through World.applyForce at the grab point (F and tau = r x F), and
+ * the forces view draws it as an arrow.
+ */
+export const FORCE_TOOL_WEIGHTS_PER_M = 4;
+/** How the mouse pulls a grabbed body: a critically damped spring (a hand), or a plain force. */
+export type DragMode = 'spring' | 'force';
 /** Speed (m/s) of a shift-click throw. */
 export const THROW_SPEED = 8;
 
@@ -55,14 +64,15 @@ export class SpringDrag {
     /** The drag plane's unit normal (towards the camera) and its distance from the origin along it. */
     private readonly normal: Vec3,
     private readonly offset: number,
+    readonly mode: DragMode,
   ) {
     this.target = [target[0], target[1], target[2]];
   }
 
   /** A drag of the body a ray hit, in the plane through the hit facing back along the ray. */
-  static start(hit: Hit, ray: Ray): SpringDrag {
+  static start(hit: Hit, ray: Ray, mode: DragMode = 'spring'): SpringDrag {
     const n: Vec3 = [-ray.dir[0], -ray.dir[1], -ray.dir[2]];
-    return new SpringDrag(hit.body, hit.local, hit.point, n, n[0] * hit.point[0] + n[1] * hit.point[1] + n[2] * hit.point[2]);
+    return new SpringDrag(hit.body, hit.local, hit.point, n, n[0] * hit.point[0] + n[1] * hit.point[1] + n[2] * hit.point[2], mode);
   }
 
   /** Moves the target to where a ray meets the drag plane (a ray along the plane leaves it where it is). */
@@ -92,6 +102,18 @@ export class SpringDrag {
     const B = world.bodies, i = this.body;
     if (i >= B.count || B.isStatic[i] || !(B.invMass[i]! > 0)) return;
     world.bodyEdited(i);
+    if (this.mode === 'force') {
+      // F = k m |g| (target - grab point), at the grab point, for the next step.
+      const p = this.anchor(world);
+      const gm = B.mass[i]! * Math.max(9.81, Math.hypot(world.gravity[0], world.gravity[1], world.gravity[2]));
+      let fx = FORCE_TOOL_WEIGHTS_PER_M * gm * (this.target[0] - p[0]);
+      let fy = FORCE_TOOL_WEIGHTS_PER_M * gm * (this.target[1] - p[1]);
+      let fz = FORCE_TOOL_WEIGHTS_PER_M * gm * (this.target[2] - p[2]);
+      const f = Math.hypot(fx, fy, fz), cap = DRAG_MAX_WEIGHTS * gm;
+      if (f > cap) { fx *= cap / f; fy *= cap / f; fz *= cap / f; }
+      world.applyForce(i, [fx, fy, fz], p);
+      return;
+    }
     quatToMat3(B.quat, 4 * i, R);
     worldInverseInertia(R, 0, B.invInertia, 9 * i, IW, 0);
     const [lx, ly, lz] = this.local;

@@ -17,7 +17,7 @@
  */
 import type { World } from '../dynamics/world.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
-import { SpringDrag, THROW_SPEED, throwBody } from './drag.ts';
+import { SpringDrag, THROW_SPEED, throwBody, type DragMode } from './drag.ts';
 import { pickBody, type Hit, type Ray } from './picking.ts';
 import type { LibraryItem } from './placing.ts';
 
@@ -88,6 +88,8 @@ const DOUBLE_MS = 350;
 
 export class Interaction {
   private drag: SpringDrag | null = null;
+  /** How a drag pulls: the spring (a hand) or the force tool (an arrow in the forces view). */
+  dragMode: DragMode = 'spring';
   /** A press on a dynamic body that has not moved yet: a drag once it does, a click if it does not. */
   private pending: { hit: Hit; ray: Ray; x: number; y: number } | null = null;
   private lastClick = -Infinity;
@@ -259,7 +261,7 @@ export class Interaction {
     const p = this.pending;
     if (p) {
       if (Math.hypot(x - p.x, y - p.y) < CLICK_SLOP) return;
-      this.drag = SpringDrag.start(p.hit, p.ray);
+      this.drag = SpringDrag.start(p.hit, p.ray, this.dragMode);
       this.pending = null;
       this.canvas!.classList.add('dragging');
     }

@@ -225,6 +225,11 @@ class App {
         solverChanged: (s) => this.solverChanged(s),
         selectBody: (i) => this.select(i),
         setFollow: (on) => this.setFollow(on),
+        setDragMode: (mode) => {
+          this.interaction.dragMode = mode;
+          // The force tool's pull is drawn as an arrow: the forces view comes on with it.
+          if (mode === 'force') this.setViewOn('forces', true);
+        },
         frameAll: () => this.frameScene(),
         frameBody: () => this.frameBody(),
         resetView: () => this.resetView(),

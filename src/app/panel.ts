@@ -27,6 +27,8 @@ export interface PanelCallbacks {
   solverChanged(s: PanelSolver): void;
   selectBody(body: number): void;
   setFollow(on: boolean): void;
+  /** The mouse pulls a dragged body by a spring, or by a force drawn as an arrow. */
+  setDragMode(mode: 'spring' | 'force'): void;
   frameAll(): void;
   frameBody(): void;
   resetView(): void;
@@ -76,6 +78,7 @@ export class ControlPanel {
   private bodyList: ListBladeApi<number> | null = null;
   private bodyNames: readonly string[] = [];
   private readonly follow = { follow: false };
+  private readonly pull: { mode: 'spring' | 'force' } = { mode: 'spring' };
   private readonly followBinding: BindingApi;
   private readonly viewState: Record<ViewName | 'numbers', boolean>;
   private readonly viewBindings: BindingApi[] = [];
@@ -150,6 +153,9 @@ export class ControlPanel {
     this.followBinding.on('change', (ev) => {
       if (!this.quiet) cb.setFollow(ev.value as boolean);
     });
+    const pull = this.cameraFolder.addBinding(this.pull, 'mode', { label: 'mouse pull', options: { spring: 'spring', 'force (arrow)': 'force' } });
+    pull.element.title = 'Drag a body: by a spring (a hand), or by a force at the grab point, drawn as an arrow (the force tool)';
+    pull.on('change', (ev) => cb.setDragMode(ev.value as 'spring' | 'force'));
     buttonRow(this.cameraFolder, [
       { title: 'Frame all', tip: 'Fit every body in the view (F)', click: () => cb.frameAll() },
       { title: 'Frame body', tip: 'Zoom onto the chosen body (double-click a body)', click: () => cb.frameBody() },

@@ -117,3 +117,32 @@ describe('placing a library instance into a running scene', () => {
     expect(lib.size).toBe(0);
   });
 });
+
+describe('the force tool (mouse pull "force")', () => {
+  it('pulls with F = k m g0 (target - grab point) at the grab point for one step, drawn as an arrow of the forces view', async () => {
+    const { FORCE_TOOL_WEIGHTS_PER_M } = await import('../../src/app/drag.ts');
+    const json = tower(1) as Record<string, unknown>;
+    json['gravity'] = [0, 0, 0];
+    json['bodies'] = [(json['bodies'] as unknown[])[1]];
+    const w = await worldFrom(json);
+    const hit = pickBody(w, down(0.1, 0.05))!;
+    const drag = SpringDrag.start(hit, down(0.1, 0.05), 'force');
+    drag.follow(down(0.6, 0.05)); // the target 0.5 m along +x in the drag plane
+    const i = bodyIndex(w, 'box0'), m = w.bodies.mass[i]!;
+    const p = drag.anchor(w);
+    drag.apply(w, w.dt);
+    await w.step();
+    const f = FORCE_TOOL_WEIGHTS_PER_M * m * 9.81 * 0.5;
+    // Free flight: v = F dt / m exactly, along +x only; the arm r x F turns the box about z and y.
+    expect(w.bodies.vel[3 * i]).toBeCloseTo((f * w.dt) / m, 12);
+    expect(w.bodies.vel[3 * i + 1]).toBeCloseTo(0, 12);
+    expect(Math.hypot(w.bodies.angVel[3 * i]!, w.bodies.angVel[3 * i + 1]!, w.bodies.angVel[3 * i + 2]!)).toBeGreaterThan(0);
+    // The arrow: at the grab point, the force's vector.
+    const a = w.forces.arrows;
+    expect(w.forces.arrowCount).toBe(1);
+    for (let k = 0; k < 3; k++) expect(a[k]).toBeCloseTo(p[k]!, 12);
+    expect(a[3]).toBeCloseTo(f, 9);
+    expect(a[4]).toBeCloseTo(0, 9);
+    expect(a[5]).toBeCloseTo(0, 9);
+  });
+});
