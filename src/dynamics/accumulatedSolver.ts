@@ -102,6 +102,8 @@ const CONTACT_HERTZ = 60;
 const DAMPING_RATIO = 10;
 /** Most push-out speed (m/s) the bias may ask for. */
 const MAX_PUSH = 3;
+/** Tangential speed (m/s) past which a manifold whose friction met its static cone breaks loose. */
+const SLIP_SPEED = 1e-4;
 /** Depth (in the pair's SDF cells) the bias leaves alone, so a resting contact stays touching (at 0.005 a stack of five rocked at 5-10 cm/s). */
 const SLOP_CELLS = 0.02;
 /** Sweeps over a manifold's normal rows in each relax. */
@@ -131,8 +133,8 @@ const SHOCK_SWEEPS = 20;
 const SHOCK_TOL = 1e-9;
 /** Inverse mass scale of the lower body of a pair across levels in the last relax (shock propagation). */
 export const SHOCK_SCALE = 0.3;
-/** Floats per stored manifold: normal (3), angular impulse (3), total normal impulse. */
-const SM = 7;
+/** Floats per stored manifold: normal (3), angular impulse (3), total normal impulse, whether it slid. */
+const SM = 8;
 /** The same for the push-out's pseudo velocities (0: the lower body frozen, the seed's scheme). */
 const PSEUDO_SHOCK_SCALE = 0;
 /** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
@@ -150,7 +152,7 @@ const AJAC = 3 * ADIR;
 
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1 } as const;
-const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
+const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
 const STORE_COLUMNS = { sA: 1, sB: 1, sKey: 1, sImp: 4 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
@@ -229,6 +231,10 @@ export class AccumulatedSolver {
   mSupport = new Uint8Array(0);
   private curLevel = 0;
   mMu = new Float64Array(0);
+  /** Static friction (mu_s >= mMu, the dynamic one); whether the manifold slides (mu_d) or sticks (mu_s), and whether its last friction rows met their cone. */
+  mMuS = new Float64Array(0);
+  mSlide = new Uint8Array(0);
+  mClamp = new Uint8Array(0);
   mRest = new Float64Array(0);
   mRoll = new Float64Array(0);
   mSpin = new Float64Array(0);
@@ -301,6 +307,8 @@ export class AccumulatedSolver {
     }
     this.sizeBodies(n);
     touchedNow = this.touched;
+    this.velRef = B.vel;
+    this.angRef = B.angVel;
     this.build(ctx, cs, pairs);
     const count = this.count;
     const st = this.stats;
@@ -488,7 +496,7 @@ export class AccumulatedSolver {
         }
       }
       const sa = sc[a]!, sb = sc[b]!;
-      const mu = this.mMu[m]!;
+      const mu = this.mMu[m]!, muS = this.mMuS[m]!;
       // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
       // face's points are one block: one sweep leaves its first point with
       // the whole impulse and the box turning on it).
@@ -532,10 +540,18 @@ export class AccumulatedSolver {
       // then integrates into positions hold no slip the normal impulses made.
       let total = 0;
       for (let r = r0; r < r1; r++) total += lam[3 * r]!;
-      if (mu > 0) {
+      if (muS > 0) {
+        // Static friction (mu_s) while the manifold sticks, dynamic (mu_d)
+        // while it slides. It breaks loose for the next step when its rows end
+        // this one on their cones with the surfaces still slipping (store()):
+        // judged on the whole manifold and the converged step, since row by
+        // row, or in a first substep whose normal impulses have not built up,
+        // a held box would break loose at once.
+        const coef = this.mSlide[m] ? mu : muS;
+        let clamped = 0;
         for (let r = r0; r < r1; r++) {
           const base = JAC * r;
-          const lim = mu * lam[3 * r]!;
+          const lim = coef * lam[3 * r]!;
           const o1 = lam[3 * r + 1]!, o2 = lam[3 * r + 2]!;
           const m1 = effMass(ka[3 * r + 1]!, kb[3 * r + 1]!, sa, sb), m2 = effMass(ka[3 * r + 2]!, kb[3 * r + 2]!, sa, sb);
           let n1 = o1 - m1 * rowVel(jac, base + DIR, v, w, a, b);
@@ -545,12 +561,14 @@ export class AccumulatedSolver {
             const f = len > 0 ? lim / len : 0;
             n1 *= f;
             n2 *= f;
+            clamped = 1;
           }
           lam[3 * r + 1] = n1;
           lam[3 * r + 2] = n2;
           if (n1 !== o1) applyScaled(jac, base + DIR, n1 - o1, v, w, im, sc, a, b);
           if (n2 !== o2) applyScaled(jac, base + 2 * DIR, n2 - o2, v, w, im, sc, a, b);
         }
+        this.mClamp[m] = clamped;
       }
       // Spinning and rolling friction: angular rows bounded by the
       // manifold's normal impulse (the seed's 7.2: the relative spin and
@@ -1000,6 +1018,9 @@ export class AccumulatedSolver {
     const g = ctx.gravity, gl = Math.hypot(g[0], g[1], g[2]);
     this.mSupport[m] = gl > 0 && Math.abs(nx * g[0] + ny * g[1] + nz * g[2]) > SUPPORT_COS * gl ? 1 : 0;
     this.mMu[m] = mat.friction;
+    this.mMuS[m] = Math.max(mat.staticFriction, mat.friction);
+    this.mSlide[m] = 0;
+    this.mClamp[m] = 0;
     this.mRest[m] = mat.restitution;
     this.mRoll[m] = mat.rolling;
     this.mSpin[m] = mat.spinning;
@@ -1049,7 +1070,7 @@ export class AccumulatedSolver {
         const fx = this.sImp[4 * o + 1]!, fy = this.sImp[4 * o + 2]!, fz = this.sImp[4 * o + 3]!;
         l1 = fx * tb[0]! + fy * tb[1]! + fz * tb[2]!;
         l2 = fx * tb[3]! + fy * tb[4]! + fz * tb[5]!;
-        const lim = mat.friction * ln, len = Math.sqrt(l1 * l1 + l2 * l2);
+        const lim = Math.max(mat.staticFriction, mat.friction) * ln, len = Math.sqrt(l1 * l1 + l2 * l2);
         if (len > lim) { const f = len > 0 ? lim / len : 0; l1 *= f; l2 *= f; }
         this.stats.warmPoints++;
       }
@@ -1074,6 +1095,8 @@ export class AccumulatedSolver {
     }
     if (bestS >= 0) {
       const d = this.smData;
+      // A manifold that ended last step sliding goes on sliding (mu_d) until it stops.
+      this.mSlide[m] = d[SM * bestS + 7]! > 0 ? 1 : 0;
       if (mat.rolling > 0 || mat.spinning > 0) {
         const jx = d[SM * bestS + 3]!, jy = d[SM * bestS + 4]!, jz = d[SM * bestS + 5]!;
         if (mat.spinning > 0) this.alam[3 * m] = jx * nx + jy * ny + jz * nz;
@@ -1185,11 +1208,26 @@ export class AccumulatedSolver {
       let total = 0;
       for (let r = r0; r < this.mEnd[m]!; r++) total += this.lam[3 * r]!;
       d[SM * z + 6] = total;
+      d[SM * z + 7] = this.mClamp[m] && this.slips(m) ? 1 : 0;
     }
     this.smCount = mc;
   }
 
   private sortBuf = new Int32Array(64);
+  /** Whether manifold m's surfaces slip at any of its points (final velocities) faster than SLIP_SPEED. */
+  private slips(m: number): boolean {
+    const v = this.velRef, w = this.angRef;
+    if (!v || !w) return false;
+    for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
+      const a = this.pa[r]!, b = this.pb[r]!, base = JAC * r;
+      const u1 = rowVel(this.jac, base + DIR, v, w, a, b), u2 = rowVel(this.jac, base + 2 * DIR, v, w, a, b);
+      if (u1 * u1 + u2 * u2 > SLIP_SPEED * SLIP_SPEED) return true;
+    }
+    return false;
+  }
+  private velRef: Float64Array | null = null;
+  private angRef: Float64Array | null = null;
+
   private sortScratch(n: number): Int32Array {
     if (this.sortBuf.length < n) this.sortBuf = new Int32Array(2 * n);
     return this.sortBuf;

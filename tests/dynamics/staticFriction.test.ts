@@ -52,7 +52,7 @@ async function measure(deg: number, solver: string, v0 = 0, from = 0.2): Promise
 
 const theory = (deg: number): number => G * (Math.sin((deg * Math.PI) / 180) - MU_D * Math.cos((deg * Math.PI) / 180));
 
-describe.each(['sequential', 'pgs'])('static and dynamic friction, %s solver', (solver) => {
+describe.each(['sequential', 'pgs', 'accumulated'])('static and dynamic friction, %s solver', (solver) => {
   it(`holds half a degree below tan(theta) = mu_s (${MU_S}) and slides half a degree above at g (sin - mu_d cos) within 1 %`, async () => {
     const below = await measure(CRITICAL - 0.5, solver, 0, 0.5);
     expect(below.moved).toBeLessThan(1e-4);
