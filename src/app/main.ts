@@ -251,6 +251,18 @@ class App {
     );
     // A narrow screen has no room beside the view: the panel opens folded, a bar across the top.
     if (matchMedia('(max-width: 720px)').matches) this.panel.pane.expanded = false;
+    // Folding or opening the panel there changes the free view: a body framed for the depth field
+    // is framed again whenever the panel's size settles (under an open panel it would end up at the
+    // foot of the view once the panel folds).
+    if (typeof ResizeObserver !== 'undefined') {
+      let queued = 0;
+      new ResizeObserver(() => {
+        clearTimeout(queued);
+        queued = window.setTimeout(() => {
+          if (this.views.depthField && this.selected >= 0 && matchMedia('(max-width: 720px)').matches) this.frameBody();
+        }, 60);
+      }).observe($('panel'));
+    }
     this.panel.showBackend(backend, this.gpu !== null, this.backendNote());
     this.softPanel = new SoftPanel(this.panel.pane);
     // Under the camera folder: the chosen robot's motors.
@@ -490,6 +502,13 @@ class App {
     if (!this.inset.element.hidden) {
       const r = this.inset.element.getBoundingClientRect();
       if (r.width > 0 && r.left < mid) bottom = Math.max(bottom, c.bottom - r.top + 8);
+    }
+    // An open panel over a narrow screen covers nearly all of it: frame in at least a quarter of the
+    // height rather than in a sliver (the view is framed again when the panel folds).
+    const covered = top + bottom, most = 0.75 * c.height;
+    if (covered > most) {
+      top *= most / covered;
+      bottom *= most / covered;
     }
     return { width: c.width, height: c.height, insets: { left: 0, top, right, bottom } };
   }
