@@ -64,13 +64,22 @@ const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
 /** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
-const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3, muS: 1, slid: 1 } as const;
-const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1, cacheSlid: 1 } as const;
+const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3, muS: 1, slid: 1, impact: 1 } as const;
+const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1, cacheSlid: 1, cacheUsed: 1, cacheImpact: 1 } as const;
 /**
  * Tangential speed (m/s) above which a contact point counts as sliding after
  * the solve (it takes the dynamic cone next step); at or below, it sticks.
  */
 const SLIP_SPEED = 1e-3;
+/**
+ * A row whose bodies approached faster than this many steps of gravity when
+ * the step began stopped an impact: its impulse is not warm-started the next
+ * step. Re-applied, the impulses of landings pushed apart rows that no longer
+ * needed them, more than the sweeps through a pile could take back: 200 rings
+ * onto pegs threw one at 290 m/s and 529 m high (free fall gives 21 m/s).
+ * Resting contacts (a tower) keep their whole warm start.
+ */
+const IMPACT_STEPS = 2;
 /**
  * Rows other than the contacts' that the solve sweeps with them (the
  * distance and rope joints, joints/pgsRows.ts): built at the solve's start
@@ -121,6 +130,8 @@ export class PgsSolver {
   muS = new Float64Array(0);
   /** 1 for a row that slides this step (dynamic cone), 0 for one that sticks; then whether it reached its cone. */
   slid = new Uint8Array(0);
+  /** 1 for a row whose bodies approached faster than IMPACT_STEPS steps of gravity when it was built. */
+  impact = new Uint8Array(0);
   /** Lower bound of the normal velocity; target of the pseudo normal velocity. */
   target = new Float64Array(0);
   ptarget = new Float64Array(0);
@@ -142,6 +153,10 @@ export class PgsSolver {
   cacheImp = new Float64Array(0);
   cacheOrder = new Int32Array(0);
   cacheSlid = new Uint8Array(0);
+  /** 1 for a cached impulse that stopped an impact (not warm-started: see IMPACT_STEPS). */
+  cacheImpact = new Uint8Array(0);
+  /** 1 once a row of this solve took the cached impulse: each is handed on once. */
+  cacheUsed = new Uint8Array(0);
   private readonly cacheStart = new Map<number, number>();
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
@@ -174,7 +189,9 @@ export class PgsSolver {
     let warm = 0;
     let anyBias = false;
     const beta = ctx.settings.pgsBeta;
+    const impactSpeed = IMPACT_STEPS * Math.hypot(ctx.gravity[0], ctx.gravity[1], ctx.gravity[2]) * ctx.dt;
 
+    this.cacheUsed.fill(0, 0, this.cacheCount);
     // ---- build rows (pair order: bottom levels first) ----
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
@@ -214,7 +231,9 @@ export class PgsSolver {
         this.muS[r] = mat.staticFriction;
         // Gap now: the query's phi was at the pose predicted h ahead with the
         // current velocities; undo that motion along the normal.
-        const phi = cs.phi[i]! - h * rowVel(jac, base, v, w, a, b);
+        const un0 = rowVel(jac, base, v, w, a, b);
+        this.impact[r] = un0 < -impactSpeed ? 1 : 0;
+        const phi = cs.phi[i]! - h * un0;
         this.target[r] = phi > 0 ? -phi / dt : 0;
         const pt = phi + slop < 0 ? (-beta * (phi + slop)) / dt : 0;
         this.ptarget[r] = pt;
@@ -383,12 +402,15 @@ export class PgsSolver {
       if (this.cacheKey[c] !== key) break;
       const dx = this.cacheLocal[3 * c]! - lx, dy = this.cacheLocal[3 * c + 1]! - ly, dz = this.cacheLocal[3 * c + 2]! - lz;
       const d = dx * dx + dy * dy + dz * dz;
-      if (d <= bestD) {
+      if (d <= bestD && !this.cacheUsed[c] && !this.cacheImpact[c]) {
         bestD = d;
         best = c;
       }
     }
     if (best < 0) return false;
+    // Each cached impulse goes to one row: every sample near an old point
+    // inheriting its whole impulse multiplied it (200 rings thrown at 290 m/s).
+    this.cacheUsed[best] = 1;
     const base = JAC * r;
     const jx = this.cacheImp[4 * best + 1]!, jy = this.cacheImp[4 * best + 2]!, jz = this.cacheImp[4 * best + 3]!;
     const ln = this.cacheImp[4 * best]!;
@@ -426,6 +448,7 @@ export class PgsSolver {
       for (let c = 0; c < 3; c++) this.cacheImp[4 * r + 1 + c] = l1 * j[base + DIR + c]! + l2 * j[base + 2 * DIR + c]!;
       this.cacheOrder[r] = r;
       this.cacheSlid[r] = this.slid[r]!;
+      this.cacheImpact[r] = this.impact[r]!;
     }
     this.cacheCount = rows;
     const keys = this.cacheKey;
