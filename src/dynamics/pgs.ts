@@ -59,7 +59,6 @@ import { addCollisionMatrix, integrateQuat, norm2, tangentBasis } from './math.t
 import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import type { PgsJointRows } from './constraints.ts';
-
 import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
 import { sizeColumns } from '../util/growable.ts';
 

@@ -2,35 +2,48 @@
  * The simulation world and its time step.
  *
  * `step()` is the method as a list of stages, one call per line, each timed
- * into `profile` (src/dynamics/profile.ts) and each a function of its own
+ * into `profile` (src/dynamics/profile.ts: STAGES lists them in this order,
+ * stageOrder per scheme and contact solver) and each a function of its own
  * module working on the step context (stepContext.ts), never on World:
  *
- *   (forces)           impulses due now; external accelerations      forces.ts
- *                      (fields, point forces, drag), booked to predict
- *   predict            x' = x + dt (v + dt g), solver masses         predict.ts
- *   broadphase         candidate pairs at the predicted poses         pairs.ts
- *   collisionQuery     contact points of every pair from its cached   narrowphase.ts
- *                      samples (one batched query for stale pairs)
- *   collisionSolve     one impulse per patch, shuffled pairs,        sequentialSolver.ts
- *                      the pair's restitution                        (x collisionIterations)
- *   joints             rope impacts (restitution), velocity          joints/system.ts
+ *   forces             the step's settings; impulses due now; external      forces.ts
+ *                      accelerations (fields, point forces, drag)
+ *   wake               islands a motor drives woken (all, sleeping off);    islands.ts
+ *                      solver masses                                          predict.ts
+ *   predict            x' = x + dt (v + dt g), solver masses                 predict.ts
+ *   broadphase         candidate pairs at the predicted poses                pairs.ts
+ *   collisionQuery     contact points of every pair from its cached          narrowphase.ts
+ *                      samples (one batched query for stale pairs); then
+ *                      wake: sleeping bodies an awake one touches (if any
+ *                      woke: predict, broadphase, collisionQuery again)
+ *   collisionSolve     one impulse per patch, shuffled pairs,               sequentialSolver.ts
+ *                      the pair's restitution                               (x collisionIterations)
+ *   joints             rope impacts (restitution), velocity                 joints/system.ts
  *                      stabilisation
- *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
+ *   velocityUpdate     v += dt g, gyroscopic term, motors                    integrate.ts
  *   joints             velocity stabilisation
- *   soft               soft bodies through the step (World.soft)     src/soft/coupling.ts
- *   contactQuery       contacts at x' = x + dt v
- *   contactGraph       levels from the contacts                       levels.ts
- *   contactSolve       level by level, restitution -0.9 .. 0,        sequentialSolver.ts
- *                      joints per level                              (x contactIterations)
- *   shockPropagation   one more pass, lower levels frozen            sequentialSolver.ts
- *   positionCorrection split impulse on what is left of the depths    sequentialSolver.ts
- *                      (contactSolver "pgs": contactSolve and shockPropagation
- *                      are one projected Gauss-Seidel solve, pgs.ts; "accumulated":
- *                      the three are one sub-stepped stage, accumulatedSolver.ts)
- *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q integrate.ts
+ *   soft               soft bodies through the step (World.soft, a          src/soft/coupling.ts
+ *                      StepHook given a StepHookInput; wake if it woke one)
+ *   contactQuery       contacts at x' = x + dt v (then wake, as above)
+ *   contactGraph       levels from the contacts                              levels.ts
+ *   the contact solver solver.contactSolver names, through ContactSolver    contactSolver.ts
+ *     contactPrepare     (pgs, accumulated) rows / manifolds, last step's impulses matched
+ *     contactSolve       sequential: level by level, restitution -0.9 .. 0, sequentialSolver.ts
+ *                        joints per level (x contactIterations, a
+ *                        contactQuery between passes); pgs: warm start,    pgs.ts
+ *                        velocity sweeps (its joint rows booked as joints);
+ *                        accumulated: the substeps, restitution            accumulatedSolver.ts
+ *     shockPropagation   (sequential) one more pass, lower levels frozen
+ *     positionCorrection (sequential) split impulse on what is left of the
+ *                        depths; (pgs) its pseudo sweeps
+ *     contactStore       (pgs, accumulated) impulses kept for the next step;
+ *                        joints: one position pass
+ *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q       integrate.ts
  *                      (free flight: x += dt (v + v') / 2, the parabola)
+ *   pseudoPositions    (pgs) positions moved by its pseudo velocities
  *   joints             velocity stabilisation
- *   islands            islands at rest fall asleep                    islands.ts
+ *   islands            islands at rest fall asleep                           islands.ts
+ *   publishContacts    the penetrating points, for drawing (World.contacts)
  *
  * (docs/ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
  * predicts again and re-evaluates its pairs' cached samples at the new
