@@ -17,20 +17,26 @@ const MIN_SCALE_MS = 0.1;
 
 /** One colour per stage, queries in warm colours (they are what the GPU accelerates). */
 const STAGE_COLORS: Record<(typeof STAGES)[number], string> = {
+  forces: '#6b7a8f',
+  wake: '#a3b18a',
   predict: '#5b6b8c',
   broadphase: '#7d8fb3',
   collisionQuery: '#ff8a3d',
   collisionSolve: '#e0b84a',
+  joints: '#56ccf2',
   velocityUpdate: '#8aa0a8',
   soft: '#4fd1c5',
-  contactGraph: '#6fcf97',
   contactQuery: '#ff5d5d',
+  contactGraph: '#6fcf97',
+  contactPrepare: '#d9a441',
   contactSolve: '#f2c94c',
   shockPropagation: '#bb6bd9',
   positionCorrection: '#8a8fe0',
-  islands: '#9aa3ad',
-  joints: '#56ccf2',
+  contactStore: '#c9b26b',
   integrate: '#9aa5b1',
+  pseudoPositions: '#a29bfe',
+  islands: '#9aa3ad',
+  publishContacts: '#b0b8c1',
 };
 
 /** Where the grid lines stand, as fractions of the scale. */

@@ -81,6 +81,8 @@ import { solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
 import { PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
+import type { ContactPhase, ContactSolver } from './contactSolver.ts';
+import { CONTACT_SOLVER_STAGES } from './profile.ts';
 
 /** Points per manifold the solver sees. */
 export const MANIFOLD_POINTS = 4;
@@ -174,7 +176,8 @@ export interface AccumulatedStats {
   warmPoints: number;
 }
 
-export class AccumulatedSolver {
+export class AccumulatedSolver implements ContactSolver {
+  readonly stages = CONTACT_SOLVER_STAGES.accumulated;
   readonly stats: AccumulatedStats = { candidates: 0, points: 0, manifolds: 0, warmPoints: 0 };
   /** Substeps per step (tests may change it). */
   substeps = SUBSTEPS;
@@ -293,32 +296,67 @@ export class AccumulatedSolver {
   }
 
   /**
-   * The whole contact stage for the step: velocities change in place
-   * (ctx.bodies.vel / angVel) and the substeps' positions are left in
-   * ctx.pseudoVel / pseudoAngVel for integration. Pairs are visited in
-   * `pairs.order` (by contact-graph level).
+   * The stage's setup for the step (stage contactPrepare): the manifolds
+   * reduced from the pairs' points (visited in `pairs.order`, by
+   * contact-graph level), their anchors, normals and effective masses, and
+   * last step's impulses matched to them from the store. The restitution
+   * pass runs when the step has no collision phase (collisionIterations 0).
    */
-  solve(ctx: StepContext, cs: ContactSet, pairs: PairList): void {
-    const B = ctx.bodies;
-    const n = B.count;
+  prepare(phase: ContactPhase): void {
+    const ctx = phase.ctx;
+    this.restitution = ctx.settings.collisionIterations === 0;
+    const n = ctx.bodies.count;
     if (this.storeBodies !== n) {
       this.reset();
       this.storeBodies = n;
     }
     this.sizeBodies(n);
     touchedNow = this.touched;
-    this.velRef = B.vel;
-    this.angRef = B.angVel;
-    this.build(ctx, cs, pairs);
-    const count = this.count;
+    this.velRef = ctx.bodies.vel;
+    this.angRef = ctx.bodies.angVel;
+    this.build(ctx, phase.contacts.cur, phase.pairs);
     const st = this.stats;
-    st.points = count;
+    st.points = this.count;
     st.manifolds = this.mcount;
-    if (count === 0) {
-      this.measureDepths(pairs.count);
-      this.store();
-      return;
+    phase.profile.end('contactPrepare');
+  }
+
+  /**
+   * The substeps (stage contactSolve): per substep a warm start, the
+   * velocity rows, the push-out, the relax (shock propagation in the last),
+   * then the restitution pass. Velocities change in place (ctx.bodies.vel /
+   * angVel); the substeps' motion is left in ctx.pseudoVel / pseudoAngVel
+   * for integration.
+   */
+  async solve(phase: ContactPhase): Promise<void> {
+    if (this.count > 0) this.substepAll(phase.ctx);
+    phase.profile.end('contactSolve');
+  }
+
+  /**
+   * The stage's depths for sleeping and the store kept for the next step
+   * (stage contactStore); then one position pass for the joints (stage
+   * joints), as with PGS.
+   */
+  finish(phase: ContactPhase): void {
+    const ctx = phase.ctx;
+    this.measureDepths(phase.pairs.count);
+    if (this.count > 0) this.keepPositions(ctx);
+    this.store();
+    phase.profile.end('contactStore');
+    if (phase.constraints) {
+      phase.constraints.positionStabilize(ctx, -1);
+      phase.profile.end('joints');
     }
+  }
+
+  /** Nothing after integration: the substeps' motion was integrated with the velocities. */
+  integrated(): void {}
+
+  private substepAll(ctx: StepContext): void {
+    touchedNow = this.touched;
+    const B = ctx.bodies;
+    const count = this.count;
     const dt = ctx.dt;
     const nsub = Math.max(1, this.substeps | 0);
     const h = dt / nsub;
@@ -381,7 +419,13 @@ export class AccumulatedSolver {
       else this.pass(v, w, h, false, soft);
     }
     if (this.restitution) this.restitutionPass(ctx, v, w);
-    this.measureDepths(pairs.count);
+  }
+
+  private keepPositions(ctx: StepContext): void {
+    const B = ctx.bodies;
+    const dt = ctx.dt;
+    const v = B.vel, w = B.angVel;
+    const act = this.activeList, na = this.activeCount;
     // Positions: what the substeps moved, as pseudo velocities beside the
     // final velocities; a body no impulse reached keeps its velocity exactly
     // (and integration its free-flight parabola).
@@ -398,7 +442,6 @@ export class AccumulatedSolver {
       }
       ctx.markMoved(i);
     }
-    this.store();
   }
 
   /**

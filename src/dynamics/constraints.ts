@@ -5,7 +5,6 @@
  * level inside the contact passes, and after integration.
  */
 import type { MotorSet } from './motors.ts';
-import type { PgsJointRows } from './pgs.ts';
 import type { StepContext } from './stepContext.ts';
 
 export interface ConstraintSystem {
@@ -45,4 +44,22 @@ export interface ConstraintSystem {
   anchorSegments?(): Float64Array;
   /** For drawing: world segments (6 numbers each) from anchor A to anchor B of every rope and distance joint. */
   ropeSegments?(): Float64Array;
+}
+
+/**
+ * Rows other than the contacts' that the PGS solve (pgs.ts) sweeps with them (the
+ * distance and rope joints, joints/pgsRows.ts): built at the solve's start
+ * (their warm start applied), one velocity sweep after each contact sweep,
+ * their position targets set once the velocity sweeps are done (true if any
+ * needs a pseudo velocity), one pseudo sweep after each contact pseudo sweep.
+ */
+export interface PgsJointRows {
+  build(ctx: StepContext, warmStart: boolean): void;
+  sweep(ctx: StepContext): void;
+  prepareBias(ctx: StepContext, beta: number): boolean;
+  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void;
+  /** After the solve: marks the bodies the rows moved. */
+  finish(ctx: StepContext): void;
+  /** Forgets what the rows carry from step to step (warm start, pending rebounds). */
+  reset?(): void;
 }

@@ -57,6 +57,9 @@ import { pairCell, pairMaterial } from './material.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { addCollisionMatrix, integrateQuat, norm2, tangentBasis } from './math.ts';
 import type { StepContext } from './stepContext.ts';
+import type { ContactPhase, ContactSolver } from './contactSolver.ts';
+import type { PgsJointRows } from './constraints.ts';
+import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
 import { sizeColumns } from '../util/growable.ts';
 
 /** Floats per row direction (contactRows.ts). */
@@ -80,28 +83,13 @@ const SLIP_SPEED = 1e-3;
  * Resting contacts (a tower) keep their whole warm start.
  */
 const IMPACT_STEPS = 2;
-/**
- * Rows other than the contacts' that the solve sweeps with them (the
- * distance and rope joints, joints/pgsRows.ts): built at the solve's start
- * (their warm start applied), one velocity sweep after each contact sweep,
- * their position targets set once the velocity sweeps are done (true if any
- * needs a pseudo velocity), one pseudo sweep after each contact pseudo sweep.
- */
-export interface PgsJointRows {
-  build(ctx: StepContext, warmStart: boolean): void;
-  sweep(ctx: StepContext): void;
-  prepareBias(ctx: StepContext, beta: number): boolean;
-  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void;
-  /** After the solve: marks the bodies the rows moved. */
-  finish(ctx: StepContext): void;
-  /** Forgets what the rows carry from step to step (warm start, pending rebounds). */
-  reset?(): void;
-}
-
 /** The two lever arms of a row, r1 then r2 (addCollisionMatrix). */
 const ARMS = new Float64Array(6);
 
-export class PgsSolver {
+export class PgsSolver implements ContactSolver {
+  readonly stages = CONTACT_SOLVER_STAGES.pgs;
+  /** Sleeping reads the raw contact points. */
+  readonly pairDepth = null;
   /** Start from last step's impulses (off only to measure what warm starting buys). */
   warmStart = true;
   /** Relative tolerance, in SDF cells, for matching a sample to last step's cache. */
@@ -144,6 +132,9 @@ export class PgsSolver {
   private pv = new Float64Array(0);
   private pw = new Float64Array(0);
   private pseudoActive = false;
+  /** This step's body count, and whether a row needs a pseudo velocity (prepare to solve). */
+  private bodyCount = 0;
+  private anyBias = false;
 
   // ---- warm-start cache of the last step, rows sorted by body pair ----
   private cacheCount = 0;
@@ -164,13 +155,63 @@ export class PgsSolver {
   private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
 
   /**
-   * Solves the contact phase on contact set `cs` (pairs visited in `order`,
-   * the first `pairCount` entries). Contacts were found at poses predicted
-   * `h` ahead (h = dt in the separated scheme, 0 in the standard one), with
-   * points moved back to the current centres; velocities change in place
+   * Builds the rows of the contact phase from the pairs' current points
+   * (pairs visited in `pairs.order`, bottom level first), each warm started
+   * from last step's cache where it matches (stage contactPrepare).
+   * Contacts were found at poses predicted dt ahead, with points moved back
+   * to the current centres. The joint rows to sweep with them are the
+   * scene's distance and rope joints (joints/pgsRows.ts).
+   */
+  prepare(phase: ContactPhase): void {
+    const ctx = phase.ctx;
+    this.jointRows = phase.constraints?.pgsRows ?? null;
+    this.buildRows(ctx, phase.contacts.cur, phase.pairs.order, phase.pairs.count, ctx.dt);
+    phase.profile.end('contactPrepare');
+  }
+
+  /**
+   * The warm start and the velocity sweeps (stage contactSolve), then the
+   * split impulse's pseudo sweeps (positionCorrection); the joint rows'
+   * share of both is booked as joints. Velocities change in place
    * (ctx.bodies.vel / angVel) with the solver masses ctx.invMass / invInertia.
    */
-  solve(ctx: StepContext, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
+  async solve(phase: ContactPhase): Promise<void> {
+    const prof = phase.profile;
+    this.solveVelocities(phase.ctx, prof);
+    prof.pgsSweeps += this.sweeps;
+    prof.end('contactSolve');
+    this.solvePositions(phase.ctx, prof);
+    prof.end('positionCorrection');
+  }
+
+  /**
+   * Keeps the impulses for the next step's warm start (stage contactStore),
+   * and marks the bodies of every contact moved (their velocities changed:
+   * their pairs must not reuse their points); then one position pass for
+   * the joints that are not rows (stage joints).
+   */
+  finish(phase: ContactPhase): void {
+    const ctx = phase.ctx, cs = phase.contacts.cur;
+    this.storeCache(this.rows, this.bodyCount);
+    for (let i = 0; i < cs.count; i++) {
+      ctx.markMoved(cs.b1[i]!);
+      ctx.markMoved(cs.b2[i]!);
+    }
+    phase.profile.end('contactStore');
+    if (phase.constraints) {
+      phase.constraints.positionStabilize(ctx, -1);
+      phase.profile.end('joints');
+    }
+  }
+
+  /** The position half of the split impulse, after integration (stage pseudoPositions). */
+  integrated(ctx: StepContext, profile: StepProfile): void {
+    if (!this.pseudoActive) return;
+    this.applyPositionCorrection(ctx.bodies, ctx.dt);
+    profile.end('pseudoPositions');
+  }
+
+  private buildRows(ctx: StepContext, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
     const B = ctx.bodies;
     const n = B.count;
     if (this.pv.length !== 3 * n) {
@@ -257,6 +298,16 @@ export class PgsSolver {
     }
     this.rows = rows;
     this.warmRows = warm;
+    this.bodyCount = n;
+    this.anyBias = anyBias;
+  }
+
+  private solveVelocities(ctx: StepContext, prof: StepProfile): void {
+    const B = ctx.bodies;
+    const v = B.vel, w = B.angVel;
+    const im = ctx.invMass;
+    const jac = this.jac;
+    const rows = this.rows;
 
     // ---- warm start: apply the cached impulses ----
     for (let r = 0; r < rows; r++) {
@@ -268,11 +319,15 @@ export class PgsSolver {
       if (l2 !== 0) applyRow(jac, base + 2 * DIR, l2, v, w, im, a, b);
     }
     const jr = this.jointRows;
-    jr?.build(ctx, this.warmStart);
+    if (jr) {
+      prof.end('contactSolve');
+      jr.build(ctx, this.warmStart);
+      prof.end('joints');
+    }
 
     // ---- velocity iterations ----
     // Locals: the loops below are the hot path.
-    const lam = this.lam, mass = this.mass, mu = this.mu, muS = this.muS, slid = this.slid, tgt = this.target, ptgt = this.ptarget;
+    const lam = this.lam, mass = this.mass, mu = this.mu, muS = this.muS, slid = this.slid, tgt = this.target;
     const rb1 = this.b1, rb2 = this.b2;
     const iters = Math.max(1, ctx.settings.contactIterations);
     const errMax = ctx.settings.pgsErrMax;
@@ -319,7 +374,11 @@ export class PgsSolver {
         if (dt1 > change) change = dt1;
         if (dt2 > change) change = dt2;
       }
-      jr?.sweep(ctx);
+      if (jr) {
+        prof.end('contactSolve');
+        jr.sweep(ctx);
+        prof.end('joints');
+      }
       if (errMax > 0 && change <= errMax) break;
     }
     this.sweeps = sweeps;
@@ -329,11 +388,23 @@ export class PgsSolver {
       const base = JAC * r, a = rb1[r]!, b = rb2[r]!;
       slid[r] = norm2(rowVel(jac, base + DIR, v, w, a, b), rowVel(jac, base + 2 * DIR, v, w, a, b)) > SLIP_SPEED ? 1 : 0;
     }
+  }
 
+  private solvePositions(ctx: StepContext, prof: StepProfile): void {
+    const rows = this.rows, jr = this.jointRows;
+    const jac = this.jac, lam = this.lam, mass = this.mass, ptgt = this.ptarget, rb1 = this.b1, rb2 = this.b2;
+    const im = ctx.invMass;
+    const iters = Math.max(1, ctx.settings.contactIterations);
+    const errMax = ctx.settings.pgsErrMax;
     // ---- split impulse: position error on pseudo velocities ----
     const pv = this.pv, pw = this.pw;
-    const jointBias = jr !== null && jr.prepareBias(ctx, beta);
-    if (anyBias || jointBias) {
+    let jointBias = false;
+    if (jr) {
+      prof.end('positionCorrection');
+      jointBias = jr.prepareBias(ctx, ctx.settings.pgsBeta);
+      prof.end('joints');
+    }
+    if (this.anyBias || jointBias) {
       this.pseudoActive = true;
       for (let it = 0; it < iters; it++) {
         let change = 0;
@@ -350,13 +421,19 @@ export class PgsSolver {
             if (dv > change) change = dv;
           }
         }
-        jr?.pseudoSweep(ctx, pv, pw);
+        if (jr) {
+          prof.end('positionCorrection');
+          jr.pseudoSweep(ctx, pv, pw);
+          prof.end('joints');
+        }
         if (errMax > 0 && change <= errMax) break;
       }
     }
-    jr?.finish(ctx);
-
-    this.storeCache(rows, n);
+    if (jr) {
+      prof.end('positionCorrection');
+      jr.finish(ctx);
+      prof.end('joints');
+    }
   }
 
   /**

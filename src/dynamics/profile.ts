@@ -4,25 +4,78 @@
  * reports them.
  */
 import type { QueryCounters } from '../collision/query.ts';
+import type { SolverSettings } from './settings.ts';
 
+/**
+ * Every stage, in the order the separated scheme first books them (the
+ * contact solvers' own stages interleaved where they run; stageOrder gives
+ * one configuration's list). A stage may be booked again later in the step
+ * (joints after each phase, a query between passes, predict and broadphase
+ * when bodies woke), never first after one listed below it.
+ */
 export const STAGES = [
+  /** The step's settings into the step context, impulses due now, external accelerations (forces.ts). */
+  'forces',
+  /** Islands a motor drives (or all, sleeping off) and those an awake body touches woken; solver masses for who woke. */
+  'wake',
   'predict',
   'broadphase',
   'collisionQuery',
   'collisionSolve',
+  'joints',
   'velocityUpdate',
   'soft',
-  'contactGraph',
   'contactQuery',
+  'contactGraph',
+  /** A contact solver's per-step setup: its rows or manifolds built, last step's impulses matched (ContactSolver.prepare). */
+  'contactPrepare',
   'contactSolve',
   'shockPropagation',
   'positionCorrection',
-  'joints',
+  /** A contact solver's impulses kept for the next step's warm start (ContactSolver.finish). */
+  'contactStore',
   'integrate',
+  /** Positions moved by the pseudo velocities a solver keeps apart from integration (PGS's split impulse). */
+  'pseudoPositions',
   'islands',
+  /** The penetrating contact points of the step, for drawing (World.contacts). */
+  'publishContacts',
 ] as const;
 
 export type Stage = (typeof STAGES)[number];
+
+type ContactSolverName = SolverSettings['contactSolver'];
+
+/** The stages each contact solver books after the contact graph, in order (ContactSolver.stages). */
+export const CONTACT_SOLVER_STAGES: Record<ContactSolverName, readonly Stage[]> = {
+  sequential: ['contactSolve', 'shockPropagation', 'positionCorrection'],
+  pgs: ['contactPrepare', 'contactSolve', 'positionCorrection', 'contactStore'],
+  accumulated: ['contactPrepare', 'contactSolve', 'contactStore'],
+};
+
+/** Stages only some contact solvers book after integrate. */
+const AFTER_INTEGRATE: Record<ContactSolverName, readonly Stage[]> = {
+  sequential: [],
+  pgs: ['pseudoPositions'],
+  accumulated: [],
+};
+
+/**
+ * The stages a step of this scheme and contact solver books, in the order
+ * it first books each (tests/dynamics/stages.test.ts checks it against the
+ * step). The standard scheme runs its velocity update (and the joints' velocity
+ * pass) before the collision phase; a stage whose work a scene lacks (soft,
+ * joints) is listed and simply not booked.
+ */
+export function stageOrder(scheme: SolverSettings['scheme'], contactSolver: ContactSolverName): Stage[] {
+  const head: Stage[] = ['forces', 'wake'];
+  const collide: Stage[] = ['predict', 'broadphase', 'collisionQuery', 'collisionSolve'];
+  const middle: Stage[] =
+    scheme === 'standard'
+      ? [...head, 'velocityUpdate', 'joints', ...collide, 'soft']
+      : [...head, ...collide, 'joints', 'velocityUpdate', 'soft'];
+  return [...middle, 'contactQuery', 'contactGraph', ...CONTACT_SOLVER_STAGES[contactSolver], 'integrate', ...AFTER_INTEGRATE[contactSolver], 'islands', 'publishContacts'];
+}
 
 export class StepProfile {
   /** Milliseconds spent in each stage during the last step. */

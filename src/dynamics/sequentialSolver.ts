@@ -16,6 +16,7 @@
  * pairs several times with impulses accumulated per patch (shockPass).
  */
 import type { ConstraintSystem } from './constraints.ts';
+import type { ContactPhase, Contacts, ContactSolver } from './contactSolver.ts';
 import type { ContactSet } from './contacts.ts';
 import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
 import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
@@ -27,21 +28,10 @@ import { grown } from '../util/growable.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { norm3, type Rng } from './math.ts';
 import type { PairList } from './pairs.ts';
+import { CONTACT_SOLVER_STAGES } from './profile.ts';
 import { PATCH_FLAT, PATCH_FLOATS, PATCH_GAP, PATCH_POINT, PatchCache, SPREAD_FLOATS } from './patches.ts';
 import { restoreSolverMass } from './predict.ts';
 import type { StepContext } from './stepContext.ts';
-
-/** Where the solver gets a pair's current contact points (the narrow phase). */
-export interface Contacts {
-  readonly cur: ContactSet;
-  /** Makes pair k's points in `cur` current. */
-  ensure(ctx: StepContext, pairs: PairList, k: number): void;
-  /** Makes pair k's points current at the present velocities, within a pass (NarrowPhase.update). */
-  update(ctx: StepContext, pairs: PairList, k: number): void;
-  /** Pair k's closest non-penetrating point within `reach`, into `near` (NarrowPhase.nearest). */
-  nearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean;
-  readonly near: { gap: number; owner: number; other: number; nx: number; ny: number; nz: number };
-}
 
 /**
  * Most sweeps over a level's pairs in the shock-propagation pass (a level
@@ -137,7 +127,17 @@ const TANGLED = 0.5;
  */
 const ROUNDOFF_SPEED = 1e-12;
 
-export class SequentialSolver {
+/**
+ * The seed's scheme. Its collision pass (collide) serves World's collision
+ * phase whatever the contact solver; as the contact solver (ContactSolver,
+ * `"contactSolver": "sequential"`) it runs contactIterations contact passes,
+ * shock propagation and the position correction, each pass after the first
+ * on the pairs brought up to date (ContactPhase.requery).
+ */
+export class SequentialSolver implements ContactSolver {
+  readonly stages = CONTACT_SOLVER_STAGES.sequential;
+  /** Sleeping reads the raw contact points. */
+  readonly pairDepth = null;
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
   private readonly spread = new Float64Array(SPREAD_FLOATS);
@@ -164,6 +164,36 @@ export class SequentialSolver {
   private stopped = new Uint8Array(0);
   /** Two bodies' velocities, linear and angular (keep / moved). */
   private readonly kept = new Float64Array(12);
+
+  /** Nothing to set up: patches are made per pair as its points change (PatchCache). */
+  prepare(): void {}
+
+  /** The contact passes (stage contactSolve), shock propagation and the position correction. */
+  async solve(phase: ContactPhase): Promise<void> {
+    const { ctx, pairs, contacts, levels, constraints, profile } = phase;
+    const S = ctx.settings;
+    for (let it = 0; it < S.contactIterations; it++) {
+      if (it > 0) await phase.requery();
+      this.contactPass(ctx, pairs, contacts, it, levels, constraints);
+      profile.end('contactSolve');
+    }
+    if (S.shockPropagation && S.contactGraph) {
+      await phase.requery();
+      profile.shockSweeps = this.shockPass(ctx, pairs, contacts, levels, constraints);
+      profile.end('shockPropagation');
+    }
+    await phase.requery();
+    this.positionPass(ctx, pairs, contacts, levels);
+    profile.end('positionCorrection');
+  }
+
+  /** Nothing is kept for the next step (the one-shot impulses start from zero). */
+  finish(): void {}
+
+  /** The position correction's pseudo velocities were integrated with the velocities. */
+  integrated(): void {}
+
+  reset(): void {}
 
   /**
    * One collision pass: every pair once, in shuffled order (the seed swaps

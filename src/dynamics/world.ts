@@ -2,35 +2,48 @@
  * The simulation world and its time step.
  *
  * `step()` is the method as a list of stages, one call per line, each timed
- * into `profile` (src/dynamics/profile.ts) and each a function of its own
+ * into `profile` (src/dynamics/profile.ts: STAGES lists them in this order,
+ * stageOrder per scheme and contact solver) and each a function of its own
  * module working on the step context (stepContext.ts), never on World:
  *
- *   (forces)           impulses due now; external accelerations      forces.ts
- *                      (fields, point forces, drag), booked to predict
- *   predict            x' = x + dt (v + dt g), solver masses         predict.ts
- *   broadphase         candidate pairs at the predicted poses         pairs.ts
- *   collisionQuery     contact points of every pair from its cached   narrowphase.ts
- *                      samples (one batched query for stale pairs)
- *   collisionSolve     one impulse per patch, shuffled pairs,        sequentialSolver.ts
- *                      the pair's restitution                        (x collisionIterations)
- *   joints             rope impacts (restitution), velocity          joints/system.ts
+ *   forces             the step's settings; impulses due now; external      forces.ts
+ *                      accelerations (fields, point forces, drag)
+ *   wake               islands a motor drives woken (all, sleeping off);    islands.ts
+ *                      solver masses                                          predict.ts
+ *   predict            x' = x + dt (v + dt g), solver masses                 predict.ts
+ *   broadphase         candidate pairs at the predicted poses                pairs.ts
+ *   collisionQuery     contact points of every pair from its cached          narrowphase.ts
+ *                      samples (one batched query for stale pairs); then
+ *                      wake: sleeping bodies an awake one touches (if any
+ *                      woke: predict, broadphase, collisionQuery again)
+ *   collisionSolve     one impulse per patch, shuffled pairs,               sequentialSolver.ts
+ *                      the pair's restitution                               (x collisionIterations)
+ *   joints             rope impacts (restitution), velocity                 joints/system.ts
  *                      stabilisation
- *   velocityUpdate     v += dt g, gyroscopic term, motors            integrate.ts
+ *   velocityUpdate     v += dt g, gyroscopic term, motors                    integrate.ts
  *   joints             velocity stabilisation
- *   soft               soft bodies through the step (World.soft)     src/soft/coupling.ts
- *   contactQuery       contacts at x' = x + dt v
- *   contactGraph       levels from the contacts                       levels.ts
- *   contactSolve       level by level, restitution -0.9 .. 0,        sequentialSolver.ts
- *                      joints per level                              (x contactIterations)
- *   shockPropagation   one more pass, lower levels frozen            sequentialSolver.ts
- *   positionCorrection split impulse on what is left of the depths    sequentialSolver.ts
- *                      (contactSolver "pgs": contactSolve and shockPropagation
- *                      are one projected Gauss-Seidel solve, pgs.ts; "accumulated":
- *                      the three are one sub-stepped stage, accumulatedSolver.ts)
- *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q integrate.ts
+ *   soft               soft bodies through the step (World.soft, a          src/soft/coupling.ts
+ *                      StepHook given a StepHookInput; wake if it woke one)
+ *   contactQuery       contacts at x' = x + dt v (then wake, as above)
+ *   contactGraph       levels from the contacts                              levels.ts
+ *   the contact solver solver.contactSolver names, through ContactSolver    contactSolver.ts
+ *     contactPrepare     (pgs, accumulated) rows / manifolds, last step's impulses matched
+ *     contactSolve       sequential: level by level, restitution -0.9 .. 0, sequentialSolver.ts
+ *                        joints per level (x contactIterations, a
+ *                        contactQuery between passes); pgs: warm start,    pgs.ts
+ *                        velocity sweeps (its joint rows booked as joints);
+ *                        accumulated: the substeps, restitution            accumulatedSolver.ts
+ *     shockPropagation   (sequential) one more pass, lower levels frozen
+ *     positionCorrection (sequential) split impulse on what is left of the
+ *                        depths; (pgs) its pseudo sweeps
+ *     contactStore       (pgs, accumulated) impulses kept for the next step;
+ *                        joints: one position pass
+ *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q       integrate.ts
  *                      (free flight: x += dt (v + v') / 2, the parabola)
+ *   pseudoPositions    (pgs) positions moved by its pseudo velocities
  *   joints             velocity stabilisation
- *   islands            islands at rest fall asleep                    islands.ts
+ *   islands            islands at rest fall asleep                           islands.ts
+ *   publishContacts    the penetrating points, for drawing (World.contacts)
  *
  * (docs/ALGORITHM.md 4.2, seed ch. 5-6.) Every collision and contact iteration
  * predicts again and re-evaluates its pairs' cached samples at the new
@@ -63,25 +76,11 @@ import { AccumulatedSolver } from './accumulatedSolver.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
 import { StepContext } from './stepContext.ts';
+import type { ContactPhase, ContactSolver } from './contactSolver.ts';
+import { HookInput, type StepHook } from './stepHook.ts';
 
 export type { ConstraintSystem } from './constraints.ts';
-
-/**
- * Something World steps at one point of every step, timed as stage "soft":
- * the soft bodies (src/soft/coupling.ts). It runs after the velocity update
- * and before the contacts (in both schemes), and may change bodies'
- * velocities, which the contact phase then sees like gravity's.
- */
-export interface StepHook {
-  step(world: World): Promise<void>;
-  /** Its own state, kept in WorldState by World.saveState and put back by restoreState. */
-  saveState(): unknown;
-  restoreState(state: unknown): void;
-  /** Bodies it simulates (they never sleep), for monitors. */
-  readonly bodyCount: number;
-  /** Their kinetic energy (J), for monitors. */
-  kineticEnergy(): number;
-}
+export type { StepHook, StepHookInput } from './stepHook.ts';
 
 /** Contact points of the last step, for drawing (world frame). */
 export interface ContactView {
@@ -157,10 +156,40 @@ export class World {
   private preparedCount = -1;
   private readonly countersAtStart: QueryCounters = { calls: 0, samplesSent: 0, samplesEvaluated: 0, submits: 0, readbacks: 0, bytesRead: 0, bytesWritten: 0 };
 
+  /** What the contact solver works on (the step context, pairs, contact points, joints). */
+  private readonly phase: ContactPhase;
+  /** What the soft stage sees (never World). */
+  private readonly hookInput: HookInput;
+
   constructor(backend: PenetrationBackend, solver: SolverSettings) {
     this.backend = backend;
     this.solver = solver;
     this.ctx = new StepContext(this.bodies, this.shapes, solver);
+    this.phase = {
+      ctx: this.ctx,
+      pairs: this.pairs,
+      contacts: this.narrow,
+      levels: 0,
+      constraints: null,
+      profile: this.profile,
+      requery: () => this.beginPass('contactQuery'),
+    };
+    this.hookInput = new HookInput(this.ctx, backend, (i) => this.bodyEdited(i));
+  }
+
+  /** The contact solver solver.contactSolver names. */
+  private contactSolver(): ContactSolver {
+    const name = this.solver.contactSolver;
+    switch (name) {
+      case 'sequential':
+        return this.sequential;
+      case 'pgs':
+        return this.pgs;
+      case 'accumulated':
+        return this.accumulated;
+      default:
+        throw new SimulationError(`unknown contact solver ${quote(String(name))}: the solvers are ${listChoices(['sequential', 'pgs', 'accumulated'])}`);
+    }
   }
 
   /** Contact-graph level per body of the last step (-1: static). */
@@ -357,10 +386,12 @@ export class World {
     this.externalForces();
     const S = this.solver;
     this.rng.next();
+    prof.end('forces');
     // An active motor wakes its body's island (it is about to act).
     if (!S.sleep) this.islands.wakeAll(this.ctx);
     else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
     solverMasses(this.ctx);
+    prof.end('wake');
     // The standard scheme (docs/ALGORITHM.md 4.1) is this step with the
     // velocity update moved before the collision phase: collisions then see
     // the velocity gravity just gave, and a body resting on another collides
@@ -399,34 +430,27 @@ export class World {
     this.predict(this.dt, false);
     if (S.collisionIterations === 0 || softWoke) this.broadphase();
     await this.query('contactQuery');
-    const levels = this.contactGraph();
-    if (S.contactSolver === 'pgs') {
-      this.pgsSolve(this.dt, levels);
-    } else if (S.contactSolver === 'accumulated') {
-      this.accumulatedSolve();
-    } else {
-      for (let it = 0; it < S.contactIterations; it++) {
-        if (it > 0) await this.beginPass('contactQuery');
-        this.contactSolve(it, levels);
-      }
-      if (S.shockPropagation && S.contactGraph) {
-        await this.beginPass('contactQuery');
-        this.shockPropagation(levels);
-      }
-      await this.beginPass('contactQuery');
-      this.positionCorrection(levels);
-    }
+    // The contact phase: the solver solver.contactSolver names, through
+    // ContactSolver (contactSolver.ts).
+    const solver = this.contactSolver();
+    const phase = this.phase;
+    phase.levels = this.contactGraph();
+    phase.constraints = this.constraints;
+    solver.prepare(phase);
+    await solver.solve(phase);
+    solver.finish(phase);
     this.guard('contactSolve');
     // 4. Positions (plus the pseudo velocities of the PGS split impulse).
     this.integrate();
+    solver.integrated(this.ctx, prof);
     this.jointPostPositions();
     this.jointVelocities();
     this.guard('integrate');
-    this.updateIslands();
+    this.updateIslands(solver);
     this.publishContacts();
     // The step's total is read off the same clock as its last stage, so the
     // stages add up to it exactly.
-    prof.totalMs = prof.end('integrate') - t0;
+    prof.totalMs = prof.end('publishContacts') - t0;
     this.time += this.dt;
     this.stepCount++;
     bookQueryCounters(prof, this.countersAtStart, counters);
@@ -465,19 +489,20 @@ export class World {
   private async query(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
     await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
     this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
-    if (this.wakeTouched()) {
+    this.profile.end(stage);
+    const woke = this.wakeTouched();
+    if (woke) solverMasses(this.ctx);
+    this.profile.end('wake');
+    if (woke) {
       // Bodies woke: they now move and have mass, and their pairs among
       // themselves (left out while they slept) count again: predict and find
       // the pairs of this phase again.
-      solverMasses(this.ctx);
-      predictPoses(this.ctx, this.ctx.predH, this.ctx.predGravity);
-      this.findPairs();
-      this.narrow.beginStep(this.pairs);
-      this.sequential.patches.clear(this.pairs.count);
+      this.predict(this.ctx.predH, this.ctx.predGravity);
+      this.broadphase();
       await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
       this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
+      this.profile.end(stage);
     }
-    this.profile.end(stage);
   }
 
   /** Wakes the island of every sleeping body an awake one touches (a pair with contact points); true if any woke. */
@@ -493,11 +518,10 @@ export class World {
     return woke;
   }
 
-  private updateIslands(): void {
+  private updateIslands(solver: ContactSolver): void {
     // The accumulated stage knows each pair's depth from its fitted manifolds
     // (AccumulatedSolver.pairDepth); the others leave it to the raw points.
-    const depth = this.solver.contactSolver === 'accumulated' ? this.accumulated.pairDepth : null;
-    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, depth);
+    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, solver.pairDepth);
     const p = this.profile;
     p.awake = this.islands.awake;
     p.asleep = this.islands.asleep;
@@ -533,16 +557,22 @@ export class World {
     const B = this.bodies;
     let sleeping = 0;
     for (let i = 0; i < B.count; i++) sleeping += B.asleep[i]!;
-    await this.soft.step(this);
+    const input = this.hookInput;
+    input.stepCount = this.stepCount;
+    input.backend = this.backend;
+    await this.soft.step(input);
     this.guard('soft');
     let woke = false;
     if (sleeping > 0) {
       let still = 0;
       for (let i = 0; i < B.count; i++) still += B.asleep[i]!;
       woke = still < sleeping;
-      if (woke) solverMasses(this.ctx);
     }
     this.profile.end('soft');
+    if (woke) {
+      solverMasses(this.ctx);
+      this.profile.end('wake');
+    }
     return woke;
   }
 
@@ -553,57 +583,8 @@ export class World {
     return levels;
   }
 
-  private contactSolve(it: number, levels: number): void {
-    this.sequential.contactPass(this.ctx, this.pairs, this.narrow, it, levels, this.constraints);
-    this.profile.end('contactSolve');
-  }
-
-  private positionCorrection(levels: number): void {
-    this.sequential.positionPass(this.ctx, this.pairs, this.narrow, levels);
-    this.profile.end('positionCorrection');
-  }
-
-  private shockPropagation(levels: number): void {
-    this.profile.shockSweeps = this.sequential.shockPass(this.ctx, this.pairs, this.narrow, levels, this.constraints);
-    this.profile.end('shockPropagation');
-  }
-
-  /**
-   * The PGS contact phase (pgs.ts) on the contacts found at x' = x + h v:
-   * pairs bottom level first, no shock propagation; distance and rope joints
-   * are rows of the solve (joints/pgsRows.ts), the other joints get one
-   * position pass afterwards.
-   */
-  private pgsSolve(h: number, levels: number): void {
-    const cs = this.narrow.cur;
-    this.pgs.jointRows = this.constraints?.pgsRows ?? null;
-    this.pgs.solve(this.ctx, cs, this.pairs.order, this.pairs.count, h);
-    this.profile.pgsSweeps += this.pgs.sweeps;
-    // Velocities changed: pairs of these bodies must not reuse their points.
-    for (let i = 0; i < cs.count; i++) {
-      this.ctx.markMoved(cs.b1[i]!);
-      this.ctx.markMoved(cs.b2[i]!);
-    }
-    void levels;
-    this.profile.end('contactSolve');
-    this.jointPositions();
-  }
-
-  /**
-   * The accumulated contact stage (accumulatedSolver.ts) on the contacts found at
-   * x' = x + dt v: substeps, shock propagation in the last relax; joints get
-   * one position pass afterwards, as with PGS.
-   */
-  private accumulatedSolve(): void {
-    this.accumulated.restitution = this.solver.collisionIterations === 0;
-    this.accumulated.solve(this.ctx, this.narrow.cur, this.pairs);
-    this.profile.end('contactSolve');
-    this.jointPositions();
-  }
-
   private integrate(): void {
     integratePositions(this.ctx);
-    if (this.solver.contactSolver === 'pgs') this.pgs.applyPositionCorrection(this.bodies, this.dt);
     this.profile.end('integrate');
   }
 
@@ -624,12 +605,6 @@ export class World {
     if (!this.constraints?.postStabilize || this.solver.jointPrestabilization) return;
     this.constraints.postStabilize(this.ctx);
     solverMasses(this.ctx);
-    this.profile.end('joints');
-  }
-
-  private jointPositions(): void {
-    if (!this.constraints) return;
-    this.constraints.positionStabilize(this.ctx, -1);
     this.profile.end('joints');
   }
 
@@ -728,6 +703,7 @@ export class World {
       }
     }
     v.count = n;
+    // (Booked by step(), which reads the step's total off the same clock.)
   }
 }
 

@@ -54,7 +54,7 @@
  */
 import { QueryBatchBuilder, sampleSetRef, type QueryResult } from '../collision/query.ts';
 import { sampleCount } from '../geometry/samples.ts';
-import type { StepHook, World } from '../dynamics/world.ts';
+import type { StepHook, StepHookInput } from '../dynamics/stepHook.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import { quatToMat3, worldInverseInertia } from '../dynamics/math.ts';
 import { predictPoses } from '../dynamics/predict.ts';
@@ -118,7 +118,7 @@ export interface SoftStageStats {
 
 /** Pins follow World's bodies through the step (their shape frame: the centre of mass minus R comOffset). */
 export class WorldPinFrames implements PinFrames {
-  constructor(private readonly motion: RigidMotion, private readonly world: World) {}
+  constructor(private readonly motion: RigidMotion, private readonly world: StepHookInput) {}
   frame(body: number, s: number, out: Float64Array): void {
     const m = this.motion;
     m.pose(body, s);
@@ -172,7 +172,7 @@ export class SoftCoupling implements StepHook {
    * @param restShape World shape index of each soft body's rest shape (its SDF
    *   tells how deep a point mapped into the rest shape is).
    */
-  constructor(readonly system: SoftSystem, readonly planes: PlaneCollider, readonly restShape: readonly number[], world: World) {
+  constructor(readonly system: SoftSystem, readonly planes: PlaneCollider, readonly restShape: readonly number[], world: StepHookInput) {
     system.colliders = [planes, this.contacts];
     this.capture(world, 0);
   }
@@ -205,11 +205,11 @@ export class SoftCoupling implements StepHook {
   }
 
   /** A stand-in PinFrames that follows World's bodies (for SoftSystem.addPin). */
-  pinFrames(world: World): PinFrames {
+  pinFrames(world: StepHookInput): PinFrames {
     return new WorldPinFrames(this.motion, world);
   }
 
-  async step(world: World): Promise<void> {
+  async step(world: StepHookInput): Promise<void> {
     const t0 = performance.now();
     const sys = this.system;
     const dt = world.dt;
@@ -258,7 +258,7 @@ export class SoftCoupling implements StepHook {
   // ------------------------------------------------------------------ support (file comment)
 
   /** Remembers the velocities of the bodies particles rest on at the end of this stage. */
-  private keepSupport(world: World): void {
+  private keepSupport(world: StepHookInput): void {
     const B = world.bodies, c = this.contacts;
     this.supportVel = grown(this.supportVel, 6 * B.count);
     for (let k = 0; k < c.supportCount; k++) {
@@ -272,7 +272,7 @@ export class SoftCoupling implements StepHook {
   }
 
   /** Hands World's change of each supporting body's velocity since the last stage on to the particles resting on it. */
-  private transmitSupport(world: World, dt: number): void {
+  private transmitSupport(world: StepHookInput, dt: number): void {
     const c = this.contacts;
     if (this.supportStep !== world.stepCount - 1 || c.supportCount === 0) return;
     const B = world.bodies, sys = this.system, x = sys.pos, v = sys.vel, sv = this.supportVel, pv = this.pv;
@@ -303,7 +303,7 @@ export class SoftCoupling implements StepHook {
    * on this stage's own StepContext, horizon dt, no gravity term, static and
    * sleeping bodies standing still); world inverse inertia at the start.
    */
-  private capture(world: World, dt: number): void {
+  private capture(world: StepHookInput, dt: number): void {
     const B = world.bodies, m = this.motion, n = B.count;
     const ctx = this.prediction(world);
     ctx.dt = dt;
@@ -335,13 +335,13 @@ export class SoftCoupling implements StepHook {
   }
 
   /** The StepContext the predict stage runs on for this stage (World's bodies and shapes). */
-  private prediction(world: World): StepContext {
+  private prediction(world: StepHookInput): StepContext {
     if (this.ctx?.bodies !== world.bodies || this.ctx.shapes !== world.shapes) this.ctx = new StepContext(world.bodies, world.shapes, world.solver);
     return this.ctx;
   }
 
   /** Rigid body i's box over the step (its local bounds at both ends), its mid-step pose and its query margin. */
-  private sweepBox(world: World, i: number): void {
+  private sweepBox(world: StepHookInput, i: number): void {
     const B = world.bodies, m = this.motion;
     const shape = world.shapes[B.shape[i]!]!;
     const box = this.rigidBox, o = 6 * i;
@@ -410,7 +410,7 @@ export class SoftCoupling implements StepHook {
     return (this.sets[k] ??= new PointSet());
   }
 
-  private prepareBody(world: World, b: number): void {
+  private prepareBody(world: StepHookInput, b: number): void {
     const sys = this.system, body = sys.bodies[b]!;
     const B = world.bodies, shapes = world.shapes;
     const sb = this.softBox, so = 6 * b;
@@ -458,7 +458,7 @@ export class SoftCoupling implements StepHook {
    * rigid body of its pairs, sampled every half cell of the finest of those
    * fields (MAX_PATH_SAMPLES at most).
    */
-  private buildPaths(world: World, b: number, rigidPairs: number[], set: PointSet): void {
+  private buildPaths(world: StepHookInput, b: number, rigidPairs: number[], set: PointSet): void {
     const sys = this.system, body = sys.bodies[b]!, x = sys.pos, x1 = this.x1;
     let cell = Infinity;
     for (const r of rigidPairs) cell = Math.min(cell, world.shapes[world.bodies.shape[r]!]!.sdf!.cellSize);
@@ -504,7 +504,7 @@ export class SoftCoupling implements StepHook {
    * that lie in soft body b's tetrahedra at the predicted end of the step,
    * mapped to b's rest shape.
    */
-  private buildProbes(world: World, b: number, rigidPairs: number[], set: PointSet): void {
+  private buildProbes(world: StepHookInput, b: number, rigidPairs: number[], set: PointSet): void {
     const sys = this.system, body = sys.bodies[b]!, model = body.model;
     if (model.tets.length === 0) return;
     const loc = (this.locators[b] ??= new TetLocator());
@@ -546,7 +546,7 @@ export class SoftCoupling implements StepHook {
   // ------------------------------------------------------------------ soft against soft
 
   /** Per particle: ball radius (half its body's spacing) for a surface particle, 0 inside (found once; contact.ts). */
-  private surfaceRadius(world: World): Float64Array {
+  private surfaceRadius(world: StepHookInput): Float64Array {
     const sys = this.system;
     if (this.radius.length === sys.particleCount) return this.radius;
     this.radius = new Float64Array(sys.particleCount);
@@ -571,7 +571,7 @@ export class SoftCoupling implements StepHook {
    * prediction misses). One grid per body pair, so no time goes to a body's
    * own particles.
    */
-  private findParticlePairs(world: World): void {
+  private findParticlePairs(world: StepHookInput): void {
     const sys = this.system, nb = sys.bodies.length;
     if (nb < 2) return;
     const radius = this.surfaceRadius(world);
@@ -667,7 +667,7 @@ export class SoftCoupling implements StepHook {
 
   // ------------------------------------------------------------------ 4. contacts
 
-  private readContacts(world: World, res: QueryResult): void {
+  private readContacts(world: StepHookInput, res: QueryResult): void {
     const B = world.bodies, sys = this.system, contacts = this.contacts;
     const corners = [0, 0, 0, 0];
     const local = [0, 0, 0];
@@ -703,7 +703,7 @@ export class SoftCoupling implements StepHook {
    * normal opposes the path (a surface the particle enters) when that comes
    * later.
    */
-  private readPaths(world: World, b: number, r: number, res: QueryResult, start: number, end: number): void {
+  private readPaths(world: StepHookInput, b: number, r: number, res: QueryResult, start: number, end: number): void {
     const B = world.bodies, sys = this.system, body = sys.bodies[b]!, set = this.sets[2 * b]!;
     const mp = this.midPose, o = 7 * r;
     const qx = -mp[o + 3]!, qy = -mp[o + 4]!, qz = -mp[o + 5]!, qw = mp[o + 6]!;
@@ -749,7 +749,7 @@ export class SoftCoupling implements StepHook {
   // ------------------------------------------------------------------ 5. pins
 
   /** The pull of the net on each pin (SoftSystem.pinImpulse), on its rigid body at the pinned particle. */
-  private applyPins(world: World): void {
+  private applyPins(world: StepHookInput): void {
     const sys = this.system, m = this.motion, B = world.bodies;
     for (let p = 0; p < sys.pinParticle.length; p++) {
       const r = sys.pinBody[p]!, i = sys.pinParticle[p]!;

@@ -99,3 +99,28 @@ export async function queryWorld(json: unknown, backend: BackendKind): Promise<W
   const b = await createBackend(backend);
   return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8') });
 }
+
+/**
+ * Runs `steps` steps recording every stage each step books (StepProfile.end),
+ * and returns per step the stages in the order each was first booked in it.
+ */
+export async function stagesBooked(world: World, steps: number): Promise<string[][]> {
+  const p = world.profile;
+  const end = p.end.bind(p);
+  const out: string[][] = [];
+  let order: string[] = [];
+  p.end = (stage) => {
+    if (!order.includes(stage)) order.push(stage);
+    return end(stage);
+  };
+  try {
+    for (let i = 0; i < steps; i++) {
+      order = [];
+      await world.step();
+      out.push(order);
+    }
+  } finally {
+    p.end = end;
+  }
+  return out;
+}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SweepAndPrune } from '../../src/collision/broadphase.ts';
-import { STAGES } from '../../src/dynamics/profile.ts';
-import { builtinWorld, run } from './helpers.ts';
+import { CONTACT_SOLVER_STAGES, STAGES, stageOrder } from '../../src/dynamics/profile.ts';
+import { builtinWorld, stagesBooked, run } from './helpers.ts';
 
 describe('the step as stages', () => {
-  it('the stages of a step add up to the step total within 5 %, and every stage of the separated scheme is timed', async () => {
+  it('the stages of a step add up to the step total within 5 %, and every stage of the separated scheme and its sequential solver is timed', async () => {
     const w = await builtinWorld('jointed-rings', { count: 6 });
     await run(w, 5); // warm up (JIT)
     let total = 0, sum = 0;
@@ -20,8 +20,44 @@ describe('the step as stages', () => {
     expect(sum).toBeLessThanOrEqual(total * 1.0001);
     expect(sum).toBeGreaterThan(0.95 * total);
     // (Stage "soft" runs only when the scene has soft bodies: tests/soft/coupling.test.ts.)
-    for (const st of STAGES) if (st !== 'soft') expect(seen, st).toContain(st);
+    for (const st of stageOrder('separated', 'sequential')) if (st !== 'soft') expect(seen, st).toContain(st);
   });
+
+  it('the declared stage list is every stage, in the order the separated scheme runs them, and every solver\'s stages are in it in their order', () => {
+    const all = stageOrder('separated', 'sequential');
+    for (const cs of ['pgs', 'accumulated'] as const) for (const st of stageOrder('separated', cs)) if (!all.includes(st)) all.splice(STAGES.indexOf(st), 0, st);
+    expect(all).toEqual([...STAGES]);
+    for (const cs of ['sequential', 'pgs', 'accumulated'] as const) {
+      const idx = CONTACT_SOLVER_STAGES[cs].map((st) => STAGES.indexOf(st));
+      expect(idx.every((v, k) => v >= 0 && (k === 0 || v > idx[k - 1]!)), cs).toBe(true);
+    }
+  });
+
+  // Per scheme and contact solver: ring chains falling onto pegs (joints,
+  // contacts that penetrate, 1.2 s). Every step books its stages first in
+  // the declared order (a stage may come again later in the step, as the
+  // joints do after each phase, never first after a stage listed below it),
+  // and the run books every declared stage but "soft" (no soft bodies here).
+  for (const scheme of ['separated', 'standard'] as const) {
+    for (const contactSolver of ['sequential', 'pgs', 'accumulated'] as const) {
+      it(`runs its stages in the declared order: ${scheme} scheme, ${contactSolver} contact solver`, async () => {
+        const w = await builtinWorld('jointed-rings', { count: 6 });
+        w.solver.scheme = scheme;
+        w.solver.contactSolver = contactSolver;
+        w.solver.pgsSlop = 0; // (so PGS's split impulse has depths to correct, and pseudo positions to move)
+        const steps = await stagesBooked(w, 120);
+        const declared = stageOrder(scheme, contactSolver);
+        const seen = new Set<string>();
+        steps.forEach((booked, s) => {
+          for (const st of booked) seen.add(st);
+          expect(booked, `step ${s}`).toEqual(declared.filter((st) => booked.includes(st)));
+        });
+        expect([...seen].sort()).toEqual(declared.filter((st) => st !== 'soft').sort());
+        // Every step books the stages every step has.
+        for (const booked of steps) for (const st of ['forces', 'wake', 'predict', 'collisionQuery', 'contactQuery', 'contactGraph', 'contactSolve', 'integrate', 'islands', 'publishContacts']) expect(booked).toContain(st);
+      });
+    }
+  }
 
   it('the standard scheme books its velocity update and joints to their own stages', async () => {
     const w = await builtinWorld('chain', { links: 3 });

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../src/backends.ts';
 import type { PenetrationBackend, QueryShape } from '../../src/collision/query.ts';
 import type { World } from '../../src/dynamics/world.ts';
-import { STAGES } from '../../src/dynamics/profile.ts';
+import { STAGES, stageOrder } from '../../src/dynamics/profile.ts';
+import { stagesBooked } from '../dynamics/helpers.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { parseSceneText } from '../../src/scene/load.ts';
@@ -214,6 +215,15 @@ describe('the soft stage in World', () => {
     expect(softMs).toBeGreaterThan(0);
     expect(sum).toBeLessThanOrEqual(total * 1.0001);
     expect(sum).toBeGreaterThan(0.95 * total);
+  });
+
+  it('books "soft" in the declared stage order, after the velocity update and before the contact query, every step', async () => {
+    const { world: w } = await world(slabScene());
+    const declared = stageOrder(w.solver.scheme, w.solver.contactSolver);
+    for (const booked of await stagesBooked(w, 10)) {
+      expect(booked).toContain('soft');
+      expect(booked).toEqual(declared.filter((st) => booked.includes(st)));
+    }
   });
 
   it('saves and restores the soft bodies with the world, so a run can go on from a saved step', async () => {

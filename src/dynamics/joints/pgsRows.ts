@@ -37,7 +37,7 @@
  * step, when that was taut and holding (not for a slack rope or a rebound).
  */
 import type { StepContext } from '../stepContext.ts';
-import type { PgsJointRows } from '../pgs.ts';
+import type { PgsJointRows } from '../constraints.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from '../contactRows.ts';
 import { integrateQuat, quatToMat3 } from '../math.ts';
 import { DIST, type JointParts } from './parts.ts';
