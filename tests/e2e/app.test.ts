@@ -20,18 +20,14 @@ import type { Viewport } from '../../src/app/camera.ts';
 import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
 import { builtinWorld } from '../dynamics/helpers.ts';
-import { CHROMIUM, CHROMIUM_ARGS, OUT, frames, openPage as openHarnessPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, OUT, frames, openPage as openHarnessPage, row, setCheckbox, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 let base = '';
 
-beforeAll(async () => {
-  h = await startHarness();
-  base = h.base;
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
+useHarness((x) => {
+  h = x;
+  base = x.base;
 });
 
 /** A page that records console errors and uncaught exceptions. */
@@ -44,19 +40,6 @@ async function sceneShot(page: Page, name: string): Promise<Image> {
   const png = await page.screenshot({ clip: { x: 320, y: 36, width: 560, height: 640 } });
   writeFileSync(join(OUT, `e2e-${name}.png`), png);
   return decodePng(png);
-}
-
-/** A tweakpane row by its label. */
-function row(page: Page, label: string) {
-  return page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) });
-}
-
-/** Clicks a tweakpane checkbox (its visible box; the input itself is hidden) and waits until it is `on`. */
-async function setCheckbox(page: Page, label: string, on: boolean): Promise<void> {
-  const r = row(page, label);
-  const input = r.locator('input[type=checkbox]');
-  if ((await input.isChecked()) !== on) await r.locator('.tp-ckbv_w').click();
-  expect(await input.isChecked()).toBe(on);
 }
 
 /** What main.ts puts on window for the console and these tests. */

@@ -14,21 +14,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { phiColor } from '../../src/app/sliceView.ts';
 import type { Viewport } from '../../src/app/camera.ts';
 import { decodePng, type Image } from './png.ts';
-import { OUT, frames, openPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, frames, openPage, row, setCheckbox, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 /**
  * Colour bins (6 bits a channel) on the slice's colour map: every phi from
@@ -85,18 +79,6 @@ function sliceShare(img: Image, area: Rect, skip: Rect | null, without?: Image):
     }
   }
   return total > 0 ? hits / total : 0;
-}
-
-/** A tweakpane row by its label. */
-function row(page: Page, label: string) {
-  return page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) });
-}
-
-async function setCheckbox(page: Page, label: string, on: boolean): Promise<void> {
-  const r = row(page, label);
-  const input = r.locator('input[type=checkbox]');
-  if ((await input.isChecked()) !== on) await r.locator('.tp-ckbv_w').click();
-  expect(await input.isChecked()).toBe(on);
 }
 
 /** Steps the world (as the N key does) `n` times: the bodies fall onto each other. */

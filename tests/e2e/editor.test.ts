@@ -5,19 +5,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkFile } from '../../src/cli/check.ts';
-import { OUT, openPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 describe('the robot editor', () => {
   it('builds a two-body robot with a motor hinge, tries it in the view and saves a library check accepts', async () => {

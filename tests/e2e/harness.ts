@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OUT = join(ROOT, 'test-output');
@@ -91,4 +92,32 @@ export async function frames(page: Page, n = 4): Promise<void> {
       }),
     n,
   );
+}
+
+/**
+ * Starts the harness before a test file's tests (handing it to `set`) and
+ * closes it after them.
+ */
+export function useHarness(set: (h: Harness) => void): void {
+  let held: Harness | undefined;
+  beforeAll(async () => {
+    held = await startHarness();
+    set(held);
+  }, 120_000);
+  afterAll(async () => {
+    await held?.close();
+  });
+}
+
+/** A tweakpane row by its label. */
+export function row(page: Page, label: string) {
+  return page.locator('.tp-lblv').filter({ has: page.locator('.tp-lblv_l', { hasText: new RegExp(`^${label}$`) }) });
+}
+
+/** Clicks a tweakpane checkbox (its visible box; the input itself is hidden) and waits until it is `on`. */
+export async function setCheckbox(page: Page, label: string, on: boolean): Promise<void> {
+  const r = row(page, label);
+  const input = r.locator('input[type=checkbox]');
+  if ((await input.isChecked()) !== on) await r.locator('.tp-ckbv_w').click();
+  expect(await input.isChecked()).toBe(on);
 }

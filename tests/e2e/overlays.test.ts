@@ -13,19 +13,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT, ROOT, frames, openPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { OUT, ROOT, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 const EX = join(ROOT, 'examples', 'robots');
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 /** The overlays whose boxes must not meet. */
 const OVERLAYS = ['#help', '#notices', '#library', '#numbers', '#levels-legend', '.stage-chart', '#brand', '#status', '#follow-note', '#transport', '#panel'];

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT, ROOT, frames, openPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, ROOT, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 interface BodyState {
   p: number[];
@@ -20,13 +20,7 @@ interface BodyState {
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 const screenOf = (page: Page, name: string) => page.evaluate((n) => (window as any).stackfield.screenOf(n) as [number, number] | null, name);
 const body = (page: Page, name: string) => page.evaluate((n) => (window as any).stackfield.body(n) as BodyState | null, name);

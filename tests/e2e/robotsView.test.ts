@@ -8,19 +8,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectPoint, type OrbitCamera, type Viewport } from '../../src/app/camera.ts';
-import { OUT, ROOT, frames, openPage, startHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, ROOT, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 const EX = join(ROOT, 'examples', 'robots');
 const screenOf = (page: Page, name: string) => page.evaluate((n) => (window as any).stackfield.screenOf(n) as [number, number] | null, name);

@@ -12,33 +12,12 @@ import type { World } from '../../src/dynamics/world.ts';
 import { jointsOf } from '../../src/dynamics/joints/system.ts';
 import type { DistanceRows } from '../../src/dynamics/joints/pgsRows.ts';
 import { dot, norm, scale, sub, worldPoint, type V3 } from './geometry.ts';
+import { arm, G, PIVOT, pendulumScene, type Json } from './pendulum.ts';
 
-type Json = Record<string, unknown>;
-
-const PIVOT: V3 = [0, 3, 0];
-const G = 9.81;
 const PGS = { contactSolver: 'pgs' };
+const pgsPendulum = (joint: Json, ball: Json, gravity?: V3, dt?: number): Json => pendulumScene(joint, ball, gravity, dt, PGS);
 
-/** A static pivot and a small ball joined by `joint` at their centres, solved by PGS. */
-function pendulumScene(joint: Json, ball: Json, gravity: V3 = [0, -G, 0], dt = 0.01): Json {
-  return {
-    format: FORMAT,
-    dt,
-    gravity,
-    solver: PGS,
-    shapes: {
-      pivot: { type: 'box', size: [0.1, 0.1, 0.1], sdf: { cells: 8 } },
-      ball: { type: 'sphere', radius: 0.05, sdf: { cells: 8 } },
-    },
-    bodies: [
-      { name: 'pivot', shape: 'pivot', static: true, position: PIVOT },
-      { name: 'ball', shape: 'ball', ...ball },
-    ],
-    joints: [{ bodyA: 'pivot', bodyB: 'ball', anchorA: [0, 0, 0], anchorB: [0, 0, 0], ...joint }],
-  };
-}
 
-const arm = (w: World): V3 => sub(pos(w, 'ball'), PIVOT);
 const rows = (w: World): DistanceRows => jointsOf(w)!.pgsRows!;
 const mass = (w: World, name: string): number => w.bodies.mass[bodyIndex(w, name)]!;
 /** The ball's speed along the rope, outward positive. */
@@ -51,7 +30,7 @@ describe('PGS: pendulum period and tension', () => {
   for (const type of ['rope', 'distance']) {
     it(`${type}: 2 pi sqrt(L/g) within 1 %, the row carrying the tension m g (1 + th^2 / 4)`, async () => {
       const L = 1, th = 0.05;
-      const w = await worldFrom(pendulumScene({ type }, { position: [PIVOT[0] + L * Math.sin(th), PIVOT[1] - L * Math.cos(th), 0] }));
+      const w = await worldFrom(pgsPendulum({ type }, { position: [PIVOT[0] + L * Math.sin(th), PIVOT[1] - L * Math.cos(th), 0] }));
       const crossings: number[] = [];
       let prevX = arm(w)[0], prevT = 0;
       const tension: number[] = [];
@@ -83,8 +62,8 @@ describe('PGS: pendulum period and tension', () => {
 describe('PGS: slack rope', () => {
   it('exerts no force: a ball inside the rope falls exactly as a free one, then is caught at the length', async () => {
     const ball = { position: [0.3, PIVOT[1], 0], velocity: [0.1, 0, 0] };
-    const roped = await worldFrom(pendulumScene({ type: 'rope', length: 2, restitution: 0.5 }, ball));
-    const free = await worldFrom({ ...pendulumScene({}, ball), joints: [] });
+    const roped = await worldFrom(pgsPendulum({ type: 'rope', length: 2, restitution: 0.5 }, ball));
+    const free = await worldFrom({ ...pgsPendulum({}, ball), joints: [] });
     const h = 0.01;
     for (let n = 1; n <= 60; n++) {
       await roped.step();
@@ -105,7 +84,7 @@ describe('PGS: a rope going taut', () => {
   // No gravity: the ball flies out along the rope at 2 m/s, the 1 m rope catches it at t = 0.25 s.
   const V = 2;
   const flyOut = (e: number): Promise<World> =>
-    worldFrom(pendulumScene({ type: 'rope', length: 1, restitution: e }, { position: [PIVOT[0] + 0.5, PIVOT[1], 0], velocity: [V, 0, 0] }, [0, 0, 0]));
+    worldFrom(pgsPendulum({ type: 'rope', length: 1, restitution: e }, { position: [PIVOT[0] + 0.5, PIVOT[1], 0], velocity: [V, 0, 0] }, [0, 0, 0]));
 
   it('with restitution 0 stops the radial speed at the length', async () => {
     const w = await flyOut(0);
@@ -131,7 +110,7 @@ describe('PGS: a rope going taut', () => {
 
   it('under gravity: a dropped ball caught by the rope comes back at e times its arrival speed', async () => {
     // Dropped 0.6 m to the side of the pivot with a 1 m rope: caught after 0.8 m of fall.
-    const w = await worldFrom(pendulumScene({ type: 'rope', length: 1, restitution: 0.5 }, { position: [0.6, PIVOT[1], 0] }));
+    const w = await worldFrom(pgsPendulum({ type: 'rope', length: 1, restitution: 0.5 }, { position: [0.6, PIVOT[1], 0] }));
     const hist: number[] = [];
     let worst = 0;
     await run(w, 500, (w) => {
@@ -153,7 +132,7 @@ describe('PGS: a rope going taut', () => {
 describe('PGS: the length held', () => {
   for (const type of ['rope', 'distance']) {
     it(`${type}: a pendulum let go horizontally keeps its length within 1 mm for 10 s`, async () => {
-      const w = await worldFrom(pendulumScene({ type }, { position: [PIVOT[0] + 1.5, PIVOT[1], 0] }));
+      const w = await worldFrom(pgsPendulum({ type }, { position: [PIVOT[0] + 1.5, PIVOT[1], 0] }));
       let worst = 0, lowest = 0;
       await run(w, 1000, (w) => {
         worst = Math.max(worst, Math.abs(norm(arm(w)) - 1.5));

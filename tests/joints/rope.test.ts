@@ -8,31 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { dot, norm, scale, sub, worldPoint, type V3 } from './geometry.ts';
+import { arm, G, PIVOT, pendulumScene } from './pendulum.ts';
 
-type Json = Record<string, unknown>;
 
-const PIVOT: V3 = [0, 3, 0];
-const G = 9.81;
 
-/** A static pivot and a small ball joined by `joint` (anchors at the pivot's and the ball's centres). */
-function pendulumScene(joint: Json, ball: Json, gravity: V3 = [0, -G, 0], dt = 0.01): Json {
-  return {
-    format: FORMAT,
-    dt,
-    gravity,
-    shapes: {
-      pivot: { type: 'box', size: [0.1, 0.1, 0.1], sdf: { cells: 8 } },
-      ball: { type: 'sphere', radius: 0.05, sdf: { cells: 8 } },
-    },
-    bodies: [
-      { name: 'pivot', shape: 'pivot', static: true, position: PIVOT },
-      { name: 'ball', shape: 'ball', ...ball },
-    ],
-    joints: [{ bodyA: 'pivot', bodyB: 'ball', anchorA: [0, 0, 0], anchorB: [0, 0, 0], ...joint }],
-  };
-}
-
-const arm = (w: World): V3 => sub(pos(w, 'ball'), PIVOT);
 
 describe('pendulum period', () => {
   for (const type of ['rope', 'distance']) {
