@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The GPU-vs-CPU benchmark of a bare Linux x86-64 machine with a GPU (no Node,
+# no registry, no Vulkan loader needed there), in two halves:
+#
+#   bash scripts/device-bench.sh pack     here, in a checkout with node_modules:
+#                                         builds lib/ and writes .device-bench/
+#                                         (about 30 MB: Node as xz, the compiled
+#                                         package with its shaders, Dawn's
+#                                         dawn.node as xz, the Vulkan loader's .deb)
+#   bash scripts/device-bench.sh run      there, in the same checkout with
+#                                         .device-bench/ beside it: unpacks to
+#                                         /tmp, runs the benchmarks, writes JSON
+#
+# `run` writes one file per benchmark (`stackfield bench --json` output) and
+# device.json (the GPU, driver, adapter, commands, exit codes) to $OUT when
+# that is set, else to bench-results/device-<date>/. Each benchmark runs on
+# both backends in one process, so the CPU and GPU figures come from the same
+# scene, steps and machine. The scenes: SDF bakes (sphere, cup, bunny at 64
+# and 128 cells), 200 rings, 1000 boxes, the seed's bunny heap (skulls) and
+# 1000 rings (the GPU target: 60 steps a second, the query stage under 2 ms).
+#
+# Environment for `run`: VK_DRIVER_FILES (the GPU's Vulkan ICD; found under
+# /usr/local/nvidia and /usr/share/vulkan when unset), BENCH_QUICK=1 (few
+# steps: checks the pipeline in a minute), BENCH_TIMEOUT (seconds per
+# benchmark, default 100: five of them stay within a 10-minute command), BENCH_THREADS (CPU query threads, default 1: the
+# single-thread figures the README compares).
+# CI never runs this: a machine with a GPU is not part of the test suite.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+pack_dir="$here/.device-bench"
+
+die() { echo "device-bench: $*" >&2; exit 1; }
+
+pack() {
+  command -v node >/dev/null || die "pack needs Node (run it in a checkout after npm install)"
+  command -v xz >/dev/null || die "pack needs xz"
+  local dawn="$here/node_modules/webgpu/dist/linux-x64/dawn.node"
+  [ -f "$dawn" ] || die "no $dawn: run npm install first"
+  (cd "$here" && npm run --silent build:lib) || die "building lib/ failed"
+  rm -rf "$pack_dir" && mkdir -p "$pack_dir/debs" || die "cannot create $pack_dir"
+  local stage
+  stage=$(mktemp -d) || die "mktemp failed"
+  # The package as npm ships it (lib/, shaders/, examples/ with the bunny, package.json), the .d.ts left
+  # out, and the one runtime dependency the CLI loads: webgpu (index.js;
+  # dawn.node travels separately, compressed).
+  mkdir -p "$stage/sf/node_modules/webgpu/dist/linux-x64"
+  (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json) | tar -xf - -C "$stage/sf"
+  cp "$here/node_modules/webgpu/index.js" "$here/node_modules/webgpu/package.json" "$stage/sf/node_modules/webgpu/"
+  tar -C "$stage" -cJf "$pack_dir/stackfield.tar.xz" sf || die "packing the package failed"
+  xz -T0 -6 -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
+  xz -T0 -6 -c "$(command -v node)" >"$pack_dir/node.xz" || die "compressing node failed"
+  node --version >"$pack_dir/node.version"
+  # The Vulkan loader (libvulkan.so.1): the GPU machine has the driver's ICD
+  # but not always the loader. Downloaded as a .deb from the Debian mirror.
+  (cd "$pack_dir/debs" && apt-get download libvulkan1 >/dev/null 2>&1) ||
+    echo "device-bench: apt-get download libvulkan1 failed; run will rely on the machine's own loader" >&2
+  rm -rf "$stage"
+  du -sh "$pack_dir"/* | sed 's/^/  /'
+  echo "device-bench: packed $(du -sh "$pack_dir" | cut -f1) into .device-bench/"
+}
+
+find_icd() {
+  local f
+  for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+    /etc/vulkan/icd.d/nvidia_icd.json /usr/local/nvidia/icd.d/nvidia_icd.json; do
+    [ -f "$f" ] && { echo "$f"; return; }
+  done
+}
+
+run() {
+  [ -f "$pack_dir/node.xz" ] || die "no .device-bench/node.xz: run 'bash scripts/device-bench.sh pack' where Node is installed, and carry .device-bench"
+  local root=/tmp/stackfield-device
+  rm -rf "$root" && mkdir -p "$root/bin" "$root/vk" || die "cannot create $root"
+  xz -dc "$pack_dir/node.xz" >"$root/bin/node" && chmod +x "$root/bin/node" || die "unpacking node failed"
+  tar -C "$root" -xJf "$pack_dir/stackfield.tar.xz" || die "unpacking the package failed"
+  xz -dc "$pack_dir/dawn.node.xz" >"$root/sf/node_modules/webgpu/dist/linux-x64/dawn.node" || die "unpacking dawn.node failed"
+  local deb
+  for deb in "$pack_dir"/debs/*.deb; do [ -f "$deb" ] && dpkg -x "$deb" "$root/vk"; done
+  local vklib
+  vklib=$(find "$root/vk" -name 'libvulkan.so.1*' -printf '%h\n' 2>/dev/null | head -n1)
+  [ -n "$vklib" ] && export LD_LIBRARY_PATH="$vklib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ]; then
+    local icd
+    icd=$(find_icd)
+    [ -n "$icd" ] && export VK_DRIVER_FILES="$icd"
+  fi
+  local node="$root/bin/node" cli="$root/sf/lib/cli/bin.js"
+  "$node" --version >/dev/null || die "the packed node does not run here"
+
+  local out="${OUT:-}"
+  [ -n "$out" ] || out="$here/bench-results/device-$(date -u +%Y-%m-%d)"
+  mkdir -p "$out" || die "cannot create $out"
+  local quick="${BENCH_QUICK:-0}" limit="${BENCH_TIMEOUT:-100}" threads="${BENCH_THREADS:-1}"
+  local s_small=100 s_big=60 s_rings1k=60
+  if [ "$quick" = 1 ]; then s_small=6; s_big=4; s_rings1k=4; fi
+
+  local log="$out/device.log"
+  : >"$log"
+  local -a names=() codes=() cmds=()
+  bench() { # name, then the bench arguments
+    local name=$1; shift
+    local -a args=(bench "$@" --json --out "$out/$name.json")
+    [ "$name" = sdf ] || args+=(--threads "$threads")
+    echo "device-bench: $name: stackfield ${args[*]}" | tee -a "$log"
+    timeout "$limit" "$node" "$cli" "${args[@]}" >>"$log" 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] || echo "device-bench: $name exited $rc (see device.log)" | tee -a "$log"
+    names+=("$name"); codes+=("$rc"); cmds+=("stackfield ${args[*]}")
+  }
+  local cells=64,128
+  [ "$quick" = 1 ] && cells=32
+  bench sdf --sdf --cells "$cells" --backend cpu,gpu --repeats 2
+  bench rings-200 --builtin rings --bodies 200 --steps "$s_small" --backend cpu,gpu
+  bench boxes-1000 --builtin boxes --bodies 1000 --steps "$s_big" --backend cpu,gpu
+  bench skulls-50 --builtin skulls --steps "$s_big" --backend cpu,gpu
+  bench rings-1000 --builtin rings --bodies 1000 --steps "$s_rings1k" --backend cpu,gpu
+
+  # What the numbers ran on.
+  local gpu driver
+  gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -n1)
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
+  {
+    printf '{\n  "date": "%s",\n  "host": "%s",\n  "cpu": "%s",\n  "cores": %s,\n' \
+      "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(uname -srm)" \
+      "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//; s/"/\\"/g')" "$(nproc)"
+    printf '  "gpu": "%s",\n  "driver": "%s",\n  "vulkanDriverFiles": "%s",\n  "node": "%s",\n  "threads": %s,\n  "quick": %s,\n  "runs": [\n' \
+      "${gpu:-unknown}" "${driver:-unknown}" "${VK_DRIVER_FILES:-${VK_ICD_FILENAMES:-}}" "$("$node" --version)" "$threads" "$quick"
+    local i
+    for i in "${!names[@]}"; do
+      printf '    {"name": "%s", "exit": %s, "command": "%s"}%s\n' "${names[$i]}" "${codes[$i]}" "${cmds[$i]}" \
+        "$([ "$i" -lt $((${#names[@]} - 1)) ] && echo ,)"
+    done
+    printf '  ]\n}\n'
+  } >"$out/device.json"
+  echo "device-bench: results in $out"
+  local c
+  for c in "${codes[@]}"; do [ "$c" = 0 ] || return 1; done
+}
+
+case "${1:-}" in
+  pack) pack ;;
+  run) run ;;
+  *) echo "usage: bash scripts/device-bench.sh pack | run   (see the comment at the top of the file)" >&2; exit 2 ;;
+esac
