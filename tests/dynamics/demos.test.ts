@@ -43,8 +43,13 @@ describe('the seed demo scenes', () => {
     };
     const good = await afterImpact();
     expect(good.impact).toBeGreaterThan(2);
-    // (Two steps on, table friction has taken mu g 2 dt = 0.02 m/s, 0.7 %, of the last ball's speed.)
-    expect(good.speeds[5]! / good.impact).toBeGreaterThan(0.98);
+    // The row passes the impulse on within the step's collision passes, each
+    // ball carrying it for a pass while the table's friction acts on it: 3.4 %
+    // of the speed is lost so with a sliding cue, 5 % with this rolling one,
+    // whose spin rubs the first ball down into the table (friction 0.2 on the
+    // line of centres' vertical tangent). Two steps on, the last ball leaves
+    // with 95 % of the cue's speed and every other ball is all but still.
+    expect(good.speeds[5]! / good.impact).toBeGreaterThan(0.94);
     for (let i = 0; i < 5; i++) expect(Math.abs(good.speeds[i]!) / good.impact, names[i]).toBeLessThan(0.03);
     const one = await afterImpact(1);
     expect(Math.abs(one.impact / good.impact - 1)).toBeLessThan(1e-9);
@@ -53,10 +58,12 @@ describe('the seed demo scenes', () => {
     expect(moving.length).toBeGreaterThanOrEqual(2);
     expect(moving.at(-1)![1]).toBe(5);
     // They carry the row's momentum (all but what the cue and first balls
-    // kept), which is the cue's less the table's friction on the sliding balls.
+    // kept), which is the cue's less the table's friction on the sliding
+    // balls (11 %: the balls slide together for longer, and the first is
+    // rubbed into the table as above).
     const shared = moving.reduce((a, [v]) => a + v, 0);
     const total = one.speeds.reduce((a, v) => a + v, 0);
-    expect(total / one.impact).toBeGreaterThan(0.9);
+    expect(total / one.impact).toBeGreaterThan(0.88);
     expect(Math.abs(shared / total - 1)).toBeLessThan(0.05);
     for (const [v, i] of moving) expect(Math.abs(v / (shared / moving.length) - 1), names[i]).toBeLessThan(0.02);
     expect(one.speeds[5]! / one.impact).toBeLessThan(0.5);
