@@ -19,16 +19,21 @@
 # and 128 cells), 200 rings, 1000 boxes, the seed's bunny heap (skulls) and
 # 1000 rings (the GPU target: 60 steps a second, the query stage under 2 ms).
 #
-# Environment for `run`: VK_DRIVER_FILES (the GPU's Vulkan ICD; found under
+# Environment for `pack`: DEVICE_BENCH_DIR (where to write, default
+# .device-bench), DEVICE_BENCH_XZ (xz level, default 6), DEVICE_BENCH_SKIP_BUILD=1
+# (use lib/ as it is), DEVICE_BENCH_NO_DEBS=1 (no Vulkan loader: the machine's
+# own). tests/cli/package.test.ts packs and runs it this way on SwiftShader.
+# Environment for `run`: DEVICE_BENCH_DIR, DEVICE_BENCH_ROOT (where to unpack,
+# default /tmp/stackfield-device), VK_DRIVER_FILES (the GPU's Vulkan ICD; found under
 # /usr/local/nvidia and /usr/share/vulkan when unset), BENCH_QUICK=1 (few
-# steps: checks the pipeline in a minute), BENCH_TIMEOUT (seconds per
+# bodies and steps: checks the pipeline), BENCH_TIMEOUT (seconds per
 # benchmark, default 100: five of them stay within a 10-minute command), BENCH_THREADS (CPU query threads, default 1: the
 # single-thread figures the README compares).
 # CI never runs this: a machine with a GPU is not part of the test suite.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-pack_dir="$here/.device-bench"
+pack_dir="${DEVICE_BENCH_DIR:-$here/.device-bench}"
 
 die() { echo "device-bench: $*" >&2; exit 1; }
 
@@ -37,7 +42,13 @@ pack() {
   command -v xz >/dev/null || die "pack needs xz"
   local dawn="$here/node_modules/webgpu/dist/linux-x64/dawn.node"
   [ -f "$dawn" ] || die "no $dawn: run npm install first"
-  (cd "$here" && npm run --silent build:lib) || die "building lib/ failed"
+  if [ "${DEVICE_BENCH_SKIP_BUILD:-0}" = 1 ]; then
+    [ -f "$here/lib/cli/bin.js" ] || die "no lib/cli/bin.js: run npm run build:lib"
+  else
+    (cd "$here" && npm run --silent build:lib) || die "building lib/ failed"
+  fi
+  local level="${DEVICE_BENCH_XZ:-6}"
+  case "$pack_dir" in /|"") die "refusing to write into \"$pack_dir\"" ;; esac
   rm -rf "$pack_dir" && mkdir -p "$pack_dir/debs" || die "cannot create $pack_dir"
   local stage
   stage=$(mktemp -d) || die "mktemp failed"
@@ -48,16 +59,18 @@ pack() {
   (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json) | tar -xf - -C "$stage/sf"
   cp "$here/node_modules/webgpu/index.js" "$here/node_modules/webgpu/package.json" "$stage/sf/node_modules/webgpu/"
   tar -C "$stage" -cJf "$pack_dir/stackfield.tar.xz" sf || die "packing the package failed"
-  xz -T0 -6 -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
-  xz -T0 -6 -c "$(command -v node)" >"$pack_dir/node.xz" || die "compressing node failed"
+  xz -T0 "-$level" -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
+  xz -T0 "-$level" -c "$(command -v node)" >"$pack_dir/node.xz" || die "compressing node failed"
   node --version >"$pack_dir/node.version"
   # The Vulkan loader (libvulkan.so.1): the GPU machine has the driver's ICD
   # but not always the loader. Downloaded as a .deb from the Debian mirror.
-  (cd "$pack_dir/debs" && apt-get download libvulkan1 >/dev/null 2>&1) ||
-    echo "device-bench: apt-get download libvulkan1 failed; run will rely on the machine's own loader" >&2
+  if [ "${DEVICE_BENCH_NO_DEBS:-0}" != 1 ]; then
+    (cd "$pack_dir/debs" && apt-get download libvulkan1 >/dev/null 2>&1) ||
+      echo "device-bench: apt-get download libvulkan1 failed; run will rely on the machine's own loader" >&2
+  fi
   rm -rf "$stage"
   du -sh "$pack_dir"/* | sed 's/^/  /'
-  echo "device-bench: packed $(du -sh "$pack_dir" | cut -f1) into .device-bench/"
+  echo "device-bench: packed $(du -sh "$pack_dir" | cut -f1) into $pack_dir"
 }
 
 find_icd() {
@@ -70,7 +83,7 @@ find_icd() {
 
 run() {
   [ -f "$pack_dir/node.xz" ] || die "no .device-bench/node.xz: run 'bash scripts/device-bench.sh pack' where Node is installed, and carry .device-bench"
-  local root=/tmp/stackfield-device
+  local root="${DEVICE_BENCH_ROOT:-/tmp/stackfield-device}"
   rm -rf "$root" && mkdir -p "$root/bin" "$root/vk" || die "cannot create $root"
   xz -dc "$pack_dir/node.xz" >"$root/bin/node" && chmod +x "$root/bin/node" || die "unpacking node failed"
   tar -C "$root" -xJf "$pack_dir/stackfield.tar.xz" || die "unpacking the package failed"
@@ -92,8 +105,11 @@ run() {
   [ -n "$out" ] || out="$here/bench-results/device-$(date -u +%Y-%m-%d)"
   mkdir -p "$out" || die "cannot create $out"
   local quick="${BENCH_QUICK:-0}" limit="${BENCH_TIMEOUT:-100}" threads="${BENCH_THREADS:-1}"
-  local s_small=100 s_big=60 s_rings1k=60
-  if [ "$quick" = 1 ]; then s_small=6; s_big=4; s_rings1k=4; fi
+  local s_small=100 s_big=60 n_rings=200 n_boxes=1000 n_skulls=50 n_many=1000
+  # Quick: the same five benchmarks at a few bodies and steps, to check the pipeline.
+  # (The bunny heap then runs on the CPU alone: a software GPU bakes the bunny's field for minutes.)
+  local skull_backends=cpu,gpu
+  if [ "$quick" = 1 ]; then s_small=4; s_big=3; n_rings=12; n_boxes=27; n_skulls=3; n_many=24; skull_backends=cpu; fi
 
   local log="$out/device.log"
   : >"$log"
@@ -109,12 +125,12 @@ run() {
     names+=("$name"); codes+=("$rc"); cmds+=("stackfield ${args[*]}")
   }
   local cells=64,128
-  [ "$quick" = 1 ] && cells=32
+  [ "$quick" = 1 ] && cells=16
   bench sdf --sdf --cells "$cells" --backend cpu,gpu --repeats 2
-  bench rings-200 --builtin rings --bodies 200 --steps "$s_small" --backend cpu,gpu
-  bench boxes-1000 --builtin boxes --bodies 1000 --steps "$s_big" --backend cpu,gpu
-  bench skulls-50 --builtin skulls --steps "$s_big" --backend cpu,gpu
-  bench rings-1000 --builtin rings --bodies 1000 --steps "$s_rings1k" --backend cpu,gpu
+  bench "rings-$n_rings" --builtin rings --bodies "$n_rings" --steps "$s_small" --backend cpu,gpu
+  bench "boxes-$n_boxes" --builtin boxes --bodies "$n_boxes" --steps "$s_big" --backend cpu,gpu
+  bench "skulls-$n_skulls" --builtin skulls --bodies "$n_skulls" --steps "$s_big" --backend "$skull_backends"
+  bench "rings-$n_many" --builtin rings --bodies "$n_many" --steps "$s_big" --backend cpu,gpu
 
   # What the numbers ran on.
   local gpu driver

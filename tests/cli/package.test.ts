@@ -4,7 +4,9 @@
  * without the network, then what a user runs first: the command through npx
  * (on one thread, on the worker pool with `--threads 2`, on the GPU backend:
  * SwiftShader in CI), a ten-line script through the API, and a TypeScript
- * file type-checked against the installed declarations under `strict`.
+ * file type-checked against the installed declarations under `strict`; and
+ * the pack scripts/device-bench.sh makes from the same lib/ for a bare GPU
+ * machine, run from that pack alone.
  *
  * Offline: the empty project gets a lockfile naming the tarball and, for its
  * dependencies, the exact versions, tarball URLs and hashes of this
@@ -246,6 +248,50 @@ describe('the npm package', () => {
     // The unit cube's centre is half a side deep.
     expect(out.centre).toBeCloseTo(-0.5, 5);
   }, 240_000);
+
+  it('packs for a bare GPU machine (scripts/device-bench.sh) from the freshly built lib/, and runs every benchmark from that pack alone', () => {
+    // Packed here (fast xz, lib/ as `npm pack` just built it, no Vulkan .deb)
+    // and run as a bare machine runs it: PATH with no npm tools, the packed
+    // Node, unpacked into a temporary root, on this machine's GPU (SwiftShader
+    // in CI), at BENCH_QUICK's few bodies and steps. Every benchmark exits 0
+    // with both backends' figures (the bunny heap the CPU's alone: a software
+    // GPU bakes the bunny's field for minutes), and device.json lists the
+    // five runs. Only the script is checked: real GPU figures come from a
+    // machine CI never uses.
+    const script = join(PACKAGE_ROOT, 'scripts', 'device-bench.sh');
+    const tmp = mkdtempSync(join(tmpdir(), 'sf-device-bench-'));
+    try {
+      const pack = join(tmp, 'pack'), out = join(tmp, 'out');
+      const packedRun = spawnSync('bash', [script, 'pack'], {
+        cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 240_000,
+        env: { ...process.env, DEVICE_BENCH_DIR: pack, DEVICE_BENCH_XZ: '0', DEVICE_BENCH_SKIP_BUILD: '1', DEVICE_BENCH_NO_DEBS: '1' },
+      });
+      expect(packedRun.status, packedRun.stderr).toBe(0);
+      const ran = spawnSync('bash', [script, 'run'], {
+        cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 300_000,
+        env: {
+          PATH: '/usr/bin:/bin', HOME: tmp, OUT: out, BENCH_QUICK: '1', DEVICE_BENCH_DIR: pack, DEVICE_BENCH_ROOT: join(tmp, 'root'),
+          VK_ICD_FILENAMES: process.env['VK_ICD_FILENAMES'] ?? '/usr/lib/chromium/vk_swiftshader_icd.json',
+        },
+      });
+      expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+      const scenes = ['sdf', 'rings-12', 'boxes-27', 'skulls-3', 'rings-24'];
+      const device = JSON.parse(readFileSync(join(out, 'device.json'), 'utf8')) as { runs: { name: string; exit: number }[]; node: string; quick: number };
+      expect(device.runs.map((r) => r.name)).toEqual(scenes);
+      for (const r of device.runs) expect(r.exit, r.name).toBe(0);
+      expect(device.node).toBe(process.version);
+      expect(device.quick).toBe(1);
+      for (const name of scenes) {
+        const rows = (JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8')) as { results: { backend: string; adapter: string; stepMs?: { median: number } }[] }).results;
+        const backends = name.startsWith('skulls') ? ['cpu'] : ['cpu', 'gpu'];
+        expect(new Set(rows.map((r) => r.backend)), name).toEqual(new Set(backends));
+        if (backends.includes('gpu')) expect(rows.find((r) => r.backend === 'gpu')!.adapter, name).toMatch(/^gpu \(/);
+        if (name !== 'sdf') for (const r of rows) expect(r.stepMs!.median, `${name} ${r.backend}`).toBeGreaterThan(0);
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 600_000);
 
   it('type-checks a TypeScript user of the declarations (strict, library checking on)', () => {
     writeFileSync(join(project, 'typed.ts'), TYPED);
