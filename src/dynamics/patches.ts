@@ -38,7 +38,7 @@ import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
-import { quatToMat3 } from './math.ts';
+import { mulMat3Vec, quatToMat3 } from './math.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -522,12 +522,10 @@ export class PatchBuilder {
       ym === OUTSIDE_DISTANCE || zp === OUTSIDE_DISTANCE || zm === OUTSIDE_DISTANCE) {
       if (sampleSdf(g, lx, ly, lz, n) === OUTSIDE_DISTANCE) return false;
     }
-    const wx = R[o]! * n[0]! + R[o + 1]! * n[1]! + R[o + 2]! * n[2]!;
-    const wy = R[o + 3]! * n[0]! + R[o + 4]! * n[1]! + R[o + 5]! * n[2]!;
-    const wz = R[o + 6]! * n[0]! + R[o + 7]! * n[1]! + R[o + 8]! * n[2]!;
-    const l = norm3(wx, wy, wz);
+    mulMat3Vec(R, o, n[0]!, n[1]!, n[2]!, out);
+    const l = norm3(out[0]!, out[1]!, out[2]!);
     if (!(l > 0)) return false;
-    out[0] = wx / l; out[1] = wy / l; out[2] = wz / l;
+    out[0] = out[0]! / l; out[1] = out[1]! / l; out[2] = out[2]! / l;
     return true;
   }
 
