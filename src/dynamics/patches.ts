@@ -36,9 +36,8 @@ import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
-import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
-import type { SdfGrid } from '../sdf/grid.ts';
-import { mulMat3Vec, quatToMat3 } from './math.ts';
+import { quatToMat3 } from './math.ts';
+import { fieldGradient } from './fieldPoint.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -61,8 +60,6 @@ const SHARP_TRACE = 0.5 * (1 - 1e-9);
 /** Most steps of PatchBuilder.refine, and the tangential residual |grad phi_1 + grad phi_2| it stops at (about 0.006 degrees). */
 const REFINE_STEPS = 8;
 const REFINE_TOL = 1e-4;
-/** A field's central difference whose length is off 1 by more than this straddles a crease (PatchBuilder.gradAt). */
-const CD_SLACK = 0.02;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
 /** Floats of a patch's extent (PatchBuilder.spread). */
@@ -456,7 +453,7 @@ export class PatchBuilder {
     let ux = 0, uy = 0, uz = 0;
     const reach = Math.max(this.reach(cs), cell);
     for (let it = 0; it < REFINE_STEPS; it++) {
-      if (!this.gradAt(ga, P, R, a, 0, x, y, z, this.gA) || !this.gradAt(gb, P, R, b, 1, x, y, z, this.gB)) return false;
+      if (!fieldGradient(ga, P, R, a, 0, x, y, z, this.gA) || !fieldGradient(gb, P, R, b, 1, x, y, z, this.gB)) return false;
       const A = this.gA, G = this.gB;
       ux = G[0]! - A[0]!; uy = G[1]! - A[1]!; uz = G[2]! - A[2]!;
       const ul = norm3(ux, uy, uz);
@@ -496,40 +493,6 @@ export class PatchBuilder {
     return r;
   }
 
-  /** The unit gradient of body `body`'s field (its rotation in R at slot) at world point (x, y, z), in world axes; false outside its grid. */
-  private gradAt(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
-    const o = 9 * slot;
-    const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
-    // Body frame: R^T (x - p).
-    const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
-    const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
-    const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
-    const n = this.local;
-    // Central differences a cell wide: the interpolated field's own
-    // derivative is first order in the cell (a sphere's read up to a degree
-    // off radial), its differences a cell apart second order (the
-    // interpolation's error repeats from cell to cell and cancels). Where
-    // they straddle a crease of the field (the middle of a thin wall, a
-    // sharp edge) their length falls short of a distance field's 1: then
-    // the field's own derivative.
-    const h = g.cellSize;
-    const xp = sampleSdf(g, lx + h, ly, lz), xm = sampleSdf(g, lx - h, ly, lz);
-    const yp = sampleSdf(g, lx, ly + h, lz), ym = sampleSdf(g, lx, ly - h, lz);
-    const zp = sampleSdf(g, lx, ly, lz + h), zm = sampleSdf(g, lx, ly, lz - h);
-    n[0] = xp - xm; n[1] = yp - ym; n[2] = zp - zm;
-    const cd = norm3(n[0], n[1], n[2]) / (2 * h);
-    if (!(Math.abs(cd - 1) < CD_SLACK) || xp === OUTSIDE_DISTANCE || xm === OUTSIDE_DISTANCE || yp === OUTSIDE_DISTANCE ||
-      ym === OUTSIDE_DISTANCE || zp === OUTSIDE_DISTANCE || zm === OUTSIDE_DISTANCE) {
-      if (sampleSdf(g, lx, ly, lz, n) === OUTSIDE_DISTANCE) return false;
-    }
-    mulMat3Vec(R, o, n[0]!, n[1]!, n[2]!, out);
-    const l = norm3(out[0]!, out[1]!, out[2]!);
-    if (!(l > 0)) return false;
-    out[0] = out[0]! / l; out[1] = out[1]! / l; out[2] = out[2]! / l;
-    return true;
-  }
-
-  private readonly local = new Float64Array(3);
 
   /**
    * A patch that holds no torque may still hold a spin about its normal.
@@ -713,7 +676,7 @@ export class PatchBuilder {
  * of u u^T, so its value along a unit direction is at most its trace, which
  * most samples (none on a crease) have 0.
  */
-function onCreaseAt(M: Float32Array, c: number): boolean {
+export function onCreaseAt(M: Float32Array, c: number): boolean {
   return M[c]! + M[c + 3]! + M[c + 5]! >= SHARP_TRACE;
 }
 

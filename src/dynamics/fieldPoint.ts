@@ -1,0 +1,162 @@
+/**
+ * Two bodies' distance fields at a world point, and the point where their
+ * surfaces meet: for the smooth contact point of a curved patch
+ * (PatchBuilder.refine in patches.ts, and the accumulated stage's curved
+ * manifolds in accumulatedSolver.ts).
+ *
+ * A body's field is read through its pose (position P, rotation R at a slot
+ * of 9 floats); a plane body's field is its plane, exactly.
+ */
+import type { StepContext } from './stepContext.ts';
+import { mulMat3Vec, norm3, quatToMat3 } from './math.ts';
+import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
+
+/** A field's central difference whose length is off 1 by more than this straddles a crease (fieldGradient). */
+const CD_SLACK = 0.02;
+
+const LOCAL = new Float64Array(3);
+
+/**
+ * The unit gradient of a body's field (grid g, the body at P[3 body..], its
+ * rotation in R at slot) at world point (x, y, z), in world axes, into out;
+ * false outside its grid.
+ *
+ * Central differences a cell wide: the interpolated field's own derivative
+ * is first order in the cell (a sphere's read up to a degree off radial),
+ * its differences a cell apart second order (the interpolation's error
+ * repeats from cell to cell and cancels). Where they straddle a crease of
+ * the field (the middle of a thin wall, a sharp edge) their length falls
+ * short of a distance field's 1: then the field's own derivative.
+ */
+export function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
+  const o = 9 * slot;
+  const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
+  // Body frame: R^T (x - p).
+  const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
+  const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
+  const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
+  const n = LOCAL;
+  const h = g.cellSize;
+  const xp = sampleSdf(g, lx + h, ly, lz), xm = sampleSdf(g, lx - h, ly, lz);
+  const yp = sampleSdf(g, lx, ly + h, lz), ym = sampleSdf(g, lx, ly - h, lz);
+  const zp = sampleSdf(g, lx, ly, lz + h), zm = sampleSdf(g, lx, ly, lz - h);
+  n[0] = xp - xm; n[1] = yp - ym; n[2] = zp - zm;
+  const cd = norm3(n[0], n[1], n[2]) / (2 * h);
+  if (!(Math.abs(cd - 1) < CD_SLACK) || xp === OUTSIDE_DISTANCE || xm === OUTSIDE_DISTANCE || yp === OUTSIDE_DISTANCE ||
+    ym === OUTSIDE_DISTANCE || zp === OUTSIDE_DISTANCE || zm === OUTSIDE_DISTANCE) {
+    if (sampleSdf(g, lx, ly, lz, n) === OUTSIDE_DISTANCE) return false;
+  }
+  mulMat3Vec(R, o, n[0]!, n[1]!, n[2]!, out);
+  const l = norm3(out[0]!, out[1]!, out[2]!);
+  if (!(l > 0)) return false;
+  out[0] = out[0]! / l; out[1] = out[1]! / l; out[2] = out[2]! / l;
+  return true;
+}
+
+/** A body's field value at world point (x, y, z) (OUTSIDE_DISTANCE beyond its grid). */
+export function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): number {
+  const o = 9 * slot;
+  const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
+  const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
+  const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
+  const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
+  return sampleSdf(g, lx, ly, lz);
+}
+
+/** Most secant steps of SurfaceMeet.find, and the tangential residual |grad phi_a + grad phi_b| it stops at (about 0.006 degrees). */
+const MEET_STEPS = 8;
+const MEET_TOL = 1e-4;
+
+/**
+ * Where the surfaces of two bodies meet near a start point, at the bodies'
+ * current poses: the point x where the two fields' gradients are opposite
+ * (phi_a + phi_b is least across the normal), found by a few secant steps on
+ * the tangential residual of grad phi_a + grad phi_b. There the normal is
+ * grad phi_b - grad phi_a (pointing from b into a) and the surfaces lie
+ * phi_a(x) + phi_b(x) apart (negative: overlapping). On two smooth bodies it
+ * is the contact point a rolling body turns about: the line from it along
+ * the normal passes through a ball's centre, so the ball's spin moves it
+ * along the surface, not into it.
+ */
+export class SurfaceMeet {
+  px = 0; py = 0; pz = 0;
+  nx = 0; ny = 0; nz = 0;
+  gap = 0;
+  private readonly rot = new Float64Array(18);
+  private readonly gA = new Float64Array(3);
+  private readonly gB = new Float64Array(3);
+
+  /**
+   * From (x, y, z), for bodies a and b of ctx at their current poses; false
+   * (nothing set) when a field has no value there, the steps do not settle,
+   * x moves farther than `reach` from the start, or the normal turns more
+   * than acos(minCos) from (mx, my, mz), the expected one.
+   */
+  find(ctx: StepContext, a: number, b: number, x: number, y: number, z: number, mx: number, my: number, mz: number, reach: number, minCos: number): boolean {
+    const B = ctx.bodies;
+    const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+    const ga = sa.sdf, gb = sb.sdf;
+    const planeA = sa.kind === 'plane', planeB = sb.kind === 'plane';
+    if ((!ga && !planeA) || (!gb && !planeB) || (planeA && planeB)) return false;
+    const R = this.rot;
+    quatToMat3(B.quat, 4 * a, R, 0);
+    quatToMat3(B.quat, 4 * b, R, 9);
+    const x0 = x, y0 = y, z0 = z;
+    // The radii of curvature are unknown: the first step assumes two equal
+    // spheres of the smaller body's size, later ones the secant's.
+    let alpha = 0.5 * Math.min(planeA ? Infinity : sa.radius, planeB ? Infinity : sb.radius);
+    let prevT = 0, prevRx = 0, prevRy = 0, prevRz = 0;
+    let ux = 0, uy = 0, uz = 0;
+    const A = this.gA, G = this.gB;
+    for (let it = 0; it < MEET_STEPS; it++) {
+      if (!this.gradient(ctx, planeA ? null : ga, a, 0, x, y, z, A) || !this.gradient(ctx, planeB ? null : gb, b, 1, x, y, z, G)) return false;
+      ux = G[0]! - A[0]!; uy = G[1]! - A[1]!; uz = G[2]! - A[2]!;
+      const ul = norm3(ux, uy, uz);
+      if (!(ul > 0)) return false;
+      ux /= ul; uy /= ul; uz /= ul;
+      // The residual's part across the normal.
+      let rx = A[0]! + G[0]!, ry = A[1]! + G[1]!, rz = A[2]! + G[2]!;
+      const rn = rx * ux + ry * uy + rz * uz;
+      rx -= rn * ux; ry -= rn * uy; rz -= rn * uz;
+      const rl = norm3(rx, ry, rz);
+      if (rl < MEET_TOL) break;
+      if (it === MEET_STEPS - 1) return false;
+      if (it > 0) {
+        const dr = (rx - prevRx) * prevRx + (ry - prevRy) * prevRy + (rz - prevRz) * prevRz;
+        // Secant along the last step: the residual fell from prevT by -dr over alpha * prevT.
+        if (dr < 0) alpha = Math.min(4 * alpha, (alpha * prevT * prevT) / -dr);
+      }
+      prevT = rl; prevRx = rx; prevRy = ry; prevRz = rz;
+      x -= alpha * rx; y -= alpha * ry; z -= alpha * rz;
+      if (norm3(x - x0, y - y0, z - z0) > reach) return false;
+    }
+    if (ux * mx + uy * my + uz * mz < minCos) return false;
+    const va = this.value(ctx, planeA ? null : ga, a, 0, x, y, z);
+    const vb = this.value(ctx, planeB ? null : gb, b, 1, x, y, z);
+    if (va === OUTSIDE_DISTANCE || vb === OUTSIDE_DISTANCE) return false;
+    this.px = x; this.py = y; this.pz = z;
+    this.nx = ux; this.ny = uy; this.nz = uz;
+    this.gap = va + vb;
+    return true;
+  }
+
+  /** A body's unit field gradient (its plane's normal for a plane body) at a world point. */
+  private gradient(ctx: StepContext, g: SdfGrid | null, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
+    if (g) return fieldGradient(g, ctx.bodies.pos, this.rot, body, slot, x, y, z, out);
+    const nl = ctx.shapeOf(body).planeNormal!;
+    mulMat3Vec(this.rot, 9 * slot, nl[0], nl[1], nl[2], out);
+    return true;
+  }
+
+  /** A body's field value (its plane's signed distance for a plane body) at a world point. */
+  private value(ctx: StepContext, g: SdfGrid | null, body: number, slot: number, x: number, y: number, z: number): number {
+    const P = ctx.bodies.pos;
+    if (g) return fieldValue(g, P, this.rot, body, slot, x, y, z);
+    const nl = ctx.shapeOf(body).planeNormal!;
+    const o = 9 * slot, R = this.rot;
+    const nx = R[o]! * nl[0] + R[o + 1]! * nl[1] + R[o + 2]! * nl[2];
+    const ny = R[o + 3]! * nl[0] + R[o + 4]! * nl[1] + R[o + 5]! * nl[2];
+    const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
+    return nx * (x - P[3 * body]!) + ny * (y - P[3 * body + 1]!) + nz * (z - P[3 * body + 2]!);
+  }
+}
