@@ -28,7 +28,7 @@ const LOCAL = new Float64Array(3);
  * the field (the middle of a thin wall, a sharp edge) their length falls
  * short of a distance field's 1: then the field's own derivative.
  */
-export function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
+function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
   const o = 9 * slot;
   const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
   // Body frame: R^T (x - p).
@@ -54,7 +54,7 @@ export function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body
 }
 
 /** A body's field value at world point (x, y, z) (OUTSIDE_DISTANCE beyond its grid). */
-export function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): number {
+function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): number {
   const o = 9 * slot;
   const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
   const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;

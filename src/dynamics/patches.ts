@@ -36,8 +36,7 @@ import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
-import { quatToMat3 } from './math.ts';
-import { fieldGradient } from './fieldPoint.ts';
+import { SurfaceMeet } from './fieldPoint.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -57,9 +56,6 @@ const SPIN_OFFSET = 0.5;
 const FLAT_GAP = 0.002;
 /** Crease tensors whose trace is below this cannot say "sharp" (PatchBuilder.sharp: q > 0.5, with a margin for rounding). */
 const SHARP_TRACE = 0.5 * (1 - 1e-9);
-/** Most steps of PatchBuilder.refine, and the tangential residual |grad phi_1 + grad phi_2| it stops at (about 0.006 degrees). */
-const REFINE_STEPS = 8;
-const REFINE_TOL = 1e-4;
 /** Normals within ~25 degrees of the patch leader's join its patch. */
 export const PATCH_COS = 0.9;
 /** Floats of a patch's extent (PatchBuilder.spread). */
@@ -405,9 +401,7 @@ export class PatchBuilder {
     if (!this.flat) this.spinRadius(cs, m, i, t);
   }
 
-  private readonly gA = new Float64Array(3);
-  private readonly gB = new Float64Array(3);
-  private readonly rot = new Float64Array(18);
+  private readonly meet = new SurfaceMeet();
 
   /**
    * Moves the centre of a smooth curved patch between two fields to where
@@ -422,9 +416,8 @@ export class PatchBuilder {
    * centres, misses them by half the step's relative motion).
    *
    * At the current poses, the centres the impulse's arms are taken about, so
-   * that one point serves both bodies and angular momentum stays exact. A
-   * few secant steps on the tangential residual of grad phi_1 + grad phi_2
-   * from the weighted centre; given up (false: the centre and normal stay as
+   * that one point serves both bodies and angular momentum stays exact.
+   * SurfaceMeet (fieldPoint.ts) from the weighted centre; given up (false: the centre and normal stay as
    * they were) when a field has no value there, the steps do not settle, x
    * would leave the patch's own reach, or the normal turns away from the
    * patch's by more than PATCH_COS.
@@ -439,46 +432,12 @@ export class PatchBuilder {
     // tuned on the samples' centre (a ball in a bowl rolls with the
     // textbook period).
     if (!(B.invMass[a]! > 0 && B.invMass[b]! > 0)) return false;
-    const ga = ctx.shapeOf(a).sdf, gb = ctx.shapeOf(b).sdf;
-    if (!ga || !gb) return false;
-    const P = B.pos, R = this.rot;
-    quatToMat3(B.quat, 4 * a, R, 9 * 0);
-    quatToMat3(B.quat, 4 * b, R, 9 * 1);
-    let x = this.px, y = this.py, z = this.pz;
-    const x0 = x, y0 = y, z0 = z;
-    // The radii of curvature are unknown: the first step assumes two equal
-    // spheres of the smaller body's size, later ones the secant's.
-    let alpha = 0.5 * Math.min(ctx.shapeOf(a).radius, ctx.shapeOf(b).radius);
-    let prevT = 0, prevRx = 0, prevRy = 0, prevRz = 0;
-    let ux = 0, uy = 0, uz = 0;
-    const reach = Math.max(this.reach(cs), cell);
-    for (let it = 0; it < REFINE_STEPS; it++) {
-      if (!fieldGradient(ga, P, R, a, 0, x, y, z, this.gA) || !fieldGradient(gb, P, R, b, 1, x, y, z, this.gB)) return false;
-      const A = this.gA, G = this.gB;
-      ux = G[0]! - A[0]!; uy = G[1]! - A[1]!; uz = G[2]! - A[2]!;
-      const ul = norm3(ux, uy, uz);
-      if (!(ul > 0)) return false;
-      ux /= ul; uy /= ul; uz /= ul;
-      // The residual's part across the normal.
-      let rx = A[0]! + G[0]!, ry = A[1]! + G[1]!, rz = A[2]! + G[2]!;
-      const rn = rx * ux + ry * uy + rz * uz;
-      rx -= rn * ux; ry -= rn * uy; rz -= rn * uz;
-      const rl = norm3(rx, ry, rz);
-      if (rl < REFINE_TOL) break;
-      if (it === REFINE_STEPS - 1) return false;
-      if (it > 0) {
-        const dr = (rx - prevRx) * prevRx + (ry - prevRy) * prevRy + (rz - prevRz) * prevRz;
-        // Secant along the last step: the residual fell from prevT by -dr over alpha * prevT.
-        if (dr < 0) alpha = Math.min(4 * alpha, (alpha * prevT * prevT) / -dr);
-      }
-      prevT = rl; prevRx = rx; prevRy = ry; prevRz = rz;
-      x -= alpha * rx; y -= alpha * ry; z -= alpha * rz;
-      if (norm3(x - x0, y - y0, z - z0) > reach) return false;
-    }
+    if (!ctx.shapeOf(a).sdf || !ctx.shapeOf(b).sdf) return false;
     // The normal pushes body 1 off body 2: grad phi_2 - grad phi_1, oriented as the patch's.
-    if (ux * this.nx + uy * this.ny + uz * this.nz < PATCH_COS) return false;
-    this.nx = ux; this.ny = uy; this.nz = uz;
-    this.px = x; this.py = y; this.pz = z;
+    const m = this.meet;
+    if (!m.find(ctx, a, b, this.px, this.py, this.pz, this.nx, this.ny, this.nz, Math.max(this.reach(cs), cell), PATCH_COS)) return false;
+    this.nx = m.nx; this.ny = m.ny; this.nz = m.nz;
+    this.px = m.px; this.py = m.py; this.pz = m.pz;
     return true;
   }
 
