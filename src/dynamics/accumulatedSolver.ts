@@ -1220,9 +1220,7 @@ export class AccumulatedSolver implements ContactSolver {
    */
   private meetsRolling(ctx: StepContext, cs: ContactSet, a: number, b: number, lead: number, nch: number, cell: number): boolean {
     if (this.faceFit || this.meshPair) return false;
-    const W = ctx.bodies.angVel, im = ctx.invMass;
-    const turn = (a: number): number => (im[a]! > 0 && ctx.shapeOf(a).kind !== 'plane' ? norm3(W[3 * a]!, W[3 * a + 1]!, W[3 * a + 2]!) * ctx.shapeOf(a).radius : 0);
-    if (!((turn(a) + turn(b)) * ctx.dt > MEET_TURN_CELLS * cell)) return false;
+    if (!((this.turnSpeed(ctx, a) + this.turnSpeed(ctx, b)) * ctx.dt > MEET_TURN_CELLS * cell)) return false;
     if (nch >= 3) {
       let spread = 0;
       const g0 = cs.gap[lead]!, ch = this.chosen;
@@ -1230,6 +1228,13 @@ export class AccumulatedSolver implements ContactSolver {
       if (spread < FLAT_CELLS * cell) return false;
     }
     return true;
+  }
+
+  /** How fast body i's farthest sample moves by its spin (|w| r; 0 for a body that cannot move or a plane). */
+  private turnSpeed(ctx: StepContext, i: number): number {
+    if (!(ctx.invMass[i]! > 0) || ctx.shapeOf(i).kind === 'plane') return 0;
+    const W = ctx.bodies.angVel;
+    return norm3(W[3 * i]!, W[3 * i + 1]!, W[3 * i + 2]!) * ctx.shapeOf(i).radius;
   }
 
   private activate(i: number): void {

@@ -15,6 +15,8 @@ import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 const CD_SLACK = 0.02;
 
 const LOCAL = new Float64Array(3);
+/** A world point in a body's frame (toBody). */
+const AT = new Float64Array(3);
 
 /**
  * The unit gradient of a body's field (grid g, the body at P[3 body..], its
@@ -30,11 +32,8 @@ const LOCAL = new Float64Array(3);
  */
 function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
   const o = 9 * slot;
-  const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
-  // Body frame: R^T (x - p).
-  const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
-  const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
-  const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
+  toBody(P, R, body, slot, x, y, z);
+  const lx = AT[0]!, ly = AT[1]!, lz = AT[2]!;
   const n = LOCAL;
   const h = g.cellSize;
   const xp = sampleSdf(g, lx + h, ly, lz), xm = sampleSdf(g, lx - h, ly, lz);
@@ -55,12 +54,17 @@ function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: numbe
 
 /** A body's field value at world point (x, y, z) (OUTSIDE_DISTANCE beyond its grid). */
 function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): number {
+  toBody(P, R, body, slot, x, y, z);
+  return sampleSdf(g, AT[0]!, AT[1]!, AT[2]!);
+}
+
+/** World point (x, y, z) in the body's frame, R^T (x - p), into AT. */
+function toBody(P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): void {
   const o = 9 * slot;
   const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
-  const lx = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
-  const ly = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
-  const lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
-  return sampleSdf(g, lx, ly, lz);
+  AT[0] = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
+  AT[1] = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
+  AT[2] = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
 }
 
 /** Most secant steps of SurfaceMeet.find, and the tangential residual |grad phi_a + grad phi_b| it stops at (about 0.006 degrees). */
