@@ -4,11 +4,11 @@
  * (PatchBuilder.refine in patches.ts, and the accumulated stage's curved
  * manifolds in accumulatedSolver.ts).
  *
- * A body's field is read through its pose (position P, rotation R at a slot
- * of 9 floats); a plane body's field is its plane, exactly.
+ * A body's field is read through a pose held in a slot (centre, 3 floats;
+ * rotation, 9); a plane body's field is its plane, exactly.
  */
 import type { StepContext } from './stepContext.ts';
-import { mulMat3Vec, norm3, quatToMat3 } from './math.ts';
+import { integrateQuat, mulMat3Vec, norm3, quatToMat3 } from './math.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 
 /** A field's central difference whose length is off 1 by more than this straddles a crease (fieldGradient). */
@@ -19,9 +19,9 @@ const LOCAL = new Float64Array(3);
 const AT = new Float64Array(3);
 
 /**
- * The unit gradient of a body's field (grid g, the body at P[3 body..], its
- * rotation in R at slot) at world point (x, y, z), in world axes, into out;
- * false outside its grid.
+ * The unit gradient of a body's field (grid g; the body at slot: centre at
+ * P[3 slot..], rotation at R[9 slot..]) at world point (x, y, z), in world
+ * axes, into out; false outside its grid.
  *
  * Central differences a cell wide: the interpolated field's own derivative
  * is first order in the cell (a sphere's read up to a degree off radial),
@@ -30,9 +30,9 @@ const AT = new Float64Array(3);
  * the field (the middle of a thin wall, a sharp edge) their length falls
  * short of a distance field's 1: then the field's own derivative.
  */
-function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
+function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
   const o = 9 * slot;
-  toBody(P, R, body, slot, x, y, z);
+  toBody(P, R, slot, x, y, z);
   const lx = AT[0]!, ly = AT[1]!, lz = AT[2]!;
   const n = LOCAL;
   const h = g.cellSize;
@@ -53,15 +53,15 @@ function fieldGradient(g: SdfGrid, P: Float64Array, R: Float64Array, body: numbe
 }
 
 /** A body's field value at world point (x, y, z) (OUTSIDE_DISTANCE beyond its grid). */
-function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): number {
-  toBody(P, R, body, slot, x, y, z);
+function fieldValue(g: SdfGrid, P: Float64Array, R: Float64Array, slot: number, x: number, y: number, z: number): number {
+  toBody(P, R, slot, x, y, z);
   return sampleSdf(g, AT[0]!, AT[1]!, AT[2]!);
 }
 
-/** World point (x, y, z) in the body's frame, R^T (x - p), into AT. */
-function toBody(P: Float64Array, R: Float64Array, body: number, slot: number, x: number, y: number, z: number): void {
+/** World point (x, y, z) in the frame of the body at slot (centre P[3 slot..], rotation R[9 slot..]), R^T (x - p), into AT. */
+function toBody(P: Float64Array, R: Float64Array, slot: number, x: number, y: number, z: number): void {
   const o = 9 * slot;
-  const dx = x - P[3 * body]!, dy = y - P[3 * body + 1]!, dz = z - P[3 * body + 2]!;
+  const dx = x - P[3 * slot]!, dy = y - P[3 * slot + 1]!, dz = z - P[3 * slot + 2]!;
   AT[0] = R[o]! * dx + R[o + 3]! * dy + R[o + 6]! * dz;
   AT[1] = R[o + 1]! * dx + R[o + 4]! * dy + R[o + 7]! * dz;
   AT[2] = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
@@ -73,7 +73,7 @@ const MEET_TOL = 1e-4;
 
 /**
  * Where the surfaces of two bodies meet near a start point, at the bodies'
- * current poses: the point x where the two fields' gradients are opposite
+ * current poses or a moment ahead of them: the point x where the two fields' gradients are opposite
  * (phi_a + phi_b is least across the normal), found by a few secant steps on
  * the tangential residual of grad phi_a + grad phi_b. There the normal is
  * grad phi_b - grad phi_a (pointing from b into a) and the surfaces lie
@@ -86,25 +86,27 @@ export class SurfaceMeet {
   px = 0; py = 0; pz = 0;
   nx = 0; ny = 0; nz = 0;
   gap = 0;
+  /** The poses read: each body's centre (3 per slot, a then b) and rotation (9 per slot). */
+  private readonly pos = new Float64Array(6);
   private readonly rot = new Float64Array(18);
+  private readonly quat = new Float64Array(4);
   private readonly gA = new Float64Array(3);
   private readonly gB = new Float64Array(3);
 
   /**
-   * From (x, y, z), for bodies a and b of ctx at their current poses; false
-   * (nothing set) when a field has no value there, the steps do not settle,
-   * x moves farther than `reach` from the start, or the normal turns more
-   * than acos(minCos) from (mx, my, mz), the expected one.
+   * From (x, y, z), for bodies a and b of ctx at their current poses, or
+   * where their velocities carry them in `ahead` seconds; false (nothing
+   * set) when a field has no value there, the steps do not settle, x moves
+   * farther than `reach` from the start, or the normal turns more than
+   * acos(minCos) from (mx, my, mz), the expected one.
    */
-  find(ctx: StepContext, a: number, b: number, x: number, y: number, z: number, mx: number, my: number, mz: number, reach: number, minCos: number): boolean {
-    const B = ctx.bodies;
+  find(ctx: StepContext, a: number, b: number, x: number, y: number, z: number, mx: number, my: number, mz: number, reach: number, minCos: number, ahead = 0): boolean {
     const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
     const ga = sa.sdf, gb = sb.sdf;
     const planeA = sa.kind === 'plane', planeB = sb.kind === 'plane';
     if ((!ga && !planeA) || (!gb && !planeB) || (planeA && planeB)) return false;
-    const R = this.rot;
-    quatToMat3(B.quat, 4 * a, R, 0);
-    quatToMat3(B.quat, 4 * b, R, 9);
+    this.pose(ctx, a, 0, ahead);
+    this.pose(ctx, b, 1, ahead);
     const x0 = x, y0 = y, z0 = z;
     // The radii of curvature are unknown: the first step assumes two equal
     // spheres of the smaller body's size, later ones the secant's.
@@ -144,9 +146,33 @@ export class SurfaceMeet {
     return true;
   }
 
+  /** Body i's pose `ahead` seconds on at its velocities (a moving body's), into slot. */
+  private pose(ctx: StepContext, i: number, slot: number, ahead: number): void {
+    const B = ctx.bodies, P = this.pos;
+    if (ahead === 0 || !(ctx.invMass[i]! > 0)) {
+      P[3 * slot] = B.pos[3 * i]!; P[3 * slot + 1] = B.pos[3 * i + 1]!; P[3 * slot + 2] = B.pos[3 * i + 2]!;
+      quatToMat3(B.quat, 4 * i, this.rot, 9 * slot);
+      return;
+    }
+    const V = B.vel, W = B.angVel;
+    P[3 * slot] = B.pos[3 * i]! + ahead * V[3 * i]!;
+    P[3 * slot + 1] = B.pos[3 * i + 1]! + ahead * V[3 * i + 1]!;
+    P[3 * slot + 2] = B.pos[3 * i + 2]! + ahead * V[3 * i + 2]!;
+    integrateQuat(B.quat, 4 * i, W[3 * i]!, W[3 * i + 1]!, W[3 * i + 2]!, ahead, this.quat, 0);
+    quatToMat3(this.quat, 0, this.rot, 9 * slot);
+  }
+
+  /** How far body i's centre moves in `ahead` seconds (what find's point takes from its pose), into out. */
+  centreMotion(ctx: StepContext, i: number, ahead: number, out: Float64Array): void {
+    const moving = ahead !== 0 && ctx.invMass[i]! > 0, V = ctx.bodies.vel;
+    out[0] = moving ? ahead * V[3 * i]! : 0;
+    out[1] = moving ? ahead * V[3 * i + 1]! : 0;
+    out[2] = moving ? ahead * V[3 * i + 2]! : 0;
+  }
+
   /** A body's unit field gradient (its plane's normal for a plane body) at a world point. */
   private gradient(ctx: StepContext, g: SdfGrid | null, body: number, slot: number, x: number, y: number, z: number, out: Float64Array): boolean {
-    if (g) return fieldGradient(g, ctx.bodies.pos, this.rot, body, slot, x, y, z, out);
+    if (g) return fieldGradient(g, this.pos, this.rot, slot, x, y, z, out);
     const nl = ctx.shapeOf(body).planeNormal!;
     mulMat3Vec(this.rot, 9 * slot, nl[0], nl[1], nl[2], out);
     return true;
@@ -154,13 +180,13 @@ export class SurfaceMeet {
 
   /** A body's field value (its plane's signed distance for a plane body) at a world point. */
   private value(ctx: StepContext, g: SdfGrid | null, body: number, slot: number, x: number, y: number, z: number): number {
-    const P = ctx.bodies.pos;
-    if (g) return fieldValue(g, P, this.rot, body, slot, x, y, z);
+    const P = this.pos;
+    if (g) return fieldValue(g, P, this.rot, slot, x, y, z);
     const nl = ctx.shapeOf(body).planeNormal!;
     const o = 9 * slot, R = this.rot;
     const nx = R[o]! * nl[0] + R[o + 1]! * nl[1] + R[o + 2]! * nl[2];
     const ny = R[o + 3]! * nl[0] + R[o + 4]! * nl[1] + R[o + 5]! * nl[2];
     const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
-    return nx * (x - P[3 * body]!) + ny * (y - P[3 * body + 1]!) + nz * (z - P[3 * body + 2]!);
+    return nx * (x - P[3 * slot]!) + ny * (y - P[3 * slot + 1]!) + nz * (z - P[3 * slot + 2]!);
   }
 }
