@@ -96,22 +96,25 @@ describe('a hemisphere rocking on the floor', () => {
     expect(rockingPeriod(0.3)).toBeGreaterThan(rockingPeriod(0.1));
   });
 
-  // Measured (cpu, 100 Hz; the analytic period at the 10.5 degrees swung is
-  // 0.841 s): the seed's passes swing in 0.847 s and from 10.01 to 9.89
-  // degrees; the accumulated stage in 0.823 s and from 10.43 to 10.52 (with
-  // its rolling anchors where the step begins, the swing grew to 17.5
-  // degrees in five swings).
+  // Measured (cpu, 100 Hz; the analytic period at the 10 degrees swung is
+  // 0.840 s): the seed's passes swing in 0.847 s and from 10.01 to 9.89
+  // degrees; the accumulated stage in 0.833 s and from 9.98 to 9.58 (the
+  // rows push at one point for the whole step, and between the samples
+  // that hold the swing's ends and the point where the surfaces meet some
+  // of the swing is lost). With its rolling anchors where the step began,
+  // the accumulated stage's swing grew to 17.5 degrees in five swings.
   const cases = [
-    { solver: 'sequential', backend: 'cpu', period: 0.015 },
-    { solver: 'accumulated', backend: 'cpu', period: 0.025 },
+    { solver: 'sequential', kept: 0.97 },
+    { solver: 'accumulated', kept: 0.93 },
   ] as const;
-  it.each(cases)('rocks with the analytic period (within $period) and keeps its amplitude within 3 per cent over five swings ($solver, $backend)', async ({ solver, backend, period }) => {
-    const { times, amplitudes } = swings(await tilts(solver, backend, 5));
+  it.each(cases)('rocks with the analytic period within 1 per cent and never swings wider, keeping $kept of its amplitude over five swings ($solver)', async ({ solver, kept }) => {
+    const { times, amplitudes } = swings(await tilts(solver, 'cpu', 5));
     expect(amplitudes.length).toBeGreaterThanOrEqual(5);
     const first = amplitudes[0]!, last = amplitudes[amplitudes.length - 1]!;
-    expect(Math.abs(last / first - 1)).toBeLessThan(0.03);
+    expect(Math.max(...amplitudes)).toBeLessThan(first * 1.01);
+    expect(last / first).toBeGreaterThan(kept);
     const mean = (times[times.length - 1]! - times[0]!) / (times.length - 1);
     const A = amplitudes.reduce((s, x) => s + x, 0) / amplitudes.length;
-    expect(Math.abs(mean / rockingPeriod(A) - 1)).toBeLessThan(period);
+    expect(Math.abs(mean / rockingPeriod(A) - 1)).toBeLessThan(0.01);
   }, 120_000);
 });
