@@ -2,8 +2,8 @@
  * The seed's contact passes against the accumulated contact stage
  * (docs/ALGORITHM.md 4.6, set from code only) on the scenes issue "Piles that
  * come to rest" measures: box heaps of 216 and 1000, towers of 20 and 40
- * one-metre cubes (sleep off: the solver alone must hold them) and 60 rings on
- * 3 pegs. CPU, one thread, the built-in scenes at their own dt. Per scene and
+ * one-metre cubes (sleep off: the solver alone must hold them), 60 rings on
+ * 3 pegs and 50 bunnies (the skulls built-in). CPU, one thread, the built-in scenes at their own dt. Per scene and
  * stage: when every body was asleep (or how many were at the end), the mean
  * step time over the run and over its last second, the most query calls in
  * a step, and for towers the largest sideways drift of any cube.
@@ -34,6 +34,7 @@ const ISSUE_CASES: Case[] = [
   { id: 'tower20', scene: 'tower', params: { height: 20 }, seconds: 10, sleep: false },
   { id: 'tower40', scene: 'tower', params: { height: 40 }, seconds: 10, sleep: false },
   { id: 'rings60', scene: 'rings', params: { rings: 60, pegs: 3 }, seconds: 6, sleep: true },
+  { id: 'skulls50', scene: 'skulls', params: { count: 50 }, seconds: 7, sleep: true },
 ];
 /**
  * `--ensemble`: neighbouring sizes of each kind of pile (about 4 minutes). A
