@@ -91,7 +91,7 @@ import { PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
-import { SurfaceMeet } from './fieldPoint.ts';
+import { flatAround, SurfaceMeet } from './fieldPoint.ts';
 import { onCreaseAt } from './patches.ts';
 
 /** Points per manifold the solver sees. */
@@ -129,6 +129,8 @@ const SLOP_CELLS = 0.02;
  * 0.833 s, the analytic 0.840.)
  */
 const MEET_TURN_CELLS = 0.01;
+/** A static body's normals at a moving body's samples within ~2 degrees of each other: a flat support, treated as a plane. */
+const FLAT_SUPPORT_COS = 0.9994;
 const MEET_REACH_CELLS = 2;
 /**
  * Where in the step (a fraction of dt) a rolling manifold's points are
@@ -863,13 +865,15 @@ export class AccumulatedSolver implements ContactSolver {
     }
     this.stats.candidates += nc;
     if (nc === 0) return;
-    // A kept point's edge in the leader's choice, but not against a plane:
-    // there a body that rolls or rocks pivots on one sample while the next
-    // one comes down, and a kept leader let the next sink (88 um at a
-    // 48-gon's vertex) before it led; the push-out then lifted the body, and
-    // a rocking hemisphere's swing doubled in two swings.
+    // A kept point's edge in the leader's choice, but not against a plane
+    // (or a static body's flat face, flatSupport; "against a plane" below
+    // means either): there a body that rolls or rocks pivots on one sample
+    // while the next one comes down, and a kept leader let the next sink
+    // (88 um at a 48-gon's vertex) before it led; the push-out then lifted
+    // the body, and a rocking hemisphere's swing doubled in two swings.
     const keepD = KEEP_CELLS * cell;
-    const keepLead = pairs.kind[k] === PAIR_PLANE ? 0 : keepD;
+    const planeLike = pairs.kind[k] === PAIR_PLANE || this.flatSupport(ctx, cs, nc, a, b, cell);
+    const keepLead = planeLike ? 0 : keepD;
     // Two rounds over the same clusters: the first only sizes them up, the
     // second makes manifolds of all but a face's rim artefacts (dropRim).
     let ncl = 0;
@@ -920,7 +924,7 @@ export class AccumulatedSolver implements ContactSolver {
       // two equal faces meet edge on edge (planeNormal).
       let lead2 = this.cand[lead]!;
       this.faceFit = false;
-      this.meshPair = pairs.kind[k] !== PAIR_PLANE;
+      this.meshPair = !planeLike;
       // (Three points always lie in a plane: a fit needs a fourth. A plane
       // pair's normals and gaps are exact already.)
       if (nm >= 4 && pairs.kind[k] !== PAIR_PLANE && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
@@ -979,7 +983,7 @@ export class AccumulatedSolver implements ContactSolver {
 
   /** Whether the manifold being built is a face whose gaps were fitted (smooth[i] holds them). */
   private faceFit = false;
-  /** Whether the pair being reduced is two meshes (not a body on a plane). */
+  /** Whether the pair being reduced is two meshes (not a body on a plane or on a static body's flat face). */
   private meshPair = false;
   private smooth = new Float64Array(0);
   private readonly nrm = new Float64Array(12);
@@ -1024,6 +1028,31 @@ export class AccumulatedSolver implements ContactSolver {
   }
   private readonly fitRhs = new Float64Array(3);
   private readonly fitM = new Float64Array(9);
+
+  /**
+   * Whether a moving body meets a static one on a flat part of it (a box's
+   * face, a slab), which is then treated as a plane: the static body's
+   * normals at the moving body's candidate samples within FLAT_SUPPORT_COS
+   * of each other (three or more), and its field as flat a cell to either
+   * side of the deepest of them along both tangents (a peg's side is not).
+   */
+  private flatSupport(ctx: StepContext, cs: ContactSet, nc: number, a: number, b: number, cell: number): boolean {
+    const sa = ctx.bodies.isStatic[a]!, sb = ctx.bodies.isStatic[b]!;
+    if (sa === sb) return false;
+    const mover = sa ? b : a;
+    let count = 0, ox = 0, oy = 0, oz = 0, deep = -1;
+    for (let c = 0; c < nc; c++) {
+      const i = this.cand[c]!;
+      if (cs.b1[i] !== mover) continue;
+      const x = cs.n[3 * i]!, y = cs.n[3 * i + 1]!, z = cs.n[3 * i + 2]!;
+      if (count === 0) { ox = x; oy = y; oz = z; } else if (x * ox + y * oy + z * oz < FLAT_SUPPORT_COS) return false;
+      if (deep < 0 || cs.phi[i]! < cs.phi[deep]!) deep = i;
+      count++;
+    }
+    if (count < 3) return false;
+    const P = cs.p;
+    return flatAround(ctx, sa ? a : b, P[3 * deep]!, P[3 * deep + 1]!, P[3 * deep + 2]!, ox, oy, oz, cell, FLAT_SUPPORT_COS);
+  }
 
   /** Whether point i of pair k (body a first) was one of last step's solver points. */
   private isKept(cs: ContactSet, k: number, a: number, i: number): boolean {
@@ -1110,7 +1139,7 @@ export class AccumulatedSolver implements ContactSolver {
     };
     span();
     const meetAt = this.meetsRolling(ctx, cs, a, b, lead, nch, cell);
-    if (!this.meshPair) {
+    if (!this.meshPair && !this.faceFit) {
       touching = true;
       span();
     }
@@ -1287,7 +1316,8 @@ export class AccumulatedSolver implements ContactSolver {
    * point along the floor, not into it: it rolls 0.9 s losing 0.03 %. The
    * gap and normal are read where they meet at the current poses, the
    * anchor where they meet half a step on (MEET_AHEAD).
-   * Not between two meshes: both fields' gradients are read a cell wide,
+   * Not between two meshes (but on a static body's flat face, as on a
+   * plane): both fields' gradients are read a cell wide,
    * and on a ring's tube (3 cells) the point wandered, so that the
    * 60-ring pile no longer slept. Not on a face (three or more points at
    * one gap), whose corners hold it, and not while the bodies barely turn.

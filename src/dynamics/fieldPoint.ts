@@ -8,7 +8,7 @@
  * rotation, 9); a plane body's field is its plane, exactly.
  */
 import type { StepContext } from './stepContext.ts';
-import { integrateQuat, mulMat3Vec, norm3, quatToMat3 } from './math.ts';
+import { integrateQuat, mulMat3Vec, norm3, quatToMat3, tangentBasis } from './math.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 
 /** A field's central difference whose length is off 1 by more than this straddles a crease (fieldGradient). */
@@ -189,4 +189,34 @@ export class SurfaceMeet {
     const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
     return nx * (x - P[3 * slot]!) + ny * (y - P[3 * slot + 1]!) + nz * (z - P[3 * slot + 2]!);
   }
+}
+
+const FLAT_POS = new Float64Array(3);
+const FLAT_ROT = new Float64Array(9);
+const FLAT_N = new Float64Array(3);
+const FLAT_T = new Float64Array(6);
+
+/**
+ * Whether body i's surface is flat around world point (x, y, z): its field's
+ * gradient a distance `reach` away along both tangents of (nx, ny, nz), both
+ * ways, within acos(minCos) of that normal (a box's face, a slab; not a
+ * peg's side or a bowl). A plane body is flat everywhere; a body without a
+ * field, or a point beyond its grid, is not.
+ */
+export function flatAround(ctx: StepContext, i: number, x: number, y: number, z: number, nx: number, ny: number, nz: number, reach: number, minCos: number): boolean {
+  const sh = ctx.shapeOf(i);
+  if (sh.kind === 'plane') return true;
+  const g = sh.sdf;
+  if (!g) return false;
+  const B = ctx.bodies;
+  FLAT_POS[0] = B.pos[3 * i]!; FLAT_POS[1] = B.pos[3 * i + 1]!; FLAT_POS[2] = B.pos[3 * i + 2]!;
+  quatToMat3(B.quat, 4 * i, FLAT_ROT, 0);
+  tangentBasis(nx, ny, nz, FLAT_T);
+  for (let d = 0; d < 4; d++) {
+    const t = d < 2 ? 0 : 3, sg = d % 2 === 0 ? reach : -reach;
+    const px = x + sg * FLAT_T[t]!, py = y + sg * FLAT_T[t + 1]!, pz = z + sg * FLAT_T[t + 2]!;
+    if (!fieldGradient(g, FLAT_POS, FLAT_ROT, 0, px, py, pz, FLAT_N)) return false;
+    if (FLAT_N[0]! * nx + FLAT_N[1]! * ny + FLAT_N[2]! * nz < minCos) return false;
+  }
+  return true;
 }
