@@ -139,7 +139,7 @@ const MEET_REACH_CELLS = 2;
  * the step begins, a rocking body's restoring push lags its motion (less
  * while it swings out, more while it swings back) and pumps energy in: a
  * hemisphere rocking 10 degrees on the floor at 100 Hz rocked 17.5 degrees
- * five swings later. Half a step on, the lag cancels: 10.4 to 10.5 degrees.
+ * five swings later. Half a step on, the lag cancels (10.4 to 10.5 degrees).
  * (A whole step on, it leads, and drags the swing down to 6.9.)
  */
 const MEET_AHEAD = 0.5;
@@ -1071,9 +1071,10 @@ export class AccumulatedSolver implements ContactSolver {
     // the farthest sample in the band may stand 0.6 mm up while a touching
     // one as far out is passed over, and a bunny lying on its side tipped
     // onto it every few steps and crept across the floor.
-    // (Not where the patch rolls and its points move to where the surfaces
-    // meet: a rolling ball's spanning samples stand off the floor by its
-    // turn, and weighted it slipped 0.4 %.)
+    // The span is chosen twice: unweighted first, which says whether the
+    // patch rolls (meetsRolling reads how far its points' gaps part, and
+    // points weighted toward touching would all look like one face), then
+    // weighted.
     let touchFrom = 0, touchBand = 1, touching = false;
     const bonus = (i: number): number => {
       const kept = this.isKept(cs, k, a, i) ? KEEP_FACTOR : 1;
@@ -1092,50 +1093,50 @@ export class AccumulatedSolver implements ContactSolver {
     // rim of the sunk region, barely touching, and one deep point pushed
     // alone rocks the body instead of lifting it.
     const span = (): void => {
-    const depthOf = (i: number): number => (this.faceFit ? this.smooth[i]! : cs.phi[i]!);
-    const d0 = depthOf(lead);
-    const deepLim = d0 + Math.max(TAKE_CELLS * cell, DEEP_FRACTION * Math.max(-d0, 0));
-    const deep = (i: number): boolean => depthOf(i) <= deepLim;
-    touchFrom = cs.gap[lead]!;
-    touchBand = Math.max(deepLim - d0, 1e-12);
-    // 2: the farthest from the leader.
-    nch = 1;
-    let p1 = -1, best = minSpan;
-    for (let m = 0; m < nm; m++) {
-      const i = mem[m]!;
-      if (i === lead || !deep(i)) continue;
-      const d = tx(i, lead) * bonus(i);
-      if (d > best) { best = d; p1 = i; }
-    }
-    if (p1 >= 0) {
-      ch[nch++] = p1;
-      // 3: the largest triangle with the first two (signed, about the normal).
-      const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
-      const area = (i: number): number => {
-        const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
-        return nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
-      };
-      let p2 = -1, a2 = 0;
-      best = Math.sqrt(minSpan) * Math.sqrt(best);
+      const depthOf = (i: number): number => (this.faceFit ? this.smooth[i]! : cs.phi[i]!);
+      const d0 = depthOf(lead);
+      const deepLim = d0 + Math.max(TAKE_CELLS * cell, DEEP_FRACTION * Math.max(-d0, 0));
+      const deep = (i: number): boolean => depthOf(i) <= deepLim;
+      touchFrom = cs.gap[lead]!;
+      touchBand = Math.max(deepLim - d0, 1e-12);
+      // 2: the farthest from the leader.
+      nch = 1;
+      let p1 = -1, best = minSpan;
       for (let m = 0; m < nm; m++) {
         const i = mem[m]!;
-        if (i === lead || i === p1 || !deep(i)) continue;
-        const ar = Math.abs(area(i)) * bonus(i);
-        if (ar > best) { best = ar; p2 = i; a2 = area(i); }
+        if (i === lead || !deep(i)) continue;
+        const d = tx(i, lead) * bonus(i);
+        if (d > best) { best = d; p1 = i; }
       }
-      if (p2 >= 0) {
-        ch[nch++] = p2;
-        // 4: the most area on the other side of the first edge.
-        let p3 = -1, b3 = 0;
+      if (p1 >= 0) {
+        ch[nch++] = p1;
+        // 3: the largest triangle with the first two (signed, about the normal).
+        const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
+        const area = (i: number): number => {
+          const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
+          return nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
+        };
+        let p2 = -1, a2 = 0;
+        best = Math.sqrt(minSpan) * Math.sqrt(best);
         for (let m = 0; m < nm; m++) {
           const i = mem[m]!;
-          if (i === lead || i === p1 || i === p2 || !deep(i)) continue;
-          const ar = -Math.sign(a2) * area(i) * bonus(i);
-          if (ar > b3) { b3 = ar; p3 = i; }
+          if (i === lead || i === p1 || !deep(i)) continue;
+          const ar = Math.abs(area(i)) * bonus(i);
+          if (ar > best) { best = ar; p2 = i; a2 = area(i); }
         }
-        if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
+        if (p2 >= 0) {
+          ch[nch++] = p2;
+          // 4: the most area on the other side of the first edge.
+          let p3 = -1, b3 = 0;
+          for (let m = 0; m < nm; m++) {
+            const i = mem[m]!;
+            if (i === lead || i === p1 || i === p2 || !deep(i)) continue;
+            const ar = -Math.sign(a2) * area(i) * bonus(i);
+            if (ar > b3) { b3 = ar; p3 = i; }
+          }
+          if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
+        }
       }
-    }
     };
     span();
     const meetAt = this.meetsRolling(ctx, cs, a, b, lead, nch, cell);
