@@ -3,8 +3,7 @@
  * `"contactSolver": "accumulated"`): what it guarantees. Its manifolds keep
  * at most four points with one normal, its store hands a resting contact's
  * impulses on from step to step, box heaps and the ring pile come to rest and
- * sleep under it, and towers stand. (Taller ring stacks do not all sleep yet:
- * docs/ALGORITHM.md 4.6.) */
+ * sleep under it, ring stacks as tall as 20 included, and towers stand. */
 import { describe, expect, it } from 'vitest';
 import { MANIFOLD_POINTS } from '../../src/dynamics/accumulatedSolver.ts';
 import type { World } from '../../src/dynamics/world.ts';
@@ -81,6 +80,22 @@ describe('accumulated contact stage', () => {
     const at = await sleepsAt('rings', { rings: 60, pegs: 3 }, 4);
     expect(at).toBeGreaterThan(1);
     expect(at).toBeLessThan(4);
+  }, 120_000);
+
+  // A ring lying on a ring meets it along a circle: coplanar points whose
+  // gaps are not (deep at two places, clear elsewhere). Taken for a face and
+  // its gaps fitted by a plane, the stack sank, then pushed out, and bounced
+  // at 0.1-0.3 m/s for ever: neither of these slept within 8 s before.
+  it('20 rings stacked on one peg are every one asleep by 4 s', async () => {
+    const at = await sleepsAt('rings', { rings: 20, pegs: 1 }, 4);
+    expect(at).toBeGreaterThan(1);
+    expect(at).toBeLessThan(4);
+  }, 120_000);
+
+  it('75 rings dropped onto 3 pegs are every one asleep by 5 s', async () => {
+    const at = await sleepsAt('rings', { rings: 75, pegs: 3 }, 5);
+    expect(at).toBeGreaterThan(1);
+    expect(at).toBeLessThan(5);
   }, 120_000);
 
   it('nine bunnies dropped each alone onto the floor, lying on a side or upright, come to rest: under 2 mJ of motion over 4-7 s, at most one awake at 7 s', async () => {
