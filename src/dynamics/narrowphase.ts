@@ -320,9 +320,11 @@ export class NarrowPhase {
    * The start of a pass within a phase: the pairs whose bodies' velocities
    * changed since their points were made (the others would get the same
    * points again) are checked against their limits, those past them queried
-   * again in one batched call, and then evaluated at the new predictions.
+   * again in one batched call (unless `query` is false: then first order
+   * from their caches however far they moved), and then evaluated at the
+   * new predictions.
    */
-  async beginPass(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile): Promise<void> {
+  async beginPass(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, query = true): Promise<void> {
     let dirty = 0;
     const d = this.dirty;
     for (let k = 0; k < pairs.count; k++) {
@@ -331,7 +333,7 @@ export class NarrowPhase {
       dirty += x;
     }
     if (dirty === 0) return;
-    await this.refresh(ctx, pairs, backend, prof, d);
+    if (query) await this.refresh(ctx, pairs, backend, prof, d);
     for (let k = 0; k < pairs.count; k++) if (d[k]) this.evaluate(ctx, pairs, k);
   }
 

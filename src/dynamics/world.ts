@@ -410,8 +410,12 @@ export class World {
     this.predict(this.dt, !standard);
     this.broadphase();
     await this.query('collisionQuery');
+    // Under the accumulated stage the later collision passes evaluate their
+    // pairs from the caches alone (no query): the contact phase queries again,
+    // and its substeps hold what the passes leave.
+    const passQuery = S.contactSolver !== 'accumulated';
     for (let it = 0; it < S.collisionIterations; it++) {
-      if (it > 0) await this.beginPass('collisionQuery');
+      if (it > 0) await this.beginPass('collisionQuery', passQuery);
       if (!this.collisionSolve()) break;
     }
     this.guard('collisionSolve');
@@ -534,8 +538,8 @@ export class World {
    * to date (one batched query for those past their limits), so the next
    * pass sees one snapshot of the geometry at the new predictions.
    */
-  private async beginPass(stage: 'collisionQuery' | 'contactQuery'): Promise<void> {
-    await this.narrow.beginPass(this.ctx, this.pairs, this.backend, this.profile);
+  private async beginPass(stage: 'collisionQuery' | 'contactQuery', query = true): Promise<void> {
+    await this.narrow.beginPass(this.ctx, this.pairs, this.backend, this.profile, query);
     this.profile.end(stage);
   }
 
