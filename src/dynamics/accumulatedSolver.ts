@@ -149,7 +149,7 @@ const FLAT_CELLS = 0.05;
 /** Sweeps over a manifold's normal rows in each relax. */
 const LOCAL_SWEEPS = 4;
 /** Approach speeds below this many |g| dt are resting contacts, which the restitution pass leaves alone. */
-const RESTITUTION_STEPS = 2;
+export const RESTITUTION_STEPS = 2;
 /**
  * Sweeps of the split impulse's push-out over every manifold per substep:
  * one let the 20 rings on a peg press the bottom ring 9 cm into the floor

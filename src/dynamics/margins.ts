@@ -149,6 +149,20 @@ function limitOf(m: number, band: number, pad: number): number {
   return Math.max(0, Math.min((m - band) / SQRT3, (Math.max(m, pad) - band) / L_EXT));
 }
 
+/**
+ * Upper bound of the speed at which any point of body a (radius ra) and any
+ * point of body b (radius rb) approach each other at the current velocities:
+ * their centres' relative speed plus each one's spin times its radius.
+ */
+export function closingSpeed(ctx: StepContext, a: number, b: number, ra: number, rb: number): number {
+  const v = ctx.bodies.vel, w = ctx.bodies.angVel;
+  let s = norm3(v[3 * a]! - v[3 * b]!, v[3 * a + 1]! - v[3 * b + 1]!, v[3 * a + 2]! - v[3 * b + 2]!);
+  const wa = norm3(w[3 * a]!, w[3 * a + 1]!, w[3 * a + 2]!), wb = norm3(w[3 * b]!, w[3 * b + 1]!, w[3 * b + 2]!);
+  if (wa > 0) s += wa * ra;
+  if (wb > 0) s += wb * rb;
+  return s;
+}
+
 /** Upper bound of the speed of any point of body i (radius r) now, with a step of gravity and external forces. */
 function bodySpeed(ctx: StepContext, i: number, r: number): number {
   const B = ctx.bodies;

@@ -61,7 +61,7 @@ import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type Quer
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { growColumns } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
-import { chooseMargins, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
+import { chooseMargins, closingSpeed, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { quatToMat3 } from './math.ts';
 import { PAIR_PLANE, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
@@ -134,6 +134,13 @@ export class NarrowPhase {
   private readonly gradScratch = new Float64Array(4);
   /** A cached sample at the predicted poses (SampleCache.evaluate: position in the other frame, value). */
   private readonly sampleAt = new Float64Array(4);
+  /**
+   * Impacts only (World sets it for the accumulated stage's collision
+   * phase, 0 otherwise): a pair that cannot close faster than this (m/s) is
+   * neither queried nor evaluated, and has no points in the phase; its
+   * resting contact is the stage's.
+   */
+  impactSpeed = 0;
   /** Samples evaluated from the caches since the step began (World books them into the profile). */
   cacheEvaluations = 0;
   /** Pairs queried again between passes of a phase since the step began (moved past their limits). */
@@ -183,7 +190,7 @@ export class NarrowPhase {
     const ccd = ctx.settings.ccd;
     for (let k = 0; k < n; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      if (only && !only[k]) {
+      if ((only && !only[k]) || this.leftOut(ctx, pairs, k)) {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
@@ -303,12 +310,33 @@ export class NarrowPhase {
     this.evaluate(ctx, pairs, k);
   }
 
+  /**
+   * Whether pair k is left out of an impacts-only phase (impactSpeed): its
+   * bodies' closing speed bound (closingSpeed) plus the step of gravity
+   * between a moving body and a static or sleeping one is below it.
+   */
+  private leftOut(ctx: StepContext, pairs: PairList, k: number): boolean {
+    if (!(this.impactSpeed > 0)) return false;
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const B = ctx.bodies;
+    let s = closingSpeed(ctx, a, b, this.info[B.shape[a]!]!.radius, this.info[B.shape[b]!]!.radius);
+    if (ctx.predGravity && (ctx.invMass[a] === 0 || ctx.invMass[b] === 0)) {
+      const g = ctx.gravity;
+      s += Math.hypot(g[0], g[1], g[2]) * ctx.predH;
+    }
+    return s < this.impactSpeed;
+  }
+
   /** Evaluates pair k at the current predictions and records what it was evaluated at. */
   private evaluate(ctx: StepContext, pairs: PairList, k: number): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
     ensurePredicted(ctx, a);
     ensurePredicted(ctx, b);
-    this.evaluatePair(ctx, pairs, k);
+    if (this.leftOut(ctx, pairs, k)) {
+      this.cur.open(k);
+      this.cur.close();
+      this.rel.set(ctx.predPos, ctx.predQuat, a, b);
+    } else this.evaluatePair(ctx, pairs, k);
     this.evalPhase[k] = ctx.phase;
     this.evalVa[k] = ctx.version[a]!;
     this.evalVb[k] = ctx.version[b]!;

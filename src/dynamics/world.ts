@@ -72,7 +72,7 @@ import { predictPoses, solverMasses } from './predict.ts';
 import { bookQueryCounters, StepProfile, type Stage } from './profile.ts';
 import type { QueryCounters } from '../collision/query.ts';
 import { SequentialSolver } from './sequentialSolver.ts';
-import { AccumulatedSolver } from './accumulatedSolver.ts';
+import { AccumulatedSolver, RESTITUTION_STEPS } from './accumulatedSolver.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
 import { StepContext } from './stepContext.ts';
@@ -409,6 +409,10 @@ export class World {
     // updated), until a pass changes nothing.
     this.predict(this.dt, !standard);
     this.broadphase();
+    // Under the accumulated stage the collision phase is for impacts: a pair
+    // that cannot close faster than the stage's restitution threshold
+    // (RESTITUTION_STEPS |g| dt) is left to the stage (NarrowPhase.impactSpeed).
+    if (S.contactSolver === 'accumulated') this.narrow.impactSpeed = RESTITUTION_STEPS * Math.hypot(this.gravity[0], this.gravity[1], this.gravity[2]) * this.dt;
     await this.query('collisionQuery');
     // Under the accumulated stage the later collision passes evaluate their
     // pairs from the caches alone (no query): the contact phase queries again,
@@ -418,6 +422,7 @@ export class World {
       if (it > 0) await this.beginPass('collisionQuery', passQuery);
       if (!this.collisionSolve()) break;
     }
+    this.narrow.impactSpeed = 0;
     this.guard('collisionSolve');
     this.jointImpacts();
     this.jointVelocities();
