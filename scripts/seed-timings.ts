@@ -11,8 +11,9 @@
  *   npx tsx scripts/seed-timings.ts                      # all three, CPU backend
  *   npx tsx scripts/seed-timings.ts --scene skulls --backend gpu
  *   npx tsx scripts/seed-timings.ts --seconds 1          # a quick look, not the seed's durations
+ *   npx tsx scripts/seed-timings.ts --solver accumulated # another contact solver than the scenes' own
  *
- * Writes bench-results/seed-ch12-<backend>.json and prints a table of the three.
+ * Writes bench-results/seed-ch12-<backend>[-<solver>].json and prints a table of the three.
  * The runs are long on purpose (the seed's 12, 7 and 6 simulated seconds).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -65,10 +66,12 @@ function flag(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-async function measure(s: SeedScene, kind: 'cpu' | 'gpu'): Promise<SceneResult> {
+async function measure(s: SeedScene, kind: 'cpu' | 'gpu', solver: string | undefined): Promise<SceneResult> {
   const backend = await createBackend(kind);
   try {
-    const scene = validateScene(builtinScene(s.name, s.params), `<builtin:${s.name}>`);
+    const json = builtinScene(s.name, s.params) as { solver?: Record<string, unknown> };
+    if (solver) json.solver = { ...json.solver, contactSolver: solver };
+    const scene = validateScene(json, `<builtin:${s.name}>`);
     const t0 = performance.now();
     const world = await createWorld(scene, backend.query, { readText: (p) => readFile(p, 'utf8'), bake: backend.bake, warn: (m) => console.error(m) });
     const buildMs = performance.now() - t0;
@@ -123,11 +126,12 @@ async function main(): Promise<void> {
   const list = (only ? SCENES.filter((s) => s.name === only) : SCENES).map((s) => (seconds ? { ...s, seconds: Number(seconds) } : s));
   if (list.length === 0) throw new Error(`unknown scene "${only}" (one of ${SCENES.map((s) => s.name).join(', ')})`);
   const results: SceneResult[] = [];
-  for (const s of list) results.push(await measure(s, kind));
+  const solver = flag('solver');
+  for (const s of list) results.push(await measure(s, kind, solver));
   const cpu = cpus()[0];
   const machine = `node ${process.version}, ${cpu ? cpu.model.trim() : 'unknown CPU'} x${cpus().length}, ${osPlatform()}`;
-  const out = flag('out') ?? `bench-results/seed-ch12-${kind}.json`;
-  await writeFile(out, JSON.stringify({ date: new Date().toISOString(), machine, backend: kind, results }, null, 2) + '\n');
+  const out = flag('out') ?? `bench-results/seed-ch12-${kind}${solver ? `-${solver}` : ''}.json`;
+  await writeFile(out, JSON.stringify({ date: new Date().toISOString(), machine, backend: kind, contactSolver: solver ?? null, results }, null, 2) + '\n');
   console.log(`Median time per step by phase (${kind} backend; ${machine}):\n`);
   console.log('| scene | moving bodies | seed (Athlon64 2.4 GHz) | falling | landing | settled | whole run |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
