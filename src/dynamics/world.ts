@@ -413,16 +413,20 @@ export class World {
     // that cannot close faster than the stage's restitution threshold
     // (RESTITUTION_STEPS |g| dt) is left to the stage (NarrowPhase.impactSpeed).
     if (S.contactSolver === 'accumulated') this.narrow.impactSpeed = RESTITUTION_STEPS * Math.hypot(this.gravity[0], this.gravity[1], this.gravity[2]) * this.dt;
-    await this.query('collisionQuery');
-    // Under the accumulated stage the later collision passes evaluate their
-    // pairs from the caches alone (no query): the contact phase queries again,
-    // and its substeps hold what the passes leave.
-    const passQuery = S.contactSolver !== 'accumulated';
-    for (let it = 0; it < S.collisionIterations; it++) {
-      if (it > 0) await this.beginPass('collisionQuery', passQuery);
-      if (!this.collisionSolve()) break;
+    try {
+      await this.query('collisionQuery');
+      // Under the accumulated stage the later collision passes evaluate their
+      // pairs from the caches alone (no query): the contact phase queries
+      // again, and its substeps hold what the passes leave.
+      const passQuery = S.contactSolver !== 'accumulated';
+      for (let it = 0; it < S.collisionIterations; it++) {
+        if (it > 0) await this.beginPass('collisionQuery', passQuery);
+        if (!this.collisionSolve()) break;
+      }
+    } finally {
+      // (Also when a query fails: the next phase must see every pair.)
+      this.narrow.impactSpeed = 0;
     }
-    this.narrow.impactSpeed = 0;
     this.guard('collisionSolve');
     this.jointImpacts();
     this.jointVelocities();
