@@ -7,7 +7,7 @@
  * would; every body here starts unrotated, so an anchor is simply the joint
  * point minus the body's position.
  */
-import { FORMAT, floorShape, ground as groundBody, lcg, round, seedRingShape, type Builtin, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground as groundBody, lcg, pileSolver, round, seedRingShape, type Builtin, type Json } from './sceneKit.ts';
 import * as det from '../util/detmath.ts';
 
 const ground = (extra: Json = {}): Json => groundBody(extra, 0.2);
@@ -237,6 +237,7 @@ export const jointBuiltins: Builtin[] = [
       return {
         format: FORMAT,
         dt: 0.01,
+        solver: pileSolver(),
         shapes: {
           floor: floorShape,
           ring: seedRingShape(),

@@ -4,7 +4,7 @@
  * each a generator of plain scene JSON with its description and parameters.
  * builtins.ts lists them with the joint, mesh and soft-body scenes.
  */
-import { FORMAT, floorShape, ground, lcg, round, seedRingShape, type Builtin, type Json } from './sceneKit.ts';
+import { FORMAT, floorShape, ground, lcg, pileSolver, round, seedRingShape, type Builtin, type Json } from './sceneKit.ts';
 import * as det from '../util/detmath.ts';
 
 /** The tallest peg segment of "rings": 512 cells (the most an SDF may have) of the seed's 2.5 cm. */
@@ -102,6 +102,7 @@ export const rigidBuiltins: Builtin[] = [
       }
       return {
         format: FORMAT,
+        solver: pileSolver(),
         dt: 0.01,
         shapes: {
           floor: floorShape,
@@ -145,7 +146,7 @@ export const rigidBuiltins: Builtin[] = [
           friction: 0.6,
         });
       }
-      return { format: FORMAT, dt: 1 / p['hz']!, shapes: { floor: floorShape, box: { type: 'box', size: [a, a, a], sdf: { cells: 16 } } }, bodies };
+      return { format: FORMAT, dt: 1 / p['hz']!, solver: pileSolver(), shapes: { floor: floorShape, box: { type: 'box', size: [a, a, a], sdf: { cells: 16 } } }, bodies };
     },
   },
   {
@@ -175,6 +176,7 @@ export const rigidBuiltins: Builtin[] = [
       }
       return {
         format: FORMAT,
+        solver: pileSolver(),
         dt: 0.01,
         shapes: {
           floor: floorShape,
@@ -224,6 +226,7 @@ export const rigidBuiltins: Builtin[] = [
       }
       return {
         format: FORMAT,
+        solver: pileSolver(),
         dt: 0.01,
         shapes: { floor: floorShape, cup: { type: 'revolve', profile: cupProfile(), segments: p['segments'], sdf: { cells: 64 } } },
         bodies,

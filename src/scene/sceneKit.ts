@@ -39,6 +39,17 @@ export interface Builtin extends BuiltinInfo {
 
 export const FORMAT = 'stackfield-scene/1';
 
+/**
+ * The solver settings of the pile built-ins (boxes, rings, pile, cups,
+ * skulls and the jointed heaps): the accumulated contact stage
+ * (docs/ALGORITHM.md 4.6), under which heaps come to rest and sleep, at a
+ * fraction of the seed's passes' cost. Towers, stacks and the seed's figure
+ * scenes keep the seed's passes, the default, which hold a tower with no drift.
+ */
+export function pileSolver(): Json {
+  return { contactSolver: 'accumulated' };
+}
+
 /** A plane through the origin facing +y; a static body named "ground" uses it. */
 export const floorShape = { type: 'plane', normal: [0, 1, 0] };
 

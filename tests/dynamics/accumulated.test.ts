@@ -66,9 +66,10 @@ describe('accumulated contact stage', () => {
   /** Runs the built-in `name` under the accumulated stage for `seconds`: when every dynamic body was asleep (-1: never). */
   /** The most query calls any step of the last sleepsAt run made. */
   let maxQueryCalls = 0;
-  async function sleepsAt(name: string, params: Record<string, number>, seconds: number): Promise<number> {
+  /** When every body of built-in `name` is asleep (-1: not within `seconds`), under this stage, or (`own`) under the scene's own settings. */
+  async function sleepsAt(name: string, params: Record<string, number>, seconds: number, own = false): Promise<number> {
     const w = await worldFrom(builtinScene(name, params));
-    w.solver = { ...w.solver, contactSolver: 'accumulated' };
+    if (!own) w.solver = { ...w.solver, contactSolver: 'accumulated' };
     let at = -1;
     maxQueryCalls = 0;
     await run(w, Math.round(seconds / w.dt), (ww) => {
@@ -178,6 +179,17 @@ describe('accumulated contact stage', () => {
     for (let i = 0; i < w.bodies.count; i++) if (!w.bodies.isStatic[i] && !w.bodies.asleep[i]) awake++;
     expect(energy / samples).toBeLessThan(2e-3);
     expect(awake).toBeLessThanOrEqual(1);
+  }, 120_000);
+
+  // The pile built-ins name this stage in their scene files, so a pile
+  // opened in the app, run or benchmarked comes to rest as shipped. (Under
+  // the seed's passes none of these three is all asleep within 9 s.)
+  it('the pile built-ins as shipped come to rest: 125 boxes, 30 bones, cups and L-blocks, and 8 cups all asleep by 8 s', async () => {
+    for (const [name, params] of [['boxes', {}], ['pile', {}], ['cups', { count: 8 }]] as const) {
+      const at = await sleepsAt(name, params, 8, true);
+      expect(at, name).toBeGreaterThan(1);
+      expect(at, name).toBeLessThan(8);
+    }
   }, 120_000);
 
   it('a heap of 216 boxes comes to rest and every box sleeps by 10 s', async () => {
