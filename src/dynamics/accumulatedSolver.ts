@@ -61,8 +61,8 @@
  *               the slop is pushed out on pseudo velocities (PSEUDO_ITERS
  *               sweeps, at the soft rate of CONTACT_HERTZ over DAMPING_RATIO,
  *               at most MAX_PUSH; the lower body of a supporting manifold
- *               twice as heavy, level by level, so a stack's push-out climbs
- *               it within a few sweeps) that move the substep's positions and are
+ *               frozen, level by level, so a stack's push-out climbs it in one
+ *               sweep) that move the substep's positions and are
  *               dropped, so no push-out ever becomes velocity. With
  *               `splitImpulse` off the solve is Box2D's soft contact
  *               (the bias in the velocities, taken out again by the relax);
@@ -183,18 +183,8 @@ const SHOCK_TOL = 1e-9;
 export const SHOCK_SCALE = 0.3;
 /** Floats per stored manifold: normal (3), angular impulse (3), total normal impulse, whether it slid. */
 const SM = 8;
-/**
- * The same for the push-out's pseudo velocities. Shared evenly (1), the
- * bottom of a stack of 20 rings got a twentieth of its push and the
- * 1000-box heap kept 900 boxes awake at 10 s. Frozen (0, the seed's scheme),
- * a body's pseudo velocity is the sum of every level's push below it: the
- * top of a stack of 50 rings on one peg was lifted at 0.26 m/s while its
- * velocity rows let it sink as fast, and stacks of 40-50 rings rocked at
- * 0.1-0.3 m/s and never slept (of 30-50 on one peg, 2 of 5 asleep at 8 s;
- * with 0.5, all five by 6.4 s, and box heaps, ring piles and towers as
- * before within their scatter: docs/DESIGN.md 6).
- */
-const PSEUDO_SHOCK_SCALE = 0.5;
+/** The same for the push-out's pseudo velocities (0: the lower body frozen, the seed's scheme). */
+const PSEUDO_SHOCK_SCALE = 0;
 /** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
 const KEEP_CELLS = 0.02;
 const KEEP_FACTOR = 1.05;
@@ -722,8 +712,8 @@ export class AccumulatedSolver implements ContactSolver {
       const a = pa[r0]!, b = pb[r0]!;
       // Shock propagation of the push-out: the lower body of a supporting
       // manifold is heavier by 1 / PSEUDO_SHOCK_SCALE, so a stack's
-      // push-out climbs it instead of being shared back down (pseudo
-      // velocities move positions only: no energy comes of it).
+      // push-out climbs it in one sweep instead of being shared back down
+      // (pseudo velocities move positions only: no energy comes of it).
       sc[a] = 1; sc[b] = 1;
       if (shockLevel && this.mSupport[m]) {
         const la = shockLevel[a]!, lb = shockLevel[b]!;
