@@ -199,7 +199,7 @@ const ADIR = 9;
 const AJAC = 3 * ADIR;
 
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
-const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1 } as const;
+const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
 const STORE_COLUMNS = { sA: 1, sB: 1, sKey: 1, sImp: 4 } as const;
@@ -541,6 +541,13 @@ export class AccumulatedSolver implements ContactSolver {
   pv = new Float64Array(0);
   pw = new Float64Array(0);
   lamP = new Float64Array(0);
+  /**
+   * Scratch of a pass: each normal row's separation and effective mass, which
+   * hold while a pass sweeps a manifold's rows (the substep's motion and the
+   * mass scales do not change within it), computed once per row and pass.
+   */
+  sepNow = new Float64Array(0);
+  massNow = new Float64Array(0);
 
   // ------------------------------------------------------------ passes
 
@@ -595,7 +602,7 @@ export class AccumulatedSolver implements ContactSolver {
       // face's points are one block: one sweep leaves its first point with
       // the whole impulse and the box turning on it).
       const sweeps = bias ? 1 : LOCAL_SWEEPS;
-      for (let sw = 0; sw < sweeps; sw++)
+      const sepNow = this.sepNow, massNow = this.massNow;
       for (let r = r0; r < r1; r++) {
         const base = JAC * r;
         const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
@@ -607,7 +614,13 @@ export class AccumulatedSolver implements ContactSolver {
         const dx = dp[3 * a]! + qay * az - qaz * ay - dp[3 * b]! - (qby * bz - qbz * by);
         const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
         const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
-        const s = s0[r]! + nx * dx + ny * dy + nz * dz;
+        sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
+        massNow[r] = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+      }
+      for (let sw = 0; sw < sweeps; sw++)
+      for (let r = r0; r < r1; r++) {
+        const base = JAC * r;
+        const s = sepNow[r]!;
         let target = 0, massScale = 1, impulseScale = 0;
         if (s > 0) {
           target = -s * invH;
@@ -618,7 +631,7 @@ export class AccumulatedSolver implements ContactSolver {
           impulseScale = so.impulseScale;
         }
         const un = rowVel(jac, base, v, w, a, b);
-        const mn = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+        const mn = massNow[r]!;
         const old = lam[3 * r]!;
         const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
         lam[3 * r] = ln;
@@ -705,6 +718,7 @@ export class AccumulatedSolver implements ContactSolver {
       pw[3 * i] = 0; pw[3 * i + 1] = 0; pw[3 * i + 2] = 0;
     }
     const jac = this.jac, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im, ka = this.ka, kb = this.kb, s0 = this.s0, lp = this.lamP;
+    const sepNow = this.sepNow, massNow = this.massNow;
     for (let r = 0; r < this.count; r++) lp[r] = 0;
     for (let it = 0; it < PSEUDO_ITERS; it++)
     for (let m = 0; m < this.mcount; m++) {
@@ -721,18 +735,26 @@ export class AccumulatedSolver implements ContactSolver {
         else if (lb < la) sc[b] = PSEUDO_SHOCK_SCALE;
       }
       const sa = sc[a]!, sb = sc[b]!;
-      for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
+      // The rows' depths past the slop and masses hold through the call
+      // (pseudo velocities move positions only after it).
+      if (it === 0) {
         for (let r = r0; r < r1; r++) {
           const base = JAC * r;
           this.relMotion(r, a, b);
           const mv = this.mot;
-          const sep = s0[r]! + jac[base]! * mv[0]! + jac[base + 1]! * mv[1]! + jac[base + 2]! * mv[2]!;
-          const e = sep + this.slop[r]!;
+          sepNow[r] = s0[r]! + jac[base]! * mv[0]! + jac[base + 1]! * mv[1]! + jac[base + 2]! * mv[2]! + this.slop[r]!;
+          massNow[r] = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+        }
+      }
+      for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
+        for (let r = r0; r < r1; r++) {
+          const base = JAC * r;
+          const e = sepNow[r]!;
           if (!(e < 0) && lp[r] === 0) continue;
           const target = e < 0 ? Math.min(-so.biasRate * e, MAX_PUSH) : 0;
           const un = rowVel(jac, base, pv, pw, a, b);
           const old = lp[r]!;
-          const nl = Math.max(0, old + effMass(ka[3 * r]!, kb[3 * r]!, sa, sb) * (target - un));
+          const nl = Math.max(0, old + massNow[r]! * (target - un));
           lp[r] = nl;
           if (nl !== old) applyScaled(jac, base, nl - old, pv, pw, im, sc, a, b);
         }
