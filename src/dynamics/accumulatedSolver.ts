@@ -91,7 +91,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
 import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
-import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
+import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { norm3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
@@ -1607,9 +1607,28 @@ function effMass(ka: number, kb: number, sa: number, sb: number): number {
 /** The running solver's per-body flags: 1 once an impulse reached the body in this step (set by solve). */
 let touchedNow: Uint8Array = new Uint8Array(0);
 
-/** An impulse along the row at o (contactRows.ts), each body's share scaled by sc, marking both bodies touched. */
+/**
+ * An impulse along the row at o (contactRows.ts applyRow, written out: the
+ * solver's hottest call, which the optimiser left a call), each body's share
+ * scaled by sc, marking both bodies touched.
+ */
 function applyScaled(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, sc: Float64Array, a: number, b: number): void {
-  applyRow(j, o, lam, v, w, im, a, b, sc[a]!, sc[b]!);
+  const fa = sc[a]!, fb = sc[b]!;
+  const ia = im[a]! * lam * fa, ib = im[b]! * lam * fb;
+  const a3 = 3 * a, b3 = 3 * b;
+  v[a3] += ia * j[o]!;
+  v[a3 + 1] += ia * j[o + 1]!;
+  v[a3 + 2] += ia * j[o + 2]!;
+  v[b3] -= ib * j[o]!;
+  v[b3 + 1] -= ib * j[o + 1]!;
+  v[b3 + 2] -= ib * j[o + 2]!;
+  const la = lam * fa, lb = lam * fb;
+  w[a3] += la * j[o + 9]!;
+  w[a3 + 1] += la * j[o + 10]!;
+  w[a3 + 2] += la * j[o + 11]!;
+  w[b3] -= lb * j[o + 12]!;
+  w[b3 + 1] -= lb * j[o + 13]!;
+  w[b3 + 2] -= lb * j[o + 14]!;
   touchedNow[a] = 1;
   touchedNow[b] = 1;
 }
