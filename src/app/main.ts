@@ -18,6 +18,7 @@
  */
 import type { BackendKind } from '../collision/query.ts';
 import type { MotorHandle } from '../dynamics/motorHandle.ts';
+import { stageOrder } from '../dynamics/profile.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { displayName, quote } from '../util/echo.ts';
@@ -201,6 +202,7 @@ class App {
     this.sim = new Simulation(this.gpu !== null, backend, {
       onStep: (w) => {
         this.interaction.afterStep(w);
+        this.chart.showStages(stageOrder(w.solver.scheme, w.solver.contactSolver));
         this.chart.push(w.profile);
         document.body.dataset['steps'] = String(w.stepCount);
         if (!this.sim.playing) this.refreshHud(true);
@@ -633,6 +635,7 @@ class App {
     this.softPanel.show(softSystemOf(w));
     this.interaction.worldChanged();
     this.chart.clear();
+    this.chart.showStages(stageOrder(w.solver.scheme, w.solver.contactSolver));
     if (this.selected >= w.bodies.count) this.selected = -1;
     if (this.selected < 0) this.following = false;
     this.renderer.setHighlight(this.selected);

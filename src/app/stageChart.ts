@@ -3,7 +3,7 @@
  * the last HISTORY steps, with a legend that shows the latest milliseconds.
  * A plain 2D canvas: tweakpane's graph monitor shows one number only.
  */
-import { STAGES, type StepProfile } from '../dynamics/profile.ts';
+import { STAGES, type Stage, type StepProfile } from '../dynamics/profile.ts';
 
 const HISTORY = 120;
 /** Least width of the axis labels' column, left of the bars; wider when a label needs it (so bars never paint over them). */
@@ -60,6 +60,9 @@ export class StageChart {
   private readonly ctx: CanvasRenderingContext2D;
   private readonly legend: HTMLElement;
   private readonly legendValues: HTMLElement[] = [];
+  private readonly legendRows: HTMLElement[] = [];
+  /** The stage list the legend shows (showStages), joined; '' before the first call. */
+  private shown = '';
   private readonly data = new Float32Array(HISTORY * STAGES.length);
   private head = 0;
   private filled = 0;
@@ -87,10 +90,26 @@ export class StageChart {
       const val = document.createElement('b');
       val.textContent = '0.0';
       row.append(sw, name, val);
+      row.dataset['stage'] = s;
       this.legend.append(row);
+      this.legendRows.push(row);
       this.legendValues.push(val);
     }
     this.element.append(title, this.canvas, this.legend);
+  }
+
+  /**
+   * Shows in the legend only the stages in `order` (the running scheme's
+   * and contact solver's, profile.ts stageOrder): a stage another solver
+   * books would only ever read 0.
+   */
+  showStages(order: readonly Stage[]): void {
+    const key = order.join();
+    if (key === this.shown) return;
+    this.shown = key;
+    STAGES.forEach((s, k) => {
+      this.legendRows[k]!.hidden = !order.includes(s);
+    });
   }
 
   push(p: StepProfile): void {

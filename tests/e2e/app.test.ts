@@ -20,6 +20,7 @@ import type { Viewport } from '../../src/app/camera.ts';
 import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
 import { builtinWorld } from '../dynamics/helpers.ts';
+import { STAGES, stageOrder } from '../../src/dynamics/profile.ts';
 import { CHROMIUM, CHROMIUM_ARGS, OUT, frames, openPage as openHarnessPage, row, setCheckbox, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -276,6 +277,16 @@ describe('the first hour: defaults, numbers, time and state', () => {
     expect(await page.locator('#numbers').isHidden()).toBe(true);
     await page.keyboard.press('o');
     expect(await page.locator('#numbers').isVisible()).toBe(true);
+    // The stage chart's legend lists the stages this scene's scheme and
+    // contact solver run (the pile names the accumulated stage), no others.
+    const shown = await page.evaluate(() => {
+      const w = window.stackfield.sim.world!;
+      const stages = [...document.querySelectorAll<HTMLElement>('.stage-legend-item')].filter((e) => e.offsetParent !== null).map((e) => e.dataset['stage']);
+      return { solver: [w.solver.scheme, w.solver.contactSolver], stages };
+    });
+    expect(shown.solver).toEqual(['separated', 'accumulated']);
+    expect(shown.stages).toEqual(STAGES.filter((s) => stageOrder('separated', 'accumulated').includes(s)));
+    expect(shown.stages).not.toContain('shockPropagation');
     expect(errors).toEqual([]);
   }, 90_000);
 
