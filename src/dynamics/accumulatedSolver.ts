@@ -207,7 +207,7 @@ const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 /** Per pair: where its stored points and manifolds start and end. */
 const PAIR_COLUMNS = { pairStore: 1, pairStoreEnd: 1, pairMan: 1, pairManEnd: 1 } as const;
 /** One pair's candidate points as it is reduced, and its normal clusters. */
-const CANDIDATE_COLUMNS = { cand: 1, candN: 3, used: 1, members: 1 } as const;
+const CANDIDATE_COLUMNS = { cand: 1, candN: 3, used: 1, members: 1, keptAt: 1 } as const;
 const CLUSTER_COLUMNS = { clN: 3, clCount: 1, clFace: 1, clDrop: 1 } as const;
 
 /** What a solve did, for tests and monitors. */
@@ -322,6 +322,9 @@ export class AccumulatedSolver implements ContactSolver {
   candN = new Float64Array(192);
   used = new Uint8Array(64);
   members = new Int32Array(64);
+  /** Per point of the pair being reduced (its index less keptBase): 1 if it was in the pair's manifolds last step. */
+  keptAt = new Uint8Array(64);
+  private keptBase = 0;
   private chosen = new Int32Array(MANIFOLD_POINTS);
   private isNew = new Uint8Array(MANIFOLD_POINTS);
   private readonly basis = new Float64Array(6);
@@ -886,9 +889,14 @@ export class AccumulatedSolver implements ContactSolver {
     let nc = 0;
     if (this.cand.length < e - s) growColumns(this, CANDIDATE_COLUMNS, 2 * (e - s));
     const take = TAKE_CELLS * cell;
+    // Whether each candidate was a point of the pair's manifolds last step
+    // (isKept), looked up once: the reduction's loops ask again and again.
+    const stored = this.pairStore[k] !== this.pairStoreEnd[k];
+    this.keptBase = s;
     for (let i = s; i < e; i++) {
       if (!(cs.phi[i]! < take)) continue;
       const sign = cs.b1[i] === a ? 1 : -1;
+      this.keptAt[i - s] = stored && this.findStored(k, pointKey(cs, a, i)) >= 0 ? 1 : 0;
       this.cand[nc] = i;
       this.candN[3 * nc] = sign * cs.n[3 * i]!;
       this.candN[3 * nc + 1] = sign * cs.n[3 * i + 1]!;
@@ -922,7 +930,7 @@ export class AccumulatedSolver implements ContactSolver {
       for (let c = 0; c < nc; c++) {
         if (this.used[c]) continue;
         const i = this.cand[c]!;
-        const d = cs.phi[i]! - (this.isKept(cs, k, a, i) ? keepLead : 0);
+        const d = cs.phi[i]! - (this.isKept(i) ? keepLead : 0);
         if (d < best) { best = d; lead = c; }
       }
       if (lead < 0) break;
@@ -971,7 +979,7 @@ export class AccumulatedSolver implements ContactSolver {
           let best = Infinity;
           for (let m = 0; m < nm; m++) {
             const i = this.members[m]!;
-            const d = this.smooth[i]! - (this.isKept(cs, k, a, i) ? keepD : 0);
+            const d = this.smooth[i]! - (this.isKept(i) ? keepD : 0);
             if (d < best) { best = d; lead2 = i; }
           }
         }
@@ -1092,9 +1100,8 @@ export class AccumulatedSolver implements ContactSolver {
   }
 
   /** Whether point i of pair k (body a first) was one of last step's solver points. */
-  private isKept(cs: ContactSet, k: number, a: number, i: number): boolean {
-    if (this.pairStore[k] === this.pairStoreEnd[k]) return false;
-    return this.findStored(k, pointKey(cs, a, i)) >= 0;
+  private isKept(i: number): boolean {
+    return this.keptAt[i - this.keptBase] === 1;
   }
 
   /** Picks at most MANIFOLD_POINTS of the cluster's members and prepares them as one manifold. */
@@ -1114,7 +1121,7 @@ export class AccumulatedSolver implements ContactSolver {
     // weighted.
     let touchFrom = 0, touchBand = 1, touching = false;
     const bonus = (i: number): number => {
-      const kept = this.isKept(cs, k, a, i) ? KEEP_FACTOR : 1;
+      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
       return touching ? kept * Math.max(0, Math.min(1, 1 - (cs.gap[i]! - touchFrom) / touchBand)) : kept;
     };
     const lx = P[3 * lead]!, ly = P[3 * lead + 1]!, lz = P[3 * lead + 2]!;
