@@ -33,6 +33,8 @@ export interface RunSummary {
   backend: string;
   /** Threads the CPU queries ran on (1 for the GPU backend). */
   threads: number;
+  /** The contact solver the run used: the scene's solver.contactSolver, or --solver ("sequential", "pgs" or "accumulated"). */
+  contactSolver: string;
   steps: number;
   dt: number;
   /** Seconds of simulated time. */
@@ -202,6 +204,7 @@ export class RunTracker {
       scene: this.scene,
       backend: this.backend,
       threads: this.threads,
+      contactSolver: world.solver.contactSolver,
       steps: this.steps,
       dt: world.dt,
       simulatedTime: this.steps * world.dt,
@@ -266,6 +269,13 @@ function length(x: number): string {
   return Math.abs(x) < 0.1 ? `${num(x * 1000)} mm` : `${num(x)} m`;
 }
 
+/** How the first line of the summary names each contact solver. */
+const SOLVER_WORDS: Record<string, string> = {
+  sequential: "the seed's contact passes",
+  pgs: 'projected Gauss-Seidel contacts',
+  accumulated: 'the accumulated contact stage',
+};
+
 /**
  * The summary as a few aligned lines of text. `sceneLabel` is how the first
  * line names the scene (the caller quotes a file name; the summary's `scene`
@@ -275,7 +285,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
   const pen = s.penetration;
   const lines = [
     `stackfield: ${sceneLabel}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
-      `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}; world built in ${duration(s.buildSeconds)}`,
+      `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}, ${SOLVER_WORDS[s.contactSolver] ?? s.contactSolver}; world built in ${duration(s.buildSeconds)}`,
     `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.softBodies > 0 ? ` (${s.softBodies} soft)` : ''}${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     pen.max === 0
       ? '  penetration    none'

@@ -37,6 +37,8 @@ describe('the run summary', () => {
     expect(s.belowGround).toEqual([]);
     expect(s.nonFinite).toBe(0);
     expect(s.backend).toBe('cpu');
+    // The tower runs the seed's passes, its scene's own (no solver named: the format's default).
+    expect(s.contactSolver).toBe('sequential');
     // Ten boxes 0.5 m high stacked on the ground: the top face at 5 m, the bottom face on the floor.
     expect(Math.abs(s.highestPoint - 5)).toBeLessThan(1e-3);
     expect(Math.abs(s.lowestPoint)).toBeLessThan(1e-3);
@@ -65,7 +67,7 @@ describe('the run summary', () => {
     const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=3', '--param', 'size=0.5', '--param', 'hz=100', '--steps', '150', '--every', '150']);
     expect(r.status, r.stderr).toBe(0);
     expect(lines(r.stdout).map((l) => l.step)).toEqual([0, 150]);
-    expect(r.stderr).toMatch(/^stackfield: built-in tower: 150 steps of 0\.01 s \(1\.5 s simulated\) in [\d.]+ m?s, [\d.]+ ms per step on the cpu backend( \(\d+ threads\))?; world built in/);
+    expect(r.stderr).toMatch(/^stackfield: built-in tower: 150 steps of 0\.01 s \(1\.5 s simulated\) in [\d.]+ m?s, [\d.]+ ms per step on the cpu backend( \(\d+ threads\))?, the seed's contact passes; world built in/);
     expect(r.stderr).toContain('  resting        3 of 3 dynamic bodies');
     expect(r.stderr).toMatch(/ {2}extent {9}lowest point [\d.]+ mm, highest 1\.5 m \(against gravity\)/);
     expect(r.stderr).toContain('  below ground   none');
