@@ -293,7 +293,8 @@ export function queryRange(
         const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
         if (!(phi < margin)) continue;
         if (inside) {
-          sdfNormal(g, px, py, pz, nrm);
+          nrm[0] = px; nrm[1] = py; nrm[2] = pz;
+          sdfNormal(g, nrm, nrm);
         } else {
           nrm[0] = (gx - cgx) * h / d;
           nrm[1] = (gy - cgy) * h / d;

@@ -122,10 +122,14 @@ export function sampleSdf(
 }
 
 /**
- * sampleSdf's normal alone, for a point the caller knows lies in the grid
- * box (the query kernel, which has its value already): the same numbers.
+ * sampleSdf's normal alone, for the point at[0..2], which the caller knows
+ * lies in the grid box (the query kernel, which has its value already): the
+ * same numbers. The point comes in an array (which may be `normal` itself),
+ * not as arguments: a call the optimiser does not inline boxes each
+ * floating-point argument on the heap, three per record of the kernel.
  */
-export function sdfNormal(g: SdfGrid, x: number, y: number, z: number, normal: Float64Array | number[]): void {
+export function sdfNormal(g: SdfGrid, at: Float64Array, normal: Float64Array | number[]): void {
+  const x = at[0]!, y = at[1]!, z = at[2]!;
   const inv = 1 / g.cellSize;
   const gx = (x - g.origin[0]) * inv;
   const gy = (y - g.origin[1]) * inv;
