@@ -545,9 +545,10 @@ export class AccumulatedSolver implements ContactSolver {
   pw = new Float64Array(0);
   lamP = new Float64Array(0);
   /**
-   * Scratch of a pass: each normal row's separation and effective mass, which
-   * hold while a pass sweeps a manifold's rows (the substep's motion and the
-   * mass scales do not change within it), computed once per row and pass.
+   * Scratch of a pass: each normal row's separation (in the push-out, its
+   * separation plus the slop) and effective mass, which hold while a pass
+   * sweeps a manifold's rows (the substep's motion and the mass scales do not
+   * change within it), computed once per row and pass.
    */
   sepNow = new Float64Array(0);
   massNow = new Float64Array(0);
