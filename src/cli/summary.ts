@@ -287,9 +287,10 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
     `stackfield: ${sceneLabel}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
       `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}, ${SOLVER_WORDS[s.contactSolver] ?? s.contactSolver}; world built in ${duration(s.buildSeconds)}`,
     `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.softBodies > 0 ? ` (${s.softBodies} soft)` : ''}${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
-    pen.max === 0
+    // (Below a picometre a depth is round-off, as in length(): none.)
+    !(pen.max >= 1e-12)
       ? '  penetration    none'
-      : `  penetration    deepest ${length(pen.max)} (step ${pen.maxStep}); ${pen.end === 0 ? 'none' : length(pen.end)} at the end`,
+      : `  penetration    deepest ${length(pen.max)} (step ${pen.maxStep}); ${pen.end < 1e-12 ? 'none' : length(pen.end)} at the end`,
     // Energies to 7 digits: a settling tower changes the fourth or fifth.
     `  energy         ${num(s.energy.start, 7)} J -> ${num(s.energy.end, 7)} J (change ${s.energy.change >= 0 ? '+' : ''}${num(s.energy.change)} J; kinetic at the end ${num(s.energy.kineticEnd)} J)`,
     s.lowestPoint === null

@@ -71,6 +71,10 @@ describe('the run summary', () => {
       expect(text).toContain('resting        0 of 1 dynamic bodies (1 soft)');
       expect(text).not.toContain('no dynamic bodies');
       expect(nonFiniteFigure(s)).toBeUndefined();
+      // A depth of round-off (a box resting exactly on its floor ends 1e-23 m in) is none, not "0 mm (step 4)".
+      const roundOff = formatSummary({ ...s, penetration: { end: 1e-23, max: 1e-16, maxStep: 4 } }, (n) => n);
+      expect(roundOff).toContain('  penetration    none');
+      expect(formatSummary({ ...s, penetration: { end: 0, max: 2e-3, maxStep: 4 } }, (n) => n)).toContain('  penetration    deepest 2 mm (step 4); none at the end');
     } finally {
       destroyWorld(world);
     }
