@@ -39,23 +39,22 @@ export function rowVel(j: Float64Array, o: number, v: Float64Array, w: Float64Ar
 }
 
 /**
- * Impulse lam along the row at o: equal and opposite on the two bodies,
- * each body's share times fa, fb (1 but where shock propagation makes a
- * lower body heavier).
+ * Impulse lam along the row at o: equal and opposite on the two bodies.
+ * (The accumulated stage's twin, with each body's share scaled for shock
+ * propagation, is accumulatedSolver.ts applyScaled, written out there.)
  */
-export function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, a: number, b: number, fa = 1, fb = 1): void {
-  const ia = im[a]! * lam * fa, ib = im[b]! * lam * fb;
+export function applyRow(j: Float64Array, o: number, lam: number, v: Float64Array, w: Float64Array, im: Float64Array, a: number, b: number): void {
+  const ia = im[a]! * lam, ib = im[b]! * lam;
   v[3 * a] += ia * j[o]!;
   v[3 * a + 1] += ia * j[o + 1]!;
   v[3 * a + 2] += ia * j[o + 2]!;
   v[3 * b] -= ib * j[o]!;
   v[3 * b + 1] -= ib * j[o + 1]!;
   v[3 * b + 2] -= ib * j[o + 2]!;
-  const la = lam * fa, lb = lam * fb;
-  w[3 * a] += la * j[o + 9]!;
-  w[3 * a + 1] += la * j[o + 10]!;
-  w[3 * a + 2] += la * j[o + 11]!;
-  w[3 * b] -= lb * j[o + 12]!;
-  w[3 * b + 1] -= lb * j[o + 13]!;
-  w[3 * b + 2] -= lb * j[o + 14]!;
+  w[3 * a] += lam * j[o + 9]!;
+  w[3 * a + 1] += lam * j[o + 10]!;
+  w[3 * a + 2] += lam * j[o + 11]!;
+  w[3 * b] -= lam * j[o + 12]!;
+  w[3 * b + 1] -= lam * j[o + 13]!;
+  w[3 * b + 2] -= lam * j[o + 14]!;
 }
