@@ -18,7 +18,6 @@
  */
 import type { BackendKind } from '../collision/query.ts';
 import type { MotorHandle } from '../dynamics/motorHandle.ts';
-import { stageOrder } from '../dynamics/profile.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
 import { displayName, quote } from '../util/echo.ts';
@@ -202,7 +201,7 @@ class App {
     this.sim = new Simulation(this.gpu !== null, backend, {
       onStep: (w) => {
         this.interaction.afterStep(w);
-        this.chart.showStages(stageOrder(w.solver.scheme, w.solver.contactSolver));
+        this.chart.showStages(w.solver);
         this.chart.push(w.profile);
         document.body.dataset['steps'] = String(w.stepCount);
         if (!this.sim.playing) this.refreshHud(true);
@@ -635,7 +634,7 @@ class App {
     this.softPanel.show(softSystemOf(w));
     this.interaction.worldChanged();
     this.chart.clear();
-    this.chart.showStages(stageOrder(w.solver.scheme, w.solver.contactSolver));
+    this.chart.showStages(w.solver);
     if (this.selected >= w.bodies.count) this.selected = -1;
     if (this.selected < 0) this.following = false;
     this.renderer.setHighlight(this.selected);

@@ -3,7 +3,8 @@
  * the last HISTORY steps, with a legend that shows the latest milliseconds.
  * A plain 2D canvas: tweakpane's graph monitor shows one number only.
  */
-import { STAGES, type Stage, type StepProfile } from '../dynamics/profile.ts';
+import { STAGES, stageOrder, type StepProfile } from '../dynamics/profile.ts';
+import type { SolverSettings } from '../dynamics/settings.ts';
 
 const HISTORY = 120;
 /** Least width of the axis labels' column, left of the bars; wider when a label needs it (so bars never paint over them). */
@@ -61,7 +62,7 @@ export class StageChart {
   private readonly legend: HTMLElement;
   private readonly legendValues: HTMLElement[] = [];
   private readonly legendRows: HTMLElement[] = [];
-  /** The stage list the legend shows (showStages), joined; '' before the first call. */
+  /** The scheme and contact solver whose stages the legend shows (showStages); '' before the first call. */
   private shown = '';
   private readonly data = new Float32Array(HISTORY * STAGES.length);
   private head = 0;
@@ -99,14 +100,15 @@ export class StageChart {
   }
 
   /**
-   * Shows in the legend only the stages in `order` (the running scheme's
-   * and contact solver's, profile.ts stageOrder): a stage another solver
-   * books would only ever read 0.
+   * Shows in the legend only the stages this scheme and contact solver book
+   * (profile.ts stageOrder): a stage another solver books would only ever
+   * read 0. Cheap when nothing changed (the app calls it every step).
    */
-  showStages(order: readonly Stage[]): void {
-    const key = order.join();
+  showStages(solver: Pick<SolverSettings, 'scheme' | 'contactSolver'>): void {
+    const key = `${solver.scheme} ${solver.contactSolver}`;
     if (key === this.shown) return;
     this.shown = key;
+    const order = stageOrder(solver.scheme, solver.contactSolver);
     STAGES.forEach((s, k) => {
       this.legendRows[k]!.hidden = !order.includes(s);
     });
