@@ -28,6 +28,19 @@ describe('sortIndicesByKey', () => {
     }
   });
 
+  it('gives the same order when one far key crowds the rest into a few buckets', () => {
+    let seed = 777;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    for (const n of [65, 200, 3000]) {
+      const key = Float64Array.from({ length: n }, () => rnd() * 1e-3);
+      key[n >> 1] = -1;
+      for (let i = 0; i < n; i += 7) key[i] = key[(i * 13) % n]!;
+      const perm = Int32Array.from({ length: n }, (_, i) => i);
+      sortIndicesByKey(perm, n, key, new Int32Array(n));
+      expect(Array.from(perm)).toEqual(Array.from(reference(key, 0, n)));
+    }
+  });
+
   it('leaves sorted input as it is', () => {
     const key = Float64Array.from({ length: 300 }, (_, i) => Math.floor(i / 3));
     const perm = Int32Array.from({ length: 300 }, (_, i) => i);
