@@ -360,6 +360,10 @@ function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
   return !(sdfPhiGrid(g, cgx, cgy, cgz) + d > (inside ? SQRT3 : L_EXT) * cr * (1 + 1e-6) + margin + 1e-7 * h);
 }
 
+/** Records spread over at least this many samples per record are sorted through buckets, not a table of the whole range. */
+const SPARSE_RANGE = 8;
+let sortCount = new Int32Array(0);
+let sortPlace = new Int32Array(0);
 let sortPerm = new Int32Array(0);
 /** Place + 1 of each sample's record while a large sort runs; 0 elsewhere (kept so). */
 let sortSlot = new Int32Array(0);
@@ -411,6 +415,35 @@ export function sortRecords(out: RecordOut, start: number, end: number): void {
         j--;
       }
       perm[j + 1] = i;
+    }
+  } else if (hi - lo >= SPARSE_RANGE * n) {
+    // Many, spread over a wide range of samples (a big mesh's contact
+    // patch: 400 records among 18 000 samples): a stable counting pass into
+    // n buckets of equal sample width, then insertion within each (samples
+    // are unique, so few share a bucket). O(n).
+    const B = n;
+    if (sortCount.length < B + 1) sortCount = new Int32Array(2 * B + 1);
+    const count = sortCount;
+    count.fill(0, 0, B + 1);
+    const scale = B / (hi - lo + 1);
+    for (let i = 0; i < n; i++) count[Math.floor((ss[i]! - lo) * scale) + 1]!++;
+    for (let b = 0; b < B; b++) count[b + 1]! += count[b]!;
+    const place = sortPlace.length < n ? (sortPlace = new Int32Array(2 * n)) : sortPlace;
+    for (let i = 0; i < n; i++) place[count[Math.floor((ss[i]! - lo) * scale)]!++] = i;
+    // Insertion by sample within each bucket (count[b] now ends bucket b).
+    let start = 0;
+    for (let b = 0; b < B; b++) {
+      const end = count[b]!;
+      for (let i = start; i < end; i++) {
+        const p = place[i]!, key = ss[p]!;
+        let j = i - 1;
+        while (j >= start && ss[perm[j]!]! > key) {
+          perm[j + 1] = perm[j]!;
+          j--;
+        }
+        perm[j + 1] = p;
+      }
+      start = end;
     }
   } else {
     // Many: each record's place in a table indexed by its sample (samples

@@ -114,10 +114,11 @@ describe('the CPU query kernel', () => {
 
   it('sortRecords orders any records by sample and carries each one\'s value and normal along', () => {
     const r = rng(3);
-    for (const n of [0, 1, 2, 7, 32, 33, 100, 5000]) {
-      // Distinct samples from a range far larger than n, shuffled.
+    for (const [n, range] of [[0, 1], [1, 9], [2, 200000], [7, 200000], [32, 200000], [33, 200000], [100, 200000], [5000, 200000], [100, 300], [5000, 15000]] as const) {
+      // Distinct samples from a range far larger than n (sorted through
+      // buckets) or a few times n (through a table), shuffled.
       const picked = new Set<number>();
-      while (picked.size < n) picked.add(Math.floor(r() * 200000));
+      while (picked.size < n) picked.add(Math.floor(r() * range));
       const samples = [...picked];
       for (let i = n - 1; i > 0; i--) {
         const j = Math.floor(r() * (i + 1));
