@@ -72,6 +72,7 @@ import { SampleCache } from './sampleCache.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
 import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
+import { sortIndicesByKey } from '../util/sort.ts';
 
 /**
  * Within a phase, a pair whose bodies' predictions moved by less than this
@@ -277,9 +278,8 @@ export class NarrowPhase {
         const m = this.poses[k]!;
         const hit = firstTouch(res!, this.firstTask[k]!, m);
         const t0 = this.firstTask[k]! + 2 * hit;
-        this.taskSamples(batch, res!, t0, 0, c);
-        this.taskSamples(batch, res!, t0 + 1, 1, c);
         pairs.swept[k] = hit < m - 1 ? 1 : 0;
+        this.pairSamples(batch, res!, t0, sortCutoff(pairs, k), c);
         if (hit < m - 1) {
           this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
           this.sub.lerp(this.now, this.rel, (hit + 1) / m);
@@ -290,7 +290,8 @@ export class NarrowPhase {
       }
       pairs.valid[k] = 1;
       if (only) this.pairRequeries++;
-      c.sortRange(start, c.count, sortCutoff(pairs, k));
+      // (A queried pair's samples came in that order already: pairSamples.)
+      if (f === Fresh.Plane) c.sortRange(start, c.count, sortCutoff(pairs, k));
       pairs.cacheStart[k] = start;
       pairs.cacheCount[k] = c.count - start;
       // Its points must come from the new samples.
@@ -658,24 +659,53 @@ export class NarrowPhase {
     batch.push(sb, sa, -p.qx, -p.qy, -p.qz, p.qw, p.ux, p.uy, p.uz, pairs.margin1[k]!);
   }
 
-  /** The records of one task into the cache, with the sample's position in the other frame at the query pose. */
-  private taskSamples(batch: QueryBatchBuilder, res: QueryResult, task: number, side: number, out: SampleCache): void {
-    const o = 8 * task;
+  /**
+   * The records of one pose's two tasks (task t0: A's samples, side 0; t0 +
+   * 1: B's, side 1) into the cache, each with its position in the other
+   * frame at the query pose: those with phi <= `cutoff` first, sorted by phi
+   * (stable), then the rest as they came. The order SampleCache.sortRange
+   * gives (the evaluation's stop relies on it), made as the records go in
+   * rather than by moving the cache's columns again afterwards.
+   */
+  private pairSamples(batch: QueryBatchBuilder, res: QueryResult, t0: number, cutoff: number, out: SampleCache): void {
+    const r0 = res.taskStart[t0]!, r1 = res.taskStart[t0 + 1]!, n = res.taskStart[t0 + 2]! - r0;
+    if (this.recKey.length < n) {
+      this.recKey = new Float64Array(2 * n);
+      this.recPerm = new Int32Array(2 * n);
+      this.recTmp = new Int32Array(2 * n);
+    }
+    const key = this.recKey, perm = this.recPerm, phi = res.phi;
+    let m = 0;
+    for (let j = 0; j < n; j++) {
+      const v = phi[r0 + j]!;
+      key[j] = v;
+      if (v <= cutoff) perm[m++] = j;
+    }
+    if (m < n) for (let j = 0, r = m; j < n; j++) if (!(key[j]! <= cutoff)) perm[r++] = j;
+    sortIndicesByKey(perm, m, key, this.recTmp);
     const ps = batch.poses;
-    const qx = ps[o]!, qy = ps[o + 1]!, qz = ps[o + 2]!, qw = ps[o + 3]!, tx = ps[o + 4]!, ty = ps[o + 5]!, tz = ps[o + 6]!;
-    const shape = this.queryShapes[batch.shapeA[task]!]!;
-    const pts = shape.samples.points;
-    for (let r = res.taskStart[task]!; r < res.taskStart[task + 1]!; r++) {
+    const pts0 = this.queryShapes[batch.shapeA[t0]!]!.samples.points, pts1 = this.queryShapes[batch.shapeA[t0 + 1]!]!.samples.points;
+    for (let q = 0; q < n; q++) {
+      const r = r0 + perm[q]!;
+      const side = r < r1 ? 0 : 1;
+      const o = 8 * (t0 + side);
+      const qx = ps[o]!, qy = ps[o + 1]!, qz = ps[o + 2]!, qw = ps[o + 3]!;
       const s = res.sample[r]!;
+      const pts = side === 0 ? pts0 : pts1;
       const lx = pts[4 * s]!, ly = pts[4 * s + 1]!, lz = pts[4 * s + 2]!;
       // p = rotate(q, l) + t, the same pose the query used.
       const cx = qy * lz - qz * ly, cy = qz * lx - qx * lz, cz = qx * ly - qy * lx;
-      const px = lx + 2 * (qw * cx + qy * cz - qz * cy) + tx;
-      const py = ly + 2 * (qw * cy + qz * cx - qx * cz) + ty;
-      const pz = lz + 2 * (qw * cz + qx * cy - qy * cx) + tz;
-      out.push(side, s, res.phi[r]!, res.normal[3 * r]!, res.normal[3 * r + 1]!, res.normal[3 * r + 2]!, px, py, pz);
+      const px = lx + 2 * (qw * cx + qy * cz - qz * cy) + ps[o + 4]!;
+      const py = ly + 2 * (qw * cy + qz * cx - qx * cz) + ps[o + 5]!;
+      const pz = lz + 2 * (qw * cz + qx * cy - qy * cx) + ps[o + 6]!;
+      out.push(side, s, phi[r]!, res.normal[3 * r]!, res.normal[3 * r + 1]!, res.normal[3 * r + 2]!, px, py, pz);
     }
   }
+
+  /** pairSamples' scratch: the records' phi, their order, and the sort's spare. */
+  private recKey = new Float64Array(0);
+  private recPerm = new Int32Array(0);
+  private recTmp = new Int32Array(0);
 
   /** Every sample of body a within `margin` of plane body p, exactly, at relative pose `rel` (a in p). */
   private planeSamples(ctx: StepContext, a: number, p: number, rel: RelPose, margin: number, out: SampleCache): void {
