@@ -920,8 +920,17 @@ export class AccumulatedSolver implements ContactSolver {
     // Two rounds over the same clusters: the first only sizes them up, the
     // second makes manifolds of all but a face's rim artefacts (dropRim).
     let ncl = 0;
+    // The first cluster as round 0 left it: a pair with one cluster (most)
+    // has no rim to drop, and round 1 would find the same again.
+    let lead0 = -1, nm0 = 0, mx0 = 0, my0 = 0, mz0 = 0, face0 = false;
     for (let round = 0; round < 2; round++) {
     if (round === 1) {
+      if (ncl === 1) {
+        this.faceFit = face0;
+        this.meshPair = !planeLike;
+        this.addManifold(ctx, cs, k, a, b, lead0, nm0, mx0, my0, mz0, cell, mat);
+        return;
+      }
       this.dropRim(ncl);
       for (let c = 0; c < nc; c++) this.used[c] = 0;
     }
@@ -987,6 +996,9 @@ export class AccumulatedSolver implements ContactSolver {
         }
       }
       if (round === 0) {
+        if (cl === 0) {
+          lead0 = lead2; nm0 = nm; mx0 = mx; my0 = my; mz0 = mz; face0 = this.faceFit;
+        }
         if (this.clN.length < 3 * (cl + 1)) growColumns(this, CLUSTER_COLUMNS, 2 * (cl + 1));
         this.clN[3 * cl] = mx; this.clN[3 * cl + 1] = my; this.clN[3 * cl + 2] = mz;
         this.clCount[cl] = nm;
