@@ -1121,93 +1121,19 @@ export class AccumulatedSolver implements ContactSolver {
   /** Picks at most MANIFOLD_POINTS of the cluster's members and prepares them as one manifold. */
   private addManifold(ctx: StepContext, cs: ContactSet, k: number, a: number, b: number, lead: number, nm: number,
     nx: number, ny: number, nz: number, cell: number, mat: Material): void {
-    const mem = this.members, P = cs.p, ch = this.chosen;
-    let nch = 0;
-    ch[nch++] = lead;
-    // Against a plane, a spanning point counts for less the farther it
-    // stands off the floor now (the leader's gap: 1; the band's edge: 0):
-    // the farthest sample in the band may stand 0.6 mm up while a touching
-    // one as far out is passed over, and a bunny lying on its side tipped
-    // onto it every few steps and crept across the floor.
+    const P = cs.p, ch = this.chosen;
     // The span is chosen twice: unweighted first, which says whether the
     // patch rolls (meetsRolling reads how far its points' gaps part, and
     // points weighted toward touching would all look like one face), then
-    // weighted.
-    let touchFrom = 0, touchBand = 1, touching = false;
-    const bonus = (i: number): number => {
-      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
-      return touching ? kept * Math.max(0, Math.min(1, 1 - (cs.gap[i]! - touchFrom) / touchBand)) : kept;
-    };
-    const lx = P[3 * lead]!, ly = P[3 * lead + 1]!, lz = P[3 * lead + 2]!;
-    // Tangent-plane distances: remove the normal part.
-    const tx = (i: number, j: number): number => {
-      const dx = P[3 * i]! - P[3 * j]!, dy = P[3 * i + 1]! - P[3 * j + 1]!, dz = P[3 * i + 2]! - P[3 * j + 2]!;
-      const dn = dx * nx + dy * ny + dz * nz;
-      return dx * dx + dy * dy + dz * dz - dn * dn;
-    };
-    const minSpan = 1e-4 * cell * cell;
-    // Only points nearly as deep as the leader span the manifold: where a
-    // curved body has sunk into another, the farthest candidates sit at the
-    // rim of the sunk region, barely touching, and one deep point pushed
-    // alone rocks the body instead of lifting it.
-    const span = (): void => {
-      const depthOf = (i: number): number => (this.faceFit ? this.smooth[i]! : cs.phi[i]!);
-      const d0 = depthOf(lead);
-      const deepLim = d0 + Math.max(TAKE_CELLS * cell, DEEP_FRACTION * Math.max(-d0, 0));
-      const deep = (i: number): boolean => depthOf(i) <= deepLim;
-      touchFrom = cs.gap[lead]!;
-      touchBand = Math.max(deepLim - d0, 1e-12);
-      // 2: the farthest from the leader.
-      nch = 1;
-      let p1 = -1, best = minSpan;
-      for (let m = 0; m < nm; m++) {
-        const i = mem[m]!;
-        if (i === lead || !deep(i)) continue;
-        const d = tx(i, lead) * bonus(i);
-        if (d > best) { best = d; p1 = i; }
-      }
-      if (p1 >= 0) {
-        ch[nch++] = p1;
-        // 3: the largest triangle with the first two (signed, about the normal).
-        const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
-        const area = (i: number): number => {
-          const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
-          return nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
-        };
-        let p2 = -1, a2 = 0;
-        best = Math.sqrt(minSpan) * Math.sqrt(best);
-        for (let m = 0; m < nm; m++) {
-          const i = mem[m]!;
-          if (i === lead || i === p1 || !deep(i)) continue;
-          const ar = Math.abs(area(i)) * bonus(i);
-          if (ar > best) { best = ar; p2 = i; a2 = area(i); }
-        }
-        if (p2 >= 0) {
-          ch[nch++] = p2;
-          // 4: the most area on the other side of the first edge.
-          let p3 = -1, b3 = 0;
-          for (let m = 0; m < nm; m++) {
-            const i = mem[m]!;
-            if (i === lead || i === p1 || i === p2 || !deep(i)) continue;
-            const ar = -Math.sign(a2) * area(i) * bonus(i);
-            if (ar > b3) { b3 = ar; p3 = i; }
-          }
-          if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
-        }
-      }
-    };
-    span();
+    // weighted toward touching (span).
+    let nch = this.span(cs, lead, nm, nx, ny, nz, cell, false);
     const meetAt = this.meetsRolling(ctx, cs, a, b, lead, nch, cell);
-    if (!this.meshPair && !this.faceFit) {
-      touching = true;
-      span();
-    }
+    if (!this.meshPair && !this.faceFit) nch = this.span(cs, lead, nm, nx, ny, nz, cell, true);
     // Sort the chosen by key, so the store stays in key order within the pair.
-    const keyOf = (i: number): number => pointKey(cs, a, i);
     for (let x = 1; x < nch; x++) {
-      const t = ch[x]!, kt = keyOf(t);
+      const t = ch[x]!, kt = pointKey(cs, a, t);
       let y = x - 1;
-      while (y >= 0 && keyOf(ch[y]!) > kt) { ch[y + 1] = ch[y]!; y--; }
+      while (y >= 0 && pointKey(cs, a, ch[y]!) > kt) { ch[y + 1] = ch[y]!; y--; }
       ch[y + 1] = t;
     }
     const m = this.mcount++;
@@ -1237,7 +1163,7 @@ export class AccumulatedSolver implements ContactSolver {
       this.pa[r] = a;
       this.pb[r] = b;
       this.pm[r] = m;
-      const key = keyOf(i);
+      const key = pointKey(cs, a, i);
       this.pkey[r] = key;
       let px = P[3 * i]!, py = P[3 * i + 1]!, pz = P[3 * i + 2]!;
       // A rolling curved patch's point: where the surfaces meet at the
@@ -1359,6 +1285,80 @@ export class AccumulatedSolver implements ContactSolver {
     }
     if (ima > 0) this.activate(a);
     if (imb > 0) this.activate(b);
+  }
+
+  /**
+   * The points spanning the manifold of a cluster (leader `lead`, its `nm`
+   * members in `members`, normal n) into `chosen`; returns how many (at most
+   * MANIFOLD_POINTS): the leader, the farthest from it, the one adding the
+   * largest triangle, the one adding the most area on the other side.
+   *
+   * Only points nearly as deep as the leader span the manifold: where a
+   * curved body has sunk into another, the farthest candidates sit at the
+   * rim of the sunk region, barely touching, and one deep point pushed
+   * alone rocks the body instead of lifting it. `touching`: against a
+   * plane, a spanning point counts for less the farther it stands off the
+   * floor now (the leader's gap: 1; the band's edge: 0): the farthest sample
+   * in the band may stand 0.6 mm up while a touching one as far out is
+   * passed over, and a bunny lying on its side tipped onto it every few
+   * steps and crept across the floor. A point kept last step counts
+   * KEEP_FACTOR more. (Loops written out, no closures: this runs for every
+   * cluster of every pair.)
+   */
+  private span(cs: ContactSet, lead: number, nm: number, nx: number, ny: number, nz: number, cell: number, touching: boolean): number {
+    const mem = this.members, P = cs.p, ch = this.chosen, phi = this.faceFit ? this.smooth : cs.phi, gap = cs.gap;
+    const minSpan = 1e-4 * cell * cell;
+    const d0 = phi[lead]!;
+    const deepLim = d0 + Math.max(TAKE_CELLS * cell, DEEP_FRACTION * Math.max(-d0, 0));
+    const touchFrom = gap[lead]!;
+    const touchBand = Math.max(deepLim - d0, 1e-12);
+    const lx = P[3 * lead]!, ly = P[3 * lead + 1]!, lz = P[3 * lead + 2]!;
+    let nch = 0;
+    ch[nch++] = lead;
+    // 2: the farthest from the leader (tangent-plane distance: the normal part removed).
+    let p1 = -1, best = minSpan;
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      if (i === lead || !(phi[i]! <= deepLim)) continue;
+      const dx = P[3 * i]! - lx, dy = P[3 * i + 1]! - ly, dz = P[3 * i + 2]! - lz;
+      const dn = dx * nx + dy * ny + dz * nz;
+      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
+      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
+      const d = (dx * dx + dy * dy + dz * dz - dn * dn) * w;
+      if (d > best) { best = d; p1 = i; }
+    }
+    if (p1 < 0) return nch;
+    ch[nch++] = p1;
+    // 3: the largest triangle with the first two (signed, about the normal).
+    const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
+    let p2 = -1, a2 = 0;
+    best = Math.sqrt(minSpan) * Math.sqrt(best);
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      if (i === lead || i === p1 || !(phi[i]! <= deepLim)) continue;
+      const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
+      const area = nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
+      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
+      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
+      const ar = Math.abs(area) * w;
+      if (ar > best) { best = ar; p2 = i; a2 = area; }
+    }
+    if (p2 < 0) return nch;
+    ch[nch++] = p2;
+    // 4: the most area on the other side of the first edge.
+    let p3 = -1, b3 = 0;
+    for (let m = 0; m < nm; m++) {
+      const i = mem[m]!;
+      if (i === lead || i === p1 || i === p2 || !(phi[i]! <= deepLim)) continue;
+      const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
+      const area = nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
+      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
+      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
+      const ar = -Math.sign(a2) * area * w;
+      if (ar > b3) { b3 = ar; p3 = i; }
+    }
+    if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
+    return nch;
   }
 
   /**
