@@ -621,7 +621,8 @@ export class AccumulatedSolver implements ContactSolver {
         sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
         massNow[r] = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
       }
-      for (let sw = 0; sw < sweeps; sw++)
+      for (let sw = 0; sw < sweeps; sw++) {
+      let local = 0;
       for (let r = r0; r < r1; r++) {
         const base = JAC * r;
         const s = sepNow[r]!;
@@ -645,7 +646,12 @@ export class AccumulatedSolver implements ContactSolver {
           applyScaled(jac, base, v, w, im, sc, a, b);
           const dv = Math.abs(ln - old) / mn;
           if (dv > change) change = dv;
+          if (dv > local) local = dv;
         }
+      }
+      // A sweep that changed no impulse leaves the next nothing to do (the
+      // same velocities give the same rows): stop, exactly as if it ran.
+      if (!(local > 0)) break;
       }
       // Friction at each point, within the disc of its own normal impulse,
       // after the normal rows (Box2D's order): the velocities the substep
