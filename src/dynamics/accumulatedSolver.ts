@@ -758,6 +758,7 @@ export class AccumulatedSolver implements ContactSolver {
         }
       }
       for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
+        let moved = false;
         for (let r = r0; r < r1; r++) {
           const base = JAC * r;
           const e = sepNow[r]!;
@@ -767,8 +768,10 @@ export class AccumulatedSolver implements ContactSolver {
           const old = lp[r]!;
           const nl = Math.max(0, old + massNow[r]! * (target - un));
           lp[r] = nl;
-          if (nl !== old) { IMPULSE[0] = nl - old; applyScaled(jac, base, pv, pw, im, sc, a, b); }
+          if (nl !== old) { IMPULSE[0] = nl - old; applyScaled(jac, base, pv, pw, im, sc, a, b); moved = true; }
         }
+        // (A sweep that changed nothing would only repeat: stop.)
+        if (!moved) break;
       }
       sc[a] = 1; sc[b] = 1;
     }
