@@ -8,7 +8,7 @@
  * same bit for bit whichever thread computed them.
  *
  * This module is loaded inside the workers too: keep its imports to the
- * sample and grid helpers (no DOM, no Node, nothing of the world).
+ * sample, grid and sort helpers (no DOM, no Node, nothing of the world).
  *
  * Cost model: per task, one bounding-sphere-vs-grid-box test; then per
  * *group* of GROUP_SAMPLES samples, and within a group that passes per
@@ -35,6 +35,7 @@
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
 import { sdfNormal, sdfPhiGrid, type SdfGrid } from '../sdf/grid.ts';
+import { insertionSort } from '../util/sort.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 export const CLUSTER_SAMPLES = 8;
@@ -363,7 +364,6 @@ function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
 /** Records spread over at least this many samples per record are sorted through buckets, not a table of the whole range. */
 const SPARSE_RANGE = 8;
 let sortCount = new Int32Array(0);
-let sortPlace = new Int32Array(0);
 let sortPerm = new Int32Array(0);
 /** Place + 1 of each sample's record while a large sort runs; 0 elsewhere (kept so). */
 let sortSlot = new Int32Array(0);
@@ -428,22 +428,12 @@ export function sortRecords(out: RecordOut, start: number, end: number): void {
     const scale = B / (hi - lo + 1);
     for (let i = 0; i < n; i++) count[Math.floor((ss[i]! - lo) * scale) + 1]!++;
     for (let b = 0; b < B; b++) count[b + 1]! += count[b]!;
-    const place = sortPlace.length < n ? (sortPlace = new Int32Array(2 * n)) : sortPlace;
-    for (let i = 0; i < n; i++) place[count[Math.floor((ss[i]! - lo) * scale)]!++] = i;
+    for (let i = 0; i < n; i++) perm[count[Math.floor((ss[i]! - lo) * scale)]!++] = i;
     // Insertion by sample within each bucket (count[b] now ends bucket b).
     let start = 0;
     for (let b = 0; b < B; b++) {
-      const end = count[b]!;
-      for (let i = start; i < end; i++) {
-        const p = place[i]!, key = ss[p]!;
-        let j = i - 1;
-        while (j >= start && ss[perm[j]!]! > key) {
-          perm[j + 1] = perm[j]!;
-          j--;
-        }
-        perm[j + 1] = p;
-      }
-      start = end;
+      insertionSort(perm, start, count[b]!, ss);
+      start = count[b]!;
     }
   } else {
     // Many: each record's place in a table indexed by its sample (samples

@@ -61,43 +61,35 @@ function bucketSort(perm: Int32Array, n: number, key: Float64Array, tmp: Int32Ar
   for (let b = 0; b < B; b++) {
     const end = count[b]!;
     const m = end - start;
-    if (m > BUCKET_INSERTION_MAX) {
-      perm.set(tmp.subarray(start, end), start);
-      mergeSort(perm.subarray(start, end), m, key, tmp.subarray(start, end));
-    } else {
-      for (let i = start; i < end; i++) {
-        const v = tmp[i]!;
-        const kv = key[v]!;
-        let j = i - 1;
-        // Strictly greater only: equal keys keep their order (stable).
-        while (j >= start && key[perm[j]!]! > kv) {
-          perm[j + 1] = perm[j]!;
-          j--;
-        }
-        perm[j + 1] = v;
-      }
-    }
+    perm.set(tmp.subarray(start, end), start);
+    if (m > BUCKET_INSERTION_MAX) mergeSort(perm.subarray(start, end), m, key, tmp.subarray(start, end));
+    else insertionSort(perm, start, end, key);
     start = end;
   }
   return true;
 }
 
+/**
+ * Sorts perm[lo, hi) in place by key[perm[i]], stably (insertion: for the
+ * short runs and sparse buckets of the sorts here and in cpuKernel.ts).
+ */
+export function insertionSort(perm: Int32Array, lo: number, hi: number, key: Float64Array | Uint32Array): void {
+  for (let i = lo + 1; i < hi; i++) {
+    const v = perm[i]!;
+    const kv = key[v]!;
+    let j = i - 1;
+    // Strictly greater only: equal keys keep their order (stable).
+    while (j >= lo && key[perm[j]!]! > kv) {
+      perm[j + 1] = perm[j]!;
+      j--;
+    }
+    perm[j + 1] = v;
+  }
+}
+
 /** The merge sort (runs of RUN insertion-sorted, then merged bottom up). */
 function mergeSort(perm: Int32Array, n: number, key: Float64Array, tmp: Int32Array): void {
-  for (let lo = 0; lo < n; lo += RUN) {
-    const hi = Math.min(lo + RUN, n);
-    for (let i = lo + 1; i < hi; i++) {
-      const v = perm[i]!;
-      const kv = key[v]!;
-      let j = i - 1;
-      // Strictly greater only: equal keys keep their order (stable).
-      while (j >= lo && key[perm[j]!]! > kv) {
-        perm[j + 1] = perm[j]!;
-        j--;
-      }
-      perm[j + 1] = v;
-    }
-  }
+  for (let lo = 0; lo < n; lo += RUN) insertionSort(perm, lo, Math.min(lo + RUN, n), key);
   if (n <= RUN) return;
   let src = perm, dst = tmp;
   for (let width = RUN; width < n; width *= 2) {
