@@ -56,12 +56,13 @@ function bucketSort(perm: Int32Array, n: number, key: Float64Array, tmp: Int32Ar
     const b = Math.min(B - 1, Math.floor((key[v]! - lo) * scale));
     tmp[count[b]!++] = v;
   }
-  // count[b] is now where bucket b ends: sort each bucket back into perm.
+  // count[b] is now where bucket b ends: back into perm, each bucket sorted
+  // in place (a crowded one through views of its range; a view is an object).
+  for (let i = 0; i < n; i++) perm[i] = tmp[i]!;
   let start = 0;
   for (let b = 0; b < B; b++) {
     const end = count[b]!;
     const m = end - start;
-    perm.set(tmp.subarray(start, end), start);
     if (m > BUCKET_INSERTION_MAX) mergeSort(perm.subarray(start, end), m, key, tmp.subarray(start, end));
     else insertionSort(perm, start, end, key);
     start = end;
