@@ -571,7 +571,7 @@ export class AccumulatedSolver implements ContactSolver {
       const a = pa[r0]!, b = pb[r0]!;
       for (let d = 0; d < 3; d++) {
         const l = al[3 * m + d]!;
-        if (l !== 0) applyAngular(aj, AJAC * m + ADIR * d, l, w, sc, a, b);
+        if (l !== 0) { IMPULSE[0] = l; applyAngular(aj, AJAC * m + ADIR * d, w, sc, a, b); }
       }
     }
   }
@@ -619,7 +619,10 @@ export class AccumulatedSolver implements ContactSolver {
         const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
         const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
         sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
-        massNow[r] = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
+        // effMass, written out (floating-point arguments to a call the
+        // optimiser does not inline are heap allocations).
+        const q = sa * ka[3 * r]! + sb * kb[3 * r]!;
+        massNow[r] = q > 0 ? 1 / q : 0;
       }
       for (let sw = 0; sw < sweeps; sw++) {
       let local = 0;
@@ -671,7 +674,8 @@ export class AccumulatedSolver implements ContactSolver {
           const base = JAC * r;
           const lim = coef * lam[3 * r]!;
           const o1 = lam[3 * r + 1]!, o2 = lam[3 * r + 2]!;
-          const m1 = effMass(ka[3 * r + 1]!, kb[3 * r + 1]!, sa, sb), m2 = effMass(ka[3 * r + 2]!, kb[3 * r + 2]!, sa, sb);
+          const q1 = sa * ka[3 * r + 1]! + sb * kb[3 * r + 1]!, q2 = sa * ka[3 * r + 2]! + sb * kb[3 * r + 2]!;
+          const m1 = q1 > 0 ? 1 / q1 : 0, m2 = q2 > 0 ? 1 / q2 : 0;
           let n1 = o1 - m1 * rowVel(jac, base + DIR, v, w, a, b);
           let n2 = o2 - m2 * rowVel(jac, base + 2 * DIR, v, w, a, b);
           const len = Math.sqrt(n1 * n1 + n2 * n2);
@@ -704,7 +708,7 @@ export class AccumulatedSolver implements ContactSolver {
           const lim = (coef * total) / q;
           const nl = Math.max(-lim, Math.min(lim, old - wr / q));
           al[3 * m + d] = nl;
-          if (nl !== old) applyAngular(aj, o, nl - old, w, sc, a, b);
+          if (nl !== old) { IMPULSE[0] = nl - old; applyAngular(aj, o, w, sc, a, b); }
         }
       }
       if (shockLevel) { sc[a] = 1; sc[b] = 1; }
@@ -1672,8 +1676,9 @@ function applyScaled(j: Float64Array, o: number, v: Float64Array, w: Float64Arra
   touchedNow[b] = 1;
 }
 
-/** Angular impulse lam about the axis at o, equal and opposite. */
-function applyAngular(j: Float64Array, o: number, lam: number, w: Float64Array, sc: Float64Array, a: number, b: number): void {
+/** Angular impulse IMPULSE[0] about the axis at o, equal and opposite (each body's share scaled as in applyScaled). */
+function applyAngular(j: Float64Array, o: number, w: Float64Array, sc: Float64Array, a: number, b: number): void {
+  const lam = IMPULSE[0]!;
   const la = lam * sc[a]!, lb = lam * sc[b]!;
   w[3 * a] += la * j[o + 3]!;
   w[3 * a + 1] += la * j[o + 4]!;
