@@ -7,7 +7,7 @@
  */
 import type { TriMesh } from './geometry/mesh.ts';
 import type { SdfGrid } from './sdf/grid.ts';
-import { bakeSdfCpu } from './sdf/bake.ts';
+import { bakeSdfCpu, type BakeJob } from './sdf/bake.ts';
 import { InputError } from './errors.ts';
 import { CpuPenetrationBackend } from './collision/cpuQuery.ts';
 import type { PoolOptions } from './collision/parallelQuery.ts';
@@ -18,6 +18,12 @@ export interface Backend {
   query: PenetrationBackend;
   /** Bakes a mesh's SDF; the CPU bake reports its progress through `onProgress` (the GPU bake does not). */
   bake(mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }): Promise<SdfGrid>;
+  /**
+   * Bakes a batch of meshes' SDFs (a scene's shapes), each as `bake` would:
+   * the CPU bakes them in turn, the GPU records them all into one queue
+   * submission with one wait for the readbacks.
+   */
+  bakeAll(jobs: readonly BakeJob[]): Promise<SdfGrid[]>;
   /** Human-readable description ("cpu", "cpu x4 threads", or the GPU adapter). */
   description: string;
   /** A GPU backend on a software adapter (SwiftShader, llvmpipe, WARP: WebGPU emulated on the CPU); false on the CPU. */
@@ -54,10 +60,11 @@ export function parseThreads(s: string, where = '--threads'): number {
 }
 
 const cpuBake = async (m: TriMesh, o: { cells: number; padding: number }) => bakeSdfCpu(m, o);
+const cpuBakeAll = async (jobs: readonly BakeJob[]): Promise<SdfGrid[]> => jobs.map(({ mesh, ...o }) => bakeSdfCpu(mesh, o));
 
 function singleThread(threadNote: string | null): Backend {
   const query = new CpuPenetrationBackend();
-  return { kind: 'cpu', query, bake: cpuBake, description: 'cpu', software: false, threads: 1, threadNote, ready: async () => {}, destroy: () => query.destroy() };
+  return { kind: 'cpu', query, bake: cpuBake, bakeAll: cpuBakeAll, description: 'cpu', software: false, threads: 1, threadNote, ready: async () => {}, destroy: () => query.destroy() };
 }
 
 export async function createBackend(kind: BackendKind, opts: BackendOptions = {}): Promise<Backend> {
@@ -72,6 +79,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
           kind,
           query,
           bake: cpuBake,
+          bakeAll: cpuBakeAll,
           description: `cpu x${asked} threads`,
           software: false,
           threads: asked,
@@ -86,13 +94,18 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
   }
   const { sharedGpu } = await import('./gpu/device.ts');
   const { GpuPenetrationBackend } = await import('./gpu/penetrationPass.ts');
-  const { bakeSdfGpu } = await import('./gpu/sdfBakePass.ts');
+  const { bakeSdfGpu, bakeSdfsGpu } = await import('./gpu/sdfBakePass.ts');
   const gpu = await sharedGpu();
   const query = new GpuPenetrationBackend(gpu.device);
   return {
     kind,
     query,
     bake: (m, o) => bakeSdfGpu(gpu.device, m, { cells: o.cells, padding: o.padding }),
+    bakeAll: async (jobs) => {
+      const grids = await bakeSdfsGpu(gpu.device, jobs);
+      for (const j of jobs) j.onProgress?.(1);
+      return grids;
+    },
     description: `gpu (${gpu.adapterInfo})`,
     software: gpu.software,
     threads: 1,

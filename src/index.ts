@@ -83,6 +83,7 @@ export async function createWorld(scene: SceneDesc, options: CreateWorldOptions 
     return await buildWorld(scene, backend.query, {
       ...nodeSceneIo(options.warn ?? ((m) => console.warn(`stackfield: warning: ${m}`))),
       bake: backend.bake,
+      bakeAll: backend.bakeAll,
       ...(options.limits ? { limits: options.limits } : {}),
     });
   } catch (e) {

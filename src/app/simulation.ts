@@ -118,6 +118,7 @@ export class Simulation {
     return createWorld(scene, b.query, {
       readText: (p) => io.readText(p),
       bake: b.bake,
+      bakeAll: b.bakeAll,
       warn: (m) => this.events.warn?.(m),
       shapes: this.shapeCache,
     });

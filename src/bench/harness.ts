@@ -18,7 +18,7 @@
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
 import { createWorld } from '../scene/build.ts';
-import { buildShape } from '../scene/shapeBuild.ts';
+import { finishShape, startShape, type UnbakedShape } from '../scene/shapeBuild.ts';
 import { createBackend } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -210,31 +210,29 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
     progress(`${kind}: starting`);
     const backend = await createBackend(kind, { threads: opts.threads ?? 1 });
     try {
-      // 1. SDF bake of every shape the bodies use.
+      // 1. SDF bake of every shape the bodies use, all in one batch (as
+      // createWorld bakes them: one submission on the GPU).
       const used = [...new Set(scene.bodies.map((b) => b.shape))];
       const bakeTimes: number[] = [];
       let nodes = 0;
       for (let r = 0; r < repeats; r++) {
-        let ms = 0;
-        nodes = 0;
+        const io = { readText: env.readText };
+        const started: UnbakedShape[] = [];
         for (const sname of used) {
-          const d = scene.shapes[sname]!;
-          if (d.type === 'plane') continue;
-          let t0 = 0;
-          const shape = await buildShape(sname, d, scene, {
-            readText: env.readText,
-            bake: async (m, o) => {
-              t0 = performance.now();
-              const g = await backend.bake(m, o);
-              ms += performance.now() - t0;
-              return g;
-            },
-          });
+          const s = await startShape(sname, scene.shapes[sname]!, scene, io);
+          if ('job' in s) started.push(s);
+        }
+        const t0 = performance.now();
+        const grids = await backend.bakeAll(started.map((u) => u.job));
+        const ms = performance.now() - t0;
+        nodes = 0;
+        started.forEach((u, i) => {
+          const shape = finishShape(u, grids[i]!);
           nodes += shape.sdf ? nodeCount(shape.sdf) : 0;
           if (r === 0 && results.length === 0) {
-            shapeInfo.push({ name: sname, triangles: triangleCount(shape.mesh), nodes: shape.sdf ? nodeCount(shape.sdf) : 0 });
+            shapeInfo.push({ name: u.name, triangles: triangleCount(shape.mesh), nodes: shape.sdf ? nodeCount(shape.sdf) : 0 });
           }
-        }
+        });
         bakeTimes.push(ms);
         done++;
         progress(`${kind}: SDF bake ${r + 1}/${repeats}`);
@@ -243,7 +241,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       // 2. Steps, with every query worker started (and the code warmed on a copy if asked).
       await backend.ready();
       if (warmCode > 0) {
-        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
+        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll });
         for (let i = 0; i < warmCode; i++) {
           await copy.step();
           done++;
@@ -253,7 +251,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
           }
         }
       }
-      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake });
+      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll });
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
       }, async (i) => {

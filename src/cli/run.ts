@@ -209,6 +209,7 @@ export const runCommand: Command = {
       const world = await createWorld(scene, backend.query, {
         ...nodeSceneIo(),
         bake: backend.bake,
+        bakeAll: backend.bakeAll,
         limits,
         progress: (p) =>
           progress.update(

@@ -4,8 +4,9 @@
  * to within f32 rounding. Kernel and the reasoning behind it: shaders/sdf_bake.wgsl.
  *
  * Large grids go in chunks of nodes, one dispatch per chunk, all recorded in
- * one command buffer and read back with one copy: a chunk stays under the
- * per-dimension workgroup limit, under the storage binding size, and under a
+ * one command buffer and read back with one copy per grid; a scene's shapes
+ * go together (bakeSdfsGpu: one submission and one wait for all of them). A
+ * chunk stays under the per-dimension workgroup limit, under the storage binding size, and under a
  * work budget (nodes x triangles) so no single dispatch runs long enough to
  * trip an OS GPU watchdog on a real GPU.
  */
@@ -66,21 +67,86 @@ async function createBakePipeline(device: GPUDevice): Promise<BakePipeline> {
   return { pipeline, bindGroupLayout };
 }
 
+/** One mesh of a batch bake (bakeSdfsGpu): its grid is gridLayout(meshBounds(mesh), cells, padding). */
+export interface GpuBakeJob {
+  mesh: TriMesh;
+  cells?: number;
+  padding?: number;
+}
+
 /** Bakes the SDF of a closed mesh on the GPU, on the grid gridLayout(meshBounds(mesh), cells, padding). */
 export async function bakeSdfGpu(device: GPUDevice, mesh: TriMesh, opts: GpuBakeOptions = {}): Promise<SdfGrid> {
-  const layout = gridLayout(meshBounds(mesh), opts.cells, opts.padding);
-  const table = packTriangleTable(mesh);
-  const values = await bakeTriangleTableGpu(device, table, layout, opts.maxPairsPerDispatch);
-  return { origin: layout.origin, cellSize: layout.cellSize, dims: layout.dims, values };
+  const job: GpuBakeJob = { mesh };
+  if (opts.cells !== undefined) job.cells = opts.cells;
+  if (opts.padding !== undefined) job.padding = opts.padding;
+  return (await bakeSdfsGpu(device, [job], opts.maxPairsPerDispatch))[0]!;
+}
+
+/**
+ * Bakes several meshes' SDFs in one queue submission and one wait for the
+ * readbacks (a scene's shapes: createWorld on the GPU backend). Each grid is
+ * the one bakeSdfGpu would give for its mesh alone, bit for bit: the same
+ * chunks run with the same inputs, only recorded into one command buffer.
+ * A batch whose value buffers together pass BATCH_BYTES is cut into
+ * submissions of about that size, so the device never holds every grid of a
+ * large scene twice over (values and readback) at once.
+ */
+export async function bakeSdfsGpu(device: GPUDevice, jobs: readonly GpuBakeJob[], maxPairsPerDispatch = DEFAULT_MAX_PAIRS): Promise<SdfGrid[]> {
+  const items = jobs.map((j) => {
+    const layout = gridLayout(meshBounds(j.mesh), j.cells, j.padding);
+    return { table: packTriangleTable(j.mesh), grid: layout };
+  });
+  const values = await bakeTriangleTablesGpu(device, items, maxPairsPerDispatch);
+  return items.map(({ grid }, i) => ({ origin: grid.origin, cellSize: grid.cellSize, dims: grid.dims, values: values[i]! }));
 }
 
 /** The kernel run on an already packed triangle table; returns one value per node (x fastest). */
 export async function bakeTriangleTableGpu(
   device: GPUDevice,
   table: Float32Array,
-  grid: { origin: readonly number[]; cellSize: number; dims: readonly number[] },
+  grid: BakeGrid,
   maxPairsPerDispatch = DEFAULT_MAX_PAIRS,
 ): Promise<Float32Array> {
+  return (await bakeTriangleTablesGpu(device, [{ table, grid }], maxPairsPerDispatch))[0]!;
+}
+
+interface BakeGrid {
+  origin: readonly number[];
+  cellSize: number;
+  dims: readonly number[];
+}
+
+/** A batch's value bytes past which it is cut into several submissions (bakeSdfsGpu). */
+const BATCH_BYTES = 256 * 1024 * 1024;
+
+/** The kernel on several packed triangle tables, in as few submissions as BATCH_BYTES allows (one for a scene of ordinary shapes). */
+async function bakeTriangleTablesGpu(
+  device: GPUDevice,
+  items: readonly { table: Float32Array; grid: BakeGrid }[],
+  maxPairsPerDispatch: number,
+): Promise<Float32Array[]> {
+  const plans = items.map(({ table, grid }) => planBake(device, table, grid, maxPairsPerDispatch));
+  const out: Float32Array[] = [];
+  for (let i = 0; i < plans.length; ) {
+    let j = i + 1, bytes = plans[i]!.nodeCount * 4;
+    while (j < plans.length && bytes + plans[j]!.nodeCount * 4 <= BATCH_BYTES) bytes += plans[j++]!.nodeCount * 4;
+    out.push(...(await submitBakes(device, plans.slice(i, j))));
+    i = j;
+  }
+  return out;
+}
+
+/** One table's bake, checked against the device's limits and cut into chunks. */
+interface BakePlan {
+  table: Float32Array;
+  grid: BakeGrid;
+  triCount: number;
+  nodeCount: number;
+  chunkNodes: number;
+  chunks: number;
+}
+
+function planBake(device: GPUDevice, table: Float32Array, grid: BakeGrid, maxPairsPerDispatch: number): BakePlan {
   const triCount = table.length / (TRIANGLE_VEC4S * 4);
   if (!Number.isInteger(triCount) || triCount < 1) {
     throw new RangeError(`the triangle table must hold a positive whole number of ${TRIANGLE_VEC4S}-vec4f triangles, got ${table.length} floats`);
@@ -94,16 +160,20 @@ export async function bakeTriangleTableGpu(
   if (triCount * TRIANGLE_STRIDE > lim.maxStorageBufferBindingSize) {
     throw new RangeError(`${triCount} triangles exceed this device's storage binding size (${lim.maxStorageBufferBindingSize} bytes)`);
   }
-
   // Nodes per dispatch: a multiple of the workgroup size, so every chunk's
   // slice of the output starts on a 256-byte binding boundary (64 nodes * 4 B).
   const align = Math.max(WORKGROUP_SIZE, lim.minStorageBufferOffsetAlignment / 4);
   const byLimit = Math.min(lim.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE, lim.maxStorageBufferBindingSize / 4);
   const byWork = Math.floor(maxPairsPerDispatch / triCount);
   const chunkNodes = Math.max(align, Math.floor(Math.min(byLimit, byWork, nodeCount + align - 1) / align) * align);
-  const chunks = Math.ceil(nodeCount / chunkNodes);
+  return { table, grid, triCount, nodeCount, chunkNodes, chunks: Math.ceil(nodeCount / chunkNodes) };
+}
 
+/** Records every chunk of every plan into one command buffer, submits it once, and reads every grid back. */
+async function submitBakes(device: GPUDevice, plans: readonly BakePlan[]): Promise<Float32Array[]> {
+  const lim = device.limits;
   const paramStride = Math.max(BAKE_PARAMS.size, lim.minUniformBufferOffsetAlignment);
+  const totalChunks = plans.reduce((s, p) => s + p.chunks, 0);
   const buffers: GPUBuffer[] = [];
   const make = (d: GPUBufferDescriptor): GPUBuffer => {
     const b = device.createBuffer(d);
@@ -113,59 +183,65 @@ export async function bakeTriangleTableGpu(
   try {
     return await checkErrors(device, 'SDF bake', async () => {
       const { pipeline, bindGroupLayout } = await bakePipeline(device);
-      const triBuf = make({ label: 'bake triangles', size: table.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
-      device.queue.writeBuffer(triBuf, 0, table.buffer, table.byteOffset, table.byteLength);
-      const valueBytes = nodeCount * 4;
-      const valBuf = make({ label: 'bake values', size: valueBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
-      const staging = make({ label: 'bake readback', size: valueBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-      const paramBuf = make({ label: 'bake params', size: paramStride * chunks, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-
-      const params = new ArrayBuffer(paramStride * chunks);
+      const paramBuf = make({ label: 'bake params', size: paramStride * totalChunks, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      const params = new ArrayBuffer(paramStride * totalChunks);
       const f = new Float32Array(params);
       const u = new Uint32Array(params);
       const enc = device.createCommandEncoder({ label: 'sdf bake' });
-      for (let c = 0; c < chunks; c++) {
-        const first = c * chunkNodes;
-        const count = Math.min(chunkNodes, nodeCount - first);
-        const w = (c * paramStride) / 4;
-        const g = w + BAKE_PARAMS.offsets.grid / 4;
-        f[g + SDF_INFO.offsets.origin / 4] = grid.origin[0]!;
-        f[g + SDF_INFO.offsets.origin / 4 + 1] = grid.origin[1]!;
-        f[g + SDF_INFO.offsets.origin / 4 + 2] = grid.origin[2]!;
-        f[g + SDF_INFO.offsets.cellSize / 4] = grid.cellSize;
-        u[g + SDF_INFO.offsets.dims / 4] = nx;
-        u[g + SDF_INFO.offsets.dims / 4 + 1] = ny;
-        u[g + SDF_INFO.offsets.dims / 4 + 2] = nz;
-        u[g + SDF_INFO.offsets.valueOffset / 4] = 0;
-        u[w + BAKE_PARAMS.offsets.triangleCount / 4] = triCount;
-        u[w + BAKE_PARAMS.offsets.firstNode / 4] = first;
-        u[w + BAKE_PARAMS.offsets.nodeCount / 4] = count;
-
-        const bindGroup = device.createBindGroup({
-          label: `sdf bake chunk ${c}`,
-          layout: bindGroupLayout,
-          entries: [
-            { binding: 1, resource: { buffer: triBuf } },
-            { binding: 2, resource: { buffer: valBuf, offset: first * 4, size: count * 4 } },
-            { binding: 3, resource: { buffer: paramBuf, offset: c * paramStride, size: BAKE_PARAMS.size } },
-          ],
-        });
-        // One pass per chunk: a pass boundary lets the driver schedule (and
-        // preempt) chunks separately.
-        const pass = enc.beginComputePass({ label: `sdf bake chunk ${c}` });
-        pass.setPipeline(pipeline);
-        pass.setBindGroup(0, bindGroup);
-        pass.dispatchWorkgroups(Math.ceil(count / WORKGROUP_SIZE));
-        pass.end();
-      }
+      const staging: GPUBuffer[] = [];
+      let c = 0;
+      plans.forEach((p, s) => {
+        const { table, grid, triCount, nodeCount, chunkNodes, chunks } = p;
+        const triBuf = make({ label: `bake triangles ${s}`, size: table.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+        device.queue.writeBuffer(triBuf, 0, table.buffer, table.byteOffset, table.byteLength);
+        const valueBytes = nodeCount * 4;
+        const valBuf = make({ label: `bake values ${s}`, size: valueBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
+        const back = make({ label: `bake readback ${s}`, size: valueBytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+        staging.push(back);
+        for (let k = 0; k < chunks; k++, c++) {
+          const first = k * chunkNodes;
+          const count = Math.min(chunkNodes, nodeCount - first);
+          const w = (c * paramStride) / 4;
+          const g = w + BAKE_PARAMS.offsets.grid / 4;
+          f[g + SDF_INFO.offsets.origin / 4] = grid.origin[0]!;
+          f[g + SDF_INFO.offsets.origin / 4 + 1] = grid.origin[1]!;
+          f[g + SDF_INFO.offsets.origin / 4 + 2] = grid.origin[2]!;
+          f[g + SDF_INFO.offsets.cellSize / 4] = grid.cellSize;
+          u[g + SDF_INFO.offsets.dims / 4] = grid.dims[0]!;
+          u[g + SDF_INFO.offsets.dims / 4 + 1] = grid.dims[1]!;
+          u[g + SDF_INFO.offsets.dims / 4 + 2] = grid.dims[2]!;
+          u[g + SDF_INFO.offsets.valueOffset / 4] = 0;
+          u[w + BAKE_PARAMS.offsets.triangleCount / 4] = triCount;
+          u[w + BAKE_PARAMS.offsets.firstNode / 4] = first;
+          u[w + BAKE_PARAMS.offsets.nodeCount / 4] = count;
+          const bindGroup = device.createBindGroup({
+            label: `sdf bake ${s} chunk ${k}`,
+            layout: bindGroupLayout,
+            entries: [
+              { binding: 1, resource: { buffer: triBuf } },
+              { binding: 2, resource: { buffer: valBuf, offset: first * 4, size: count * 4 } },
+              { binding: 3, resource: { buffer: paramBuf, offset: c * paramStride, size: BAKE_PARAMS.size } },
+            ],
+          });
+          // One pass per chunk: a pass boundary lets the driver schedule (and
+          // preempt) chunks separately.
+          const pass = enc.beginComputePass({ label: `sdf bake ${s} chunk ${k}` });
+          pass.setPipeline(pipeline);
+          pass.setBindGroup(0, bindGroup);
+          pass.dispatchWorkgroups(Math.ceil(count / WORKGROUP_SIZE));
+          pass.end();
+        }
+        enc.copyBufferToBuffer(valBuf, 0, back, 0, valueBytes);
+      });
       device.queue.writeBuffer(paramBuf, 0, params);
-      enc.copyBufferToBuffer(valBuf, 0, staging, 0, valueBytes);
       device.queue.submit([enc.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      const out = new Float32Array(nodeCount);
-      out.set(new Float32Array(staging.getMappedRange(), 0, nodeCount));
-      staging.unmap();
-      return out;
+      await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
+      return plans.map((p, s) => {
+        const out = new Float32Array(p.nodeCount);
+        out.set(new Float32Array(staging[s]!.getMappedRange(), 0, p.nodeCount));
+        staging[s]!.unmap();
+        return out;
+      });
     });
   } finally {
     for (const b of buffers) b.destroy();

@@ -12,11 +12,12 @@ import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING
 import type { BodyDesc, GustDesc, SceneDesc } from './types.ts';
 import type { Gust } from '../dynamics/forces.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
 import { quote } from '../util/echo.ts';
 import { originsOf } from './instances.ts';
 import { checkPositionPrecision } from './precision.ts';
 import { attachSoftBodies } from '../soft/build.ts';
-import { bodyMassProperties, buildShape, checkShape, fmtValue, type SceneIo } from './shapeBuild.ts';
+import { bakerOf, bodyMassProperties, checkShape, finishShape, fmtValue, startShape, type SceneIo, type UnbakedShape } from './shapeBuild.ts';
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   try {
@@ -33,18 +34,26 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   world.dt = scene.dt;
   const shapeIndex = new Map<string, number>();
   const used = new Set(scene.bodies.map((b) => b.shape)).size;
-  // Build the shapes bodies use, each once.
+  // Build the shapes bodies use, each once: every one loaded and checked
+  // first (a broken shape fails before any bake), then all their fields baked
+  // in one call (one submission on the GPU), then each finished.
+  const started: (RigidShape | UnbakedShape)[] = [];
+  const keys: string[] = [];
   for (const b of scene.bodies) {
     if (shapeIndex.has(b.shape)) continue;
     const d = scene.shapes[b.shape];
     if (!d) throw new InputError(`unknown shape ${quote(b.shape)}`, scene.file, `bodies[${scene.bodies.indexOf(b)}].shape`);
-    shapeIndex.set(b.shape, world.shapes.length);
+    shapeIndex.set(b.shape, started.length);
     const key = `${scene.solver.edgeSamples}|${b.shape}|${JSON.stringify(d)}`;
-    let shape = io.shapes?.get(key);
-    if (!shape) {
-      shape = await buildShape(b.shape, d, scene, io, { index: world.shapes.length, count: used });
-      io.shapes?.set(key, shape);
-    }
+    keys.push(key);
+    started.push(io.shapes?.get(key) ?? (await startShape(b.shape, d, scene, io, { index: started.length, count: used })));
+  }
+  const unbaked = started.filter((s): s is UnbakedShape => 'job' in s);
+  const grids = unbaked.length > 0 ? await bakerOf(io)(unbaked.map((u) => u.job)) : [];
+  for (let i = 0, j = 0; i < started.length; i++) {
+    const s = started[i]!;
+    const shape = 'job' in s ? finishShape(s, grids[j++]!) : s;
+    io.shapes?.set(keys[i]!, shape);
     world.shapes.push(shape);
   }
   // Check the others too (without baking): a broken shape should not wait until someone uses it.

@@ -21,9 +21,9 @@ import {
 } from '../geometry/shapes.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
-import { bakeSdfCpu } from '../sdf/bake.ts';
+import { bakeSdfCpu, type BakeJob, type BakeOptions } from '../sdf/bake.ts';
 import { invertInertia, massFromSdf, principalInertia, type MassProperties } from '../sdf/mass.ts';
-import { analyseSolid, bakeSolid, describeSolid, type SolidAnalysis } from '../sdf/solid.ts';
+import { analyseSolid, describeSolid, signByWinding, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { InputError, bareMessage } from '../errors.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
@@ -36,6 +36,8 @@ export interface SceneIo {
   readText(path: string): Promise<string>;
   /** Bakes an SDF (default: the exact CPU bake); the GPU backend passes its own. */
   bake?: (mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }) => Promise<SdfGrid>;
+  /** Bakes a batch of SDFs, a scene's shapes (default: `bake` on each in turn); the GPU backend's goes in one submission. */
+  bakeAll?: (jobs: readonly BakeJob[]) => Promise<SdfGrid[]>;
   /** Receives warnings (e.g. a mesh that was flipped outward). */
   warn?: (message: string) => void;
   /** The most a shape may cost (default BUILD_LIMITS); a shape beyond them is refused before it is built. */
@@ -371,6 +373,47 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
  * number) is passed on to `io.progress`.
  */
 export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at = { index: 0, count: 1 }): Promise<RigidShape> {
+  const u = await startShape(name, d, scene, io, at);
+  if (!('job' in u)) return u;
+  const [grid] = await bakerOf(io)([u.job]);
+  return finishShape(u, grid!);
+}
+
+/**
+ * A mesh shape loaded, checked and re-centred, waiting for its SDF
+ * (startShape): `job` is the bake it needs. buildWorld starts every shape,
+ * bakes all their fields in one call (a GPU backend records them into one
+ * submission), then finishes each (finishShape).
+ */
+export interface UnbakedShape {
+  name: string;
+  desc: Exclude<ShapeDesc, { type: 'plane' }>;
+  scene: SceneDesc;
+  io: SceneIo;
+  /** The mesh in the body frame (centred on its centre of mass). */
+  mesh: TriMesh;
+  /** Where the centre of mass lies in the shape's own frame, and the mesh's size (for snapping rounding noise). */
+  com: Vec3;
+  size: number;
+  mass: MassProperties;
+  /** The mesh whose winding signs the baked field (the job bakes the distance to its boundary), or null. */
+  signBy: TriMesh | null;
+  job: BakeJob;
+}
+
+/** The bake of every job of a batch through `io` (bakeAll, else bake one by one, else the CPU bake). */
+export function bakerOf(io: SceneIo): (jobs: readonly BakeJob[]) => Promise<SdfGrid[]> {
+  if (io.bakeAll) return io.bakeAll;
+  const one = io.bake ?? (async (m: TriMesh, o: BakeOptions) => bakeSdfCpu(m, o));
+  return async (jobs) => {
+    const out: SdfGrid[] = [];
+    for (const { mesh, ...o } of jobs) out.push(await one(mesh, o as { cells: number; padding: number }));
+    return out;
+  };
+}
+
+/** A shape up to its SDF: a plane whole, a mesh shape as an UnbakedShape. */
+export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at = { index: 0, count: 1 }): Promise<RigidShape | UnbakedShape> {
   if (d.type === 'plane') {
     const n = d.normal;
     return {
@@ -387,21 +430,30 @@ export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, i
       planeNormal: [n[0], n[1], n[2]],
     };
   }
-  const { own, solid, mass: mp, cells } = await prepareShape(name, d, scene, io);
+  const { own, solid, mass, cells } = await prepareShape(name, d, scene, io);
   // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
-  const com = mp.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
-  let mesh = translatedMesh(own, com);
+  const com = mass.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
+  const mesh = translatedMesh(own, com);
   const sdfOpts: SdfSettings = { ...d.sdf, cells };
-  const bake = io.bake ?? (async (m: TriMesh, o: { cells: number; padding: number; onProgress?: (f: number) => void }) => bakeSdfCpu(m, o));
   const estimate = shapeCost(own.indices.length / 3, sdfNodeCount(own, sdfOpts)).seconds;
   const report = io.progress;
   const onProgress = report ? (fraction: number) => report({ shape: name, index: at.index, count: at.count, fraction, estimate }) : undefined;
   onProgress?.(0);
-  let sdf = await bakeSolid(mesh, solid.simple ? null : translatedMesh(solid.boundary, com), (m) =>
-    bake(m, { cells: sdfOpts.cells, padding: sdfOpts.padding, ...(onProgress ? { onProgress } : {}) }),
-  );
+  // A mesh that is not one simple closed surface: the distance to the
+  // boundary of what it encloses, signed by the mesh's winding (bakeSolid).
+  const boundary = solid.simple ? null : translatedMesh(solid.boundary, com);
+  const job: BakeJob = { mesh: boundary ?? mesh, cells: sdfOpts.cells, padding: sdfOpts.padding, ...(onProgress ? { onProgress } : {}) };
+  return { name, desc: d, scene, io, mesh, com, size, mass, signBy: boundary ? mesh : null, job };
+}
+
+/** The shape from its baked field (the rest of buildShape after the bake). */
+export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
+  const { name, desc: d, scene, io, com, size, mass: mp } = u;
+  let mesh = u.mesh;
+  let sdf = baked;
+  if (u.signBy) signByWinding(sdf, u.signBy);
   // A sphere's field is known exactly: the distance to the sphere itself,
   // not to its facets. The samples (the mesh's vertices) lie on the sphere,
   // and the exact field's normal points at its centre, so a frictionless

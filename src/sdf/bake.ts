@@ -51,6 +51,11 @@ export interface BakeOptions {
   onProgress?: (fraction: number) => void;
 }
 
+/** One mesh of a batch of bakes (a scene's shapes, baked together: SceneIo.bakeAll). */
+export interface BakeJob extends BakeOptions {
+  mesh: TriMesh;
+}
+
 export const DEFAULT_CELLS = 48;
 export const DEFAULT_PADDING = 2;
 

@@ -10,7 +10,7 @@ import type { World } from '../../src/dynamics/world.ts';
 export async function worldFrom(json: unknown, backend: BackendKind = 'cpu'): Promise<World> {
   const scene = validateScene(json, '<test>');
   const b = await createBackend(backend);
-  return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8'), bake: b.bake });
+  return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8'), bake: b.bake, bakeAll: b.bakeAll });
 }
 
 export async function builtinWorld(name: string, params: Record<string, number> = {}, backend: BackendKind = 'cpu'): Promise<World> {

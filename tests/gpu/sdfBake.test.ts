@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
 import { boxMesh, cupProfile, extrudeMesh, lBlockPolygon, revolveMesh, torusMesh } from '../../src/geometry/shapes.ts';
 import { requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
-import { bakeSdfGpu } from '../../src/gpu/sdfBakePass.ts';
+import { bakeSdfGpu, bakeSdfsGpu } from '../../src/gpu/sdfBakePass.ts';
 import { bakeSdfCpu } from '../../src/sdf/bake.ts';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
 
@@ -71,6 +71,37 @@ describe('GPU SDF bake', () => {
     const split = await bakeSdfGpu(gpu.device, mesh, { cells: 16, maxPairsPerDispatch: 144 * 64 * 5 });
     expect(one.values.length).toBeGreaterThan(320 * 10);
     expect(Array.from(split.values)).toEqual(Array.from(one.values));
+  });
+
+  it('a batch of shapes is baked in one submission, each grid equal to its own bake bit for bit', async () => {
+    const jobs = [
+      { mesh: torusMesh(1, 0.35, 12, 6), cells: 16 },
+      { mesh: boxMesh([4, 0.5, 0.3]), cells: 20, padding: 3 },
+      { mesh: extrudeMesh(lBlockPolygon(1, 0.8, 0.3), 0.4), cells: 12 },
+    ];
+    const alone = [];
+    for (const j of jobs) alone.push(await bakeSdfGpu(gpu.device, j.mesh, j));
+    const queue = gpu.device.queue;
+    const submit = queue.submit.bind(queue);
+    let submits = 0;
+    queue.submit = (buffers) => {
+      submits++;
+      submit(buffers);
+    };
+    let batch;
+    try {
+      batch = await bakeSdfsGpu(gpu.device, jobs);
+    } finally {
+      queue.submit = submit;
+    }
+    expect(submits).toBe(1);
+    expect(batch).toHaveLength(3);
+    batch.forEach((g, i) => {
+      expect(g.dims).toEqual(alone[i]!.dims);
+      expect(g.origin).toEqual(alone[i]!.origin);
+      expect(g.cellSize).toBe(alone[i]!.cellSize);
+      expect(Array.from(g.values)).toEqual(Array.from(alone[i]!.values));
+    });
   });
 
   it('a cube whose nodes fall exactly on its faces, edges, diagonals and centre planes matches the analytic SDF', async () => {

@@ -30,7 +30,7 @@ export function writeFiles(files: Record<string, unknown>): string {
 export async function worldOfFile(path: string): Promise<World> {
   const scene = await loadSceneFile(path);
   const b = await createBackend('cpu');
-  return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8'), bake: b.bake });
+  return createWorld(scene, b.query, { readText: (p) => readFile(p, 'utf8'), bake: b.bake, bakeAll: b.bakeAll });
 }
 
 /** The scene's flattened form written beside it (so mesh paths resolve the same), and its world. */
