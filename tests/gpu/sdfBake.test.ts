@@ -79,7 +79,7 @@ describe('GPU SDF bake', () => {
       { mesh: boxMesh([4, 0.5, 0.3]), cells: 20, padding: 3 },
       { mesh: extrudeMesh(lBlockPolygon(1, 0.8, 0.3), 0.4), cells: 12 },
     ];
-    const alone = [];
+    const alone: SdfGrid[] = [];
     for (const j of jobs) alone.push(await bakeSdfGpu(gpu.device, j.mesh, j));
     const queue = gpu.device.queue;
     const submit = queue.submit.bind(queue);
