@@ -50,6 +50,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   }
   const unbaked = started.filter((s): s is UnbakedShape => 'job' in s);
   const grids = unbaked.length > 0 ? await bakerOf(io)(unbaked.map((u) => u.job)) : [];
+  if (grids.length !== unbaked.length) throw new Error(`the SDF baker returned ${grids.length} grids for ${unbaked.length} shapes`);
   for (let i = 0, j = 0; i < started.length; i++) {
     const s = started[i]!;
     const shape = 'job' in s ? finishShape(s, grids[j++]!) : s;

@@ -4,7 +4,9 @@
  * mass -> samples -> SDF; the size limits checked before any of it
  * (BUILD_LIMITS, shapeCost) and the build's progress; the mass and inertia of
  * a body of a shape. build.ts builds worlds from them, soft/build.ts soft
- * bodies.
+ * bodies. A shape is built in two halves around its bake (startShape,
+ * finishShape), so that a world's shapes are all checked before any is
+ * baked and their fields baked together (SceneIo.bakeAll).
  *
  * Every shape of the scene is loaded and checked, also one that no body uses
  * (its broken mesh would otherwise go unnoticed until someone uses it); only
