@@ -558,12 +558,38 @@ export class AccumulatedSolver implements ContactSolver {
   /** Applies every point's and manifold's accumulated impulse. */
   private warmStart(v: Float64Array, w: Float64Array): void {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
-    for (let r = 0; r < this.count; r++) {
-      const a = pa[r]!, b = pb[r]!, base = JAC * r;
-      const ln = lam[3 * r]!, l1 = lam[3 * r + 1]!, l2 = lam[3 * r + 2]!;
-      if (ln !== 0) { IMPULSE[0] = ln; applyScaled(jac, base, v, w, im, sc, a, b); }
-      if (l1 !== 0) { IMPULSE[0] = l1; applyScaled(jac, base + DIR, v, w, im, sc, a, b); }
-      if (l2 !== 0) { IMPULSE[0] = l2; applyScaled(jac, base + 2 * DIR, v, w, im, sc, a, b); }
+    // Manifold by manifold (their rows are consecutive, in row order), the
+    // two bodies' velocities in locals as in pass().
+    for (let m = 0; m < this.mcount; m++) {
+      const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
+      const a = pa[r0]!, b = pb[r0]!, a3 = 3 * a, b3 = 3 * b;
+      const ima = im[a]!, imb = im[b]!, sa = sc[a]!, sb = sc[b]!;
+      let vax = v[a3]!, vay = v[a3 + 1]!, vaz = v[a3 + 2]!;
+      let vbx = v[b3]!, vby = v[b3 + 1]!, vbz = v[b3 + 2]!;
+      let wax = w[a3]!, way = w[a3 + 1]!, waz = w[a3 + 2]!;
+      let wbx = w[b3]!, wby = w[b3 + 1]!, wbz = w[b3 + 2]!;
+      let hit = false;
+      for (let r = r0; r < r1; r++) {
+        for (let k = 0; k < 3; k++) {
+          const d = lam[3 * r + k]!;
+          if (d === 0) continue;
+          const o = JAC * r + k * DIR;
+          const ia = ima * d * sa, ib = imb * d * sb, la = d * sa, lb = d * sb;
+          vax += ia * jac[o]!; vay += ia * jac[o + 1]!; vaz += ia * jac[o + 2]!;
+          vbx -= ib * jac[o]!; vby -= ib * jac[o + 1]!; vbz -= ib * jac[o + 2]!;
+          wax += la * jac[o + 9]!; way += la * jac[o + 10]!; waz += la * jac[o + 11]!;
+          wbx -= lb * jac[o + 12]!; wby -= lb * jac[o + 13]!; wbz -= lb * jac[o + 14]!;
+          hit = true;
+        }
+      }
+      if (hit) {
+        v[a3] = vax; v[a3 + 1] = vay; v[a3 + 2] = vaz;
+        v[b3] = vbx; v[b3 + 1] = vby; v[b3 + 2] = vbz;
+        w[a3] = wax; w[a3 + 1] = way; w[a3 + 2] = waz;
+        w[b3] = wbx; w[b3 + 1] = wby; w[b3 + 2] = wbz;
+        touchedNow[a] = 1;
+        touchedNow[b] = 1;
+      }
     }
     const aj = this.ajac, al = this.alam;
     for (let m = 0; m < this.mcount; m++) {
@@ -585,6 +611,7 @@ export class AccumulatedSolver implements ContactSolver {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
     const ka = this.ka, kb = this.kb, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
     const aj = this.ajac, aka = this.aka, akb = this.akb, al = this.alam;
+    const sepNow = this.sepNow, massNow = this.massNow, slop = this.slop, lamMax = this.lamMax;
     const invH = 1 / h;
     let change = 0;
     for (let m = mFrom; m < mTo; m++) {
@@ -601,60 +628,80 @@ export class AccumulatedSolver implements ContactSolver {
         }
       }
       const sa = sc[a]!, sb = sc[b]!;
+      const ima = im[a]!, imb = im[b]!;
+      const a3 = 3 * a, b3 = 3 * b;
+      // The two bodies' velocities, held in locals for the manifold's rows
+      // (every row of a manifold joins the same two bodies) and written back
+      // at its end: the same arithmetic as contactRows.ts rowVel and
+      // applyScaled, in the same order, without a call or a memory round
+      // trip per row.
+      let vax = v[a3]!, vay = v[a3 + 1]!, vaz = v[a3 + 2]!;
+      let vbx = v[b3]!, vby = v[b3 + 1]!, vbz = v[b3 + 2]!;
+      let wax = w[a3]!, way = w[a3 + 1]!, waz = w[a3 + 2]!;
+      let wbx = w[b3]!, wby = w[b3 + 1]!, wbz = w[b3 + 2]!;
+      let hit = false;
       const mu = this.mMu[m]!, muS = this.mMuS[m]!;
       // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
       // face's points are one block: one sweep leaves its first point with
       // the whole impulse and the box turning on it).
       const sweeps = bias ? 1 : LOCAL_SWEEPS;
-      const sepNow = this.sepNow, massNow = this.massNow;
-      for (let r = r0; r < r1; r++) {
-        const base = JAC * r;
-        const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
-        // Separation now: the base one plus the anchors' relative motion.
-        const ax = ra[3 * r]!, ay = ra[3 * r + 1]!, az = ra[3 * r + 2]!;
-        const bx = rb[3 * r]!, by = rb[3 * r + 1]!, bz = rb[3 * r + 2]!;
-        const qax = dq[3 * a]!, qay = dq[3 * a + 1]!, qaz = dq[3 * a + 2]!;
-        const qbx = dq[3 * b]!, qby = dq[3 * b + 1]!, qbz = dq[3 * b + 2]!;
-        const dx = dp[3 * a]! + qay * az - qaz * ay - dp[3 * b]! - (qby * bz - qbz * by);
-        const dy = dp[3 * a + 1]! + qaz * ax - qax * az - dp[3 * b + 1]! - (qbz * bx - qbx * bz);
-        const dz = dp[3 * a + 2]! + qax * ay - qay * ax - dp[3 * b + 2]! - (qbx * by - qby * bx);
-        sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
-        // effMass, written out (floating-point arguments to a call the
-        // optimiser does not inline are heap allocations).
-        const q = sa * ka[3 * r]! + sb * kb[3 * r]!;
-        massNow[r] = q > 0 ? 1 / q : 0;
+      {
+        const qax = dq[a3]!, qay = dq[a3 + 1]!, qaz = dq[a3 + 2]!;
+        const qbx = dq[b3]!, qby = dq[b3 + 1]!, qbz = dq[b3 + 2]!;
+        const pax = dp[a3]!, pay = dp[a3 + 1]!, paz = dp[a3 + 2]!;
+        const pbx = dp[b3]!, pby = dp[b3 + 1]!, pbz = dp[b3 + 2]!;
+        for (let r = r0; r < r1; r++) {
+          const base = JAC * r;
+          const nx = jac[base]!, ny = jac[base + 1]!, nz = jac[base + 2]!;
+          // Separation now: the base one plus the anchors' relative motion.
+          const ax = ra[3 * r]!, ay = ra[3 * r + 1]!, az = ra[3 * r + 2]!;
+          const bx = rb[3 * r]!, by = rb[3 * r + 1]!, bz = rb[3 * r + 2]!;
+          const dx = pax + qay * az - qaz * ay - pbx - (qby * bz - qbz * by);
+          const dy = pay + qaz * ax - qax * az - pby - (qbz * bx - qbx * bz);
+          const dz = paz + qax * ay - qay * ax - pbz - (qbx * by - qby * bx);
+          sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
+          const q = sa * ka[3 * r]! + sb * kb[3 * r]!;
+          massNow[r] = q > 0 ? 1 / q : 0;
+        }
       }
       for (let sw = 0; sw < sweeps; sw++) {
-      let local = 0;
-      for (let r = r0; r < r1; r++) {
-        const base = JAC * r;
-        const s = sepNow[r]!;
-        let target = 0, massScale = 1, impulseScale = 0;
-        if (s > 0) {
-          target = -s * invH;
-        } else if (bias) {
-          const e = Math.min(s + this.slop[r]!, 0);
-          target = Math.min(-so.biasRate * e, MAX_PUSH);
-          massScale = so.massScale;
-          impulseScale = so.impulseScale;
+        let local = 0;
+        for (let r = r0; r < r1; r++) {
+          const o = JAC * r;
+          const s = sepNow[r]!;
+          let target = 0, massScale = 1, impulseScale = 0;
+          if (s > 0) {
+            target = -s * invH;
+          } else if (bias) {
+            const e = Math.min(s + slop[r]!, 0);
+            target = Math.min(-so.biasRate * e, MAX_PUSH);
+            massScale = so.massScale;
+            impulseScale = so.impulseScale;
+          }
+          const un = jac[o]! * (vax - vbx) + jac[o + 1]! * (vay - vby) + jac[o + 2]! * (vaz - vbz)
+            + jac[o + 3]! * wax + jac[o + 4]! * way + jac[o + 5]! * waz
+            - jac[o + 6]! * wbx - jac[o + 7]! * wby - jac[o + 8]! * wbz;
+          const mn = massNow[r]!;
+          const old = lam[3 * r]!;
+          const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
+          lam[3 * r] = ln;
+          if (ln > lamMax[r]!) lamMax[r] = ln;
+          if (ln !== old) {
+            const d = ln - old;
+            const ia = ima * d * sa, ib = imb * d * sb, la = d * sa, lb = d * sb;
+            vax += ia * jac[o]!; vay += ia * jac[o + 1]!; vaz += ia * jac[o + 2]!;
+            vbx -= ib * jac[o]!; vby -= ib * jac[o + 1]!; vbz -= ib * jac[o + 2]!;
+            wax += la * jac[o + 9]!; way += la * jac[o + 10]!; waz += la * jac[o + 11]!;
+            wbx -= lb * jac[o + 12]!; wby -= lb * jac[o + 13]!; wbz -= lb * jac[o + 14]!;
+            hit = true;
+            const dv = Math.abs(d) / mn;
+            if (dv > change) change = dv;
+            if (dv > local) local = dv;
+          }
         }
-        const un = rowVel(jac, base, v, w, a, b);
-        const mn = massNow[r]!;
-        const old = lam[3 * r]!;
-        const ln = Math.max(0, old + mn * massScale * (target - un) - impulseScale * old);
-        lam[3 * r] = ln;
-        if (ln > this.lamMax[r]!) this.lamMax[r] = ln;
-        if (ln !== old) {
-          IMPULSE[0] = ln - old;
-          applyScaled(jac, base, v, w, im, sc, a, b);
-          const dv = Math.abs(ln - old) / mn;
-          if (dv > change) change = dv;
-          if (dv > local) local = dv;
-        }
-      }
-      // A sweep that changed no impulse leaves the next nothing to do (the
-      // same velocities give the same rows): stop, exactly as if it ran.
-      if (!(local > 0)) break;
+        // A sweep that changed no impulse leaves the next nothing to do (the
+        // same velocities give the same rows): stop, exactly as if it ran.
+        if (!(local > 0)) break;
       }
       // Friction at each point, within the disc of its own normal impulse,
       // after the normal rows (Box2D's order): the velocities the substep
@@ -671,13 +718,17 @@ export class AccumulatedSolver implements ContactSolver {
         const coef = this.mSlide[m] ? mu : muS;
         let clamped = 0;
         for (let r = r0; r < r1; r++) {
-          const base = JAC * r;
           const lim = coef * lam[3 * r]!;
           const o1 = lam[3 * r + 1]!, o2 = lam[3 * r + 2]!;
           const q1 = sa * ka[3 * r + 1]! + sb * kb[3 * r + 1]!, q2 = sa * ka[3 * r + 2]! + sb * kb[3 * r + 2]!;
           const m1 = q1 > 0 ? 1 / q1 : 0, m2 = q2 > 0 ? 1 / q2 : 0;
-          let n1 = o1 - m1 * rowVel(jac, base + DIR, v, w, a, b);
-          let n2 = o2 - m2 * rowVel(jac, base + 2 * DIR, v, w, a, b);
+          const p = JAC * r + DIR, t = p + DIR;
+          let n1 = o1 - m1 * (jac[p]! * (vax - vbx) + jac[p + 1]! * (vay - vby) + jac[p + 2]! * (vaz - vbz)
+            + jac[p + 3]! * wax + jac[p + 4]! * way + jac[p + 5]! * waz
+            - jac[p + 6]! * wbx - jac[p + 7]! * wby - jac[p + 8]! * wbz);
+          let n2 = o2 - m2 * (jac[t]! * (vax - vbx) + jac[t + 1]! * (vay - vby) + jac[t + 2]! * (vaz - vbz)
+            + jac[t + 3]! * wax + jac[t + 4]! * way + jac[t + 5]! * waz
+            - jac[t + 6]! * wbx - jac[t + 7]! * wby - jac[t + 8]! * wbz);
           const len = Math.sqrt(n1 * n1 + n2 * n2);
           if (len > lim) {
             const f = len > 0 ? lim / len : 0;
@@ -687,8 +738,24 @@ export class AccumulatedSolver implements ContactSolver {
           }
           lam[3 * r + 1] = n1;
           lam[3 * r + 2] = n2;
-          if (n1 !== o1) { IMPULSE[0] = n1 - o1; applyScaled(jac, base + DIR, v, w, im, sc, a, b); }
-          if (n2 !== o2) { IMPULSE[0] = n2 - o2; applyScaled(jac, base + 2 * DIR, v, w, im, sc, a, b); }
+          if (n1 !== o1) {
+            const d = n1 - o1;
+            const ia = ima * d * sa, ib = imb * d * sb, la = d * sa, lb = d * sb;
+            vax += ia * jac[p]!; vay += ia * jac[p + 1]!; vaz += ia * jac[p + 2]!;
+            vbx -= ib * jac[p]!; vby -= ib * jac[p + 1]!; vbz -= ib * jac[p + 2]!;
+            wax += la * jac[p + 9]!; way += la * jac[p + 10]!; waz += la * jac[p + 11]!;
+            wbx -= lb * jac[p + 12]!; wby -= lb * jac[p + 13]!; wbz -= lb * jac[p + 14]!;
+            hit = true;
+          }
+          if (n2 !== o2) {
+            const d = n2 - o2;
+            const ia = ima * d * sa, ib = imb * d * sb, la = d * sa, lb = d * sb;
+            vax += ia * jac[t]!; vay += ia * jac[t + 1]!; vaz += ia * jac[t + 2]!;
+            vbx -= ib * jac[t]!; vby -= ib * jac[t + 1]!; vbz -= ib * jac[t + 2]!;
+            wax += la * jac[t + 9]!; way += la * jac[t + 10]!; waz += la * jac[t + 11]!;
+            wbx -= lb * jac[t + 12]!; wby -= lb * jac[t + 13]!; wbz -= lb * jac[t + 14]!;
+            hit = true;
+          }
         }
         this.mClamp[m] = clamped;
       }
@@ -704,12 +771,26 @@ export class AccumulatedSolver implements ContactSolver {
           const q = sa * aka[3 * m + d]! + sb * akb[3 * m + d]!;
           if (!(q > 0)) continue;
           const old = al[3 * m + d]!;
-          const wr = aj[o]! * (w[3 * a]! - w[3 * b]!) + aj[o + 1]! * (w[3 * a + 1]! - w[3 * b + 1]!) + aj[o + 2]! * (w[3 * a + 2]! - w[3 * b + 2]!);
+          const wr = aj[o]! * (wax - wbx) + aj[o + 1]! * (way - wby) + aj[o + 2]! * (waz - wbz);
           const lim = (coef * total) / q;
           const nl = Math.max(-lim, Math.min(lim, old - wr / q));
           al[3 * m + d] = nl;
-          if (nl !== old) { IMPULSE[0] = nl - old; applyAngular(aj, o, w, sc, a, b); }
+          if (nl !== old) {
+            const dl = nl - old;
+            const la = dl * sa, lb = dl * sb;
+            wax += la * aj[o + 3]!; way += la * aj[o + 4]!; waz += la * aj[o + 5]!;
+            wbx -= lb * aj[o + 6]!; wby -= lb * aj[o + 7]!; wbz -= lb * aj[o + 8]!;
+            hit = true;
+          }
         }
+      }
+      if (hit) {
+        v[a3] = vax; v[a3 + 1] = vay; v[a3 + 2] = vaz;
+        v[b3] = vbx; v[b3 + 1] = vby; v[b3 + 2] = vbz;
+        w[a3] = wax; w[a3 + 1] = way; w[a3 + 2] = waz;
+        w[b3] = wbx; w[b3 + 1] = wby; w[b3 + 2] = wbz;
+        touchedNow[a] = 1;
+        touchedNow[b] = 1;
       }
       if (shockLevel) { sc[a] = 1; sc[b] = 1; }
     }
@@ -761,21 +842,48 @@ export class AccumulatedSolver implements ContactSolver {
           massNow[r] = effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
         }
       }
+      // The two bodies' pseudo velocities in locals for the manifold's rows,
+      // as in pass().
+      const a3 = 3 * a, b3 = 3 * b, ima = im[a]!, imb = im[b]!;
+      let vax = pv[a3]!, vay = pv[a3 + 1]!, vaz = pv[a3 + 2]!;
+      let vbx = pv[b3]!, vby = pv[b3 + 1]!, vbz = pv[b3 + 2]!;
+      let wax = pw[a3]!, way = pw[a3 + 1]!, waz = pw[a3 + 2]!;
+      let wbx = pw[b3]!, wby = pw[b3 + 1]!, wbz = pw[b3 + 2]!;
+      let hit = false;
       for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
         let moved = false;
         for (let r = r0; r < r1; r++) {
-          const base = JAC * r;
+          const o = JAC * r;
           const e = sepNow[r]!;
           if (!(e < 0) && lp[r] === 0) continue;
           const target = e < 0 ? Math.min(-so.biasRate * e, MAX_PUSH) : 0;
-          const un = rowVel(jac, base, pv, pw, a, b);
+          const un = jac[o]! * (vax - vbx) + jac[o + 1]! * (vay - vby) + jac[o + 2]! * (vaz - vbz)
+            + jac[o + 3]! * wax + jac[o + 4]! * way + jac[o + 5]! * waz
+            - jac[o + 6]! * wbx - jac[o + 7]! * wby - jac[o + 8]! * wbz;
           const old = lp[r]!;
           const nl = Math.max(0, old + massNow[r]! * (target - un));
           lp[r] = nl;
-          if (nl !== old) { IMPULSE[0] = nl - old; applyScaled(jac, base, pv, pw, im, sc, a, b); moved = true; }
+          if (nl !== old) {
+            const d = nl - old;
+            const ia = ima * d * sa, ib = imb * d * sb, la = d * sa, lb = d * sb;
+            vax += ia * jac[o]!; vay += ia * jac[o + 1]!; vaz += ia * jac[o + 2]!;
+            vbx -= ib * jac[o]!; vby -= ib * jac[o + 1]!; vbz -= ib * jac[o + 2]!;
+            wax += la * jac[o + 9]!; way += la * jac[o + 10]!; waz += la * jac[o + 11]!;
+            wbx -= lb * jac[o + 12]!; wby -= lb * jac[o + 13]!; wbz -= lb * jac[o + 14]!;
+            moved = true;
+          }
         }
         // (A sweep that changed nothing would only repeat: stop.)
         if (!moved) break;
+        hit = true;
+      }
+      if (hit) {
+        pv[a3] = vax; pv[a3 + 1] = vay; pv[a3 + 2] = vaz;
+        pv[b3] = vbx; pv[b3 + 1] = vby; pv[b3 + 2] = vbz;
+        pw[a3] = wax; pw[a3 + 1] = way; pw[a3 + 2] = waz;
+        pw[b3] = wbx; pw[b3 + 1] = wby; pw[b3 + 2] = wbz;
+        touchedNow[a] = 1;
+        touchedNow[b] = 1;
       }
       sc[a] = 1; sc[b] = 1;
     }
