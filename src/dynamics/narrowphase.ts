@@ -59,7 +59,7 @@
 import { CLUSTER_SAMPLES, GROUP_SAMPLES, prepareKernelSamples } from '../collision/cpuKernel.ts';
 import { QueryBatchBuilder, type PenetrationBackend, type QueryResult, type QueryShape } from '../collision/query.ts';
 import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
-import { growColumns } from '../util/growable.ts';
+import { growColumns, grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { chooseMargins, closingSpeed, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { quatToMat3 } from './math.ts';
@@ -716,11 +716,11 @@ export class NarrowPhase {
     const n = pts.length / 4;
     // Groups of samples whose bounding sphere lies wholly at or beyond the
     // margin are skipped (exact: a sample's height is at least its sphere's
-    // centre's less the radius); the rest are visited in sample order, as
-    // before. On a bunny resting on the floor, most of its samples.
+    // centre's less the radius); on a bunny resting on the floor, most of its
+    // samples.
     const si = ctx.bodies.shape[a]!;
     const cull = (this.planeCull[si] ??= planeCullOf(pts, n));
-    const sph = cull.spheres, pass = cull.pass, groupOf = cull.groupOf;
+    const sph = cull.spheres, pass = cull.pass;
     let any = false;
     for (let g = 0; g < cull.groups; g++) {
       const cx = sph[4 * g]!, cy = sph[4 * g + 1]!, cz = sph[4 * g + 2]!;
@@ -732,16 +732,48 @@ export class NarrowPhase {
       any ||= low < margin;
     }
     if (!any) return;
-    for (let i = 0; i < n; i++) {
-      if (!pass[groupOf[i]!]) continue;
-      const lx = pts[4 * i]!, ly = pts[4 * i + 1]!, lz = pts[4 * i + 2]!;
-      const px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
-      const py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
-      const pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
-      const phi = nl[0] * px + nl[1] * py + nl[2] * pz;
-      if (phi < margin) out.push(0, i, phi, nl[0], nl[1], nl[2], px, py, pz);
+    // The passing groups' members (a group is a compact patch, its members
+    // far apart in sample order): those within the margin are marked in a
+    // bit set of the shape's samples, which is then read (and cleared) in
+    // sample order, the order the cache takes them in. (Sorting the marked
+    // indices instead was most of this function on resting cups: 1 250 of
+    // a cup's 21 000 samples lie within the margin of the floor.)
+    const members = cull.members;
+    const bits = (this.planeBits = grown(this.planeBits, (n + 31) >>> 5));
+    let lo = n, hi = -1;
+    for (let g = 0; g < cull.groups; g++) {
+      if (!pass[g]) continue;
+      for (let q = g * GROUP_SAMPLES, q1 = Math.min(n, q + GROUP_SAMPLES); q < q1; q++) {
+        const i = members[q]!;
+        const lx = pts[4 * i]!, ly = pts[4 * i + 1]!, lz = pts[4 * i + 2]!;
+        const px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
+        const py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
+        const pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
+        if (nl[0] * px + nl[1] * py + nl[2] * pz < margin) {
+          bits[i >>> 5] |= 1 << (i & 31);
+          if (i < lo) lo = i;
+          if (i > hi) hi = i;
+        }
+      }
+    }
+    for (let wi = lo >>> 5, w1 = hi >>> 5; wi <= w1 && hi >= 0; wi++) {
+      let word = bits[wi]!;
+      bits[wi] = 0;
+      while (word !== 0) {
+        const low = word & -word;
+        const i = (wi << 5) | (31 - Math.clz32(low));
+        word ^= low;
+        const lx = pts[4 * i]!, ly = pts[4 * i + 1]!, lz = pts[4 * i + 2]!;
+        const px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
+        const py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
+        const pz = R[6]! * lx + R[7]! * ly + R[8]! * lz + rel.tz;
+        const phi = nl[0] * px + nl[1] * py + nl[2] * pz;
+        out.push(0, i, phi, nl[0], nl[1], nl[2], px, py, pz);
+      }
     }
   }
+  /** Scratch of planeSamples: one bit per sample of the shape, all clear between calls. */
+  private planeBits = new Uint32Array(0);
 }
 
 /**
@@ -752,12 +784,13 @@ export class NarrowPhase {
  */
 const NOW_NORMAL_COS = 0.995;
 
-/** A shape's samples in spatial groups (cpuKernel.ts's), with each sample's group, for NarrowPhase.planeSamples. */
+/** A shape's samples in spatial groups (cpuKernel.ts's), with each group's members, for NarrowPhase.planeSamples. */
 interface PlaneCull {
   groups: number;
   /** Bounding sphere per group (x, y, z, radius; the shape's frame), padded by a hair for Float32 points. */
   spheres: Float64Array;
-  groupOf: Int32Array;
+  /** The samples of group g at [g, g + 1) * GROUP_SAMPLES. */
+  members: Uint32Array;
   /** Scratch: whether each group reaches below the margin this call. */
   pass: Uint8Array;
 }
@@ -767,7 +800,7 @@ function planeCullOf(points: Float32Array, n: number): PlaneCull {
   const nc = Math.ceil(n / CLUSTER_SAMPLES), groups = Math.ceil(n / GROUP_SAMPLES);
   const spheres = k.clusters.slice(4 * nc, 4 * (nc + groups));
   for (let g = 0; g < groups; g++) spheres[4 * g + 3] = spheres[4 * g + 3]! * (1 + 1e-6) + 1e-9;
-  const groupOf = new Int32Array(n);
-  for (let pos = 0; pos < n; pos++) groupOf[k.order === null ? pos : k.order[pos]!] = Math.floor(pos / GROUP_SAMPLES);
-  return { groups, spheres, groupOf, pass: new Uint8Array(groups) };
+  const members = new Uint32Array(n);
+  for (let pos = 0; pos < n; pos++) members[pos] = k.order === null ? pos : k.order[pos]!;
+  return { groups, spheres, members, pass: new Uint8Array(groups) };
 }
