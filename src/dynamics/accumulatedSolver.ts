@@ -1426,6 +1426,10 @@ export class AccumulatedSolver implements ContactSolver {
    * KEEP_FACTOR more. (Loops written out, no closures: this runs for every
    * cluster of every pair.)
    */
+  /** span's scratch: its candidates' weights, offsets (then areas) and indices. */
+  private spanW = new Float64Array(0);
+  private spanD = new Float64Array(0);
+  private spanI = new Int32Array(0);
   private span(cs: ContactSet, lead: number, nm: number, nx: number, ny: number, nz: number, cell: number, touching: boolean): number {
     const mem = this.members, P = cs.p, ch = this.chosen, phi = this.faceFit ? this.smooth : cs.phi, gap = cs.gap;
     const minSpan = 1e-4 * cell * cell;
@@ -1436,17 +1440,32 @@ export class AccumulatedSolver implements ContactSolver {
     const lx = P[3 * lead]!, ly = P[3 * lead + 1]!, lz = P[3 * lead + 2]!;
     let nch = 0;
     ch[nch++] = lead;
-    // 2: the farthest from the leader (tangent-plane distance: the normal part removed).
-    let p1 = -1, best = minSpan;
+    // The candidates (every member but the leader within the depth limit),
+    // each with its offset from the leader and its weight, once for the
+    // three choices below.
+    if (this.spanW.length < nm) {
+      this.spanW = new Float64Array(2 * nm);
+      this.spanD = new Float64Array(6 * nm);
+      this.spanI = new Int32Array(2 * nm);
+    }
+    const cw = this.spanW, cd = this.spanD, ci = this.spanI;
+    let nc = 0;
     for (let m = 0; m < nm; m++) {
       const i = mem[m]!;
       if (i === lead || !(phi[i]! <= deepLim)) continue;
-      const dx = P[3 * i]! - lx, dy = P[3 * i + 1]! - ly, dz = P[3 * i + 2]! - lz;
-      const dn = dx * nx + dy * ny + dz * nz;
       const kept = this.isKept(i) ? KEEP_FACTOR : 1;
-      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
-      const d = (dx * dx + dy * dy + dz * dz - dn * dn) * w;
-      if (d > best) { best = d; p1 = i; }
+      ci[nc] = i;
+      cw[nc] = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
+      cd[3 * nc] = P[3 * i]! - lx; cd[3 * nc + 1] = P[3 * i + 1]! - ly; cd[3 * nc + 2] = P[3 * i + 2]! - lz;
+      nc++;
+    }
+    // 2: the farthest from the leader (tangent-plane distance: the normal part removed).
+    let p1 = -1, best = minSpan;
+    for (let c = 0; c < nc; c++) {
+      const dx = cd[3 * c]!, dy = cd[3 * c + 1]!, dz = cd[3 * c + 2]!;
+      const dn = dx * nx + dy * ny + dz * nz;
+      const d = (dx * dx + dy * dy + dz * dz - dn * dn) * cw[c]!;
+      if (d > best) { best = d; p1 = ci[c]!; }
     }
     if (p1 < 0) return nch;
     ch[nch++] = p1;
@@ -1454,28 +1473,24 @@ export class AccumulatedSolver implements ContactSolver {
     const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
     let p2 = -1, a2 = 0;
     best = Math.sqrt(minSpan) * Math.sqrt(best);
-    for (let m = 0; m < nm; m++) {
-      const i = mem[m]!;
-      if (i === lead || i === p1 || !(phi[i]! <= deepLim)) continue;
-      const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
+    const areas = cd.subarray(3 * nc, 4 * nc);
+    for (let c = 0; c < nc; c++) {
+      const i = ci[c]!;
+      if (i === p1) continue;
+      const vx = cd[3 * c]!, vy = cd[3 * c + 1]!, vz = cd[3 * c + 2]!;
       const area = nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
-      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
-      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
-      const ar = Math.abs(area) * w;
+      areas[c] = area;
+      const ar = Math.abs(area) * cw[c]!;
       if (ar > best) { best = ar; p2 = i; a2 = area; }
     }
     if (p2 < 0) return nch;
     ch[nch++] = p2;
     // 4: the most area on the other side of the first edge.
     let p3 = -1, b3 = 0;
-    for (let m = 0; m < nm; m++) {
-      const i = mem[m]!;
-      if (i === lead || i === p1 || i === p2 || !(phi[i]! <= deepLim)) continue;
-      const vx = P[3 * i]! - lx, vy = P[3 * i + 1]! - ly, vz = P[3 * i + 2]! - lz;
-      const area = nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
-      const kept = this.isKept(i) ? KEEP_FACTOR : 1;
-      const w = touching ? kept * Math.max(0, Math.min(1, 1 - (gap[i]! - touchFrom) / touchBand)) : kept;
-      const ar = -Math.sign(a2) * area * w;
+    for (let c = 0; c < nc; c++) {
+      const i = ci[c]!;
+      if (i === p1 || i === p2) continue;
+      const ar = -Math.sign(a2) * areas[c]! * cw[c]!;
       if (ar > b3) { b3 = ar; p3 = i; }
     }
     if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
