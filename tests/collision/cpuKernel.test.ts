@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  BLOCK_SAMPLES,
   CLUSTER_SAMPLES,
   GROUP_SAMPLES,
   prepareKernelShape,
@@ -43,7 +44,7 @@ describe('the CPU query kernel', () => {
       const seen = new Uint8Array(n);
       for (let i = 0; i < n; i++) seen[order[i]!]!++;
       expect(seen.every((x) => x === 1), name).toBe(true);
-      // Every cluster's (and group's) sphere holds the points at its positions.
+      // Every cluster's (group's, block's) sphere holds the points at its positions.
       const nc = Math.ceil(n / CLUSTER_SAMPLES);
       const holds = (sphere: number, first: number, end: number): void => {
         const [cx, cy, cz, r] = k.clusters.subarray(4 * sphere, 4 * sphere + 4);
@@ -54,7 +55,10 @@ describe('the CPU query kernel', () => {
         }
       };
       for (let c = 0; c < nc; c++) holds(c, c * CLUSTER_SAMPLES, Math.min(n, (c + 1) * CLUSTER_SAMPLES));
-      for (let g = 0; g < Math.ceil(n / GROUP_SAMPLES); g++) holds(nc + g, g * GROUP_SAMPLES, Math.min(n, (g + 1) * GROUP_SAMPLES));
+      const ng = Math.ceil(n / GROUP_SAMPLES);
+      for (let g = 0; g < ng; g++) holds(nc + g, g * GROUP_SAMPLES, Math.min(n, (g + 1) * GROUP_SAMPLES));
+      for (let q = 0; q < Math.ceil(n / BLOCK_SAMPLES); q++) holds(nc + ng + q, q * BLOCK_SAMPLES, Math.min(n, (q + 1) * BLOCK_SAMPLES));
+      expect(k.clusters.length, name).toBe(4 * (nc + ng + Math.ceil(n / BLOCK_SAMPLES)));
     });
     // Compact: the groups of a torus in mesh order span half the ring.
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
