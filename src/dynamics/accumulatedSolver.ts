@@ -1426,7 +1426,7 @@ export class AccumulatedSolver implements ContactSolver {
    * KEEP_FACTOR more. (Loops written out, no closures: this runs for every
    * cluster of every pair.)
    */
-  /** span's scratch: its candidates' weights, offsets (then areas) and indices. */
+  /** span's scratch: its candidates' weights, offsets then areas (four times the weights' length), and indices. */
   private spanW = new Float64Array(0);
   private spanD = new Float64Array(0);
   private spanI = new Int32Array(0);
@@ -1445,7 +1445,8 @@ export class AccumulatedSolver implements ContactSolver {
     // three choices below.
     if (this.spanW.length < nm) {
       this.spanW = new Float64Array(2 * nm);
-      this.spanD = new Float64Array(6 * nm);
+      // Offsets (3 a candidate), then areas (1): 4 per candidate.
+      this.spanD = new Float64Array(8 * nm);
       this.spanI = new Int32Array(2 * nm);
     }
     const cw = this.spanW, cd = this.spanD, ci = this.spanI;
