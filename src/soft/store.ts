@@ -85,5 +85,13 @@ export class SoftStore {
   massVersion = 0;
   /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
   damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
+  /**
+   * forces.ts plainSpringImpulses: its passes compiled for this store's
+   * arrays, with the arrays they were made for (made again when one is replaced).
+   */
+  springPass: {
+    A: Uint32Array; B: Uint32Array; L0: Float64Array; K: Float64Array; w: Float64Array; x: Float64Array; v: Float64Array;
+    inv: Float64Array; factor: Float64Array; run: (h: number, from: number, to: number) => void;
+  } | null = null;
   gravity: Vec3 = [0, -9.81, 0];
 }
