@@ -148,8 +148,9 @@ export function sphereFloats(count: number): number {
  * into groups of GROUP_SAMPLES and those into clusters of CLUSTER_SAMPLES:
  * the positions of a range are split in two along the longest axis of their
  * box, at the whole block (within a block, the whole group; within a group,
- * the whole cluster) nearest the median, until a range is one cluster. Deterministic (a stable sort with the index as the last key), so
- * every thread that prepares the same points gets the same order.
+ * the whole cluster) nearest the median, until a range is one cluster.
+ * Deterministic (a stable sort with the index as the last key), so every
+ * thread that prepares the same points gets the same order.
  */
 export function spatialOrder(points: Float32Array, count: number): Uint32Array {
   const order = new Uint32Array(count);
@@ -275,55 +276,55 @@ export function queryRange(
   const g0 = first / GROUP_SAMPLES, g1 = Math.ceil(end / GROUP_SAMPLES);
   const ng = Math.ceil(A.count / GROUP_SAMPLES);
   for (let bi = Math.floor(g0 / BLOCK_GROUPS), b1 = Math.ceil(g1 / BLOCK_GROUPS); bi < b1; bi++) {
-  if (!sphereReaches(sph, 4 * (nc + ng + bi), g)) continue;
-  for (let gi = Math.max(g0, bi * BLOCK_GROUPS), ge = Math.min(g1, (bi + 1) * BLOCK_GROUPS); gi < ge; gi++) {
-    if (!sphereReaches(sph, 4 * (nc + gi), g)) continue;
-    const c1 = Math.min(Math.ceil(end / CLUSTER_SAMPLES), (gi + 1) * GROUP_CLUSTERS);
-    for (let c = gi * GROUP_CLUSTERS; c < c1; c++) {
-      if (!sphereReaches(sph, 4 * c, g)) continue;
-      const e = Math.min(end, (c + 1) * CLUSTER_SAMPLES);
-      for (let pos = c * CLUSTER_SAMPLES; pos < e; pos++) {
-        const si = order === null ? pos : order[pos]!;
-        const ps = si * 4;
-        const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
-        const px = m00 * ax + m01 * ay + m02 * az + tx;
-        const py = m10 * ax + m11 * ay + m12 * az + ty;
-        const pz = m20 * ax + m21 * ay + m22 * az + tz;
-        const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
-        const inside = px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1;
-        // Beyond the grid box: the value at the nearest point of the box
-        // plus the distance to it, the normal pointing away from the box
-        // (the twin of `probe` in shaders/penetration.wgsl).
-        let cgx = gx, cgy = gy, cgz = gz, d = 0;
-        if (!inside) {
-          cgx = Math.min(Math.max(gx, 0), nxm); cgy = Math.min(Math.max(gy, 0), nym); cgz = Math.min(Math.max(gz, 0), nzm);
-          const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
-          d = Math.sqrt(awx * awx + awy * awy + awz * awz);
-          if (!(d < margin)) continue;
+    if (!sphereReaches(sph, 4 * (nc + ng + bi), g)) continue;
+    for (let gi = Math.max(g0, bi * BLOCK_GROUPS), ge = Math.min(g1, (bi + 1) * BLOCK_GROUPS); gi < ge; gi++) {
+      if (!sphereReaches(sph, 4 * (nc + gi), g)) continue;
+      const c1 = Math.min(Math.ceil(end / CLUSTER_SAMPLES), (gi + 1) * GROUP_CLUSTERS);
+      for (let c = gi * GROUP_CLUSTERS; c < c1; c++) {
+        if (!sphereReaches(sph, 4 * c, g)) continue;
+        const e = Math.min(end, (c + 1) * CLUSTER_SAMPLES);
+        for (let pos = c * CLUSTER_SAMPLES; pos < e; pos++) {
+          const si = order === null ? pos : order[pos]!;
+          const ps = si * 4;
+          const ax = pts[ps]!, ay = pts[ps + 1]!, az = pts[ps + 2]!;
+          const px = m00 * ax + m01 * ay + m02 * az + tx;
+          const py = m10 * ax + m11 * ay + m12 * az + ty;
+          const pz = m20 * ax + m21 * ay + m22 * az + tz;
+          const gx = (px - x0) * inv, gy = (py - y0) * inv, gz = (pz - z0) * inv;
+          const inside = px >= x0 && px <= x1 && py >= y0 && py <= y1 && pz >= z0 && pz <= z1;
+          // Beyond the grid box: the value at the nearest point of the box
+          // plus the distance to it, the normal pointing away from the box
+          // (the twin of `probe` in shaders/penetration.wgsl).
+          let cgx = gx, cgy = gy, cgz = gz, d = 0;
+          if (!inside) {
+            cgx = Math.min(Math.max(gx, 0), nxm); cgy = Math.min(Math.max(gy, 0), nym); cgz = Math.min(Math.max(gz, 0), nzm);
+            const awx = (gx - cgx) * h, awy = (gy - cgy) * h, awz = (gz - cgz) * h;
+            d = Math.sqrt(awx * awx + awy * awy + awz * awz);
+            if (!(d < margin)) continue;
+          }
+          evaluated++;
+          // One call site of the lookup for both cases: the optimiser inlines
+          // it once (two sites overran its budget, and a call it does not
+          // inline boxes each floating-point argument and result on the heap).
+          const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
+          if (!(phi < margin)) continue;
+          if (inside) {
+            nrm[0] = px; nrm[1] = py; nrm[2] = pz;
+            sdfNormal(g, nrm, nrm);
+          } else {
+            nrm[0] = (gx - cgx) * h / d;
+            nrm[1] = (gy - cgy) * h / d;
+            nrm[2] = (gz - cgz) * h / d;
+          }
+          osample[k] = si;
+          ophi[k] = phi;
+          onormal[3 * k] = nrm[0]!;
+          onormal[3 * k + 1] = nrm[1]!;
+          onormal[3 * k + 2] = nrm[2]!;
+          k++;
         }
-        evaluated++;
-        // One call site of the lookup for both cases: the optimiser inlines
-        // it once (two sites overran its budget, and a call it does not
-        // inline boxes each floating-point argument and result on the heap).
-        const phi = sdfPhiGrid(g, cgx, cgy, cgz) + d;
-        if (!(phi < margin)) continue;
-        if (inside) {
-          nrm[0] = px; nrm[1] = py; nrm[2] = pz;
-          sdfNormal(g, nrm, nrm);
-        } else {
-          nrm[0] = (gx - cgx) * h / d;
-          nrm[1] = (gy - cgy) * h / d;
-          nrm[2] = (gz - cgz) * h / d;
-        }
-        osample[k] = si;
-        ophi[k] = phi;
-        onormal[3 * k] = nrm[0]!;
-        onormal[3 * k + 1] = nrm[1]!;
-        onormal[3 * k + 2] = nrm[2]!;
-        k++;
       }
     }
-  }
   }
   out.count = k;
   if (order !== null) sortRecords(out, k0, k);
