@@ -607,7 +607,7 @@ export class AccumulatedSolver implements ContactSolver {
    * spinning, then the normal rows. `bias`: the soft biased solve; without,
    * the relax (rigid rows, no push-out; a gap still closes speculatively).
    */
-  private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft, mFrom = 0, mTo = this.mcount, shockLevel: Int32Array | null = null): number {
+  private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft, mFrom = 0, mTo = this.mcount, shockLevel: Int32Array | null = null, fresh = true): number {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
     const ka = this.ka, kb = this.kb, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
     const aj = this.ajac, aka = this.aka, akb = this.akb, al = this.alam;
@@ -645,7 +645,11 @@ export class AccumulatedSolver implements ContactSolver {
       // face's points are one block: one sweep leaves its first point with
       // the whole impulse and the box turning on it).
       const sweeps = bias ? 1 : LOCAL_SWEEPS;
-      {
+      // Each row's separation now and effective mass (sepNow, massNow). A
+      // later sweep of the shock relax over the same level (fresh false)
+      // finds them as its first sweep left them: the substep's motion and
+      // the mass scales hold through the relax.
+      if (fresh) {
         const qax = dq[a3]!, qay = dq[a3 + 1]!, qaz = dq[a3 + 2]!;
         const qbx = dq[b3]!, qby = dq[b3 + 1]!, qbz = dq[b3 + 2]!;
         const pax = dp[a3]!, pay = dp[a3 + 1]!, paz = dp[a3 + 2]!;
@@ -931,7 +935,7 @@ export class AccumulatedSolver implements ContactSolver {
       let e = g + 1;
       while (e < this.mcount && this.mLevel[e] === L) e++;
       for (let sw = 0; sw < SHOCK_SWEEPS; sw++) {
-        if (this.pass(v, w, h, false, so, g, e, lv) < SHOCK_TOL) break;
+        if (this.pass(v, w, h, false, so, g, e, lv, sw === 0) < SHOCK_TOL) break;
       }
       g = e;
     }
