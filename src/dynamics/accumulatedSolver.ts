@@ -1478,13 +1478,14 @@ export class AccumulatedSolver implements ContactSolver {
     const ux = P[3 * p1]! - lx, uy = P[3 * p1 + 1]! - ly, uz = P[3 * p1 + 2]! - lz;
     let p2 = -1, a2 = 0;
     best = Math.sqrt(minSpan) * Math.sqrt(best);
-    const areas = cd.subarray(3 * nc, 4 * nc);
+    // Candidate c's area at cd[ar0 + c] (an offset, not a view: a view is an object a call).
+    const ar0 = 3 * nc;
     for (let c = 0; c < nc; c++) {
       const i = ci[c]!;
       if (i === p1) continue;
       const vx = cd[3 * c]!, vy = cd[3 * c + 1]!, vz = cd[3 * c + 2]!;
       const area = nx * (uy * vz - uz * vy) + ny * (uz * vx - ux * vz) + nz * (ux * vy - uy * vx);
-      areas[c] = area;
+      cd[ar0 + c] = area;
       const ar = Math.abs(area) * cw[c]!;
       if (ar > best) { best = ar; p2 = i; a2 = area; }
     }
@@ -1495,7 +1496,7 @@ export class AccumulatedSolver implements ContactSolver {
     for (let c = 0; c < nc; c++) {
       const i = ci[c]!;
       if (i === p1 || i === p2) continue;
-      const ar = -Math.sign(a2) * areas[c]! * cw[c]!;
+      const ar = -Math.sign(a2) * cd[ar0 + c]! * cw[c]!;
       if (ar > b3) { b3 = ar; p3 = i; }
     }
     if (p3 >= 0 && b3 > 0.05 * Math.abs(a2)) ch[nch++] = p3;
