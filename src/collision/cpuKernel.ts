@@ -36,7 +36,6 @@
  */
 import { samplesBoundingSphere, type CollisionSamples } from '../geometry/samples.ts';
 import { sdfNormal, sdfPhiGrid, type SdfGrid } from '../sdf/grid.ts';
-import { insertionSort } from '../util/sort.ts';
 
 /** Samples per cluster for the conservative SDF cull. */
 export const CLUSTER_SAMPLES = 8;
@@ -377,12 +376,14 @@ function sphereReaches(sph: Float64Array, o: number, g: SdfGrid): boolean {
   return !(sdfPhiGrid(g, cgx, cgy, cgz) + d > (inside ? SQRT3 : L_EXT) * cr * (1 + 1e-6) + margin + 1e-7 * h);
 }
 
-/** Records spread over at least this many samples per record are sorted through buckets, not a table of the whole range. */
-const SPARSE_RANGE = 8;
-let sortCount = new Int32Array(0);
 let sortPerm = new Int32Array(0);
-/** Place + 1 of each sample's record while a large sort runs; 0 elsewhere (kept so). */
+/**
+ * A large sort's table: the place of each record, indexed by its sample less
+ * the task's lowest (written and read only where a record is).
+ */
 let sortSlot = new Int32Array(0);
+/** One bit per sample of that range, set where a record is (all zero between sorts). */
+let sortBits = new Int32Array(0);
 let sortSample = new Uint32Array(0);
 let sortPhi = new Float32Array(0);
 let sortNormal = new Float32Array(0);
@@ -432,39 +433,32 @@ export function sortRecords(out: RecordOut, start: number, end: number): void {
       }
       perm[j + 1] = i;
     }
-  } else if (hi - lo >= SPARSE_RANGE * n) {
-    // Many, spread over a wide range of samples (a big mesh's contact
-    // patch: 400 records among 18 000 samples): a stable counting pass into
-    // n buckets of equal sample width, then insertion within each (samples
-    // are unique, so few share a bucket). O(n).
-    const B = n;
-    if (sortCount.length < B + 1) sortCount = new Int32Array(2 * B + 1);
-    const count = sortCount;
-    count.fill(0, 0, B + 1);
-    const scale = B / (hi - lo + 1);
-    for (let i = 0; i < n; i++) count[Math.floor((ss[i]! - lo) * scale) + 1]!++;
-    for (let b = 0; b < B; b++) count[b + 1]! += count[b]!;
-    for (let i = 0; i < n; i++) perm[count[Math.floor((ss[i]! - lo) * scale)]!++] = i;
-    // Insertion by sample within each bucket (count[b] now ends bucket b).
-    let start = 0;
-    for (let b = 0; b < B; b++) {
-      insertionSort(perm, start, count[b]!, ss);
-      start = count[b]!;
-    }
   } else {
-    // Many: each record's place in a table indexed by its sample (samples
-    // are unique within a task), read back in sample order. O(n + range).
+    // Many (a big mesh's contact patch: 400 records among 18 000 samples):
+    // each record's place in a table indexed by its sample (samples are
+    // unique within a task) and a bit per sample, then the set bits read
+    // back in order, 32 samples a word. O(n + range / 32).
     const range = hi - lo + 1;
     if (sortSlot.length < range) sortSlot = new Int32Array(Math.max(range, 2 * sortSlot.length));
-    const slot = sortSlot;
-    for (let i = 0; i < n; i++) slot[ss[i]! - lo] = i + 1;
+    const words = (range + 31) >>> 5;
+    if (sortBits.length < words) sortBits = new Int32Array(Math.max(words, 2 * sortBits.length));
+    const slot = sortSlot, bits = sortBits;
+    for (let i = 0; i < n; i++) {
+      const v = ss[i]! - lo;
+      slot[v] = i;
+      bits[v >>> 5]! |= 1 << (v & 31);
+    }
     let m = 0;
-    for (let v = 0; v < range; v++) {
-      const p = slot[v]!;
-      if (p !== 0) {
-        perm[m++] = p - 1;
-        slot[v] = 0;
-      }
+    for (let w = 0; w < words; w++) {
+      let x = bits[w]!;
+      if (x === 0) continue;
+      bits[w] = 0;
+      const base = w << 5;
+      do {
+        const low = x & -x;
+        perm[m++] = slot[base + 31 - Math.clz32(low)]!;
+        x ^= low;
+      } while (x !== 0);
     }
   }
   for (let i = 0; i < n; i++) {

@@ -119,8 +119,10 @@ describe('the CPU query kernel', () => {
   it('sortRecords orders any records by sample and carries each one\'s value and normal along', () => {
     const r = rng(3);
     for (const [n, range] of [[0, 1], [1, 9], [2, 200000], [7, 200000], [32, 200000], [33, 200000], [100, 200000], [5000, 200000], [100, 300], [5000, 15000]] as const) {
-      // Distinct samples from a range far larger than n (sorted through
-      // buckets) or a few times n (through a table), shuffled.
+      // Distinct samples from a range far larger than n or a few times n,
+      // shuffled: up to 32 sorted by insertion, beyond through the table of
+      // places and its bits (one sort after another, so a bit left set by
+      // one would show in the next).
       const picked = new Set<number>();
       while (picked.size < n) picked.add(Math.floor(r() * range));
       const samples = [...picked];
