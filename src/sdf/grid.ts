@@ -49,8 +49,9 @@ export function sdfPhiInside(g: SdfGrid, x: number, y: number, z: number): numbe
 /**
  * phi at grid coordinates (gx, gy, gz) (node units, origin at node 0), which
  * must lie in [0, dims - 1] on every axis. sdfPhiInside and the query's
- * extension beyond the grid box (src/collision/cpuQuery.ts) use it; the GPU
- * twin is `sdf_phi_grid` in shaders/common.wgsl.
+ * extension beyond the grid box (src/collision/cpuKernel.ts) use it, and the
+ * kernel's sphere cull writes the same arithmetic out; the GPU twin is
+ * `sdf_phi_grid` in shaders/common.wgsl.
  */
 export function sdfPhiGrid(g: SdfGrid, gx: number, gy: number, gz: number): number {
   const nx = g.dims[0], ny = g.dims[1];
