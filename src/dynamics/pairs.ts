@@ -27,7 +27,7 @@ export const REF_STRIDE = 7;
 /** A pair's columns (begin() swaps them between this step's list and last step's). */
 const PAIR_COLUMNS = {
   a: 1, b: 1, kind: 1, cacheStart: 1, cacheCount: 1, valid: 1, swept: 1, ref: REF_STRIDE,
-  band: 1, margin0: 1, margin1: 1, limit0: 1, limit1: 1, order: 1, level: 1,
+  band: 1, margin0: 1, margin1: 1, limit0: 1, limit1: 1, order: 1, level: 1, impactStep: 1,
 } as const;
 
 /**
@@ -63,6 +63,12 @@ export class PairList {
   order = new Int32Array(64);
   /** Contact-graph level of the pair (the higher of its bodies'). */
   level = new Int32Array(64);
+  /**
+   * The step (StepContext.serial) in which the collision phase last applied
+   * an impulse to the pair; kept when the list is rebuilt within a step (a
+   * body woke), so the accumulated stage knows which pairs already bounced.
+   */
+  impactStep = new Int32Array(64);
 
   /** Last step's list while the new one is built. */
   private old: PairList | null = null;
@@ -95,11 +101,13 @@ export class PairList {
     this.swept[k] = 0;
     this.cacheStart[k] = 0;
     this.cacheCount[k] = 0;
+    this.impactStep[k] = 0;
     // Merge with last step's pairs (both in canonical order).
     const o = this.old;
     if (!o) return;
     while (this.oldAt < o.count && (o.a[this.oldAt]! < a || (o.a[this.oldAt] === a && o.b[this.oldAt]! < b))) this.oldAt++;
     const j = this.oldAt;
+    if (j < o.count && o.a[j] === a && o.b[j] === b) this.impactStep[k] = o.impactStep[j]!;
     if (j < o.count && o.a[j] === a && o.b[j] === b && o.valid[j] && !o.swept[j]) {
       this.valid[k] = 1;
       this.cacheStart[k] = o.cacheStart[j]!;

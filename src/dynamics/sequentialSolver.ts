@@ -210,7 +210,12 @@ export class SequentialSolver implements ContactSolver {
       order[j] = t;
     }
     let any = false;
-    for (let k = 0; k < n; k++) if (this.resolvePair(ctx, pairs, con, order[k]!, 0, true)) any = true;
+    for (let k = 0; k < n; k++) {
+      const p = order[k]!;
+      if (!this.resolvePair(ctx, pairs, con, p, 0, true)) continue;
+      pairs.impactStep[p] = ctx.serial;
+      any = true;
+    }
     return any;
   }
 

@@ -33,6 +33,11 @@ export class StepContext {
   gravity: Vec3 = [0, -9.81, 0];
   /** Simulation time at the start of the step. */
   time = 0;
+  /**
+   * Counts the steps this context has run, from 1 (never restored with a
+   * state, unlike `time`): stamps that must mean "this step" compare to it.
+   */
+  serial = 0;
   settings: SolverSettings;
   count = 0;
   predPos = new Float64Array(0);

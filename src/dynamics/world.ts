@@ -661,6 +661,7 @@ export class World {
     ctx.gravity = this.gravity;
     ctx.settings = this.solver;
     ctx.time = this.time;
+    ctx.serial++;
     const n = this.bodies.count;
     if (n === this.preparedCount) return;
     this.preparedCount = n;

@@ -34,9 +34,13 @@ describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) 
     expect(vel(w, 'b')[1]).toBeCloseTo(v0 * Math.SQRT1_2 + g * n * dt, 9);
   });
 
-  it('a ball of restitution 1 bounces back to its drop height, bounce after bounce, at 60 Hz', async () => {
+  // Under the accumulated stage, an approach whose prediction stops within
+  // the contact band, short of the floor, is the stage's to bounce (the
+  // collision phase sees no penetration): the fourth bounce here, which came
+  // back to 0.17 of the drop while the stage only stopped it.
+  it.each(['sequential', 'accumulated'] as const)('a ball of restitution 1 bounces back to its drop height, bounce after bounce, at 60 Hz (%s)', async (contactSolver) => {
     const r = 0.1;
-    const w = await queryWorld(droppedBall(1, 1 / 60, r), backend);
+    const w = await queryWorld({ ...droppedBall(1, 1 / 60, r), solver: { contactSolver } }, backend);
     const apex = await apexHeights(w, 'ball', r, 300);
     // Five bounces in 5 s (0.90 s apart); each bounce's step loses
     // g dt^2 / 2 = 1.4 mm: measured 0.9986, 0.9959, 0.9959, 0.9932, 0.9932.
@@ -47,7 +51,9 @@ describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) 
     }
   });
 
-  it.each([0.5, 0.8])('a box of restitution %s dropped flat from 0.5 to 0.56 m comes back to e^2 of its drop at 60 Hz', async (e) => {
+  it.each([
+    [0.5, 'sequential'], [0.8, 'sequential'], [0.5, 'accumulated'], [0.8, 'accumulated'],
+  ] as const)('a box of restitution %s dropped flat from 0.5 to 0.56 m comes back to e^2 of its drop at 60 Hz (%s)', async (e, contactSolver) => {
     // The collision is resolved at the start of the step in which the
     // prediction first penetrates, up to v dt = 5 cm above the floor here;
     // reversed there with e, the box lost (1 - e^2) of the energy it had at
@@ -56,7 +62,7 @@ describe.each(['cpu', 'gpu'] as const)('%s: free flight and bounces', (backend) 
     const s = 0.2, dt = 1 / 60;
     for (const h of [0.5, 0.52, 0.54, 0.56]) {
       const w = await queryWorld({
-        format: FORMAT, dt, sleep: false,
+        format: FORMAT, dt, sleep: false, solver: { contactSolver },
         shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [s, s, s], sdf: { cells: 16 } } },
         bodies: [
           { name: 'ground', shape: 'floor', static: true, restitution: e },
