@@ -65,8 +65,9 @@ export class PairList {
   level = new Int32Array(64);
   /**
    * The step (StepContext.serial) in which the collision phase last applied
-   * an impulse to the pair; kept when the list is rebuilt within a step (a
-   * body woke), so the accumulated stage knows which pairs already bounced.
+   * an impulse to the pair, -1 for none; kept when the list is rebuilt
+   * within a step (a body woke), so the accumulated stage knows which pairs
+   * already bounced.
    */
   impactStep = new Int32Array(64);
 
@@ -101,7 +102,7 @@ export class PairList {
     this.swept[k] = 0;
     this.cacheStart[k] = 0;
     this.cacheCount[k] = 0;
-    this.impactStep[k] = 0;
+    this.impactStep[k] = -1;
     // Merge with last step's pairs (both in canonical order).
     const o = this.old;
     if (!o) return;
