@@ -93,7 +93,7 @@ describe('the built-in rings scene', () => {
     }
   });
 
-  it('20 rings on one peg come to rest and fall asleep within 5 s', async () => {
+  it('stacks of 16 to 24 rings on one peg come to rest threaded on it and fall asleep, every one within 6 s, half within 3 s', async () => {
     // Shock propagation used to end every step with each ring rocking a
     // little on the ring below (one-shot impulses can only add, so stopping
     // one side of a ring lifted the other): the stack jittered at ~0.1 m/s
@@ -102,22 +102,33 @@ describe('the built-in rings scene', () => {
     // spin held between rings: patches.ts spinRadius), and each ring's slow
     // creep restarted the island's clock every few seconds (one stillness
     // ball per body: islands.ts), so it slept at 6.4 s, or never.
-    // When a stack settles is chaotic: one-peg stacks of 16-24 rings fall
-    // asleep between 2.1 and 5.0 s, with contacts at the predicted pose as
-    // with contacts where the rings touch the peg now (this one at 3.9 s,
-    // 3.0 s predicted; docs/DESIGN.md 4).
-    const w = await builtinWorld('rings', { rings: 20, pegs: 1 });
-    await run(w, 500);
-    const peg = pos(w, 'peg0');
-    let asleep = 0;
-    for (let i = 0; i < 20; i++) {
-      if (w.bodies.asleep[bodyIndex(w, `ring${i}`)]) asleep++;
-      const [x, y, z] = pos(w, `ring${i}`);
-      expect(Math.hypot(x - peg[0], z - peg[2])).toBeLessThan(R - r - pegR + 0.02);
-      expect(y).toBeLessThan(20 * 2 * r + 0.2);
+    // When a stack settles is chaotic, so the test takes nine: one-peg
+    // stacks of 16-24 rings fall asleep at 2.0-3.5 s, and now and then one
+    // (20 rings; before the accumulated stage's restitution pass bounced
+    // the impacts its collision phase misses, 24) at 5.1-5.4 s.
+    const at: number[] = [];
+    for (let n = 16; n <= 24; n++) {
+      const w = await builtinWorld('rings', { rings: n, pegs: 1 });
+      const B = w.bodies;
+      let s = 0, awake = n;
+      while (awake > 0 && s < 600) {
+        await w.step();
+        s++;
+        awake = 0;
+        for (let i = 0; i < B.count; i++) if (!B.isStatic[i] && !B.asleep[i]) awake++;
+      }
+      at.push(awake === 0 ? s * w.dt : Infinity);
+      const peg = pos(w, 'peg0');
+      for (let i = 0; i < n; i++) {
+        const [x, y, z] = pos(w, `ring${i}`);
+        expect(Math.hypot(x - peg[0], z - peg[2]), `${n} rings: ring${i}`).toBeLessThan(R - r - pegR + 0.02);
+        expect(y, `${n} rings: ring${i}`).toBeLessThan(n * 2 * r + 0.2);
+      }
     }
-    expect(asleep).toBe(20);
-  });
+    const sorted = [...at].sort((p, q) => p - q);
+    expect(sorted[8], at.join(', ')).toBeLessThanOrEqual(6);
+    expect(sorted[4], at.join(', ')).toBeLessThanOrEqual(3);
+  }, 120_000);
 
   it('under the seed\'s passes, rolling friction damps the stack rocking on its contact points: at 0.3 the 20 rings sleep within 2.5 s', async () => {
     // What keeps a ring stack awake under the seed's passes is a rocking of
