@@ -65,7 +65,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'skulls',
     title: 'Pile of skulls (the seed\'s 50 concave meshes; Stanford bunnies of 3674 triangles)',
-    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread about 19 ms a step while they land and 5 ms while the heap settles; every bunny is asleep by about 3.5 s, and then a step costs almost nothing.",
+    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread about 18 ms a step while they land and 2 ms on average while the heap settles; most bunnies are asleep by about 3 s (the last, rocking alone on the floor, by about 9.5 s), and a sleeping heap costs almost nothing.",
     params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
     count: 'count',
     make: (p) => {
@@ -95,7 +95,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'jointed-skulls',
     title: 'Jointed skulls: necklaces of 6 bunnies joined by ball joints, dropped over pegs (the seed\'s 108)',
-    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 7 ms a step on one CPU thread over 6 s (54 ms while they land), and the heap sleeps; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
+    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 13 ms a step on one CPU thread over 6 s (53 ms while they land), and the heap sleeps by about 5 s; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
     params: [{ name: 'count', default: 108, min: 6, max: 600, step: 6, description: 'number of bunnies (6 per necklace)' }],
     count: 'count',
     make: (p) => {
