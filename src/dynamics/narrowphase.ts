@@ -314,13 +314,19 @@ export class NarrowPhase {
   /**
    * Whether pair k is left out of an impacts-only phase (impactSpeed): its
    * bodies' closing speed bound (closingSpeed) plus the step of gravity
-   * between a moving body and a static or sleeping one is below it.
+   * between a moving body and a static or sleeping one is below it. A
+   * moving body's pair with a sleeping one is never left out: the phase
+   * wakes what it touches (World.wakeTouched), and its query round takes in
+   * the woken bodies' pairs. Left to the contact phase, the touch woke the
+   * sleeper there, at the cost of a third query call in the step (the heap
+   * of 150 boxes, 50 bunnies; the pile ensemble sleeps as before).
    */
   private leftOut(ctx: StepContext, pairs: PairList, k: number): boolean {
     if (!(this.impactSpeed > 0)) return false;
     const a = pairs.a[k]!, b = pairs.b[k]!;
     const B = ctx.bodies;
     let s = closingSpeed(ctx, a, b, this.info[B.shape[a]!]!.radius, this.info[B.shape[b]!]!.radius);
+    if (s > 0 && (B.asleep[a] || B.asleep[b])) return false;
     if (ctx.predGravity && (ctx.invMass[a] === 0 || ctx.invMass[b] === 0)) {
       const g = ctx.gravity;
       s += Math.hypot(g[0], g[1], g[2]) * ctx.predH;
