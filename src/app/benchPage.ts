@@ -134,6 +134,8 @@ function showTable(r: BenchResults): void {
   row('samples sent per step', (x) => [fmt(x.queriesPerStep)]);
   row('samples evaluated per step (after the culls)', (x) => [fmt(x.samplesEvaluatedPerStep)]);
   row('samples sent per second of query time', (x) => [fmt(x.samplesSentPerSecond)]);
+  row('query calls per step (most in one step)', (x) => [`${fmt(x.queryCallsPerStep)} (${x.maxQueryCalls})`]);
+  if (r.results.some((x) => x.backend === 'gpu')) row('GPU readbacks per step (most in one step)', (x) => [x.backend === 'gpu' ? `${fmt(x.readbacksPerStep)} (${x.maxReadbacks})` : '-']);
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
   row('measured steps with a contact', (x) => [`${x.stepsWithContacts} of ${r.steps}`]);
   row('pairs per step', (x) => [fmt(x.pairsPerStep)]);

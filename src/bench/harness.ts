@@ -78,6 +78,8 @@ export interface WindowResult {
   queryMs: Stats;
   /** Mean per step over the window. */
   queryCallsPerStep: number;
+  /** The most query calls one step of the window made. */
+  maxQueryCalls: number;
   samplesEvaluatedPerStep: number;
   awakePerStep: number;
 }
@@ -112,6 +114,8 @@ export interface BackendResult {
   /** Samples whose field value was computed, per step. */
   samplesEvaluatedPerStep: number;
   queryCallsPerStep: number;
+  /** The most query calls one measured step made. */
+  maxQueryCalls: number;
   /** Sweeps of shock propagation per step, summed over its levels (StepProfile.shockSweeps). */
   shockSweepsPerStep: number;
   /** PGS velocity sweeps per step (StepProfile.pgsSweeps; 0 under the other contact solvers). */
@@ -119,6 +123,8 @@ export interface BackendResult {
   /** GPU submissions, readbacks and bytes read back / written by the queries, per step (0 on the CPU). */
   submitsPerStep: number;
   readbacksPerStep: number;
+  /** The most buffer readbacks one measured step made (0 on the CPU). */
+  maxReadbacks: number;
   bytesReadBackPerStep: number;
   bytesWrittenPerStep: number;
   contactsPerStep: number;
@@ -278,10 +284,12 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         queriesPerStep: mean(m.sent),
         samplesEvaluatedPerStep: mean(m.evaluated),
         queryCallsPerStep: mean(m.calls),
+        maxQueryCalls: most(m.calls),
         shockSweepsPerStep: mean(m.shockSweeps),
         pgsIterationsPerStep: mean(m.pgsSweeps),
         submitsPerStep: mean(m.submits),
         readbacksPerStep: mean(m.readbacks),
+        maxReadbacks: most(m.readbacks),
         bytesReadBackPerStep: mean(m.bytesRead),
         bytesWrittenPerStep: mean(m.bytesWritten),
         contactsPerStep: mean(m.contacts),
@@ -315,6 +323,8 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 const mean = (xs: readonly number[]) => (xs.length ? sum(xs) / xs.length : 0);
+/** The largest of counts (0 for none). */
+const most = (xs: readonly number[]) => xs.reduce((a, x) => Math.max(a, x), 0);
 
 /** Per measured step: what the profile said, plus the state the phases are read from (all steps). */
 interface StepSeries {
@@ -400,6 +410,7 @@ function windowsOf(m: StepSeries, warmup: number, dt: number): Record<Phase, Win
       stepMs: stats(pick(m.stepMs)),
       queryMs: stats(pick(m.queryMs)),
       queryCallsPerStep: mean(pick(m.calls)),
+      maxQueryCalls: most(pick(m.calls)),
       samplesEvaluatedPerStep: mean(pick(m.evaluated)),
       awakePerStep: mean(pick(m.awake)),
     };
@@ -519,10 +530,10 @@ export function formatTable(r: BenchResults): string {
   for (const rw of rows) lines.push(fmt(rw));
   for (const x of r.results) {
     lines.push(
-      `${x.backend} (${x.adapter}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls, ` +
+      `${x.backend} (${x.adapter}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls (at most ${x.maxQueryCalls} in a step), ` +
         `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ${f(x.samplesEvaluatedPerStep)} evaluated after the culls ` +
         `(${(x.queriesPerSecond / 1e6).toFixed(2)} M/s)` +
-        (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks, ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
+        (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks (at most ${x.maxReadbacks}), ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
         `; ${f(x.shockSweepsPerStep)} shock sweeps, ` +
         (x.pgsIterationsPerStep > 0 ? `${f(x.pgsIterationsPerStep)} PGS iterations, ` : '') +
         `${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +

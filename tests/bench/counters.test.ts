@@ -127,8 +127,13 @@ describe('bench counters', () => {
       expect(x.queriesPerSecond * (x.queryMs.mean / 1000)).toBeCloseTo(x.samplesEvaluatedPerStep, -1);
     }
     expect(cpu!.submitsPerStep).toBe(0);
+    expect(cpu!.maxReadbacks).toBe(0);
     expect(gpu!.submitsPerStep).toBeLessThanOrEqual(2);
     expect(gpu!.readbacksPerStep).toBeLessThanOrEqual(2);
+    // Every step, not only on average (the most the profile counted in one).
+    expect(gpu!.maxReadbacks).toBeLessThanOrEqual(2);
+    expect(Math.max(cpu!.maxQueryCalls, gpu!.maxQueryCalls)).toBeLessThanOrEqual(2);
+    expect(gpu!.maxQueryCalls).toBeGreaterThanOrEqual(Math.ceil(gpu!.queryCallsPerStep));
     expect(gpu!.bytesReadBackPerStep).toBeGreaterThan(0);
     // The same physics on both: the same samples sent (the query results agree to float rounding).
     expect(gpu!.queriesPerStep).toBe(cpu!.queriesPerStep);

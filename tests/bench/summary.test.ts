@@ -22,7 +22,7 @@ function windows(split: Record<Phase, number>): Record<Phase, WindowResult> {
     const n = split[ph];
     out[ph] = {
       fromStep: at, toStep: at + n, fromS: at * 0.01, toS: (at + n) * 0.01, steps: n,
-      stepMs: st(1, 1, 1, n), queryMs: st(0.5, 0.5, 0.5, n), queryCallsPerStep: 1, samplesEvaluatedPerStep: 10, awakePerStep: 20,
+      stepMs: st(1, 1, 1, n), queryMs: st(0.5, 0.5, 0.5, n), queryCallsPerStep: 1, maxQueryCalls: 1, samplesEvaluatedPerStep: 10, awakePerStep: 20,
     };
     at += n;
   }
@@ -47,10 +47,12 @@ function result(backend: 'cpu' | 'gpu', o: Partial<BackendResult>): BackendResul
     queriesPerStep: 1375,
     samplesEvaluatedPerStep: 70,
     queryCallsPerStep: 0.45,
+    maxQueryCalls: 1,
     shockSweepsPerStep: 1,
     pgsIterationsPerStep: 0,
     submitsPerStep: 0,
     readbacksPerStep: 0,
+    maxReadbacks: 0,
     bytesReadBackPerStep: 0,
     bytesWrittenPerStep: 0,
     contactsPerStep: 0,
@@ -115,7 +117,7 @@ describe('the benchmark summary', () => {
     for (const l of benchSummary(issue)) expect(text).toContain(l);
     expect(text).toMatch(/^phase \(ms\) +cpu mean +cpu median +cpu p95 +cpu max +gpu mean +gpu median +gpu p95 +gpu max$/m);
     expect(text).toMatch(/^whole step \(all measured steps\) +0\.63 +0\.41 +1\.80 +1\.80 +572 +0\.26 +1245 +1245$/m);
-    expect(text).toContain('1375 samples sent per step in 0.45 calls, 1.00 M sent per second of query time; 70.0 evaluated after the culls (0.10 M/s)');
+    expect(text).toContain('1375 samples sent per step in 0.45 calls (at most 1 in a step), 1.00 M sent per second of query time; 70.0 evaluated after the culls (0.10 M/s)');
     expect(text).toContain('0.00 contacts/step (0 of 20 steps with any)');
   });
 });

@@ -638,6 +638,10 @@ describe('benchmark page (bench.html)', () => {
       expect(table).toContain('meanmedianp95');
       expect(table).toContain('samples sent per step');
       expect(table).toContain('samples evaluated per step (after the culls)');
+      // Query calls and the GPU's readbacks, each with the most one step made.
+      expect(table).toMatch(/query calls per step \(most in one step\)[\d.]+ \(\d\)/);
+      expect(table).toMatch(/GPU readbacks per step \(most in one step\)-[\d.]+ \(\d\)/);
+      for (const x of r.results) expect(x.maxQueryCalls).toBeGreaterThanOrEqual(Math.ceil(x.queryCallsPerStep));
       // The summary compares by the mean, agreeing with the JSON, and says what the run was.
       const summary = (await page.locator('#bench-summary li').allTextContents()).join('\n');
       expect(summary).toContain('CPU: the queries ran on 1 thread (the main thread).');
