@@ -151,6 +151,42 @@ describe('sleeping', () => {
     expect(pos(w, 'box')[0]).toBeCloseTo(0.015, 6);
   });
 
+  it('under the accumulated stage, a box gliding slowly into two sleeping ones wakes them with at most 2 query calls in a step, momentum kept', async () => {
+    // 8 cm/s on ice: slower than the impacts-only collision phase takes (2 |g| dt),
+    // but a moving body's pair with a sleeping one is the phase's, which wakes
+    // the sleepers in its own query round, and the woken pair (left out of
+    // the pair list while both slept) is queried with the contact phase's.
+    const json = {
+      format: FORMAT, dt: 0.01, solver: { contactSolver: 'accumulated' },
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'ground', shape: 'floor', static: true, friction: 0, restitution: 0 },
+        { name: 'glider', shape: 'box', position: [-0.3, 0.25, 0], velocity: [0.08, 0, 0], friction: 0, restitution: 0 },
+        { name: 'a', shape: 'box', position: [0.5, 0.25, 0], friction: 0, restitution: 0 },
+        { name: 'b', shape: 'box', position: [1, 0.25, 0], friction: 0, restitution: 0 },
+      ],
+    };
+    const w = await queryWorld(json, 'cpu');
+    const ids = ['glider', 'a', 'b'].map((n) => bodyIndex(w, n));
+    const momentum = () => ids.reduce((p, i) => p + w.bodies.mass[i]! * w.bodies.vel[3 * i]!, 0);
+    const p0 = momentum();
+    let sleptAt = -1, wokeAt = -1, most = 0;
+    await run(w, 700, (ww) => {
+      most = Math.max(most, ww.profile.queryCalls);
+      if (sleptAt < 0 && asleep(ww, 'a') && asleep(ww, 'b')) sleptAt = ww.stepCount;
+      if (sleptAt >= 0 && wokeAt < 0 && !asleep(ww, 'a')) wokeAt = ww.stepCount;
+    });
+    // Asleep before the glider (0.3 m away at 8 cm/s) reaches them, then woken by it.
+    expect(sleptAt).toBeGreaterThan(0);
+    expect(sleptAt).toBeLessThan(300);
+    expect(wokeAt).toBeGreaterThan(sleptAt);
+    expect(asleep(w, 'b')).toBe(false);
+    expect(most).toBeLessThanOrEqual(2);
+    // Frictionless: the glider's momentum passed on, none made or lost.
+    expect(momentum() / p0).toBeCloseTo(1, 2);
+    expect(w.bodies.vel[3 * ids[2]!]!).toBeGreaterThan(0.02);
+  });
+
   it('a box starting from rest on a slope a hair steeper than its friction slides at g (sin - mu cos) and never sleeps', async () => {
     // 30 degrees, mu 0.57 < tan 30 = 0.577: a = 0.0624 m/s^2, 2.8 cm in the
     // first 0.5 s, which a body among others may drift and sleep; alone it
