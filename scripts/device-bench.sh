@@ -6,7 +6,8 @@
 #                                         builds lib/ and writes .device-bench/
 #                                         (about 30 MB: Node as xz, the compiled
 #                                         package with its shaders, Dawn's
-#                                         dawn.node as xz, the Vulkan loader's .deb)
+#                                         dawn.node as xz, the Vulkan loader's and
+#                                         libglvnd's .debs)
 #   bash scripts/device-bench.sh run      there, in the same checkout with
 #                                         .device-bench/ beside it: unpacks to
 #                                         /tmp, runs the benchmarks, writes JSON
@@ -62,11 +63,15 @@ pack() {
   xz -T0 "-$level" -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
   xz -T0 "-$level" -c "$(command -v node)" >"$pack_dir/node.xz" || die "compressing node failed"
   node --version >"$pack_dir/node.version"
-  # The Vulkan loader (libvulkan.so.1): the GPU machine has the driver's ICD
-  # but not always the loader. Downloaded as a .deb from the Debian mirror.
+  # The Vulkan loader (libvulkan.so.1) and the GL vendor-neutral libraries:
+  # the GPU machine has the driver's ICD but not always the loader, and
+  # NVIDIA's ICD (libGLX_nvidia.so.0) loads only beside libglvnd's
+  # libGLdispatch ("Could not get 'vkCreateInstance' ... for ICD
+  # libGLX_nvidia.so.0", then no adapter, on an H200 machine without them).
+  # Downloaded as .debs from the Debian mirror.
   if [ "${DEVICE_BENCH_NO_DEBS:-0}" != 1 ]; then
-    (cd "$pack_dir/debs" && apt-get download libvulkan1 >/dev/null 2>&1) ||
-      echo "device-bench: apt-get download libvulkan1 failed; run will rely on the machine's own loader" >&2
+    (cd "$pack_dir/debs" && apt-get download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libgles2 libopengl0 >/dev/null 2>&1) ||
+      echo "device-bench: apt-get download of the Vulkan loader and libglvnd failed; run will rely on the machine's own" >&2
   fi
   rm -rf "$stage"
   du -sh "$pack_dir"/* | sed 's/^/  /'
