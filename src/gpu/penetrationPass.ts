@@ -12,10 +12,16 @@
  *     exceeds the per-dimension limit);
  *  3. ONE readback copies the record counter and up to `capacity` records
  *     (plus the timestamps, when enabled) into a mappable staging buffer.
- *     The capacity is min(records the tasks could possibly produce, a learnt
- *     size); if the counter says more were found, the capacity grows and the
- *     dispatch runs once more (the set of records is deterministic, so once
- *     is enough);
+ *     The capacity is min(records the tasks could possibly produce, the
+ *     larger of a learnt size and YIELD_HEADROOM times the most records per
+ *     possible record seen so far times this call's possible records); if
+ *     the counter says more were found, the capacity grows and the dispatch
+ *     runs once more (the set of records is deterministic, so once is
+ *     enough). Scaling with the call's possible records is what keeps a step
+ *     to its query calls' readbacks while a heap lands: its batches grow with
+ *     the pairs, and a size learnt on the first contacts alone overflowed
+ *     once per doubling (three readbacks in a step on the bunny and box
+ *     heaps, docs/DESIGN.md 5);
  *  4. the host sorts records by (task, sample) with a radix sort over
  *     reused scratch arrays and fills the reused QueryResult.
  * Buffers only grow; a warm query allocates nothing on the GPU side.
@@ -42,6 +48,13 @@ export interface GpuPenetrationOptions {
   /** Records the output buffer holds before it first has to grow (default 4096). */
   initialCapacity?: number;
 }
+
+/**
+ * The output's room, in records, per record the call's tasks could produce,
+ * over the most records per such record found so far: a batch whose yield
+ * doubles past anything seen still fits.
+ */
+const YIELD_HEADROOM = 2;
 
 interface QueryPipeline {
   pipeline: GPUComputePipeline;
@@ -134,6 +147,8 @@ export class GpuPenetrationBackend implements PenetrationBackend {
   private bindGroup: GPUBindGroup | null = null;
   /** Records the output holds right now; grows on overflow. */
   private capacity: number;
+  /** The most records found per record the tasks could produce, over the calls so far. */
+  private yieldMax = 0;
 
   // Host scratch, reused.
   private taskData = new ArrayBuffer(0);
@@ -439,7 +454,9 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       const groupsY = Math.ceil(chunkCount / groupsX);
       if (groupsY > maxX) throw new RangeError(`${chunkCount} chunks exceed a 2D dispatch on this device`);
 
-      let capacity = Math.min(bound, this.capacity);
+      // (The yield's headroom never asks for more than a storage binding holds: past it, only what was found must fit.)
+      const room = Math.floor((device.limits.maxStorageBufferBindingSize - QUERY_OUTPUT.size) / RECORD.size);
+      let capacity = Math.min(bound, Math.max(this.capacity, Math.min(room, Math.ceil(YIELD_HEADROOM * this.yieldMax * bound))));
       for (let attempt = 0; ; attempt++) {
         this.ensureOutput(capacity);
         const p = this.paramData;
@@ -485,6 +502,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
         }
         const mapped = staging.getMappedRange(0, TIMESTAMP_BYTES + outBytes);
         const found = new Uint32Array(mapped, TIMESTAMP_BYTES + QUERY_OUTPUT.offsets.count, 1)[0]!;
+        if (found / bound > this.yieldMax) this.yieldMax = found / bound;
         if (found > capacity && attempt === 0) {
           staging.unmap();
           // Room for what was found plus a margin, never more than can occur.

@@ -189,6 +189,30 @@ describe('GPU penetration query', () => {
     backend.destroy();
   });
 
+  it('sizes its output by the yield it has seen: a batch of four times the tasks fits in one dispatch', async () => {
+    // A landing heap's batches grow with its pairs. A size learnt from the
+    // records of a small batch alone overflowed on each larger one (a second
+    // dispatch and readback); scaled by the records found per possible
+    // record, the output fits a batch whose tasks grew but whose yield did not.
+    const { stats, backend } = await parity(2, 8, 16);
+    expect(backend.lastDispatches).toBe(2);
+    const big = buildBatch(5, 32);
+    const cpuBackend = new CpuPenetrationBackend();
+    cpuBackend.setShapes(shapes);
+    const g = extract(await backend.query(big), big.count);
+    const c = extract(await cpuBackend.query(big), big.count);
+    let records = 0;
+    for (const t of c) records += t.samples.length;
+    // The big batch brings at least three times the records the output grew to (1.25 times the small one's, rounded up to a power of two).
+    expect(records).toBeGreaterThan(3 * stats.records);
+    expect(backend.lastDispatches).toBe(1);
+    let gpuRecords = 0;
+    for (const t of g) gpuRecords += t.samples.length;
+    // (The twins part only on samples within f32 rounding of the margin.)
+    expect(Math.abs(gpuRecords - records)).toBeLessThan(0.005 * records);
+    backend.destroy();
+  });
+
   it('reuses its buffers across calls and answers each batch on its own', async () => {
     const backend = new GpuPenetrationBackend(gpu.device);
     const cpuBackend = new CpuPenetrationBackend();
