@@ -57,7 +57,7 @@ describe('PGS contact solver', () => {
     expect(most).toBeLessThanOrEqual(e0 * (1 + 1e-9)); // free fall keeps it to rounding
     expect(fastest).toBeLessThan(Math.sqrt(2 * g * top));
     expect(highest).toBeLessThan(pegTop);
-    // (700 steps of 200 rings: 80 s on a fast 2-core VM, 200 s on a slow one.)
+    // (700 steps of 200 rings: about 95 s on a slow 2-core VM.)
   }, 400_000);
 
   it('a 10-box tower stands 5 s', async () => {
