@@ -413,8 +413,7 @@ export class World {
     // for impacts: a pair that cannot close faster than RESTITUTION_STEPS |g|
     // dt is left to the contact solver's resting rows (NarrowPhase.impactSpeed).
     // Re-solved by the seed's collision passes every step, a resting heap's
-    // pairs fought the warm start: under PGS 92 of 1000 boxes slept by 12 s,
-    // 998 with impacts only (EXTRAS.md, "Constraint solver alternative").
+    // pairs fought the warm start (EXTRAS.md, "Constraint solver alternative").
     if (S.contactSolver !== 'sequential') this.narrow.impactSpeed = RESTITUTION_STEPS * Math.hypot(this.gravity[0], this.gravity[1], this.gravity[2]) * this.dt;
     try {
       await this.query('collisionQuery');
