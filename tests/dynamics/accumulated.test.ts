@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { MANIFOLD_POINTS } from '../../src/dynamics/accumulatedSolver.ts';
 import type { World } from '../../src/dynamics/world.ts';
 import { builtinScene } from '../../src/scene/builtins.ts';
-import { FORMAT, run, worldFrom } from './helpers.ts';
+import { FORMAT, allAsleepAt, run, worldFrom } from './helpers.ts';
 
 /** `n` one-metre cubes stacked 1 mm apart on a floor, sleep off, 60 Hz, the accumulated stage. */
 async function stack(n: number): Promise<World> {
@@ -70,15 +70,10 @@ describe('accumulated contact stage', () => {
   async function sleepsAt(name: string, params: Record<string, number>, seconds: number, own = false): Promise<number> {
     const w = await worldFrom(builtinScene(name, params));
     if (!own) w.solver = { ...w.solver, contactSolver: 'accumulated' };
-    let at = -1;
     maxQueryCalls = 0;
-    await run(w, Math.round(seconds / w.dt), (ww) => {
+    return allAsleepAt(w, seconds, (ww) => {
       maxQueryCalls = Math.max(maxQueryCalls, ww.profile.queryCalls);
-      if (at >= 0) return;
-      for (let i = 0; i < ww.bodies.count; i++) if (!ww.bodies.isStatic[i] && !ww.bodies.asleep[i]) return;
-      at = ww.time;
     });
-    return at;
   }
 
   // The collision passes after the first evaluate from the caches (no

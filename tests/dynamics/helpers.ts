@@ -25,6 +25,21 @@ export async function run(world: World, steps: number, each?: (w: World) => void
 }
 
 /**
+ * Runs `world` for `seconds` (calling `each` after every step) and returns
+ * when every dynamic body was first asleep at once (-1: not within them).
+ */
+export async function allAsleepAt(world: World, seconds: number, each?: (w: World) => void): Promise<number> {
+  let at = -1;
+  await run(world, Math.round(seconds / world.dt), (w) => {
+    each?.(w);
+    if (at >= 0) return;
+    for (let i = 0; i < w.bodies.count; i++) if (!w.bodies.isStatic[i] && !w.bodies.asleep[i]) return;
+    at = w.time;
+  });
+  return at;
+}
+
+/**
  * Runs `steps` steps and returns body `name`'s apexes: its centre's height
  * less `lift` (its radius, for a ball on a floor at 0) at each step where
  * its vertical velocity turns from up to down.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORMAT, builtinWorld, inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
+import { FORMAT, allAsleepAt, builtinWorld, inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 const PGS = { contactSolver: 'pgs' };
 
@@ -169,13 +169,7 @@ describe('PGS contact solver', () => {
   async function pgsSleepsAt(name: string, params: Record<string, number>, seconds: number): Promise<number> {
     const w = await builtinWorld(name, params);
     w.solver = { ...w.solver, contactSolver: 'pgs' };
-    let at = -1;
-    await run(w, Math.round(seconds / w.dt), (ww) => {
-      if (at >= 0) return;
-      for (let i = 0; i < ww.bodies.count; i++) if (!ww.bodies.isStatic[i] && !ww.bodies.asleep[i]) return;
-      at = ww.time;
-    });
-    return at;
+    return allAsleepAt(w, seconds);
   }
 
   // Two things kept PGS's piles awake: the seed's collision passes re-solved
