@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { World } from '../../src/dynamics/world.ts';
 import { FORMAT, allAsleepAt, builtinWorld, inclineScene, pos, run, slideAcceleration, vel, worldFrom } from './helpers.ts';
 
 const PGS = { contactSolver: 'pgs' };
@@ -166,10 +167,10 @@ describe('PGS contact solver', () => {
   });
 
   /** When every dynamic body of built-in `name` is asleep under PGS (-1: not within `seconds`). */
-  async function pgsSleepsAt(name: string, params: Record<string, number>, seconds: number): Promise<number> {
+  async function pgsSleepsAt(name: string, params: Record<string, number>, seconds: number): Promise<{ at: number; w: World }> {
     const w = await builtinWorld(name, params);
     w.solver = { ...w.solver, contactSolver: 'pgs' };
-    return allAsleepAt(w, seconds);
+    return { at: await allAsleepAt(w, seconds), w };
   }
 
   // Two things kept PGS's piles awake: the seed's collision passes re-solved
@@ -178,14 +179,25 @@ describe('PGS contact solver', () => {
   // cells for crossed, while PGS leaves its slop of 0.1 cells uncorrected
   // (the 60 rings lay still at 0.11-0.13 cells, none asleep at 8 s; 92 of
   // 1000 boxes asleep at 12 s, all by 8.1 s now).
-  it('60 rings dropped onto 3 pegs are every one asleep by 6 s', async () => {
-    const at = await pgsSleepsAt('rings', { rings: 60, pegs: 3 }, 6);
+  it('60 rings dropped onto 3 pegs are every one asleep by 6 s, each threaded on a peg and above the floor', async () => {
+    const { at, w } = await pgsSleepsAt('rings', { rings: 60, pegs: 3 }, 6);
     expect(at).toBeGreaterThan(1);
     expect(at).toBeLessThan(6);
+    // The built-in's rings (R 0.3, tube 0.07) around pegs of radius 0.08: a
+    // threaded ring's centre lies within R - r - pegR of a peg's axis.
+    const B = w.bodies;
+    const pegs = B.names.flatMap((n, i) => (n.startsWith('peg') ? [[B.pos[3 * i]!, B.pos[3 * i + 2]!]] : []));
+    expect(pegs).toHaveLength(3);
+    for (let i = 0; i < B.count; i++) {
+      if (!B.names[i]!.startsWith('ring')) continue;
+      const d = Math.min(...pegs.map(([x, z]) => Math.hypot(B.pos[3 * i]! - x!, B.pos[3 * i + 2]! - z!)));
+      expect(d, B.names[i]).toBeLessThan(0.3 - 0.07 - 0.08 + 0.02);
+      expect(B.pos[3 * i + 1]!, B.names[i]).toBeGreaterThan(0.07 - 0.01);
+    }
   }, 120_000);
 
   it('a heap of 216 boxes comes to rest and every box sleeps by 10 s', async () => {
-    const at = await pgsSleepsAt('boxes', { count: 216 }, 10);
+    const { at } = await pgsSleepsAt('boxes', { count: 216 }, 10);
     expect(at).toBeGreaterThan(1);
     expect(at).toBeLessThan(10);
   }, 120_000);
