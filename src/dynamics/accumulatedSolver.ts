@@ -518,6 +518,10 @@ export class AccumulatedSolver implements ContactSolver {
    * manifold says whether the pair is still crossed.
    */
   pairDepth = new Float64Array(0);
+  /** (Sleeping reads pairDepth instead.) */
+  restingSlop(): number {
+    return 0;
+  }
 
   private measureDepths(np: number): void {
     if (this.pairDepth.length < np) this.pairDepth = new Float64Array(2 * np + 16);

@@ -84,6 +84,12 @@ export interface ContactSolver {
    * islands read the raw contact points.
    */
   readonly pairDepth: Float64Array | null;
+  /**
+   * Depth, in cells of a pair's field, that this solver leaves uncorrected
+   * at rest (its slop): sleeping reads a pair as crossed only beyond it
+   * (Islands, when pairDepth is null).
+   */
+  restingSlop(ctx: StepContext): number;
   /** Forgets what it carries from step to step (a restored state, a new backend). */
   reset(): void;
 }

@@ -87,6 +87,8 @@ const CROSSED_CELLS_ACCUMULATED = 0.25;
 const HALF_FLOATS = 16;
 
 export class Islands {
+  /** The contact solver's resting slop in cells (ContactSolver.restingSlop), added to CROSSED_CELLS. */
+  private slop = 0;
   /** Seconds each body has stayed still (near its reference pose). */
   timer = new Float64Array(0);
   /** Per body, the pose its current window started from: position (3), orientation (4). */
@@ -143,10 +145,13 @@ export class Islands {
   /**
    * After integration: the stillness timers, the islands of the awake bodies (the
    * pairs of `cs` that touch, and joints), and the islands that fall asleep
-   * (only when `enabled`).
+   * (only when `enabled`). `depth`: the solver's per-pair depths
+   * (ContactSolver.pairDepth), else the raw points judged beyond `slop`
+   * cells more than CROSSED_CELLS.
    */
-  update(ctx: StepContext, pairs: PairList, cs: ContactSet, c: ConstraintSystem | null, enabled: boolean, depth: Float64Array | null = null): void {
+  update(ctx: StepContext, pairs: PairList, cs: ContactSet, c: ConstraintSystem | null, enabled: boolean, depth: Float64Array | null = null, slop = 0): void {
     const B = ctx.bodies;
+    this.slop = slop;
     const n = B.count;
     const dt = ctx.dt;
     const parent = this.parent;
@@ -244,12 +249,7 @@ export class Islands {
   private crossed(ctx: StepContext, cs: ContactSet, k: number, a: number, b: number): boolean {
     let deepest = 0;
     for (let i = cs.start[k]!, e = cs.end[k]!; i < e; i++) if (cs.gap[i]! < deepest) deepest = cs.gap[i]!;
-    // PGS leaves its slop uncorrected (solver.pgsSlop, 0.1 cells by
-    // default): its resting contacts lie that deep and a little more under
-    // load (0.11-0.13 cells in a pile of 60 rings, all of them still).
-    const S = ctx.settings;
-    const slop = S.contactSolver === 'pgs' ? S.pgsSlop : 0;
-    return deepest < -(CROSSED_CELLS + slop) * pairCell(ctx.shapes, ctx.bodies, a, b);
+    return deepest < -(CROSSED_CELLS + this.slop) * pairCell(ctx.shapes, ctx.bodies, a, b);
   }
 
   /** Whether body i is still within its ball around the reference pose. */

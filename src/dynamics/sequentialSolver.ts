@@ -138,6 +138,10 @@ export class SequentialSolver implements ContactSolver {
   readonly stages = CONTACT_SOLVER_STAGES.sequential;
   /** Sleeping reads the raw contact points. */
   readonly pairDepth = null;
+  /** Position correction leaves a hair (its slop is far below the crossed depth). */
+  restingSlop(): number {
+    return 0;
+  }
   /** The patches of each pair, rebuilt only when its points change. */
   readonly patches = new PatchCache();
   private readonly spread = new Float64Array(SPREAD_FLOATS);

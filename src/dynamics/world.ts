@@ -535,8 +535,9 @@ export class World {
 
   private updateIslands(solver: ContactSolver): void {
     // The accumulated stage knows each pair's depth from its fitted manifolds
-    // (AccumulatedSolver.pairDepth); the others leave it to the raw points.
-    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, solver.pairDepth);
+    // (AccumulatedSolver.pairDepth); the others leave it to the raw points,
+    // read beyond the depth each leaves uncorrected (ContactSolver.restingSlop).
+    this.islands.update(this.ctx, this.pairs, this.narrow.cur, this.constraints, this.solver.sleep, solver.pairDepth, solver.restingSlop(this.ctx));
     const p = this.profile;
     p.awake = this.islands.awake;
     p.asleep = this.islands.asleep;
