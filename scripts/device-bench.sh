@@ -28,8 +28,12 @@
 # default /tmp/stackfield-device), VK_DRIVER_FILES (the GPU's Vulkan ICD; found under
 # /usr/local/nvidia and /usr/share/vulkan when unset), BENCH_QUICK=1 (few
 # bodies and steps: checks the pipeline), BENCH_TIMEOUT (seconds per
-# benchmark, default 100: five of them stay within a 10-minute command), BENCH_THREADS (CPU query threads, default 1: the
-# single-thread figures the README compares).
+# benchmark, default 150; the five take about 4 minutes on an H200's host, so a
+# 10-minute command holds them), BENCH_THREADS (CPU query threads, default 1: the
+# single-thread figures the README compares), BENCH_PROFILE=0 (skip the
+# profiles: by default the 1000-ring bench runs once more per backend, alone,
+# under node --cpu-prof, and profile.txt gets its table and the functions
+# with the most self time).
 # CI never runs this: a machine with a GPU is not part of the test suite.
 set -uo pipefail
 
@@ -57,7 +61,7 @@ pack() {
   # out, and the one runtime dependency the CLI loads: webgpu (index.js;
   # dawn.node travels separately, compressed).
   mkdir -p "$stage/sf/node_modules/webgpu/dist/linux-x64"
-  (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json) | tar -xf - -C "$stage/sf"
+  (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json scripts/profile-summary.mjs) | tar -xf - -C "$stage/sf"
   cp "$here/node_modules/webgpu/index.js" "$here/node_modules/webgpu/package.json" "$stage/sf/node_modules/webgpu/"
   tar -C "$stage" -cJf "$pack_dir/stackfield.tar.xz" sf || die "packing the package failed"
   xz -T0 "-$level" -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
@@ -109,12 +113,15 @@ run() {
   local out="${OUT:-}"
   [ -n "$out" ] || out="$here/bench-results/device-$(date -u +%Y-%m-%d)"
   mkdir -p "$out" || die "cannot create $out"
-  local quick="${BENCH_QUICK:-0}" limit="${BENCH_TIMEOUT:-100}" threads="${BENCH_THREADS:-1}"
-  local s_small=100 s_big=60 n_rings=200 n_boxes=1000 n_skulls=50 n_many=1000
+  local quick="${BENCH_QUICK:-0}" limit="${BENCH_TIMEOUT:-150}" threads="${BENCH_THREADS:-1}"
+  # Steps that reach each heap's landing: 200 rings hit the floor and the pile
+  # at 1.4-2.2 s, 1000 rings on the floor from 3 s on, the boxes land at once; the
+  # bunny heap runs its whole 7 s, the issue's figure.
+  local s_rings=240 s_boxes=300 s_skulls=700 s_many=400 n_rings=200 n_boxes=1000 n_skulls=50 n_many=1000
   # Quick: the same five benchmarks at a few bodies and steps, to check the pipeline.
   # (The bunny heap then runs on the CPU alone: a software GPU bakes the bunny's field for minutes.)
   local skull_backends=cpu,gpu
-  if [ "$quick" = 1 ]; then s_small=4; s_big=3; n_rings=12; n_boxes=27; n_skulls=3; n_many=24; skull_backends=cpu; fi
+  if [ "$quick" = 1 ]; then s_rings=4; s_boxes=3; s_skulls=3; s_many=3; n_rings=12; n_boxes=27; n_skulls=3; n_many=24; skull_backends=cpu; fi
 
   local log="$out/device.log"
   : >"$log"
@@ -132,10 +139,27 @@ run() {
   local cells=64,128
   [ "$quick" = 1 ] && cells=16
   bench sdf --sdf --cells "$cells" --backend cpu,gpu --repeats 2
-  bench "rings-$n_rings" --builtin rings --bodies "$n_rings" --steps "$s_small" --backend cpu,gpu
-  bench "boxes-$n_boxes" --builtin boxes --bodies "$n_boxes" --steps "$s_big" --backend cpu,gpu
-  bench "skulls-$n_skulls" --builtin skulls --bodies "$n_skulls" --steps "$s_big" --backend "$skull_backends"
-  bench "rings-$n_many" --builtin rings --bodies "$n_many" --steps "$s_big" --backend cpu,gpu
+  bench "rings-$n_rings" --builtin rings --bodies "$n_rings" --steps "$s_rings" --warmup 0 --backend cpu,gpu
+  bench "boxes-$n_boxes" --builtin boxes --bodies "$n_boxes" --steps "$s_boxes" --warmup 0 --backend cpu,gpu
+  bench "skulls-$n_skulls" --builtin skulls --bodies "$n_skulls" --steps "$s_skulls" --warmup 0 --backend "$skull_backends"
+  bench "rings-$n_many" --builtin rings --bodies "$n_many" --steps "$s_many" --warmup 0 --backend cpu,gpu
+
+  # Where the time goes: the 1000-ring bench again, each backend alone in its
+  # own process under V8's profiler, summarised by function (profile.txt).
+  if [ "${BENCH_PROFILE:-1}" = 1 ]; then
+    local b prof="$root/prof"
+    : >"$out/profile.txt"
+    for b in cpu gpu; do
+      rm -rf "$prof"
+      echo "device-bench: profile-$b: stackfield bench --builtin rings --bodies $n_many --steps $s_many --warmup 0 --backend $b (node --cpu-prof)" | tee -a "$log"
+      timeout "$limit" "$node" --cpu-prof --cpu-prof-dir="$prof" "$cli" bench --builtin rings --bodies "$n_many" --steps "$s_many" --warmup 0 \
+        --backend "$b" --threads "$threads" >>"$out/profile.txt" 2>>"$log"
+      local rc=$?
+      [ $rc -eq 0 ] || echo "device-bench: profile-$b exited $rc (see device.log)" | tee -a "$log"
+      "$node" "$root/sf/scripts/profile-summary.mjs" "$prof" 40 >>"$out/profile.txt" 2>>"$log"
+      names+=("profile-$b"); codes+=("$rc"); cmds+=("node --cpu-prof stackfield bench --builtin rings --bodies $n_many --steps $s_many --warmup 0 --backend $b --threads $threads")
+    done
+  fi
 
   # What the numbers ran on.
   local gpu driver

@@ -255,9 +255,10 @@ describe('the npm package', () => {
     // Node, unpacked into a temporary root, on this machine's GPU (SwiftShader
     // in CI), at BENCH_QUICK's few bodies and steps. Every benchmark exits 0
     // with both backends' figures (the bunny heap the CPU's alone: a software
-    // GPU bakes the bunny's field for minutes), and device.json lists the
-    // five runs. Only the script is checked: real GPU figures come from a
-    // machine CI never uses.
+    // GPU bakes the bunny's field for minutes), device.json lists the five
+    // runs and the two profiled ones, and profile.txt holds a summary of each
+    // backend's profile. Only the script is checked: real GPU figures come
+    // from a machine CI never uses.
     const script = join(PACKAGE_ROOT, 'scripts', 'device-bench.sh');
     const tmp = mkdtempSync(join(tmpdir(), 'sf-device-bench-'));
     try {
@@ -277,7 +278,7 @@ describe('the npm package', () => {
       expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
       const scenes = ['sdf', 'rings-12', 'boxes-27', 'skulls-3', 'rings-24'];
       const device = JSON.parse(readFileSync(join(out, 'device.json'), 'utf8')) as { runs: { name: string; exit: number }[]; node: string; quick: number };
-      expect(device.runs.map((r) => r.name)).toEqual(scenes);
+      expect(device.runs.map((r) => r.name)).toEqual([...scenes, 'profile-cpu', 'profile-gpu']);
       for (const r of device.runs) expect(r.exit, r.name).toBe(0);
       expect(device.node).toBe(process.version);
       expect(device.quick).toBe(1);
@@ -288,6 +289,10 @@ describe('the npm package', () => {
         if (backends.includes('gpu')) expect(rows.find((r) => r.backend === 'gpu')!.adapter, name).toMatch(/^gpu \(/);
         if (name !== 'sdf') for (const r of rows) expect(r.stepMs!.median, `${name} ${r.backend}`).toBeGreaterThan(0);
       }
+      // Each profile: the bench's table, then the functions by self time.
+      const profile = readFileSync(join(out, 'profile.txt'), 'utf8');
+      expect(profile.match(/^\S+\.cpuprofile: \d+ ms sampled; self time by function$/gm), profile).toHaveLength(2);
+      expect(profile).toMatch(/^ +\d+ ms +[\d.]+ % +\S/m);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
