@@ -5,10 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './command.ts';
-import { intFlag, parseArgs, stringFlag } from './args.ts';
+import { intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
 import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './sceneArgs.ts';
 import { InputError } from '../errors.ts';
-import { writeOutputFile } from './output.ts';
+import { OutputFile } from './output.ts';
 import { terminalSafe } from '../util/echo.ts';
 import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
@@ -114,65 +114,80 @@ export const benchCommand: Command = {
     const json = args.flags.has('json');
     const repeats = intFlag(args, 'repeats', 3, 1, 1000);
     const out = stringFlag(args, 'out');
-    let result: unknown;
-    if (args.flags.has('sdf')) {
-      if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
-      if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
-      if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
-      const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
-        const n = Number(c);
-        if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
-        return n;
-      });
-      result = await sdfBench(backends, cells, repeats, json);
-    } else {
-      let builtin = stringFlag(args, 'builtin');
-      const file = args.positionals[0];
-      if (!file && !builtin) builtin = 'rings';
-      const p = { ...params };
-      const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
-      if (bodies !== undefined) {
-        if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
-        const info = listBuiltins().find((b) => b.name === builtin);
-        // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
-        if (info && info.count === undefined) {
-          const ps = info.params.map((q) => q.name).join(', ');
-          throw new InputError(
-            `scene "${builtin}" has no body-count parameter, so --bodies cannot apply (its parameters: ${ps || 'none'}; set them with --param name=value)`,
-            undefined,
-            '--bodies',
-          );
-        }
-        if (info?.count !== undefined) {
-          if (Object.hasOwn(p, info.count)) {
-            throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
-          }
-          p[info.count] = bodies;
-        }
+    // The output file is opened (a temporary beside it) before the benchmark
+    // runs, so a path that cannot be written fails at once, not after minutes
+    // of steps; it replaces the target only once the results are complete.
+    const file = args.positionals[0];
+    const sink = out !== undefined ? await OutputFile.open(out, file !== undefined ? [{ path: file, what: 'the scene file' }] : []) : null;
+    try {
+      const result = await measure(args, params, backends, json, repeats);
+      // JSON.stringify escapes C0 controls; terminalSafe the rest (bidi marks) as \uXXXX, line breaks kept: still valid JSON.
+      if (json) process.stdout.write(terminalSafe(JSON.stringify(result, null, 2), Infinity) + '\n');
+      if (sink) {
+        await sink.write(JSON.stringify(result, null, 2) + '\n');
+        await sink.commit();
       }
-      const scene = await loadSceneArg(file, builtin, p);
-      applySolverFlag(args, scene);
-      const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
-      const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
-      const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
-      const tty = process.stderr.isTTY === true;
-      const r: BenchResults = await runBenchmark(
-        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
-        { readText: (path) => readFile(path, 'utf8'), platform: platform() },
-        tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
-      );
-      if (tty) process.stderr.write('\n');
-      if (builtin) r.scene = builtin;
-      result = r;
-      // File and shape names come from the user: escaped, like every line the command line prints (src/util/echo.ts).
-      if (!json) process.stdout.write(terminalSafe(formatTable(r), Infinity) + '\n');
-    }
-    // JSON.stringify escapes C0 controls; terminalSafe the rest (bidi marks) as \uXXXX, line breaks kept: still valid JSON.
-    if (json) process.stdout.write(terminalSafe(JSON.stringify(result, null, 2), Infinity) + '\n');
-    if (out !== undefined) {
-      const file = args.positionals[0];
-      await writeOutputFile(out, JSON.stringify(result, null, 2) + '\n', file !== undefined ? [{ path: file, what: 'the scene file' }] : []);
+    } finally {
+      await sink?.abort();
     }
     return 0;
   },
 };
+
+/** The benchmark the arguments ask for (an SDF bake or a scene's steps), its table printed unless --json. */
+async function measure(args: ParsedArgs, params: Record<string, number>, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
+  let result: unknown;
+  if (args.flags.has('sdf')) {
+    if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
+    if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
+    if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
+    const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
+      const n = Number(c);
+      if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
+      return n;
+    });
+    result = await sdfBench(backends, cells, repeats, json);
+  } else {
+    let builtin = stringFlag(args, 'builtin');
+    const file = args.positionals[0];
+    if (!file && !builtin) builtin = 'rings';
+    const p = { ...params };
+    const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
+    if (bodies !== undefined) {
+      if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
+      const info = listBuiltins().find((b) => b.name === builtin);
+      // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
+      if (info && info.count === undefined) {
+        const ps = info.params.map((q) => q.name).join(', ');
+        throw new InputError(
+          `scene "${builtin}" has no body-count parameter, so --bodies cannot apply (its parameters: ${ps || 'none'}; set them with --param name=value)`,
+          undefined,
+          '--bodies',
+        );
+      }
+      if (info?.count !== undefined) {
+        if (Object.hasOwn(p, info.count)) {
+          throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
+        }
+        p[info.count] = bodies;
+      }
+    }
+    const scene = await loadSceneArg(file, builtin, p);
+    applySolverFlag(args, scene);
+    const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
+    const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
+    const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
+    const tty = process.stderr.isTTY === true;
+    const r: BenchResults = await runBenchmark(
+      { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
+      { readText: (path) => readFile(path, 'utf8'), platform: platform() },
+      tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
+    );
+    if (tty) process.stderr.write('\n');
+    if (builtin) r.scene = builtin;
+    result = r;
+    // File and shape names come from the user: escaped, like every line the command line prints (src/util/echo.ts).
+    if (!json) process.stdout.write(terminalSafe(formatTable(r), Infinity) + '\n');
+  }
+  return result;
+}

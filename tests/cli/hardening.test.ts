@@ -115,10 +115,14 @@ describe('output never loses data', () => {
     expectBadInput(stackfield(['run', good, '--steps', '1', '--out', join(dir, 'loop-a')]), '"' + join(dir, 'loop-a') + '"', 'ELOOP');
   });
 
-  it('a missing directory or a directory as --out is named, exit 2', () => {
+  it('a missing directory or a directory as --out is named, exit 2 (by bench before it runs)', () => {
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'nope', 'x.jsonl')]), 'nope', 'the directory does not exist (ENOENT)');
     mkdirSync(join(dir, 'sub'), { recursive: true });
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'sub')]), 'it is a directory');
+    // bench says so before it runs (a million steps would outlast the timeout), not after.
+    const b = stackfield(['bench', '--builtin', 'rings', '--steps', '1000000', '--out', join(dir, 'nope', 'b.json')], { timeout: 30_000 });
+    expectBadInput(b, 'nope', 'the directory does not exist (ENOENT)');
+    expectBadInput(stackfield(['bench', '--sdf', '--out', join(dir, 'sub')], { timeout: 30_000 }), 'it is a directory');
   });
 
   it('a scene file\'s --dump (after defaults) is a scene run loads, with the same states, its mesh paths relative to the dump', () => {
