@@ -959,10 +959,12 @@ class App {
       this.panel.showScene(null, {}, scene.name);
       this.clearError();
       this.writeUrl();
-      document.body.dataset['scene'] = `file:${scene.name}`;
+      // The files are kept for the tab before the scene counts as loaded: a
+      // reload as soon as it shows (the URL already names the file) finds them.
       if (!kept && !(await saveDroppedFiles(scene.name, files))) {
         this.notice(`This browser would not keep ${scene.name} for the tab: a reload will not bring the scene back (open it again then).`, 'warn');
       }
+      document.body.dataset['scene'] = `file:${scene.name}`;
       return true;
     } catch (e) {
       this.showError(e, `Could not load ${name}`);
