@@ -89,6 +89,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
+import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
@@ -211,10 +212,9 @@ const AJAC = 3 * ADIR;
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
-const STORE_COLUMNS = { sA: 1, sB: 1, sKey: 1, sImp: 4 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
-/** Per pair: where its stored points and manifolds start and end. */
-const PAIR_COLUMNS = { pairStore: 1, pairStoreEnd: 1, pairMan: 1, pairManEnd: 1 } as const;
+/** Per pair: where its stored manifolds start and end (its points: ContactStore.index). */
+const PAIR_COLUMNS = { pairMan: 1, pairManEnd: 1 } as const;
 /** One pair's candidate points as it is reduced, and its normal clusters. */
 const CANDIDATE_COLUMNS = { cand: 1, candN: 3, used: 1, members: 1, keptAt: 1 } as const;
 const CLUSTER_COLUMNS = { clN: 3, clCount: 1, clFace: 1, clDrop: 1 } as const;
@@ -318,13 +318,8 @@ export class AccumulatedSolver implements ContactSolver {
   private activeCount = 0;
   scale = new Float64Array(0);
 
-  // ---- the store: last step's points and manifolds, in key order ----
-  private storeCount = 0;
-  sA = new Int32Array(0);
-  sB = new Int32Array(0);
-  sKey = new Float64Array(0);
-  /** Normal impulse, friction impulse as a world vector. */
-  sImp = new Float64Array(0);
+  // ---- the store: last step's points (contactStore.ts) and manifolds, in key order ----
+  private readonly points = new ContactStore();
   private smCount = 0;
   smA = new Int32Array(0);
   smB = new Int32Array(0);
@@ -355,7 +350,7 @@ export class AccumulatedSolver implements ContactSolver {
 
   /** Forgets the store (bodies added or removed, a restored state). */
   reset(): void {
-    this.storeCount = 0;
+    this.points.reset();
     this.smCount = 0;
   }
 
@@ -992,41 +987,22 @@ export class AccumulatedSolver implements ContactSolver {
     }
   }
 
-  /** Where each pair's stored points and manifolds start (pairs in canonical order, store likewise). */
-  pairStore = new Int32Array(0);
-  pairStoreEnd = new Int32Array(0);
+  /** Where each pair's stored manifolds start and end (pairs in canonical order, store likewise). */
   pairMan = new Int32Array(0);
   pairManEnd = new Int32Array(0);
 
   private indexStore(pairs: PairList): void {
+    this.points.index(pairs);
     const np = pairs.count;
-    if (this.pairStore.length < np) growColumns(this, PAIR_COLUMNS, 2 * np + 16);
-    let i = 0, j = 0;
+    if (this.pairMan.length < np) growColumns(this, PAIR_COLUMNS, 2 * np + 16);
+    let j = 0;
     for (let k = 0; k < np; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      while (i < this.storeCount && (this.sA[i]! < a || (this.sA[i] === a && this.sB[i]! < b))) i++;
-      this.pairStore[k] = i;
-      while (i < this.storeCount && this.sA[i] === a && this.sB[i] === b) i++;
-      this.pairStoreEnd[k] = i;
       while (j < this.smCount && (this.smA[j]! < a || (this.smA[j] === a && this.smB[j]! < b))) j++;
       this.pairMan[k] = j;
       while (j < this.smCount && this.smA[j] === a && this.smB[j] === b) j++;
       this.pairManEnd[k] = j;
     }
-  }
-
-  /** The stored entry of pair k with key `key`, or -1 (binary search in the pair's sorted range). */
-  private findStored(k: number, key: number): number {
-    let lo = this.pairStore[k]!, hi = this.pairStoreEnd[k]! - 1;
-    const sk = this.sKey;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const v = sk[mid]!;
-      if (v === key) return mid;
-      if (v < key) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
   }
 
   private reducePair(ctx: StepContext, cs: ContactSet, pairs: PairList, k: number, a: number, b: number, cell: number, mat: Material): void {
@@ -1037,12 +1013,12 @@ export class AccumulatedSolver implements ContactSolver {
     const take = TAKE_CELLS * cell;
     // Whether each candidate was a point of the pair's manifolds last step
     // (isKept), looked up once: the reduction's loops ask again and again.
-    const stored = this.pairStore[k] !== this.pairStoreEnd[k];
+    const stored = this.points.has(k);
     this.keptBase = s;
     for (let i = s; i < e; i++) {
       if (!(cs.phi[i]! < take)) continue;
       const sign = cs.b1[i] === a ? 1 : -1;
-      this.keptAt[i - s] = stored && this.findStored(k, pointKey(cs, a, i)) >= 0 ? 1 : 0;
+      this.keptAt[i - s] = stored && this.points.find(k, contactKey(cs, a, i)) >= 0 ? 1 : 0;
       this.cand[nc] = i;
       this.candN[3 * nc] = sign * cs.n[3 * i]!;
       this.candN[3 * nc + 1] = sign * cs.n[3 * i + 1]!;
@@ -1275,9 +1251,9 @@ export class AccumulatedSolver implements ContactSolver {
     if (!this.meshPair && !this.faceFit) nch = this.span(cs, lead, nm, nx, ny, nz, cell, true);
     // Sort the chosen by key, so the store stays in key order within the pair.
     for (let x = 1; x < nch; x++) {
-      const t = ch[x]!, kt = pointKey(cs, a, t);
+      const t = ch[x]!, kt = contactKey(cs, a, t);
       let y = x - 1;
-      while (y >= 0 && pointKey(cs, a, ch[y]!) > kt) { ch[y + 1] = ch[y]!; y--; }
+      while (y >= 0 && contactKey(cs, a, ch[y]!) > kt) { ch[y + 1] = ch[y]!; y--; }
       ch[y + 1] = t;
     }
     const m = this.mcount++;
@@ -1307,7 +1283,7 @@ export class AccumulatedSolver implements ContactSolver {
       this.pa[r] = a;
       this.pb[r] = b;
       this.pm[r] = m;
-      const key = pointKey(cs, a, i);
+      const key = contactKey(cs, a, i);
       this.pkey[r] = key;
       let px = P[3 * i]!, py = P[3 * i + 1]!, pz = P[3 * i + 2]!;
       // A rolling curved patch's point: where the surfaces meet at the
@@ -1371,13 +1347,14 @@ export class AccumulatedSolver implements ContactSolver {
       this.s0[r] = met ? metGap : this.faceFit ? this.smooth[i]! : cs.gap[i]!;
       this.slop[r] = SLOP_CELLS * cell;
       // Warm start from the store.
-      const o = this.findStored(k, key);
+      const o = this.points.find(k, key);
       let ln = 0, l1 = 0, l2 = 0;
       this.isNew[r - this.mStart[m]!] = o >= 0 ? 0 : 1;
       if (o < 0) fresh++;
       if (o >= 0) {
-        ln = this.sImp[4 * o]!;
-        const fx = this.sImp[4 * o + 1]!, fy = this.sImp[4 * o + 2]!, fz = this.sImp[4 * o + 3]!;
+        const imp = this.points.imp;
+        ln = imp[STORE_IMPULSE * o]!;
+        const fx = imp[STORE_IMPULSE * o + 1]!, fy = imp[STORE_IMPULSE * o + 2]!, fz = imp[STORE_IMPULSE * o + 3]!;
         l1 = fx * tb[0]! + fy * tb[1]! + fz * tb[2]!;
         l2 = fx * tb[3]! + fy * tb[4]! + fz * tb[5]!;
         const lim = Math.max(mat.staticFriction, mat.friction) * ln, len = Math.sqrt(l1 * l1 + l2 * l2);
@@ -1604,33 +1581,24 @@ export class AccumulatedSolver implements ContactSolver {
     const mp = this.mPair;
     ord.subarray(0, mc).sort((x, y) => mp[x]! - mp[y]! || x - y);
     const n = this.count;
-    if (this.sA.length < n) growColumns(this, STORE_COLUMNS, 2 * n + 16);
+    const points = this.points;
+    points.reserve(n);
     if (this.smA.length < mc) growColumns(this, STORE_MANIFOLD_COLUMNS, 2 * mc + 16);
+    // The points in pair order (each pair's run sorted by key on commit).
     let at = 0;
-    let x = 0;
-    while (x < mc) {
-      // All manifolds of one pair: merge their points by key.
-      const k = mp[ord[x]!]!;
-      let y = x;
-      while (y < mc && mp[ord[y]!] === k) y++;
-      const from = at;
-      for (let z = x; z < y; z++) {
-        const m = ord[z]!;
-        for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
-          this.sA[at] = this.pa[r]!;
-          this.sB[at] = this.pb[r]!;
-          this.sKey[at] = this.pkey[r]!;
-          const base = JAC * r;
-          const l1 = this.lam[3 * r + 1]!, l2 = this.lam[3 * r + 2]!;
-          this.sImp[4 * at] = this.lam[3 * r]!;
-          for (let c = 0; c < 3; c++) this.sImp[4 * at + 1 + c] = l1 * this.jac[base + DIR + c]! + l2 * this.jac[base + 2 * DIR + c]!;
-          at++;
-        }
+    const jac = this.jac;
+    for (let z = 0; z < mc; z++) {
+      const m = ord[z]!;
+      for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
+        const base = JAC * r;
+        const l1 = this.lam[3 * r + 1]!, l2 = this.lam[3 * r + 2]!;
+        points.set(at++, this.pa[r]!, this.pb[r]!, this.pkey[r]!, this.lam[3 * r]!,
+          l1 * jac[base + DIR]! + l2 * jac[base + 2 * DIR]!,
+          l1 * jac[base + DIR + 1]! + l2 * jac[base + 2 * DIR + 1]!,
+          l1 * jac[base + DIR + 2]! + l2 * jac[base + 2 * DIR + 2]!, 0);
       }
-      if (y - x > 1) sortRangeByKey(this.sA, this.sB, this.sKey, this.sImp, from, at);
-      x = y;
     }
-    this.storeCount = at;
+    points.commit(at);
     for (let z = 0; z < mc; z++) {
       const m = ord[z]!;
       const r0 = this.mStart[m]!;
@@ -1763,11 +1731,6 @@ function planeNormal(P: Float64Array, idx: Int32Array, n: number, mx: number, my
   return true;
 }
 
-/** A point's key within its pair: side (0: a's sample in b's field) then sample index. */
-function pointKey(cs: ContactSet, a: number, i: number): number {
-  return (cs.b1[i] === a ? 0 : 1) * 4294967296 + cs.sample[i]!;
-}
-
 interface Soft { biasRate: number; massScale: number; impulseScale: number }
 
 /** Soft constraint coefficients for stiffness `hz` and damping ratio `zeta` at substep h (Catto's soft step). */
@@ -1836,20 +1799,4 @@ function applyAngular(j: Float64Array, o: number, w: Float64Array, sc: Float64Ar
   w[3 * b + 2] -= lb * j[o + 8]!;
   touchedNow[a] = 1;
   touchedNow[b] = 1;
-}
-
-/** Insertion sort of store entries [from, to) by key (a pair's few points). */
-function sortRangeByKey(A: Int32Array, Bb: Int32Array, K: Float64Array, I: Float64Array, from: number, to: number): void {
-  for (let x = from + 1; x < to; x++) {
-    const ka = A[x]!, kb = Bb[x]!, kk = K[x]!;
-    const i0 = I[4 * x]!, i1 = I[4 * x + 1]!, i2 = I[4 * x + 2]!, i3 = I[4 * x + 3]!;
-    let y = x - 1;
-    while (y >= from && K[y]! > kk) {
-      A[y + 1] = A[y]!; Bb[y + 1] = Bb[y]!; K[y + 1] = K[y]!;
-      for (let c = 0; c < 4; c++) I[4 * (y + 1) + c] = I[4 * y + c]!;
-      y--;
-    }
-    A[y + 1] = ka; Bb[y + 1] = kb; K[y + 1] = kk;
-    I[4 * (y + 1)] = i0; I[4 * (y + 1) + 1] = i1; I[4 * (y + 1) + 2] = i2; I[4 * (y + 1) + 3] = i3;
-  }
 }

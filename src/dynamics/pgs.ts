@@ -39,11 +39,12 @@
  * applyPositionCorrection() and are then dropped, so the correction never
  * enters the real velocities and adds no kinetic energy.
  *
- * Warm starting: the accumulated impulses of the last step are cached per
- * (body 1, body 2, sample), where a sample is identified by its position in
- * body 1's frame (samples are fixed body-local points), and applied before
- * the first iteration. Friction impulses are cached as world vectors so a
- * changed tangent basis does not matter.
+ * Warm starting: the accumulated impulses of the last step are kept in the
+ * contact store (contactStore.ts), the accumulated stage's: each row's
+ * under its pair and its point's side and sample (samples are fixed
+ * body-local points), found again by a merge over the pairs and a search
+ * within each, and applied before the first iteration. Friction impulses
+ * are kept as world vectors, so a changed tangent basis does not matter.
  *
  * Joint rows: distance and rope joints (joints/pgsRows.ts) are rows of the
  * same solve, an equality and a one-sided row; they are handed in as
@@ -51,7 +52,7 @@
  * sweep (PgsJointRows).
  */
 import type { BodyStore } from './bodies.ts';
-import { contactShift, type ContactSet } from './contacts.ts';
+import type { ContactSet } from './contacts.ts';
 import type { Material } from './impulse.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
@@ -61,14 +62,18 @@ import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import type { PgsJointRows } from './constraints.ts';
 import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
 import { sizeColumns } from '../util/growable.ts';
+import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
+import type { PairList } from './pairs.ts';
 
 /** Floats per row direction (contactRows.ts). */
 const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
 /** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
-const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, local: 3, muS: 1, slid: 1, impact: 1 } as const;
-const CACHE_COLUMNS = { cacheKey: 1, cacheLocal: 3, cacheImp: 4, cacheOrder: 1, cacheSlid: 1, cacheUsed: 1, cacheImpact: 1 } as const;
+const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, rowPair: 1, rowKey: 1, muS: 1, slid: 1, impact: 1 } as const;
+/** A stored impulse's flags (ContactStore.flags): its row slid; it stopped an impact (not warm-started: see IMPACT_STEPS). */
+const STORED_SLID = 1;
+const STORED_IMPACT = 2;
 /**
  * Tangential speed (m/s) above which a contact point counts as sliding after
  * the solve (it takes the dynamic cone next step); at or below, it sticks.
@@ -98,8 +103,6 @@ export class PgsSolver implements ContactSolver {
   }
   /** Start from last step's impulses (off only to measure what warm starting buys). */
   warmStart = true;
-  /** Relative tolerance, in SDF cells, for matching a sample to last step's cache. */
-  matchCells = 0.01;
   /** Rows of the last solve and how many of them were warm started (for tests and monitors). */
   rows = 0;
   warmRows = 0;
@@ -108,8 +111,7 @@ export class PgsSolver implements ContactSolver {
   /** The joint rows swept with the contacts (set by World before each solve; null: none). */
   jointRows: PgsJointRows | null = null;
 
-  // The columns of the rows and of the cache (ROW_COLUMNS, CACHE_COLUMNS)
-  // are the solver's own: they are not private only so the column helpers
+  // The columns of the rows (ROW_COLUMNS) are the solver's own: they are not private only so the column helpers
   // (growable.ts) reach them.
 
   // ---- rows of the current solve ----
@@ -131,33 +133,22 @@ export class PgsSolver implements ContactSolver {
   ptarget = new Float64Array(0);
   /** Accumulated impulses: normal, t1, t2, pseudo normal. */
   lam = new Float64Array(0);
-  /** Sample position in body 1's frame (cache key). */
-  local = new Float64Array(0);
+  /** The row's pair (its index in the pair list) and its point's key in the store (contactKey). */
+  rowPair = new Int32Array(0);
+  rowKey = new Float64Array(0);
 
   // ---- pseudo velocities (3 per body, linear and angular) ----
   private pv = new Float64Array(0);
   private pw = new Float64Array(0);
   private pseudoActive = false;
-  /** This step's body count, and whether a row needs a pseudo velocity (prepare to solve). */
-  private bodyCount = 0;
+  /** Whether a row needs a pseudo velocity (prepare to solve). */
   private anyBias = false;
 
-  // ---- warm-start cache of the last step, rows sorted by body pair ----
-  private cacheCount = 0;
-  cacheKey = new Float64Array(0);
-  cacheLocal = new Float64Array(0);
-  /** lambda_n and the world friction impulse vector (4 per row). */
-  cacheImp = new Float64Array(0);
-  cacheOrder = new Int32Array(0);
-  cacheSlid = new Uint8Array(0);
-  /** 1 for a cached impulse that stopped an impact (not warm-started: see IMPACT_STEPS). */
-  cacheImpact = new Uint8Array(0);
-  /** 1 once a row of this solve took the cached impulse: each is handed on once. */
-  cacheUsed = new Uint8Array(0);
-  private readonly cacheStart = new Map<number, number>();
+  /** Last step's impulses (the warm start), and the rows' order by pair when they are kept. */
+  private readonly store = new ContactStore();
+  private storeOrder = new Int32Array(0);
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
-  private readonly shift = new Float64Array(3);
   private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
 
   /**
@@ -171,7 +162,7 @@ export class PgsSolver implements ContactSolver {
   prepare(phase: ContactPhase): void {
     const ctx = phase.ctx;
     this.jointRows = phase.constraints?.pgsRows ?? null;
-    this.buildRows(ctx, phase.contacts.cur, phase.pairs.order, phase.pairs.count, ctx.dt);
+    this.buildRows(ctx, phase.contacts.cur, phase.pairs, ctx.dt);
     phase.profile.end('contactPrepare');
   }
 
@@ -198,7 +189,7 @@ export class PgsSolver implements ContactSolver {
    */
   finish(phase: ContactPhase): void {
     const ctx = phase.ctx, cs = phase.contacts.cur;
-    this.storeCache(this.rows, this.bodyCount);
+    this.storeImpulses(phase.pairs, this.rows);
     for (let i = 0; i < cs.count; i++) {
       ctx.markMoved(cs.b1[i]!);
       ctx.markMoved(cs.b2[i]!);
@@ -217,20 +208,22 @@ export class PgsSolver implements ContactSolver {
     profile.end('pseudoPositions');
   }
 
-  private buildRows(ctx: StepContext, cs: ContactSet, order: Int32Array, pairCount: number, h: number): void {
+  private buildRows(ctx: StepContext, cs: ContactSet, pairs: PairList, h: number): void {
     const B = ctx.bodies;
     const n = B.count;
     if (this.pv.length !== 3 * n) {
       this.pv = new Float64Array(3 * n);
       this.pw = new Float64Array(3 * n);
-      this.cacheCount = 0; // body indices changed meaning
+      this.store.reset(); // body indices changed meaning
     }
+    this.store.index(pairs);
+    const order = pairs.order, pairCount = pairs.count;
     this.ensure(cs.count);
     const dt = ctx.dt;
     const v = B.vel, w = B.angVel;
     const im = ctx.invMass, II = ctx.invInertia;
-    const X = B.pos, P = ctx.predPos, R = ctx.predRot;
-    const t = this.basis, sh = this.shift;
+    const X = B.pos;
+    const t = this.basis;
     const jac = this.jac, K = this.K;
     let rows = 0;
     let warm = 0;
@@ -238,7 +231,6 @@ export class PgsSolver implements ContactSolver {
     const beta = ctx.settings.pgsBeta;
     const impactSpeed = IMPACT_STEPS * Math.hypot(ctx.gravity[0], ctx.gravity[1], ctx.gravity[2]) * ctx.dt;
 
-    this.cacheUsed.fill(0, 0, this.cacheCount);
     // ---- build rows (pair order: bottom levels first) ----
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
@@ -285,26 +277,19 @@ export class PgsSolver implements ContactSolver {
         const pt = phi + slop < 0 ? (-beta * (phi + slop)) / dt : 0;
         this.ptarget[r] = pt;
         if (pt > 0) anyBias = true;
-        // Cache key: the sample in body 1's predicted frame (the point was
-        // stored moved back by contactShift; undo that).
-        contactShift(P, X, B.invMass, a, b, sh);
-        const dx = px - sh[0]! - P[3 * a]!, dy = py - sh[1]! - P[3 * a + 1]!, dz = pz - sh[2]! - P[3 * a + 2]!;
-        const ro = 9 * a;
-        this.local[3 * r] = R[ro]! * dx + R[ro + 3]! * dy + R[ro + 6]! * dz;
-        this.local[3 * r + 1] = R[ro + 1]! * dx + R[ro + 4]! * dy + R[ro + 7]! * dz;
-        this.local[3 * r + 2] = R[ro + 2]! * dx + R[ro + 5]! * dy + R[ro + 8]! * dz;
+        this.rowPair[r] = k;
+        this.rowKey[r] = contactKey(cs, pairs.a[k]!, i);
         this.lam[4 * r] = 0;
         this.lam[4 * r + 1] = 0;
         this.lam[4 * r + 2] = 0;
         this.lam[4 * r + 3] = 0;
         this.slid[r] = 0;
-        if (this.warmStart && this.warmRow(r, n, cell)) warm++;
+        if (this.warmStart && this.warmRow(r)) warm++;
         rows++;
       }
     }
     this.rows = rows;
     this.warmRows = warm;
-    this.bodyCount = n;
     this.anyBias = anyBias;
   }
 
@@ -464,41 +449,24 @@ export class PgsSolver implements ContactSolver {
     pw.fill(0);
   }
 
-  /** Forgets the warm-start cache (e.g. after bodies were added or removed). */
+  /** Forgets the warm start (e.g. after bodies were added or removed). */
   reset(): void {
-    this.cacheCount = 0;
+    this.store.reset();
   }
 
   // ------------------------------------------------------------ internals
 
-  /** Looks row r up in last step's cache; sets its starting impulses and returns true on a match. */
-  private warmRow(r: number, n: number, cell: number): boolean {
-    const key = this.b1[r]! * n + this.b2[r]!;
-    const start = this.cacheStart.get(key);
-    if (start === undefined) return false;
-    const lx = this.local[3 * r]!, ly = this.local[3 * r + 1]!, lz = this.local[3 * r + 2]!;
-    const tol = this.matchCells * cell;
-    let best = -1;
-    let bestD = tol * tol;
-    for (let o = start; o < this.cacheCount; o++) {
-      const c = this.cacheOrder[o]!;
-      if (this.cacheKey[c] !== key) break;
-      const dx = this.cacheLocal[3 * c]! - lx, dy = this.cacheLocal[3 * c + 1]! - ly, dz = this.cacheLocal[3 * c + 2]! - lz;
-      const d = dx * dx + dy * dy + dz * dz;
-      if (d <= bestD && !this.cacheUsed[c] && !this.cacheImpact[c]) {
-        bestD = d;
-        best = c;
-      }
-    }
-    if (best < 0) return false;
-    // Each cached impulse goes to one row: every sample near an old point
-    // inheriting its whole impulse multiplied it (200 rings thrown at 290 m/s).
-    this.cacheUsed[best] = 1;
+  /** Looks row r up in last step's impulses; sets its starting impulses and returns true on a match. */
+  private warmRow(r: number): boolean {
+    const st = this.store;
+    const o = st.find(this.rowPair[r]!, this.rowKey[r]!);
+    if (o < 0 || st.flags[o]! & STORED_IMPACT) return false;
     const base = JAC * r;
-    const jx = this.cacheImp[4 * best + 1]!, jy = this.cacheImp[4 * best + 2]!, jz = this.cacheImp[4 * best + 3]!;
-    const ln = this.cacheImp[4 * best]!;
+    const imp = st.imp, io = STORE_IMPULSE * o;
+    const jx = imp[io + 1]!, jy = imp[io + 2]!, jz = imp[io + 3]!;
+    const ln = imp[io]!;
     this.lam[4 * r] = ln;
-    this.slid[r] = this.cacheSlid[best]!;
+    this.slid[r] = st.flags[o]! & STORED_SLID ? 1 : 0;
     // Friction vector onto the new tangent basis, inside the cone.
     const j = this.jac;
     let l1 = jx * j[base + DIR]! + jy * j[base + DIR + 1]! + jz * j[base + DIR + 2]!;
@@ -514,38 +482,11 @@ export class PgsSolver implements ContactSolver {
     return true;
   }
 
-  /** Keeps this solve's impulses, sorted by body pair, for the next step. */
-  private storeCache(rows: number, n: number): void {
-    if (this.cacheKey.length < rows) {
-      sizeColumns(this, CACHE_COLUMNS, Math.max(64, 2 * rows));
-    }
-    const j = this.jac;
-    for (let r = 0; r < rows; r++) {
-      const base = JAC * r;
-      this.cacheKey[r] = this.b1[r]! * n + this.b2[r]!;
-      this.cacheLocal[3 * r] = this.local[3 * r]!;
-      this.cacheLocal[3 * r + 1] = this.local[3 * r + 1]!;
-      this.cacheLocal[3 * r + 2] = this.local[3 * r + 2]!;
-      const l1 = this.lam[4 * r + 1]!, l2 = this.lam[4 * r + 2]!;
-      this.cacheImp[4 * r] = this.lam[4 * r]!;
-      for (let c = 0; c < 3; c++) this.cacheImp[4 * r + 1 + c] = l1 * j[base + DIR + c]! + l2 * j[base + 2 * DIR + c]!;
-      this.cacheOrder[r] = r;
-      this.cacheSlid[r] = this.slid[r]!;
-      this.cacheImpact[r] = this.impact[r]!;
-    }
-    this.cacheCount = rows;
-    this.unsqueeze(rows);
-    const keys = this.cacheKey;
-    this.cacheOrder.subarray(0, rows).sort((x, y) => keys[x]! - keys[y]! || x - y);
-    this.cacheStart.clear();
-    for (let o = 0; o < rows; o++) {
-      const key = keys[this.cacheOrder[o]!]!;
-      if (o === 0 || keys[this.cacheOrder[o - 1]!] !== key) this.cacheStart.set(key, o);
-    }
-  }
-
   /**
-   * Scales down the stored impulses of a squeezed pair: one whose rows hold
+   * Keeps this solve's impulses in the store for the next step: rows in pair
+   * order, each pair's scaled down when it is squeezed (below).
+   *
+   * A squeezed pair: one whose rows hold
    * it apart (|sum of lambda_i n_i|) by less than SQUEEZE of their sum
    * (sum of lambda_i), by that shortfall. A ring wedged tilted on a peg is
    * pressed from opposite sides: per-point rows squeeze it harder every
@@ -555,42 +496,44 @@ export class PgsSolver implements ContactSolver {
    * holds nothing up. A stack's or a face's rows agree (ratio near 1) and
    * keep their warm start whole; a 10-box tower needs it.
    */
-  private unsqueeze(rows: number): void {
-    const j = this.jac, imp = this.cacheImp;
+  private storeImpulses(pairs: PairList, rows: number): void {
+    const st = this.store, j = this.jac, pr = this.rowPair;
+    if (this.storeOrder.length < rows) this.storeOrder = new Int32Array(Math.max(64, 2 * rows));
+    const ord = this.storeOrder;
+    for (let r = 0; r < rows; r++) ord[r] = r;
+    ord.subarray(0, rows).sort((x, y) => pr[x]! - pr[y]! || x - y);
+    st.reserve(rows);
     let g = 0;
     while (g < rows) {
-      const a = this.b1[g]!, b = this.b2[g]!;
+      const k = pr[ord[g]!]!;
       let e = g + 1;
-      while (e < rows && ((this.b1[e] === a && this.b2[e] === b) || (this.b1[e] === b && this.b2[e] === a))) e++;
+      while (e < rows && pr[ord[e]!] === k) e++;
+      const a = this.b1[ord[g]!]!;
       let sum = 0, vx = 0, vy = 0, vz = 0;
-      for (let r = g; r < e; r++) {
-        const l = imp[4 * r]!, sign = this.b1[r] === a ? 1 : -1, base = JAC * r;
+      for (let x = g; x < e; x++) {
+        const r = ord[x]!, l = this.lam[4 * r]!, sign = this.b1[r] === a ? 1 : -1, base = JAC * r;
         sum += l;
         vx += sign * l * j[base]!; vy += sign * l * j[base + 1]!; vz += sign * l * j[base + 2]!;
       }
       const q = sum > 0 ? Math.min(1, Math.sqrt(vx * vx + vy * vy + vz * vz) / (SQUEEZE * sum)) : 1;
-      if (q < 1) for (let r = g; r < e; r++) for (let c = 0; c < 4; c++) imp[4 * r + c] = imp[4 * r + c]! * q;
+      for (let x = g; x < e; x++) {
+        const r = ord[x]!, base = JAC * r;
+        const l1 = this.lam[4 * r + 1]!, l2 = this.lam[4 * r + 2]!;
+        const flags = (this.slid[r] ? STORED_SLID : 0) | (this.impact[r] ? STORED_IMPACT : 0);
+        st.set(x, pairs.a[k]!, pairs.b[k]!, this.rowKey[r]!, this.lam[4 * r]! * q,
+          (l1 * j[base + DIR]! + l2 * j[base + 2 * DIR]!) * q,
+          (l1 * j[base + DIR + 1]! + l2 * j[base + 2 * DIR + 1]!) * q,
+          (l1 * j[base + DIR + 2]! + l2 * j[base + 2 * DIR + 2]!) * q, flags);
+      }
       g = e;
     }
+    st.commit(rows);
   }
 
   private ensure(count: number): void {
     if (count <= this.cap) return;
     this.cap = Math.max(64, 2 * count);
     sizeColumns(this, ROW_COLUMNS, this.cap);
-    const c = Math.max(64, 2 * count);
-    this.cap = c;
-    this.b1 = new Int32Array(c);
-    this.b2 = new Int32Array(c);
-    this.jac = new Float64Array(JAC * c);
-    this.mass = new Float64Array(3 * c);
-    this.mu = new Float64Array(c);
-    this.muS = new Float64Array(c);
-    this.slid = new Uint8Array(c);
-    this.target = new Float64Array(c);
-    this.ptarget = new Float64Array(c);
-    this.lam = new Float64Array(4 * c);
-    this.local = new Float64Array(3 * c);
   }
 }
 
