@@ -14,7 +14,8 @@
 #
 # `run` writes one file per benchmark (`stackfield bench --json` output) and
 # device.json (the GPU, driver, adapter, commands, exit codes) to $OUT when
-# that is set, else to bench-results/device-<date>/. Each benchmark runs on
+# that is set, else to bench-results/device-<date>/, and ends by printing
+# each benchmark's backends side by side (scripts/bench-compare.mjs). Each benchmark runs on
 # both backends in one process, so the CPU and GPU figures come from the same
 # scene, steps and machine. The scenes: SDF bakes (sphere, cup, bunny at 64
 # and 128 cells), 200 rings, 1000 boxes, the seed's bunny heap (skulls) and
@@ -61,7 +62,7 @@ pack() {
   # out, and the one runtime dependency the CLI loads: webgpu (index.js;
   # dawn.node travels separately, compressed).
   mkdir -p "$stage/sf/node_modules/webgpu/dist/linux-x64"
-  (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json scripts/profile-summary.mjs) | tar -xf - -C "$stage/sf"
+  (cd "$here" && tar --exclude='*.d.ts' -cf - lib shaders examples package.json scripts/profile-summary.mjs scripts/bench-compare.mjs) | tar -xf - -C "$stage/sf"
   cp "$here/node_modules/webgpu/index.js" "$here/node_modules/webgpu/package.json" "$stage/sf/node_modules/webgpu/"
   tar -C "$stage" -cJf "$pack_dir/stackfield.tar.xz" sf || die "packing the package failed"
   xz -T0 "-$level" -c "$dawn" >"$pack_dir/dawn.node.xz" || die "compressing dawn.node failed"
@@ -178,6 +179,13 @@ run() {
     done
     printf '  ]\n}\n'
   } >"$out/device.json"
+  # The backends side by side, on standard output (the end of a device run's
+  # reply) and in the log.
+  local -a jsons=()
+  for i in "${!names[@]}"; do
+    [ -f "$out/${names[$i]}.json" ] && jsons+=("$out/${names[$i]}.json")
+  done
+  [ ${#jsons[@]} -gt 0 ] && "$node" "$root/sf/scripts/bench-compare.mjs" "${jsons[@]}" 2>&1 | tee -a "$log"
   echo "device-bench: results in $out"
   local c
   for c in "${codes[@]}"; do [ "$c" = 0 ] || return 1; done

@@ -289,6 +289,9 @@ describe('the npm package', () => {
         if (backends.includes('gpu')) expect(rows.find((r) => r.backend === 'gpu')!.adapter, name).toMatch(/^gpu \(/);
         if (name !== 'sdf') for (const r of rows) expect(r.stepMs!.median, `${name} ${r.backend}`).toBeGreaterThan(0);
       }
+      // The backends side by side at the end of the output (bench-compare.mjs).
+      expect(ran.stdout).toMatch(/^== sdf\.json: SDF bakes, median ms/m);
+      expect(ran.stdout.match(/^step mean \(ms\) +[\d.]+ +[\d.]+$/gm), ran.stdout).toHaveLength(3); // rings-12, boxes-27, rings-24 (skulls-3: cpu only)
       // Each profile: the bench's table, then the functions by self time.
       const profile = readFileSync(join(out, 'profile.txt'), 'utf8');
       expect(profile.match(/^\S+\.cpuprofile: \d+ ms sampled; self time by function$/gm), profile).toHaveLength(2);
