@@ -69,8 +69,8 @@ import type { PairList } from './pairs.ts';
 const DIR = ROW_FLOATS;
 /** Three directions per contact: normal, t1, t2. */
 const JAC = 3 * DIR;
-/** A row's columns (PgsSolver's fields of the same names), and a cached impulse's. */
-const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, rowPair: 1, rowKey: 1, muS: 1, slid: 1, impact: 1 } as const;
+/** A row's columns (PgsSolver's fields of the same names). */
+const ROW_COLUMNS = { b1: 1, b2: 1, jac: JAC, mass: 3, mu: 1, target: 1, ptarget: 1, lam: 4, rowKey: 1, muS: 1, slid: 1, impact: 1 } as const;
 /** A stored impulse's flags (ContactStore.flags): its row slid; it stopped an impact (not warm-started: see IMPACT_STEPS). */
 const STORED_SLID = 1;
 const STORED_IMPACT = 2;
@@ -111,8 +111,8 @@ export class PgsSolver implements ContactSolver {
   /** The joint rows swept with the contacts (set by World before each solve; null: none). */
   jointRows: PgsJointRows | null = null;
 
-  // The columns of the rows (ROW_COLUMNS) are the solver's own: they are not private only so the column helpers
-  // (growable.ts) reach them.
+  // The columns of the rows (ROW_COLUMNS) are the solver's own: they are
+  // not private only so the column helpers (growable.ts) reach them.
 
   // ---- rows of the current solve ----
   private cap = 0;
@@ -133,8 +133,7 @@ export class PgsSolver implements ContactSolver {
   ptarget = new Float64Array(0);
   /** Accumulated impulses: normal, t1, t2, pseudo normal. */
   lam = new Float64Array(0);
-  /** The row's pair (its index in the pair list) and its point's key in the store (contactKey). */
-  rowPair = new Int32Array(0);
+  /** The row's point's key within its pair in the store (contactKey). */
   rowKey = new Float64Array(0);
 
   // ---- pseudo velocities (3 per body, linear and angular) ----
@@ -144,9 +143,11 @@ export class PgsSolver implements ContactSolver {
   /** Whether a row needs a pseudo velocity (prepare to solve). */
   private anyBias = false;
 
-  /** Last step's impulses (the warm start), and the rows' order by pair when they are kept. */
+  /** Last step's impulses (the warm start). */
   private readonly store = new ContactStore();
-  private storeOrder = new Int32Array(0);
+  /** Pair k's rows are [pairFirst[k], pairEnd[k]) (rows are made pair by pair; none: equal). */
+  private pairFirst = new Int32Array(0);
+  private pairEnd = new Int32Array(0);
   private readonly K = new Float64Array(9);
   private readonly basis = new Float64Array(6);
   private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
@@ -232,9 +233,16 @@ export class PgsSolver implements ContactSolver {
     const impactSpeed = IMPACT_STEPS * Math.hypot(ctx.gravity[0], ctx.gravity[1], ctx.gravity[2]) * ctx.dt;
 
     // ---- build rows (pair order: bottom levels first) ----
+    if (this.pairFirst.length < pairCount) {
+      this.pairFirst = new Int32Array(2 * pairCount + 16);
+      this.pairEnd = new Int32Array(2 * pairCount + 16);
+    }
+    this.pairFirst.fill(0, 0, pairCount);
+    this.pairEnd.fill(0, 0, pairCount);
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
       if (cs.start[k] === cs.end[k]) continue;
+      this.pairFirst[k] = rows;
       const cell = pairCell(ctx.shapes, B, cs.b1[cs.start[k]!]!, cs.b2[cs.start[k]!]!);
       const slop = ctx.settings.pgsSlop * cell;
       for (let i = cs.start[k]!; i < cs.end[k]!; i++) {
@@ -277,16 +285,16 @@ export class PgsSolver implements ContactSolver {
         const pt = phi + slop < 0 ? (-beta * (phi + slop)) / dt : 0;
         this.ptarget[r] = pt;
         if (pt > 0) anyBias = true;
-        this.rowPair[r] = k;
         this.rowKey[r] = contactKey(cs, pairs.a[k]!, i);
         this.lam[4 * r] = 0;
         this.lam[4 * r + 1] = 0;
         this.lam[4 * r + 2] = 0;
         this.lam[4 * r + 3] = 0;
         this.slid[r] = 0;
-        if (this.warmStart && this.warmRow(r)) warm++;
+        if (this.warmStart && this.warmRow(r, k)) warm++;
         rows++;
       }
+      this.pairEnd[k] = rows;
     }
     this.rows = rows;
     this.warmRows = warm;
@@ -456,10 +464,10 @@ export class PgsSolver implements ContactSolver {
 
   // ------------------------------------------------------------ internals
 
-  /** Looks row r up in last step's impulses; sets its starting impulses and returns true on a match. */
-  private warmRow(r: number): boolean {
+  /** Looks row r of pair k up in last step's impulses; sets its starting impulses and returns true on a match. */
+  private warmRow(r: number, k: number): boolean {
     const st = this.store;
-    const o = st.find(this.rowPair[r]!, this.rowKey[r]!);
+    const o = st.find(k, this.rowKey[r]!);
     if (o < 0 || st.flags[o]! & STORED_IMPACT) return false;
     const base = JAC * r;
     const imp = st.imp, io = STORE_IMPULSE * o;
@@ -497,37 +505,32 @@ export class PgsSolver implements ContactSolver {
    * keep their warm start whole; a 10-box tower needs it.
    */
   private storeImpulses(pairs: PairList, rows: number): void {
-    const st = this.store, j = this.jac, pr = this.rowPair;
-    if (this.storeOrder.length < rows) this.storeOrder = new Int32Array(Math.max(64, 2 * rows));
-    const ord = this.storeOrder;
-    for (let r = 0; r < rows; r++) ord[r] = r;
-    ord.subarray(0, rows).sort((x, y) => pr[x]! - pr[y]! || x - y);
+    const st = this.store, j = this.jac;
     st.reserve(rows);
-    let g = 0;
-    while (g < rows) {
-      const k = pr[ord[g]!]!;
-      let e = g + 1;
-      while (e < rows && pr[ord[e]!] === k) e++;
-      const a = this.b1[ord[g]!]!;
+    // Pairs in the list's (canonical) order, each pair's rows as they were made.
+    let at = 0;
+    for (let k = 0; k < pairs.count; k++) {
+      const g = this.pairFirst[k]!, e = this.pairEnd[k]!;
+      if (g === e) continue;
+      const a = this.b1[g]!;
       let sum = 0, vx = 0, vy = 0, vz = 0;
-      for (let x = g; x < e; x++) {
-        const r = ord[x]!, l = this.lam[4 * r]!, sign = this.b1[r] === a ? 1 : -1, base = JAC * r;
+      for (let r = g; r < e; r++) {
+        const l = this.lam[4 * r]!, sign = this.b1[r] === a ? 1 : -1, base = JAC * r;
         sum += l;
         vx += sign * l * j[base]!; vy += sign * l * j[base + 1]!; vz += sign * l * j[base + 2]!;
       }
       const q = sum > 0 ? Math.min(1, Math.sqrt(vx * vx + vy * vy + vz * vz) / (SQUEEZE * sum)) : 1;
-      for (let x = g; x < e; x++) {
-        const r = ord[x]!, base = JAC * r;
+      for (let r = g; r < e; r++) {
+        const base = JAC * r;
         const l1 = this.lam[4 * r + 1]!, l2 = this.lam[4 * r + 2]!;
         const flags = (this.slid[r] ? STORED_SLID : 0) | (this.impact[r] ? STORED_IMPACT : 0);
-        st.set(x, pairs.a[k]!, pairs.b[k]!, this.rowKey[r]!, this.lam[4 * r]! * q,
+        st.set(at++, pairs.a[k]!, pairs.b[k]!, this.rowKey[r]!, this.lam[4 * r]! * q,
           (l1 * j[base + DIR]! + l2 * j[base + 2 * DIR]!) * q,
           (l1 * j[base + DIR + 1]! + l2 * j[base + 2 * DIR + 1]!) * q,
           (l1 * j[base + DIR + 2]! + l2 * j[base + 2 * DIR + 2]!) * q, flags);
       }
-      g = e;
     }
-    st.commit(rows);
+    st.commit(at);
   }
 
   private ensure(count: number): void {
