@@ -9,6 +9,12 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
+ *     [--substeps N] [--pseudo N] [--local N] [--collision N]
+ *
+ * The last four set, for comparison, the accumulated stage's substeps, its
+ * push-out sweeps per substep and relax sweeps per manifold
+ * (AccumulatedSolver.substeps, pseudoIters, localSweeps), and the collision
+ * passes (solver.collisionIterations).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
@@ -66,6 +72,10 @@ for (const c of CASES) {
     const scene = validateScene(json, `${c.id}`);
     const w = await createWorld(scene, backend.query, { readText: (p) => readFile(p, 'utf8'), bake: backend.bake });
     w.solver = { ...w.solver, contactSolver: stage };
+    if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
+    if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
+    if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
+    if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
     const B = w.bodies;
     const start = Float64Array.from(B.pos);
     const steps = Math.round(c.seconds / w.dt), lastSteps = Math.round(1 / w.dt);

@@ -209,7 +209,7 @@ const ADIR = 9;
 const AJAC = 3 * ADIR;
 
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
-const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
+const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
@@ -236,6 +236,10 @@ export class AccumulatedSolver implements ContactSolver {
   readonly stats: AccumulatedStats = { candidates: 0, points: 0, manifolds: 0, warmPoints: 0 };
   /** Substeps per step (tests may change it). */
   substeps = SUBSTEPS;
+  /** Push-out sweeps per substep (tests and scripts may change it). */
+  pseudoIters = PSEUDO_ITERS;
+  /** Sweeps over a manifold's normal rows in each relax and push-out sweep (tests and scripts may change it). */
+  localSweeps = LOCAL_SWEEPS;
   /** Shock propagation in the last relax (off only for comparison). */
   shock = true;
   /**
@@ -274,6 +278,8 @@ export class AccumulatedSolver implements ContactSolver {
   /** Per direction (3 per point): body a's and body b's parts of d^T K d. */
   ka = new Float64Array(0);
   kb = new Float64Array(0);
+  /** Per direction: its effective mass at unit scales, 1 / (ka + kb) (0 when that is 0). */
+  kinv = new Float64Array(0);
   /** Anchors (world offsets from the current centres) of a and b. */
   ra = new Float64Array(0);
   rb = new Float64Array(0);
@@ -373,6 +379,11 @@ export class AccumulatedSolver implements ContactSolver {
     this.velRef = ctx.bodies.vel;
     this.angRef = ctx.bodies.angVel;
     this.build(ctx, phase.contacts.cur, phase.pairs);
+    // Each row's effective mass at unit scales, once: the passes' rows use
+    // it unless shock propagation scales a body (the same value they would
+    // compute, 1 / (ka + kb)).
+    const ka = this.ka, kb = this.kb, kinv = this.kinv;
+    for (let r = 0, e = 3 * this.count; r < e; r++) kinv[r] = effMass(ka[r]!, kb[r]!, 1, 1);
     const st = this.stats;
     st.points = this.count;
     st.manifolds = this.mcount;
@@ -456,7 +467,10 @@ export class AccumulatedSolver implements ContactSolver {
       if (this.splitImpulse) {
         // Split impulse: the velocity rows rigid, the push-out on pseudo
         // velocities that move this substep's positions and are dropped.
-        this.pass(v, w, h, false, soft);
+        // (After the first substep, the last relax left every row's
+        // separation and mass as this solve would find them: the positions
+        // have not moved since.)
+        this.pass(v, w, h, false, soft, 0, this.mcount, null, s === 0);
         this.pseudoPass(soft, this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null);
         const pv = this.pv, pw = this.pw;
         for (let k = 0; k < na; k++) {
@@ -622,7 +636,7 @@ export class AccumulatedSolver implements ContactSolver {
    */
   private pass(v: Float64Array, w: Float64Array, h: number, bias: boolean, so: Soft, mFrom = 0, mTo = this.mcount, shockLevel: Int32Array | null = null, fresh = true): number {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
-    const ka = this.ka, kb = this.kb, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
+    const ka = this.ka, kb = this.kb, kinv = this.kinv, ra = this.ra, rb = this.rb, s0 = this.s0, dp = this.dp, dq = this.dq;
     const aj = this.ajac, aka = this.aka, akb = this.akb, al = this.alam;
     const sepNow = this.sepNow, massNow = this.massNow, slop = this.slop, lamMax = this.lamMax;
     const invH = 1 / h;
@@ -641,6 +655,7 @@ export class AccumulatedSolver implements ContactSolver {
         }
       }
       const sa = sc[a]!, sb = sc[b]!;
+      const unit = sa === 1 && sb === 1;
       const ima = im[a]!, imb = im[b]!;
       const a3 = 3 * a, b3 = 3 * b;
       // The two bodies' velocities, held in locals for the manifold's rows
@@ -657,7 +672,7 @@ export class AccumulatedSolver implements ContactSolver {
       // Normal rows; the relax sweeps a manifold's rows LOCAL_SWEEPS times (a
       // face's points are one block: one sweep leaves its first point with
       // the whole impulse and the box turning on it).
-      const sweeps = bias ? 1 : LOCAL_SWEEPS;
+      const sweeps = bias ? 1 : this.localSweeps;
       // Each row's separation now and effective mass (sepNow, massNow). A
       // later sweep of the shock relax over the same level (fresh false)
       // finds them as its first sweep left them: the substep's motion and
@@ -677,8 +692,7 @@ export class AccumulatedSolver implements ContactSolver {
           const dy = pay + qaz * ax - qax * az - pby - (qbz * bx - qbx * bz);
           const dz = paz + qax * ay - qay * ax - pbz - (qbx * by - qby * bx);
           sepNow[r] = s0[r]! + nx * dx + ny * dy + nz * dz;
-          const q = sa * ka[3 * r]! + sb * kb[3 * r]!;
-          massNow[r] = q > 0 ? 1 / q : 0;
+          massNow[r] = unit ? kinv[3 * r]! : effMass(ka[3 * r]!, kb[3 * r]!, sa, sb);
         }
       }
       for (let sw = 0; sw < sweeps; sw++) {
@@ -737,8 +751,8 @@ export class AccumulatedSolver implements ContactSolver {
         for (let r = r0; r < r1; r++) {
           const lim = coef * lam[3 * r]!;
           const o1 = lam[3 * r + 1]!, o2 = lam[3 * r + 2]!;
-          const q1 = sa * ka[3 * r + 1]! + sb * kb[3 * r + 1]!, q2 = sa * ka[3 * r + 2]! + sb * kb[3 * r + 2]!;
-          const m1 = q1 > 0 ? 1 / q1 : 0, m2 = q2 > 0 ? 1 / q2 : 0;
+          const m1 = unit ? kinv[3 * r + 1]! : effMass(ka[3 * r + 1]!, kb[3 * r + 1]!, sa, sb);
+          const m2 = unit ? kinv[3 * r + 2]! : effMass(ka[3 * r + 2]!, kb[3 * r + 2]!, sa, sb);
           const p = JAC * r + DIR, t = p + DIR;
           let n1 = o1 - m1 * (jac[p]! * (vax - vbx) + jac[p + 1]! * (vay - vby) + jac[p + 2]! * (vaz - vbz)
             + jac[p + 3]! * wax + jac[p + 4]! * way + jac[p + 5]! * waz
@@ -833,7 +847,7 @@ export class AccumulatedSolver implements ContactSolver {
     const jac = this.jac, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im, ka = this.ka, kb = this.kb, s0 = this.s0, lp = this.lamP;
     const sepNow = this.sepNow, massNow = this.massNow;
     for (let r = 0; r < this.count; r++) lp[r] = 0;
-    for (let it = 0; it < PSEUDO_ITERS; it++)
+    for (let it = 0; it < this.pseudoIters; it++)
     for (let m = 0; m < this.mcount; m++) {
       const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
       const a = pa[r0]!, b = pb[r0]!;
@@ -867,7 +881,7 @@ export class AccumulatedSolver implements ContactSolver {
       let wax = pw[a3]!, way = pw[a3 + 1]!, waz = pw[a3 + 2]!;
       let wbx = pw[b3]!, wby = pw[b3 + 1]!, wbz = pw[b3 + 2]!;
       let hit = false;
-      for (let sw = 0; sw < LOCAL_SWEEPS; sw++) {
+      for (let sw = 0; sw < this.localSweeps; sw++) {
         let moved = false;
         for (let r = r0; r < r1; r++) {
           const o = JAC * r;
