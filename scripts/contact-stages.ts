@@ -9,12 +9,12 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
- *     [--substeps N] [--pseudo N] [--local N] [--collision N]
+ *     [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N]
  *
- * The last four set, for comparison, the accumulated stage's substeps, its
- * push-out sweeps per substep and relax sweeps per manifold
- * (AccumulatedSolver.substeps, pseudoIters, localSweeps), and the collision
- * passes (solver.collisionIterations).
+ * The last five set, for comparison, the accumulated stage's substeps, its
+ * push-out sweeps per substep, relax sweeps per manifold and most shock
+ * sweeps a level (AccumulatedSolver.substeps, pseudoIters, localSweeps,
+ * shockSweeps), and the collision passes (solver.collisionIterations).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
@@ -75,6 +75,7 @@ for (const c of CASES) {
     if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
     if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
     if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
+    if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
     if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
     const B = w.bodies;
     const start = Float64Array.from(B.pos);

@@ -4,16 +4,19 @@
  * (friction 0.5, restitution 0, dt 1/60, sleep off). The total energy (kinetic plus
  * m g y) must never rise by more than 0.02 J in a step. A toppling stack is
  * chaotic, so one run says little: this runs 16 variants (stacked 1 mm apart
- * or touching; shot at once or after a second of settling; hitting the
- * fourth box 5, 15, 30 or 60 cm above its centre) and reports, per contact
+ * or touching; shot at once or after a second of settling; launched from
+ * 1.5 m to the side, 5, 15, 30 or 60 cm above the fourth box's centre, so
+ * that it falls onto the third to fifth box) and reports, per contact
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--local N] [--verbose]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N] [--verbose]
  *
- * --substeps, --pseudo and --local set the accumulated stage's substeps,
- * push-out sweeps per substep and relax sweeps per manifold
- * (AccumulatedSolver.substeps, pseudoIters, localSweeps) for comparison.
+ * --substeps, --pseudo, --local and --shock set the accumulated stage's
+ * substeps, push-out sweeps per substep, relax sweeps per manifold and most
+ * shock sweeps a level (AccumulatedSolver.substeps, pseudoIters,
+ * localSweeps, shockSweeps); --collision the collision passes
+ * (solver.collisionIterations); all for comparison.
  */
 import { readFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
@@ -53,6 +56,7 @@ for (const stage of STAGES) {
     if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
     if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
     if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
+    if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
     const B = w.bodies, shot = B.count - 1;
     const energy = (): number => {
       let e = w.kineticEnergy();

@@ -240,6 +240,8 @@ export class AccumulatedSolver implements ContactSolver {
   pseudoIters = PSEUDO_ITERS;
   /** Sweeps over a manifold's normal rows in each relax and push-out sweep (tests and scripts may change it). */
   localSweeps = LOCAL_SWEEPS;
+  /** Most sweeps over a level in the shock relax (tests and scripts may change it). */
+  shockSweeps = SHOCK_SWEEPS;
   /** Shock propagation in the last relax (off only for comparison). */
   shock = true;
   /**
@@ -961,7 +963,7 @@ export class AccumulatedSolver implements ContactSolver {
       const L = this.mLevel[g]!;
       let e = g + 1;
       while (e < this.mcount && this.mLevel[e] === L) e++;
-      for (let sw = 0; sw < SHOCK_SWEEPS; sw++) {
+      for (let sw = 0; sw < this.shockSweeps; sw++) {
         if (this.pass(v, w, h, false, so, g, e, lv, sw === 0) < SHOCK_TOL) break;
       }
       g = e;
