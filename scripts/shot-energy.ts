@@ -10,7 +10,7 @@
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N] [--verbose]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N] [--verbose] [--out FILE.json]
  *
  * --substeps, --pseudo, --local and --shock set the accumulated stage's
  * substeps, push-out sweeps per substep, relax sweeps per manifold and most
@@ -18,7 +18,7 @@
  * localSweeps, shockSweeps); --collision the collision passes
  * (solver.collisionIterations); all for comparison.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 import type { SolverSettings } from '../src/dynamics/settings.ts';
@@ -33,11 +33,13 @@ function arg(name: string, def: string): string {
 }
 const STAGES = arg('stages', 'sequential,accumulated,pgs').split(',').filter((s) => s) as SolverSettings['contactSolver'][];
 const verbose = process.argv.includes('--verbose');
+const out = arg('out', '');
 const G = 9.81;
 const BOUND = 0.02;
 const SHOT_STEPS = 180;
 
 const backend = await createBackend('cpu', { threads: 1 });
+const rows: Record<string, unknown>[] = [];
 for (const stage of STAGES) {
   const worst: number[] = [];
   let stepMs = 0, steps = 0;
@@ -88,9 +90,13 @@ for (const stage of STAGES) {
     if (verbose) console.log(`  ${stage}: ${gap * 1000} mm apart, settled ${settle} steps, ${above * 100} cm above: ${rise.toFixed(4)} J at step ${at}`);
   }
   const sorted = worst.slice().sort((x, y) => x - y);
-  console.log(JSON.stringify({
+  const row = {
     contactSolver: stage, variants: worst.length, worstRiseJ: +sorted[sorted.length - 1]!.toFixed(4),
     over: worst.filter((x) => x > BOUND).length, medianRiseJ: +sorted[sorted.length >> 1]!.toFixed(4), meanStepMs: +(stepMs / steps).toFixed(3),
-  }));
+  };
+  rows.push(row);
+  console.log(JSON.stringify(row));
 }
 backend.destroy();
+const settings = Object.fromEntries(['substeps', 'pseudo', 'local', 'shock', 'collision'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
+if (out) await writeFile(out, JSON.stringify({ script: 'scripts/shot-energy.ts', date: new Date().toISOString(), platform: `${process.platform} ${process.arch}, Node ${process.version}`, boundJ: BOUND, settings, rows }, null, 2) + '\n');
