@@ -9,11 +9,12 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
- *     [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N]
+ *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N]
  *
- * The last five set, for comparison, the accumulated stage's substeps, its
- * push-out sweeps per substep, relax sweeps per manifold and most shock
- * sweeps a level (AccumulatedSolver.substeps, pseudoIters, localSweeps,
+ * The last six set, for comparison, the accumulated stage's substeps, its
+ * push-out sweeps per substep, the push-out in every Nth substep, relax
+ * sweeps per manifold and most shock sweeps a level
+ * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
  * shockSweeps), and the collision passes (solver.collisionIterations).
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -74,6 +75,7 @@ for (const c of CASES) {
     w.solver = { ...w.solver, contactSolver: stage };
     if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
     if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
+    if (arg('every', '')) w.accumulated.pseudoEvery = Number(arg('every', ''));
     if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
     if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
     if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));

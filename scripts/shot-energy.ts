@@ -10,12 +10,13 @@
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--local N] [--shock N] [--collision N] [--verbose] [--out FILE.json]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--verbose] [--out FILE.json]
  *
- * --substeps, --pseudo, --local and --shock set the accumulated stage's
- * substeps, push-out sweeps per substep, relax sweeps per manifold and most
- * shock sweeps a level (AccumulatedSolver.substeps, pseudoIters,
- * localSweeps, shockSweeps); --collision the collision passes
+ * --substeps, --pseudo, --every, --local and --shock set the accumulated
+ * stage's substeps, push-out sweeps per substep, the push-out in every Nth
+ * substep, relax sweeps per manifold and most shock sweeps a level
+ * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
+ * shockSweeps); --collision the collision passes
  * (solver.collisionIterations); all for comparison.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -57,6 +58,7 @@ for (const stage of STAGES) {
     if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
     if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
     if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
+    if (arg('every', '')) w.accumulated.pseudoEvery = Number(arg('every', ''));
     if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
     if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
     const B = w.bodies, shot = B.count - 1;
@@ -98,5 +100,5 @@ for (const stage of STAGES) {
   console.log(JSON.stringify(row));
 }
 backend.destroy();
-const settings = Object.fromEntries(['substeps', 'pseudo', 'local', 'shock', 'collision'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
+const settings = Object.fromEntries(['substeps', 'pseudo', 'every', 'local', 'shock', 'collision'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
 if (out) await writeFile(out, JSON.stringify({ script: 'scripts/shot-energy.ts', date: new Date().toISOString(), platform: `${process.platform} ${process.arch}, Node ${process.version}`, boundJ: BOUND, settings, rows }, null, 2) + '\n');

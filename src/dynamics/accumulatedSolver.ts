@@ -174,6 +174,13 @@ const MISSED_IMPACT_SPEED = 1;
  * (each pushed its support back down); four, 6 cm.
  */
 const PSEUDO_ITERS = 4;
+/**
+ * The push-out runs in every PSEUDO_EVERY-th substep; the substeps between
+ * move by the pseudo velocities it left (a rate that holds over a few
+ * substeps). For comparisons at more substeps (docs/DESIGN.md 6, "More
+ * substeps"): at 32, every 4th held jointed rings 2.9 mm deep, every one.
+ */
+const PSEUDO_EVERY = 1;
 /** Normals within ~37 degrees of a cluster's mean normal join its manifold. */
 const CLUSTER_COS = 0.8;
 /** A stored manifold passes its angular impulses on to a new one of the pair whose normal is within ~18 degrees of its own. */
@@ -238,6 +245,8 @@ export class AccumulatedSolver implements ContactSolver {
   substeps = SUBSTEPS;
   /** Push-out sweeps per substep (tests and scripts may change it). */
   pseudoIters = PSEUDO_ITERS;
+  /** The push-out runs in every this many substeps (tests and scripts may change it). */
+  pseudoEvery = PSEUDO_EVERY;
   /** Sweeps over a manifold's normal rows in each relax and push-out sweep (tests and scripts may change it). */
   localSweeps = LOCAL_SWEEPS;
   /** Most sweeps over a level in the shock relax (tests and scripts may change it). */
@@ -432,6 +441,7 @@ export class AccumulatedSolver implements ContactSolver {
     const dt = ctx.dt;
     const nsub = Math.max(1, this.substeps | 0);
     const h = dt / nsub;
+    const every = Math.max(1, this.pseudoEvery | 0);
     const g = ctx.gravity;
     const v = B.vel, w = B.angVel;
     const act = this.activeList, na = this.activeCount;
@@ -473,7 +483,7 @@ export class AccumulatedSolver implements ContactSolver {
         // separation and mass as this solve would find them: the positions
         // have not moved since.)
         this.pass(v, w, h, false, soft, 0, this.mcount, null, s === 0);
-        this.pseudoPass(soft, this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null);
+        if (s % every === 0) this.pseudoPass(soft, this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null);
         const pv = this.pv, pw = this.pw;
         for (let k = 0; k < na; k++) {
           const i = act[k]!;
