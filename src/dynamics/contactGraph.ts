@@ -34,6 +34,10 @@ export class ContactGraph {
   /** Level per node (see above); -1 for nodes excluded (static). */
   level = new Int32Array(0);
   levelCount = 0;
+  // Levels per component and the nodes grouped by component (solve's scratch).
+  private compLevel = new Int32Array(0);
+  private compStart = new Int32Array(0);
+  private compNodes = new Int32Array(0);
 
   reset(n: number): void {
     this.n = n;
@@ -64,6 +68,19 @@ export class ContactGraph {
   /** Computes components and levels; `excluded[i]` nodes (static bodies) get level -1. */
   solve(excluded?: Uint8Array): void {
     const n = this.n;
+    if (this.edgeCount === 0) {
+      // No edges (nothing awake touches): every node its own component at
+      // level 0, what the search below gives, without its per-node arrays.
+      let comps = 0;
+      for (let i = 0; i < n; i++) {
+        const x = excluded !== undefined && excluded[i] === 1;
+        this.level[i] = x ? -1 : 0;
+        if (!x) this.comp[i] = comps++;
+      }
+      this.componentCount = comps;
+      this.levelCount = comps > 0 ? 1 : 0;
+      return;
+    }
     this.buildCsr();
     const { index, low, onStack, stack, callNode, callEdge, comp, adj, adjStart } = this;
     index.fill(-1, 0, n);
@@ -117,14 +134,26 @@ export class ContactGraph {
     this.componentCount = ncomp;
     // Tarjan emits components in reverse topological order (sinks first), so
     // walking ids from high to low visits supporters before the supported.
-    const compLevel = new Int32Array(ncomp);
-    const byComp: number[][] = Array.from({ length: ncomp }, () => []);
-    for (let i = 0; i < n; i++) if (!(excluded && excluded[i])) byComp[comp[i]!]!.push(i);
+    if (this.compLevel.length < ncomp + 1) {
+      this.compLevel = new Int32Array(2 * ncomp + 2);
+      this.compStart = new Int32Array(2 * ncomp + 2);
+    }
+    if (this.compNodes.length < n) this.compNodes = new Int32Array(n);
+    const compLevel = this.compLevel, compStart = this.compStart, compNodes = this.compNodes;
+    compLevel.fill(0, 0, ncomp);
+    // The nodes grouped by component (a counting sort, nodes ascending within one).
+    compStart.fill(0, 0, ncomp + 1);
+    for (let i = 0; i < n; i++) if (!(excluded && excluded[i])) compStart[comp[i]! + 1]++;
+    for (let c = 0; c < ncomp; c++) compStart[c + 1] += compStart[c]!;
+    for (let i = 0; i < n; i++) if (!(excluded && excluded[i])) compNodes[compStart[comp[i]!]!++] = i;
+    for (let c = ncomp; c > 0; c--) compStart[c] = compStart[c - 1]!;
+    compStart[0] = 0;
     let maxLevel = -1;
     for (let c = ncomp - 1; c >= 0; c--) {
       const lc = compLevel[c]!;
       if (lc > maxLevel) maxLevel = lc;
-      for (const u of byComp[c]!) {
+      for (let q = compStart[c]!; q < compStart[c + 1]!; q++) {
+        const u = compNodes[q]!;
         for (let e = adjStart[u]!; e < adjStart[u + 1]!; e++) {
           const v = adj[e]!;
           if (excluded && excluded[v]) continue;

@@ -160,10 +160,19 @@ export class BroadPhase {
    */
   findPairs(ctx: StepContext, pairs: PairList, ignore: ((a: number, b: number) => boolean) | null): void {
     const B = ctx.bodies;
-    this.computeAabbs(ctx);
     const st = B.isStatic;
     // Two bodies that cannot move (static or asleep) need no pair.
     const zz = B.asleep;
+    // With nothing awake there is none: a settled pile skips the boxes and
+    // the sweep (the sweep's pairs depend on the boxes alone, so it resumes
+    // from its last order).
+    let awake = false;
+    for (let i = 0; i < B.count && !awake; i++) awake = st[i] === 0 && zz[i] === 0;
+    if (!awake) {
+      pairs.begin(B.count);
+      return;
+    }
+    this.computeAabbs(ctx);
     this.sap.update(B.count, this.aabbMin, this.aabbMax, this.skip, (a, b) => ((st[a] === 1 || zz[a] === 1) && (st[b] === 1 || zz[b] === 1)) || (ignore !== null && ignore(a, b)));
     pairs.begin(B.count);
     // Plane pairs (body, plane) in canonical order, then merged with the
