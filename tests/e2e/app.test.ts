@@ -21,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import { decodePng, lumaVariance, meanAbsDiff, type Image } from './png.ts';
 import { builtinWorld } from '../dynamics/helpers.ts';
 import { STAGES, stageOrder } from '../../src/dynamics/profile.ts';
-import { CHROMIUM, CHROMIUM_ARGS, OUT, frames, openPage as openHarnessPage, row, setCheckbox, useHarness, waitForApp, type Harness } from './harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, OUT, cameraSettled, frames, openPage as openHarnessPage, row, setCheckbox, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 let base = '';
@@ -358,7 +358,7 @@ describe('following a body', () => {
       expect(await page.evaluate(() => document.body.dataset['selected'])).toBe('plate0');
       expect(await page.locator('#follow-note').textContent()).toBe('following plate0 · G: stop following');
       // Choose another body by clicking where it is drawn: the camera follows it instead, at four times real time.
-      await frames(page, 20);
+      await cameraSettled(page);
       const at = await page.evaluate((k) => window.stackfield.bodyOnScreen(k), i);
       await page.mouse.click(at.x, at.y);
       await page.waitForFunction(() => document.getElementById('body-label')!.textContent!.startsWith('plate1'), null, { timeout: 5_000 });

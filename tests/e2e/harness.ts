@@ -81,6 +81,25 @@ export async function waitForApp(page: Page): Promise<void> {
   await page.waitForFunction(() => document.body.dataset['appReady'] === '1', null, { timeout: 90_000 });
 }
 
+/**
+ * Waits until a followed body's camera has caught up with it: at least
+ * `minFrames` frames and `ms` of wall time (the camera closes 1 - e^(-dt /
+ * 0.15 s) of its distance a frame, dt capped at 0.1 s: 10 software-drawn
+ * frames or 1 s of fast ones leave under 0.2 % of it).
+ */
+export async function cameraSettled(page: Page, minFrames = 10, ms = 1000): Promise<void> {
+  await page.evaluate(
+    ([k, t]) =>
+      new Promise<void>((resolve) => {
+        let left = k!;
+        const end = performance.now() + t!;
+        const tick = () => (--left <= 0 && performance.now() >= end ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      }),
+    [minFrames, ms],
+  );
+}
+
 /** Waits until the render loop has drawn a few more frames. */
 export async function frames(page: Page, n = 4): Promise<void> {
   await page.evaluate(

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OUT, ROOT, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, ROOT, cameraSettled, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 interface BodyState {
   p: number[];
@@ -129,7 +129,7 @@ describe('the library panel', () => {
     expect(await body(page, 'cat/h0')).not.toBeNull();
     // The scene has a motor: it opens following the caterpillar; the camera settles on it first.
     expect((await dataset(page))['selected']).toBe('cat/h0');
-    await frames(page, 20);
+    await cameraSettled(page);
     await page.locator('#library button[data-name="cart"]').click();
     expect(await page.locator('#library button.armed').textContent()).toMatch(/^cart/);
     // The ground in front of the caterpillar.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { projectPoint, type OrbitCamera, type Viewport } from '../../src/app/camera.ts';
-import { OUT, ROOT, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
+import { OUT, ROOT, cameraSettled, frames, openPage, useHarness, waitForApp, type Harness } from './harness.ts';
 
 let h: Harness;
 
@@ -77,14 +77,14 @@ describe('a scene with motors', () => {
         // The motor sliders of the chosen robot: the four wheels, and one for all of them.
         const motors = await page.locator('[data-motor]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset['motor']));
         expect(motors).toEqual(['cart/fl', 'cart/fr', 'cart/rl', 'cart/rr']);
-        await frames(page, 30);
+        await cameraSettled(page);
         const home = (await page.evaluate(() => JSON.parse(JSON.stringify((window as any).stackfield.camera)))) as OrbitCamera;
         const start = (await body(page, 'cart/chassis'))!.p;
         await page.locator('#view').focus();
         await page.keyboard.press(' ');
         await simFor(page, 3);
         await page.keyboard.press(' ');
-        await frames(page, 30);
+        await cameraSettled(page);
         const end = (await body(page, 'cart/chassis'))!.p;
         const at = (await screenOf(page, 'cart/chassis'))!;
         const free = await freeRect(page);
