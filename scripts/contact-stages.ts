@@ -24,13 +24,10 @@ import type { SolverSettings } from '../src/dynamics/settings.ts';
 import { createWorld } from '../src/scene/build.ts';
 import { builtinScene } from '../src/scene/builtins.ts';
 import { validateScene } from '../src/scene/validate.ts';
+import { applyStageArgs, arg } from './stageArgs.ts';
 
 installNodePlatform();
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : def;
-}
 const only = arg('only', '').split(',').filter((s) => s);
 const out = arg('out', '');
 
@@ -73,12 +70,7 @@ for (const c of CASES) {
     const scene = validateScene(json, `${c.id}`);
     const w = await createWorld(scene, backend.query, { readText: (p) => readFile(p, 'utf8'), bake: backend.bake });
     w.solver = { ...w.solver, contactSolver: stage };
-    if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
-    if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
-    if (arg('every', '')) w.accumulated.pseudoEvery = Number(arg('every', ''));
-    if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
-    if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
-    if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
+    applyStageArgs(w);
     const B = w.bodies;
     const start = Float64Array.from(B.pos);
     const steps = Math.round(c.seconds / w.dt), lastSteps = Math.round(1 / w.dt);

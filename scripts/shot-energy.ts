@@ -25,13 +25,10 @@ import { installNodePlatform } from '../src/cli/nodePlatform.ts';
 import type { SolverSettings } from '../src/dynamics/settings.ts';
 import { createWorld } from '../src/scene/build.ts';
 import { validateScene } from '../src/scene/validate.ts';
+import { applyStageArgs, arg, stageArgs } from './stageArgs.ts';
 
 installNodePlatform();
 
-function arg(name: string, def: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : def;
-}
 const STAGES = arg('stages', 'sequential,accumulated,pgs').split(',').filter((s) => s) as SolverSettings['contactSolver'][];
 const verbose = process.argv.includes('--verbose');
 const out = arg('out', '');
@@ -55,12 +52,7 @@ for (const stage of STAGES) {
       shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [0.5, 0.5, 0.5] } }, bodies,
     }, 'shot-energy');
     const w = await createWorld(scene, backend.query, { readText: (p) => readFile(p, 'utf8'), bake: backend.bake });
-    if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
-    if (arg('substeps', '')) w.accumulated.substeps = Number(arg('substeps', ''));
-    if (arg('pseudo', '')) w.accumulated.pseudoIters = Number(arg('pseudo', ''));
-    if (arg('every', '')) w.accumulated.pseudoEvery = Number(arg('every', ''));
-    if (arg('local', '')) w.accumulated.localSweeps = Number(arg('local', ''));
-    if (arg('shock', '')) w.accumulated.shockSweeps = Number(arg('shock', ''));
+    applyStageArgs(w);
     const B = w.bodies, shot = B.count - 1;
     const energy = (): number => {
       let e = w.kineticEnergy();
@@ -100,5 +92,5 @@ for (const stage of STAGES) {
   console.log(JSON.stringify(row));
 }
 backend.destroy();
-const settings = Object.fromEntries(['substeps', 'pseudo', 'every', 'local', 'shock', 'collision'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
+const settings = stageArgs();
 if (out) await writeFile(out, JSON.stringify({ script: 'scripts/shot-energy.ts', date: new Date().toISOString(), platform: `${process.platform} ${process.arch}, Node ${process.version}`, boundJ: BOUND, settings, rows }, null, 2) + '\n');
