@@ -32,11 +32,8 @@ export default defineConfig({
     setupFiles: ['tests/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // GPU tests share one Dawn device per worker; keep workers few on a 2-core
-    // machine. Three, not two: with two, a 2-core CI machine sat idle for a
-    // quarter of the run (browser tests waiting on frames, command-line tests
-    // on their child processes, GPU tests on readbacks).
+    // GPU tests share one Dawn device per worker; keep workers few on a 2-core machine.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
