@@ -105,7 +105,7 @@ import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
 import { flatAround, SurfaceMeet } from './fieldPoint.ts';
-import { onCreaseAt } from './patches.ts';
+import { creaseAlong, onCreaseAt } from './patches.ts';
 
 /** Points per manifold the solver sees. */
 export const MANIFOLD_POINTS = 4;
@@ -1609,6 +1609,9 @@ export class AccumulatedSolver implements ContactSolver {
       const f = cs.phi[i]!;
       if (cs.gap[i]! < gap) gap = cs.gap[i]!;
       if (!(f < limit)) continue;
+      const wgt = (limit - f) / band;
+      sw += wgt;
+      sx += wgt * (P[3 * i]! * dx + P[3 * i + 1]! * dy + P[3 * i + 2]! * dz);
       // The owner's surface normal at the sample, along the roll: it turns
       // over the touching points only where the surface curves that way.
       const owner = cs.b1[i]!, smp = ctx.shapeOf(owner).samples, sn = smp.normals;
@@ -1621,14 +1624,6 @@ export class AccumulatedSolver implements ContactSolver {
       const along = (R[0]! * ux + R[1]! * uy + R[2]! * uz) * dx + (R[3]! * ux + R[4]! * uy + R[5]! * uz) * dy + (R[6]! * ux + R[7]! * uy + R[8]! * uz) * dz;
       if (along < lo) lo = along;
       if (along > hi) hi = along;
-    }
-    for (let k = 0; k < nm; k++) {
-      const i = mem[k]!;
-      const f = cs.phi[i]!;
-      if (!(f < limit)) continue;
-      const wgt = (limit - f) / band;
-      sw += wgt;
-      sx += wgt * (P[3 * i]! * dx + P[3 * i + 1]! * dy + P[3 * i + 2]! * dz);
     }
     if (!(sw > 0) || !(hi - lo > ROLL_CURVE_SIN)) return false;
     this.rollDir[0] = dx; this.rollDir[1] = dy; this.rollDir[2] = dz;
@@ -1661,9 +1656,9 @@ export class AccumulatedSolver implements ContactSolver {
     const o = 6 * cs.sample[i]!, owner = cs.b1[i]!, d = this.rollDir;
     const R = this.ownerRot;
     quatToMat3(ctx.bodies.quat, 4 * owner, R);
+    // The direction in the owner's frame: R^T d.
     const ux = R[0]! * d[0]! + R[3]! * d[1]! + R[6]! * d[2]!, uy = R[1]! * d[0]! + R[4]! * d[1]! + R[7]! * d[2]!, uz = R[2]! * d[0]! + R[5]! * d[1]! + R[8]! * d[2]!;
-    const q = ux * (M[o]! * ux + M[o + 1]! * uy + M[o + 2]! * uz) + uy * (M[o + 1]! * ux + M[o + 3]! * uy + M[o + 4]! * uz) + uz * (M[o + 2]! * ux + M[o + 4]! * uy + M[o + 5]! * uz);
-    return q > CREASE_ACROSS_ROLL;
+    return creaseAlong(M, o, ux, uy, uz) > CREASE_ACROSS_ROLL;
   }
   private readonly ownerRot = new Float64Array(9);
 

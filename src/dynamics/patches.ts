@@ -548,8 +548,7 @@ export class PatchBuilder {
         lz = R[o + 2]! * dx + R[o + 5]! * dy + R[o + 8]! * dz;
         last = owner;
       }
-      const q = M[c]! * lx * lx + M[c + 3]! * ly * ly + M[c + 5]! * lz * lz + 2 * (M[c + 1]! * lx * ly + M[c + 2]! * lx * lz + M[c + 4]! * ly * lz);
-      if (q > 0.5) return true;
+      if (creaseAlong(M, c, lx, ly, lz) > 0.5) return true;
     }
     return false;
   }
@@ -659,6 +658,11 @@ export class PatchBuilder {
  */
 export function onCreaseAt(M: Float32Array, c: number): boolean {
   return M[c]! + M[c + 3]! + M[c + 5]! >= SHARP_TRACE;
+}
+
+/** The crease tensor at M[c..] read along (x, y, z) in its owner's frame, d^T M d: 1 straight across one crease, 0 along it. */
+export function creaseAlong(M: Float32Array, c: number, x: number, y: number, z: number): number {
+  return M[c]! * x * x + M[c + 3]! * y * y + M[c + 5]! * z * z + 2 * (M[c + 1]! * x * y + M[c + 2]! * x * z + M[c + 4]! * y * z);
 }
 
 /** Floats per stored patch: centre (3), normal (3), extent (SPREAD_FLOATS: see PatchBuilder.spread), gap (PatchBuilder.gap, at PATCH_GAP). */
