@@ -16,13 +16,17 @@
 // exists, so installing the tarball with a tool that runs `prepare` does
 // nothing, without an error about a missing script.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(root, 'lib');
+// Written last, once lib/ is whole: the tests run the compiled command while
+// the stamp is newer than every source (tests/cli/cliHelpers.ts libCurrent).
+const stamp = join(root, 'node_modules', '.cache', 'stackfield', 'lib-built');
+rmSync(stamp, { force: true });
 rmSync(lib, { recursive: true, force: true });
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -71,3 +75,6 @@ chmodSync(join(lib, 'cli', 'bin.js'), 0o755);
 // The API reference the package ships (docs/api/README.md), from the TSDoc comments.
 const docs = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'api-docs.ts')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 if (docs.status !== 0) process.exit(docs.status ?? 1);
+
+mkdirSync(dirname(stamp), { recursive: true });
+writeFileSync(stamp, `${new Date().toISOString()}\n`);

@@ -1,15 +1,61 @@
 /**
- * Running the real `stackfield` executable (bin/stackfield.mjs, the sources
- * through tsx) as a subprocess, and the checks every failing case makes: the
- * exit code, the message, no stack trace and no control character on the
- * terminal.
+ * Running the real `stackfield` executable as a subprocess, and the checks
+ * every failing case makes: the exit code, the message, no stack trace and no
+ * control character on the terminal.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/cli/nodePlatform.ts';
 
-export const BIN = join(PACKAGE_ROOT, 'bin', 'stackfield.mjs');
+/** The stamp scripts/build-lib.mjs writes once lib/ is whole. */
+const LIB_STAMP = join(PACKAGE_ROOT, 'node_modules', '.cache', 'stackfield', 'lib-built');
+
+/** The newest modification time (ms) of the files under dir, `skip` left out. */
+function newest(dir: string, skip: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (p === skip) continue;
+    t = Math.max(t, e.isDirectory() ? newest(p, skip) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * Whether lib/ is whole and was built from the sources as they are: its
+ * stamp is newer than every file of src/ (the app left out, which lib/ does
+ * not hold) and of the build's own configuration. `npm ci` and `npm install`
+ * build it (`prepare`).
+ */
+export function libCurrent(): boolean {
+  let built: number;
+  try {
+    built = statSync(LIB_STAMP).mtimeMs;
+  } catch {
+    return false;
+  }
+  const sources = Math.max(
+    newest(join(PACKAGE_ROOT, 'src'), join(PACKAGE_ROOT, 'src', 'app')),
+    statSync(join(PACKAGE_ROOT, 'tsconfig.json')).mtimeMs,
+    statSync(join(PACKAGE_ROOT, 'tsconfig.build.json')).mtimeMs,
+    statSync(join(PACKAGE_ROOT, 'scripts', 'build-lib.mjs')).mtimeMs,
+  );
+  return built >= sources;
+}
+
+/** The development entry: main() from the TypeScript sources through tsx. */
+export const SOURCE_BIN = join(PACKAGE_ROOT, 'bin', 'stackfield.mjs');
+
+/**
+ * The command the tests run: the installed package's (lib/cli/bin.js, the
+ * same main() compiled) while lib/ is current, since tsx compiling the
+ * sources costs about 0.4 s a run; the sources' otherwise, so that a change
+ * is tested before lib/ is built again. (tests/cli/run.test.ts checks that
+ * the two print the same.)
+ */
+export const BIN = libCurrent() ? join(PACKAGE_ROOT, 'lib', 'cli', 'bin.js') : SOURCE_BIN;
 
 export interface Ran {
   status: number | null;

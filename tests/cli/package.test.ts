@@ -1,6 +1,6 @@
 /**
- * The npm package as a user gets it: `npm pack` (whose `prepare` compiles lib/
- * with declaration files), the tarball installed into an empty directory
+ * The npm package as a user gets it: `npm pack` of lib/ as `prepare` compiles
+ * it (with declaration files), the tarball installed into an empty directory
  * without the network, then what a user runs first: the command through npx
  * (on one thread, on the worker pool with `--threads 2`, on the GPU backend:
  * SwiftShader in CI), a ten-line script through the API, and a TypeScript
@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/cli/nodePlatform.ts';
+import { libCurrent } from './cliHelpers.ts';
 
 interface LockEntry {
   version?: string;
@@ -116,7 +117,14 @@ describe('the npm package', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'stackfield-pack-'));
-    const pack = sh('npm', ['pack', '--json', '--pack-destination', dir], PACKAGE_ROOT);
+    // lib/ as `prepare` builds it. Built again only when it is out of date:
+    // the other test files run the command from lib/ while it is current
+    // (cliHelpers BIN), and `npm pack` would rebuild it under them.
+    if (!libCurrent()) {
+      const build = sh('npm', ['run', 'build:lib'], PACKAGE_ROOT);
+      expect(build.status, build.stderr).toBe(0);
+    }
+    const pack = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], PACKAGE_ROOT);
     expect(pack.status, pack.stderr).toBe(0);
     const info = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
     tgz = join(dir, info[0]!.filename);

@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLES, LIBRARY, writeFiles } from '../robots/helpers.ts';
-import { expectBadInput, expectClean, stackfield } from './cliHelpers.ts';
+import { BIN, expectBadInput, expectClean, stackfield } from './cliHelpers.ts';
 
-const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
 const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
 
 describe('stackfield check', () => {

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BIN, SOURCE_BIN } from './cliHelpers.ts';
 
-const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
 const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
 
 const scene = {
@@ -35,6 +35,19 @@ describe('stackfield run', () => {
     expect(box.p[1]).toBeCloseTo(3 - 9.81 * 0.2 * 0.2 / 2, 9);
     expect(box.p[0]).toBeCloseTo(0.2, 9);
     expect(box.q).toHaveLength(4);
+  });
+
+  it('runs the same from the sources (bin/stackfield.mjs) as the command the tests use', () => {
+    // The tests run lib/cli/bin.js while lib/ is current (cliHelpers BIN): the
+    // development entry must print the same states, and name itself the same.
+    const args = ['run', file, '--steps', '30', '--every', '10', '--summary', 'none'];
+    const src = spawnSync(process.execPath, [SOURCE_BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
+    expect(src.status, src.stderr).toBe(0);
+    expect(src.stdout.trim().split('\n')).toHaveLength(4);
+    expect(src.stdout).toBe(run(args).stdout);
+    const bad = spawnSync(process.execPath, [SOURCE_BIN, 'run', join(dir, 'missing.json')], { encoding: 'utf8', timeout: 120_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(run(['run', join(dir, 'missing.json')]).stderr);
   });
 
   it('writes to standard output without --out', () => {

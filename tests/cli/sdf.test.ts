@@ -1,17 +1,15 @@
 /**
- * `stackfield sdf` end to end, through the real executable (bin/stackfield.mjs
- * with tsx): the JSON document of docs/SCENE_FORMAT.md for a unit cube, and exit
- * code 2 with a message naming the file for bad input.
+ * `stackfield sdf` end to end, through the real executable (cliHelpers BIN):
+ * the JSON document of docs/SCENE_FORMAT.md for a unit cube, and exit code 2
+ * with a message naming the file for bad input.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGE_ROOT } from '../../src/cli/nodePlatform.ts';
 import { float32JsonList } from '../../src/cli/sdf.ts';
-
-const BIN = join(PACKAGE_ROOT, 'bin', 'stackfield.mjs');
+import { BIN } from './cliHelpers.ts';
 
 /** A unit cube centred at (2, 0, -1), quads counter-clockwise from outside. */
 const CUBE_OBJ = `# unit cube

@@ -70,11 +70,21 @@ describe('ball in a bowl', () => {
     expect(Math.abs((await period(0, 'cpu', 5)) / expected - 1)).toBeLessThan(0.02);
   });
 
-  it.each(['cpu', 'gpu'] as const)('with contacts where the ball touches now, loses under 12 per cent of its energy in 5 s frictionless and keeps 90 per cent of its amplitude rolling (%s)', async (backend) => {
-    // Measured (cpu, 120 Hz, 32-cell bowl): frictionless 7.1 % of the
-    // swing's energy lost in 5 s (43 % with the predicted pose); rolling
-    // (mu 0.5), the largest |x| over 4-5 s is 0.148 of 0.156 m (0.110). The
-    // drag's own rate, g dt / (R - r), would take 36 % in 5 s.
+  // The losses are bounded as a rate: 12 per cent of the energy and 10 per
+  // cent of the amplitude per 5 s. The GPU backend runs 2 s of it (on a
+  // software adapter its queries of the 64-segment bowl cost 12 times the
+  // CPU's, and 5 s took most of a minute).
+  it.each([
+    ['cpu', 5],
+    ['gpu', 2],
+  ] as const)('with contacts where the ball touches now, loses under 12 per cent of its energy per 5 s frictionless and under 10 per cent of its amplitude rolling (%s, %d s)', async (backend, seconds) => {
+    // Measured (120 Hz, 32-cell bowl): frictionless, 10.1 % of the swing's
+    // energy lost in 5 s on the cpu, 3.5 % in 2 s on the gpu (43 % in 5 s
+    // with the predicted pose); rolling (mu 0.5), the largest |x| over the
+    // last second is 0.974 of the start's on the cpu (0.71 with the
+    // predicted pose), 0.993 on the gpu. The drag's own rate,
+    // g dt / (R - r), would take 36 % in 5 s.
+    const share = seconds / 5;
     for (const mu of [0, 0.5]) {
       const w = await worldFrom(bowlScene(mu, 'current'), backend);
       const i = w.bodies.names.indexOf('ball');
@@ -88,11 +98,11 @@ describe('ball in a bowl', () => {
       const e0 = energy();
       const x0 = Math.abs(B.pos[3 * i]!);
       let xmax = 0;
-      await run(w, Math.round(5 / w.dt), (ww) => {
-        if (ww.time > 4) xmax = Math.max(xmax, Math.abs(B.pos[3 * i]!));
+      await run(w, Math.round(seconds / w.dt), (ww) => {
+        if (ww.time > seconds - 1) xmax = Math.max(xmax, Math.abs(B.pos[3 * i]!));
       });
-      if (mu === 0) expect(1 - energy() / e0, 'energy lost sliding').toBeLessThan(0.12);
-      else expect(xmax / x0, 'amplitude rolling').toBeGreaterThan(0.9);
+      if (mu === 0) expect(1 - energy() / e0, 'energy lost sliding').toBeLessThan(0.12 * share);
+      else expect(xmax / x0, 'amplitude rolling').toBeGreaterThan(1 - 0.1 * share);
       expect(Math.abs(B.pos[3 * i + 2]!), 'off the swing plane').toBeLessThan(1e-3);
     }
   }, 240_000);

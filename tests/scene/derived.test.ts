@@ -14,8 +14,8 @@ import { InputError } from '../../src/errors.ts';
 import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
+import { BIN } from '../cli/cliHelpers.ts';
 
-const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
 const CUBE = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 1 1 0', 'v 0 0 1', 'v 1 0 1', 'v 0 1 1', 'v 1 1 1', 'f 1 5 7 3', 'f 2 4 8 6', 'f 1 2 6 5', 'f 3 7 8 4', 'f 1 3 4 2', 'f 5 6 8 7'];
 /** The same cube again, moved by (0.5, 0.5, 0.5): a self-intersecting pair. */
 const CUBES = [...CUBE, ...CUBE.slice(0, 8).map((l) => 'v ' + l.slice(2).split(' ').map((x) => Number(x) + 0.5).join(' ')), ...CUBE.slice(8).map((l) => 'f ' + l.slice(2).split(' ').map((x) => Number(x) + 8).join(' '))];

@@ -3,8 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const BIN = join(__dirname, '..', '..', 'bin', 'stackfield.mjs');
+import { BIN } from '../cli/cliHelpers.ts';
 
 describe('stackfield run with soft bodies', () => {
   const dir = mkdtempSync(join(tmpdir(), 'stackfield-soft-'));
