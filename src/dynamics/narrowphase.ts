@@ -179,9 +179,10 @@ export class NarrowPhase {
   /**
    * The start of a phase: every pair's cache checked against its limit at
    * the new predicted poses; the pairs that need it are queried in one
-   * batched backend call (one GPU round trip).
+   * batched backend call (one GPU round trip). With `only`, just the pairs it
+   * marks; with `noQuery`, no backend call: only plane pairs are refreshed.
    */
-  async refresh(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, only: Uint8Array | null = null): Promise<void> {
+  async refresh(ctx: StepContext, pairs: PairList, backend: PenetrationBackend, prof: StepProfile, only: Uint8Array | null = null, noQuery = false): Promise<void> {
     const B = ctx.bodies;
     const P = ctx.predPos, Q = ctx.predQuat;
     const batch = this.batch;
@@ -220,6 +221,13 @@ export class NarrowPhase {
           this.fresh[k] = Fresh.Keep;
           continue;
         }
+      }
+      // noQuery: a pair the backend would have to query keeps what it has
+      // (its cache evaluated to first order, or no points) until the next
+      // phase's refresh.
+      if (noQuery && !plane) {
+        this.fresh[k] = Fresh.Keep;
+        continue;
       }
       refresh++;
       chooseMargins(ctx, pairs, k, ia, ib, plane);
@@ -316,10 +324,9 @@ export class NarrowPhase {
    * bodies' closing speed bound (closingSpeed) plus the step of gravity
    * between a moving body and a static or sleeping one is below it. A
    * moving body's pair with a sleeping one is never left out: the phase
-   * wakes what it touches (World.wakeTouched), and its query round takes in
-   * the woken bodies' pairs. Left to the contact phase, the touch woke the
-   * sleeper there, at the cost of a third query call in the step (the heap
-   * of 150 boxes, 50 bunnies; the pile ensemble sleeps as before).
+   * wakes what it touches (World.wakeTouched), and the contact phase's query
+   * takes in the woken bodies' pairs. A touch only the contact phase finds
+   * wakes the sleeper when the next step begins (World.query).
    */
   private leftOut(ctx: StepContext, pairs: PairList, k: number): boolean {
     if (!(this.impactSpeed > 0)) return false;

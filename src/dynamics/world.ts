@@ -151,6 +151,9 @@ export class World {
   private readonly wakeFromMotor = (i: number): void => {
     this.islands.wake(this.ctx, i);
   };
+  /** Sleepers the contact phase found touched, woken when the next step begins (query). */
+  private readonly deferredWakes: number[] = [];
+  private readonly touched: number[] = [];
   private readonly rng = new Rng(12345);
   private readonly rot = new Float64Array(9);
   private preparedCount = -1;
@@ -327,6 +330,8 @@ export class World {
     if (this.soft && s.soft !== undefined) this.soft.restoreState(s.soft);
     this.time = s.time;
     this.stepCount = s.stepCount;
+    // (The sleepers touched in the step before belong to the state left.)
+    this.deferredWakes.length = 0;
     this.invalidate();
   }
 
@@ -390,6 +395,7 @@ export class World {
     // An active motor wakes its body's island (it is about to act).
     if (!S.sleep) this.islands.wakeAll(this.ctx);
     else this.constraints?.awakeBodies?.(this.ctx, this.wakeFromMotor);
+    this.wakeDeferred();
     solverMasses(this.ctx);
     prof.end('wake');
     // The standard scheme (docs/ALGORITHM.md 4.1) is this step with the
@@ -505,31 +511,60 @@ export class World {
     await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
     this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
     this.profile.end(stage);
+    // Under the warm-started solvers a step makes at most two query calls,
+    // one a phase (issue "Piles that come to rest"): a sleeper touched in
+    // the contact phase stays asleep, as immovable as the ground, until the
+    // next step begins (wakeDeferred), and the pairs that bodies woken in
+    // the collision phase have among themselves wait for the contact
+    // phase's query. The seed's passes query in every pass anyway.
+    const deferred = this.solver.contactSolver !== 'sequential';
+    if (deferred && stage === 'contactQuery') {
+      this.touchedSleepers(this.deferredWakes);
+      this.profile.end('wake');
+      return;
+    }
     const woke = this.wakeTouched();
     if (woke) solverMasses(this.ctx);
     this.profile.end('wake');
     if (woke) {
       // Bodies woke: they now move and have mass, and their pairs among
       // themselves (left out while they slept) count again: predict and find
-      // the pairs of this phase again.
+      // the pairs of this phase again. Deferred, the new pairs with a plane
+      // get their points (no query needs them) and the others none yet.
       this.predict(this.ctx.predH, this.ctx.predGravity);
       this.broadphase();
-      await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile);
+      await this.narrow.refresh(this.ctx, this.pairs, this.backend, this.profile, null, deferred);
       this.narrow.evaluateAll(this.ctx, this.pairs, this.profile);
       this.profile.end(stage);
     }
   }
 
-  /** Wakes the island of every sleeping body an awake one touches (a pair with contact points); true if any woke. */
-  private wakeTouched(): boolean {
+  /** The sleeping bodies an awake one touches (a pair with contact points), into `out`. */
+  private touchedSleepers(out: number[]): void {
     const B = this.bodies, cs = this.narrow.cur, pairs = this.pairs;
-    let woke = false;
     for (let k = 0; k < pairs.count; k++) {
       if (cs.start[k] === cs.end[k]) continue;
       const a = pairs.a[k]!, b = pairs.b[k]!;
-      if (B.asleep[a] && !B.asleep[b]) woke = this.islands.wake(this.ctx, a) || woke;
-      else if (B.asleep[b] && !B.asleep[a]) woke = this.islands.wake(this.ctx, b) || woke;
+      if (B.asleep[a] && !B.asleep[b]) out.push(a);
+      else if (B.asleep[b] && !B.asleep[a]) out.push(b);
     }
+  }
+
+  /** Wakes the island of every sleeping body an awake one touches; true if any woke. */
+  private wakeTouched(): boolean {
+    const touched = this.touched;
+    touched.length = 0;
+    this.touchedSleepers(touched);
+    let woke = false;
+    for (const i of touched) woke = this.islands.wake(this.ctx, i) || woke;
+    return woke;
+  }
+
+  /** Wakes the islands the last step's contact phase touched (query); true if any woke. */
+  private wakeDeferred(): boolean {
+    let woke = false;
+    for (const i of this.deferredWakes) if (i < this.bodies.count) woke = this.islands.wake(this.ctx, i) || woke;
+    this.deferredWakes.length = 0;
     return woke;
   }
 

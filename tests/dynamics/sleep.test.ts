@@ -215,6 +215,50 @@ describe('sleeping', () => {
     expect(w.bodies.vel[3 * ids[2]!]!).toBeGreaterThan(0.02);
   });
 
+  it('under the accumulated stage, a box set down at rest on a sleeping one wakes it the step after, with at most 2 query calls in a step, and nothing sinks', async () => {
+    // A body at rest closes on nothing, so the impacts-only collision phase
+    // leaves its pair out, and only the contact phase finds the touch. The
+    // sleeper stays asleep (as immovable as the ground) until the next step
+    // begins: waking it there would need a third query call for the pairs
+    // it brings (its own with the table, left out while it slept; a plane
+    // would need none).
+    const json = {
+      format: FORMAT, dt: 0.01, solver: { contactSolver: 'accumulated' },
+      shapes: { table: { type: 'box', size: [6, 0.2, 2], sdf: { cells: 32 } }, box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } } },
+      bodies: [
+        { name: 'table', shape: 'table', position: [1.5, -0.1, 0], static: true, friction: 0.6, restitution: 0 },
+        { name: 'a', shape: 'box', position: [0, 0.25, 0], friction: 0.6, restitution: 0 },
+        { name: 'b', shape: 'box', position: [3, 0.25, 0], friction: 0.6, restitution: 0 },
+        { name: 'c', shape: 'box', position: [2, 0.25, 0], friction: 0.6, restitution: 0 },
+      ],
+    };
+    const w = await queryWorld(json, 'cpu');
+    await run(w, 100);
+    expect(asleep(w, 'a') && asleep(w, 'b')).toBe(true);
+    const a = bodyIndex(w, 'a'), b = bodyIndex(w, 'b'), c = bodyIndex(w, 'c');
+    const restA = w.bodies.pos[3 * a + 1]!, top = restA + 0.5;
+    w.bodies.pos.set([w.bodies.pos[3 * a]!, top + 0.0005, w.bodies.pos[3 * a + 2]!], 3 * b);
+    w.bodyEdited(b);
+    // And c pushed along the table at the same moment: its pair is the
+    // collision phase's, queried afresh (the step's first call).
+    w.bodies.vel.set([1, 0, 0], 3 * c);
+    w.bodyEdited(c);
+    let most = 0, wokeAt = -1, lowest = Infinity, lowestA = Infinity;
+    const start = w.stepCount;
+    await run(w, 150, (ww) => {
+      most = Math.max(most, ww.profile.queryCalls);
+      if (wokeAt < 0 && !asleep(ww, 'a')) wokeAt = ww.stepCount - start;
+      lowest = Math.min(lowest, ww.bodies.pos[3 * b + 1]!);
+      lowestA = Math.min(lowestA, ww.bodies.pos[3 * a + 1]!);
+    });
+    expect(most).toBeLessThanOrEqual(2);
+    expect(wokeAt).toBe(2); // the contact phase of the first step found it; the second step began by waking it
+    // Neither sinks: b rests on a within the stage's slop, a on the table.
+    expect(top - lowest).toBeLessThan(1e-3);
+    expect(restA - lowestA).toBeLessThan(1e-3);
+    expect(asleep(w, 'a') && asleep(w, 'b') && asleep(w, 'c')).toBe(true);
+  });
+
   it('a box starting from rest on a slope a hair steeper than its friction slides at g (sin - mu cos) and never sleeps', async () => {
     // 30 degrees, mu 0.57 < tan 30 = 0.577: a = 0.0624 m/s^2, 2.8 cm in the
     // first 0.5 s, which a body among others may drift and sleep; alone it
