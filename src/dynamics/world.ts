@@ -560,12 +560,10 @@ export class World {
     return woke;
   }
 
-  /** Wakes the islands the last step's contact phase touched (query); true if any woke. */
-  private wakeDeferred(): boolean {
-    let woke = false;
-    for (const i of this.deferredWakes) if (i < this.bodies.count) woke = this.islands.wake(this.ctx, i) || woke;
+  /** Wakes the islands the last step's contact phase touched (query). */
+  private wakeDeferred(): void {
+    for (const i of this.deferredWakes) if (i < this.bodies.count) this.islands.wake(this.ctx, i);
     this.deferredWakes.length = 0;
-    return woke;
   }
 
   private updateIslands(solver: ContactSolver): void {
