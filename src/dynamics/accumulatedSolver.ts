@@ -229,6 +229,7 @@ const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, ki
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
+const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
 /** Per pair: where its stored manifolds start and end (its points: ContactStore.index). */
 const PAIR_COLUMNS = { pairMan: 1, pairManEnd: 1 } as const;
 /** One pair's candidate points as it is reduced, and its normal clusters. */
@@ -352,6 +353,17 @@ export class AccumulatedSolver implements ContactSolver {
   /** Manifold normal (3) and angular impulse as a world vector (3). */
   smData = new Float64Array(0);
   private storeBodies = -1;
+  /**
+   * The entries of dormant pairs (both bodies asleep or static) set aside
+   * while the store is rewritten (carryDormant): such a pair leaves the pair
+   * list while its island sleeps, and its island must wake with its
+   * impulses, not cold.
+   */
+  private readonly carry = new ContactStore();
+  private carrySm = 0;
+  cmA = new Int32Array(0);
+  cmB = new Int32Array(0);
+  cmData = new Float64Array(0);
 
   // ---- scratch ----
   cand = new Int32Array(64);
@@ -432,6 +444,7 @@ export class AccumulatedSolver implements ContactSolver {
     const ctx = phase.ctx;
     this.measureDepths(phase.pairs.count);
     if (this.count > 0) this.keepPositions(ctx);
+    this.carryDormant(ctx.bodies.isStatic, ctx.bodies.asleep);
     this.store();
     phase.profile.end('contactStore');
     if (phase.constraints) {
@@ -1703,6 +1716,37 @@ export class AccumulatedSolver implements ContactSolver {
   // ------------------------------------------------------------ the store
 
   /** Keeps this step's impulses for the next, in canonical pair order and key order within a pair. */
+  /**
+   * Sets aside the store's entries and manifolds of dormant pairs: both
+   * bodies asleep, or one asleep and the other static. While its island
+   * sleeps such a pair is out of the pair list, so no manifold of this step
+   * has it, and store() would drop it.
+   */
+  private carryDormant(isStatic: Uint8Array, asleep: Uint8Array): void {
+    const dormant = (a: number, b: number): boolean =>
+      (isStatic[a] === 1 || asleep[a] === 1) && (isStatic[b] === 1 || asleep[b] === 1) && !(isStatic[a] === 1 && isStatic[b] === 1);
+    const P = this.points, C = this.carry;
+    C.reserve(P.count);
+    let n = 0;
+    for (let e = 0; e < P.count; e++) {
+      if (!dormant(P.a[e]!, P.b[e]!)) continue;
+      const o = STORE_IMPULSE * e;
+      C.set(n++, P.a[e]!, P.b[e]!, P.key[e]!, P.imp[o]!, P.imp[o + 1]!, P.imp[o + 2]!, P.imp[o + 3]!, P.flags[e]!);
+    }
+    // (A subsequence of sorted entries: already in order.)
+    C.count = n;
+    if (this.cmA.length < this.smCount) growColumns(this, CARRY_MANIFOLD_COLUMNS, 2 * this.smCount + 16);
+    let m = 0;
+    for (let z = 0; z < this.smCount; z++) {
+      if (!dormant(this.smA[z]!, this.smB[z]!)) continue;
+      this.cmA[m] = this.smA[z]!;
+      this.cmB[m] = this.smB[z]!;
+      for (let q = 0; q < SM; q++) this.cmData[SM * m + q] = this.smData[SM * z + q]!;
+      m++;
+    }
+    this.carrySm = m;
+  }
+
   private store(): void {
     // Points are laid out in solve order (pairs by level); the store wants
     // canonical order. Sort manifolds by pair index (canonical), stable.
@@ -1712,14 +1756,17 @@ export class AccumulatedSolver implements ContactSolver {
     const mp = this.mPair;
     ord.subarray(0, mc).sort((x, y) => mp[x]! - mp[y]! || x - y);
     const n = this.count;
-    const points = this.points;
-    points.reserve(n);
-    if (this.smA.length < mc) growColumns(this, STORE_MANIFOLD_COLUMNS, 2 * mc + 16);
-    // The points in pair order (each pair's run sorted by key on commit).
-    let at = 0;
+    const points = this.points, C = this.carry;
+    points.reserve(n + C.count);
+    if (this.smA.length < mc + this.carrySm) growColumns(this, STORE_MANIFOLD_COLUMNS, 2 * (mc + this.carrySm) + 16);
+    // The points in pair order (each pair's run sorted by key on commit),
+    // the dormant pairs' merged in (no pair of this step's is dormant).
+    let at = 0, c = 0;
     const jac = this.jac;
     for (let z = 0; z < mc; z++) {
       const m = ord[z]!;
+      const r0 = this.mStart[m]!, a0 = this.pa[r0]!, b0 = this.pb[r0]!;
+      for (; c < C.count && (C.a[c]! < a0 || (C.a[c] === a0 && C.b[c]! < b0)); c++) at = this.copyCarried(c, at);
       for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
         const base = JAC * r;
         const l1 = this.lam[3 * r + 1]!, l2 = this.lam[3 * r + 2]!;
@@ -1729,14 +1776,25 @@ export class AccumulatedSolver implements ContactSolver {
           l1 * jac[base + DIR + 2]! + l2 * jac[base + 2 * DIR + 2]!, 0);
       }
     }
+    for (; c < C.count; c++) at = this.copyCarried(c, at);
     points.commit(at);
-    for (let z = 0; z < mc; z++) {
-      const m = ord[z]!;
-      const r0 = this.mStart[m]!;
-      this.smA[z] = this.pa[r0]!;
-      this.smB[z] = this.pb[r0]!;
+    // The manifolds likewise.
+    let w = 0, cm = 0;
+    const d = this.smData;
+    for (let y = 0; y <= mc; y++) {
+      const m = y < mc ? ord[y]! : -1;
+      const r0 = m >= 0 ? this.mStart[m]! : 0;
+      const a0 = m >= 0 ? this.pa[r0]! : Infinity, b0 = m >= 0 ? this.pb[r0]! : Infinity;
+      for (; cm < this.carrySm && (this.cmA[cm]! < a0 || (this.cmA[cm] === a0 && this.cmB[cm]! < b0)); cm++, w++) {
+        this.smA[w] = this.cmA[cm]!;
+        this.smB[w] = this.cmB[cm]!;
+        for (let q = 0; q < SM; q++) d[SM * w + q] = this.cmData[SM * cm + q]!;
+      }
+      if (m < 0) break;
+      const z = w++;
+      this.smA[z] = a0;
+      this.smB[z] = b0;
       const o = AJAC * m;
-      const d = this.smData;
       d[SM * z] = this.ajac[o]!; d[SM * z + 1] = this.ajac[o + 1]!; d[SM * z + 2] = this.ajac[o + 2]!;
       let jx = 0, jy = 0, jz = 0;
       for (let a = 0; a < 3; a++) {
@@ -1749,7 +1807,14 @@ export class AccumulatedSolver implements ContactSolver {
       d[SM * z + 6] = total;
       d[SM * z + 7] = this.mClamp[m] && this.slips(m) ? 1 : 0;
     }
-    this.smCount = mc;
+    this.smCount = w;
+  }
+
+  /** Writes carried entry c into the store at `at`; returns the next position. */
+  private copyCarried(c: number, at: number): number {
+    const C = this.carry, o = STORE_IMPULSE * c;
+    this.points.set(at, C.a[c]!, C.b[c]!, C.key[c]!, C.imp[o]!, C.imp[o + 1]!, C.imp[o + 2]!, C.imp[o + 3]!, C.flags[c]!);
+    return at + 1;
   }
 
   private sortBuf = new Int32Array(64);
