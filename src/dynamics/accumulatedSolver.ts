@@ -230,6 +230,11 @@ const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1,
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
+
+/** Whether a pair's bodies are all asleep or static (and not both static): out of the pair list while they sleep. */
+function dormantPair(isStatic: Uint8Array, asleep: Uint8Array): (a: number, b: number) => boolean {
+  return (a, b) => (isStatic[a] === 1 || asleep[a] === 1) && (isStatic[b] === 1 || asleep[b] === 1) && !(isStatic[a] === 1 && isStatic[b] === 1);
+}
 /** Per pair: where its stored manifolds start and end (its points: ContactStore.index). */
 const PAIR_COLUMNS = { pairMan: 1, pairManEnd: 1 } as const;
 /** One pair's candidate points as it is reduced, and its normal clusters. */
@@ -444,8 +449,11 @@ export class AccumulatedSolver implements ContactSolver {
     const ctx = phase.ctx;
     this.measureDepths(phase.pairs.count);
     if (this.count > 0) this.keepPositions(ctx);
-    this.carryDormant(ctx.bodies.isStatic, ctx.bodies.asleep);
-    this.store();
+    if (this.mcount === 0) this.keepDormant(ctx.bodies.isStatic, ctx.bodies.asleep);
+    else {
+      this.carryDormant(ctx.bodies.isStatic, ctx.bodies.asleep);
+      this.store();
+    }
     phase.profile.end('contactStore');
     if (phase.constraints) {
       phase.constraints.positionStabilize(ctx, -1);
@@ -1723,8 +1731,7 @@ export class AccumulatedSolver implements ContactSolver {
    * has it, and store() would drop it.
    */
   private carryDormant(isStatic: Uint8Array, asleep: Uint8Array): void {
-    const dormant = (a: number, b: number): boolean =>
-      (isStatic[a] === 1 || asleep[a] === 1) && (isStatic[b] === 1 || asleep[b] === 1) && !(isStatic[a] === 1 && isStatic[b] === 1);
+    const dormant = dormantPair(isStatic, asleep);
     const P = this.points, C = this.carry;
     C.reserve(P.count);
     let n = 0;
@@ -1745,6 +1752,37 @@ export class AccumulatedSolver implements ContactSolver {
       m++;
     }
     this.carrySm = m;
+  }
+
+  /**
+   * A step without manifolds (everything asleep, or nothing touching): the
+   * store keeps its dormant pairs' entries and manifolds where they are,
+   * without the copy aside (a sleeping heap's whole store, every step).
+   */
+  private keepDormant(isStatic: Uint8Array, asleep: Uint8Array): void {
+    const dormant = dormantPair(isStatic, asleep);
+    const P = this.points;
+    let n = 0;
+    for (let e = 0; e < P.count; e++) {
+      if (!dormant(P.a[e]!, P.b[e]!)) continue;
+      if (n !== e) {
+        const o = STORE_IMPULSE * e;
+        P.set(n, P.a[e]!, P.b[e]!, P.key[e]!, P.imp[o]!, P.imp[o + 1]!, P.imp[o + 2]!, P.imp[o + 3]!, P.flags[e]!);
+      }
+      n++;
+    }
+    P.count = n;
+    let m = 0;
+    for (let z = 0; z < this.smCount; z++) {
+      if (!dormant(this.smA[z]!, this.smB[z]!)) continue;
+      if (m !== z) {
+        this.smA[m] = this.smA[z]!;
+        this.smB[m] = this.smB[z]!;
+        this.smData.copyWithin(SM * m, SM * z, SM * z + SM);
+      }
+      m++;
+    }
+    this.smCount = m;
   }
 
   private store(): void {
