@@ -1723,7 +1723,6 @@ export class AccumulatedSolver implements ContactSolver {
 
   // ------------------------------------------------------------ the store
 
-  /** Keeps this step's impulses for the next, in canonical pair order and key order within a pair. */
   /**
    * Sets aside the store's entries and manifolds of dormant pairs: both
    * bodies asleep, or one asleep and the other static. While its island
@@ -1785,6 +1784,10 @@ export class AccumulatedSolver implements ContactSolver {
     this.smCount = m;
   }
 
+  /**
+   * Keeps this step's impulses for the next, in canonical pair order and key
+   * order within a pair, the dormant pairs' set aside (carryDormant) among them.
+   */
   private store(): void {
     // Points are laid out in solve order (pairs by level); the store wants
     // canonical order. Sort manifolds by pair index (canonical), stable.
