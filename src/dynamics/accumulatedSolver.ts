@@ -1735,9 +1735,7 @@ export class AccumulatedSolver implements ContactSolver {
     C.reserve(P.count);
     let n = 0;
     for (let e = 0; e < P.count; e++) {
-      if (!dormant(P.a[e]!, P.b[e]!)) continue;
-      const o = STORE_IMPULSE * e;
-      C.set(n++, P.a[e]!, P.b[e]!, P.key[e]!, P.imp[o]!, P.imp[o + 1]!, P.imp[o + 2]!, P.imp[o + 3]!, P.flags[e]!);
+      if (dormant(P.a[e]!, P.b[e]!)) C.copyFrom(n++, P, e);
     }
     // (A subsequence of sorted entries: already in order.)
     C.count = n;
@@ -1764,10 +1762,7 @@ export class AccumulatedSolver implements ContactSolver {
     let n = 0;
     for (let e = 0; e < P.count; e++) {
       if (!dormant(P.a[e]!, P.b[e]!)) continue;
-      if (n !== e) {
-        const o = STORE_IMPULSE * e;
-        P.set(n, P.a[e]!, P.b[e]!, P.key[e]!, P.imp[o]!, P.imp[o + 1]!, P.imp[o + 2]!, P.imp[o + 3]!, P.flags[e]!);
-      }
+      if (n !== e) P.copyFrom(n, P, e);
       n++;
     }
     P.count = n;
@@ -1807,7 +1802,7 @@ export class AccumulatedSolver implements ContactSolver {
     for (let z = 0; z < mc; z++) {
       const m = ord[z]!;
       const r0 = this.mStart[m]!, a0 = this.pa[r0]!, b0 = this.pb[r0]!;
-      for (; c < C.count && (C.a[c]! < a0 || (C.a[c] === a0 && C.b[c]! < b0)); c++) at = this.copyCarried(c, at);
+      for (; c < C.count && (C.a[c]! < a0 || (C.a[c] === a0 && C.b[c]! < b0)); c++) points.copyFrom(at++, C, c);
       for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
         const base = JAC * r;
         const l1 = this.lam[3 * r + 1]!, l2 = this.lam[3 * r + 2]!;
@@ -1817,7 +1812,7 @@ export class AccumulatedSolver implements ContactSolver {
           l1 * jac[base + DIR + 2]! + l2 * jac[base + 2 * DIR + 2]!, 0);
       }
     }
-    for (; c < C.count; c++) at = this.copyCarried(c, at);
+    for (; c < C.count; c++) points.copyFrom(at++, C, c);
     points.commit(at);
     // The manifolds likewise.
     let w = 0, cm = 0;
@@ -1849,13 +1844,6 @@ export class AccumulatedSolver implements ContactSolver {
       d[SM * z + 7] = this.mClamp[m] && this.slips(m) ? 1 : 0;
     }
     this.smCount = w;
-  }
-
-  /** Writes carried entry c into the store at `at`; returns the next position. */
-  private copyCarried(c: number, at: number): number {
-    const C = this.carry, o = STORE_IMPULSE * c;
-    this.points.set(at, C.a[c]!, C.b[c]!, C.key[c]!, C.imp[o]!, C.imp[o + 1]!, C.imp[o + 2]!, C.imp[o + 3]!, C.flags[c]!);
-    return at + 1;
   }
 
   private sortBuf = new Int32Array(64);

@@ -116,6 +116,12 @@ export class ContactStore {
     this.flags[at] = flags;
   }
 
+  /** Writes entry `at` as a copy of `src`'s entry e (src may be this store, with e >= at). */
+  copyFrom(at: number, src: ContactStore, e: number): void {
+    const o = STORE_IMPULSE * e, I = src.imp;
+    this.set(at, src.a[e]!, src.b[e]!, src.key[e]!, I[o]!, I[o + 1]!, I[o + 2]!, I[o + 3]!, src.flags[e]!);
+  }
+
   /** Ends a write of `count` entries: each pair's run sorted by key. */
   commit(count: number): void {
     const A = this.a, B = this.b;
