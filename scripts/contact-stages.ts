@@ -9,7 +9,7 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
- *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N]
+ *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--warm-energy 0|1]
  *
  * The last six set, for comparison, the accumulated stage's substeps, its
  * push-out sweeps per substep, the push-out in every Nth substep, relax

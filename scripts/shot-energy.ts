@@ -10,14 +10,15 @@
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--verbose] [--out FILE.json]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--warm-energy 0|1] [--verbose] [--out FILE.json]
  *
  * --substeps, --pseudo, --every, --local and --shock set the accumulated
  * stage's substeps, push-out sweeps per substep, the push-out in every Nth
  * substep, relax sweeps per manifold and most shock sweeps a level
  * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
  * shockSweeps); --collision the collision passes
- * (solver.collisionIterations); all for comparison.
+ * (solver.collisionIterations); --warm-energy 1 the warm start bounded by
+ * energy (warmEnergy); all for comparison.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';

@@ -17,13 +17,14 @@ const KNOBS = {
   substeps: 'substeps', pseudo: 'pseudoIters', every: 'pseudoEvery', local: 'localSweeps', shock: 'shockSweeps',
 } as const;
 
-/** Sets the knobs given (--substeps --pseudo --every --local --shock) and --collision on `w`. */
+/** Sets the knobs given (--substeps --pseudo --every --local --shock), --collision and --warm-energy 0|1 on `w`. */
 export function applyStageArgs(w: World): void {
   if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
+  if (arg('warm-energy', '')) w.accumulated.warmEnergy = arg('warm-energy', '') === '1';
   for (const [flag, field] of Object.entries(KNOBS)) if (arg(flag, '')) w.accumulated[field] = Number(arg(flag, ''));
 }
 
 /** The knobs given on the command line, by flag (for a results file). */
 export function stageArgs(): Record<string, number> {
-  return Object.fromEntries([...Object.keys(KNOBS), 'collision'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
+  return Object.fromEntries([...Object.keys(KNOBS), 'collision', 'warm-energy'].filter((k) => arg(k, '')).map((k) => [k, Number(arg(k, ''))]));
 }

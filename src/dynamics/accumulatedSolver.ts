@@ -50,7 +50,9 @@
  *               cannot be found) has them moved along the roll to the centre
  *               of its touching points (rollCentre).
  *   substeps    SUBSTEPS times: gravity (and the external forces) for h = dt / SUBSTEPS, warm start
- *               (the accumulated impulses applied again), a solve, the
+ *               (the accumulated impulses applied again; with `warmEnergy`,
+ *               from the second substep on scaled per island so that they
+ *               add no kinetic energy), a solve, the
  *               push-out, positions advanced by h, and a relax; the
  *               joints' velocity pass (ConstraintSystem.velocityStabilize)
  *               runs before the solve and before the relax, so joints and
@@ -227,7 +229,7 @@ const AJAC = 3 * ADIR;
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
-const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3 } as const;
+const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, eA: 2 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
 
@@ -285,6 +287,13 @@ export class AccumulatedSolver implements ContactSolver {
    * to 0.17 of its height at 60 Hz).
    */
   restitution = true;
+  /**
+   * From a step's second substep on, each island's warm start scaled so that
+   * it adds no kinetic energy (warmStart; ALGORITHM.md 4.6). Off by default:
+   * it holds a shot into a stack to a tenth of the energy it gains, but a
+   * tall ring stack on one peg chatters under it.
+   */
+  warmEnergy = false;
   /** Whether the collision phase bounced the pair being reduced this step (its manifolds take no restitution here). */
   private bounced = false;
 
@@ -349,6 +358,14 @@ export class AccumulatedSolver implements ContactSolver {
   activeList = new Int32Array(0);
   private activeCount = 0;
   scale = new Float64Array(0);
+  /** The warm start's energy bound (warmStart): the velocities before it, the angular impulse it gives, each body's island root, per root its L and Q (then alpha). */
+  vw = new Float64Array(0);
+  ww = new Float64Array(0);
+  hw = new Float64Array(0);
+  isl = new Int32Array(0);
+  /** Whether a joint holds the body (then, at an island root, the island). */
+  jnt = new Uint8Array(0);
+  eA = new Float64Array(0);
 
   // ---- the store: last step's points (contactStore.ts) and manifolds, in key order ----
   private readonly points = new ContactStore();
@@ -495,6 +512,7 @@ export class AccumulatedSolver implements ContactSolver {
       this.dq[3 * i] = 0; this.dq[3 * i + 1] = 0; this.dq[3 * i + 2] = 0;
       this.scale[i] = 1;
     }
+    if (this.warmEnergy) this.islandRoots(ctx, joints);
     // Softness (Box2D's b2MakeSoft): bias rate, mass scale, impulse scale.
     const hz = Math.min(CONTACT_HERTZ, 0.25 / h);
     const soft = softness(hz, DAMPING_RATIO, h);
@@ -504,7 +522,8 @@ export class AccumulatedSolver implements ContactSolver {
         v[3 * i] += h * (g[0] + ea[3 * i]!); v[3 * i + 1] += h * (g[1] + ea[3 * i + 1]!); v[3 * i + 2] += h * (g[2] + ea[3 * i + 2]!);
         w[3 * i] += h * eal[3 * i]!; w[3 * i + 1] += h * eal[3 * i + 1]!; w[3 * i + 2] += h * eal[3 * i + 2]!;
       }
-      this.warmStart(v, w);
+      // (Bounded from the second substep on: see warmStart.)
+      this.warmStart(v, w, s > 0);
       if (joints) joints.velocityStabilize(ctx);
       if (this.splitImpulse) {
         // Split impulse: the velocity rows rigid, the push-out on pseudo
@@ -624,8 +643,120 @@ export class AccumulatedSolver implements ContactSolver {
 
   // ------------------------------------------------------------ passes
 
-  /** Applies every point's and manifold's accumulated impulse. */
-  private warmStart(v: Float64Array, w: Float64Array): void {
+  /**
+   * The islands of this step's manifolds (bodies joined by a manifold, the
+   * immovable ones joining nothing), as each active body's root in isl.
+   */
+  private islandRoots(ctx: StepContext, joints: ConstraintSystem | null): void {
+    const par = this.isl, act = this.activeList, im = this.im, pa = this.pa, pb = this.pb, jnt = this.jnt, active = this.active;
+    for (let k = 0; k < this.activeCount; k++) { par[act[k]!] = act[k]!; jnt[act[k]!] = 0; }
+    const find = (i: number): number => {
+      while (par[i] !== i) { par[i] = par[par[i]!]!; i = par[i]!; }
+      return i;
+    };
+    const join = (a: number, b: number): void => {
+      const ra = find(a), rb = find(b);
+      if (ra !== rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+    };
+    for (let m = 0; m < this.mcount; m++) {
+      const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
+      if (im[a]! > 0 && im[b]! > 0) join(a, b);
+    }
+    // A joint carries load the contacts' warm start does not see (a chain
+    // hung over a peg rests on it with the weight its links pull down): its
+    // bodies' islands are joined and marked, and their warm start applied whole.
+    if (joints) {
+      joints.graphEdges(ctx, (u, v) => {
+        const au = active[u] === 1, av = active[v] === 1;
+        if (au) jnt[u] = 1;
+        if (av) jnt[v] = 1;
+        if (au && av) join(u, v);
+      });
+    }
+    for (let k = 0; k < this.activeCount; k++) par[act[k]!] = find(act[k]!);
+    for (let k = 0; k < this.activeCount; k++) if (jnt[act[k]!]) jnt[par[act[k]!]!] = 1;
+  }
+
+  /**
+   * The warm start, cut where it would add kinetic energy. Per island, with
+   * v the velocities before it and dv what it changes, the energy it adds is
+   * f(alpha) = alpha L + alpha^2 Q / 2 when scaled by alpha, where L is the
+   * sum over its rows of lambda J v and Q that of lambda J dv. A converged
+   * solution has no row with lambda J v > 0 (complementarity: lambda = 0 or
+   * J v = 0 at a normal row; friction at its cone opposes the slip), so a
+   * warm start from one adds none: at rest dv = -v and f(1) = -Q / 2. A
+   * stored impulse larger than the motion now asks for does add energy: an
+   * impact stopped in the last substep (a gap that closed in it, a column
+   * still being stopped). Such an island's warm start, and its accumulated
+   * impulses with it, are scaled by the largest alpha that leaves
+   * f(alpha) <= 0, -2 L / Q (0 when L >= 0); every other island's is
+   * applied whole, and so is that of an island a joint holds (islandRoots).
+   * From a warm start that adds nothing, the relax's
+   * projections add nothing either (restitution 0).
+   *
+   * `bound` is false at a step's first substep: there the manifolds are
+   * new, last step's impulses matched onto points reduced afresh, and what
+   * f measures is that matching (a rocking ring's support moving to new
+   * points), not an impact. Cut there, ring piles slept a second or more
+   * later (60 rings on 3 pegs at 4.5 s instead of 3.2); left alone, the
+   * landing column's impulses are cut at the next substep all the same.
+   */
+  private warmStart(v: Float64Array, w: Float64Array, bound: boolean): void {
+    if (!this.warmEnergy || !bound) {
+      this.applyWarm(v, w, null);
+      return;
+    }
+    const act = this.activeList, na = this.activeCount, par = this.isl, E = this.eA, im = this.im;
+    const vw = this.vw, ww = this.ww, hw = this.hw;
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!, o = 3 * i;
+      vw[o] = v[o]!; vw[o + 1] = v[o + 1]!; vw[o + 2] = v[o + 2]!;
+      ww[o] = w[o]!; ww[o + 1] = w[o + 1]!; ww[o + 2] = w[o + 2]!;
+      hw[o] = 0; hw[o + 1] = 0; hw[o + 2] = 0;
+      E[2 * i] = 0; E[2 * i + 1] = 0;
+    }
+    this.applyWarm(v, w, hw);
+    // Per body, with dv, dw its change and H = I dw its angular impulse:
+    // L += m v . dv + w . H and Q += m dv . dv + dw . H (v, w before it).
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!, o = 3 * i, m = 1 / im[i]!;
+      const dx = v[o]! - vw[o]!, dy = v[o + 1]! - vw[o + 1]!, dz = v[o + 2]! - vw[o + 2]!;
+      const hx = hw[o]!, hy = hw[o + 1]!, hz = hw[o + 2]!;
+      const r = 2 * par[i]!;
+      E[r] += m * (vw[o]! * dx + vw[o + 1]! * dy + vw[o + 2]! * dz) + ww[o]! * hx + ww[o + 1]! * hy + ww[o + 2]! * hz;
+      E[r + 1] += m * (dx * dx + dy * dy + dz * dz) + (w[o]! - ww[o]!) * hx + (w[o + 1]! - ww[o + 1]!) * hy + (w[o + 2]! - ww[o + 2]!) * hz;
+    }
+    // Per island root, E[2 i + 1] becomes its alpha.
+    let cut = false;
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!;
+      if (par[i] !== i) continue;
+      const L = E[2 * i]!, Q = E[2 * i + 1]!;
+      const alpha = Q > 0 && L + 0.5 * Q > 0 && !this.jnt[i] ? (L >= 0 ? 0 : (-2 * L) / Q) : 1;
+      E[2 * i + 1] = alpha;
+      if (alpha < 1) cut = true;
+    }
+    if (!cut) return;
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!, alpha = E[2 * par[i]! + 1]!;
+      if (alpha === 1) continue;
+      for (let c = 0; c < 3; c++) {
+        v[3 * i + c] = vw[3 * i + c]! + alpha * (v[3 * i + c]! - vw[3 * i + c]!);
+        w[3 * i + c] = ww[3 * i + c]! + alpha * (w[3 * i + c]! - ww[3 * i + c]!);
+      }
+    }
+    const pa = this.pa, pb = this.pb, lam = this.lam, al = this.alam;
+    for (let m = 0; m < this.mcount; m++) {
+      const r0 = this.mStart[m]!, a = pa[r0]!;
+      const alpha = E[2 * par[im[a]! > 0 ? a : pb[r0]!]! + 1]!;
+      if (alpha === 1) continue;
+      for (let r = r0, e = this.mEnd[m]!; r < e; r++) { lam[3 * r] *= alpha; lam[3 * r + 1] *= alpha; lam[3 * r + 2] *= alpha; }
+      al[3 * m] *= alpha; al[3 * m + 1] *= alpha; al[3 * m + 2] *= alpha;
+    }
+  }
+
+  /** Applies every point's and manifold's accumulated impulse; with hw, adds each movable body's angular impulse (I dw) to it. */
+  private applyWarm(v: Float64Array, w: Float64Array, hw: Float64Array | null): void {
     const jac = this.jac, lam = this.lam, pa = this.pa, pb = this.pb, sc = this.scale, im = this.im;
     // Manifold by manifold (their rows are consecutive, in row order), the
     // two bodies' velocities in locals as in pass().
@@ -638,6 +769,7 @@ export class AccumulatedSolver implements ContactSolver {
       let wax = w[a3]!, way = w[a3 + 1]!, waz = w[a3 + 2]!;
       let wbx = w[b3]!, wby = w[b3 + 1]!, wbz = w[b3 + 2]!;
       let hit = false;
+      let hax = 0, hay = 0, haz = 0, hbx = 0, hby = 0, hbz = 0;
       for (let r = r0; r < r1; r++) {
         for (let k = 0; k < 3; k++) {
           const d = lam[3 * r + k]!;
@@ -648,8 +780,14 @@ export class AccumulatedSolver implements ContactSolver {
           vbx -= ib * jac[o]!; vby -= ib * jac[o + 1]!; vbz -= ib * jac[o + 2]!;
           wax += la * jac[o + 9]!; way += la * jac[o + 10]!; waz += la * jac[o + 11]!;
           wbx -= lb * jac[o + 12]!; wby -= lb * jac[o + 13]!; wbz -= lb * jac[o + 14]!;
+          hax += la * jac[o + 3]!; hay += la * jac[o + 4]!; haz += la * jac[o + 5]!;
+          hbx -= lb * jac[o + 6]!; hby -= lb * jac[o + 7]!; hbz -= lb * jac[o + 8]!;
           hit = true;
         }
+      }
+      if (hw && hit) {
+        if (ima > 0) { hw[a3] += hax; hw[a3 + 1] += hay; hw[a3 + 2] += haz; }
+        if (imb > 0) { hw[b3] += hbx; hw[b3 + 1] += hby; hw[b3 + 2] += hbz; }
       }
       if (hit) {
         v[a3] = vax; v[a3 + 1] = vay; v[a3 + 2] = vaz;
@@ -666,7 +804,15 @@ export class AccumulatedSolver implements ContactSolver {
       const a = pa[r0]!, b = pb[r0]!;
       for (let d = 0; d < 3; d++) {
         const l = al[3 * m + d]!;
-        if (l !== 0) { IMPULSE[0] = l; applyAngular(aj, AJAC * m + ADIR * d, w, sc, a, b); }
+        if (l === 0) continue;
+        const o = AJAC * m + ADIR * d;
+        IMPULSE[0] = l;
+        applyAngular(aj, o, w, sc, a, b);
+        if (hw) {
+          const la = l * sc[a]!, lb = l * sc[b]!;
+          if (im[a]! > 0) { hw[3 * a] += la * aj[o]!; hw[3 * a + 1] += la * aj[o + 1]!; hw[3 * a + 2] += la * aj[o + 2]!; }
+          if (im[b]! > 0) { hw[3 * b] -= lb * aj[o]!; hw[3 * b + 1] -= lb * aj[o + 1]!; hw[3 * b + 2] -= lb * aj[o + 2]!; }
+        }
       }
     }
   }
