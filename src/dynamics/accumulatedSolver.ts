@@ -94,6 +94,7 @@
  * bounces, cradles and billiards their textbook answers.
  */
 import type { ConstraintSystem } from './constraints.ts';
+import { DisjointSets } from '../geometry/disjointSets.ts';
 import type { ContactSet } from './contacts.ts';
 import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import { growColumns, sizeColumns } from '../util/growable.ts';
@@ -365,6 +366,8 @@ export class AccumulatedSolver implements ContactSolver {
   isl = new Int32Array(0);
   /** Whether a joint holds the body (then, at an island root, the island). */
   jnt = new Uint8Array(0);
+  /** The islands as they are joined (islandRoots), over the body indices. */
+  private sets = new DisjointSets(0);
   eA = new Float64Array(0);
 
   // ---- the store: last step's points (contactStore.ts) and manifolds, in key order ----
@@ -648,19 +651,11 @@ export class AccumulatedSolver implements ContactSolver {
    * immovable ones joining nothing), as each active body's root in isl.
    */
   private islandRoots(ctx: StepContext, joints: ConstraintSystem | null): void {
-    const par = this.isl, act = this.activeList, im = this.im, pa = this.pa, pb = this.pb, jnt = this.jnt, active = this.active;
-    for (let k = 0; k < this.activeCount; k++) { par[act[k]!] = act[k]!; jnt[act[k]!] = 0; }
-    const find = (i: number): number => {
-      while (par[i] !== i) { par[i] = par[par[i]!]!; i = par[i]!; }
-      return i;
-    };
-    const join = (a: number, b: number): void => {
-      const ra = find(a), rb = find(b);
-      if (ra !== rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
-    };
+    const par = this.isl, act = this.activeList, im = this.im, pa = this.pa, pb = this.pb, jnt = this.jnt, active = this.active, sets = this.sets;
+    for (let k = 0; k < this.activeCount; k++) { sets.reset(act[k]!); jnt[act[k]!] = 0; }
     for (let m = 0; m < this.mcount; m++) {
       const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
-      if (im[a]! > 0 && im[b]! > 0) join(a, b);
+      if (im[a]! > 0 && im[b]! > 0) sets.union(a, b);
     }
     // A joint carries load the contacts' warm start does not see (a chain
     // hung over a peg rests on it with the weight its links pull down): its
@@ -670,10 +665,10 @@ export class AccumulatedSolver implements ContactSolver {
         const au = active[u] === 1, av = active[v] === 1;
         if (au) jnt[u] = 1;
         if (av) jnt[v] = 1;
-        if (au && av) join(u, v);
+        if (au && av) sets.union(u, v);
       });
     }
-    for (let k = 0; k < this.activeCount; k++) par[act[k]!] = find(act[k]!);
+    for (let k = 0; k < this.activeCount; k++) par[act[k]!] = sets.find(act[k]!);
     for (let k = 0; k < this.activeCount; k++) if (jnt[act[k]!]) jnt[par[act[k]!]!] = 1;
   }
 
@@ -780,8 +775,10 @@ export class AccumulatedSolver implements ContactSolver {
           vbx -= ib * jac[o]!; vby -= ib * jac[o + 1]!; vbz -= ib * jac[o + 2]!;
           wax += la * jac[o + 9]!; way += la * jac[o + 10]!; waz += la * jac[o + 11]!;
           wbx -= lb * jac[o + 12]!; wby -= lb * jac[o + 13]!; wbz -= lb * jac[o + 14]!;
-          hax += la * jac[o + 3]!; hay += la * jac[o + 4]!; haz += la * jac[o + 5]!;
-          hbx -= lb * jac[o + 6]!; hby -= lb * jac[o + 7]!; hbz -= lb * jac[o + 8]!;
+          if (hw) {
+            hax += la * jac[o + 3]!; hay += la * jac[o + 4]!; haz += la * jac[o + 5]!;
+            hbx -= lb * jac[o + 6]!; hby -= lb * jac[o + 7]!; hbz -= lb * jac[o + 8]!;
+          }
           hit = true;
         }
       }
@@ -2018,6 +2015,7 @@ export class AccumulatedSolver implements ContactSolver {
     if (this.active.length === n) return;
     sizeColumns(this, BODY_COLUMNS, n);
     this.scale.fill(1);
+    this.sets = new DisjointSets(n);
   }
 
   private ensurePoints(n: number): void {
