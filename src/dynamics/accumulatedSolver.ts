@@ -40,11 +40,11 @@
  *   prepare     anchors (from the current centres), normals, tangents, the
  *               two bodies' parts of each row's effective mass, base
  *               separations (at the current poses) and friction, computed
- *               once into flat arrays. A curved patch against a plane whose
- *               body turns in the step is anchored where the surfaces meet
- *               half a step on, with the normal and gap where they meet at
- *               the current poses (meetsRolling: a rolling ball's samples
- *               would otherwise carry the step's turn; MEET_AHEAD). One
+ *               once into flat arrays. A curved patch against a plane is
+ *               anchored where the surfaces meet half a step on, with the
+ *               normal and gap where they meet at the current poses
+ *               (meetsCurved: a rolling ball's samples would otherwise
+ *               carry the step's turn; MEET_AHEAD). One
  *               whose points all lie on creases that the roll runs along
  *               (a lying cylinder's rims, where the surfaces' meeting point
  *               cannot be found) has them moved along the roll to the centre
@@ -101,7 +101,7 @@ import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import { norm3, quatToMat3, solveDense, tangentBasis } from './math.ts';
+import { quatToMat3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
 import { PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
@@ -134,19 +134,13 @@ const MAX_PUSH = 3;
 const SLIP_SPEED = 1e-4;
 /** Depth (in the pair's SDF cells) the bias leaves alone, so a resting contact stays touching (at 0.005 a stack of five rocked at 5-10 cm/s). */
 const SLOP_CELLS = 0.02;
-/**
- * A curved manifold against a plane whose bodies turn more than this many
- * cells (|w| r dt, summed) in the step takes its points where the surfaces
- * meet (SurfaceMeet); the farthest (in cells) such a point may lie from the
- * sample it starts at; and the gap spread (in cells) below which three or
- * more points lie on a face, which keeps its corners. (At 0.05 cells a
- * rocking hemisphere turned on samples for a tenth of each swing, around
- * its ends, and its period wandered between 0.81 and 0.93 s; at 0.01 it is
- * 0.833 s, the analytic 0.840.)
- */
-const MEET_TURN_CELLS = 0.01;
 /** A static body's normals at a moving body's samples within ~2 degrees of each other: a flat support, treated as a plane. */
 const FLAT_SUPPORT_COS = 0.9994;
+/**
+ * A curved manifold against a plane takes its points where the surfaces
+ * meet (SurfaceMeet, meetsCurved): the farthest (in cells) such a point may
+ * lie from the sample it starts at.
+ */
 const MEET_REACH_CELLS = 2;
 /**
  * Where in the step (a fraction of dt) a rolling manifold's points are
@@ -161,6 +155,7 @@ const MEET_REACH_CELLS = 2;
 const MEET_AHEAD = 0.5;
 /** Points of one manifold whose surfaces meet closer than this many cells apart are one point. */
 const MEET_SAME_CELLS = 0.1;
+/** The gap spread (in cells) below which three or more points lie on a face, which keeps its corners (no meeting points). */
 const FLAT_CELLS = 0.05;
 /** A crease tensor's reading along the direction of roll (1 straight across one crease) above which a sample on a crease is a corner the body tips over. */
 const CREASE_ACROSS_ROLL = 0.25;
@@ -1442,11 +1437,11 @@ export class AccumulatedSolver implements ContactSolver {
     nx: number, ny: number, nz: number, cell: number, mat: Material): void {
     const P = cs.p, ch = this.chosen;
     // The span is chosen twice: unweighted first, which says whether the
-    // patch rolls (meetsRolling reads how far its points' gaps part, and
+    // patch is curved (meetsCurved reads how far its points' gaps part, and
     // points weighted toward touching would all look like one face), then
     // weighted toward touching (span).
     let nch = this.span(cs, lead, nm, nx, ny, nz, cell, false);
-    const meetAt = this.meetsRolling(ctx, cs, a, b, lead, nch, cell);
+    const meetAt = this.meetsCurved(cs, lead, nch, cell);
     if (!this.meshPair && !this.faceFit) nch = this.span(cs, lead, nm, nx, ny, nz, cell, true);
     // Sort the chosen by key, so the store stays in key order within the pair.
     for (let x = 1; x < nch; x++) {
@@ -1486,8 +1481,8 @@ export class AccumulatedSolver implements ContactSolver {
       const key = contactKey(cs, a, i);
       this.pkey[r] = key;
       let px = P[3 * i]!, py = P[3 * i + 1]!, pz = P[3 * i + 2]!;
-      // A rolling curved patch's point: where the surfaces meet at the
-      // current poses, with the normal and gap there (meetsRolling). A
+      // A curved patch's point: where the surfaces meet at the current
+      // poses, with the normal and gap there (meetsCurved). A
       // sample on a crease (a box's corner) is the contact point itself and
       // stays, unless every point of the manifold lies on a crease the roll
       // runs along (a lying cylinder's rims, rolls).
@@ -1512,7 +1507,7 @@ export class AccumulatedSolver implements ContactSolver {
           px = meet.px; py = meet.py; pz = meet.pz;
           metGap = meet.gap; mnx = meet.nx; mny = meet.ny; mnz = meet.nz;
           // The anchor: where they meet half a step on, relative to the
-          // centres there (meetsRolling).
+          // centres there (meetsCurved).
           const ahead = MEET_AHEAD * ctx.dt;
           if (meet.find(ctx, a, b, px, py, pz, mnx, mny, mnz, MEET_REACH_CELLS * cell, CLUSTER_COS, ahead)) {
             const shift = this.shift;
@@ -1713,9 +1708,8 @@ export class AccumulatedSolver implements ContactSolver {
 
   /**
    * Whether the manifold being built (leader `lead`, the first `nch` chosen
-   * points) is a curved patch against a plane whose bodies turn in the step:
-   * its points then stand where the surfaces meet at the current poses, not
-   * at samples (SurfaceMeet). A point is a sample taken at the predicted
+   * points) is a curved patch against a plane: its points then stand where
+   * the surfaces meet at the current poses, not at samples (SurfaceMeet). A point is a sample taken at the predicted
    * pose and moved back by the centres' motion, so it keeps the turn the
    * body makes in the step, while its gap is the one its material point has
    * now; on a ball rolling at 20 rad/s at 100 Hz the two differ by
@@ -1729,11 +1723,16 @@ export class AccumulatedSolver implements ContactSolver {
    * plane): both fields' gradients are read a cell wide,
    * and on a ring's tube (3 cells) the point wandered, so that the
    * 60-ring pile no longer slept. Not on a face (three or more points at
-   * one gap), whose corners hold it, and not while the bodies barely turn.
+   * one gap), whose corners hold it. Whether the bodies turn or not: the
+   * surfaces meet where the fields' zero levels do, 0.2-0.3 mm above a
+   * bunny's lowest samples against the floor, and a patch that took
+   * meeting points only while its bodies turned (0.01 cells a step) changed
+   * to samples and back at each end of a rocking swing: the push-out lifted
+   * the body at one end and it fell back at the other, and a bunny
+   * alone on the floor rocked on for seconds, its swing growing.
    */
-  private meetsRolling(ctx: StepContext, cs: ContactSet, a: number, b: number, lead: number, nch: number, cell: number): boolean {
+  private meetsCurved(cs: ContactSet, lead: number, nch: number, cell: number): boolean {
     if (this.faceFit || this.meshPair) return false;
-    if (!((this.turnSpeed(ctx, a) + this.turnSpeed(ctx, b)) * ctx.dt > MEET_TURN_CELLS * cell)) return false;
     if (nch >= 3) {
       let spread = 0;
       const g0 = cs.gap[lead]!, ch = this.chosen;
@@ -1749,7 +1748,7 @@ export class AccumulatedSolver implements ContactSolver {
   private rollGap = 0;
 
   /**
-   * For a rolling manifold (meetsRolling) against a plane-like support: the
+   * For a curved manifold (meetsCurved) against a plane-like support: the
    * direction it rolls in (the relative spin crossed with the normal), the
    * centre of its members along it, weighted by how far each lies within
    * the band below the deepest (PatchBuilder.build's weights), and the
@@ -1825,13 +1824,6 @@ export class AccumulatedSolver implements ContactSolver {
     return creaseAlong(M, o, ux, uy, uz) > CREASE_ACROSS_ROLL;
   }
   private readonly ownerRot = new Float64Array(9);
-
-  /** How fast body i's farthest sample moves by its spin (|w| r; 0 for a body that cannot move or a plane). */
-  private turnSpeed(ctx: StepContext, i: number): number {
-    if (!(ctx.invMass[i]! > 0) || ctx.shapeOf(i).kind === 'plane') return 0;
-    const W = ctx.bodies.angVel;
-    return norm3(W[3 * i]!, W[3 * i + 1]!, W[3 * i + 2]!) * ctx.shapeOf(i).radius;
-  }
 
   private activate(i: number): void {
     if (this.active[i]) return;

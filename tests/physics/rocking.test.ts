@@ -105,7 +105,7 @@ describe('a hemisphere rocking on the floor', () => {
 
   // Measured (cpu, 100 Hz; the analytic period at the 10 degrees swung is
   // 0.840 s): the seed's passes swing in 0.847 s and from 10.01 to 9.89
-  // degrees; the accumulated stage in 0.833 s and from 9.98 to 9.58 (the
+  // degrees; the accumulated stage in 0.842 s and from 9.91 to 9.48 (the
   // rows push at one point for the whole step, and between the samples
   // that hold the swing's ends and the point where the surfaces meet some
   // of the swing is lost). With its rolling anchors where the step began,
