@@ -65,7 +65,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'skulls',
     title: 'Pile of skulls (the seed\'s 50 concave meshes; Stanford bunnies of 3674 triangles)',
-    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread about 18 ms a step while they land and 2 ms on average while the heap settles; most bunnies are asleep by about 3 s (the last, rocking alone on the floor, by about 10 s), and a sleeping heap costs almost nothing.",
+    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread about 18 ms a step while they land and 2 ms on average while the heap settles; most bunnies are asleep by about 3 s and the last by about 5.5 s, and a sleeping heap costs almost nothing.",
     params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
     count: 'count',
     make: (p) => {
