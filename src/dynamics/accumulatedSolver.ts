@@ -1709,7 +1709,8 @@ export class AccumulatedSolver implements ContactSolver {
   /**
    * Whether the manifold being built (leader `lead`, the first `nch` chosen
    * points) is a curved patch against a plane: its points then stand where
-   * the surfaces meet at the current poses, not at samples (SurfaceMeet). A point is a sample taken at the predicted
+   * the surfaces meet at the current poses, not at samples (SurfaceMeet).
+   * A point is a sample taken at the predicted
    * pose and moved back by the centres' motion, so it keeps the turn the
    * body makes in the step, while its gap is the one its material point has
    * now; on a ball rolling at 20 rad/s at 100 Hz the two differ by
