@@ -83,17 +83,20 @@ export const QUERY_PARAMS = {
   size: 16,
 } as const satisfies StructLayout;
 
-/** penetration.wgsl `Record`: one penetrating sample. */
+/**
+ * penetration.wgsl `Record`: one sample below the task's margin, keyed by
+ * its chunk and lane (chunk index * WORKGROUP_SIZE + lane), which name its
+ * task and sample.
+ */
 export const RECORD = {
   offsets: {
-    task: 0, //    u32
-    sample: 4, //  u32, index within shape A's samples
-    phi: 8, //     f32
-    nx: 12, //     f32, normal in B's frame (three scalars, not a vec3f, to keep the stride 24)
-    ny: 16,
-    nz: 20,
+    key: 0, // u32
+    phi: 4, // f32
+    nx: 8, //  f32, normal in B's frame (three scalars, not a vec3f, to keep the stride 20)
+    ny: 12,
+    nz: 16,
   },
-  size: 24, // = 20 + 4
+  size: 20,
 } as const satisfies StructLayout;
 
 /**
@@ -149,5 +152,5 @@ export const WGSL_STRUCTS: Readonly<Record<string, { file: string; layout: Struc
   BakeParams: { file: 'sdf_bake.wgsl', layout: BAKE_PARAMS },
 };
 
-/** Workgroup size of both passes (also an `override` in the shaders). */
+/** Workgroup size of both passes (also an `override` in the shaders); a power of two (a record's key holds its lane in the low bits). */
 export const WORKGROUP_SIZE = 64;
