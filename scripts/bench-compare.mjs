@@ -35,6 +35,7 @@ function sceneTable(j) {
     row('step p95', (r) => num(r.stepMs?.p95)),
     row('query stage mean', (r) => num(sum(r.stages, ['collisionQuery', 'contactQuery']))),
     row('solve stages mean', (r) => num(sum(r.stages, ['collisionSolve', 'contactPrepare', 'contactSolve']))),
+    row('backend calls mean', (r) => num(r.backendMs?.mean)),
     row('GPU dispatch mean', (r) => num(r.gpuQueryMs?.mean, 3)),
     ...['falling', 'landing', 'settled'].map((w) => row(`${w} median`, (r) => {
       const win = r.windows?.[w];

@@ -95,6 +95,8 @@ export interface BackendResult {
   timing: 'wall' | 'timestamp';
   /** GPU execution time of the query dispatches per step (timestamp queries), when available. */
   gpuQueryMs: Stats | null;
+  /** Wall time of the backend's query calls per step (StepProfile.backendMs): on a GPU, dispatch and round trip; the rest of queryMs is host work. */
+  backendMs: Stats;
   sdfBakeMs: Stats;
   /** Grid nodes baked per second (all shapes of the scene). */
   bakeNodesPerSecond: number;
@@ -274,6 +276,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         threads: backend.threads,
         timing: m.gpuQueryMs.length > 0 ? 'timestamp' : 'wall',
         gpuQueryMs: m.gpuQueryMs.length > 0 ? stats(m.gpuQueryMs) : null,
+        backendMs: stats(m.backendMs),
         sdfBakeMs: bakeStats,
         bakeNodesPerSecond: bakeStats.median > 0 ? nodes / (bakeStats.median / 1000) : 0,
         queryMs: stats(m.queryMs),
@@ -331,6 +334,7 @@ interface StepSeries {
   stepMs: number[];
   queryMs: number[];
   gpuQueryMs: number[];
+  backendMs: number[];
   stageMs: Record<Stage, number[]>;
   sent: number[];
   evaluated: number[];
@@ -355,7 +359,7 @@ interface StepSeries {
 /** Runs warm-up + measured steps of `world`, recording the profile of the measured ones. */
 async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
-    stepMs: [], queryMs: [], gpuQueryMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
+    stepMs: [], queryMs: [], gpuQueryMs: [], backendMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
     sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
   };
@@ -371,6 +375,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.queryMs.push(q);
       m.queryTotalMs += q;
       if (p.gpuQueryMs > 0) m.gpuQueryMs.push(p.gpuQueryMs);
+      m.backendMs.push(p.backendMs);
       for (const st of STAGES) m.stageMs[st].push(p.ms[st]);
       m.sent.push(p.queries);
       m.evaluated.push(p.samplesEvaluated);
@@ -519,6 +524,8 @@ export function formatTable(r: BenchResults): string {
     if (!w0 || w0.steps === 0) continue;
     row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => x.windows[ph].stepMs);
   }
+  // (JSON written before the figure existed has none.)
+  if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => x.backendMs);
   if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
   for (const st of STAGES) {
     if (r.results.some((x) => x.stages[st].median > 0.0005 || x.stages[st].mean > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);

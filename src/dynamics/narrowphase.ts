@@ -264,7 +264,9 @@ export class NarrowPhase {
     if (refresh === 0) return;
     let res: QueryResult | null = null;
     if (batch.count > 0) {
+      const t0 = performance.now();
       res = await backend.query(batch);
+      prof.backendMs += performance.now() - t0;
       const gpuMs = (backend as { lastGpuMs?: number | null }).lastGpuMs;
       if (typeof gpuMs === 'number') prof.gpuQueryMs += gpuMs;
     }

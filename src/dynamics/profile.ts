@@ -105,6 +105,13 @@ export class StepProfile {
   bytesWritten = 0;
   /** GPU execution time of the query dispatches from timestamp queries (0 when unavailable). */
   gpuQueryMs = 0;
+  /**
+   * Wall time of the query backend's calls in the last step, within the
+   * query stages: the CPU kernel, or the GPU's task upload, dispatch, wait
+   * for the readback and record intake. The rest of the query stages is the
+   * host's own work around them (cached evaluation, the cache, patches).
+   */
+  backendMs = 0;
   /** Dynamic bodies awake and asleep, and islands of the awake ones, after the last step. */
   awake = 0;
   asleep = 0;
@@ -132,6 +139,7 @@ export class StepProfile {
     this.bytesRead = 0;
     this.bytesWritten = 0;
     this.gpuQueryMs = 0;
+    this.backendMs = 0;
   }
 
   /** Starts booking at `at` (performance.now() by default: World.step passes its own start). */

@@ -37,6 +37,7 @@ function result(backend: 'cpu' | 'gpu', o: Partial<BackendResult>): BackendResul
     threads: 1,
     timing: 'wall',
     gpuQueryMs: null,
+    backendMs: st(0.1, 0.1, 0.2),
     sdfBakeMs: st(30, 25, 45, 3),
     bakeNodesPerSecond: 1e6,
     queryMs: st(0.3, 0.1, 1),
