@@ -44,6 +44,7 @@ function sceneTable(j) {
     row('query calls (max)', (r) => `${num(r.queryCallsPerStep)} (${r.maxQueryCalls ?? '-'})`),
     row('readbacks (max)', (r) => `${num(r.readbacksPerStep)} (${r.maxReadbacks ?? '-'})`),
     row('contacts a step', (r) => num(r.contactsPerStep, 0)),
+    row('all asleep from (s)', (r) => (!r.sleep ? '-' : r.sleep.allAsleepFromS !== null ? num(r.sleep.allAsleepFromS) : `never (${r.sleep.asleepAtEnd} of ${r.sleep.dynamic} at the end)`)),
     row('awake a step', (r) => num(r.awakePerStep, 0)),
   ];
   return `${safe(j.scene)}, ${safe(j.bodies)} bodies, ${safe(j.steps)} steps, ${safe(j.contactSolver ?? 'its own')} contact stage (${safe(j.platform ?? 'unknown machine')})\n${table(head, rows)}`;

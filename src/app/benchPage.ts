@@ -140,6 +140,9 @@ function showTable(r: BenchResults): void {
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);
   row('measured steps with a contact', (x) => [`${x.stepsWithContacts} of ${r.steps}`]);
   row('pairs per step', (x) => [fmt(x.pairsPerStep)]);
+  if (r.results.every((x) => x.sleep && x.sleep.dynamic > 0)) {
+    row('all asleep from (s)', (x) => [x.sleep.allAsleepFromS !== null ? fmt(x.sleep.allAsleepFromS) : `never (${x.sleep.asleepAtEnd} of ${x.sleep.dynamic} at the end)`]);
+  }
   if (r.results.some((x) => x.soft)) {
     // The soft stage (src/soft/bench.ts): its time, and particles through the query and the solver.
     const soft = (get: (s: NonNullable<BackendResult['soft']>) => number) => (x: BackendResult) => [x.soft ? fmt(get(x.soft)) : '-'];

@@ -136,12 +136,36 @@ export interface BackendResult {
   /** Dynamic bodies awake / asleep per step (means). */
   awakePerStep: number;
   asleepPerStep: number;
+  /** When the run's dynamic bodies came to rest (sleepOf; warm-up steps included). */
+  sleep: SleepResult;
   /** The measured steps split into the phases of the drop (classifyPhases). */
   windows: Record<Phase, WindowResult>;
   /** Time step of the scene (s). */
   dt: number;
   /** The soft stage's throughput, when the scene has soft bodies. */
   soft: SoftStageBench | null;
+}
+
+/** When a run's dynamic (rigid) bodies came to rest. */
+export interface SleepResult {
+  /** Scene time (s) at the end of the step from which every dynamic body stayed asleep to the run's end; null when one was awake after the last step. */
+  allAsleepFromS: number | null;
+  /** Dynamic bodies asleep, and all dynamic bodies, after the last step. */
+  asleepAtEnd: number;
+  dynamic: number;
+}
+
+/**
+ * SleepResult from the awake count after every step of a run (warm-up
+ * included, the first entry after step 1), the asleep count after the last,
+ * and the time step.
+ */
+export function sleepOf(awakeAfter: readonly number[], asleepAtEnd: number, dt: number): SleepResult {
+  const n = awakeAfter.length;
+  const dynamic = n > 0 ? awakeAfter[n - 1]! + asleepAtEnd : 0;
+  let j = n;
+  while (j > 0 && awakeAfter[j - 1] === 0) j--;
+  return { allAsleepFromS: dynamic > 0 && j < n ? (j + 1) * dt : null, asleepAtEnd, dynamic };
 }
 
 export interface BenchResults {
@@ -300,6 +324,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         pairsPerStep: mean(m.pairs),
         awakePerStep: mean(m.awake),
         asleepPerStep: mean(m.asleep),
+        sleep: sleepOf(m.awakeAll, world.profile.asleep, world.dt),
         windows: windowsOf(m, warmup, world.dt),
         dt: world.dt,
         soft: m.soft.result(),
@@ -350,9 +375,10 @@ interface StepSeries {
   awake: number[];
   asleep: number[];
   queryTotalMs: number;
-  /** Kinetic energy and contact count after every step, warm-up included. */
+  /** Kinetic energy, contact count and awake dynamic bodies after every step, warm-up included. */
   energyAll: number[];
   contactsAll: number[];
+  awakeAll: number[];
   soft: SoftBenchCounter;
 }
 
@@ -361,7 +387,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], backendMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
     sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
-    queryTotalMs: 0, energyAll: [], contactsAll: [], soft: new SoftBenchCounter(),
+    queryTotalMs: 0, energyAll: [], contactsAll: [], awakeAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
     await world.step();
@@ -369,6 +395,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
     const p = world.profile;
     m.energyAll.push(world.kineticEnergy());
     m.contactsAll.push(p.contacts);
+    m.awakeAll.push(p.awake);
     if (i >= warmup) {
       m.stepMs.push(p.totalMs);
       const q = p.ms.collisionQuery + p.ms.contactQuery;
@@ -546,6 +573,15 @@ export function formatTable(r: BenchResults): string {
         `${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
+    const sl = x.sleep;
+    if (sl && sl.dynamic > 0) {
+      const end = ((r.warmup + r.steps) * x.dt).toFixed(2);
+      lines.push(
+        sl.allAsleepFromS !== null
+          ? `${x.backend}: all ${sl.dynamic} dynamic bodies asleep from ${sl.allAsleepFromS.toFixed(2)} s to the end (${end} s)`
+          : `${x.backend}: ${sl.asleepAtEnd} of ${sl.dynamic} dynamic bodies asleep at the end (${end} s)`,
+      );
+    }
     if (x.soft) lines.push(formatSoftBench(x.soft));
   }
   return lines.join('\n');

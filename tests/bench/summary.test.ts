@@ -38,6 +38,7 @@ function result(backend: 'cpu' | 'gpu', o: Partial<BackendResult>): BackendResul
     timing: 'wall',
     gpuQueryMs: null,
     backendMs: st(0.1, 0.1, 0.2),
+    sleep: { allAsleepFromS: null, asleepAtEnd: 0, dynamic: 20 },
     sdfBakeMs: st(30, 25, 45, 3),
     bakeNodesPerSecond: 1e6,
     queryMs: st(0.3, 0.1, 1),
