@@ -10,18 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { QueryResult } from '../../src/collision/query.ts';
 import { CHUNK, QUERY_OUTPUT, RECORD, WORKGROUP_SIZE } from '../../src/gpu/layout.ts';
 import { orderRecords } from '../../src/gpu/penetrationPass.ts';
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../collision/queryFixtures.ts';
 
 describe('orderRecords: the GPU query records, sorted on the host', () => {
   it('returns records sorted by (task, sample) with their values, from any arrival order', () => {
