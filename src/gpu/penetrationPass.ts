@@ -27,10 +27,10 @@
  *     chunk, and the chunks run by task, then sample, so one counting pass
  *     and one scatter put every record in its chunk's bucket, and an
  *     insertion sort orders each bucket's at most WORKGROUP_SIZE records by
- *     lane (they mostly arrive in order already). The radix sort over the
- *     sample index and the task that this replaced, with its copy out of
- *     the mapped range, cost 3.6 ms a step on 1000 rings landing, of an
- *     H200 machine's 20 ms host query stage.
+ *     lane. The radix sort over the sample index and the task that this
+ *     replaced, with its copy out of the mapped range, cost 3.6 ms a step
+ *     on 1000 rings landing, of an H200 machine's 21 ms query stage; this
+ *     costs about 40 % less there (docs/DESIGN.md 5).
  * Buffers only grow; a warm query allocates nothing on the GPU side.
  *
  * Sample sets (query.ts, SAMPLE_SET) live in the same sample buffer, after
@@ -629,7 +629,8 @@ export class GpuPenetrationBackend implements PenetrationBackend {
  * the chunk count; `chunkData`: the CHUNK table) run by task, then sample, so
  * records counted per chunk and scattered into the chunks' buckets come out
  * sorted but for their order inside a bucket, at most WORKGROUP_SIZE records
- * that mostly arrive by lane already: an insertion sort by sample finishes.
+ * (in lane order on SwiftShader; a GPU's atomics may interleave them): an
+ * insertion sort by sample finishes.
  * `fill`: scratch, at least chunk count + 1 long.
  */
 export function orderRecords(
