@@ -130,7 +130,7 @@ function showTable(r: BenchResults): void {
     row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => three(x.windows[ph].stepMs));
   }
   if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => three(x.backendMs));
-  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => three(x.gpuQueryMs));
+  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps; steps that dispatched)', (x) => three(x.gpuQueryMs));
   row('whole run, total ms', (x) => [fmt(x.stepMs.mean * x.stepMs.samples)]);
   row('samples sent per step', (x) => [fmt(x.queriesPerStep)]);
   row('samples evaluated per step (after the culls)', (x) => [fmt(x.samplesEvaluatedPerStep)]);

@@ -93,7 +93,7 @@ export interface BackendResult {
   threads: number;
   /** 'timestamp' when the GPU query time also comes from timestamp queries (gpuQueryMs). */
   timing: 'wall' | 'timestamp';
-  /** GPU execution time of the query dispatches per step (timestamp queries), when available. */
+  /** GPU execution time of the query dispatches per step that dispatched (timestamp queries), when available. */
   gpuQueryMs: Stats | null;
   /** Wall time of the backend's query calls per step (StepProfile.backendMs): on a GPU, dispatch and round trip; the rest of queryMs is host work. */
   backendMs: Stats;
@@ -553,7 +553,7 @@ export function formatTable(r: BenchResults): string {
   }
   // (JSON written before the figure existed has none.)
   if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => x.backendMs);
-  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
+  if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps; steps that dispatched)', (x) => x.gpuQueryMs ?? { median: NaN, p95: NaN });
   for (const st of STAGES) {
     if (r.results.some((x) => x.stages[st].median > 0.0005 || x.stages[st].mean > 0.0005)) row(`  ${st}`, (x) => x.stages[st]);
   }

@@ -638,6 +638,9 @@ describe('benchmark page (bench.html)', () => {
       expect(table).toContain('meanmedianp95');
       expect(table).toContain('samples sent per step');
       expect(table).toContain('samples evaluated per step (after the culls)');
+      // The backend's own query calls, and whether the bodies came to rest (three rings, four steps: none asleep).
+      expect(table).toContain('backend query calls (wall)');
+      expect(table).toContain('never (0 of 3 at the end)');
       // Query calls and the GPU's readbacks, each with the most one step made.
       expect(table).toMatch(/query calls per step \(most in one step\)[\d.]+ \(\d\)/);
       expect(table).toMatch(/GPU readbacks per step \(most in one step\)-[\d.]+ \(\d\)/);
