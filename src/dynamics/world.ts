@@ -360,8 +360,9 @@ export class World {
       const bx = R[0]! * wx + R[3]! * wy + R[6]! * wz;
       const by = R[1]! * wx + R[4]! * wy + R[7]! * wz;
       const bz = R[2]! * wx + R[5]! * wy + R[8]! * wz;
-      const I = this.inertiaOf(i);
-      e += 0.5 * (bx * (I[0]! * bx + I[1]! * by + I[2]! * bz) + by * (I[3]! * bx + I[4]! * by + I[5]! * bz) + bz * (I[6]! * bx + I[7]! * by + I[8]! * bz));
+      // inertiaOf(i), without an array per body (the bench and the monitors call this every step).
+      const s = this.shapes[B.shape[i]!]!, u = s.inertiaUnit, f = m / s.volume;
+      e += 0.5 * (bx * (u[0]! * f * bx + u[1]! * f * by + u[2]! * f * bz) + by * (u[3]! * f * bx + u[4]! * f * by + u[5]! * f * bz) + bz * (u[6]! * f * bx + u[7]! * f * by + u[8]! * f * bz));
     }
     return e;
   }
