@@ -52,6 +52,8 @@ export interface ShapeInfo {
   halfThickness: number;
   /** Largest distance of a sample from the shape's origin. */
   radius: number;
+  /** The samples' box in the shape's frame, [min x, min y, min z, max x, max y, max z] (infinite for a plane). */
+  box: Float64Array;
 }
 
 /**
@@ -191,12 +193,19 @@ function refInverseDistance(r: Float64Array, o: number, rel: RelPose): number {
 export function shapeInfo(s: RigidShape): ShapeInfo {
   let radius = 0;
   const p = s.samples.points;
-  for (let i = 0; i < p.length; i += 4) radius = Math.max(radius, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
+  const box = new Float64Array([Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity]);
+  for (let i = 0; i < p.length; i += 4) {
+    radius = Math.max(radius, Math.hypot(p[i]!, p[i + 1]!, p[i + 2]!));
+    for (let c = 0; c < 3; c++) {
+      box[c] = Math.min(box[c]!, p[i + c]!);
+      box[3 + c] = Math.max(box[3 + c]!, p[i + c]!);
+    }
+  }
   const g = s.sdf;
-  if (!g) return { cell: 0, pad: Infinity, halfThickness: Infinity, radius };
+  if (!g) return { cell: 0, pad: Infinity, halfThickness: Infinity, radius, box: new Float64Array([-Infinity, -Infinity, -Infinity, Infinity, Infinity, Infinity]) };
   let minPhi = 0;
   for (let i = 0; i < g.values.length; i++) if (g.values[i]! < minPhi) minPhi = g.values[i]!;
-  return { cell: g.cellSize, pad: boxMinimum(g), halfThickness: Math.max(-minPhi, 0.5 * g.cellSize), radius };
+  return { cell: g.cellSize, pad: boxMinimum(g), halfThickness: Math.max(-minPhi, 0.5 * g.cellSize), radius, box };
 }
 
 /** The smallest value on the faces of g's grid box. */

@@ -71,7 +71,7 @@ import { RelPose } from './relPose.ts';
 import { SampleCache } from './sampleCache.ts';
 import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
-import { firstTouch, movesFast, sweepPoses } from './sweep.ts';
+import { firstTouch, movesFast, sweepFraction, sweepPoses } from './sweep.ts';
 import { sortIndicesByKey } from '../util/sort.ts';
 
 /**
@@ -91,7 +91,7 @@ const enum Fresh {
 }
 
 /** The narrow phase's own per-pair columns. */
-const PAIR_COLUMNS = { fresh: 1, firstTask: 1, poses: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
+const PAIR_COLUMNS = { fresh: 1, firstTask: 1, poses: 1, sweepFrom: 1, sweepTo: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
 
 export class NarrowPhase {
   /** Contact points of the current pairs (each made current by ensure()). */
@@ -105,6 +105,9 @@ export class NarrowPhase {
   fresh = new Uint8Array(64);
   firstTask = new Int32Array(64);
   poses = new Int32Array(64);
+  /** Per pair of the current refresh that is swept: the window its poses span, as fractions of the step's motion (sweep.ts). */
+  sweepFrom = new Float64Array(64);
+  sweepTo = new Float64Array(64);
   /** Per pair: the phase and body versions its points were evaluated at (-1: never in this step). */
   evalPhase = new Int32Array(64);
   evalVa = new Uint32Array(64);
@@ -129,6 +132,8 @@ export class NarrowPhase {
   /** Per cached sample of the pair being evaluated: its gap at the current poses (solver.contactPose "current"). */
   private gaps = new Float64Array(64);
   private readonly sub = new RelPose();
+  /** sweepPoses' window (scratch). */
+  private readonly window = new Float64Array(2);
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
   /** A cached sample at the current poses (SampleCache.evaluate: position in the other frame, value), then the field's normal there. */
@@ -243,8 +248,11 @@ export class NarrowPhase {
       if (ccd) {
         const now = this.now;
         now.set(B.pos, B.quat, a, b);
-        const swept = sweepPoses(now, rel, ia, ib);
+        const win = this.window;
+        const swept = sweepPoses(now, rel, ia, ib, win);
         if (swept > 0) {
+          this.sweepFrom[k] = win[0]!;
+          this.sweepTo[k] = win[1]!;
           m = swept;
           // A swept pair is cached at the pose where it first touches and
           // evaluated from there to first order (sweep.ts): only the
@@ -254,7 +262,7 @@ export class NarrowPhase {
           chooseMargins(ctx, pairs, k, ia, ib, plane, true);
         }
         for (let j = 1; j < m; j++) {
-          this.sub.lerp(now, rel, j / m);
+          this.sub.lerp(now, rel, sweepFraction(win[0]!, win[1]!, m, j));
           this.pushTasks(batch, this.sub, sa, sb, pairs, k);
         }
       }
@@ -292,7 +300,7 @@ export class NarrowPhase {
         this.pairSamples(batch, res!, t0, sortCutoff(pairs, k), c);
         if (hit < m - 1) {
           this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
-          this.sub.lerp(this.now, this.rel, (hit + 1) / m);
+          this.sub.lerp(this.now, this.rel, sweepFraction(this.sweepFrom[k]!, this.sweepTo[k]!, m, hit + 1));
           this.sub.store(pairs.ref, REF_STRIDE * k);
         } else {
           this.rel.store(pairs.ref, REF_STRIDE * k);

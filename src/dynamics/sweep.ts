@@ -28,15 +28,74 @@ export function movesFast(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeI
 }
 
 /**
- * How many poses a pair that moves fast between `now` and `pred` is queried
- * at along that motion (the last one `pred`): one per half thickness of its
- * thinner body, at most MAX_SWEEP_POSES. 0 when it does not move fast (it is
- * queried at `pred` alone, and not swept).
+ * Where along its motion a pair that moves fast between `now` and `pred`
+ * (current and predicted) is queried, and at how many poses: the result is
+ * the number of poses m, the last one `pred`, and `out` gets the window
+ * [s0, s1] they span as fractions of the motion (RelPose.lerp: 0 now, 1 the
+ * prediction; sweepFraction gives pose j's). 0 when the pair does not move
+ * fast or cannot touch on the way: it is queried at `pred` alone, and not
+ * swept.
+ *
+ * The poses lie one half thickness of the thinner body apart (at most
+ * MAX_SWEEP_POSES) over the part of the motion where the two can touch at
+ * all: where A's origin, moving in B's frame on the straight line the lerp
+ * takes it, is within r_A of B's sample box (sweepWindow). A body shot at
+ * a wall covers its whole path in one step, and only the stretch through
+ * the wall needs poses: spread over the whole path, 64 poses lay farther
+ * apart than the wall was thick, and a bullet at 800 m/s went through 0.2 m
+ * of it. When the window ends before the prediction, the prediction is
+ * queried after it, as the last pose.
  */
-export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeInfo): number {
+export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeInfo, out: Float64Array): number {
   const thin = Math.min(ia.halfThickness, ib.halfThickness);
   const move = sweptMotion(now, pred, ia.radius, ib.radius);
-  return move > thin ? Math.min(MAX_SWEEP_POSES, Math.ceil(move / thin)) : 0;
+  if (!(move > thin)) return 0;
+  if (!sweepWindow(now, pred, ib.box, ia.radius + thin, out)) return 0;
+  const s0 = out[0]!, s1 = out[1]!;
+  const n = Math.max(1, Math.min(MAX_SWEEP_POSES, Math.ceil(((s1 - s0) * move) / thin)));
+  return s1 < 1 ? n + 1 : n;
+}
+
+/**
+ * The fraction of the motion at which pose j (1 .. m) of a sweep of m poses
+ * over the window [s0, s1] (sweepPoses) lies: the window's n poses, s0 +
+ * (s1 - s0) j / n, then the prediction (1) when the window ends before it.
+ */
+export function sweepFraction(s0: number, s1: number, m: number, j: number): number {
+  const n = s1 < 1 ? m - 1 : m;
+  return j > n ? 1 : s0 + ((s1 - s0) * j) / n;
+}
+
+/**
+ * The fraction of the motion from `now` to `pred` (RelPose.lerp: A's origin
+ * in B's frame moves on a straight line) where A's origin lies within
+ * `reach` of the box [box[0..2], box[3..5]] in B's frame, as [s0, s1] in
+ * out[0], out[1] within [0, 1]; false when it never does. (Within reach of
+ * the box grown by reach on every side: a superset, as a window must be.)
+ */
+export function sweepWindow(now: RelPose, pred: RelPose, box: Float64Array, reach: number, out: Float64Array): boolean {
+  let s0 = 0, s1 = 1;
+  for (let c = 0; c < 3; c++) {
+    const p = c === 0 ? now.tx : c === 1 ? now.ty : now.tz;
+    const d = (c === 0 ? pred.tx : c === 1 ? pred.ty : pred.tz) - p;
+    const lo = box[c]! - reach, hi = box[3 + c]! + reach;
+    if (d === 0) {
+      if (!(p >= lo && p <= hi)) return false;
+      continue;
+    }
+    let a = (lo - p) / d, b = (hi - p) / d;
+    if (a > b) {
+      const t = a;
+      a = b;
+      b = t;
+    }
+    if (a > s0) s0 = a;
+    if (b < s1) s1 = b;
+    if (!(s0 <= s1)) return false;
+  }
+  out[0] = s0;
+  out[1] = s1;
+  return true;
 }
 
 /**

@@ -35,6 +35,39 @@ describe.each(['cpu', 'gpu'] as const)('impacts (%s)', (backend) => {
     }
   });
 
+  // A sweep spreads its poses over the stretch of the step where the bodies can touch, not over the
+  // whole path: spread over 20 m, 64 poses lay 31 cm apart and the box crossed the 2 cm slab.
+  it.each([500, 2000])('a 5 cm box at %d m/s never passes a 2 cm slab either, at every start phase', async (v) => {
+    for (const phase of [0, 0.5]) {
+      const w = await worldFrom(bullet(v, phase), backend);
+      let lowest = Infinity;
+      await run(w, 8, (ww) => {
+        lowest = Math.min(lowest, pos(ww, 'box')[1]);
+      });
+      expect(lowest, `phase ${phase}`).toBeGreaterThan(-0.025);
+      // Bounced at the slab's restitution (0.2), whatever the speed.
+      expect(vel(w, 'box')[1] / v, `phase ${phase}`).toBeCloseTo(0.2, 6);
+    }
+  });
+
+  it.each([300, 800, 1e4, 1e5])('a 4 cm ball at %d m/s bounces off a 0.2 m wall 3 m away at e v, never past it', async (v) => {
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { ball: { type: 'sphere', radius: 0.02 }, wall: { type: 'box', size: [0.2, 2, 2] } },
+      bodies: [
+        { name: 'ball', shape: 'ball', velocity: [v, 0, 0], restitution: 0.5 },
+        { name: 'wall', shape: 'wall', position: [3, 0, 0], static: true, restitution: 1 },
+      ],
+    }, backend);
+    let farthest = -Infinity;
+    await run(w, 4, (ww) => {
+      farthest = Math.max(farthest, pos(ww, 'ball')[0]);
+    });
+    expect(farthest).toBeLessThan(2.9);
+    expect(vel(w, 'ball')[0] / v).toBeCloseTo(-0.5, 6);
+    expect(Math.hypot(vel(w, 'ball')[1], vel(w, 'ball')[2])).toBeLessThan(1e-6 * v);
+  });
+
   it.each([[1, 3, 1], [1, 10, 1], [3, 1, 1], [1, 3, 0.5]])('spheres of %s and %s kg head on at restitution %s leave with (m1 - e m2) v / (m1 + m2) and (1 + e) m1 v / (m1 + m2)', async (m1, m2, e) => {
     const v = 2, r = 0.1;
     const w = await worldFrom({
