@@ -7,7 +7,8 @@ import type { PenetrationBackend } from '../collision/query.ts';
 import { InputError } from '../errors.ts';
 import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
-import { rotateByQuat } from '../dynamics/math.ts';
+import { quatToMat3, rotateByQuat } from '../dynamics/math.ts';
+import { sampleSdf } from '../sdf/grid.ts';
 import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING, MATERIAL_STATIC } from '../dynamics/bodies.ts';
 import type { BodyDesc, GustDesc, SceneDesc } from './types.ts';
 import type { Gust } from '../dynamics/forces.ts';
@@ -102,6 +103,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     // A body spinning about an off-centre shape origin: the scene gives the
     // velocity of the centre of mass directly (docs/SCENE_FORMAT.md, the body's "velocity").
   });
+  if (io.warn) warnDeepOverlaps(scene, world, io.warn);
   if (scene.joints.length > 0 || scene.motors.length > 0) {
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
     const joints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
@@ -201,6 +203,60 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
         'each lies on the other\'s surface, not inside it, so they never come apart; move one',
     );
   });
+}
+
+/**
+ * Warns of bodies that start deep inside each other: each one's centre of
+ * mass more than a cell inside the other's field. Contacts push bodies apart
+ * from the surface samples' depths, and those only tell the way out while
+ * the overlap is shallower than about half the thinner body: two equal
+ * cubes half a cube apart were pushed together instead, into one another,
+ * and lay there with no penetration to report. Pairs that never collide
+ * (two static bodies; joined bodies unless the joint says "collide") and
+ * the exact copies warnCoincident names are left out.
+ */
+function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => void): void {
+  const B = world.bodies, n = B.count;
+  const joined = new Set<string>();
+  for (const j of scene.joints) if (!j.collide) joined.add(`${j.bodyA}\u0000${j.bodyB}`).add(`${j.bodyB}\u0000${j.bodyA}`);
+  // Candidates by a sweep along x over the bodies' bounding spheres.
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) if (world.shapes[B.shape[i]!]!.sdf) order.push(i);
+  const r = (i: number): number => world.shapes[B.shape[i]!]!.radius;
+  order.sort((a, b) => B.pos[3 * a]! - r(a) - (B.pos[3 * b]! - r(b)));
+  const R = new Float64Array(9);
+  // How deep body i's centre lies in body j's field (> 0 inside), at the start poses.
+  const depthIn = (i: number, j: number): number => {
+    const g = world.shapes[B.shape[j]!]!.sdf!;
+    quatToMat3(B.quat, 4 * j, R);
+    const dx = B.pos[3 * i]! - B.pos[3 * j]!, dy = B.pos[3 * i + 1]! - B.pos[3 * j + 1]!, dz = B.pos[3 * i + 2]! - B.pos[3 * j + 2]!;
+    const x = R[0]! * dx + R[3]! * dy + R[6]! * dz, y = R[1]! * dx + R[4]! * dy + R[7]! * dz, z = R[2]! * dx + R[5]! * dy + R[8]! * dz;
+    return -sampleSdf(g, x, y, z) - g.cellSize;
+  };
+  let told = 0;
+  for (let u = 0; u < order.length && told < 10; u++) {
+    const i = order[u]!;
+    const reach = B.pos[3 * i]! + r(i);
+    for (let w = u + 1; w < order.length && told < 10; w++) {
+      const j = order[w]!;
+      if (B.pos[3 * j]! - r(j) > reach) break;
+      if (B.isStatic[i] && B.isStatic[j]) continue;
+      const d = Math.hypot(B.pos[3 * i]! - B.pos[3 * j]!, B.pos[3 * i + 1]! - B.pos[3 * j + 1]!, B.pos[3 * i + 2]! - B.pos[3 * j + 2]!);
+      if (d > r(i) + r(j)) continue;
+      const a = Math.min(i, j), b = Math.max(i, j);
+      const da = scene.bodies[a]!, db = scene.bodies[b]!;
+      if (joined.has(`${da.name}\u0000${db.name}`)) continue;
+      if (JSON.stringify([da.shape, da.position, da.orientation]) === JSON.stringify([db.shape, db.position, db.orientation])) continue;
+      const inB = depthIn(a, b), inA = depthIn(b, a);
+      if (!(inB > 0 && inA > 0)) continue;
+      told++;
+      warn(
+        `${scene.file}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +
+          `(${fmtValue(inB + world.shapes[B.shape[b]!]!.sdf!.cellSize)} m and ${fmtValue(inA + world.shapes[B.shape[a]!]!.sdf!.cellSize)} m deep); contacts push bodies apart only from shallow overlaps, ` +
+          'so these may stay inside each other; move one out',
+      );
+    }
+  }
 }
 
 /**

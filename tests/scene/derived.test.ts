@@ -170,7 +170,7 @@ describe('every shape of the scene is loaded (item 8)', () => {
     expect(e.message).toMatch(/^scene\.json: shapes\.spare\.path: open\.obj: edge \d+-\d+: mesh is not closed/);
   });
 
-  it('a body that starts exactly where another of the same shape is (same orientation) is named in a warning; a hair off is not', async () => {
+  it('a body that starts exactly where another of the same shape is (same orientation) is named in a warning', async () => {
     // Their samples lie on each other's surfaces (phi = 0), never inside:
     // the pair is never seen to overlap and never comes apart.
     const twin = (dx: number): Json => {
@@ -182,7 +182,30 @@ describe('every shape of the scene is loaded (item 8)', () => {
       'scene.json: bodies[2] ("twin") starts exactly where bodies[1] ("thing") is, with the same shape and orientation: ' +
         "each lies on the other's surface, not inside it, so they never come apart; move one",
     ]);
-    expect((await build(twin(1e-6))).warnings).toEqual([]);
+  });
+
+  it('bodies that start deep inside each other (each centre inside the other) are named in a warning; a shallow overlap is not', async () => {
+    // Surface samples a hair or a third of a cube deep tell no way out: two
+    // equal cubes so placed are pushed together, not apart.
+    const pair = (dx: number, joint: Json | null = null): Json => {
+      const j = scene({ type: 'box', size: [1, 1, 1] }) as { bodies: Json[]; joints?: Json[] };
+      j.bodies.push({ name: 'twin', shape: 's', position: [dx, 2, 0] });
+      if (joint) j.joints = [{ name: 'j', type: 'ball', bodyA: 'thing', bodyB: 'twin', anchorA: [0.15, 0, 0], anchorB: [-0.15, 0, 0], ...joint }];
+      return j;
+    };
+    for (const dx of [1e-6, 0.3]) {
+      const { warnings } = await build(pair(dx));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^scene\.json: bodies\[2\] \("twin"\) starts deep inside bodies\[1\] \("thing"\): each one's centre of mass lies inside the other \((0\.[0-9]+) m and \1 m deep\); .*move one out$/);
+    }
+    // The depths are those of the centres: 0.5 - dx.
+    expect((await build(pair(0.3))).warnings[0]).toContain('(0.2 m and 0.2 m deep)');
+    // A shallow overlap (centres outside each other), bodies apart, and a joined pair are not.
+    expect((await build(pair(0.7))).warnings).toEqual([]);
+    expect((await build(pair(1.5))).warnings).toEqual([]);
+    expect((await build(pair(0.3, {}))).warnings.filter((w) => w.includes('deep inside'))).toEqual([]);
+    // Unless the joint lets them collide.
+    expect((await build(pair(0.3, { collide: true }))).warnings.filter((w) => w.includes('deep inside'))).toHaveLength(1);
   });
 
   it('a valid shape no body uses is loaded and named in a warning', async () => {
