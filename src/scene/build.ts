@@ -176,6 +176,11 @@ function materialGiven(b: BodyDesc): number {
   return bits;
 }
 
+/** A body's shape and starting pose, as one string: equal for exact copies (warnCoincident). */
+function startKey(b: BodyDesc): string {
+  return JSON.stringify([b.shape, b.position, b.orientation]);
+}
+
 /**
  * Warns of bodies that start exactly where another body of the same shape
  * is, turned the same way (not both static): every sample of each lies on
@@ -190,7 +195,7 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
   const first = new Map<string, number>();
   scene.bodies.forEach((b, bi) => {
     if (scene.shapes[b.shape]?.type === 'plane') return;
-    const key = JSON.stringify([b.shape, b.position, b.orientation]);
+    const key = startKey(b);
     const at = first.get(key);
     if (at === undefined) {
       first.set(key, bi);
@@ -247,7 +252,7 @@ function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => v
       const a = Math.min(i, j), b = Math.max(i, j);
       const da = scene.bodies[a]!, db = scene.bodies[b]!;
       if (joined.has(`${da.name}\u0000${db.name}`)) continue;
-      if (JSON.stringify([da.shape, da.position, da.orientation]) === JSON.stringify([db.shape, db.position, db.orientation])) continue;
+      if (startKey(da) === startKey(db)) continue;
       const inB = depthIn(a, b), inA = depthIn(b, a);
       if (!(inB > 0 && inA > 0)) continue;
       told++;
