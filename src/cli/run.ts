@@ -122,7 +122,10 @@ export function stateLine(world: World, round: (x: number) => number = (x) => x,
       }
     }
   }
-  return JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies, ...(soft ? { soft } : {}) });
+  // JSON.stringify leaves raw what a terminal may act on in a name (C1
+  // controls, bidirectional overrides); escapeControls writes them as
+  // \uXXXX, the same string to any JSON reader.
+  return escapeControls(JSON.stringify({ step: world.stepCount, t: Number(world.time.toFixed(12)), bodies, ...(soft ? { soft } : {}) }));
 }
 
 /** `run --list`: each built-in with what it shows and its parameters. */

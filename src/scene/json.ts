@@ -10,7 +10,7 @@
  * is a mistake the user should hear about).
  */
 import { InputError } from '../errors.ts';
-import { quote } from '../util/echo.ts';
+import { quote, terminalSafe } from '../util/echo.ts';
 
 /**
  * JSON.parse with errors that name the file, line and column:
@@ -302,7 +302,10 @@ function scanJson(text: string): JsonProblem | undefined {
  * JSON text for people to read and edit: like JSON.stringify(v, null, 2), but
  * an array or object whose one-line form fits in `width` columns stays on one
  * line, so vectors and quaternions read as [0, 0.031, 0] and not as five lines.
- * The values are JSON.stringify's own (numbers round-trip exactly).
+ * The values are JSON.stringify's own (numbers round-trip exactly), except
+ * that what JSON.stringify leaves raw in a string and a terminal may act on
+ * (C1 controls, bidirectional overrides: `terminalSafe`) is written as
+ * \uXXXX, the same string to any JSON reader.
  */
 export function formatJson(value: unknown, width = 100): string {
   const write = (v: unknown, indent: string, key: string): string => {
@@ -320,7 +323,7 @@ export function formatJson(value: unknown, width = 100): string {
     }
     return JSON.stringify(v) ?? 'null';
   };
-  return write(value, '', '');
+  return terminalSafe(write(value, '', ''), Infinity);
 }
 
 /** The one-line form of a value, with a space after each ',' and ':'. */

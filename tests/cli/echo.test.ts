@@ -58,6 +58,19 @@ describe('stateLine', () => {
     expect(() => stateLine(world)).toThrow(SimulationError);
     expect(() => stateLine(world)).toThrow('body "crate\\u001b": v[1] is NaN at step 0; the state is not finite, so it is not written');
   });
+
+  it('writes a name\'s C1 controls and bidirectional overrides as escapes, which JSON reads back as the same name', async () => {
+    const name = 'x\u009b2J\u202eevil\u0085\u2028é';
+    const scene = validateScene(
+      { format: 'stackfield-scene/1', shapes: { b: { type: 'box', sdf: { cells: 8 } } }, bodies: [{ name, shape: 'b' }] },
+      'x.json',
+    );
+    const world = await createWorld(scene, new CpuPenetrationBackend(), { readText: async () => '' });
+    const line = stateLine(world);
+    expect(line).toContain('"name":"x\\u009b2J\\u202eevil\\u0085\\u2028é"');
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028-\u202e]/);
+    expect(JSON.parse(line).bodies[0].name).toBe(name);
+  });
 });
 
 describe('displayName (the app\'s labels and lists)', () => {

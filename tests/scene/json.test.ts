@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { lineColumn, parseJsonText, parseSceneText } from '../../src/scene/load.ts';
+import { formatJson } from '../../src/scene/json.ts';
 
 /** The InputError thrown by fn (fails the test if it throws anything else or nothing). */
 function inputError(fn: () => unknown): InputError {
@@ -131,5 +132,16 @@ describe('valid JSON parses exactly as JSON.parse does', () => {
         expect(e.message).not.toContain('is not valid JSON'); // V8's own wording means the scanner missed it
       }
     }
+  });
+});
+
+describe('formatJson', () => {
+  test('keeps short arrays on one line and round-trips every value, a name\'s C1 controls and bidirectional overrides written as escapes', () => {
+    const value = { name: 'x\u009b2J\u202eevil\u2028\t"é😀', position: [0, 0.031, 1e-7], nested: { list: Array.from({ length: 40 }, (_, i) => i / 3) } };
+    const text = formatJson(value);
+    expect(text).toContain('"position": [0, 0.031, 1e-7]');
+    expect(text).toContain('x\\u009b2J\\u202eevil\\u2028\\t\\"é😀');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028-\u202e]/);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
