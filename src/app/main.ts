@@ -42,7 +42,7 @@ import type { Ray } from './picking.ts';
 import { MotorPanel } from './motorPanel.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
-import { droppedFilesReader, fetchText, installBrowserPlatform } from './platform.ts';
+import { droppedFilesReader, fetchText, fileText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { followedRobotBody } from './robots.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
@@ -949,7 +949,7 @@ class App {
         readText: (p: string) => Promise.resolve(this.library.text(p) ?? dropped.readText(p)),
         searchPath: () => Promise.resolve(this.library.names()),
       };
-      const loaded = await loadSceneText(texts.get(scene.name) ?? (await scene.text()), scene.name, io);
+      const loaded = await loadSceneText(texts.get(scene.name) ?? (await fileText(scene)), scene.name, io);
       await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
       // The plain scene the world was built from (library instances written out), for Export and placing.
       this.sceneJson = loaded.flat;

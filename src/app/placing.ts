@@ -11,6 +11,7 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import { InputError } from '../errors.ts';
+import { fileText } from './platform.ts';
 import { checkDefinitions, EITHER_TOP_LEVEL, Namespace, readSource, type SourceFile } from '../scene/library.ts';
 import { flattenScene } from '../scene/instances.ts';
 import { SCENE_FORMAT_ID } from '../scene/validate.ts';
@@ -155,6 +156,6 @@ function baseName(path: string): string {
 /** Reads opened files' texts into the library (a helper for the file picker and drops). */
 export async function readTexts(files: readonly File[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const f of files) if (f.name.toLowerCase().endsWith('.json')) out.set(f.name, await f.text());
+  for (const f of files) if (f.name.toLowerCase().endsWith('.json')) out.set(f.name, await fileText(f));
   return out;
 }

@@ -4,6 +4,7 @@
  * user dropped on the page.
  */
 import { setShaderSourceLoader } from '../gpu/shaders.ts';
+import { decodeUtf8 } from '../util/text.ts';
 
 const sources = import.meta.glob('../../shaders/*.wgsl', { query: '?raw', import: 'default', eager: true }) as Record<
   string,
@@ -37,6 +38,15 @@ export async function fetchText(path: string): Promise<string> {
 }
 
 /**
+ * A picked or dropped file's text, as UTF-8: a file in another encoding is
+ * refused naming the line and column of its first bad byte (File.text()
+ * would turn it into replacement characters).
+ */
+export async function fileText(f: Blob & { name: string }): Promise<string> {
+  return decodeUtf8(new Uint8Array(await f.arrayBuffer()), f.name);
+}
+
+/**
  * A reader over files the user picked or dropped together: a mesh path in
  * the scene is matched by its file name, since the browser does not give
  * folder structure. A missing mesh names the file to add.
@@ -51,7 +61,7 @@ export function droppedFilesReader(files: readonly File[], sceneFile: string): {
         // shapeBuild.ts wraps this with the scene file and the shape's JSON path.
         throw new Error(`"${baseName(path)}" was not given; open or drop it together with ${sceneFile}`);
       }
-      return f.text();
+      return fileText(f);
     },
   };
 }

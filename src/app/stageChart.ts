@@ -92,6 +92,8 @@ export class StageChart {
       val.textContent = '0.0';
       row.append(sw, name, val);
       row.dataset['stage'] = s;
+      // The narrow legend cuts the longest names (shockPropagation): the full one on hover.
+      row.title = s;
       this.legend.append(row);
       this.legendRows.push(row);
       this.legendValues.push(val);

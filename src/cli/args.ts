@@ -16,7 +16,7 @@ function optionHint(name: string, known: readonly string[]): string {
 
 function unknownOption(written: string, name: string, known: readonly string[]): InputError {
   const hint = optionHint(name, known);
-  const list = hint ? '' : ` (options: ${known.map((f) => `--${f}`).join(', ')}, --help)`;
+  const list = hint ? '' : ` (options: ${[...known, 'help'].map((f) => `--${f}`).join(', ')})`;
   return new InputError(`unknown option ${quote(written)}${hint}${list}`, undefined, 'command line');
 }
 

@@ -2,6 +2,7 @@
  * `stackfield bench [SCENE.json | --builtin NAME --bodies N] [--steps N] [--backend cpu,gpu] [--json]`
  * and `stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]` (bake only).
  */
+import { quote } from '../util/echo.ts';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './command.ts';
@@ -49,10 +50,14 @@ Reports median and p95 per phase (milliseconds), queries per second, pairs and c
 GPU times are wall-clock around submit + readback.
 `;
 
-function parseBackends(s: string | undefined): BackendKind[] {
-  const list = (s ?? 'cpu').split(',').map((x) => x.trim()).filter(Boolean);
-  if (!list.length) throw new InputError('expected a list like cpu,gpu', undefined, '--backend');
-  return list.map((x) => parseBackendKind(x));
+/** "cpu,gpu" -> the backends, each once; an empty entry ("cpu,") or one given twice is refused. */
+export function parseBackends(s: string | undefined): BackendKind[] {
+  const items = (s ?? 'cpu').split(',').map((x) => x.trim());
+  if (items.some((x) => x === '')) throw new InputError(`expected a list like cpu,gpu, got ${quote(s ?? '')}`, undefined, '--backend');
+  const list = items.map((x) => parseBackendKind(x));
+  const twice = list.find((b, i) => list.indexOf(b) !== i);
+  if (twice !== undefined) throw new InputError(`backend ${quote(twice)} is listed twice; list each once, like cpu,gpu`, undefined, '--backend');
+  return list;
 }
 
 /** The meshes `bench --sdf` bakes: a convex sphere, a nonconvex cup, and a scanned mesh (the Stanford bunny). */

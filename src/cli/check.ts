@@ -9,6 +9,8 @@
  */
 import type { Command } from './command.ts';
 import { parseArgs } from './args.ts';
+import { LIMIT_FLAGS, limitFlags } from './sceneArgs.ts';
+import type { BuildLimits } from '../scene/shapeBuild.ts';
 import { InputError } from '../errors.ts';
 import { warnCoincident } from '../scene/build.ts';
 import { EITHER_TOP_LEVEL, readSource, type SourceFile } from '../scene/library.ts';
@@ -20,11 +22,13 @@ import { say } from './output.ts';
 const help = `stackfield check - validate a scene or a library without running it
 
 Usage:
-  stackfield check FILE.json
+  stackfield check FILE.json [--max-triangles N] [--max-sdf-nodes N]
 
 Reads the file and everything it includes, checks every key, value and
 reference, every robot (its joints connect all its parts), every mesh and
 every body's mass, and prints a one-line summary. Bakes no field, steps nothing.
+--max-triangles and --max-sdf-nodes raise the most a shape may cost, as for
+run (a shape beyond them is refused, saying what it would cost).
 Exit codes: 0 valid, 2 bad input (the message names the file, the JSON path and what was expected).
 `;
 
@@ -33,24 +37,25 @@ export type { CheckedLibrary };
 const fsIo = { readText: (p: string) => readTextFile(p, 'included file') };
 
 /** Reads and checks a library file (or a scene's libraries, with the scene as root) from disk, meshes and masses included. */
-export function checkLibraryFile(root: SourceFile, warn: (m: string) => void): Promise<CheckedLibrary> {
+export function checkLibraryFile(root: SourceFile, warn: (m: string) => void, limits?: BuildLimits): Promise<CheckedLibrary> {
   // A scene's robots and templates that its includes do not define are looked for on the search path, as run does.
-  return checkLibrarySource(root, root.kind === 'scene' ? { ...fsIo, searchPath: () => librarySearchPath(root.file) } : fsIo, warn);
+  return checkLibrarySource(root, root.kind === 'scene' ? { ...fsIo, searchPath: () => librarySearchPath(root.file) } : fsIo, warn, limits);
 }
 
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
 
-/** Checks FILE; returns the summary line's text after "ok: ". */
-export async function checkFile(file: string, warn: (m: string) => void): Promise<string> {
-  const root = readSource(await readTextFile(file, 'file'), file, undefined, EITHER_TOP_LEVEL);
+/** Checks FILE (its shapes within `limits`, default BUILD_LIMITS); returns the summary line's text after "ok: ". */
+export async function checkFile(file: string, warn: (m: string) => void, limits?: BuildLimits): Promise<string> {
+  const text = await readTextFile(file, 'file');
+  const root = readSource(text, file, undefined, EITHER_TOP_LEVEL);
   if (root.kind === 'library') {
-    return librarySummary(await checkLibraryFile(root, warn), root);
+    return librarySummary(await checkLibraryFile(root, warn, limits), root);
   }
-  const loaded = await loadSceneFileWithSources(file);
+  const loaded = await loadSceneFileWithSources(file, text);
   const s = loaded.scene;
-  await checkMapped(s, fsIo, warn);
+  await checkMapped(s, fsIo, warn, limits);
   warnCoincident(s, { warn });
   const robots = Array.isArray(root.json['robots']) ? (root.json['robots'] as unknown[]).length : 0;
   const inc = loaded.files.length - 1;
@@ -63,12 +68,12 @@ export const checkCommand: Command = {
   summary: 'validate a scene or library without running it',
   help,
   async run(argv) {
-    const args = parseArgs(argv, [], []);
+    const args = parseArgs(argv, [], LIMIT_FLAGS);
     if (args.positionals.length !== 1) {
       throw new InputError(`expected one scene or library file, got ${args.positionals.length}`, undefined, 'command line');
     }
     const file = args.positionals[0]!;
-    const summary = await checkFile(file, (m) => say(`stackfield: warning: ${m}`));
+    const summary = await checkFile(file, (m) => say(`stackfield: warning: ${m}`), limitFlags(args));
     process.stdout.write(`${terminalSafe(file)}: ok: ${summary}\n`);
     return 0;
   },

@@ -8,6 +8,7 @@ import { InputError } from '../errors.ts';
 import type { SceneIo } from '../scene/shapeBuild.ts';
 import { describeFsError, kindOfFile } from '../scene/load.ts';
 import { say } from './output.ts';
+import { decodeUtf8 } from '../util/text.ts';
 
 /** The largest mesh file read: an OBJ this size has some ten million triangles, far past the default limit. */
 const MAX_MESH_BYTES = 512 * 1024 * 1024;
@@ -25,7 +26,7 @@ export async function readMeshText(path: string): Promise<string> {
   if (size > MAX_MESH_BYTES) {
     throw new InputError(`the mesh file is ${Math.round(size / 1e6)} MB; the largest read is ${MAX_MESH_BYTES / 1024 / 1024} MB (simplify the mesh)`, path);
   }
-  return readFile(path, 'utf8');
+  return decodeUtf8(await readFile(path), path);
 }
 
 /** Scene input for Node: mesh files from disk, warnings on standard error (escaped). */

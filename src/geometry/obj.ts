@@ -23,6 +23,7 @@
 import { InputError } from '../errors.ts';
 import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { quote } from '../util/echo.ts';
+import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
 import * as det from '../util/detmath.ts';
 
 export interface ObjResult {
@@ -87,6 +88,10 @@ class GrowU32 {
 }
 
 export function parseObjWithWarnings(text: string, file: string): ObjResult {
+  if (looksUtf16(text)) throw new InputError(UTF16_MESSAGE, file);
+  // Classic Mac OS line endings (a CR alone ends each line, no LF anywhere):
+  // read as one line, the second statement was a malformed number of the first.
+  if (text.indexOf('\n') < 0 && text.indexOf('\r') >= 0) text = text.replace(/\r/g, '\n');
   const positions = new GrowF64();
   const indices = new GrowU32();
   const warnings: string[] = [];

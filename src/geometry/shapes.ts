@@ -443,8 +443,11 @@ function cleanPolygon(polygon: [number, number][]): { x: Float64Array; y: Float6
   // Drop points lying on the line through their neighbours (repeat: dropping
   // one can make its neighbour collinear). A point where the outline turns
   // back on itself is an error, not a removable point.
+  // The tolerance scales with the outline's own extent (about its first
+  // point), not its distance from the origin: a 1 m triangle 1e6 m out
+  // was all "on one line" against 1e-12 of (1e6)^2.
   let scale = 0;
-  for (let i = 0; i < xs.length; i++) scale = Math.max(scale, Math.abs(xs[i]!), Math.abs(ys[i]!));
+  for (let i = 0; i < xs.length; i++) scale = Math.max(scale, Math.abs(xs[i]! - xs[0]!), Math.abs(ys[i]! - ys[0]!));
   const eps = 1e-12 * scale * scale;
   for (let changed = true; changed && xs.length >= 3;) {
     changed = false;

@@ -11,6 +11,7 @@
  */
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
+import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
 
 /**
  * JSON.parse with errors that name the file, line and column:
@@ -20,7 +21,7 @@ import { quote, terminalSafe } from '../util/echo.ts';
  */
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (looksUtf16(body)) throw new InputError('the file is UTF-16 text, not UTF-8: save it as UTF-8 (JSON files are UTF-8)', file);
+  if (looksUtf16(body)) throw new InputError(`${UTF16_MESSAGE} (JSON files are UTF-8)`, file);
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -35,18 +36,6 @@ export function parseJsonText(text: string, file: string): unknown {
   const problem = scanJson(body);
   if (problem?.duplicate) throw new InputError(problem.message, file, lineColumn(body, problem.offset));
   return value;
-}
-
-/**
- * UTF-16 bytes decoded as UTF-8: a byte-order mark (FF FE or FE FF) becomes two
- * replacement characters, and ASCII text has a NUL beside every character.
- */
-function looksUtf16(text: string): boolean {
-  if (text.startsWith('\ufffd\ufffd')) return true;
-  const head = text.slice(0, 64);
-  let nul = 0;
-  for (let i = 0; i < head.length; i++) if (head.charCodeAt(i) === 0) nul++;
-  return head.length >= 4 && nul >= head.length / 4;
 }
 
 /** 1-based `line L, column C` of a UTF-16 offset; a "\r\n" pair ends a line like "\n". */

@@ -8,7 +8,7 @@
  */
 import { checkDefinitions, gatherFiles, Namespace, type LibraryIo, type RobotDef, type SourceFile } from './library.ts';
 import { checkLibraryValues, originsOf } from './instances.ts';
-import { checkScene, type ShapeMass } from './shapeBuild.ts';
+import { checkScene, type BuildLimits, type ShapeMass } from './shapeBuild.ts';
 import type { SceneDesc } from './types.ts';
 
 /** A library read with its includes: the namespace, its robots, and per library file the scene that checks it. */
@@ -26,7 +26,7 @@ export interface CheckedLibrary {
  * files (a mesh by its resolved path, or by its path as written when the
  * library has no directory on disk).
  */
-export async function checkLibrarySource(root: SourceFile, io: LibraryIo, warn: (m: string) => void): Promise<CheckedLibrary> {
+export async function checkLibrarySource(root: SourceFile, io: LibraryIo, warn: (m: string) => void, limits?: BuildLimits): Promise<CheckedLibrary> {
   const files = await gatherFiles(root, io);
   const ns = new Namespace(files);
   const robots = checkDefinitions(ns);
@@ -35,15 +35,15 @@ export async function checkLibrarySource(root: SourceFile, io: LibraryIo, warn: 
     if (f.kind !== 'library') continue;
     const scene = checkLibraryValues(ns, robots, f);
     if (!scene) continue;
-    scenes.set(f.file, { scene, shapes: await checkMapped(scene, io, warn) });
+    scenes.set(f.file, { scene, shapes: await checkMapped(scene, io, warn, limits) });
   }
   return { files, ns, robots, scenes };
 }
 
-/** checkScene with errors mapped back to the files the values came from. */
-export async function checkMapped(scene: SceneDesc, io: LibraryIo, warn: (m: string) => void): Promise<Map<string, ShapeMass | null>> {
+/** checkScene with errors mapped back to the files the values came from; `limits`: the most a shape may cost (default BUILD_LIMITS). */
+export async function checkMapped(scene: SceneDesc, io: LibraryIo, warn: (m: string) => void, limits?: BuildLimits): Promise<Map<string, ShapeMass | null>> {
   try {
-    return await checkScene(scene, { readText: (p) => io.readText(p), warn });
+    return await checkScene(scene, { readText: (p) => io.readText(p), warn, ...(limits ? { limits } : {}) });
   } catch (e) {
     throw originsOf(scene)?.remap(e) ?? e;
   }

@@ -9,6 +9,7 @@ import { childPath, has, type JsonObject } from './reader.ts';
 import { LIBRARY_FORMAT_ID, gatherFiles, readSource, type LibraryIo, type SourceFile } from './library.ts';
 import { originsOf, resolveScene } from './instances.ts';
 import { quote } from '../util/echo.ts';
+import { decodeUtf8 } from '../util/text.ts';
 
 export { lineColumn, parseJsonText } from './json.ts';
 
@@ -59,10 +60,14 @@ export async function loadSceneFile(path: string): Promise<SceneDesc> {
   return (await loadSceneFileWithSources(path)).scene;
 }
 
-/** loadSceneFile, with the flattened scene and the files it was read from. */
-export async function loadSceneFileWithSources(path: string): Promise<LoadedScene> {
+/**
+ * loadSceneFile, with the flattened scene and the files it was read from.
+ * `text`: the file's text when the caller has read it already (a named pipe
+ * such as a shell's <(...) can be read only once).
+ */
+export async function loadSceneFileWithSources(path: string, text?: string): Promise<LoadedScene> {
   const nodePath = await import('node:path');
-  const text = await readTextFile(path, 'scene file');
+  text ??= await readTextFile(path, 'scene file');
   const dir = nodePath.dirname(nodePath.resolve(path));
   const loaded = await loadSceneText(text, path, { readText: (p) => readTextFile(p, 'included file'), searchPath: () => librarySearchPath(path) }, dir);
   await checkMeshFiles(loaded.scene, path, dir, 'the scene file');
@@ -139,7 +144,7 @@ export async function readTextFile(path: string, what: string): Promise<string> 
     // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
     const st = await fs.stat(path);
     if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
-    return await fs.readFile(path, 'utf8');
+    return decodeUtf8(await fs.readFile(path), path);
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(describeFsError(e, what), path);

@@ -143,7 +143,10 @@ function limitsOf(io: SceneIo): BuildLimits {
 function sdfNodeCount(mesh: TriMesh, sdf: SdfSettings): number {
   try {
     const dims = gridLayout(meshBounds(mesh), sdf.cells, sdf.padding).dims;
-    return dims[0] * dims[1] * dims[2];
+    const n = dims[0] * dims[1] * dims[2];
+    // A mesh of zero extent (a scale of 5e-324 rounds every coordinate to 0
+    // or one step above) has no cell size: validateMesh says it is too small.
+    return Number.isFinite(n) ? n : 0;
   } catch {
     return 0; // an empty or non-finite mesh: validateMesh says what is wrong with it
   }
@@ -204,7 +207,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
   if (tris > limits.maxTriangles) {
     const fewer = d.type === 'mesh' ? 'simplify the mesh' : 'use fewer "segments"';
     throw new InputError(
-      `the shape has ${tris} triangles, more than the limit of ${limits.maxTriangles} per shape (${costs}); ${fewer}, or raise the limit (${limits.names.maxTriangles.replace('N', String(tris))})`,
+      `the shape has ${tris} triangles, more than the limit of ${limits.maxTriangles} per shape (${costs}); ${fewer}, or raise the limit (${limits.names.maxTriangles.replace(/\bN\b/, String(tris))})`,
       scene.file,
       where,
     );
@@ -212,7 +215,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
   if (nodes > limits.maxSdfNodes) {
     throw new InputError(
       `its SDF grid would have ${nodes} nodes ("sdf": {"cells": ${d.sdf.cells}}), more than the limit of ${limits.maxSdfNodes} per shape (${costs}); ` +
-        `lower "cells", or raise the limit (${limits.names.maxSdfNodes.replace('N', String(nodes))})`,
+        `lower "cells", or raise the limit (${limits.names.maxSdfNodes.replace(/\bN\b/, String(nodes))})`,
       scene.file,
       where,
     );
@@ -306,7 +309,16 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
   const valid = await shapeMesh(name, d, scene, io);
   const own = valid.mesh;
   const where = `shapes.${name}`;
-  const solid = analyseSolid(own);
+  let solid: SolidAnalysis;
+  try {
+    solid = analyseSolid(own);
+  } catch (e) {
+    // What validation cannot see: a mesh that passed its checks yet encloses
+    // nothing once its volume is summed (a revolve profile of 0.5 m^2 set
+    // 1e12 m up the axis, its triangles' terms cancelling to 0).
+    if (e instanceof RangeError) throw new InputError(`${e.message} (the shape's own coordinates lie far from its size, or it is flat)`, scene.file, where);
+    throw e;
+  }
   if (!solid.simple) io.warn?.(`${scene.file}: ${where}: ${describeSolid(solid, own, valid.names.triangle)}`);
   const mass = solid.mass;
   if (!inRange(mass.volume)) {

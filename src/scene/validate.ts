@@ -45,6 +45,12 @@ export const SCENE_FORMAT_ID = 'stackfield-scene/1';
 export const DEFAULT_GRAVITY: Readonly<Vec3> = [0, -9.81, 0];
 export const DEFAULT_DT = 0.01;
 export const MAX_DT = 0.1;
+/**
+ * The shortest step, 1 us. Shorter steps resolve nothing a rigid body does,
+ * and they let the spin rule (|w| dt <= pi) admit angular velocities whose
+ * energy overflows: dt 1e-200 with 1e200 rad/s passed it and failed at step 0.
+ */
+export const MIN_DT = 1e-6;
 
 export const DEFAULT_SOLVER: Readonly<SolverSettings> = {
   scheme: 'separated',
@@ -330,7 +336,7 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   if (g > GRAVITY_MAX) {
     r.fail('gravity', `expected an acceleration of at most 1e6 m/s^2 (some 100 000 g; no solid stays rigid beyond it), got ${vectorText(gravity)} (${shortNumber(g)} m/s^2)`);
   }
-  const dt = r.num(root, '', 'dt', DEFAULT_DT, { min: 0, minExclusive: true, max: MAX_DT });
+  const dt = r.num(root, '', 'dt', DEFAULT_DT, { min: MIN_DT, max: MAX_DT });
   const solver = readSolver(r, get(root, 'solver'));
   // Sleeping is a property of the scene (islands at rest fall asleep), kept with the solver's settings.
   solver.sleep = r.bool(root, '', 'sleep', DEFAULT_SOLVER.sleep);
@@ -597,11 +603,14 @@ function checkSimplePolygon(r: Reader, p: readonly [number, number][], path: str
   const n = p.length;
   let area2 = 0;
   let extent = 0;
+  // Area and extent about the first point, not the origin: a polygon of 0.5
+  // square metres 1e12 m out read as zero area against its distance.
+  const [x0, y0] = p[0]!;
   for (let i = 0; i < n; i++) {
     const [ax, ay] = p[i]!;
     const [bx, by] = p[(i + 1) % n]!;
-    area2 += ax * by - bx * ay;
-    extent = Math.max(extent, Math.abs(ax), Math.abs(ay));
+    area2 += (ax - x0) * (by - y0) - (bx - x0) * (ay - y0);
+    extent = Math.max(extent, Math.abs(ax - x0), Math.abs(ay - y0));
     if (ax === bx && ay === by) {
       r.fail(indexPath(path, (i + 1) % n), `${what} repeats point ${i} here; consecutive points must differ`);
     }
@@ -771,7 +780,12 @@ function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
     const d = JOINT_VECTOR_DEFAULTS[key];
     if (!(needs as readonly string[]).includes(key)) vectors[key] = [d[0], d[1], d[2]];
     else if (!has(o, key)) r.missing(path, key, `${vectorLabel(3)}: a ${type} joint needs ${needs.join(', ')}`);
-    else vectors[key] = key.startsWith('anchor') ? r.vec3(o, path, key, undefined) : r.direction(o, path, key, undefined);
+    else if (key.startsWith('anchor')) {
+      // Anchors far out are refused as positions are: at 1e17 m both ends of
+      // a joint round to the same world point and the joint holds nothing.
+      vectors[key] = r.vec3(o, path, key, undefined);
+      checkPosition(r, vectors[key], childPath(path, key));
+    } else vectors[key] = r.direction(o, path, key, undefined);
   }
   if (type === 'plane' && sinBetween(vectors.axisA, vectors.axis2A) < PARALLEL_SIN) {
     r.fail(childPath(path, 'axis2A'), 'must not be parallel to axisA: the two axes span the plane the anchor moves in');
@@ -818,6 +832,24 @@ const MAX_JOINT_LENGTH = 1e9;
 
 /** Most segments in one motor program (a bad file must not allocate without bound). */
 const MAX_PROGRAM_SEGMENTS = 10_000;
+/**
+ * The most torque (N m; N for a slider) a motor may apply, as forces are
+ * capped (forcesValidate.ts): 1e300 made a body's state non-finite at step 0.
+ */
+export const MOTOR_TORQUE_MAX = 1e12;
+const TORQUE: NumberRule = { min: 0, max: MOTOR_TORQUE_MAX };
+
+/**
+ * The fastest target a motor may have: for a turn (a body motor, a hinge)
+ * half a turn per step, as for a body's angular velocity (checkMotion); for
+ * a slider the speed of light. A target of 1e300 m/s drove a slider's body
+ * to 1e297 m and the run's energy past 64-bit floats.
+ */
+function motorSpeedMax(dt: number, slider: boolean): { max: number; unit: string; why: string } {
+  return slider
+    ? { max: SPEED_MAX, unit: 'm/s', why: 'the speed of light' }
+    : { max: TURN_PER_STEP_MAX / dt, unit: 'rad/s', why: `half a turn per step of "dt" ${shortNumber(dt)} s` };
+}
 
 function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc {
   const path = indexPath('motors', i);
@@ -847,7 +879,7 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
     if (found.type !== 'hinge' && found.type !== 'slider') {
       r.fail(p, `joint ${quote(joint)} is a ${found.type} joint; a joint motor drives a hinge (about its axis) or a slider (along its axis)`);
     }
-    program = readProgram(r, o, path, 'the target speed (rad/s for a hinge, m/s for a slider)');
+    program = readProgram(r, o, path, 'the target speed (rad/s for a hinge, m/s for a slider)', motorSpeedMax(c.dt, found.type === 'slider'));
   } else {
     if (!has(o, 'body')) r.missing(path, 'body', 'the name of the driven body, or "joint" with the name of a hinge or slider');
     const b = bodyReference(r, o, path, 'body', c.bodies, c.byName);
@@ -858,6 +890,10 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
       // The seed's form: the direction is the axis, the length the target speed.
       const w = r.vec3(o, path, 'targetAngularVelocity', undefined);
       const s = safeLength(w);
+      const lim = motorSpeedMax(c.dt, false);
+      if (!(s <= lim.max)) {
+        r.fail(childPath(path, 'targetAngularVelocity'), `expected at most ${shortNumber(lim.max)} rad/s (${lim.why}), got ${vectorText(w)} (${shortNumber(s)} rad/s)`);
+      }
       if (s > 0) axis = [w[0] / s, w[1] / s, w[2] / s];
       program = [{ speed: s, duration: Infinity }];
     } else {
@@ -865,7 +901,7 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
         r.missing(path, 'targetAngularVelocity', `${vectorLabel(3)} in rad/s, or "axis" with "speed" or "program"`);
       }
       axis = r.direction(o, path, 'axis', undefined);
-      program = readProgram(r, o, path, 'the target angular velocity along "axis" (rad/s)');
+      program = readProgram(r, o, path, 'the target angular velocity along "axis" (rad/s)', motorSpeedMax(c.dt, false));
     }
   }
   const repeat = r.bool(o, path, 'repeat', false);
@@ -876,18 +912,18 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
   const hasStart = has(o, 'startTorque');
   const hasMax = has(o, 'maxTorque');
   if (!hasStart && !hasMax) r.missing(path, 'maxTorque', 'a number >= 0; a motor needs "maxTorque" and/or "startTorque"');
-  const givenMax = hasMax ? r.num(o, path, 'maxTorque', undefined, NON_NEGATIVE) : undefined;
+  const givenMax = hasMax ? r.num(o, path, 'maxTorque', undefined, TORQUE) : undefined;
   let torqueIncrement: number;
   let startTorque: number;
   if (has(o, 'torqueIncrementFraction')) {
     // The seed's "increase": a fraction of the start torque per step, so the start torque must be given.
     const fraction = r.num(o, path, 'torqueIncrementFraction', undefined, NON_NEGATIVE);
     if (!hasStart) r.missing(path, 'startTorque', 'a number > 0: "torqueIncrementFraction" is a fraction of it');
-    startTorque = r.num(o, path, 'startTorque', undefined, POSITIVE);
+    startTorque = r.num(o, path, 'startTorque', undefined, { ...TORQUE, minExclusive: true });
     torqueIncrement = fraction * startTorque;
   } else {
-    torqueIncrement = r.num(o, path, 'torqueIncrement', 0, NON_NEGATIVE);
-    startTorque = r.num(o, path, 'startTorque', has(o, 'torqueIncrement') ? 0 : givenMax, NON_NEGATIVE);
+    torqueIncrement = r.num(o, path, 'torqueIncrement', 0, TORQUE);
+    startTorque = r.num(o, path, 'startTorque', has(o, 'torqueIncrement') ? 0 : givenMax, TORQUE);
   }
   const maxTorque = givenMax ?? startTorque;
   if (maxTorque < startTorque) r.fail(childPath(path, 'maxTorque'), `expected maxTorque >= startTorque (${startTorque}), got ${maxTorque}`);
@@ -905,8 +941,13 @@ function readMotor(r: Reader, v: unknown, i: number, c: MotorContext): MotorDesc
 }
 
 /** "speed" (a constant target) or "program" (segments of speed and duration), exactly one. */
-function readProgram(r: Reader, o: JsonObject, path: string, what: string): MotorSegment[] {
-  if (has(o, 'speed')) return [{ speed: r.num(o, path, 'speed', undefined, ANY), duration: Infinity }];
+function readProgram(r: Reader, o: JsonObject, path: string, what: string, lim: { max: number; unit: string; why: string }): MotorSegment[] {
+  const speed = (so: JsonObject, sp: string): number => {
+    const s = r.num(so, sp, 'speed', undefined, ANY);
+    if (!(Math.abs(s) <= lim.max)) r.fail(childPath(sp, 'speed'), `expected a speed of at most ${shortNumber(lim.max)} ${lim.unit} either way (${lim.why}), got ${describeValue(s)}`);
+    return s;
+  };
+  if (has(o, 'speed')) return [{ speed: speed(o, path), duration: Infinity }];
   if (!has(o, 'program')) r.missing(path, 'speed', `${what}, or "program": [{"speed": s, "duration": t}, ...]`);
   const p = childPath(path, 'program');
   const list = r.array(o['program'], p, 'an array of segments {"speed": s, "duration": t}');
@@ -917,6 +958,6 @@ function readProgram(r: Reader, o: JsonObject, path: string, what: string): Moto
     const sp = indexPath(p, k);
     const so = r.object(seg, sp, 'a segment {"speed": s, "duration": t}');
     r.keys(so, sp, SEGMENT_KEYS);
-    return { speed: r.num(so, sp, 'speed', undefined, ANY), duration: r.num(so, sp, 'duration', undefined, POSITIVE) };
+    return { speed: speed(so, sp), duration: r.num(so, sp, 'duration', undefined, POSITIVE) };
   });
 }

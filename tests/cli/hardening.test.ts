@@ -425,3 +425,80 @@ describe('messages say what is wrong', () => {
     expectBadInput(stackfield(['run', file]), 'unused.json: shapes.spare.path: mesh file not found: "missing.obj"');
   });
 });
+
+describe('encodings, pipes, limits and magnitudes a hostile probe found', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-probe-'));
+    writeFileSync(join(dir, 'cube.obj'), CUBE_OBJ);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a scene, library or mesh file that is not UTF-8 is refused naming the line, column and byte; UTF-16 and CR-only OBJ files are read or named', () => {
+    const latin1 = join(dir, 'latin1.json');
+    writeFileSync(latin1, Buffer.concat([Buffer.from(`{"format": "${FORMAT}",\n "shapes": {"b": {"type": "box"}},\n "bodies": [{"name": "a`), Buffer.from([0xe9]), Buffer.from('b", "shape": "b"}]}\n')]));
+    for (const cmd of ['check', 'run', 'lib']) expectBadInput(stackfield([cmd, latin1]), 'latin1.json: line 3, column 24: the file is not UTF-8 text (byte 0xe9): save it as UTF-8');
+    const utf16 = join(dir, 'utf16.obj');
+    writeFileSync(utf16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(CUBE_OBJ, 'utf16le')]));
+    expectBadInput(stackfield(['sdf', utf16, '--out', join(dir, 'g.json')]), 'utf16.obj: the file is UTF-16 text, not UTF-8: save it as UTF-8');
+    // Without the byte-order mark: NULs between the characters.
+    writeFileSync(utf16, Buffer.from(CUBE_OBJ, 'utf16le'));
+    expectBadInput(stackfield(['sdf', utf16, '--out', join(dir, 'g.json')]), 'utf16.obj: the file is UTF-16 text, not UTF-8');
+    // Classic Mac OS line endings: a CR alone ends each line.
+    const cr = join(dir, 'cr.obj');
+    writeFileSync(cr, CUBE_OBJ.replace(/\n/g, '\r'));
+    const ok = stackfield(['sdf', cr, '--cells', '8', '--out', join(dir, 'g.json')]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')).mass).toBeCloseTo(8, 9);
+  });
+
+  it('check reads a scene from a pipe (a shell\'s <(...)) as run does, and names check\'s own options', () => {
+    const r = pipeline(`"${process.execPath}" "${BIN}" check <(printf '%s' '${scene([ground, box()])}')`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/: ok: scene, 2 bodies/);
+    expectBadInput(stackfield(['check', 'x.json', '--steps', '5']), 'unknown option "--steps" (options: --max-triangles, --max-sdf-nodes, --help)');
+  });
+
+  it('a shape over the node limit says how to raise it, in check and run alike; a mesh scaled to nothing is refused for its size', () => {
+    const file = join(dir, 'cells.json');
+    writeFileSync(file, scene([{ name: 'b', shape: 'b' }], { b: { type: 'box', sdf: { cells: 512, padding: 16 } } }));
+    for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), 'would have 161878625 nodes', '(--max-sdf-nodes 161878625)');
+    const raised = stackfield(['check', file, '--max-sdf-nodes', '200000000']);
+    expect(raised.status, raised.stderr).toBe(0);
+    writeFileSync(file, scene([{ name: 'b', shape: 'm' }], { m: { type: 'mesh', path: 'cube.obj', scale: 5e-324 } }));
+    expectBadInput(stackfield(['check', file]), 'shapes.m.path: cube.obj: the shape is 1.48e-323 across (bounding-box diagonal); expected a size between 1e-20 and 1e20');
+  });
+
+  it('a step under a microsecond, motor targets past half a turn a step or the speed of light, torques past 1e12 and anchors past 1e9 m are refused when read', () => {
+    const file = join(dir, 'm.json');
+    const hook = { name: 'hook', shape: 'box', static: true, position: [0, 5, 0] };
+    const write = (extra: Record<string, unknown>) => writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 8 } } }, bodies: [hook, box({ position: [0, 4, 0] })], ...extra }));
+    write({ dt: 1e-200 });
+    expectBadInput(stackfield(['check', file]), 'm.json: dt: expected a number from 0.000001 to 0.1, got 1e-200');
+    write({ motors: [{ body: 'box', axis: [0, 1, 0], speed: 1e300, maxTorque: 10 }] });
+    expectBadInput(stackfield(['check', file]), 'motors[0].speed: expected a speed of at most 314.2 rad/s either way (half a turn per step of "dt" 0.01 s), got 1e+300');
+    write({ motors: [{ body: 'box', targetAngularVelocity: [0, 400, 0], maxTorque: 10 }] });
+    expectBadInput(stackfield(['check', file]), 'motors[0].targetAngularVelocity: expected at most 314.2 rad/s');
+    write({ motors: [{ body: 'box', axis: [0, 1, 0], speed: 1, maxTorque: 1e300 }] });
+    expectBadInput(stackfield(['check', file]), 'motors[0].maxTorque: expected a number from 0 to 1000000000000, got 1e+300');
+    const slider = { type: 'slider', name: 's', bodyA: 'hook', bodyB: 'box', anchorA: [0, -0.5, 0], anchorB: [0, 0.5, 0], axisA: [0, 1, 0] };
+    write({ joints: [slider], motors: [{ joint: 's', program: [{ speed: 1, duration: 1 }, { speed: -1e300, duration: 1 }], maxTorque: 10 }] });
+    expectBadInput(stackfield(['check', file]), 'motors[0].program[1].speed: expected a speed of at most 2.998e8 m/s either way (the speed of light), got -1e+300');
+    write({ joints: [{ type: 'ball', bodyA: 'hook', bodyB: 'box', anchorA: [0, 1e17, 0], anchorB: [0, 1e17, 0] }] });
+    expectBadInput(stackfield(['check', file]), 'joints[0].anchorA[1]: expected a coordinate from -1e9 to 1e9 m');
+  });
+
+  it('a polygon far from the origin has its own area; a shape that then encloses nothing is an input error, not a crash', () => {
+    const file = join(dir, 'far.json');
+    writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { e: { type: 'revolve', profile: [[0, 1e12], [1, 1e12], [0, 1e12 + 1]] } }, bodies: [{ shape: 'e' }] }));
+    expectBadInput(stackfield(['check', file]), 'far.json: shapes.e: mesh encloses volume 0');
+    writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { e: { type: 'extrude', polygon: [[0, 1e6], [1, 1e6], [0, 1e6 + 1]], depth: 1 } }, bodies: [{ shape: 'e' }] }));
+    const ok = stackfield(['check', file]);
+    expect(ok.status, ok.stderr).toBe(0);
+  });
+
+  it('bench refuses a backend listed twice or an empty entry', () => {
+    expectBadInput(stackfield(['bench', '--builtin', 'tower', '--steps', '2', '--backend', 'cpu,cpu']), '--backend: backend "cpu" is listed twice');
+    expectBadInput(stackfield(['bench', '--builtin', 'tower', '--steps', '2', '--backend', 'cpu,']), '--backend: expected a list like cpu,gpu, got "cpu,"');
+  });
+});

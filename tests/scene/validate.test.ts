@@ -287,7 +287,7 @@ describe('types and ranges', () => {
   });
 
   test('an object, array or null where a number is expected', () => {
-    expectError((s) => (s['dt'] = null), 'dt', 'expected a finite number > 0 and <= 0.1, got null');
+    expectError((s) => (s['dt'] = null), 'dt', 'expected a number from 0.000001 to 0.1, got null');
     expectError((s) => (s['bodies'][1].restitution = [0.5]), 'bodies[1].restitution', 'expected a number from 0 to 1, got an array of 1 element');
     expectError((s) => (s['bodies'][1].restitution = 1.5), 'bodies[1].restitution', 'expected a number from 0 to 1, got 1.5');
   });
@@ -312,8 +312,9 @@ describe('types and ranges', () => {
     expectError((s) => (s['bodies'][1].static = 'yes'), 'bodies[1].static', 'expected true or false, got "yes"');
   });
 
-  test('dt must be in (0, 0.1]', () => {
-    expectError((s) => (s['dt'] = 0), 'dt', 'expected a finite number > 0 and <= 0.1, got 0');
+  test('dt must be in [1e-6, 0.1]', () => {
+    expectError((s) => (s['dt'] = 0), 'dt', 'expected a number from 0.000001 to 0.1, got 0');
+    expectError((s) => (s['dt'] = 9e-7), 'dt', 'got 9e-7');
     expectError((s) => (s['dt'] = 0.2), 'dt', 'got 0.2');
   });
 
@@ -594,8 +595,9 @@ describe('motors', () => {
   });
 
   test('torques are non-negative and maxTorque >= startTorque', () => {
-    expectError((s) => (s['motors'][0].startTorque = -1), 'motors[0].startTorque', '>= 0');
-    expectError((s) => (s['motors'][0].torqueIncrement = -1), 'motors[0].torqueIncrement', '>= 0');
+    expectError((s) => (s['motors'][0].startTorque = -1), 'motors[0].startTorque', 'expected a number from 0 to 1000000000000, got -1');
+    expectError((s) => (s['motors'][0].torqueIncrement = 2e12), 'motors[0].torqueIncrement', 'expected a number from 0 to 1000000000000, got 2000000000000');
+    expectError((s) => (s['motors'][0].torqueIncrement = -1), 'motors[0].torqueIncrement', 'expected a number from 0 to 1000000000000, got -1');
     expectError((s) => (s['motors'][0].maxTorque = 0.5), 'motors[0].maxTorque', 'expected maxTorque >= startTorque (1), got 0.5');
     expectError((s) => (s['motors'][0] = { body: 'a', targetAngularVelocity: [0, 0, 1] }), 'motors[0].maxTorque', 'a motor needs "maxTorque" and/or "startTorque"');
   });
