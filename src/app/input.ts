@@ -84,10 +84,17 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
   };
   const menu = (e: Event) => e.preventDefault();
 
+  // Keys go to a field the user types in (text, numbers, a slider's arrows,
+  // a list); a checkbox or button keeps the focus after a click, and the
+  // shortcuts must still work there (Space toggled the checkbox and the
+  // simulation ran on).
   const typing = (e: KeyboardEvent) => {
     const t = e.target as HTMLElement | null;
-    return !!t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable);
+    if (!t) return false;
+    if (t.tagName === 'INPUT') return !CLICK_INPUTS.has((t as HTMLInputElement).type);
+    return t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable;
   };
+  const CLICK_INPUTS = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'color']);
   const MOVE_KEYS = new Set(['w', 'a', 's', 'd', 'q', 'e', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright']);
   const keydown = (e: KeyboardEvent) => {
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;

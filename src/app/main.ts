@@ -942,6 +942,10 @@ class App {
         return false;
       }
       name = scene.name;
+      if (/\.obj$/i.test(scene.name)) {
+        // A mesh alone read as JSON said "invalid JSON: expected a value, found "#"".
+        throw new InputError('an .obj file is a mesh: open it together with a scene file (.json) whose shapes name it', scene.name);
+      }
       this.setBusy(`Loading ${scene.name}…`);
       const dropped = droppedFilesReader(files, scene.name);
       // A robot or template the scene names without including its library is looked for among the opened libraries.

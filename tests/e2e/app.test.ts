@@ -249,6 +249,22 @@ describe('the first hour: defaults, numbers, time and state', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('the keyboard shortcuts still work after a click on a panel checkbox (the checkbox keeps the focus)', async () => {
+    await page.goto(`${base}/?scene=tower&height=3&backend=cpu`);
+    await waitForApp(page);
+    await setCheckbox(page, 'wireframe', true);
+    const playing = () => page.evaluate(() => window.stackfield.sim.playing);
+    expect(await playing()).toBe(false);
+    await page.keyboard.press(' ');
+    expect(await playing()).toBe(true);
+    // Space played the simulation, and did not toggle the focused checkbox.
+    expect(await row(page, 'wireframe').locator('input[type=checkbox]').isChecked()).toBe(true);
+    await page.keyboard.press(' ');
+    expect(await playing()).toBe(false);
+    await setCheckbox(page, 'wireframe', false);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('the numbers overlay shows the simulation\'s own numbers', async () => {
     await page.goto(`${base}/?scene=pile&count=5&backend=cpu`);
     await waitForApp(page);
@@ -484,6 +500,34 @@ describe('scene files dropped on the page', () => {
       } finally {
         await other.close();
       }
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+
+  it('a mesh dropped alone, or a scene file that is not UTF-8, is named as such and the scene shown goes on', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      const drop = async (name: string, bytes: number[]) => {
+        const dt = await page.evaluateHandle(
+          ([n, b]) => {
+            const d = new DataTransfer();
+            d.items.add(new File([new Uint8Array(b)], n));
+            return d;
+          },
+          [name, bytes] as const,
+        );
+        await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+        await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
+        return page.locator('#error').textContent();
+      };
+      expect(await drop('tet.obj', [...Buffer.from('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n')])).toContain('tet.obj: an .obj file is a mesh: open it together with a scene file (.json) whose shapes name it');
+      const latin1 = [...Buffer.from('{"format": "stackfield-scene/1", "shapes": {"b": {"type": "box"}},\n "bodies": [{"name": "a'), 0xe9, ...Buffer.from('", "shape": "b"}]}')];
+      expect(await drop('latin1.json', latin1)).toContain('latin1.json: line 2, column 24: the file is not UTF-8 text (byte 0xe9): save it as UTF-8');
+      expect(await page.evaluate(() => document.body.dataset['scene'])).toBe('tower');
       expect(errors).toEqual([]);
     } finally {
       await page.close();
