@@ -139,6 +139,8 @@ class App {
   private libraryPanel!: LibraryPanel;
   private interaction!: Interaction;
   private frames = 0;
+  /** Whether the first scene has loaded: a WebGPU device lost before is one this browser cannot draw with (gpuLost). */
+  private ready = false;
   private fps = 0;
   private fpsT0 = performance.now();
   private lastFrame = performance.now();
@@ -314,6 +316,7 @@ class App {
     requestAnimationFrame(this.frame);
 
     if (url.file && (await this.reopenKeptFiles(url.file))) {
+      this.ready = true;
       document.body.dataset['appReady'] = '1';
       return;
     }
@@ -327,6 +330,7 @@ class App {
       if (notes.length > 0) this.notice(`The link's parameters were adjusted: ${notes.join(' ')}`, 'warn');
       await this.openBuiltin(name, params, true);
     }
+    this.ready = true;
     document.body.dataset['appReady'] = '1';
   }
 
@@ -406,8 +410,15 @@ class App {
     this.softwareNotice = null;
     // What happened and what to do first, in words; the driver's own text (any length, any
     // characters) last, escaped and cut, for a bug report.
+    // Lost before the first scene had loaded (Chromium without its Vulkan
+    // flags on a software adapter loses it on the first frame, every time):
+    // a reload would only fail again, so the notice does not suggest one.
+    const atStart = !this.ready;
+    const said = `The browser said ${quote(info.message.trim().replace(/\.+$/, '') || 'nothing', 160)} (reason ${quote(info.reason, 40)}).`;
     this.notice(
-      `The GPU stopped working (WebGPU device lost), so the app switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again. The browser said ${quote(info.message.trim().replace(/\.+$/, '') || 'nothing', 160)} (reason ${quote(info.reason, 40)}).`,
+      atStart
+        ? `WebGPU could not draw in this browser (its device was lost as drawing began), so the app runs on the CPU backend with the 2D wireframe view. ${said}`
+        : `The GPU stopped working (WebGPU device lost), so the app switched to the CPU backend and the 2D wireframe view; reload the page to try WebGPU again. ${said}`,
       'gpu',
     );
     this.renderer.destroy();
