@@ -2,9 +2,13 @@
  * Self-intersections of a triangle mesh: every pair of triangles whose
  * surfaces cross, with the segment along which they cross, and every pair of
  * coplanar triangles whose interiors overlap (two parts touching face to face).
- * Candidates come from a BVH traversed against itself (boxes that overlap),
- * so the pass costs O(T log T) plus a test per touching pair, mostly the
- * neighbours that share a vertex.
+ * Candidates come from a BVH traversed against itself (boxes that overlap,
+ * boxPairs.ts), so the pass costs O(T log T) plus a test per touching pair,
+ * mostly the neighbours that share a vertex. That is quadratic around a vertex
+ * of many triangles (a hub: a fan-triangulated cap, a polygon face fanned
+ * from a corner), whose triangles are found by their directions from it
+ * instead (hubPairs.ts), which tests every pair that could meet and finds
+ * the same pairs (tests/sdf/hubPairs.test.ts).
  *
  * The test of one pair (A, B), not coplanar:
  *  - signed distances of A's corners to B's plane and of B's to A's, always
@@ -26,6 +30,8 @@
  */
 import type { TriMesh } from '../geometry/mesh.ts';
 import { buildTriangleBvh, type TriangleBvh } from './bvh.ts';
+import { overlappingPairs, type PairVisitor } from './boxPairs.ts';
+import { HUB_DEGREE, hubPairs, Hubs } from './hubPairs.ts';
 
 export interface SelfIntersections {
   /** Crossing pairs, two mesh triangle indices each (lower index first). */
@@ -39,56 +45,27 @@ export interface SelfIntersections {
 /** sin^2 of the angle between two planes below which they count as parallel. */
 const PARALLEL_SIN2 = 1e-18;
 
-export function findSelfIntersections(mesh: TriMesh, bvh: TriangleBvh = buildTriangleBvh(mesh)): SelfIntersections {
+/**
+ * `hubDegree`: more triangles than this around a vertex make it a hub
+ * (HUB_DEGREE; the tests pass Infinity for the plain box traversal, the
+ * reference the hub search must agree with).
+ */
+export function findSelfIntersections(mesh: TriMesh, bvh: TriangleBvh = buildTriangleBvh(mesh), hubDegree = HUB_DEGREE): SelfIntersections {
   const out: SelfIntersections = { pairs: [], segments: [], coplanar: [] };
-  const { bounds, start, count, order } = bvh;
+  const { bounds } = bvh;
   // Box overlap with a little slack, so triangles that touch are tested.
   let ext = 0;
   for (let k = 0; k < 3; k++) ext = Math.max(ext, bounds[3 + k]! - bounds[k]!);
   const slack = 1e-9 * ext;
   const tester = new PairTester(mesh, out, slack);
-  const overlap = (a: number, b: number): boolean => {
-    for (let k = 0; k < 3; k++) {
-      if (bounds[6 * a + k]! > bounds[6 * b + 3 + k]! + slack) return false;
-      if (bounds[6 * b + k]! > bounds[6 * a + 3 + k]! + slack) return false;
-    }
-    return true;
-  };
-  const stack: number[] = [0, 0];
-  while (stack.length > 0) {
-    const b = stack.pop()!;
-    const a = stack.pop()!;
-    const ca = count[a]!, cb = count[b]!;
-    if (a === b) {
-      if (ca > 0) {
-        const s0 = start[a]!;
-        for (let i = s0; i < s0 + ca; i++) for (let j = i + 1; j < s0 + ca; j++) tester.test(order[i]!, order[j]!);
-      } else {
-        const l = start[a]!;
-        stack.push(l, l, l + 1, l + 1, l, l + 1);
-      }
-      continue;
-    }
-    if (!overlap(a, b)) continue;
-    if (ca > 0 && cb > 0) {
-      for (let i = start[a]!; i < start[a]! + ca; i++) {
-        for (let j = start[b]!; j < start[b]! + cb; j++) tester.test(order[i]!, order[j]!);
-      }
-    } else if (ca === 0 && (cb > 0 || boxSize(bounds, a) >= boxSize(bounds, b))) {
-      stack.push(start[a]!, b, start[a]! + 1, b);
-    } else {
-      stack.push(a, start[b]!, a, start[b]! + 1);
-    }
-  }
+  const hubs = new Hubs(mesh, hubDegree);
+  if (hubs.count === 0) overlappingPairs(bvh, bvh, slack, tester);
+  else hubPairs(mesh, hubs, bvh, tester.boxes, slack, tester);
   return out;
 }
 
-function boxSize(b: Float64Array, n: number): number {
-  return b[6 * n + 3]! - b[6 * n]! + b[6 * n + 4]! - b[6 * n + 1]! + b[6 * n + 5]! - b[6 * n + 2]!;
-}
-
 /** One pair test, with scratch space reused across pairs. */
-class PairTester {
+class PairTester implements PairVisitor {
   private readonly p: Float64Array;
   private readonly idx: Uint32Array;
   /** Per triangle: unnormalised normal (3) and its length. */
@@ -97,7 +74,7 @@ class PairTester {
   private readonly db = new Float64Array(3);
   private readonly pts = new Float64Array(12);
   /** Per triangle: its box (min xyz, max xyz). */
-  private readonly boxes: Float64Array;
+  readonly boxes: Float64Array;
 
   constructor(mesh: TriMesh, private readonly out: SelfIntersections, private readonly slack: number) {
     this.p = mesh.positions;
@@ -122,7 +99,7 @@ class PairTester {
     }
   }
 
-  test(ta: number, tb: number): void {
+  visit(ta: number, tb: number): void {
     const idx = this.idx, box = this.boxes;
     // Triangle boxes first: most pairs of two overlapping leaves do not touch at all.
     for (let k = 0; k < 3; k++) {

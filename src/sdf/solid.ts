@@ -119,7 +119,10 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
 
   // Patches: the uncut triangles, connected across shared edges (found through
   // each vertex's list of triangles, typed arrays only: a million triangles
-  // would spend seconds in a Map of edges).
+  // would spend seconds in a Map of edges). An edge's neighbours are looked
+  // for around its end with fewer triangles: from the corner a cap of 20 000
+  // triangles is fanned from, its 20 000 edges each scanned all 20 000 (2.9 s
+  // for a fan-capped cylinder of 80 000 triangles; 0.01 s from the other end).
   const sets = new DisjointSets(nt);
   const find = (t: number): number => sets.find(t);
   const nv = p.length / 3;
@@ -132,7 +135,12 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
   for (let t = 0; t < nt; t++) {
     if (cuts.has(t)) continue;
     for (let k = 0; k < 3; k++) {
-      const a = idx[3 * t + k]!, b = idx[3 * t + (k === 2 ? 0 : k + 1)]!;
+      let a = idx[3 * t + k]!, b = idx[3 * t + (k === 2 ? 0 : k + 1)]!;
+      if (first[a + 1]! - first[a]! > first[b + 1]! - first[b]!) {
+        const c = a;
+        a = b;
+        b = c;
+      }
       for (let i = first[a]!; i < first[a + 1]!; i++) {
         const u = around[i]!;
         if (u <= t || cuts.has(u)) continue;
