@@ -154,21 +154,53 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
 }
 
 /**
- * The springs of the semi-implicit substep, as impulses on the velocities:
- * first every spring's Hooke impulse h k (L - L0) u at the substep's
- * positions (together, the velocity half of symplectic Euler; their order
- * does not matter), then every damper as an exact velocity update, one
- * spring after another. Alone, a damper makes the ends' closing speed
- * w = (v_a - v_b) . u decay as dw/dt = -c (1/m_a + 1/m_b) w, so over h it
- * becomes w exp(-c (1/m_a + 1/m_b) h); the impulse along u that does this
- * keeps momentum and angular momentum and only removes kinetic energy,
- * whatever h is. As forces, the dampers would bound the substep by
- * h c / m < 2 (system.ts) and make stiff damping expensive; applied this way
- * they bound nothing.
+ * The velocity half of the semi-implicit substep: the springs as impulses
+ * and the forces f (gravity and volume at the substep's positions, from
+ * externalForces; none when null), in this order:
+ *
+ * 1. every damper as an exact velocity update, one spring after another.
+ *    Alone, a damper makes the ends' closing speed w = (v_a - v_b) . u decay
+ *    as dw/dt = -c (1/m_a + 1/m_b) w, so over h it becomes
+ *    w exp(-c (1/m_a + 1/m_b) h); the impulse along u that does this keeps
+ *    momentum and angular momentum and only removes kinetic energy, whatever
+ *    h is. As forces, the dampers would bound the substep by h c / m < 2
+ *    (system.ts) and make stiff damping expensive. The sweep is symmetric:
+ *    every damper over h / 2 forward through the springs, then over h / 2
+ *    backward;
+ * 2. every spring's Hooke impulse h k (L - L0) u at the substep's positions
+ *    (together, the velocity half of symplectic Euler; their order does not
+ *    matter) and h f / m;
+ * 3. the stiff springs that are stretched (stretch prevention, below).
+ *
+ * Why symmetric. Each exact damper is a symmetric contraction of the
+ * velocities (in the mass inner product), and so is a forward sweep followed
+ * by its mirror, and with that the substep is stable at any damping
+ * (system.ts). A forward sweep alone is a contraction that is not
+ * symmetric, and nothing bounds the substep's eigenvalues then: swept one
+ * way after the Hooke impulses, the 27-particle lattice of a 0.5 m cube at
+ * damping 10 (5 substeps of 1/300 s) grew by a factor of 1.062 per substep,
+ * the largest eigenvalue of the linearised substep (1.045 at damping 3; 1 up
+ * to about 1.5): squashed to 80 % of its height in free space, its 1 kJ of
+ * spring energy became 57 kJ in 10 steps. (Swept one way but first, the
+ * lattices tried held, but products of such updates along random directions
+ * reached eigenvalues of 1.36 at h omega = 1.4.)
+ *
+ * Why first. On the velocities the last substep's collisions and pins left,
+ * before gravity and the Hooke impulses. After the Hooke impulses (and
+ * before the collisions), a stiff damper shared a particle's velocity into
+ * the ground with its neighbours before the ground stopped it, so the
+ * ground took back the springs' push on the neighbours too: a column on the
+ * ground sank at 2 g h whatever its springs, storing energy no force had put
+ * in (the cube dropped 3 m at damping 10 to 1e6: 3.7 kJ to 6.4-7.2 kJ while it
+ * crushed; now it rests at 99.6 % of its volume, as at damping 0.1). After
+ * gravity, dampers carry part of a static load: gravity's h g on the
+ * particles beside a pinned one is a closing speed (a hanging cube at
+ * damping 0.5 passed 97.6 % of its weight to its pins). First, at rest, they
+ * see no velocity and carry nothing.
  *
  * Stretch prevention: a spring with stretch coefficients (k_s, c_s) that is
- * longer than its rest length (e = L - L0 > 0) at the substep's start skips
- * the Hooke pass and, in the second pass, in place of its damper, takes the
+ * longer than its rest length (e = L - L0 > 0) at the substep's start has
+ * neither damper nor Hooke impulse in 1 and 2; in 3 it takes the
  * backward-Euler step of the spring and damper alone: with
  * beta = 1/m_a + 1/m_b, the change of its closing speed is
  *   dw = -beta h (k_s (e + h (w + dw)) + c_s (w + dw)),
@@ -182,15 +214,17 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
  * would overshoot together. The impulse is kept (springStretchImpulse) for
  * the pins (system.ts).
  *
- * Speed (the solver's hot loop, about 23 ns per spring for both passes on
- * the 2-core VM this was measured on): the Hooke pass writes straight into
- * the velocities and keeps only 1 / L per spring (negated for a stiff
- * stretched spring, which tells the second pass); the damper pass rebuilds u
- * from the positions, which have not moved (no force array, no stored
- * directions). One fused pass (each spring's damper right after its Hooke
- * impulse) was no faster and wrong at rest: a damper then sees the
- * half-updated velocities of the sweep and carries part of a static load (a
- * pinned cube passed 100.8 % of its weight to its pins). The same loops
+ * Speed (the solver's hot loop): two passes over the springs. The forward
+ * sweep keeps 1 / L per spring (negated for a stiff stretched spring); the
+ * backward sweep rebuilds u from the positions, which have not moved, and
+ * gathers each spring's Hooke impulse in springKick, which reaches the
+ * velocities after the sweep, so no damper sees a Hooke impulse. (Applied
+ * to the velocities at once, a damper later in the sweep sees the Hooke
+ * impulses of the springs before it and carries part of a static load: a
+ * pinned cube passed 100.8 % of its weight to its pins.) The second damper
+ * sweep costs: a whole substep of the 512-particle bench cube took 16.5 ns
+ * per spring against 12 with one sweep after the Hooke impulses (the two
+ * run alternately in one process, best of 15). The same loops
  * over module-level constant arrays ran 1.6 times faster (V8 folds the
  * arrays in), and so does a closure over the arrays whose code was compiled
  * for that closure alone: the plain passes are such a closure, compiled
@@ -199,50 +233,72 @@ export function hookeForceOn(sys: SoftStore, s: number, i: number, out: Float64A
  * ms, the same numbers to the bit. A closure compiled once and made for many
  * stores (or arguments) does not get there.
  */
-export function springImpulses(sys: SoftStore, h: number): void {
-  const count = sys.springCount;
+export function springImpulses(sys: SoftStore, h: number, f: Float64Array | null = null): void {
+  const count = sys.springCount, n = sys.particleCount;
   if (sys.springInvLength.length !== count) sys.springInvLength = new Float64Array(count);
   if (sys.springStretchImpulse.length !== count) sys.springStretchImpulse = new Float64Array(count);
-  const factor = damperFactors(sys, h);
+  if (sys.springKick.length !== 3 * n) sys.springKick = new Float64Array(3 * n);
+  const factor = damperFactors(sys, h / 2);
   // Body by body (bodies share no particles, so this is the same as all springs at once): a body
   // without stretch prevention runs the plain passes, which do not pay for its test.
+  let stiff = false;
   for (const body of sys.bodies) {
     const from = body.springStart, to = from + body.springCount;
-    if (body.stretchStiffness > 0) stretchSpringImpulses(sys, h, factor, from, to);
-    else plainSpringImpulses(sys, h, factor, from, to);
+    if (body.stretchStiffness > 0) {
+      stretchSpringPasses(sys, h, factor, from, to);
+      stiff = true;
+    } else {
+      plainPasses(sys, factor)(h, from, to);
+    }
+  }
+  const v = sys.vel, kick = sys.springKick, w = sys.invMass;
+  for (let i = 0; i < n; i++) {
+    const hw = f === null ? 0 : h * w[i]!;
+    for (let c = 3 * i; c < 3 * i + 3; c++) {
+      v[c] += kick[c]! + (f === null ? 0 : hw * f[c]!);
+      kick[c] = 0;
+    }
+  }
+  if (!stiff) return;
+  for (const body of sys.bodies) {
+    if (body.stretchStiffness > 0) stiffSpringImpulses(sys, h, body.springStart, body.springStart + body.springCount);
   }
 }
 
-/** springImpulses for the springs [from, to) of a body without stretch prevention. */
-function plainSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+/** The plain spring passes bound to the store's arrays (plainSpringPasses), made again when one of them is replaced. */
+function plainPasses(sys: SoftStore, factor: Float64Array): PlainSpringRun {
   let pass = sys.springPass;
   if (!pass || pass.A !== sys.springA || pass.B !== sys.springB || pass.L0 !== sys.springRest || pass.K !== sys.springK ||
-    pass.w !== sys.invMass || pass.x !== sys.pos || pass.v !== sys.vel || pass.inv !== sys.springInvLength || pass.factor !== factor) {
+    pass.w !== sys.invMass || pass.x !== sys.pos || pass.v !== sys.vel || pass.kick !== sys.springKick ||
+    pass.inv !== sys.springInvLength || pass.factor !== factor) {
     pass = {
       A: sys.springA, B: sys.springB, L0: sys.springRest, K: sys.springK, w: sys.invMass, x: sys.pos, v: sys.vel,
-      inv: sys.springInvLength, factor,
-      run: freshPlainPasses()(sys.springA, sys.springB, sys.springRest, sys.springK, sys.invMass, sys.pos, sys.vel, sys.springInvLength, factor),
+      kick: sys.springKick, inv: sys.springInvLength, factor,
+      run: freshPlainPasses()(sys.springA, sys.springB, sys.springRest, sys.springK, sys.invMass, sys.pos, sys.vel,
+        sys.springKick, sys.springInvLength, factor),
     };
     sys.springPass = pass;
   }
-  pass.run(h, from, to);
+  return pass.run;
 }
 
 /** The plain spring passes over [from, to), bound to a store's arrays (plainSpringPasses). */
 type PlainSpringRun = (h: number, from: number, to: number) => void;
 
 /**
- * The two passes of springImpulses for springs without stretch prevention,
- * as a closure over the store's arrays. It refers to nothing outside itself
- * but Math: freshPlainPasses compiles a copy of it per store from its own
- * source. A copy of its own, made once and bound to one store's arrays, is
- * code V8 specialises on those arrays (they become constants of the
- * compiled loop): about 10 ns a spring for both passes against 17-19 with
- * the arrays as arguments (the soft-pegs lattice of 101 440 springs), the
- * arithmetic the same to the bit.
+ * The two passes of springImpulses for springs without stretch prevention
+ * (the dampers forward; the dampers backward, gathering the Hooke impulses
+ * in `kick`), as a closure over the store's arrays. It refers to nothing
+ * outside itself but Math: freshPlainPasses compiles a copy of it per store
+ * from its own source. A copy of its own, made once and bound to one
+ * store's arrays, is code V8 specialises on those arrays (they become
+ * constants of the compiled loop): 1.7-1.9 times as fast as with the arrays
+ * as arguments (the soft-pegs lattice of 101 440 springs, measured with the
+ * one-way damper sweep: 10 against 17-19 ns a spring), the arithmetic the
+ * same to the bit.
  */
 function plainSpringPasses(A: Uint32Array, B: Uint32Array, L0: Float64Array, K: Float64Array, w: Float64Array,
-  x: Float64Array, v: Float64Array, inv: Float64Array, factor: Float64Array): PlainSpringRun {
+  x: Float64Array, v: Float64Array, kick: Float64Array, inv: Float64Array, factor: Float64Array): PlainSpringRun {
   return (h: number, from: number, to: number): void => {
     for (let s = from; s < to; s++) {
       const ia = A[s]!, ib = B[s]!;
@@ -252,24 +308,10 @@ function plainSpringPasses(A: Uint32Array, B: Uint32Array, L0: Float64Array, K: 
       // Coincident ends give the spring no direction to act along: it sits out this substep.
       const il = len === 0 ? 0 : 1 / len;
       inv[s] = il;
-      // Impulse -h k (L - L0) u on a, the opposite on b; (L - L0) u = (L - L0) / L d.
-      const m = h * K[s]! * (len - L0[s]!) * il;
-      const ma = m * w[ia]!, mb = m * w[ib]!;
-      v[a] -= ma * dx;
-      v[a + 1] -= ma * dy;
-      v[a + 2] -= ma * dz;
-      v[b] += mb * dx;
-      v[b + 1] += mb * dy;
-      v[b + 2] += mb * dz;
-    }
-    for (let s = from; s < to; s++) {
       const k = factor[s]!;
       if (k === 0) continue;
-      const ia = A[s]!, ib = B[s]!;
-      const a = 3 * ia, b = 3 * ib;
-      const il = inv[s]!;
-      const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
-      // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h).
+      const ux = dx * il, uy = dy * il, uz = dz * il;
+      // The impulse (per unit beta) that takes the closing speed from w to w exp(-c beta h / 2).
       const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
       const ja = j * w[ia]!, jb = j * w[ib]!;
       v[a] += ja * ux;
@@ -278,6 +320,33 @@ function plainSpringPasses(A: Uint32Array, B: Uint32Array, L0: Float64Array, K: 
       v[b] -= jb * ux;
       v[b + 1] -= jb * uy;
       v[b + 2] -= jb * uz;
+    }
+    for (let s = to - 1; s >= from; s--) {
+      const ia = A[s]!, ib = B[s]!;
+      const a = 3 * ia, b = 3 * ib;
+      const il = inv[s]!;
+      const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+      const k = factor[s]!;
+      if (k !== 0) {
+        const ux = dx * il, uy = dy * il, uz = dz * il;
+        const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
+        const ja = j * w[ia]!, jb = j * w[ib]!;
+        v[a] += ja * ux;
+        v[a + 1] += ja * uy;
+        v[a + 2] += ja * uz;
+        v[b] -= jb * ux;
+        v[b + 1] -= jb * uy;
+        v[b + 2] -= jb * uz;
+      }
+      // Impulse -h k (L - L0) u on a, the opposite on b; (L - L0) u = (1 - L0 / L) d (0 for coincident ends).
+      const m = il === 0 ? 0 : h * K[s]! * (1 - L0[s]! * il);
+      const ma = m * w[ia]!, mb = m * w[ib]!;
+      kick[a] -= ma * dx;
+      kick[a + 1] -= ma * dy;
+      kick[a + 2] -= ma * dz;
+      kick[b] += mb * dx;
+      kick[b + 1] += mb * dy;
+      kick[b + 2] += mb * dz;
     }
   };
 }
@@ -327,68 +396,91 @@ function compiledCopy(): typeof plainSpringPasses | null {
 function sameNumbers(copy: typeof plainSpringPasses): boolean {
   const run = (f: typeof plainSpringPasses): Float64Array | null => {
     const v = new Float64Array([0.1, -0.2, 0.3, 0, 0.5, 0, -0.4, 0, 0.2]);
+    const kick = new Float64Array(9);
     try {
       f(new Uint32Array([0, 1]), new Uint32Array([1, 2]), new Float64Array([1, 0.7]), new Float64Array([50, 80]),
-        new Float64Array([1, 0.5, 2]), new Float64Array([0, 0, 0, 1.2, 0.1, 0, 1.3, 0.9, 0.2]), v, new Float64Array(2),
+        new Float64Array([1, 0.5, 2]), new Float64Array([0, 0, 0, 1.2, 0.1, 0, 1.3, 0.9, 0.2]), v, kick, new Float64Array(2),
         new Float64Array([0.01, 0.02]))(0.001, 0, 2);
     } catch {
       return null;
     }
-    return v;
+    return Float64Array.of(...v, ...kick);
   };
   const a = run(plainSpringPasses), b = run(copy);
   return a !== null && b !== null && a.every((x, i) => Object.is(x, b[i]));
 }
 
-/** springImpulses for the springs [from, to) of a body with stretch prevention (comment above). */
-function stretchSpringImpulses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
-  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, w = sys.invMass;
+/**
+ * springImpulses' two passes over the springs [from, to) of a body with
+ * stretch prevention: as plainSpringPasses, leaving out the stiff springs
+ * that are stretched (1 / L negated marks them for stiffSpringImpulses).
+ */
+function stretchSpringPasses(sys: SoftStore, h: number, factor: Float64Array, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, K = sys.springK, KS = sys.springStretchK, w = sys.invMass;
+  const x = sys.pos, v = sys.vel, kick = sys.springKick;
+  const inv = sys.springInvLength;
+  for (let s = from; s < to; s++) {
+    const a = 3 * A[s]!, b = 3 * B[s]!;
+    const len = Math.sqrt((x[a]! - x[b]!) ** 2 + (x[a + 1]! - x[b + 1]!) ** 2 + (x[a + 2]! - x[b + 2]!) ** 2);
+    const il = len === 0 ? 0 : 1 / len;
+    const stiff = len > L0[s]! && KS[s]! > 0;
+    inv[s] = stiff ? -il : il;
+    if (!stiff) dampSpring(A, B, w, x, v, s, il, factor[s]!);
+  }
+  for (let s = to - 1; s >= from; s--) {
+    const il = inv[s]!;
+    if (il < 0) continue;
+    dampSpring(A, B, w, x, v, s, il, factor[s]!);
+    if (il === 0) continue;
+    const ia = A[s]!, ib = B[s]!;
+    const a = 3 * ia, b = 3 * ib;
+    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
+    const m = h * K[s]! * (1 - L0[s]! * il);
+    const ma = m * w[ia]!, mb = m * w[ib]!;
+    kick[a] -= ma * dx;
+    kick[a + 1] -= ma * dy;
+    kick[a + 2] -= ma * dz;
+    kick[b] += mb * dx;
+    kick[b + 1] += mb * dy;
+    kick[b + 2] += mb * dz;
+  }
+}
+
+/** Spring s's damper as the exact decay its factor k = expm1(-c beta h') / beta gives over h' (springImpulses); il = 1 / L. */
+function dampSpring(A: Uint32Array, B: Uint32Array, w: Float64Array, x: Float64Array, v: Float64Array, s: number, il: number, k: number): void {
+  if (k === 0) return;
+  const ia = A[s]!, ib = B[s]!;
+  const a = 3 * ia, b = 3 * ib;
+  const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
+  const j = ((v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz) * k;
+  const ja = j * w[ia]!, jb = j * w[ib]!;
+  v[a] += ja * ux;
+  v[a + 1] += ja * uy;
+  v[a + 2] += ja * uz;
+  v[b] -= jb * ux;
+  v[b + 1] -= jb * uy;
+  v[b + 2] -= jb * uz;
+}
+
+/** springImpulses' part 3 for the springs [from, to): the backward-Euler step of each stiff stretched one. */
+function stiffSpringImpulses(sys: SoftStore, h: number, from: number, to: number): void {
+  const A = sys.springA, B = sys.springB, L0 = sys.springRest, w = sys.invMass;
   const KS = sys.springStretchK, CS = sys.springStretchC;
   const x = sys.pos, v = sys.vel;
   const inv = sys.springInvLength;
   const stretchImpulse = sys.springStretchImpulse;
   for (let s = from; s < to; s++) {
+    if (!(inv[s]! < 0)) continue;
+    const il = -inv[s]!;
     const ia = A[s]!, ib = B[s]!;
     const a = 3 * ia, b = 3 * ib;
-    const dx = x[a]! - x[b]!, dy = x[a + 1]! - x[b + 1]!, dz = x[a + 2]! - x[b + 2]!;
-    const len = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const il = len === 0 ? 0 : 1 / len;
-    const e = len - L0[s]!;
-    if (e > 0 && KS[s]! > 0) {
-      // Stiff while stretched: the second pass steps it implicitly.
-      inv[s] = -il;
-      continue;
-    }
-    inv[s] = il;
-    const m = h * K[s]! * e * il;
-    const ma = m * w[ia]!, mb = m * w[ib]!;
-    v[a] -= ma * dx;
-    v[a + 1] -= ma * dy;
-    v[a + 2] -= ma * dz;
-    v[b] += mb * dx;
-    v[b + 1] += mb * dy;
-    v[b + 2] += mb * dz;
-  }
-  for (let s = from; s < to; s++) {
-    let il = inv[s]!;
-    const stiff = il < 0;
-    const k = factor[s]!;
-    if (!stiff && k === 0) continue;
-    const ia = A[s]!, ib = B[s]!;
-    const a = 3 * ia, b = 3 * ib;
-    if (stiff) il = -il;
     const ux = (x[a]! - x[b]!) * il, uy = (x[a + 1]! - x[b + 1]!) * il, uz = (x[a + 2]! - x[b + 2]!) * il;
     const closing = (v[a]! - v[b]!) * ux + (v[a + 1]! - v[b + 1]!) * uy + (v[a + 2]! - v[b + 2]!) * uz;
-    let j: number;
-    if (stiff) {
-      const beta = w[ia]! + w[ib]!;
-      const ks = KS[s]!, cs = CS[s]!;
-      // dw / beta (comment above); 0 when both ends are pinned.
-      j = beta === 0 ? 0 : (-h * (ks * (1 / il - L0[s]! + h * closing) + cs * closing)) / (1 + beta * h * (h * ks + cs));
-      stretchImpulse[s] = j;
-    } else {
-      j = closing * k;
-    }
+    const beta = w[ia]! + w[ib]!;
+    const ks = KS[s]!, cs = CS[s]!;
+    // dw / beta (comment above); 0 when both ends are pinned.
+    const j = beta === 0 ? 0 : (-h * (ks * (1 / il - L0[s]! + h * closing) + cs * closing)) / (1 + beta * h * (h * ks + cs));
+    stretchImpulse[s] = j;
     const ja = j * w[ia]!, jb = j * w[ib]!;
     v[a] += ja * ux;
     v[a + 1] += ja * uy;

@@ -9,14 +9,14 @@
  *  rk2           the midpoint method: two force evaluations per substep.
  *  rk4           classic fourth-order Runge-Kutta: four evaluations, what the
  *                seed moved to for very stiff springs.
- *  semiImplicit  semi-implicit (symplectic) Euler: v += h a(t) (gravity and
- *                volume, then each spring's Hooke impulse followed by its
- *                damper as an exact velocity update; forces.ts,
- *                springImpulses), then x += h v(t + h). One evaluation,
- *                no energy drift for oscillations, and a stability limit
- *                known in closed form that damping does not tighten
- *                (system.ts picks enough substeps to stay inside it). The
- *                default.
+ *  semiImplicit  semi-implicit (symplectic) Euler with exact dampers: the
+ *                dampers as exact velocity updates, then v += h a(t)
+ *                (gravity, volume and the springs' Hooke impulses;
+ *                forces.ts, springImpulses), then x += h v(t + h). One
+ *                evaluation, no energy drift for oscillations, and a
+ *                stability limit known in closed form that holds at any
+ *                damping (system.ts picks enough substeps to stay inside
+ *                it). The default.
  *
  * Pinned particles have inverse mass 0, so no force moves them; the pins set
  * their positions after the substep.
@@ -57,15 +57,9 @@ export function integrateSubstep(sys: SoftStore, kind: SoftIntegrator, h: number
   s.ensure(3 * n, kind === 'rk2' || kind === 'rk4');
   const f = s.f;
   if (kind === 'semiImplicit') {
-    // f: gravity and volume only (the springs act as impulses).
+    // f: gravity and volume only (the springs act as impulses); springImpulses applies it after the dampers.
     externalForces(sys, x, f);
-    for (let i = 0; i < n; i++) {
-      const hw = h * w[i]!;
-      v[3 * i] += hw * f[3 * i]!;
-      v[3 * i + 1] += hw * f[3 * i + 1]!;
-      v[3 * i + 2] += hw * f[3 * i + 2]!;
-    }
-    springImpulses(sys, h);
+    springImpulses(sys, h, f);
     for (let c = 0; c < 3 * n; c++) x[c] += h * v[c]!;
     return;
   }

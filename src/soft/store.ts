@@ -79,19 +79,21 @@ export class SoftStore {
   springStretchImpulse = new Float64Array(0);
   /** 1 / length of each spring at the current substep's positions (scratch of forces.ts, springImpulses). */
   springInvLength = new Float64Array(0);
+  /** The velocity change the Hooke impulses of the current substep give each particle, 3 per particle (scratch of forces.ts, springImpulses). */
+  springKick = new Float64Array(0);
 
   bodies: SoftBody[] = [];
   /** Bumped whenever masses or pins change, so caches derived from invMass know to refresh. */
   massVersion = 0;
-  /** Per-spring exact-damper factors for one substep length (forces.ts, springImpulses). */
+  /** Per-spring exact-damper factors for one length of time h, half a substep (forces.ts, springImpulses). */
   damperCache: { h: number; version: number; factor: Float64Array } = { h: NaN, version: -1, factor: new Float64Array(0) };
   /**
-   * forces.ts plainSpringImpulses: its passes compiled for this store's
+   * forces.ts plainPasses: the plain spring passes compiled for this store's
    * arrays, with the arrays they were made for (made again when one is replaced).
    */
   springPass: {
     A: Uint32Array; B: Uint32Array; L0: Float64Array; K: Float64Array; w: Float64Array; x: Float64Array; v: Float64Array;
-    inv: Float64Array; factor: Float64Array; run: (h: number, from: number, to: number) => void;
+    kick: Float64Array; inv: Float64Array; factor: Float64Array; run: (h: number, from: number, to: number) => void;
   } | null = null;
   gravity: Vec3 = [0, -9.81, 0];
 }

@@ -19,17 +19,27 @@
  *
  * Stability of semi-implicit Euler. For one oscillator x'' = -omega^2 x, a
  * substep maps (x, v) by a matrix with determinant 1 and trace
- * 2 - h^2 omega^2, stable iff h omega < 2; the exact dampers
- * (forces.ts, springImpulses) multiply the velocity by e = exp(-gamma h) <= 1, which
- * makes the determinant e and the condition h^2 omega^2 < 2 (1 + e) / e, never
- * tighter. For the whole net, M^-1/2 K M^-1/2 is a sum of rank-one spring
+ * 2 - h^2 omega^2, stable iff h omega < 2. The exact dampers act first
+ * (forces.ts, springImpulses) and multiply the velocity by
+ * e = exp(-gamma h) <= 1: determinant e, trace 1 + e - h^2 omega^2, stable iff
+ * h^2 omega^2 < 2 (1 + e), so h omega < sqrt 2 is stable at any damping. For
+ * the net (W = M^-1 K, G the dampers' map of the velocities): an eigenvalue
+ * lambda of the substep, with x its eigenvector's positions, solves
+ * lambda^2 - (1 + g - h^2 w) lambda + g = 0 with w = x* W x / x* x in
+ * [0, omega^2] and g = x* G x / x* x (mass inner product). The dampers'
+ * symmetric sweep makes G symmetric with eigenvalues in [0, 1], so g is in
+ * [0, 1] and both roots lie in the unit circle when h^2 w <= 2 (1 + g):
+ * again h omega <= sqrt 2 at any damping. (A forward sweep alone makes G
+ * unsymmetric, g complex, and the bound is lost: forces.ts.) Next,
+ * M^-1/2 K M^-1/2 is a sum of rank-one spring
  * terms k_s g_s g_s^T with (g_s . y)^2 <= 2 (|y_a|^2 / m_a + |y_b|^2 / m_b),
  * so omega^2 <= 2 max_i sum_{springs at i} k_s / m_i; volume preservation adds
  * at most K / V0 sum_i |dV/dx_i|^2 / m_i (its rank-one term), perimeter
  * preservation k_P sum_i |dP/dx_i|^2 / m_i per outline (forces.ts). Stretch
  * prevention's stiffer coefficients add nothing: the substep steps them
  * implicitly (forces.ts, springImpulses). The substep is
- * h = 2 s / omega with the safety factor s = STABILITY_SAFETY. The bound is
+ * h = 2 s / omega with the safety factor s = STABILITY_SAFETY, so
+ * h omega = 1.4 with this bound on omega, inside sqrt 2. The bound is
  * 1.7 to 1.9 times the true highest frequency of lattice bodies (measured by
  * power iteration), and that margin is needed: with the true value and the
  * same s, a soft ball dropped 0.7 m blew up on impact, where compressed
@@ -47,7 +57,7 @@ import type { SoftCollider } from './collide.ts';
 import { SPRING_WEIGHT, particleCount, springCount, type SoftModel, type SpringKind } from './model.ts';
 import { addVolumeGradient, enclosedVolume, skinPositions, type SkinnedSurface } from './skin.ts';
 
-/** Fraction of the stability limit the automatic substep count aims for. */
+/** Fraction of the undamped stability limit h omega = 2 the automatic substep count aims for; 2 x 0.7 = 1.4 is also inside the limit sqrt 2 of any damping (file comment). */
 export const STABILITY_SAFETY = 0.7;
 
 export type { SoftBody, SoftSolverSettings };
