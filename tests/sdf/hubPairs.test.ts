@@ -8,6 +8,7 @@
  * benchmark's business, not a test's.
  */
 import { describe, expect, it } from 'vitest';
+import { joinMeshes } from './meshes.ts';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
 import { parseObjWithWarnings } from '../../src/geometry/obj.ts';
 import { buildSamples, sampleCount } from '../../src/geometry/samples.ts';
@@ -119,16 +120,6 @@ function moved(m: TriMesh, f: (x: number, y: number, z: number) => [number, numb
   return { positions: p, indices: m.indices };
 }
 
-function join(...ms: TriMesh[]): TriMesh {
-  const pos: number[] = [], idx: number[] = [];
-  let off = 0;
-  for (const m of ms) {
-    pos.push(...m.positions);
-    idx.push(...Array.from(m.indices, (v) => v + off));
-    off += m.positions.length / 3;
-  }
-  return { positions: Float64Array.from(pos), indices: Uint32Array.from(idx) };
-}
 
 /** A hub with d triangles whose far corners wander and skip ahead (so they fold through each other), and loose triangles through them. */
 function crumpledHub(d: number, loose: number, rnd = random(11)): TriMesh {
@@ -171,12 +162,12 @@ describe('the self-intersection search around hubs', () => {
   const cases: [string, TriMesh, number, number][] = [
     // name, mesh, least crossing pairs, least coplanar pairs (so that nothing found cannot pass)
     ['a hub of 200 folding triangles with 150 loose triangles through it', crumpledHub(200, 150), 1000, 0],
-    ['two rim-fanned cylinders of 300 segments, one tilted through the other', join(fanCylinder(300, false), moved(fanCylinder(300, false), tilt)), 1000, 0],
-    ['two centre-fanned cylinders, one tilted through the other', join(fanCylinder(300, true), moved(fanCylinder(300, true), tilt)), 1000, 0],
-    ['two coincident copies of a rim-fanned cylinder (caps touching face to face)', join(fanCylinder(300, false), fanCylinder(300, false)), 1000, 1000],
-    ['a rim-fanned cylinder turned by a radian about its axis into a copy of itself', join(fanCylinder(150, false), moved(fanCylinder(150, false), (x, y, z) => [x * Math.cos(1) - y * Math.sin(1), x * Math.sin(1) + y * Math.cos(1), z])), 1000, 1000],
-    ['a cube through the rim hub of a fanned cylinder', join(fanCylinder(300, false), moved(boxMesh([0.3, 0.3, 0.3]), (x, y, z) => [x + 1, y, z])), 100, 0],
-    ['a cube with a face on the centre hub of a fanned cylinder', join(fanCylinder(300, true), moved(boxMesh([0.3, 0.3, 0.3]), (x, y, z) => [x + 0.15, y, z - 0.15])), 0, 100],
+    ['two rim-fanned cylinders of 300 segments, one tilted through the other', joinMeshes(fanCylinder(300, false), moved(fanCylinder(300, false), tilt)), 1000, 0],
+    ['two centre-fanned cylinders, one tilted through the other', joinMeshes(fanCylinder(300, true), moved(fanCylinder(300, true), tilt)), 1000, 0],
+    ['two coincident copies of a rim-fanned cylinder (caps touching face to face)', joinMeshes(fanCylinder(300, false), fanCylinder(300, false)), 1000, 1000],
+    ['a rim-fanned cylinder turned by a radian about its axis into a copy of itself', joinMeshes(fanCylinder(150, false), moved(fanCylinder(150, false), (x, y, z) => [x * Math.cos(1) - y * Math.sin(1), x * Math.sin(1) + y * Math.cos(1), z])), 1000, 1000],
+    ['a cube through the rim hub of a fanned cylinder', joinMeshes(fanCylinder(300, false), moved(boxMesh([0.3, 0.3, 0.3]), (x, y, z) => [x + 1, y, z])), 100, 0],
+    ['a cube with a face on the centre hub of a fanned cylinder', joinMeshes(fanCylinder(300, true), moved(boxMesh([0.3, 0.3, 0.3]), (x, y, z) => [x + 0.15, y, z - 0.15])), 0, 100],
     ['a rim-fanned cylinder with its corners moved by up to 0.1 (folded caps)', fanCylinder(150, false, 0.1), 100, 0],
   ];
   for (const [name, mesh, minPairs, minCoplanar] of cases) {

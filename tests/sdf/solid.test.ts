@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { joinMeshes } from './meshes.ts';
 import { translatedMesh, type TriMesh, type Vec3 } from '../../src/geometry/mesh.ts';
 import { parseObj } from '../../src/geometry/obj.ts';
 import { boxMesh, sphereMesh, torusMesh } from '../../src/geometry/shapes.ts';
@@ -16,17 +17,6 @@ import { analyseSolid, bakeSolid } from '../../src/sdf/solid.ts';
 import { WindingQuery } from '../../src/sdf/winding.ts';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
 
-function join(...ms: TriMesh[]): TriMesh {
-  const pos: number[] = [];
-  const idx: number[] = [];
-  let off = 0;
-  for (const m of ms) {
-    pos.push(...m.positions);
-    idx.push(...Array.from(m.indices, (v) => v + off));
-    off += m.positions.length / 3;
-  }
-  return { positions: Float64Array.from(pos), indices: Uint32Array.from(idx) };
-}
 
 function inverted(m: TriMesh): TriMesh {
   const idx = new Uint32Array(m.indices.length);
@@ -96,7 +86,7 @@ describe('self-intersection detection (BVH triangle-triangle pass)', () => {
   });
 
   it('finds the crossing pairs of two overlapping cubes, with segments on both surfaces', () => {
-    const m = join(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]));
+    const m = joinMeshes(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]));
     const hits = findSelfIntersections(m);
     expect(hits.pairs.length).toBeGreaterThan(0);
     for (let i = 0; i < hits.pairs.length; i += 2) {
@@ -113,8 +103,8 @@ describe('self-intersection detection (BVH triangle-triangle pass)', () => {
   });
 
   it('does not count parts that only touch along an edge or at a corner as crossing', () => {
-    const edge = join(cubeAt([0, 0, 0]), cubeAt([1, 1, 0]));
-    const corner = join(cubeAt([0, 0, 0]), cubeAt([1, 1, 1]));
+    const edge = joinMeshes(cubeAt([0, 0, 0]), cubeAt([1, 1, 0]));
+    const corner = joinMeshes(cubeAt([0, 0, 0]), cubeAt([1, 1, 1]));
     expect(findSelfIntersections(edge).pairs).toEqual([]);
     expect(findSelfIntersections(corner).pairs).toEqual([]);
   });
@@ -122,7 +112,7 @@ describe('self-intersection detection (BVH triangle-triangle pass)', () => {
 
 describe('mass properties of what a mesh encloses (nonzero winding)', () => {
   it('two unit cubes overlapping by half a side: volume 1.875 (not 2.0), centre and inertia of the union', async () => {
-    const m = join(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]));
+    const m = joinMeshes(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]));
     expect(massFromMesh(m).volume).toBeCloseTo(2, 12); // the raw surface integral counts the overlap twice
     const s = analyseSolid(m);
     expect(s.simple).toBe(false);
@@ -136,7 +126,7 @@ describe('mass properties of what a mesh encloses (nonzero winding)', () => {
   });
 
   it('a unit cube nested inside a 3 m cube, both outward: volume 27 (not 28), the outer cube alone', () => {
-    const m = join(cubeAt([-1.5, -1.5, -1.5], 3), cubeAt([-0.5, -0.5, -0.5]));
+    const m = joinMeshes(cubeAt([-1.5, -1.5, -1.5], 3), cubeAt([-0.5, -0.5, -0.5]));
     const s = analyseSolid(m);
     expect(s.simple).toBe(false);
     expect(s.innerPatches).toBe(1);
@@ -146,21 +136,21 @@ describe('mass properties of what a mesh encloses (nonzero winding)', () => {
   });
 
   it('a nested cube facing inward is a cavity: an ordinary (simple) solid of volume 26', () => {
-    const m = join(cubeAt([-1.5, -1.5, -1.5], 3), inverted(cubeAt([-0.5, -0.5, -0.5])));
+    const m = joinMeshes(cubeAt([-1.5, -1.5, -1.5], 3), inverted(cubeAt([-0.5, -0.5, -0.5])));
     const s = analyseSolid(m);
     expect(s.simple).toBe(true);
     expectMass(s.mass, combine([[1, boxProps([-1.5, -1.5, -1.5], [3, 3, 3])], [-1, boxProps([-0.5, -0.5, -0.5], [1, 1, 1])]]), 1e-13);
   });
 
   it('a separate part that is inside out still counts as solid (volume 8 + 1, not 8 - 1)', () => {
-    const m = join(cubeAt([0, 0, 0], 2), inverted(cubeAt([5, 0, 0])));
+    const m = joinMeshes(cubeAt([0, 0, 0], 2), inverted(cubeAt([5, 0, 0])));
     const s = analyseSolid(m);
     expect(s.invertedPatches).toBe(1);
     expectMass(s.mass, combine([[1, boxProps([0, 0, 0], [2, 2, 2])], [1, boxProps([5, 0, 0], [1, 1, 1])]]), 1e-13);
   });
 
   it('two cubes touching face to face: one 2 x 1 x 1 block, the shared wall bounding nothing', async () => {
-    const m = join(cubeAt([0, 0, 0]), cubeAt([1, 0, 0]));
+    const m = joinMeshes(cubeAt([0, 0, 0]), cubeAt([1, 0, 0]));
     const s = analyseSolid(m);
     expect(s.coplanarOverlaps).toBeGreaterThan(0);
     expectMass(s.mass, boxProps([0, 0, 0], [2, 1, 1]), 1e-13);
@@ -203,7 +193,7 @@ describe('mass properties of what a mesh encloses (nonzero winding)', () => {
 
   it('the field of a self-intersecting mesh is signed by the union at every node, with exact distances outside', async () => {
     const a = cubeAt([0, 0, 0]), b = cubeAt([0.5, 0.5, 0.5]);
-    const m = join(a, b);
+    const m = joinMeshes(a, b);
     const grid = await bakeSolid(m, analyseSolid(m).boundary, cpuBake);
     const boxDist = (x: number, y: number, z: number, lo: number) => {
       const dx = Math.max(lo - x, 0, x - lo - 1), dy = Math.max(lo - y, 0, y - lo - 1), dz = Math.max(lo - z, 0, z - lo - 1);
@@ -244,7 +234,7 @@ describe('crossings in general position', () => {
         }
         return { positions: p, indices: m.indices };
       });
-      const s = analyseSolid(join(parts[0]!, parts[1]!));
+      const s = analyseSolid(joinMeshes(parts[0]!, parts[1]!));
       expect(s.crossings).toBeGreaterThan(0);
       // Halton points in the union's bounding box, inside either box by its own frame.
       const inside = (x: number, y: number, z: number) => boxes.some(({ size, R, c }) => {
@@ -270,7 +260,7 @@ describe('crossings in general position', () => {
 
 describe('winding numbers by ray casting', () => {
   it('count the shells around a point: 0 outside, 1 in one cube, 2 in the overlap, -1 in an inverted cube', () => {
-    const m = join(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]), inverted(cubeAt([3, 0, 0])));
+    const m = joinMeshes(cubeAt([0, 0, 0]), cubeAt([0.5, 0.5, 0.5]), inverted(cubeAt([3, 0, 0])));
     const w = new WindingQuery(m);
     expect(w.at(-1, 0.2, 0.3)).toBe(0);
     expect(w.at(0.2, 0.3, 0.25)).toBe(1);
