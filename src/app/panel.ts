@@ -18,6 +18,13 @@ import { VIEW_LABELS, VIEW_NAMES, type OthersMode, type SliceMode, type ViewName
 import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
 import { displayName } from '../util/echo.ts';
 
+/**
+ * Bodies the panel's body list names at most. Tweakpane builds a list in
+ * time quadratic in its options: 50 000 bodies held the page for 15 s of a
+ * 22 s load; 1 000 cost a few milliseconds.
+ */
+export const MAX_LISTED_BODIES = 1000;
+
 export interface PanelCallbacks {
   selectScene(name: string): void;
   sceneParamsChanged(params: Record<string, number>): void;
@@ -77,6 +84,8 @@ export class ControlPanel {
   private readonly cameraFolder: FolderApi;
   private bodyList: ListBladeApi<number> | null = null;
   private bodyNames: readonly string[] = [];
+  /** The body past MAX_LISTED_BODIES the list also holds (the selected one), -1 for none. */
+  private bodyExtra = -1;
   private readonly follow = { follow: false };
   private readonly pull: { mode: 'spring' | 'force' } = { mode: 'spring' };
   private readonly followBinding: BindingApi;
@@ -256,21 +265,31 @@ export class ControlPanel {
     this.quiet = false;
   }
 
-  /** The bodies one can choose (by name), rebuilt for each world. */
+  /**
+   * The bodies one can choose (by name), rebuilt for each world: the first
+   * MAX_LISTED_BODIES, and the selected one if it lies beyond them (a click
+   * in the view chooses any body).
+   */
   showBodies(names: readonly string[], selected: number): void {
     this.quiet = true;
     try {
-      if (names !== this.bodyNames || !this.bodyList) {
+      const extra = selected >= MAX_LISTED_BODIES && selected < names.length ? selected : -1;
+      if (names !== this.bodyNames || !this.bodyList || extra !== this.bodyExtra) {
         this.bodyNames = names;
+        this.bodyExtra = extra;
         this.bodyList?.dispose();
+        const listed = names.slice(0, MAX_LISTED_BODIES).map((n, i) => ({ text: displayName(n), value: i }));
+        if (extra >= 0) listed.push({ text: displayName(names[extra]!), value: extra });
         const list = this.cameraFolder.addBlade({
           view: 'list',
           label: 'body',
-          options: [{ text: '(none)', value: -1 }, ...names.map((n, i) => ({ text: displayName(n), value: i }))],
+          options: [{ text: '(none)', value: -1 }, ...listed],
           value: selected,
           index: 0,
         }) as ListBladeApi<number>;
-        list.element.title = 'The body the camera follows and the depth field shows; click a body in the view to choose it';
+        list.element.title = names.length > MAX_LISTED_BODIES
+          ? `The body the camera follows and the depth field shows: the first ${MAX_LISTED_BODIES} of ${names.length} are listed; click a body in the view to choose any`
+          : 'The body the camera follows and the depth field shows; click a body in the view to choose it';
         list.on('change', (ev) => {
           if (!this.quiet) this.cb.selectBody(ev.value);
         });

@@ -253,14 +253,9 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
  * the exact copies warnCoincident names are left out.
  */
 function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => void): void {
-  const B = world.bodies, n = B.count;
+  const B = world.bodies;
   const joined = new Set<string>();
   for (const j of scene.joints) if (!j.collide) joined.add(`${j.bodyA}\u0000${j.bodyB}`).add(`${j.bodyB}\u0000${j.bodyA}`);
-  // Candidates by a sweep along x over the bodies' bounding spheres.
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (world.shapes[B.shape[i]!]!.sdf) order.push(i);
-  const r = (i: number): number => world.shapes[B.shape[i]!]!.radius;
-  order.sort((a, b) => B.pos[3 * a]! - r(a) - (B.pos[3 * b]! - r(b)));
   const R = new Float64Array(9);
   // How deep body i's centre lies in body j's field (> 0 inside), at the start poses.
   const depthIn = (i: number, j: number): number => {
@@ -271,28 +266,73 @@ function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => v
     return -sampleSdf(g, x, y, z) - g.cellSize;
   };
   let told = 0;
-  for (let u = 0; u < order.length && told < 10; u++) {
-    const i = order[u]!;
-    const reach = B.pos[3 * i]! + r(i);
-    for (let w = u + 1; w < order.length && told < 10; w++) {
-      const j = order[w]!;
-      if (B.pos[3 * j]! - r(j) > reach) break;
-      if (B.isStatic[i] && B.isStatic[j]) continue;
-      const d = Math.hypot(B.pos[3 * i]! - B.pos[3 * j]!, B.pos[3 * i + 1]! - B.pos[3 * j + 1]!, B.pos[3 * i + 2]! - B.pos[3 * j + 2]!);
-      if (d > r(i) + r(j)) continue;
-      const a = Math.min(i, j), b = Math.max(i, j);
-      const da = scene.bodies[a]!, db = scene.bodies[b]!;
-      if (joined.has(`${da.name}\u0000${db.name}`)) continue;
-      if (startKey(da) === startKey(db)) continue;
-      const inB = depthIn(a, b), inA = depthIn(b, a);
-      if (!(inB > 0 && inA > 0)) continue;
-      told++;
-      warn(
-        `${scene.file}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +
-          `(${fmtValue(inB + world.shapes[B.shape[b]!]!.sdf!.cellSize)} m and ${fmtValue(inA + world.shapes[B.shape[a]!]!.sdf!.cellSize)} m deep); contacts push bodies apart only from shallow overlaps, ` +
-          'so these may stay inside each other; move one out',
-      );
+  forEachSphereOverlap(world, (a, b) => {
+    if (B.isStatic[a] && B.isStatic[b]) return true;
+    const da = scene.bodies[a]!, db = scene.bodies[b]!;
+    if (joined.has(`${da.name}\u0000${db.name}`)) return true;
+    if (startKey(da) === startKey(db)) return true;
+    const inB = depthIn(a, b), inA = depthIn(b, a);
+    if (!(inB > 0 && inA > 0)) return true;
+    told++;
+    warn(
+      `${scene.file}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +
+        `(${fmtValue(inB + world.shapes[B.shape[b]!]!.sdf!.cellSize)} m and ${fmtValue(inA + world.shapes[B.shape[a]!]!.sdf!.cellSize)} m deep); contacts push bodies apart only from shallow overlaps, ` +
+        'so these may stay inside each other; move one out',
+    );
+    return told < 10;
+  });
+}
+
+/**
+ * Calls `visit(a, b)` (a < b) for the bodies with a field whose bounding
+ * spheres overlap at the start poses, by increasing a and then b, until it
+ * returns false. The candidates come from a hash grid of cells twice the
+ * largest ordinary radius (bodies more than 4 times the median radius are
+ * checked against all), so a scene's build stays near linear: a sweep along
+ * x over a 50 x 50 x 20 block of boxes met some 1 500 spheres per body,
+ * 1.6 s of a 20 000-body build in the app, 10 s for 50 000.
+ */
+export function forEachSphereOverlap(world: World, visit: (a: number, b: number) => boolean): void {
+  const B = world.bodies;
+  const ids: number[] = [];
+  for (let i = 0; i < B.count; i++) if (world.shapes[B.shape[i]!]!.sdf) ids.push(i);
+  if (ids.length < 2) return;
+  const r = (i: number): number => world.shapes[B.shape[i]!]!.radius;
+  const radii = ids.map(r).sort((x, y) => x - y);
+  const big = 4 * radii[radii.length >> 1]!;
+  let h = 0;
+  for (const i of ids) if (r(i) <= big) h = Math.max(h, 2 * r(i));
+  const cells = new Map<string, number[]>();
+  const cellOf = (i: number, dx = 0, dy = 0, dz = 0): string =>
+    `${Math.floor(B.pos[3 * i]! / h) + dx},${Math.floor(B.pos[3 * i + 1]! / h) + dy},${Math.floor(B.pos[3 * i + 2]! / h) + dz}`;
+  const large: number[] = [];
+  for (const i of ids) {
+    if (r(i) > big || !(h > 0)) {
+      large.push(i);
+      continue;
     }
+    const key = cellOf(i);
+    const list = cells.get(key);
+    if (list) list.push(i);
+    else cells.set(key, [i]);
+  }
+  const near = (i: number, j: number): boolean =>
+    Math.hypot(B.pos[3 * i]! - B.pos[3 * j]!, B.pos[3 * i + 1]! - B.pos[3 * j + 1]!, B.pos[3 * i + 2]! - B.pos[3 * j + 2]!) <= r(i) + r(j);
+  const isLarge = new Set(large);
+  const found: number[] = [];
+  for (const i of ids) {
+    // Body i's partners of higher index: ordinary ones from the 27 cells around it, then every large one.
+    found.length = 0;
+    if (!isLarge.has(i)) {
+      for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) for (let dz = -1; dz <= 1; dz++) {
+        for (const j of cells.get(cellOf(i, dx, dy, dz)) ?? []) if (j > i && near(i, j)) found.push(j);
+      }
+      for (const j of large) if (j > i && near(i, j)) found.push(j);
+    } else {
+      for (const j of ids) if (j > i && near(i, j)) found.push(j);
+    }
+    found.sort((x, y) => x - y);
+    for (const j of found) if (!visit(i, j)) return;
   }
 }
 

@@ -533,6 +533,29 @@ describe('scene files dropped on the page', () => {
       await page.close();
     }
   }, 90_000);
+
+  it('a scene of 1 200 bodies lists the first 1 000 in the body list, which says so (a list of 50 000 held the page for 15 s)', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      const bodies = Array.from({ length: 1200 }, (_, i) => ({ name: `b${i}`, shape: 'box', position: [(i % 40) * 2, 1, Math.floor(i / 40) * 2] }));
+      const text = JSON.stringify({ format: 'stackfield-scene/1', shapes: { box: { type: 'box', size: [1, 1, 1], sdf: { cells: 8 } } }, bodies });
+      const dt = await page.evaluateHandle((t) => {
+        const d = new DataTransfer();
+        d.items.add(new File([t], 'many.json'));
+        return d;
+      }, text);
+      await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+      await page.waitForFunction(() => document.body.dataset['scene'] === 'file:many.json', null, { timeout: 60_000 });
+      const list = row(page, 'body');
+      expect(await list.locator('option').count()).toBe(1001);
+      expect(await list.getAttribute('title')).toBe('The body the camera follows and the depth field shows: the first 1000 of 1200 are listed; click a body in the view to choose any');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });
 
 describe('without WebGPU', () => {

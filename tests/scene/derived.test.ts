@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
 import { createBackend } from '../../src/backends.ts';
-import { createWorld } from '../../src/scene/build.ts';
+import { createWorld, forEachSphereOverlap } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 import { BIN } from '../cli/cliHelpers.ts';
 
@@ -206,6 +206,39 @@ describe('every shape of the scene is loaded (item 8)', () => {
     expect((await build(pair(0.3, {}))).warnings.filter((w) => w.includes('deep inside'))).toEqual([]);
     // Unless the joint lets them collide.
     expect((await build(pair(0.3, { collide: true }))).warnings.filter((w) => w.includes('deep inside'))).toHaveLength(1);
+  });
+
+  it('the deep-overlap check finds the same overlapping pairs as all pairs would, in order, with sizes 1 to 40 times apart', async () => {
+    // 300 small, 30 middling and 3 large boxes at random (a fixed sequence),
+    // many overlapping; candidates come from a hash grid, large bodies
+    // against all.
+    let seed = 7;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const bodies: Json[] = [{ name: 'ground', shape: 'floor', static: true }];
+    const sizes = [...Array(300).fill('small'), ...Array(30).fill('mid'), ...Array(3).fill('large')] as string[];
+    sizes.forEach((s, i) => bodies.push({ name: `b${i}`, shape: s, position: [rnd() * 12 - 6, rnd() * 12, rnd() * 12 - 6], static: s === 'large' }));
+    const json = {
+      format: 'stackfield-scene/1',
+      shapes: { floor: { type: 'plane' }, small: { type: 'box', size: [0.3, 0.3, 0.3], sdf: { cells: 8 } }, mid: { type: 'box', size: [1.2, 1.2, 1.2], sdf: { cells: 8 } }, large: { type: 'box', size: [8, 2, 8], sdf: { cells: 8 } } },
+      bodies,
+    };
+    const world = await createWorld(validateScene(json, 'scene.json'), (await createBackend('cpu')).query, { readText: async () => '', warn: () => {} });
+    const B = world.bodies, r = (i: number): number => world.shapes[B.shape[i]!]!.radius;
+    const all: [number, number][] = [];
+    for (let a = 0; a < B.count; a++) {
+      for (let b = a + 1; b < B.count; b++) {
+        if (!world.shapes[B.shape[a]!]!.sdf || !world.shapes[B.shape[b]!]!.sdf) continue;
+        if (Math.hypot(B.pos[3 * a]! - B.pos[3 * b]!, B.pos[3 * a + 1]! - B.pos[3 * b + 1]!, B.pos[3 * a + 2]! - B.pos[3 * b + 2]!) <= r(a) + r(b)) all.push([a, b]);
+      }
+    }
+    const got: [number, number][] = [];
+    forEachSphereOverlap(world, (a, b) => (got.push([a, b]), true));
+    expect(all.length).toBeGreaterThan(100);
+    expect(got).toEqual(all);
+    // The visit can stop the search.
+    let seen = 0;
+    forEachSphereOverlap(world, () => ++seen < 5);
+    expect(seen).toBe(5);
   });
 
   it('a valid shape no body uses is loaded and named in a warning', async () => {
