@@ -48,9 +48,9 @@ const ROWS: { key: keyof WorldNumbers; label: string; tip: string; format: (v: n
   { key: 'stepMs', label: 'step', tip: 'wall-clock time of the last step', format: (v) => `${fixed(v)} ms` },
   { key: 'awake', label: 'awake', tip: 'dynamic bodies awake (soft bodies included: they never sleep)', format: (v) => v.toFixed(0) },
   { key: 'asleep', label: 'asleep', tip: 'dynamic bodies asleep (drawn darker; they cost nothing)', format: (v) => v.toFixed(0) },
-  { key: 'contacts', label: 'contacts', tip: 'penetrating contact points of the last step', format: (v) => v.toFixed(0) },
+  { key: 'contacts', label: 'contacts', tip: 'penetrating contact points of the last step between rigid bodies, one of them awake (a sleeping pile and soft bodies count none)', format: (v) => v.toFixed(0) },
   { key: 'energy', label: 'kinetic E', tip: 'kinetic energy of every body: rigid bodies translating and turning, soft bodies\' particles', format: (v) => `${fixed(v)} J` },
-  { key: 'penetration', label: 'deepest', tip: 'deepest penetration among the contacts of the last step', format: (v) => `${fixed(v * 1000)} mm` },
+  { key: 'penetration', label: 'deepest', tip: 'deepest penetration among the rigid contacts of the last step (a sleeping pile and soft bodies count none)', format: (v) => `${fixed(v * 1000)} mm` },
 ];
 
 /** Three significant figures, without an exponent for everyday sizes; rounding noise as 0. */
