@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { GpuUnavailableError, InputError, SimulationError, WorkerError } from '../errors.ts';
 import { closestMatch } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
+import { onPipeWait } from '../util/pipeWait.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
 import { guardStandardStreams, say } from './output.ts';
 import type { Command } from './command.ts';
@@ -52,6 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   guardStandardStreams();
   try {
     installNodePlatform();
+    onPipeWait((path) => say(`stackfield: waiting for data on the named pipe ${quote(path, 200)}: nothing has written to it yet (Ctrl-C stops)`));
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       process.stdout.write(usage);

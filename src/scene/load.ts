@@ -10,6 +10,7 @@ import { LIBRARY_FORMAT_ID, gatherFiles, readSource, type LibraryIo, type Source
 import { originsOf, resolveScene } from './instances.ts';
 import { quote } from '../util/echo.ts';
 import { decodeUtf8 } from '../util/text.ts';
+import { PIPE_WAIT_MS, pipeWaitListener } from '../util/pipeWait.ts';
 
 export { lineColumn, parseJsonText } from './json.ts';
 
@@ -144,7 +145,14 @@ export async function readTextFile(path: string, what: string): Promise<string> 
     // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
     const st = await fs.stat(path);
     if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
-    return decodeUtf8(await fs.readFile(path), path);
+    // A named pipe nothing writes to blocks the read: after a second, say so (util/pipeWait.ts).
+    const tell = st.isFIFO() ? pipeWaitListener() : null;
+    const timer = tell ? setTimeout(() => tell(path), PIPE_WAIT_MS) : null;
+    try {
+      return decodeUtf8(await fs.readFile(path), path);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(describeFsError(e, what), path);

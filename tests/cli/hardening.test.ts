@@ -497,6 +497,20 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expect(ok.status, ok.stderr).toBe(0);
   });
 
+  it('a named pipe nothing has written to yet is waited on with a line that says so, and read once written', () => {
+    const fifo = join(dir, 'fifo.json'), file = join(dir, 'p.json');
+    writeFileSync(file, scene([ground, box()]));
+    expect(pipeline(`mkfifo "${fifo}"`).status).toBe(0);
+    const r = pipeline(`( sleep 1.5; cat "${file}" > "${fifo}" ) & "${process.execPath}" "${BIN}" check "${fifo}"`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain('stackfield: waiting for data on the named pipe');
+    expect(r.stdout).toMatch(/: ok: scene, 2 bodies/);
+    // A pipe that is written at once says nothing.
+    const quick = pipeline(`"${process.execPath}" "${BIN}" check <(cat "${file}")`);
+    expect(quick.status, quick.stderr).toBe(0);
+    expect(quick.stderr).toBe('');
+  });
+
   it('bench refuses a backend listed twice or an empty entry', () => {
     expectBadInput(stackfield(['bench', '--builtin', 'tower', '--steps', '2', '--backend', 'cpu,cpu']), '--backend: backend "cpu" is listed twice');
     expectBadInput(stackfield(['bench', '--builtin', 'tower', '--steps', '2', '--backend', 'cpu,']), '--backend: expected a list like cpu,gpu, got "cpu,"');
