@@ -69,6 +69,7 @@ function positionFromMessage(message: string, text: string): number | undefined 
 interface JsonProblem {
   offset: number;
   message: string;
+  /** Valid JSON that means something else than it says (a duplicate key, a number that reads as 0): reported after a successful parse too. */
   duplicate?: boolean;
 }
 
@@ -176,8 +177,17 @@ function scanJson(text: string): JsonProblem | undefined {
       j++;
       const s = text.charCodeAt(j);
       if (s === 0x2b || s === 0x2d) j++;
+      const digits = j;
       if (!isDigit(text.charCodeAt(j))) return fail(j, 'invalid number (expected a digit in the exponent)');
       while (isDigit(text.charCodeAt(j))) j++;
+      // A number below the smallest 64-bit float (5e-324) reads as 0: say so
+      // rather than let "expected a positive number, got 0" puzzle the user.
+      if (s === 0x2d && j - digits >= 3) {
+        const token = text.slice(start, j);
+        if (Number(token) === 0 && /[1-9]/.test(token.slice(0, digits - start - 2))) {
+          return { offset: start, message: `the number ${quote(token, 40)} is smaller than the smallest 64-bit float (5e-324) and would read as 0; write 0 or a larger number`, duplicate: true };
+        }
+      }
     }
     return j;
   };

@@ -88,6 +88,15 @@ describe('JSON syntax errors name the file, line and column', () => {
     expect(e.message).toContain('duplicate key "friction"');
   });
 
+  test('a number below the smallest 64-bit float is an error (JSON.parse reads it as 0); zero written so, and small numbers that are floats, are not', () => {
+    for (const [text, token] of [['{"mass": 1e-400}', '1e-400'], ['{"v": [0,\n -2.5E-999]}', '-2.5E-999']] as const) {
+      const e = inputError(() => parseJsonText(text, 'x.json'));
+      expect(e.message).toContain(`the number "${token}" is smaller than the smallest 64-bit float (5e-324) and would read as 0`);
+    }
+    expect(inputError(() => parseJsonText('{"v": [0,\n -2.5E-999]}', 'x.json')).where).toBe('line 2, column 2');
+    expect(parseJsonText('{"a": 0e-999, "b": 0.000e-500, "c": 5e-324, "d": 1e-300}', 'x.json')).toEqual({ a: 0, b: 0, c: 5e-324, d: 1e-300 });
+  });
+
   test('deep nesting neither overflows the stack nor throws anything but InputError', () => {
     const deep = '['.repeat(100_000);
     expect(inputError(() => parseJsonText(deep, 'x.json')).message).toContain('unexpected end of input');
