@@ -490,13 +490,14 @@ class App {
    * The canvas in CSS pixels, less what the overlays cover: a panel beside the view narrows it;
    * the help line, and whatever crosses the middle of what is left (the notices; on a narrow
    * screen the panel's bar, the numbers, the library list) lower its top; the transport bar
-   * and the follow line (and there the stage chart) raise its bottom.
+   * and the follow line (and there the stage chart) raise its bottom; the stage chart and the
+   * numbers in the corners then narrow it or shorten it, whichever leaves more.
    */
   private viewport(): Viewport {
     const c = this.renderer.canvas.getBoundingClientRect();
     const panel = $('panel').getBoundingClientRect();
     const beside = panel.width > 0 && panel.width < c.width / 2 && panel.left < c.right;
-    const right = beside ? Math.min(c.right - panel.left + 8, c.width / 2) : 0;
+    let right = beside ? Math.min(c.right - panel.left + 8, c.width / 2) : 0;
     const mid = c.left + (c.width - right) / 2;
     let top = 8;
     let bottom = 8;
@@ -522,7 +523,26 @@ class App {
       top *= most / covered;
       bottom *= most / covered;
     }
-    return { width: c.width, height: c.height, insets: { left: 0, top, right, bottom } };
+    // Overlays in a corner of what is left (the stage chart and status at the bottom left, the
+    // numbers at the top right): kept out by the side or the end that leaves the larger view (the
+    // dominoes' ring started half under the chart, a hanging chain swung behind it).
+    let left = 0;
+    for (const [el, corner] of [[$('hud'), 'bottomLeft'], [$('side'), 'topRight']] as const) {
+      const r = el.getBoundingClientRect();
+      const x0 = left, x1 = c.width - right, y0 = top, y1 = c.height - bottom;
+      const ox0 = r.left - c.left, ox1 = r.right - c.left, oy0 = r.top - c.top, oy1 = r.bottom - c.top;
+      if (r.width === 0 || r.height === 0 || ox1 <= x0 || ox0 >= x1 || oy1 <= y0 || oy0 >= y1) continue;
+      if (corner === 'bottomLeft') {
+        const byLeft = (x1 - Math.max(x0, ox1 + 8)) * (y1 - y0), byBottom = (x1 - x0) * (Math.min(y1, oy0 - 8) - y0);
+        if (byLeft >= byBottom) left = Math.min(Math.max(left, ox1 + 8), c.width / 2);
+        else bottom = Math.max(bottom, c.height - oy0 + 8);
+      } else {
+        const byRight = (Math.min(x1, ox0 - 8) - x0) * (y1 - y0), byTop = (x1 - x0) * (y1 - Math.max(y0, oy1 + 8));
+        if (byRight >= byTop) right = Math.max(right, c.width - ox0 + 8);
+        else top = Math.max(top, oy1 + 8);
+      }
+    }
+    return { width: c.width, height: c.height, insets: { left, top, right, bottom } };
   }
 
   private readonly frame = (now: number): void => {

@@ -132,7 +132,7 @@ describe('viewer (index.html)', () => {
       const i = window.stackfield.sim.world!.bodies.names.indexOf(n);
       return { at: window.stackfield.bodyOnScreen(i), v: window.stackfield.viewport(), distance: (window.stackfield as unknown as { camera: { distance: number } }).camera.distance };
     }, name);
-    const midX = (framed.v.width - framed.v.insets.right) / 2;
+    const midX = (framed.v.insets.left + framed.v.width - framed.v.insets.right) / 2;
     expect(Math.abs(framed.at.x - midX)).toBeLessThan(0.1 * framed.v.width);
     // A box one metre across seen from a few metres: the grid is not a speck.
     expect(framed.distance).toBeLessThan(4);
@@ -246,6 +246,26 @@ describe('the first hour: defaults, numbers, time and state', () => {
     expect(await page.locator('.backend-note').textContent()).toMatch(/software adapter.*CPU is faster here/);
     // The user can still choose the GPU: the choice is enabled.
     expect(await row(page, 'queries').locator('select').isEnabled()).toBe(true);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('a framed scene lies clear of the stage chart and the numbers in the corners (the dominoes\' ring started half under the chart)', async () => {
+    await page.goto(`${base}/?scene=dominoes&backend=cpu`);
+    await waitForApp(page);
+    await cameraSettled(page);
+    const got = await page.evaluate(() => {
+      const w = window.stackfield.sim.world!;
+      const pts = [];
+      for (let i = 0; i < w.bodies.count; i++) pts.push(window.stackfield.bodyOnScreen(i));
+      const box = (id: string) => document.getElementById(id)!.getBoundingClientRect().toJSON() as DOMRect;
+      return { pts, hud: box('hud'), side: box('side'), view: document.getElementById('view')!.getBoundingClientRect().toJSON() as DOMRect };
+    });
+    const inside = (p: { x: number; y: number }, r: DOMRect) => p.x + got.view.left > r.left && p.x + got.view.left < r.right && p.y + got.view.top > r.top && p.y + got.view.top < r.bottom;
+    expect(got.pts.length).toBeGreaterThan(20);
+    for (const p of got.pts) {
+      expect(inside(p, got.hud), JSON.stringify(p)).toBe(false);
+      expect(inside(p, got.side), JSON.stringify(p)).toBe(false);
+    }
     expect(errors).toEqual([]);
   }, 60_000);
 
