@@ -54,7 +54,9 @@ describe('soft bodies in the app', () => {
       expect(await row.locator('input[type=checkbox]').isChecked()).toBe(true);
       await page.waitForTimeout(500);
       const net = await sceneShot(page, 'soft-seesaw-springs');
-      expect(meanAbsDiff(surface, net)).toBeGreaterThan(0.2);
+      // Paused, the same frame twice differs by nothing; the net recolours the ball, about 40 px
+      // across in this clip since the framing keeps clear of the stage chart (0.11 measured).
+      expect(meanAbsDiff(surface, net)).toBeGreaterThan(0.05);
       expect(new URL(page.url()).searchParams.get('views')).toContain('softSprings');
       expect(errors).toEqual([]);
     } finally {
