@@ -43,6 +43,16 @@ async function sceneShot(page: Page, name: string): Promise<Image> {
   return decodePng(png);
 }
 
+/** Drops files (name and bytes) on the view, as a user dragging them from a file manager. */
+async function dropFiles(page: Page, files: readonly (readonly [string, number[]])[]): Promise<void> {
+  const dt = await page.evaluateHandle((list) => {
+    const d = new DataTransfer();
+    for (const [n, b] of list) d.items.add(new File([new Uint8Array(b)], n));
+    return d;
+  }, files);
+  await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+}
+
 /** What main.ts puts on window for the console and these tests. */
 interface AppHandle {
   sim: Simulation;
@@ -532,15 +542,7 @@ describe('scene files dropped on the page', () => {
       await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
       await waitForApp(page);
       const drop = async (name: string, bytes: number[]) => {
-        const dt = await page.evaluateHandle(
-          ([n, b]) => {
-            const d = new DataTransfer();
-            d.items.add(new File([new Uint8Array(b)], n));
-            return d;
-          },
-          [name, bytes] as const,
-        );
-        await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+        await dropFiles(page, [[name, bytes]]);
         await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
         return page.locator('#error').textContent();
       };
@@ -561,12 +563,7 @@ describe('scene files dropped on the page', () => {
       await waitForApp(page);
       const bodies = Array.from({ length: 1200 }, (_, i) => ({ name: `b${i}`, shape: 'box', position: [(i % 40) * 2, 1, Math.floor(i / 40) * 2] }));
       const text = JSON.stringify({ format: 'stackfield-scene/1', shapes: { box: { type: 'box', size: [1, 1, 1], sdf: { cells: 8 } } }, bodies });
-      const dt = await page.evaluateHandle((t) => {
-        const d = new DataTransfer();
-        d.items.add(new File([t], 'many.json'));
-        return d;
-      }, text);
-      await page.dispatchEvent('#view', 'drop', { dataTransfer: dt });
+      await dropFiles(page, [['many.json', [...Buffer.from(text)]]]);
       await page.waitForFunction(() => document.body.dataset['scene'] === 'file:many.json', null, { timeout: 60_000 });
       const list = row(page, 'body');
       expect(await list.locator('option').count()).toBe(1001);
