@@ -31,12 +31,15 @@ function refusal(text: string, file: string): { message: string; ms: number } {
 }
 
 describe('a huge unknown key or name', () => {
-  it('a 50 MB scene whose unknown key is 50 million characters is refused within a second', () => {
+  it('a 50 MB scene whose unknown key is 50 million characters is refused within seconds', () => {
+    // Under half a second alone; the bound is loose for a loaded CI machine (it took
+    // over 1 s beside other test files on two cores), and a parse that went
+    // quadratic in the key's length would take hours.
     const key = 'x'.repeat(50_000_000);
     const { message, ms } = refusal(`{"format": "stackfield-scene/1", "${key}": 1, "bodies": []}`, 'huge.json');
     expect(message).toMatch(/^huge\.json: \["x{80}\.\.\." \(50000000 characters\)\]: unknown key \(expected one of: format, gravity, /);
     expect(message.length).toBeLessThan(400);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(5000);
   });
 
   it('a huge unknown key in a body, and a huge unknown shape name among many long ones, are refused at once', () => {
