@@ -42,6 +42,7 @@ import type { Ray } from './picking.ts';
 import { MotorPanel } from './motorPanel.ts';
 import { AppLibrary, readTexts, type LibraryItem } from './placing.ts';
 import { ControlPanel, type PanelSolver } from './panel.ts';
+import { OpenedMeshes } from './meshFiles.ts';
 import { droppedFilesReader, fetchText, fileText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
 import { followedRobotBody } from './robots.ts';
@@ -50,7 +51,7 @@ import { SliceInset } from './sliceInset.ts';
 import { AXES, axisDirection, dragSliceOffset, facingAxis, insetFrame, raySliceHit } from './sliceView.ts';
 import { SoftPanel } from './softPanel.ts';
 import { loadDroppedFiles, saveDroppedFiles } from './sessionFiles.ts';
-import { Simulation } from './simulation.ts';
+import { Simulation, type SceneIo } from './simulation.ts';
 import { StageChart } from './stageChart.ts';
 import { TransportBar } from './transport.ts';
 import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from './urlState.ts';
@@ -133,7 +134,15 @@ class App {
   private softwareNotice: HTMLElement | null = null;
   private detachInput: (() => void) | null = null;
   /** The files the scene's meshes are read from (placing a library instance builds it again). */
-  private sceneIo: { readText(p: string): Promise<string> } = { readText: fetchText };
+  private sceneIo: SceneIo = { readText: fetchText };
+  /** The mesh files opened with scene files so far (a scene file opened again alone reads them, and says so). */
+  private readonly meshes = new OpenedMeshes();
+  /** What the status line calls the scene a world was built from: the built-in's title or the file's name. */
+  private readonly sceneLabels = new WeakMap<SceneDesc, string>();
+  /** The notice about the last typed scene parameter that was adjusted (the next one replaces it). */
+  private paramNotice: HTMLElement | null = null;
+  /** What is being loaded, as the busy line says it; null when nothing is. */
+  private loading: string | null = null;
   /** The opened library files, their panel, and the mouse on the bodies (drag, throw, place). */
   private readonly library = new AppLibrary();
   private libraryPanel!: LibraryPanel;
@@ -145,7 +154,6 @@ class App {
   private fpsT0 = performance.now();
   private lastFrame = performance.now();
   private lastHud = 0;
-  private busy = false;
   private renderFailed = false;
   private readonly projected = { x: 0, y: 0, front: false };
   /** The viewport as last measured (on every resize): read every frame without a layout. */
@@ -222,6 +230,10 @@ class App {
       {
         selectScene: (name) => void this.openBuiltin(name, {}, true),
         sceneParamsChanged: (p) => void this.openBuiltin(this.sceneName!, p, false),
+        paramNote: (text) => {
+          this.paramNotice?.remove();
+          this.paramNotice = this.notice(text, 'warn');
+        },
         openFile: () => $<HTMLInputElement>('file-input').click(),
         exportState: () => void this.exportState(),
         setBackend: (k) => void this.setBackend(k),
@@ -617,17 +629,25 @@ class App {
     return '';
   }
 
+  /** The name of the scene the world was built from (the new one's as soon as it is up). */
+  private statusLabel(): string {
+    const built = this.sim.scene;
+    return (built && this.sceneLabels.get(built)) ?? '';
+  }
+
   private updateStatus(): void {
     const w = this.sim.world;
     const el = $('status');
-    const scene = this.fileName ?? this.builtins.find((b) => b.name === this.sceneName)?.title ?? '';
+    const scene = this.statusLabel();
     const pending = this.sim.pendingBackend ? ` (→ ${this.sim.pendingBackend.toUpperCase()} pending)` : '';
-    const text = w
-      ? `${scene} · ${w.bodies.count} ${w.bodies.count === 1 ? 'body' : 'bodies'}${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
-          this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
-        }${this.renderer.kind === 'webgpu' ? '' : ' · 2D view'}`
-      : this.busy
-        ? 'loading…'
+    // While a scene loads, the line says which, as the busy line does (the old scene's name
+    // beside the new world's body count, installed before the load ends, misled).
+    const text = this.loading
+      ? this.loading
+      : w
+        ? `${scene} · ${w.bodies.count} ${w.bodies.count === 1 ? 'body' : 'bodies'}${softCount(w)} · ${this.sim.backend.toUpperCase()} queries${pending}${
+            this.gpu && this.sim.backend === 'gpu' ? ` (${this.gpu.adapterInfo})` : ''
+          }${this.renderer.kind === 'webgpu' ? '' : ' · 2D view'}`
         : 'no scene is loaded';
     // One line: what does not fit is cut with an ellipsis, and the whole of it is the tooltip.
     if (el.textContent !== text) {
@@ -935,6 +955,7 @@ class App {
     try {
       const json = builtinScene(name, params);
       const desc = validateScene(json, `<builtin:${name}>`);
+      this.sceneLabels.set(desc, info.title);
       await this.retryOnCpu(() => this.loadScene(desc, { readText: fetchText }, frame));
       this.sceneJson = json;
       this.sceneIo = { readText: fetchText };
@@ -980,23 +1001,32 @@ class App {
       this.setBusy(`Loading ${scene.name}…`);
       const dropped = droppedFilesReader(files, scene.name);
       // A robot or template the scene names without including its library is looked for among the opened libraries.
-      const io = {
+      const searchPath = () => Promise.resolve(this.library.names());
+      const loaded = await loadSceneText(texts.get(scene.name) ?? (await fileText(scene)), scene.name, {
         readText: (p: string) => Promise.resolve(this.library.text(p) ?? dropped.readText(p)),
-        searchPath: () => Promise.resolve(this.library.names()),
-      };
-      const loaded = await loadSceneText(texts.get(scene.name) ?? (await fileText(scene)), scene.name, io);
+        searchPath,
+      });
+      // Its meshes: those opened with it, else those opened with a scene before (said below).
+      const meshes = this.meshes.forScene(loaded.scene, scene.name, files);
+      const io = { readText: (p: string) => Promise.resolve(this.library.text(p) ?? meshes.readText(p)), searchPath, shapeScope: meshes.shapeScope };
+      this.sceneLabels.set(loaded.scene, scene.name);
       await this.retryOnCpu(() => this.loadScene(loaded.scene, io, true));
       // The plain scene the world was built from (library instances written out), for Export and placing.
       this.sceneJson = loaded.flat;
       this.sceneIo = io;
       this.fileName = scene.name;
       this.sceneName = null;
+      this.meshes.remember(files);
       this.panel.showScene(null, {}, scene.name);
       this.clearError();
       this.writeUrl();
+      if (meshes.reused.length > 0) {
+        const names = meshes.reused.map((f) => f.name).join(', ');
+        this.notice(`${scene.name} uses the mesh${meshes.reused.length > 1 ? 'es' : ''} ${names} opened earlier (not opened with it this time).`, 'warn');
+      }
       // The files are kept for the tab before the scene counts as loaded: a
       // reload as soon as it shows (the URL already names the file) finds them.
-      if (!kept && !(await saveDroppedFiles(scene.name, files))) {
+      if (!kept && !(await saveDroppedFiles(scene.name, [...files, ...meshes.reused]))) {
         this.notice(`This browser would not keep ${scene.name} for the tab: a reload will not bring the scene back (open it again then).`, 'warn');
       }
       document.body.dataset['scene'] = `file:${scene.name}`;
@@ -1022,6 +1052,7 @@ class App {
         return this.library.placeInto(exportSceneState(this.sceneJson, w) as JsonObject, item, position, velocity, orientation);
       });
       const desc = validateScene(out.scene, this.fileName ?? `<builtin:${this.sceneName}>`);
+      this.sceneLabels.set(desc, this.statusLabel());
       await this.retryOnCpu(() => this.sim.load(desc, this.sceneIo));
       this.sceneJson = out.scene;
       document.body.dataset['placed'] = out.instance;
@@ -1041,7 +1072,7 @@ class App {
     return false;
   }
 
-  private async loadScene(desc: SceneDesc, io: { readText(p: string): Promise<string> }, frame: boolean): Promise<void> {
+  private async loadScene(desc: SceneDesc, io: SceneIo, frame: boolean): Promise<void> {
     const wasPlaying = this.sim.playing;
     this.sim.pause();
     const w = await this.sim.load(desc, io);
@@ -1134,10 +1165,11 @@ class App {
   }
 
   private setBusy(message: string | null): void {
-    this.busy = message !== null;
+    this.loading = message;
     const el = $('busy');
     el.hidden = message === null;
     if (message) el.textContent = message;
+    this.updateStatus();
   }
 
   /**

@@ -17,6 +17,7 @@ import type { SolverOverrides } from './simulation.ts';
 import { VIEW_LABELS, VIEW_NAMES, type OthersMode, type SliceMode, type ViewName, type ViewState } from './views.ts';
 import { DEFAULT_DT, DEFAULT_SOLVER } from '../scene/validate.ts';
 import { displayName } from '../util/echo.ts';
+import { checkSceneParams } from './urlState.ts';
 
 /**
  * Bodies the panel's body list names at most. Tweakpane builds a list in
@@ -28,6 +29,8 @@ export const MAX_LISTED_BODIES = 1000;
 export interface PanelCallbacks {
   selectScene(name: string): void;
   sceneParamsChanged(params: Record<string, number>): void;
+  /** A value typed for a scene parameter was not used as typed: what was used instead, in words for a notice. */
+  paramNote(text: string): void;
   openFile(): void;
   exportState(): void;
   setBackend(kind: BackendKind): void;
@@ -244,11 +247,37 @@ export class ControlPanel {
         this.sceneParams = { ...params };
         const f = this.sceneFolder.addFolder({ title: 'Parameters', index: 2 });
         for (const p of info.params) {
-          const b = f.addBinding(this.sceneParams, p.name, { min: p.min, max: p.max, step: p.step ?? (p.max - p.min) / 100 });
+          // A parameter without a step of its own takes any value in range, typed or dragged: a slider
+          // step of a hundredth of the range turned a typed size 0.5 (0.001 … 100) into 0.001.
+          const stepped = p.step !== undefined && p.step > 0;
+          const b = f.addBinding(
+            this.sceneParams,
+            p.name,
+            stepped ? { min: p.min, max: p.max, step: p.step } : { min: p.min, max: p.max, keyScale: (p.max - p.min) / 100, format: (v: number) => String(Number(v.toPrecision(6))) },
+          );
           b.element.title = `${p.description ?? p.name} (${p.min} … ${p.max}, default ${p.default})`;
+          let typing = false;
+          // Tweakpane clamps a typed value to the slider's range without a word, and lets "0/0"
+          // through as NaN: the text is read first, and what is used instead is said.
+          b.element.addEventListener('change', (e) => {
+            if (!(e.target instanceof HTMLInputElement)) return;
+            typing = true;
+            e.target.value = String(this.typedParam(info.title, p, e.target.value));
+          }, true);
+          b.element.addEventListener('change', () => {
+            typing = false;
+          });
           // Rebuilding a scene is expensive: react when the slider is released, not on every pixel.
           b.on('change', (ev) => {
-            if (!this.quiet && ev.last) this.cb.sceneParamsChanged({ ...this.sceneParams });
+            if (this.quiet || !ev.last) return;
+            // A dragged value of a stepless parameter: the three digits a slider's pixel can mean.
+            if (!stepped && !typing) {
+              this.sceneParams[p.name] = Number(ev.value.toPrecision(3));
+              this.quiet = true;
+              b.refresh();
+              this.quiet = false;
+            }
+            this.cb.sceneParamsChanged({ ...this.sceneParams });
           });
         }
         this.paramFolder = f;
@@ -256,6 +285,25 @@ export class ControlPanel {
     } finally {
       this.quiet = false;
     }
+  }
+
+  /**
+   * The value a parameter's typed text gives, as the link's parameters are
+   * read (urlState.ts): clamped to the range and snapped to the step, with a
+   * sentence for the user when that changed it; text that is not a number
+   * leaves the value as it was, and says so.
+   */
+  private typedParam(title: string, p: BuiltinInfo['params'][number], text: string): number {
+    const now = this.sceneParams[p.name]!;
+    const typed = text.trim();
+    const x = typed === '' ? NaN : Number(typed);
+    if (!Number.isFinite(x)) {
+      this.cb.paramNote(`The value typed was ignored: ${p.name}=${JSON.stringify(typed)} is not a number; “${title}” keeps ${p.name}=${now}.`);
+      return now;
+    }
+    const { params, notes } = checkSceneParams([p], { [p.name]: x }, `“${title}”`);
+    if (notes.length > 0) this.cb.paramNote(`The value typed was adjusted: ${notes.join(' ')}`);
+    return params[p.name]!;
   }
 
   showSolver(s: PanelSolver): void {

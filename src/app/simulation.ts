@@ -26,6 +26,12 @@ import { DEFAULT_LIMITS, savedStateBytes, StateTimeline } from './timeline.ts';
 
 export interface SceneIo {
   readText(path: string): Promise<string>;
+  /**
+   * The files the scene's mesh paths read (meshFiles.ts): shapes are cached
+   * per scope, so a path read from another file never finds another's shape.
+   * None for the built-ins, whose meshes are served with the page.
+   */
+  shapeScope?: string;
 }
 
 /** Solver settings the user changed in the panel; they survive reset. */
@@ -113,18 +119,34 @@ export class Simulation {
 
   private async build(scene: SceneDesc, io: SceneIo): Promise<World> {
     const b = await this.backendFor(this.backendKind);
-    // Content-keyed, so shapes survive a rebuild with a placed instance; bounded across scenes.
-    if (this.shapeCache.size > 256) this.shapeCache.clear();
     return createWorld(scene, b.query, {
       readText: (p) => io.readText(p),
       bake: b.bake,
       bakeAll: b.bakeAll,
       warn: (m) => this.events.warn?.(m),
-      shapes: this.shapeCache,
+      shapes: this.shapesOf(io.shapeScope ?? ''),
     });
   }
 
-  private readonly shapeCache = new Map<string, RigidShape>();
+  /** Shapes by scope (SceneIo.shapeScope), then by their description. */
+  private readonly shapeCache = new Map<string, Map<string, RigidShape>>();
+
+  /**
+   * The cached shapes of one scope. Keyed by description, so shapes survive a
+   * rebuild with a placed instance; bounded across scenes (cleared past 256
+   * shapes or 64 scopes).
+   */
+  private shapesOf(scope: string): Map<string, RigidShape> {
+    let held = 0;
+    for (const m of this.shapeCache.values()) held += m.size;
+    if (held > 256 || this.shapeCache.size > 64) this.shapeCache.clear();
+    let shapes = this.shapeCache.get(scope);
+    if (!shapes) {
+      shapes = new Map();
+      this.shapeCache.set(scope, shapes);
+    }
+    return shapes;
+  }
 
   /** Builds a world for the scene; the old one stays until the new one is ready. */
   load(scene: SceneDesc, io: SceneIo): Promise<World> {

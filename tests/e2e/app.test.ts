@@ -714,16 +714,21 @@ describe('benchmark page (bench.html)', () => {
         expect(x.stepMs.median).toBeGreaterThan(0);
         expect(x.stepMs.p95).toBeGreaterThanOrEqual(x.stepMs.median);
         expect(x.sdfBakeMs.median).toBeGreaterThan(0);
-        // Queries per second is 0 when no sample was queried in the measured
+        // Samples sent per second is 0 when no sample was queried in the measured
         // steps (cached pairs, or rings still in the air); never negative or NaN.
-        expect(x.queriesPerSecond).toBeGreaterThanOrEqual(0);
+        expect(x.samplesSentPerSecond).toBeGreaterThanOrEqual(0);
       }
+      // Samples evaluated after the culls: the CPU counts them; the GPU does not, and says none
+      // (tests/bench/samplesCounted.test.ts), rather than its samples dispatched.
+      expect(r.results[0]!.queriesPerSecond).toBeGreaterThanOrEqual(0);
+      expect(r.results[1]!.queriesPerSecond).toBeNull();
       // The table has mean, median and p95 per backend, and samples sent beside those evaluated.
       const table = await page.locator('#bench-table').textContent();
       expect(table).toContain('whole step');
       expect(table).toContain('meanmedianp95');
       expect(table).toContain('samples sent per step');
       expect(table).toContain('samples evaluated per step (after the culls)');
+      expect(table).toMatch(/samples evaluated per step \(after the culls\)[\d.]+(?: [kM])?n\/a/);
       // The backend's own query calls, and whether the bodies came to rest (three rings, four steps: none asleep).
       expect(table).toContain('backend query calls (wall)');
       expect(table).toContain('never (0 of 3 at the end)');
@@ -812,6 +817,122 @@ describe('CPU queries on Web Workers', () => {
       expect(notice).toMatch(/CPU queries run on one thread: the page is not cross-origin isolated/);
       await page.getByRole('button', { name: 'Play' }).click();
       await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 3, null, { timeout: 60_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
+
+describe('what a new user types or opens is used as shown, or the app says what instead', () => {
+  /** A closed, outward tetrahedron (CCW seen from outside) with edges `s` long along the axes. */
+  const tet = (s: number) => [...Buffer.from([`v 0 0 0`, `v ${s} 0 0`, `v 0 ${s} 0`, `v 0 0 ${s}`, 'f 1 3 2', 'f 1 2 4', 'f 1 4 3', 'f 2 3 4', ''].join('\n'))];
+  /** A scene of `n` tetrahedra from `mesh` on a floor, as file bytes. */
+  const tets = (n: number, mesh = 'meshes/tet.obj') => [
+    ...Buffer.from(
+      JSON.stringify({
+        format: 'stackfield-scene/1',
+        shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, tet: { type: 'mesh', path: mesh, sdf: { cells: 12 } } },
+        bodies: [{ name: 'ground', shape: 'floor', static: true }, ...Array.from({ length: n }, (_, i) => ({ name: `t${i}`, shape: 'tet', position: [3 * i, 0.5, 0] }))],
+      }),
+    ),
+  ];
+  const status = (page: Page) => page.locator('#status').textContent();
+
+  it('a scene parameter typed beyond its range is clamped with a notice naming it, the value and the range; text that is not a number changes nothing', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      const type = async (label: string, text: string) => {
+        const input = row(page, label).locator('input');
+        await input.fill(text);
+        await input.press('Enter');
+      };
+      const notice = page.locator('.notice', { hasText: 'The value typed' });
+      const param = (k: string) => new URL(page.url()).searchParams.get(k);
+      await type('height', '0');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('height') === '1', null, { timeout: 30_000 });
+      expect(await notice.textContent()).toBe('The value typed was adjusted: height=0 is outside 1 … 400; “Box tower” uses height=1.×');
+      expect(await row(page, 'height').locator('input').inputValue()).toBe('1');
+      // Not a number ("0/0" was NaN to the slider, and rebuilt the tower at its default height 20): nothing changes, and it says so.
+      for (const text of ['abc', '0/0']) {
+        await type('height', text);
+        await expect.poll(() => notice.textContent()).toBe(`The value typed was ignored: height=${JSON.stringify(text)} is not a number; “Box tower” keeps height=1.×`);
+        expect(await row(page, 'height').locator('input').inputValue()).toBe('1');
+      }
+      // A parameter without a step takes the value typed (a slider step of a hundredth of 0.001 … 100 made 0.5 into 0.001).
+      await type('size', '0.5');
+      await page.waitForFunction(() => new URL(location.href).searchParams.get('size') === '0.5', null, { timeout: 30_000 });
+      expect(await notice.count()).toBe(1);
+      expect(param('height')).toBe('1');
+      expect(await status(page)).toMatch(/^Box tower · 2 bodies/);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+
+  it('while a scene file with a mesh loads, the status line names it, never the old scene beside the new body count', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      await expect.poll(() => status(page)).toMatch(/^Box tower · 3 bodies/);
+      // Every text the line takes, as it is written.
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { statusSeen: string[] }).statusSeen = seen;
+        new MutationObserver((ms) => {
+          for (const m of ms) for (const n of m.addedNodes) seen.push(n.textContent ?? '');
+        }).observe(document.getElementById('status')!, { childList: true });
+      });
+      await dropFiles(page, [['status.json', tets(4)], ['tet.obj', tet(1)]]);
+      await page.waitForFunction(() => document.body.dataset['scene'] === 'file:status.json', null, { timeout: 60_000 });
+      await expect.poll(() => status(page)).toMatch(/^status\.json · 5 bodies/);
+      const seen = await page.evaluate(() => (window as unknown as { statusSeen: string[] }).statusSeen);
+      expect(seen.filter((t) => /bodies/.test(t) && !t.startsWith('status.json · 5 bodies'))).toEqual([]);
+      expect(seen[0]).toBe('Loading status.json…');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
+
+  it('a scene file opened again alone says it uses the mesh opened with it before; a changed mesh is built anew; a mesh never opened is asked for by name', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=tower&height=2&backend=cpu`);
+      await waitForApp(page);
+      const mass = () => page.evaluate(() => {
+        const b = window.stackfield.sim.world!.bodies;
+        return b.mass[b.names.indexOf('t0')]!;
+      });
+      const reused = page.locator('.notice', { hasText: 'opened earlier' });
+      await dropFiles(page, [['reuse.json', tets(2)], ['tet.obj', tet(1)]]);
+      await expect.poll(() => status(page), { timeout: 60_000 }).toMatch(/^reuse\.json · 3 bodies/);
+      expect(await reused.count()).toBe(0);
+      const m1 = await mass();
+      // The scene again, alone (one more body): the mesh opened with it before is used, and the app says so.
+      await dropFiles(page, [['reuse.json', tets(3)]]);
+      await expect.poll(() => status(page), { timeout: 60_000 }).toMatch(/^reuse\.json · 4 bodies/);
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(await reused.textContent()).toBe('reuse.json uses the mesh tet.obj opened earlier (not opened with it this time).×');
+      expect(await mass()).toBe(m1);
+      // The tab keeps the mesh with the scene: a reload brings both back.
+      await page.reload();
+      await waitForApp(page);
+      expect(await status(page)).toMatch(/^reuse\.json · 4 bodies/);
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      // A changed mesh opened with the scene is built from the new file, not taken from the shape built before.
+      await dropFiles(page, [['reuse.json', tets(2)], ['tet.obj', tet(2)]]);
+      await expect.poll(() => status(page), { timeout: 60_000 }).toMatch(/^reuse\.json · 3 bodies/);
+      expect((await mass()) / m1).toBeCloseTo(8, 6);
+      // A mesh that was never opened: the error names the file to open.
+      await dropFiles(page, [['cone.json', tets(1, 'meshes/cone.obj')]]);
+      await page.locator('#error').waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await page.locator('#error-text').textContent()).toContain('"cone.obj" was not given; open or drop it together with cone.json');
+      expect(await status(page)).toMatch(/^reuse\.json · 3 bodies/);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
