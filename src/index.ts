@@ -172,7 +172,7 @@ export type { BodyStore } from './dynamics/bodies.ts';
 export type { WorldState, ContactView } from './dynamics/world.ts';
 export type { Backend } from './backends.ts';
 export type { BackendKind, PenetrationBackend } from './collision/query.ts';
-export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type SceneIo } from './scene/shapeBuild.ts';
+export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type BuildStage, type SceneIo } from './scene/shapeBuild.ts';
 export { builtinScene, listBuiltins, type BuiltinInfo, type BuiltinParam } from './scene/builtins.ts';
 export { parseSceneText } from './scene/load.ts';
 export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings, ForceDesc, DragDesc, GustDesc } from './scene/types.ts';

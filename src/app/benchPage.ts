@@ -7,14 +7,15 @@
  * them; the CPU's threads; a software GPU adapter said as such; a run
  * without contacts or nearly all one phase flagged), a table (mean, median
  * and p95 per backend of SDF bake, query phase, whole step and each phase;
- * samples sent and evaluated) and a GPU-vs-CPU bar chart of the means, with
- * a JSON download of the same results.
+ * samples sent, counted alike on every backend, and samples evaluated after
+ * the culls, "n/a" where the backend does not count them: the GPU) and a
+ * GPU-vs-CPU bar chart of the means, with a JSON download of the same results.
  *
  * For scripts: when done, document.body.dataset.benchDone = "1" and
  * window.__benchResults holds the results; on failure
  * document.body.dataset.benchError holds the message.
  */
-import { benchSummary, PHASES, runBenchmark, threadText, type BackendResult, type BenchResults, type Stats } from '../bench/harness.ts';
+import { benchSummary, notCountedWhy, PHASES, runBenchmark, threadText, type BackendResult, type BenchResults, type Stats } from '../bench/harness.ts';
 import { InputError } from '../errors.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { parseBenchQuery } from './benchParams.ts';
@@ -101,7 +102,9 @@ function showTable(r: BenchResults): void {
     th(sub, 'p95');
   }
   const body = t.createTBody();
-  const row = (label: string, cells: (x: BackendResult) => string[]) => {
+  /** A cell's text, or its text with a tooltip. */
+  type Cell = string | { text: string; title: string };
+  const row = (label: string, cells: (x: BackendResult) => Cell[]) => {
     const tr = body.insertRow();
     const l = tr.insertCell();
     l.textContent = label;
@@ -110,7 +113,8 @@ function showTable(r: BenchResults): void {
       const vals = cells(x);
       for (const v of vals) {
         const c = tr.insertCell();
-        c.textContent = v;
+        c.textContent = typeof v === 'string' ? v : v.text;
+        if (typeof v !== 'string') c.title = v.title;
         // One figure for the backend: across its three columns, centred, so it reads as none of them.
         if (vals.length === 1) {
           c.colSpan = 3;
@@ -132,9 +136,13 @@ function showTable(r: BenchResults): void {
   if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => three(x.backendMs));
   if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps; steps that dispatched)', (x) => three(x.gpuQueryMs));
   row('whole run, total ms', (x) => [fmt(x.stepMs.mean * x.stepMs.samples)]);
-  row('samples sent per step', (x) => [fmt(x.queriesPerStep)]);
-  row('samples evaluated per step (after the culls)', (x) => [fmt(x.samplesEvaluatedPerStep)]);
+  // Sent: every sample of each task, before any cull (counted alike on every backend). Evaluated: only
+  // where the backend counts them (the CPU); the GPU's "n/a", never its dispatch count beside the CPU's.
+  const counted = (v: number | null, x: BackendResult): Cell => (v !== null ? fmt(v) : { text: 'n/a', title: `not counted: ${notCountedWhy(x)}` });
+  row('samples sent per step (before the culls)', (x) => [fmt(x.queriesPerStep)]);
+  row('samples evaluated per step (after the culls)', (x) => [counted(x.samplesEvaluatedPerStep, x)]);
   row('samples sent per second of query time', (x) => [fmt(x.samplesSentPerSecond)]);
+  row('samples evaluated per second of query time', (x) => [counted(x.queriesPerSecond, x)]);
   row('query calls per step (most in one step)', (x) => [`${fmt(x.queryCallsPerStep)} (${x.maxQueryCalls})`]);
   if (r.results.some((x) => x.backend === 'gpu')) row('GPU readbacks per step (most in one step)', (x) => [x.backend === 'gpu' ? `${fmt(x.readbacksPerStep)} (${x.maxReadbacks})` : '-']);
   row('contacts per step', (x) => [fmt(x.contactsPerStep)]);

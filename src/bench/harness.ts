@@ -9,6 +9,13 @@
  * SwiftShader (a CPU emulation), so its times say nothing about real
  * hardware; CPU times are real.
  *
+ * Samples mean the same on every backend that gives a number: *sent* (every
+ * sample of each task, before any cull: the work asked of the backend,
+ * counted alike on the CPU and the GPU) and *evaluated after the culls*
+ * (those whose field value was computed), which only the CPU counts; the
+ * GPU's is null ("n/a" in the table and on the page), never its dispatch
+ * count set beside the CPU's evaluated samples.
+ *
  * What a reader takes away is benchSummary's: backends compared by the mean
  * step (the run's total over its steps), medians beside it; the CPU's thread
  * count; a software GPU adapter named as one; and a warning when the measured
@@ -18,7 +25,8 @@
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
 import { createWorld } from '../scene/build.ts';
-import { finishShape, startShape, type UnbakedShape } from '../scene/shapeBuild.ts';
+import { buildStageText, finishShape, startShape, type BuildProgress, type BuildStage, type UnbakedShape } from '../scene/shapeBuild.ts';
+import { quote } from '../util/echo.ts';
 import { createBackend } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
@@ -80,7 +88,8 @@ export interface WindowResult {
   queryCallsPerStep: number;
   /** The most query calls one step of the window made. */
   maxQueryCalls: number;
-  samplesEvaluatedPerStep: number;
+  /** Samples evaluated after the culls per step (BackendResult.samplesEvaluatedPerStep; null where not counted). */
+  samplesEvaluatedPerStep: number | null;
   awakePerStep: number;
 }
 
@@ -104,17 +113,21 @@ export interface BackendResult {
   stepMs: Stats;
   stages: Record<Stage, Stats>;
   /**
-   * Samples whose field value was computed (after the culls) per second of
-   * query-stage time. Not comparable across backends: the CPU culls most
-   * samples before evaluating them, the GPU evaluates nearly all it is sent.
+   * Samples evaluated after the culls (samplesEvaluatedPerStep) per second
+   * of query-stage time; null where the backend does not count them.
    */
-  queriesPerSecond: number;
+  queriesPerSecond: number | null;
   /** Samples sent to the backend per second of query-stage time: the same work asked of every backend. */
   samplesSentPerSecond: number;
-  /** Samples sent to the backend per step (every sample of each task, before the culls). */
+  /** Samples sent to the backend per step (every sample of each task, before the culls), counted alike on every backend. */
   queriesPerStep: number;
-  /** Samples whose field value was computed, per step. */
-  samplesEvaluatedPerStep: number;
+  /**
+   * Samples whose field value was computed after every cull, per step;
+   * null where the backend does not count them (PenetrationBackend.countsEvaluated:
+   * the GPU's shader culls without counting, and what it does count, the
+   * samples it dispatches, is another quantity).
+   */
+  samplesEvaluatedPerStep: number | null;
   queryCallsPerStep: number;
   /** The most query calls one measured step made. */
   maxQueryCalls: number;
@@ -241,6 +254,10 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
   for (const kind of opts.backends) {
     progress(`${kind}: starting`);
     const backend = await createBackend(kind, { threads: opts.threads ?? 1 });
+    // A big mesh's parsing, checks and analysis report no progress of their own: name each as it starts.
+    const stage = (p: BuildStage) => progress(`${kind}: ${buildStageText(p)}`);
+    // The worlds' own bakes (the CPU's report their progress).
+    const baking = (p: BuildProgress) => progress(`${kind}: shape ${p.index + 1} of ${p.count} (${quote(p.shape)}), SDF ${Math.round(100 * p.fraction)}%`);
     try {
       // 1. SDF bake of every shape the bodies use, all in one batch (as
       // createWorld bakes them: one submission on the GPU).
@@ -248,12 +265,13 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       const bakeTimes: number[] = [];
       let nodes = 0;
       for (let r = 0; r < repeats; r++) {
-        const io = { readText: env.readText };
+        const io = { readText: env.readText, stage };
         const started: UnbakedShape[] = [];
-        for (const sname of used) {
-          const s = await startShape(sname, scene.shapes[sname]!, scene, io);
+        for (const [index, sname] of used.entries()) {
+          const s = await startShape(sname, scene.shapes[sname]!, scene, io, { index, count: used.length });
           if ('job' in s) started.push(s);
         }
+        progress(`${kind}: SDF bake ${r + 1}/${repeats}, baking`);
         const t0 = performance.now();
         const grids = await backend.bakeAll(started.map((u) => u.job));
         const ms = performance.now() - t0;
@@ -273,7 +291,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       // 2. Steps, with every query worker started (and the code warmed on a copy if asked).
       await backend.ready();
       if (warmCode > 0) {
-        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll });
+        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking });
         for (let i = 0; i < warmCode; i++) {
           await copy.step();
           done++;
@@ -283,7 +301,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
           }
         }
       }
-      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll });
+      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking });
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
       }, async (i) => {
@@ -293,6 +311,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         }
       });
       const bakeStats = stats(bakeTimes);
+      const counted = backend.query.countsEvaluated === true;
       results.push({
         backend: kind,
         adapter: backend.description,
@@ -306,10 +325,10 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         queryMs: stats(m.queryMs),
         stepMs: stats(m.stepMs),
         stages: Object.fromEntries(STAGES.map((st) => [st, stats(m.stageMs[st])])) as Record<Stage, Stats>,
-        queriesPerSecond: m.queryTotalMs > 0 ? sum(m.evaluated) / (m.queryTotalMs / 1000) : 0,
+        queriesPerSecond: !counted ? null : m.queryTotalMs > 0 ? sum(m.evaluated) / (m.queryTotalMs / 1000) : 0,
         samplesSentPerSecond: m.queryTotalMs > 0 ? sum(m.sent) / (m.queryTotalMs / 1000) : 0,
         queriesPerStep: mean(m.sent),
-        samplesEvaluatedPerStep: mean(m.evaluated),
+        samplesEvaluatedPerStep: counted ? mean(m.evaluated) : null,
         queryCallsPerStep: mean(m.calls),
         maxQueryCalls: most(m.calls),
         shockSweepsPerStep: mean(m.shockSweeps),
@@ -325,7 +344,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         awakePerStep: mean(m.awake),
         asleepPerStep: mean(m.asleep),
         sleep: sleepOf(m.awakeAll, world.profile.asleep, world.dt),
-        windows: windowsOf(m, warmup, world.dt),
+        windows: windowsOf(m, warmup, world.dt, counted),
         dt: world.dt,
         soft: m.soft.result(),
       });
@@ -424,8 +443,8 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
   return m;
 }
 
-/** The measured steps split by phase (phases read from every step, warm-up included). */
-function windowsOf(m: StepSeries, warmup: number, dt: number): Record<Phase, WindowResult> {
+/** The measured steps split by phase (phases read from every step, warm-up included); `counted`: the backend counts evaluated samples. */
+function windowsOf(m: StepSeries, warmup: number, dt: number, counted: boolean): Record<Phase, WindowResult> {
   const spans = classifyPhases(m.energyAll, m.contactsAll);
   const out = {} as Record<Phase, WindowResult>;
   for (const ph of PHASES) {
@@ -443,7 +462,7 @@ function windowsOf(m: StepSeries, warmup: number, dt: number): Record<Phase, Win
       queryMs: stats(pick(m.queryMs)),
       queryCallsPerStep: mean(pick(m.calls)),
       maxQueryCalls: most(pick(m.calls)),
-      samplesEvaluatedPerStep: mean(pick(m.evaluated)),
+      samplesEvaluatedPerStep: counted ? mean(pick(m.evaluated)) : null,
       awakePerStep: mean(pick(m.awake)),
     };
   }
@@ -531,6 +550,11 @@ export function benchSummary(r: BenchResults): string[] {
   return lines;
 }
 
+/** Why a backend's samples evaluated after the culls are "n/a" (samplesEvaluatedPerStep null), in a few words. */
+export function notCountedWhy(x: BackendResult): string {
+  return x.backend === 'gpu' ? 'the GPU shader culls samples without counting them' : 'the backend does not count them';
+}
+
 /** A plain-text table of the results (the CLI prints it; the page shows the same numbers). */
 export function formatTable(r: BenchResults): string {
   const f = fmtMs;
@@ -565,8 +589,10 @@ export function formatTable(r: BenchResults): string {
   for (const x of r.results) {
     lines.push(
       `${x.backend} (${x.adapter}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls (at most ${x.maxQueryCalls} in a step), ` +
-        `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ${f(x.samplesEvaluatedPerStep)} evaluated after the culls ` +
-        `(${(x.queriesPerSecond / 1e6).toFixed(2)} M/s)` +
+        `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ` +
+        (x.samplesEvaluatedPerStep !== null
+          ? `${f(x.samplesEvaluatedPerStep)} evaluated after the culls (${((x.queriesPerSecond ?? 0) / 1e6).toFixed(2)} M/s)`
+          : `samples evaluated after the culls n/a (${notCountedWhy(x)})`) +
         (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks (at most ${x.maxReadbacks}), ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
         `; ${f(x.shockSweepsPerStep)} shock sweeps, ` +
         (x.pgsIterationsPerStep > 0 ? `${f(x.pgsIterationsPerStep)} PGS iterations, ` : '') +

@@ -183,10 +183,17 @@ async function measure(args: ParsedArgs, params: Record<string, number>, backend
     const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
     const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
     const tty = process.stderr.isTTY === true;
+    // The line redrawn in place, padded to blank what is left of a longer one (a shape's build step).
+    let drawn = 0;
+    const onProgress = (f: number, m: string) => {
+      const line = `${(f * 100).toFixed(0).padStart(3)}% ${terminalSafe(m, 200)}`;
+      process.stderr.write(`\r${line.padEnd(Math.max(drawn, 55))}`);
+      drawn = line.length;
+    };
     const r: BenchResults = await runBenchmark(
       { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
       { readText: (path) => readFile(path, 'utf8'), platform: platform() },
-      tty ? (f, m) => process.stderr.write(`\r${(f * 100).toFixed(0).padStart(3)}% ${m.padEnd(50)}`) : undefined,
+      tty ? onProgress : undefined,
     );
     if (tty) process.stderr.write('\n');
     if (builtin) r.scene = builtin;

@@ -5,6 +5,12 @@
  * (a CI log) a plain line is written at most every few seconds, so the log
  * says what the command is doing without filling up. Nothing at all is shown
  * for work that ends within the first second.
+ *
+ * Steps that report nothing while they run (a big mesh parsed, checked and
+ * analysed, each in one synchronous piece) are named through step(): on a
+ * terminal only, drawn as soon as they start when the work is expected to
+ * outlast the first second, so the line is not blank until the first
+ * percentage; a log gets update()'s lines alone, as before.
  */
 import { terminalSafe } from '../util/echo.ts';
 import { sayRaw } from './output.ts';
@@ -41,20 +47,42 @@ export class Progress {
     this.last = -Infinity;
   }
 
-  /** Shows `text` if the task has run for more than a second and the last update is old enough. */
+  /**
+   * Shows `text` if the task has run for more than a second (or a line is up
+   * on the terminal already, which it replaces) and the last update is old enough.
+   */
   update(text: string): void {
     if (!this.enabled) return;
     const now = performance.now();
-    if (now - this.start < this.delay) return;
+    if (now - this.start < this.delay && this.drawn === 0) return;
     if (now - this.last < (this.tty ? TTY_INTERVAL_MS : LOG_INTERVAL_MS)) return;
     this.last = now;
     const line = `stackfield: ${terminalSafe(text, 200)}`;
-    if (this.tty) {
-      sayRaw(`\r${line}${' '.repeat(Math.max(0, this.drawn - line.length))}`);
-      this.drawn = line.length;
-    } else {
-      sayRaw(`${line}\n`);
-    }
+    if (this.tty) this.draw(line);
+    else sayRaw(`${line}\n`);
+  }
+
+  /**
+   * Names a step that reports nothing while it runs (a big mesh parsed,
+   * checked, analysed: each in one synchronous piece). `expectedMs` is a
+   * rough guess of how long the work has left; it only decides whether the
+   * step is worth showing. On a terminal the line is redrawn at once, not
+   * held back by the interval, when the task has run past the delay or is
+   * expected to; the updates after it replace it without waiting out the
+   * delay. A file or a pipe gets nothing: a log keeps to update()'s lines.
+   */
+  step(text: string, expectedMs: number): void {
+    if (!this.enabled || !this.tty) return;
+    const now = performance.now();
+    if (now - this.start + Math.max(0, expectedMs || 0) < this.delay) return;
+    this.last = now;
+    this.draw(`stackfield: ${terminalSafe(text, 200)}`);
+  }
+
+  /** Redraws the line in place (a terminal), blanking what is left of a longer one. */
+  private draw(line: string): void {
+    sayRaw(`\r${line}${' '.repeat(Math.max(0, this.drawn - line.length))}`);
+    this.drawn = line.length;
   }
 
   /** Ends the line drawn in place, if any. */

@@ -12,7 +12,7 @@ import { choiceFlag, intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError, SimulationError } from '../errors.ts';
 import { createBackend, parseBackendKind } from '../backends.ts';
 import { createWorld } from '../scene/build.ts';
-import { BUILD_LIMITS, fmtSeconds } from '../scene/shapeBuild.ts';
+import { BUILD_LIMITS, buildStageText, fmtSeconds } from '../scene/shapeBuild.ts';
 import { formatJson } from '../scene/json.ts';
 import { sceneToJson } from '../scene/dump.ts';
 import { listBuiltins } from '../scene/builtins.ts';
@@ -209,8 +209,14 @@ export const runCommand: Command = {
     try {
       backend = await createBackend(kind, { threads: await threadsFlag(args) });
       const t0 = performance.now();
+      const io = nodeSceneIo();
       const world = await createWorld(scene, backend.query, {
-        ...nodeSceneIo(),
+        ...io,
+        // A warning goes on a line of its own, not after the progress line drawn in place.
+        warn: (m) => {
+          progress.done();
+          io.warn?.(m);
+        },
         bake: backend.bake,
         bakeAll: backend.bakeAll,
         limits,
@@ -219,6 +225,8 @@ export const runCommand: Command = {
             `building the world: shape ${p.index + 1} of ${p.count} (${quote(p.shape)}), SDF ${Math.round(100 * p.fraction)}%` +
               (p.estimate >= 1 ? `, about ${fmtSeconds(p.estimate)} for this shape` : ''),
           ),
+        // Parsing, checking and analysing a big mesh before its bake, its samples after (a terminal only).
+        stage: (p) => progress.step(`building the world: ${buildStageText(p)}`, 1000 * p.estimate),
       });
       progress.done();
       // Every query worker asked for must have started (a WorkerError otherwise):

@@ -11,7 +11,7 @@
 import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag } from './args.ts';
 import { InputError } from '../errors.ts';
-import { BUILD_LIMITS, fmtBytes, fmtSeconds, shapeCost } from '../scene/shapeBuild.ts';
+import { BUILD_LIMITS, buildStepText, fmtBytes, fmtSeconds, objTrianglesGuess, shapeCost } from '../scene/shapeBuild.ts';
 import { readMeshText } from './nodeIo.ts';
 import { gridLayout } from '../sdf/grid.ts';
 import { triangleCount, meshBounds } from '../geometry/mesh.ts';
@@ -92,45 +92,67 @@ export const sdfCommand: Command = {
     if (out === undefined) throw new InputError('missing --out GRID.json (where to write the field)', undefined, 'command line');
 
     const maxTriangles = intFlag(args, 'max-triangles', BUILD_LIMITS.maxTriangles, 1, 1e9);
-    const { mesh, names } = await loadMesh(file, maxTriangles);
-    // Refuse what cannot be baked and written in reasonable time and memory, before starting.
-    const dims = gridLayout(meshBounds(mesh), cells, padding).dims;
-    const nodes = dims[0] * dims[1] * dims[2];
-    if (nodes > maxNodes) {
-      const cost = shapeCost(triangleCount(mesh), nodes);
-      throw new InputError(
-        `the grid would have ${dims.join(' x ')} = ${nodes} nodes, more than the limit of ${maxNodes} ` +
-          `(about ${fmtSeconds(cost.seconds)} to bake, ${fmtBytes(cost.bytes)} of memory and ${fmtBytes(11 * nodes)} of JSON); ` +
-          `lower --cells, or raise the limit with --max-sdf-nodes ${nodes}`,
-        undefined,
-        'command line',
-      );
-    }
-    const inputs = [{ path: file, what: 'the mesh file' }];
-    // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
-    const solid = analyseSolid(mesh);
-    if (!solid.simple) say(`stackfield: warning: ${file}: ${describeSolid(solid, mesh, names.triangle)}`);
-    const mass = solid.mass;
-    const t0 = performance.now();
+    // The mesh's steps before the bake name themselves on a terminal (Progress.step): an 80 000-triangle mesh takes a second or two.
     const progress = new Progress(true);
-    const onProgress = (f: number) => progress.update(`baking ${nodes} nodes: ${Math.round(100 * f)}%`);
-    const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding, onProgress }));
-    const grid = await bakeSolid(mesh, solid.simple ? null : solid.boundary, bake);
-    progress.done();
-    const seconds = (performance.now() - t0) / 1000;
+    try {
+      const { mesh, names } = await loadMesh(file, maxTriangles, progress);
+      // Refuse what cannot be baked and written in reasonable time and memory, before starting.
+      const dims = gridLayout(meshBounds(mesh), cells, padding).dims;
+      const nodes = dims[0] * dims[1] * dims[2];
+      if (nodes > maxNodes) {
+        const cost = shapeCost(triangleCount(mesh), nodes);
+        throw new InputError(
+          `the grid would have ${dims.join(' x ')} = ${nodes} nodes, more than the limit of ${maxNodes} ` +
+            `(about ${fmtSeconds(cost.seconds)} to bake, ${fmtBytes(cost.bytes)} of memory and ${fmtBytes(11 * nodes)} of JSON); ` +
+            `lower --cells, or raise the limit with --max-sdf-nodes ${nodes}`,
+          undefined,
+          'command line',
+        );
+      }
+      const inputs = [{ path: file, what: 'the mesh file' }];
+      // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
+      const tris = triangleCount(mesh);
+      progress.step(`${PREFIX}${buildStepText('analysing', tris)}`, 1000 * shapeCost(tris, nodes).seconds);
+      const solid = analyseSolid(mesh);
+      if (!solid.simple) {
+        progress.done();
+        say(`stackfield: warning: ${file}: ${describeSolid(solid, mesh, names.triangle)}`);
+      }
+      const mass = solid.mass;
+      const t0 = performance.now();
+      // The bake is timed as a task of its own: in a log its lines start a second into it, as they always did.
+      progress.restart();
+      const baking = (f: number) => `baking ${nodes} nodes: ${Math.round(100 * f)}%`;
+      // The CPU bake builds its own BVH before its first percentage, the GPU's gives none: say it has begun.
+      progress.step(backend === 'gpu' ? `baking ${nodes} nodes on the GPU` : baking(0), 1000 * shapeCost(tris, nodes).seconds);
+      const onProgress = (f: number) => progress.update(baking(f));
+      const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding, onProgress }));
+      const grid = await bakeSolid(mesh, solid.simple ? null : solid.boundary, bake);
+      progress.done();
+      const seconds = (performance.now() - t0) / 1000;
 
-    await writeOutputFile(out, gridJson(grid, mass), inputs);
-    const [nx, ny, nz] = grid.dims;
-    process.stdout.write(
-      `${terminalSafe(out)}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
-    );
-    return 0;
+      await writeOutputFile(out, gridJson(grid, mass), inputs);
+      const [nx, ny, nz] = grid.dims;
+      process.stdout.write(
+        `${terminalSafe(out)}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
+      );
+      return 0;
+    } catch (e) {
+      progress.done(); // the message on a line of its own
+      throw e;
+    }
   },
 };
 
-/** Read, parse and validate an OBJ mesh; warnings go to standard error. */
-async function loadMesh(file: string, maxTriangles: number): Promise<ValidatedMesh> {
-  const parsed = parseObjWithWarnings(await readMeshText(file), file);
+/** The progress line's prefix for the steps before the bake. */
+const PREFIX = 'preparing the bake: ';
+
+/** Read, parse and validate an OBJ mesh, naming each step on `progress` (the caller ends its line on an error); warnings go to standard error. */
+async function loadMesh(file: string, maxTriangles: number, progress: Progress): Promise<ValidatedMesh> {
+  const text = await readMeshText(file);
+  const guess = objTrianglesGuess(text.length);
+  progress.step(`${PREFIX}${buildStepText('parsing', guess)}`, 1000 * shapeCost(guess, 0).seconds);
+  const parsed = parseObjWithWarnings(text, file);
   if (triangleCount(parsed.mesh) > maxTriangles) {
     const n = triangleCount(parsed.mesh);
     throw new InputError(
@@ -139,8 +161,13 @@ async function loadMesh(file: string, maxTriangles: number): Promise<ValidatedMe
       file,
     );
   }
+  const tris = triangleCount(parsed.mesh);
+  progress.step(`${PREFIX}${buildStepText('validating', tris)}`, 1000 * shapeCost(tris, 0).seconds);
   const valid = validateMesh(parsed.mesh, file, parsed.numbering);
-  for (const w of [...parsed.warnings, ...valid.warnings]) say(`stackfield: warning: ${w}`);
+  const warnings = [...parsed.warnings, ...valid.warnings];
+  // Off the terminal's line before a warning is said.
+  if (warnings.length > 0) progress.done();
+  for (const w of warnings) say(`stackfield: warning: ${w}`);
   return valid;
 }
 

@@ -48,6 +48,8 @@ export class CpuPenetrationBackend implements PenetrationBackend {
   /** Samples whose SDF value the last query computed (after the culls). */
   evaluated = 0;
   readonly counters = newQueryCounters();
+  /** The kernel counts the samples it evaluates after its culls (queryRange's return). */
+  readonly countsEvaluated = true;
 
   setShapes(shapes: readonly QueryShape[]): void {
     this.shapes = shapes.map((s) => prepareKernelShape(s.samples.points, sampleCount(s.samples), s.sdf));

@@ -201,6 +201,8 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
   private readonly single = new CpuPenetrationBackend();
   /** Samples whose SDF value the last query computed (after the culls), as CpuPenetrationBackend. */
   evaluated = 0;
+  /** Every thread's kernel counts the samples it evaluates after its culls (the chunks' sums). */
+  readonly countsEvaluated = true;
   /** Calls of the last run that went to the pool (not the main thread alone); for tests and the bench. */
   pooledCalls = 0;
   /** Chunks of the last pooled call, and how many of them the main thread ran itself. */

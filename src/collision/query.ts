@@ -87,7 +87,13 @@ export interface QueryCounters {
   calls: number;
   /** Samples of the batches' tasks (every sample of A, before any cull). */
   samplesSent: number;
-  /** Samples whose field value was actually computed (after the culls; the GPU computes every sample of a task that survives the host's cull). */
+  /**
+   * Samples whose field value was actually computed, after every cull, where
+   * the backend counts them (PenetrationBackend.countsEvaluated: the CPU
+   * twins). The GPU books here the samples it dispatches (every sample of a
+   * task past the host's whole-task cull), an upper bound: its shader culls
+   * more without counting them, so the two figures are not the same quantity.
+   */
   samplesEvaluated: number;
   /** Command-buffer submissions (GPU; 0 on the CPU). */
   submits: number;
@@ -107,6 +113,12 @@ export interface PenetrationBackend {
   readonly kind: BackendKind;
   /** Cumulative work counters (see QueryCounters). */
   readonly counters: QueryCounters;
+  /**
+   * True when counters.samplesEvaluated counts the samples evaluated after
+   * every cull (the CPU twins); absent or false when it does not (the GPU),
+   * and a report says "n/a" rather than set the two side by side.
+   */
+  readonly countsEvaluated?: boolean;
   /** Upload every shape once (replaces the previous set). */
   setShapes(shapes: readonly QueryShape[]): void;
   /**

@@ -47,6 +47,14 @@ export interface SceneIo {
   /** Told which shape is being built and how far its SDF bake has got, for a progress display. */
   progress?: (p: BuildProgress) => void;
   /**
+   * Told when a shape enters a step of its build that reports no progress of
+   * its own (BuildStage: parsing its OBJ file, validation, the analysis of
+   * what it encloses, its collision samples; the world's samples handed to
+   * the queries), for a progress display: each runs in one piece, and an
+   * 80 000-triangle mesh spends seconds in them without a bake's percentage.
+   */
+  stage?: (p: BuildStage) => void;
+  /**
    * Shapes already built, by their description (and the scene's edge
    * samples): a world rebuilt with one more body (the app placing a library
    * instance) reuses them instead of baking their fields again.
@@ -84,6 +92,73 @@ export interface BuildProgress {
   fraction: number;
   /** shapeCost's estimate for this shape, seconds. */
   estimate: number;
+}
+
+/**
+ * The steps of a build that report no progress of their own, in their order:
+ * a mesh file parsed, the mesh validated and repaired, what it encloses
+ * analysed (its triangle BVH, self-intersections, the winding of each patch),
+ * and after the bake its collision samples placed; once for the world, every
+ * shape's samples prepared for the query backend (ordered and bounded).
+ */
+export type BuildStep = 'parsing' | 'validating' | 'analysing' | 'sampling' | 'preparing';
+
+export interface BuildStage {
+  step: BuildStep;
+  /** The shape, its index among the shapes built and how many there are; for 'preparing', null, 0 and the world's shapes. */
+  shape: string | null;
+  index: number;
+  count: number;
+  /** Triangles of the mesh (for 'parsing', guessed from the file's size; for 'preparing', of all the shapes). */
+  triangles: number;
+  /** shapeCost's estimate, seconds, of the whole shape's build (its bake included; for 'preparing', of the step). */
+  estimate: number;
+}
+
+/** What a build step does, for a progress line ("checking 81920 triangles"). */
+export function buildStepText(step: BuildStep, triangles: number): string {
+  switch (step) {
+    case 'parsing':
+      return 'parsing the mesh file';
+    case 'validating':
+      return `checking ${triangles} triangles`;
+    case 'analysing':
+      return `finding what ${triangles} triangles enclose (BVH, self-intersections)`;
+    case 'sampling':
+      return `placing collision samples on ${triangles} triangles`;
+    case 'preparing':
+      return `preparing the collision samples of ${triangles} triangles for the queries`;
+  }
+}
+
+/** A build stage as a progress line says it: 'shape 2 of 3 ("bunny"), checking 3674 triangles'. */
+export function buildStageText(p: BuildStage): string {
+  const what = buildStepText(p.step, p.triangles);
+  return p.shape === null ? what : `shape ${p.index + 1} of ${p.count} (${quote(p.shape)}), ${what}`;
+}
+
+/**
+ * Bytes of OBJ text per triangle, to guess a file's triangles before parsing
+ * it: a closed mesh has about half as many vertices as triangles, a "v" line
+ * some 30 bytes and an "f" line 20 (with texture and normal indices more, so
+ * the guess errs low and a progress display shows less, not more).
+ */
+const OBJ_BYTES_PER_TRIANGLE = 40;
+
+/** The triangles an OBJ text of this many characters is guessed to hold (OBJ_BYTES_PER_TRIANGLE), for a progress display. */
+export function objTrianglesGuess(chars: number): number {
+  return Math.round(chars / OBJ_BYTES_PER_TRIANGLE);
+}
+
+/** Tells io.stage (if any) that shape `name` enters `step`. */
+function tellStage(io: SceneIo, name: string, at: ShapeAt, step: BuildStep, triangles: number, estimate: number): void {
+  io.stage?.({ step, shape: name, index: at.index, count: at.count, triangles, estimate });
+}
+
+/** A shape's index among the shapes being built and their number (BuildProgress, BuildStage). */
+export interface ShapeAt {
+  index: number;
+  count: number;
 }
 
 /**
@@ -226,7 +301,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
  * The shape's mesh in its own frame, validated and repaired. Errors name the
  * scene, the shape (and for a mesh file, the file and its line or edge) once each.
  */
-async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo): Promise<ValidatedMesh> {
+async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo, at: ShapeAt): Promise<ValidatedMesh> {
   const where = d.type === 'mesh' ? `shapes.${name}.path` : `shapes.${name}`;
   const label = d.type === 'mesh' ? d.path : where;
   const warn = (w: string) => io.warn?.(`${scene.file}: ${d.type === 'mesh' ? `${where}: ` : ''}${w}`);
@@ -273,6 +348,8 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
           const why = e instanceof InputError ? bareMessage(e) : `cannot read the mesh file: ${(e as Error).message}`;
           throw new InputError(`${quote(d.resolvedPath, 200)}: ${why}`, scene.file, where);
         }
+        const guess = objTrianglesGuess(text.length);
+        tellStage(io, name, at, 'parsing', guess, shapeCost(guess, 0).seconds);
         const r = parseObjWithWarnings(text, d.path);
         numbering = r.numbering;
         for (const w of r.warnings) warn(w);
@@ -285,6 +362,8 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
     return fail(e);
   }
   checkCost(name, d, mesh, scene, io);
+  const tris = mesh.indices.length / 3;
+  tellStage(io, name, at, 'validating', tris, shapeCost(tris, sdfNodeCount(mesh, d.sdf)).seconds);
   try {
     const v = validateMesh(mesh, label, numbering);
     for (const w of v.warnings) warn(w);
@@ -305,10 +384,12 @@ interface PreparedShape {
 }
 
 /** Mesh, what it encloses and its mass properties, every derived quantity checked. */
-async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo): Promise<PreparedShape> {
-  const valid = await shapeMesh(name, d, scene, io);
+async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo, at: ShapeAt): Promise<PreparedShape> {
+  const valid = await shapeMesh(name, d, scene, io, at);
   const own = valid.mesh;
   const where = `shapes.${name}`;
+  const tris = own.indices.length / 3;
+  tellStage(io, name, at, 'analysing', tris, shapeCost(tris, sdfNodeCount(own, d.sdf)).seconds);
   let solid: SolidAnalysis;
   try {
     solid = analyseSolid(own);
@@ -348,8 +429,8 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
  * Loads and checks a shape without baking its SDF (for shapes no body uses):
  * the same errors and warnings as buildShape.
  */
-export async function checkShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<void> {
-  if (d.type !== 'plane') await prepareShape(name, d, scene, io);
+export async function checkShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at: ShapeAt = { index: 0, count: 1 }): Promise<void> {
+  if (d.type !== 'plane') await prepareShape(name, d, scene, io, at);
 }
 
 /** A shape's volume and unit-density inertia about its centre of mass, without its SDF; null for a plane. */
@@ -360,9 +441,9 @@ export interface ShapeMass {
   cellSize: number;
 }
 
-export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo): Promise<ShapeMass | null> {
+export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at: ShapeAt = { index: 0, count: 1 }): Promise<ShapeMass | null> {
   if (d.type === 'plane') return null;
-  const { own, mass, cells } = await prepareShape(name, d, scene, io);
+  const { own, mass, cells } = await prepareShape(name, d, scene, io, at);
   return { volume: mass.volume, inertiaUnit: mass.inertia, cellSize: gridLayout(meshBounds(own), cells, d.sdf.padding).cellSize };
 }
 
@@ -373,7 +454,8 @@ export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io
  */
 export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<string, ShapeMass | null>> {
   const out = new Map<string, ShapeMass | null>();
-  for (const [name, d] of Object.entries(scene.shapes)) out.set(name, await shapeMass(name, d, scene, io));
+  const shapes = Object.entries(scene.shapes);
+  for (const [index, [name, d]] of shapes.entries()) out.set(name, await shapeMass(name, d, scene, io, { index, count: shapes.length }));
   scene.bodies.forEach((b, bi) => {
     const s = out.get(b.shape);
     if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
@@ -386,7 +468,7 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
  * Builds one shape. `at` (its index among the shapes being built and their
  * number) is passed on to `io.progress`.
  */
-export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at = { index: 0, count: 1 }): Promise<RigidShape> {
+export async function buildShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at: ShapeAt = { index: 0, count: 1 }): Promise<RigidShape> {
   const u = await startShape(name, d, scene, io, at);
   if (!('job' in u)) return u;
   const [grid] = await bakerOf(io)([u.job]);
@@ -413,6 +495,9 @@ export interface UnbakedShape {
   /** The mesh whose winding signs the baked field (the job bakes the distance to its boundary), or null. */
   signBy: TriMesh | null;
   job: BakeJob;
+  /** Its index among the shapes being built and their number, and shapeCost's estimate (s), for io.stage. */
+  at: ShapeAt;
+  estimate: number;
 }
 
 /** The bake of every job of a batch through `io` (bakeAll, else bake one by one, else the CPU bake). */
@@ -427,7 +512,7 @@ export function bakerOf(io: SceneIo): (jobs: readonly BakeJob[]) => Promise<SdfG
 }
 
 /** A shape up to its SDF: a plane whole, a mesh shape as an UnbakedShape. */
-export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at = { index: 0, count: 1 }): Promise<RigidShape | UnbakedShape> {
+export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at: ShapeAt = { index: 0, count: 1 }): Promise<RigidShape | UnbakedShape> {
   if (d.type === 'plane') {
     const n = d.normal;
     return {
@@ -444,7 +529,7 @@ export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, i
       planeNormal: [n[0], n[1], n[2]],
     };
   }
-  const { own, solid, mass, cells } = await prepareShape(name, d, scene, io);
+  const { own, solid, mass, cells } = await prepareShape(name, d, scene, io, at);
   // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
@@ -459,7 +544,7 @@ export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   // boundary of what it encloses, signed by the mesh's winding (bakeSolid).
   const boundary = solid.simple ? null : translatedMesh(solid.boundary, com);
   const job: BakeJob = { mesh: boundary ?? mesh, cells: sdfOpts.cells, padding: sdfOpts.padding, ...(onProgress ? { onProgress } : {}) };
-  return { name, desc: d, scene, io, mesh, com, size, mass, signBy: boundary ? mesh : null, job };
+  return { name, desc: d, scene, io, mesh, com, size, mass, signBy: boundary ? mesh : null, job, at, estimate };
 }
 
 /** The shape from its baked field (the rest of buildShape after the bake). */
@@ -495,6 +580,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
     inertiaUnit = g.inertia;
   }
   // Face samples on triangles whose interior is wider than ~4 SDF cells (see samples.ts).
+  tellStage(io, name, u.at, 'sampling', mesh.indices.length / 3, u.estimate);
   const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize);
   const bounds = meshBounds(mesh);
   let radius = 0;
