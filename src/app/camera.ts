@@ -227,12 +227,7 @@ export function framePoints(c: OrbitCamera, points: ArrayLike<number>, centre: r
   c.target[1] = centre[1]!;
   c.target[2] = centre[2]!;
   const { tanX, tanY } = applyViewport(c, v);
-  // Camera basis (as lookAt builds it): forward from the eye to the target, right, up.
-  const cp = Math.cos(c.pitch);
-  const f = [-cp * Math.sin(c.yaw), -Math.sin(c.pitch), -cp * Math.cos(c.yaw)];
-  const rl = Math.hypot(f[2]!, f[0]!) || 1;
-  const right = [-f[2]! / rl, 0, f[0]! / rl];
-  const up = [right[1]! * f[2]! - right[2]! * f[1]!, right[2]! * f[0]! - right[0]! * f[2]!, right[0]! * f[1]! - right[1]! * f[0]!];
+  const { f, right, up } = cameraBasis(c);
   // A point at (x, y) across and `depth` along the view from the target (positive: farther) is
   // d + depth in front of the eye at distance d; it fits when |x| margin <= tanX (d + depth), and
   // likewise for y.
@@ -248,6 +243,190 @@ export function framePoints(c: OrbitCamera, points: ArrayLike<number>, centre: r
   }
   // Never inside the points' bounding sphere, where the near plane would cut them.
   c.distance = clamp(Math.max(d, 1.2 * r), MIN_DISTANCE, MAX_DISTANCE);
+}
+
+/** The camera's unit basis as lookAt builds it: forward from the eye to the target, right, up. Reused arrays. */
+export function cameraBasis(c: OrbitCamera): { f: number[]; right: number[]; up: number[] } {
+  const { f, right, up } = basis;
+  const cp = Math.cos(c.pitch);
+  f[0] = -cp * Math.sin(c.yaw);
+  f[1] = -Math.sin(c.pitch);
+  f[2] = -cp * Math.cos(c.yaw);
+  const rl = Math.hypot(f[2]!, f[0]!) || 1;
+  right[0] = -f[2]! / rl;
+  right[1] = 0;
+  right[2] = f[0]! / rl;
+  up[0] = right[1]! * f[2]! - right[2]! * f[1]!;
+  up[1] = right[2]! * f[0]! - right[0]! * f[2]!;
+  up[2] = right[0]! * f[1]! - right[1]! * f[0]!;
+  return basis;
+}
+const basis = { f: [0, 0, -1], right: [1, 0, 0], up: [0, 1, 0] };
+
+/**
+ * Points (xyz triples) in view coordinates, written to `out` as triples: across
+ * (along the camera's right), up, and depth beyond the target (along the view).
+ * A point fits the viewport's free part shrunk by `margin` at distance d when
+ * |across| margin <= tanX (d + depth) and |up| margin <= tanY (d + depth).
+ */
+function toView(c: OrbitCamera, points: ArrayLike<number>, out: Float64Array): number {
+  const { f, right, up } = cameraBasis(c);
+  const n = Math.floor(points.length / 3);
+  for (let k = 0; k < n; k++) {
+    const rx = points[3 * k]! - c.target[0], ry = points[3 * k + 1]! - c.target[1], rz = points[3 * k + 2]! - c.target[2];
+    out[3 * k] = rx * right[0]! + ry * right[1]! + rz * right[2]!;
+    out[3 * k + 1] = rx * up[0]! + ry * up[1]! + rz * up[2]!;
+    out[3 * k + 2] = rx * f[0]! + ry * f[1]! + rz * f[2]!;
+  }
+  return n;
+}
+let viewScratch = new Float64Array(0);
+function viewCoords(c: OrbitCamera, points: ArrayLike<number>): { q: Float64Array; n: number } {
+  if (viewScratch.length < points.length) viewScratch = new Float64Array(Math.max(points.length, 2 * viewScratch.length));
+  return { q: viewScratch, n: toView(c, points, viewScratch) };
+}
+
+/** Moves the target by `across` metres along the camera's right and `up` along its up (the view plane). */
+export function panBy(c: OrbitCamera, across: number, up: number): void {
+  const b = cameraBasis(c);
+  for (let k = 0; k < 3; k++) c.target[k] = c.target[k]! + across * b.right[k]! + up * b.up[k]!;
+}
+
+/** Whether every point (xyz triples) lies inside the viewport's free part shrunk by `margin`. */
+export function pointsFit(c: OrbitCamera, v: Viewport, points: ArrayLike<number>, margin = 1.1): boolean {
+  const { tanX, tanY } = applyViewport(c, v);
+  const { q, n } = viewCoords(c, points);
+  for (let k = 0; k < n; k++) {
+    const depth = c.distance + q[3 * k + 2]!;
+    if (depth <= NEAR_FRACTION * c.distance || Math.abs(q[3 * k]!) * margin > tanX * depth || Math.abs(q[3 * k + 1]!) * margin > tanY * depth) return false;
+  }
+  return true;
+}
+
+/**
+ * The shortest pan in the view plane that brings every point (xyz triples)
+ * inside the viewport's free part shrunk by `margin`, keeping the distance
+ * and the angles, into `out` (metres along right and up): false, and no
+ * pan, when they cannot all fit at this distance. Points behind the eye
+ * are left out: a pan cannot bring them in.
+ */
+export function fitPan(c: OrbitCamera, v: Viewport, points: ArrayLike<number>, margin: number, out: { across: number; up: number }): boolean {
+  const { tanX, tanY } = applyViewport(c, v);
+  const { q, n } = viewCoords(c, points);
+  let loX = -Infinity, hiX = Infinity, loY = -Infinity, hiY = Infinity;
+  for (let k = 0; k < n; k++) {
+    const depth = c.distance + q[3 * k + 2]!;
+    if (depth <= NEAR_FRACTION * c.distance) continue;
+    const hx = (tanX * depth) / margin, hy = (tanY * depth) / margin;
+    loX = Math.max(loX, q[3 * k]! - hx);
+    hiX = Math.min(hiX, q[3 * k]! + hx);
+    loY = Math.max(loY, q[3 * k + 1]! - hy);
+    hiY = Math.min(hiY, q[3 * k + 1]! + hy);
+  }
+  out.across = out.up = 0;
+  if (loX > hiX || loY > hiY) return false;
+  out.across = nearestToZero(loX, hiX);
+  out.up = nearestToZero(loY, hiY);
+  return true;
+}
+
+/**
+ * Pans (fitPan) so every point lies inside the free part shrunk by
+ * `margin`; where they cannot all fit, centres them. For a followed body:
+ * the glide lags a fast body by its speed times the time constant (more at
+ * a low frame rate), which put the caterpillar under the panel. True when
+ * it moved the target.
+ */
+export function panToFit(c: OrbitCamera, v: Viewport, points: ArrayLike<number>, margin = 1.1): boolean {
+  const p = scratchPan;
+  if (!fitPan(c, v, points, margin, p)) {
+    // Too big for the view at this distance: centred both ways.
+    const { q, n } = viewCoords(c, points);
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (let k = 0; k < n; k++) {
+      if (c.distance + q[3 * k + 2]! <= NEAR_FRACTION * c.distance) continue;
+      x0 = Math.min(x0, q[3 * k]!);
+      x1 = Math.max(x1, q[3 * k]!);
+      y0 = Math.min(y0, q[3 * k + 1]!);
+      y1 = Math.max(y1, q[3 * k + 1]!);
+    }
+    if (x0 > x1) return false;
+    p.across = 0.5 * (x0 + x1);
+    p.up = 0.5 * (y0 + y1);
+  }
+  if (p.across === 0 && p.up === 0) return false;
+  panBy(c, p.across, p.up);
+  return true;
+}
+const scratchPan = { across: 0, up: 0 };
+
+/** Where a camera widened to fit more goes: a pan in the view plane (metres along right, up) and a distance. */
+export interface WidenGoal {
+  across: number;
+  up: number;
+  distance: number;
+}
+
+/**
+ * The nearest view, with the same angles, that keeps all it shows now and
+ * also fits every point (xyz triples) inside the free part shrunk by
+ * `margin`: a pan in the view plane and a distance never shorter than now.
+ * "All it shows now" is the free part's rectangle at the target's depth,
+ * which must stay inside the new view, so a pan is paid for by zooming out
+ * and the camera never zooms in. The least such distance is found by
+ * bisection: for a distance, each point allows an interval of pans across
+ * and one up, and the distance works when the intervals meet.
+ */
+export function widenToFit(c: OrbitCamera, v: Viewport, points: ArrayLike<number>, margin: number, out: WidenGoal): WidenGoal {
+  const { tanX, tanY } = applyViewport(c, v);
+  const { q, n } = viewCoords(c, points);
+  const d0 = c.distance;
+  const pans = { x: 0, y: 0 };
+  const fits = (d: number): boolean => {
+    // The rectangle shown now, half-extents tanX d0 and tanY d0 at depth 0, inside the new view.
+    let loX = tanX * (d0 - d), hiX = tanX * (d - d0), loY = tanY * (d0 - d), hiY = tanY * (d - d0);
+    for (let k = 0; k < n; k++) {
+      const depth = d + q[3 * k + 2]!;
+      if (depth <= NEAR_FRACTION * d) return false;
+      const hx = (tanX * depth) / margin, hy = (tanY * depth) / margin;
+      loX = Math.max(loX, q[3 * k]! - hx);
+      hiX = Math.min(hiX, q[3 * k]! + hx);
+      loY = Math.max(loY, q[3 * k + 1]! - hy);
+      hiY = Math.min(hiY, q[3 * k + 1]! + hy);
+    }
+    if (loX > hiX || loY > hiY) return false;
+    pans.x = nearestToZero(loX, hiX);
+    pans.y = nearestToZero(loY, hiY);
+    return true;
+  };
+  let lo = d0, hi = d0;
+  if (!fits(d0)) {
+    hi = Math.max(d0, MIN_DISTANCE);
+    while (hi < MAX_DISTANCE && !fits(hi)) {
+      lo = hi;
+      hi = Math.min(MAX_DISTANCE, 2 * hi);
+    }
+    // Bisect to a thousandth of the distance; the last call that fits leaves its pans.
+    while (hi - lo > 1e-3 * hi) {
+      const mid = 0.5 * (lo + hi);
+      if (fits(mid)) hi = mid;
+      else lo = mid;
+    }
+    if (!fits(hi)) pans.x = pans.y = 0;
+  }
+  out.across = pans.x;
+  out.up = pans.y;
+  out.distance = hi;
+  return out;
+}
+
+/** A point nearer the eye than this fraction of the distance is too near to count as in view (the near plane is at 0.02). */
+const NEAR_FRACTION = 0.05;
+
+/** The value of [lo, hi] nearest zero; the middle when the interval is empty. */
+function nearestToZero(lo: number, hi: number): number {
+  if (lo > hi) return 0.5 * (lo + hi);
+  return lo > 0 ? lo : hi < 0 ? hi : 0;
 }
 
 /**

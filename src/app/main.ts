@@ -27,11 +27,11 @@ import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
 import { type JsonObject } from '../scene/reader.ts';
-import { applyViewport, cameraEye, defaultCamera, followPoint, metresPerPixel, pixelRay, projectPoint, viewMatrix, type OrbitCamera, type Viewport } from './camera.ts';
+import { applyViewport, cameraEye, defaultCamera, metresPerPixel, pixelRay, projectPoint, viewMatrix, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
 import { shadowPlane } from './frameData.ts';
 import { Canvas2dRenderer } from './fallbackRenderer.ts';
-import { frameWorld, pickBody, worldBounds } from './framing.ts';
+import { AutoFrame, followBody, frameWorld, pickBody, worldBounds, type FramedRegion } from './framing.ts';
 import { WebGpuRenderer } from './gpuRenderer.ts';
 import { BodyLabel, LevelsLegend, NumbersOverlay, sleepCounts, worldNumbers } from './hud.ts';
 import { attachCameraInput } from './input.ts';
@@ -114,6 +114,10 @@ class App {
   private readonly camera = defaultCamera();
   /** The view the scene opened with (Reset). */
   private homeCamera: OrbitCamera = defaultCamera();
+  /** Widens the view while bodies head out of it, until the user moves the camera (framing.ts). */
+  private readonly autoFrame = new AutoFrame();
+  /** The step AutoFrame last saw: it acts while the simulation runs. */
+  private autoStep = -1;
   private views: ViewState = defaultViews();
   private builtins: BuiltinInfo[] = [];
   private sceneName: string | null = null;
@@ -319,6 +323,22 @@ class App {
         if (w && i >= 0 && i < w.bodies.count) projectPoint(this.camera, this.viewport(), w.bodies.pos.subarray(3 * i, 3 * i + 3), out);
         return out;
       },
+      // The screen box (canvas pixels) of the corners of body i's world box; front: all in front of the eye.
+      boxOnScreen: (i: number) => {
+        const out = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity, front: true };
+        const w = this.sim.world;
+        if (!w || i < 0 || i >= w.bodies.count || !worldBounds(w, this.box, i)) return null;
+        const v = this.viewport(), p = { x: 0, y: 0, front: false };
+        for (let k = 0; k < 8; k++) {
+          projectPoint(this.camera, v, [this.box[k & 1 ? 3 : 0]!, this.box[k & 2 ? 4 : 1]!, this.box[k & 4 ? 5 : 2]!], p);
+          out.x0 = Math.min(out.x0, p.x);
+          out.x1 = Math.max(out.x1, p.x);
+          out.y0 = Math.min(out.y0, p.y);
+          out.y1 = Math.max(out.y1, p.y);
+          out.front &&= p.front;
+        }
+        return out;
+      },
       // By name: where body `n` is drawn (page pixels) and its state.
       screenOf: (n: string) => this.interaction.screenOf(n),
       body: (n: string) => this.interaction.bodyState(n),
@@ -454,6 +474,7 @@ class App {
       onCameraChange: (kind) => {
         // Moving the target by hand ends following; turning and zooming around the body keep it.
         if (kind === 'move' && this.following) this.setFollow(false);
+        this.autoFrame.stop();
       },
       togglePlay: () => this.togglePlay(),
       step: () => this.stepOnce(),
@@ -569,7 +590,14 @@ class App {
     }
     const w = this.sim?.world;
     if (w && this.following && this.selected >= 0 && this.selected < w.bodies.count) {
-      followPoint(this.camera, w.bodies.pos.subarray(3 * this.selected, 3 * this.selected + 3), dt);
+      followBody(this.camera, w, this.view, this.selected, dt);
+    } else if (w && this.autoFrame.active) {
+      const stepped = w.stepCount !== this.autoStep;
+      this.autoStep = w.stepCount;
+      // Not while a body is dragged (interaction.ts marks the canvas): the drag pulls it to the
+      // cursor's ray, which widening the view moves outwards, and it would widen without end.
+      const dragging = this.renderer.canvas.classList.contains('dragging');
+      if ((stepped || this.sim.playing || this.autoFrame.gliding) && !dragging) this.autoFrame.update(this.camera, w, this.view, dt);
     }
     this.updateSlice(w ?? null);
     try {
@@ -724,6 +752,10 @@ class App {
   private async reset(): Promise<void> {
     try {
       await this.retryOnCpu(() => this.sim.reset());
+      // Back to the start: a view only the safety net moved goes home with the bodies; one the
+      // user moved stays, and the safety net watches it again.
+      if (this.autoFrame.active) this.resetView();
+      else this.autoFrame.resume();
     } catch (e) {
       this.showError(e, 'Could not reset the scene');
     }
@@ -786,7 +818,11 @@ class App {
   private showFollowNote(): void {
     const w = this.sim?.world;
     const on = this.following && !!w && this.selected >= 0 && this.selected < w.bodies.count;
-    this.followNote.hidden = !on;
+    if (this.followNote.hidden === on) {
+      this.followNote.hidden = !on;
+      // The line raises the free view's bottom, which following and the safety net read every frame.
+      this.view = this.viewport();
+    }
     if (on) this.followNote.textContent = `following ${displayName(w.bodies.names[this.selected]!, 40)} · G: stop following`;
   }
 
@@ -806,7 +842,9 @@ class App {
   /** Frames every body (keeping the angle of view). */
   private frameScene(): void {
     const w = this.sim.world;
-    if (w) frameWorld(this.camera, w, this.viewport());
+    if (!w) return;
+    frameWorld(this.camera, w, this.viewport());
+    this.autoFrame.resume();
   }
 
   private frameBody(): void {
@@ -814,6 +852,7 @@ class App {
     if (!w || this.selected < 0) return;
     // The inset first, so that the free view is measured with it.
     this.updateSlice(w);
+    this.autoFrame.stop();
     frameWorld(this.camera, w, this.viewport(), this.selected, this.views.depthField ? DEPTH_MARGIN : BODY_MARGIN);
   }
 
@@ -823,7 +862,9 @@ class App {
     this.camera.yaw = h.yaw;
     this.camera.pitch = h.pitch;
     this.camera.distance = h.distance;
-    applyViewport(this.camera, this.viewport());
+    this.view = this.viewport();
+    applyViewport(this.camera, this.view);
+    this.autoFrame.resume();
   }
 
   // ------------------------------------------------------------ views
@@ -1079,7 +1120,10 @@ class App {
     if (frame) {
       this.select(-1);
       viewAngles(this.camera, w);
-      frameWorld(this.camera, w, this.viewport());
+      this.view = this.viewport();
+      const region: FramedRegion = { centre: [0, 0, 0], radius: 0, bottom: 0 };
+      frameWorld(this.camera, w, this.view, -1, undefined, region);
+      this.autoFrame.arm(w, region);
       this.homeCamera = { ...this.camera, target: [...this.camera.target] as [number, number, number] };
       // A scene with motors drives a robot out of any fixed view: follow its first robot.
       const robot = followedRobotBody(w);

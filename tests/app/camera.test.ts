@@ -3,18 +3,25 @@ import { vec3, vec4 } from 'wgpu-matrix';
 import {
   cameraEye,
   defaultCamera,
+  fitPan,
   frameBox,
   MAX_DISTANCE,
   MAX_PITCH,
   MIN_DISTANCE,
   orbit,
   pan,
+  panBy,
+  panToFit,
+  pointsFit,
+  projectPoint,
   projectionMatrix,
   viewMatrix,
   viewProjection,
   walk,
+  widenToFit,
   zoom,
   type OrbitCamera,
+  type Viewport,
 } from '../../src/app/camera.ts';
 
 function cam(over: Partial<OrbitCamera> = {}): OrbitCamera {
@@ -135,5 +142,70 @@ describe('orbit camera', () => {
       // The nearest distance that fits: the outermost corner sits at 1 / margin of the half-screen.
       expect(most).toBeCloseTo(1 / 1.1, 5);
     }
+  });
+});
+
+describe('widening and panning to fit (the safety net and the followed body, framing.ts)', () => {
+  /** A 1200 x 720 canvas with a panel on the right and overlays at the top and bottom. */
+  const V: Viewport = { width: 1200, height: 720, insets: { left: 332, top: 180, right: 320, bottom: 60 } };
+  const free = { x0: 332, x1: 880, y0: 180, y1: 660 };
+  const at = { x: 0, y: 0, front: false };
+  /** The world points drawn at the corners of the free part, at the target's depth. */
+  function shownCorners(c: OrbitCamera): number[][] {
+    const right = [Math.cos(c.yaw), 0, -Math.sin(c.yaw)];
+    const up = [-Math.sin(c.pitch) * Math.sin(c.yaw), Math.cos(c.pitch), -Math.sin(c.pitch) * Math.cos(c.yaw)];
+    const t = Math.tan(c.fovY / 2) * c.distance;
+    const hx = (t * (V.width / V.height) * (free.x1 - free.x0)) / V.width, hy = (t * (free.y1 - free.y0)) / V.height;
+    return [-1, 1].flatMap((sx) => [-1, 1].map((sy) => [0, 1, 2].map((k) => c.target[k]! + sx * hx * right[k]! + sy * hy * up[k]!)));
+  }
+
+  it('widenToFit keeps all that was shown, fits the new points with their margin, and never comes closer', () => {
+    const c = cam();
+    const before = shownCorners(c);
+    const d0 = c.distance;
+    // Far right and a little behind the target.
+    const pts = [c.target[0] + 9, c.target[1], c.target[2] - 2, c.target[0] - 1, c.target[1] + 1, c.target[2]];
+    expect(pointsFit(c, V, pts, 1.2)).toBe(false);
+    const goal = widenToFit(c, V, pts, 1.2, { across: 0, up: 0, distance: 0 });
+    panBy(c, goal.across, goal.up);
+    c.distance = goal.distance;
+    expect(c.distance).toBeGreaterThan(d0);
+    expect(pointsFit(c, V, pts, 1.2 * 0.999)).toBe(true);
+    // The nearest such view: a little closer and they no longer fit (within the bisection's thousandth).
+    c.distance = goal.distance * 0.99;
+    expect(pointsFit(c, V, pts, 1.2) && pointsFit(c, V, before.flat(), 1)).toBe(false);
+    c.distance = goal.distance;
+    for (const p of before) {
+      projectPoint(c, V, p, at);
+      expect(at.x).toBeGreaterThanOrEqual(free.x0 - 0.5);
+      expect(at.x).toBeLessThanOrEqual(free.x1 + 0.5);
+      expect(at.y).toBeGreaterThanOrEqual(free.y0 - 0.5);
+      expect(at.y).toBeLessThanOrEqual(free.y1 + 0.5);
+    }
+    // Points already in view: the goal is the view itself.
+    const same = widenToFit(c, V, [...c.target], 1.2, { across: 1, up: 1, distance: 0 });
+    expect(same).toEqual({ across: 0, up: 0, distance: c.distance });
+  });
+
+  it('panToFit pans as little as brings the points inside the margin, or centres what cannot fit', () => {
+    const c = cam();
+    const d = c.distance;
+    const p = [c.target[0] + 6 * Math.cos(c.yaw), c.target[1], c.target[2] - 6 * Math.sin(c.yaw)];
+    expect(panToFit(c, V, p, 1.25)).toBe(true);
+    expect(c.distance).toBe(d);
+    // On the margin's edge: 1 / 1.25 of the way from the middle of the free part to its right side.
+    projectPoint(c, V, p, at);
+    const mid = 0.5 * (free.x0 + free.x1);
+    expect((at.x - mid) / (free.x1 - mid)).toBeCloseTo(1 / 1.25, 4);
+    expect(panToFit(c, V, p, 1.25)).toBe(false);
+    // Two points farther apart than the view is wide: no pan fits both, and they are centred.
+    const wide = [...p, c.target[0] - 40 * Math.cos(c.yaw), c.target[1], c.target[2] + 40 * Math.sin(c.yaw)];
+    expect(fitPan(c, V, wide, 1.25, { across: 0, up: 0 })).toBe(false);
+    expect(panToFit(c, V, wide, 1.25)).toBe(true);
+    const xs = [0, 3].map((k) => {
+      projectPoint(c, V, wide.slice(k, k + 3), at);
+      return at.x;
+    });
+    expect(0.5 * (xs[0]! + xs[1]!)).toBeCloseTo(mid, 0);
   });
 });

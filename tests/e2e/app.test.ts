@@ -939,3 +939,149 @@ describe('what a new user types or opens is used as shown, or the app says what 
     }
   }, 120_000);
 });
+
+describe('framing bodies that move', () => {
+  /** What main.ts's boxOnScreen gives: the screen box of a body's world box (canvas pixels). */
+  interface ScreenBox {
+    x0: number;
+    x1: number;
+    y0: number;
+    y1: number;
+    front: boolean;
+  }
+  type BoxHandle = { boxOnScreen(i: number): ScreenBox | null; camera: { distance: number } };
+
+  /**
+   * Every frame until simulated time `t`: the boxes of the bodies (dynamic ones, or those named)
+   * that reach out of the free view, with the time and the camera's distance of every frame.
+   */
+  function track(page: Page, t: number, names: string[] = []): Promise<{ frames: number; out: { name: string; time: number; box: ScreenBox }[]; distances: number[] }> {
+    return page.evaluate(
+      ([until, only]) =>
+        new Promise((resolve) => {
+          const app = window.stackfield as unknown as AppHandle & BoxHandle;
+          const res = { frames: 0, out: [] as { name: string; time: number; box: ScreenBox }[], distances: [] as number[] };
+          const tick = () => {
+            const w = app.sim.world!;
+            const v = app.viewport();
+            res.frames++;
+            res.distances.push(app.camera.distance);
+            for (let i = 0; i < w.bodies.count; i++) {
+              const name = w.bodies.names[i]!;
+              if ((only as string[]).length ? !(only as string[]).includes(name) : w.bodies.isStatic[i]) continue;
+              const b = app.boxOnScreen(i);
+              if (!b) continue;
+              if (!b.front || b.x0 < v.insets.left || b.x1 > v.width - v.insets.right || b.y0 < v.insets.top || b.y1 > v.height - v.insets.bottom) {
+                if (res.out.length < 20) res.out.push({ name, time: w.time, box: b });
+              }
+            }
+            if (w.time >= (until as number)) resolve(res);
+            else requestAnimationFrame(tick);
+          };
+          requestAnimationFrame(tick);
+        }),
+      [t, names] as const,
+    );
+  }
+
+  it('a hanging chain swings inside the free view, clear of the panel and the corner overlays, for 5 s (it swung out under the stage chart)', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=chain&backend=cpu`);
+      await waitForApp(page);
+      await cameraSettled(page, 4, 200);
+      await page.screenshot({ path: join(OUT, 'e2e-chain-framed.png') });
+      const tracked = track(page, 5);
+      await page.getByRole('button', { name: 'Play' }).click();
+      const got = await tracked;
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.screenshot({ path: join(OUT, 'e2e-chain-swung.png') });
+      expect(got.frames).toBeGreaterThan(5);
+      expect(got.out).toEqual([]);
+      // Framed for the swing from the start: the view did not have to widen.
+      expect(Math.max(...got.distances)).toBeCloseTo(got.distances[0]!, 6);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('a box thrown out of the view widens it smoothly (never closer); one thrown 1 km away does not; once the user zooms the view is theirs, until reset view', async () => {
+    const { page, errors } = await openPage();
+    const distance = () => page.evaluate(() => (window.stackfield as unknown as BoxHandle).camera.distance);
+    /** Throws body `name` with velocity `v` (m/s), between steps. */
+    const flick = (name: string, v: number[]) =>
+      page.evaluate(
+        ([n, vel]) =>
+          window.stackfield.sim.between(() => {
+            const w = window.stackfield.sim.world!;
+            const m = w.bodies.mass[w.bodies.names.indexOf(n as string)]!;
+            w.applyImpulse(n as string, (vel as number[]).map((x) => x * m) as [number, number, number]);
+          }),
+        [name, v] as const,
+      );
+    const time = () => page.evaluate(() => window.stackfield.sim.world!.time);
+    try {
+      await page.goto(`${base}/?scene=tower&height=3&backend=cpu`);
+      await waitForApp(page);
+      const names = await page.evaluate(() => window.stackfield.sim.world!.bodies.names.filter((_, i) => !window.stackfield.sim.world!.bodies.isStatic[i]));
+      expect(names.length).toBe(3);
+      const d0 = await distance();
+      await page.getByRole('button', { name: 'Play' }).click();
+      // Off the top of the tower, sideways and up: it lands about 5 m away, out of the framed view.
+      await flick(names[2]!, [5, 4, 0]);
+      const thrown = await track(page, (await time()) + 4, [names[2]!]);
+      await page.screenshot({ path: join(OUT, 'e2e-throw-widened.png') });
+      for (let k = 1; k < thrown.distances.length; k++) expect(thrown.distances[k]).toBeGreaterThanOrEqual(thrown.distances[k - 1]!);
+      const d1 = await distance();
+      expect(d1).toBeGreaterThan(1.2 * d0);
+      // Where it came to rest it is in view.
+      const settled = await track(page, (await time()) + 0.5, [names[2]!]);
+      expect(settled.out).toEqual([]);
+      // Thrown at 500 m/s: gone in a few steps, and the view does not go after it.
+      await flick(names[1]!, [500, 50, 0]);
+      const gone = await track(page, (await time()) + 2, [names[1]!]);
+      expect(Math.max(...gone.distances)).toBeLessThan(1.5 * d1);
+      expect(gone.distances.at(-1)).toBe(gone.distances.at(-5));
+      // The user zooms in: the view is theirs, and a box thrown out of it is not followed.
+      const r = await page.locator('#view').boundingBox();
+      await page.mouse.move(r!.x + 500, r!.y + 400);
+      await page.mouse.wheel(0, -400);
+      await expect.poll(distance).toBeLessThan(d1);
+      const d2 = await distance();
+      await flick(names[0]!, [-5, 4, 0]);
+      const mine = await track(page, (await time()) + 2);
+      expect(Math.max(...mine.distances)).toBe(d2);
+      // Reset view: the framed view, and the safety net again (the box hops where it landed, out of that view).
+      await page.getByRole('button', { name: 'Reset view' }).click();
+      await expect.poll(distance).toBeCloseTo(d0, 6);
+      await flick(names[0]!, [0, 3, 0]);
+      const again = await track(page, (await time()) + 2);
+      expect(Math.max(...again.distances)).toBeGreaterThan(d0);
+      await page.getByRole('button', { name: 'Pause' }).click();
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 180_000);
+
+  it('the followed caterpillar, all three plates, keeps clear of the panel at four times real time (its front plates walked under the panel)', async () => {
+    const { page, errors } = await openPage();
+    try {
+      await page.goto(`${base}/?scene=caterpillar&backend=cpu`);
+      await waitForApp(page);
+      expect(await page.evaluate(() => document.body.dataset['selected'])).toBe('plate0');
+      await page.getByRole('combobox', { name: 'speed' }).selectOption('4');
+      const tracked = track(page, 10, ['plate0', 'plate1', 'plate2']);
+      await page.getByRole('button', { name: 'Play' }).click();
+      const got = await tracked;
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.screenshot({ path: join(OUT, 'e2e-follow-clear.png') });
+      expect(got.frames).toBeGreaterThan(5);
+      expect(got.out).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+});
