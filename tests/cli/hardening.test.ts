@@ -501,7 +501,9 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     const fifo = join(dir, 'fifo.json'), file = join(dir, 'p.json');
     writeFileSync(file, scene([ground, box()]));
     expect(pipeline(`mkfifo "${fifo}"`).status).toBe(0);
-    const r = pipeline(`( sleep 1.5; cat "${file}" > "${fifo}" ) & "${process.execPath}" "${BIN}" check "${fifo}"`);
+    // The writer waits 4 s: the notice comes after 1 s of waiting, and a loaded machine can take
+    // over a second to start node (with 1.5 s the writer came first in a CI run).
+    const r = pipeline(`( sleep 4; cat "${file}" > "${fifo}" ) & "${process.execPath}" "${BIN}" check "${fifo}"`);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain('stackfield: waiting for data on the named pipe');
     expect(r.stdout).toMatch(/: ok: scene, 2 bodies/);
