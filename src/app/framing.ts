@@ -12,6 +12,7 @@ import { rotateByQuat } from '../dynamics/math.ts';
 import { fitPan, followPoint, framePoints, panBy, panToFit, pointsFit, widenToFit, type OrbitCamera, type Viewport, type WidenGoal } from './camera.ts';
 import { shadowPlane, type Plane } from './frameData.ts';
 import { worldAabb } from './overlays.ts';
+import { grown } from '../util/growable.ts';
 import { pickBody as pickHit, type Ray } from './picking.ts';
 import { softSystemOf, type RenderWorld } from './sceneRenderer.ts';
 
@@ -395,11 +396,7 @@ export class AutoFrame {
       if (b.isStatic[i] || b.asleep[i] || s.kind === 'plane') continue;
       const x = b.pos[3 * i]!, y = b.pos[3 * i + 1]!, z = b.pos[3 * i + 2]!;
       if (y < this.floor || Math.hypot(x - h.centre[0], y - h.centre[1], z - h.centre[2]) > far) continue;
-      if (this.points.length < 24 * (n + 1)) {
-        const grown = new Float64Array(Math.max(24 * (n + 1), 2 * this.points.length));
-        grown.set(this.points);
-        this.points = grown;
-      }
+      this.points = grown(this.points, 24 * (n + 1));
       worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, scratchBox);
       for (let k = 0; k < 8; k++) {
         this.points[3 * n] = scratchBox[k & 1 ? 3 : 0]!;
