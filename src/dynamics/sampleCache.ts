@@ -29,6 +29,18 @@ export class SampleCache {
     this.count = 0;
   }
 
+  /**
+   * Room for `n` more samples: the index the first of them goes to. The
+   * caller writes the columns and then sets `count` past them. (For loops
+   * that write thousands of samples a step: push's floating-point arguments
+   * are heap numbers wherever the optimiser leaves it a call.)
+   */
+  reserve(n: number): number {
+    const at = this.count;
+    if (at + n > this.side.length) this.grow(Math.max(2 * this.side.length, at + n));
+    return at;
+  }
+
   push(side: number, sample: number, phi: number, nx: number, ny: number, nz: number, px: number, py: number, pz: number): void {
     const i = this.count++;
     if (i === this.side.length) this.grow(2 * i);
