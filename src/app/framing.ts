@@ -1,10 +1,11 @@
 /**
  * What the camera frames: the world box of every body but the analytic
- * planes (which are infinite), or of one body, and where bodies hung from
- * static ones by joints can swing; the safety net that widens the view
- * while bodies head out of it (AutoFrame); keeping a followed body clear
- * of the overlays; and picking the body under a pixel (a ray against each
- * body's local box, then its triangles).
+ * planes (which are infinite), soft bodies by their particles, or of one
+ * body, and where bodies hung from static ones by joints can swing; the
+ * safety net that widens the view while bodies, rigid or soft, head out of
+ * it (AutoFrame); keeping a followed body clear of the overlays; and
+ * picking the body under a pixel (a ray against each body's local box,
+ * then its triangles).
  */
 import { JointSystem } from '../dynamics/joints/system.ts';
 import type { JointType } from '../dynamics/joints/types.ts';
@@ -15,6 +16,7 @@ import { worldAabb } from './overlays.ts';
 import { grown } from '../util/growable.ts';
 import { pickBody as pickHit, type Ray } from './picking.ts';
 import { softSystemOf, type RenderWorld } from './sceneRenderer.ts';
+import type { SoftSystem } from '../soft/system.ts';
 
 /** What framing reads of a world: what a renderer reads, and the gravity where it has one (World.gravity). */
 export type FramingWorld = RenderWorld & { readonly gravity?: ArrayLike<number> };
@@ -75,6 +77,31 @@ export function softBounds(world: RenderWorld, out: Float64Array): boolean {
 }
 
 /**
+ * Soft body `k`'s particles: their world box into `out` (min xyz, max xyz),
+ * and their mass-weighted mean squared speed (returned: twice the body's
+ * kinetic energy over its mass), by which AutoFrame tells a moving soft
+ * body from one at rest. A body without particles gives an empty box (min
+ * above max) and 0.
+ */
+function softBodyBox(sys: SoftSystem, k: number, out: Float64Array): number {
+  const body = sys.bodies[k]!;
+  const p = sys.pos, v = sys.vel, m = sys.mass;
+  out.fill(Infinity, 0, 3);
+  out.fill(-Infinity, 3, 6);
+  let mv2 = 0, mass = 0;
+  for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+    for (let c = 0; c < 3; c++) {
+      const x = p[3 * i + c]!;
+      if (x < out[c]!) out[c] = x;
+      if (x > out[c + 3]!) out[c + 3] = x;
+    }
+    mv2 += m[i]! * (v[3 * i]! ** 2 + v[3 * i + 1]! ** 2 + v[3 * i + 2]! ** 2);
+    mass += m[i]!;
+  }
+  return mass > 0 ? mv2 / mass : 0;
+}
+
+/**
  * Frames the non-plane bodies (or body `only`): the target at the middle of
  * their world box, the distance from which every corner of every body's box
  * lies inside the viewport's free part. A whole scene gets some room around
@@ -102,11 +129,14 @@ export function frameWorld(c: OrbitCamera, world: FramingWorld, v: Viewport, onl
       const s = world.shapes[b.shape[i]!]!;
       if (s.kind !== 'plane') radius = Math.max(radius, s.radius);
     }
-    // Soft bodies: their particles' box, and its half size as a body's size.
-    const soft = new Float64Array(6);
-    if (softBounds(world, soft)) {
-      pushCorners(corners, soft);
-      radius = Math.max(radius, 0.5 * Math.max(soft[3]! - soft[0]!, soft[4]! - soft[1]!, soft[5]! - soft[2]!));
+    // Soft bodies: each one's particle box, and its half size as a body's size. (One box around
+    // them all made two blobs 6 m apart a 6 m body, padding the view by that much each side.)
+    const sys = softSystemOf(world);
+    for (let k = 0; sys && k < sys.bodies.length; k++) {
+      if (sys.bodies[k]!.particleCount === 0) continue;
+      softBodyBox(sys, k, scratchBox);
+      pushCorners(corners, scratchBox);
+      radius = Math.max(radius, 0.5 * Math.max(scratchBox[3]! - scratchBox[0]!, scratchBox[4]! - scratchBox[1]!, scratchBox[5]! - scratchBox[2]!));
     }
     for (const k of [0, 2]) {
       const pad = Math.max(radius, (all[k + 3]! - all[k]!) / 6);
@@ -317,6 +347,17 @@ function energyCeilings(world: FramingWorld, js: JointSystem): Float64Array {
  * body by a radius of the box (fallen off the edge of the world, where
  * nothing will stop it). Followed, they would zoom the view out without
  * bound, leaving the scene a speck; G follows such a body instead.
+ *
+ * Soft bodies count as bodies, each by its particles' box (the box's middle
+ * for letting go). The soft system has no sleep, so a soft body counts as
+ * asleep once its particles' mean speed (mass-weighted root mean square)
+ * has stayed below SOFT_REST_SPEED for SOFT_REST_TIME seconds of simulated
+ * time, as a rigid island must stay still for SLEEP_TIME (islands.ts), and
+ * wakes as soon as it is faster. A mean rather than the fastest particle:
+ * a blob resting under a box kept a few surface particles jittering at
+ * 7-8 cm/s (soft-volume) while the rest lay still, which the fastest
+ * particle would read as awake for ever; one moving, spinning or wobbling
+ * as a whole moves all its particles.
  */
 export class AutoFrame {
   /** Whether it may move the camera (off once the user has). */
@@ -328,6 +369,11 @@ export class AutoFrame {
   private floor = -Infinity;
   private points = new Float64Array(0);
   private readonly goal: WidenGoal = { across: 0, up: 0, distance: 0 };
+  /** Per soft body, the simulated seconds it has stayed slower than SOFT_REST_SPEED (the class comment). */
+  private softStill = new Float64Array(0);
+  /** The soft system and its time when softStill was last brought up to date (null: start the clocks again). */
+  private softSeen: SoftSystem | null = null;
+  private softTime = 0;
 
   /** Starts it for a newly framed scene: `region` from frameWorld bounds what it will follow. */
   arm(world: FramingWorld, region: FramedRegion): void {
@@ -350,6 +396,8 @@ export class AutoFrame {
   resume(): void {
     this.active = this.home.radius > 0;
     this.gliding = false;
+    // The soft bodies' clocks did not run while it was off: they start again, the bodies awake.
+    this.softSeen = null;
   }
 
   /** The user moved the camera: leave it to them. */
@@ -385,25 +433,53 @@ export class AutoFrame {
     return true;
   }
 
-  /** The box corners of the awake dynamic bodies still in the scene, into this.points; their count. */
+  /** The box corners of the awake dynamic bodies still in the scene, rigid and soft, into this.points; their count. */
   private gather(world: FramingWorld): number {
     const b = world.bodies;
-    const h = this.home;
-    const far = FAR_RADII * h.radius;
     let n = 0;
     for (let i = 0; i < b.count; i++) {
       const s = world.shapes[b.shape[i]!]!;
       if (b.isStatic[i] || b.asleep[i] || s.kind === 'plane') continue;
-      const x = b.pos[3 * i]!, y = b.pos[3 * i + 1]!, z = b.pos[3 * i + 2]!;
-      if (y < this.floor || Math.hypot(x - h.centre[0], y - h.centre[1], z - h.centre[2]) > far) continue;
-      this.points = grown(this.points, 24 * (n + 1));
+      if (this.gone(b.pos[3 * i]!, b.pos[3 * i + 1]!, b.pos[3 * i + 2]!)) continue;
       worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, scratchBox);
-      for (let k = 0; k < 8; k++) {
-        this.points[3 * n] = scratchBox[k & 1 ? 3 : 0]!;
-        this.points[3 * n + 1] = scratchBox[k & 2 ? 4 : 1]!;
-        this.points[3 * n + 2] = scratchBox[k & 4 ? 5 : 2]!;
-        n++;
-      }
+      n = this.pushBox(n);
+    }
+    const sys = softSystemOf(world);
+    if (!sys) return n;
+    const count = sys.bodies.length;
+    // Simulated seconds since the last look: none for a new system or one set back (a reset, the
+    // timeline), at most MAX_SOFT_DT for a jump forward.
+    const fresh = sys !== this.softSeen || sys.time < this.softTime;
+    const dt = fresh ? 0 : Math.min(sys.time - this.softTime, MAX_SOFT_DT);
+    this.softStill = grown(this.softStill, count);
+    if (fresh) this.softStill.fill(0, 0, count);
+    this.softSeen = sys;
+    this.softTime = sys.time;
+    for (let k = 0; k < count; k++) {
+      if (sys.bodies[k]!.particleCount === 0) continue;
+      const v2 = softBodyBox(sys, k, scratchBox);
+      this.softStill[k] = v2 > SOFT_REST_SPEED * SOFT_REST_SPEED ? 0 : this.softStill[k]! + dt;
+      if (this.softStill[k]! >= SOFT_REST_TIME) continue;
+      if (this.gone(0.5 * (scratchBox[0]! + scratchBox[3]!), 0.5 * (scratchBox[1]! + scratchBox[4]!), 0.5 * (scratchBox[2]! + scratchBox[5]!))) continue;
+      n = this.pushBox(n);
+    }
+    return n;
+  }
+
+  /** Whether a body whose middle is at (x, y, z) has left the scene (the class comment). */
+  private gone(x: number, y: number, z: number): boolean {
+    const h = this.home;
+    return y < this.floor || Math.hypot(x - h.centre[0], y - h.centre[1], z - h.centre[2]) > FAR_RADII * h.radius;
+  }
+
+  /** Appends scratchBox's 8 corners to this.points after the first n points; the new count. */
+  private pushBox(n: number): number {
+    this.points = grown(this.points, 3 * (n + 8));
+    for (let k = 0; k < 8; k++) {
+      this.points[3 * n] = scratchBox[k & 1 ? 3 : 0]!;
+      this.points[3 * n + 1] = scratchBox[k & 2 ? 4 : 1]!;
+      this.points[3 * n + 2] = scratchBox[k & 4 ? 5 : 2]!;
+      n++;
     }
     return n;
   }
@@ -417,6 +493,23 @@ const ROOM_MARGIN = 1.25;
 const TAU = 0.25;
 /** Bodies farther than this many framed radii from the framed middle have left the scene (AutoFrame). */
 export const FAR_RADII = 4;
+/**
+ * A soft body slower than this (m/s, its particles' mean speed) for
+ * SOFT_REST_TIME seconds counts as asleep (AutoFrame): the speed scale of a
+ * rigid body's stillness (islands.ts, SLEEP_SPEED), the time a rigid island
+ * must stay still (SLEEP_TIME). Settled soft bodies measured at most
+ * 2.2 cm/s under the soft-volume scene's boxes and under 0.5 cm/s on a
+ * floor; blobs still sliding off the soft-pegs pegs, 3 to 6 cm/s.
+ */
+export const SOFT_REST_SPEED = 0.05;
+export const SOFT_REST_TIME = 0.5;
+/**
+ * The most simulated time one look (AutoFrame.update) adds to a soft body's
+ * still clock: half SOFT_REST_TIME, so no single look rests a body, however
+ * far it jumps (a slow software renderer's frame of several steps, a seek
+ * forward along the timeline).
+ */
+const MAX_SOFT_DT = 0.5 * SOFT_REST_TIME;
 
 /**
  * One frame of following body `i`. The camera glides (camera.ts followPoint)

@@ -4,13 +4,17 @@
  * bodies head out of it (AutoFrame), and a followed body is kept clear of
  * the overlays (keepBodyClear). The regression: the view was framed on the
  * bodies' start, so a hanging chain swung out of it under the stage chart.
+ * Soft bodies count in both, each by its particles' box (the safety net
+ * ignored them, so a thrown blob left the screen).
  */
 import { describe, expect, it } from 'vitest';
 import { defaultCamera, projectPoint, zoom, type OrbitCamera, type Viewport } from '../../src/app/camera.ts';
-import { AutoFrame, FAR_RADII, followBody, frameWorld, jointGroup, reachPoints, type FramedRegion } from '../../src/app/framing.ts';
+import { AutoFrame, FAR_RADII, followBody, frameWorld, jointGroup, reachPoints, SOFT_REST_TIME, type FramedRegion } from '../../src/app/framing.ts';
 import { worldAabb } from '../../src/app/overlays.ts';
+import { softSystemOf } from '../../src/app/sceneRenderer.ts';
 import type { World } from '../../src/dynamics/world.ts';
-import { bodyIndex, builtinWorld, run } from '../dynamics/helpers.ts';
+import type { SoftSystem } from '../../src/soft/system.ts';
+import { bodyIndex, builtinWorld, FORMAT, run, worldFrom } from '../dynamics/helpers.ts';
 
 /** The app's layout at 1200 x 720: the panel on the right, the stage chart and the numbers taking the left and the top. */
 const VIEW: Viewport = { width: 1200, height: 720, insets: { left: 332, top: 180, right: 320, bottom: 60 } };
@@ -201,4 +205,120 @@ describe('following a body', () => {
     expect(jointGroup(chain, bodyIndex(chain, 'pivot'))).toEqual([bodyIndex(chain, 'pivot')]);
     expect(jointGroup(chain, bodyIndex(chain, 'link2')).length).toBe(5);
   });
+});
+
+describe('soft bodies in the framing (they were left out of AutoFrame: a thrown blob left the screen)', () => {
+  /** The soft bodies with a particle outside the free part of the view (names). */
+  function softOutside(c: OrbitCamera, w: World): string[] {
+    const sys = softSystemOf(w)!;
+    const out: string[] = [];
+    for (const body of sys.bodies) {
+      for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+        projectPoint(c, VIEW, sys.pos.subarray(3 * i, 3 * i + 3), at);
+        if (!at.front || at.x < FREE.x0 || at.x > FREE.x1 || at.y < FREE.y0 || at.y > FREE.y1) {
+          out.push(body.name);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Moves soft body `name`'s particles by d and gives them velocity v. */
+  function shove(sys: SoftSystem, name: string, d: readonly number[], v: readonly number[]): void {
+    const body = sys.bodies.find((b) => b.name === name)!;
+    for (let i = body.particleStart; i < body.particleStart + body.particleCount; i++) {
+      for (let k = 0; k < 3; k++) {
+        sys.pos[3 * i + k] = sys.pos[3 * i + k]! + d[k]!;
+        sys.vel[3 * i + k] = v[k]!;
+      }
+    }
+  }
+
+  /** A floor, rigid boxes and soft blobs (0.2 m spheres, a coarse lattice) at the given places, with the given velocities. */
+  function scene(boxes: readonly number[][], blobs: readonly { at: number[]; velocity?: number[] }[]): Promise<World> {
+    return worldFrom({
+      format: FORMAT,
+      dt: 0.01,
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, box: { type: 'box', size: [0.4, 0.4, 0.4] }, ball: { type: 'sphere', radius: 0.2, segments: [16, 10] } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true, friction: 0.6 }, ...boxes.map((p, k) => ({ name: `box${k}`, shape: 'box', position: p }))],
+      softBodies: blobs.map((b, k) => ({
+        name: `blob${k}`, shape: 'ball', stiffness: 15000, damping: 0.5, construction: { resolution: 4 }, position: b.at, velocity: b.velocity ?? [0, 0, 0],
+      })),
+    });
+  }
+
+  it('the initial frame holds a soft body placed away from the rigid ones', async () => {
+    const w = await scene([[0, 0.2, 0]], [{ at: [3, 1.5, -1] }]);
+    const c = framed(w);
+    expect(outside(c, w)).toEqual([]);
+    expect(softOutside(c, w)).toEqual([]);
+  });
+
+  it('soft bodies are framed as rigid bodies of their size are: two blobs 6 m apart are two small bodies, not one 6 m body', async () => {
+    const soft = framed(await scene([], [{ at: [-3, 0.2, 0] }, { at: [3, 0.2, 0] }]));
+    const rigid = framed(await worldFrom({
+      format: FORMAT,
+      dt: 0.01,
+      shapes: { floor: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: 0.2, segments: [16, 10] } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'a', shape: 'ball', position: [-3, 0.2, 0] }, { name: 'b', shape: 'ball', position: [3, 0.2, 0] }],
+    }));
+    // One box around both padded the view by 3.2 m each side (a half again as far out).
+    expect(soft.distance / rigid.distance).toBeGreaterThan(0.95);
+    expect(soft.distance / rigid.distance).toBeLessThan(1.05);
+  });
+
+  it('a blob thrown out of the view widens it, smoothly and never zooming in, keeping its middle inside, until the blob has room around it', async () => {
+    const w = await scene([[0, 0.2, 0]], [{ at: [0.6, 0.25, 0] }]);
+    const region = newRegion();
+    const c = framed(w, region);
+    const auto = new AutoFrame();
+    auto.arm(w, region);
+    expect(auto.update(c, w, VIEW, 1 / 60)).toBe(false);
+    const d0 = c.distance;
+    // Thrown up and to the right of the view: it flies about 1.5 m and rolls on, out of the first view by far.
+    const sys = softSystemOf(w)!;
+    shove(sys, 'blob0', [0, 0, 0], [2.5 * Math.cos(c.yaw), 3, -2.5 * Math.sin(c.yaw)]);
+    let last = c.distance;
+    const middle = [0, 0, 0];
+    await run(w, 200, () => {
+      auto.update(c, w, VIEW, w.dt);
+      expect(c.distance).toBeGreaterThanOrEqual(last);
+      last = c.distance;
+      // The glide lags the blob by a little (its edge pokes out at the top of the throw), never by its middle.
+      middle.fill(0);
+      for (let i = 0; i < sys.particleCount; i++) for (let k = 0; k < 3; k++) middle[k] = middle[k]! + sys.pos[3 * i + k]! / sys.particleCount;
+      projectPoint(c, VIEW, middle, at);
+      expect(at.front && at.x > FREE.x0 && at.x < FREE.x1 && at.y > FREE.y0 && at.y < FREE.y1, `t ${w.time.toFixed(2)} s`).toBe(true);
+    });
+    expect(c.distance).toBeGreaterThan(1.5 * d0);
+    for (let f = 0; f < 120; f++) auto.update(c, w, VIEW, 1 / 60);
+    expect(softOutside(c, w)).toEqual([]);
+    expect(outside(c, w)).toEqual([]);
+    expect(auto.gliding).toBe(false);
+  }, 30_000);
+
+  it('a soft body at rest counts as asleep: not followed out of the view, until it moves again', async () => {
+    const w = await scene([[0, 0.2, 0]], [{ at: [0.8, 0.2, 0] }]);
+    const region = newRegion();
+    const c = framed(w, region);
+    const auto = new AutoFrame();
+    auto.arm(w, region);
+    const sys = softSystemOf(w)!;
+    // It settles on the floor (rocking for 2.5 s; the rigid box falls asleep at once) while the safety net looks on.
+    await run(w, 400, () => auto.update(c, w, VIEW, w.dt));
+    expect(w.time).toBeGreaterThan(SOFT_REST_TIME);
+    const d = c.distance;
+    // Carried 4 m sideways at rest: left where it is, out of the view.
+    shove(sys, 'blob0', [4 * Math.cos(c.yaw), 0, -4 * Math.sin(c.yaw)], [0, 0, 0]);
+    expect(softOutside(c, w)).toEqual(['blob0']);
+    await run(w, 20, () => expect(auto.update(c, w, VIEW, w.dt)).toBe(false));
+    expect(c.distance).toBe(d);
+    // Pushed, it wakes at once and the view widens to it.
+    shove(sys, 'blob0', [0, 0, 0], [0, 1, 0]);
+    expect(auto.update(c, w, VIEW, 1 / 60)).toBe(true);
+    for (let f = 0; f < 180; f++) auto.update(c, w, VIEW, 1 / 60);
+    expect(c.distance).toBeGreaterThan(d);
+    expect(softOutside(c, w)).toEqual([]);
+  }, 30_000);
 });
