@@ -16,7 +16,7 @@ import type { BackendKind, PenetrationBackend } from './collision/query.ts';
 export interface Backend {
   kind: BackendKind;
   query: PenetrationBackend;
-  /** Bakes a mesh's SDF; the CPU bake reports its progress through `onProgress` (the GPU bake does not). */
+  /** Bakes a mesh's SDF, reporting its progress through `onProgress` (the GPU bake as its dispatch chunks finish). */
   bake(mesh: TriMesh, opts: { cells: number; padding: number; onProgress?: (fraction: number) => void }): Promise<SdfGrid>;
   /**
    * Bakes a batch of meshes' SDFs (a scene's shapes), each as `bake` would:
@@ -100,12 +100,9 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
   return {
     kind,
     query,
-    bake: (m, o) => bakeSdfGpu(gpu.device, m, { cells: o.cells, padding: o.padding }),
-    bakeAll: async (jobs) => {
-      const grids = await bakeSdfsGpu(gpu.device, jobs);
-      for (const j of jobs) j.onProgress?.(1);
-      return grids;
-    },
+    bake: (m, o) => bakeSdfGpu(gpu.device, m, o.onProgress ? { cells: o.cells, padding: o.padding, onProgress: o.onProgress } : { cells: o.cells, padding: o.padding }),
+    // Each job's onProgress hears its grid's fraction as its chunks finish (sdfBakePass.ts).
+    bakeAll: (jobs) => bakeSdfsGpu(gpu.device, jobs),
     description: `gpu (${gpu.adapterInfo})`,
     software: gpu.software,
     threads: 1,

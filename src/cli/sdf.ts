@@ -123,10 +123,10 @@ export const sdfCommand: Command = {
       // The bake is timed as a task of its own: in a log its lines start a second into it, as they always did.
       progress.restart();
       const baking = (f: number) => `baking ${nodes} nodes: ${Math.round(100 * f)}%`;
-      // The CPU bake builds its own BVH before its first percentage, the GPU's gives none: say it has begun.
+      // The CPU bake builds its own BVH before its first percentage, the GPU's comes when its first chunks are done: say it has begun.
       progress.step(backend === 'gpu' ? `baking ${nodes} nodes on the GPU` : baking(0), 1000 * shapeCost(tris, nodes).seconds);
       const onProgress = (f: number) => progress.update(baking(f));
-      const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding) : bakeSdfCpu(m, { cells, padding, onProgress }));
+      const bake = async (m: TriMesh) => (backend === 'gpu' ? bakeOnGpu(m, cells, padding, onProgress) : bakeSdfCpu(m, { cells, padding, onProgress }));
       const grid = await bakeSolid(mesh, solid.simple ? null : solid.boundary, bake);
       progress.done();
       const seconds = (performance.now() - t0) / 1000;
@@ -171,13 +171,13 @@ async function loadMesh(file: string, maxTriangles: number, progress: Progress):
   return valid;
 }
 
-async function bakeOnGpu(mesh: TriMesh, cells: number, padding: number): Promise<SdfGrid> {
+async function bakeOnGpu(mesh: TriMesh, cells: number, padding: number, onProgress: (fraction: number) => void): Promise<SdfGrid> {
   // Loaded only here, so the CPU path never touches Dawn.
   const { acquireGpu } = await import('../gpu/device.ts');
   const { bakeSdfGpu } = await import('../gpu/sdfBakePass.ts');
   const gpu = await acquireGpu();
   try {
-    return await bakeSdfGpu(gpu.device, mesh, { cells, padding });
+    return await bakeSdfGpu(gpu.device, mesh, { cells, padding, onProgress });
   } finally {
     gpu.destroy();
   }

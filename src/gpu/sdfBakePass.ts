@@ -9,6 +9,13 @@
  * chunk stays under the per-dimension workgroup limit, under the storage binding size, and under a
  * work budget (nodes x triangles) so no single dispatch runs long enough to
  * trip an OS GPU watchdog on a real GPU.
+ *
+ * Progress: a bake whose jobs take a progress callback records the same
+ * chunks into a few command buffers instead of one (PROGRESS_SUBMITS at
+ * most, cut at chunk boundaries by work), submits them all at once and
+ * reports each shape's fraction as the queue finishes each one
+ * (onSubmittedWorkDone: one promise per submission, no readback). Without a
+ * callback it stays one submission.
  */
 import type { TriMesh } from '../geometry/mesh.ts';
 import { meshBounds } from '../geometry/mesh.ts';
@@ -24,6 +31,8 @@ export interface GpuBakeOptions {
   padding?: number;
   /** Upper bound on node-triangle tests per dispatch (default 2^27); tests use it to force chunking. */
   maxPairsPerDispatch?: number;
+  /** Told the fraction of the grid baked (0 to 1) as its chunks finish on the GPU; the last call says 1. */
+  onProgress?: (fraction: number) => void;
 }
 
 const DEFAULT_MAX_PAIRS = 1 << 27;
@@ -72,6 +81,8 @@ export interface GpuBakeJob {
   mesh: TriMesh;
   cells?: number;
   padding?: number;
+  /** As GpuBakeOptions.onProgress, for this job's grid (a BakeJob's own callback passes straight through). */
+  onProgress?: (fraction: number) => void;
 }
 
 /** Bakes the SDF of a closed mesh on the GPU, on the grid gridLayout(meshBounds(mesh), cells, padding). */
@@ -79,6 +90,7 @@ export async function bakeSdfGpu(device: GPUDevice, mesh: TriMesh, opts: GpuBake
   const job: GpuBakeJob = { mesh };
   if (opts.cells !== undefined) job.cells = opts.cells;
   if (opts.padding !== undefined) job.padding = opts.padding;
+  if (opts.onProgress !== undefined) job.onProgress = opts.onProgress;
   return (await bakeSdfsGpu(device, [job], opts.maxPairsPerDispatch))[0]!;
 }
 
@@ -89,12 +101,13 @@ export async function bakeSdfGpu(device: GPUDevice, mesh: TriMesh, opts: GpuBake
  * chunks run with the same inputs, only recorded into one command buffer.
  * A batch whose value buffers together pass BATCH_BYTES is cut into
  * submissions of about that size, so the device never holds every grid of a
- * large scene twice over (values and readback) at once.
+ * large scene twice over (values and readback) at once. A job's onProgress
+ * hears its grid's fraction as its chunks finish (the file comment).
  */
 export async function bakeSdfsGpu(device: GPUDevice, jobs: readonly GpuBakeJob[], maxPairsPerDispatch = DEFAULT_MAX_PAIRS): Promise<SdfGrid[]> {
   const items = jobs.map((j) => {
     const layout = gridLayout(meshBounds(j.mesh), j.cells, j.padding);
-    return { table: packTriangleTable(j.mesh), grid: layout };
+    return { table: packTriangleTable(j.mesh), grid: layout, onProgress: j.onProgress };
   });
   const values = await bakeTriangleTablesGpu(device, items, maxPairsPerDispatch);
   return items.map(({ grid }, i) => ({ origin: grid.origin, cellSize: grid.cellSize, dims: grid.dims, values: values[i]! }));
@@ -122,15 +135,15 @@ const BATCH_BYTES = 256 * 1024 * 1024;
 /** The kernel on several packed triangle tables, in as few submissions as BATCH_BYTES allows (one for a scene of ordinary shapes). */
 async function bakeTriangleTablesGpu(
   device: GPUDevice,
-  items: readonly { table: Float32Array; grid: BakeGrid }[],
+  items: readonly { table: Float32Array; grid: BakeGrid; onProgress?: ((fraction: number) => void) | undefined }[],
   maxPairsPerDispatch: number,
 ): Promise<Float32Array[]> {
-  const plans = items.map(({ table, grid }) => planBake(device, table, grid, maxPairsPerDispatch));
+  const plans = items.map(({ table, grid, onProgress }) => planBake(device, table, grid, maxPairsPerDispatch, onProgress));
   const out: Float32Array[] = [];
   for (let i = 0; i < plans.length; ) {
     let j = i + 1, bytes = plans[i]!.nodeCount * 4;
     while (j < plans.length && bytes + plans[j]!.nodeCount * 4 <= BATCH_BYTES) bytes += plans[j++]!.nodeCount * 4;
-    out.push(...(await submitBakes(device, plans.slice(i, j))));
+    out.push(...(await submitBakes(device, plans.slice(i, j), maxPairsPerDispatch)));
     i = j;
   }
   return out;
@@ -144,9 +157,16 @@ interface BakePlan {
   nodeCount: number;
   chunkNodes: number;
   chunks: number;
+  onProgress: ((fraction: number) => void) | undefined;
 }
 
-function planBake(device: GPUDevice, table: Float32Array, grid: BakeGrid, maxPairsPerDispatch: number): BakePlan {
+function planBake(
+  device: GPUDevice,
+  table: Float32Array,
+  grid: BakeGrid,
+  maxPairsPerDispatch: number,
+  onProgress: ((fraction: number) => void) | undefined,
+): BakePlan {
   const triCount = table.length / (TRIANGLE_VEC4S * 4);
   if (!Number.isInteger(triCount) || triCount < 1) {
     throw new RangeError(`the triangle table must hold a positive whole number of ${TRIANGLE_VEC4S}-vec4f triangles, got ${table.length} floats`);
@@ -166,14 +186,39 @@ function planBake(device: GPUDevice, table: Float32Array, grid: BakeGrid, maxPai
   const byLimit = Math.min(lim.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE, lim.maxStorageBufferBindingSize / 4);
   const byWork = Math.floor(maxPairsPerDispatch / triCount);
   const chunkNodes = Math.max(align, Math.floor(Math.min(byLimit, byWork, nodeCount + align - 1) / align) * align);
-  return { table, grid, triCount, nodeCount, chunkNodes, chunks: Math.ceil(nodeCount / chunkNodes) };
+  return { table, grid, triCount, nodeCount, chunkNodes, chunks: Math.ceil(nodeCount / chunkNodes), onProgress };
 }
 
-/** Records every chunk of every plan into one command buffer, submits it once, and reads every grid back. */
-async function submitBakes(device: GPUDevice, plans: readonly BakePlan[]): Promise<Float32Array[]> {
+/**
+ * Most submissions a bake with progress callbacks is cut into: a step of
+ * about 2% of its work, so the line moves while the queue never waits on the
+ * host (every submission is made before the first one finishes).
+ */
+const PROGRESS_SUBMITS = 50;
+
+/** A command buffer of a bake and, per plan whose chunks it holds, that plan's nodes baked once it has run. */
+interface BakeSegment {
+  commands: GPUCommandBuffer;
+  reached: { plan: number; nodes: number }[];
+}
+
+/**
+ * Records every chunk of every plan, submits them, and reads every grid back.
+ * Without a progress callback the chunks go in one command buffer and one
+ * submission. With one, they are cut at chunk boundaries into command
+ * buffers of at least 1/PROGRESS_SUBMITS of the work (and a quarter of a
+ * dispatch's budget, so a small bake stays whole), all submitted at once;
+ * each submission's onSubmittedWorkDone tells the plans it finished how far
+ * they have got. Same dispatches with the same inputs: the grids are the
+ * same bit for bit either way.
+ */
+async function submitBakes(device: GPUDevice, plans: readonly BakePlan[], maxPairsPerDispatch: number): Promise<Float32Array[]> {
   const lim = device.limits;
   const paramStride = Math.max(BAKE_PARAMS.size, lim.minUniformBufferOffsetAlignment);
   const totalChunks = plans.reduce((s, p) => s + p.chunks, 0);
+  const tracked = plans.some((p) => p.onProgress !== undefined);
+  const totalWork = plans.reduce((s, p) => s + p.nodeCount * p.triCount, 0);
+  const segmentWork = tracked ? Math.max(totalWork / PROGRESS_SUBMITS, maxPairsPerDispatch / 4) : Infinity;
   const buffers: GPUBuffer[] = [];
   const make = (d: GPUBufferDescriptor): GPUBuffer => {
     const b = device.createBuffer(d);
@@ -187,7 +232,18 @@ async function submitBakes(device: GPUDevice, plans: readonly BakePlan[]): Promi
       const params = new ArrayBuffer(paramStride * totalChunks);
       const f = new Float32Array(params);
       const u = new Uint32Array(params);
-      const enc = device.createCommandEncoder({ label: 'sdf bake' });
+      const segments: BakeSegment[] = [];
+      let enc = device.createCommandEncoder({ label: 'sdf bake' });
+      let work = 0;
+      let reached = new Map<number, number>();
+      /** Ends the command buffer being recorded and, unless it is the last, starts the next. */
+      const closeSegment = (more: boolean): void => {
+        segments.push({ commands: enc.finish(), reached: [...reached].map(([plan, nodes]) => ({ plan, nodes })) });
+        if (!more) return;
+        enc = device.createCommandEncoder({ label: `sdf bake ${segments.length}` });
+        work = 0;
+        reached = new Map();
+      };
       const staging: GPUBuffer[] = [];
       let c = 0;
       plans.forEach((p, s) => {
@@ -230,12 +286,37 @@ async function submitBakes(device: GPUDevice, plans: readonly BakePlan[]): Promi
           pass.setBindGroup(0, bindGroup);
           pass.dispatchWorkgroups(Math.ceil(count / WORKGROUP_SIZE));
           pass.end();
+          // The grid's copy goes with its last chunk, in the same command buffer.
+          if (k === chunks - 1) enc.copyBufferToBuffer(valBuf, 0, back, 0, valueBytes);
+          work += count * triCount;
+          reached.set(s, first + count);
+          if (work >= segmentWork && c < totalChunks - 1) closeSegment(true);
         }
-        enc.copyBufferToBuffer(valBuf, 0, back, 0, valueBytes);
       });
+      closeSegment(false);
+      // Queue writes land before any submission that follows them (the triangles above, the parameters here).
       device.queue.writeBuffer(paramBuf, 0, params);
-      device.queue.submit([enc.finish()]);
-      await Promise.all(staging.map((b) => b.mapAsync(GPUMapMode.READ)));
+      const finished: Promise<unknown>[] = [];
+      // Set once the bake has failed (a readback refused, the device lost): a
+      // submission finishing after that says nothing, so no progress line is
+      // drawn after the error message.
+      let over = false;
+      for (const seg of segments) {
+        device.queue.submit([seg.commands]);
+        if (!tracked) continue;
+        finished.push(
+          device.queue.onSubmittedWorkDone().then(() => {
+            if (over) return;
+            for (const { plan, nodes } of seg.reached) plans[plan]!.onProgress?.(nodes / plans[plan]!.nodeCount);
+          }),
+        );
+      }
+      try {
+        await Promise.all([...finished, ...staging.map((b) => b.mapAsync(GPUMapMode.READ))]);
+      } catch (e) {
+        over = true;
+        throw e;
+      }
       return plans.map((p, s) => {
         const out = new Float32Array(p.nodeCount);
         out.set(new Float32Array(staging[s]!.getMappedRange(), 0, p.nodeCount));

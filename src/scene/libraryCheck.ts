@@ -8,7 +8,7 @@
  */
 import { checkDefinitions, gatherFiles, Namespace, type LibraryIo, type RobotDef, type SourceFile } from './library.ts';
 import { checkLibraryValues, originsOf } from './instances.ts';
-import { checkScene, type BuildLimits, type ShapeMass } from './shapeBuild.ts';
+import { checkScene, type BuildLimits, type BuildStage, type ShapeMass } from './shapeBuild.ts';
 import type { SceneDesc } from './types.ts';
 
 /** A library read with its includes: the namespace, its robots, and per library file the scene that checks it. */
@@ -21,12 +21,27 @@ export interface CheckedLibrary {
 }
 
 /**
+ * Told when a shape enters a step of its check that reports nothing while it
+ * runs (SceneIo.stage: a mesh file parsed, validated, what it encloses
+ * analysed), with the file whose shapes are being checked, for a progress
+ * display: an 80 000-triangle mesh spends seconds there.
+ */
+export type CheckStage = (p: BuildStage, file: string) => void;
+
+/**
  * Reads and checks a library (or a scene's libraries, with the scene as
  * root), meshes and masses included. `io` reads included files and mesh
  * files (a mesh by its resolved path, or by its path as written when the
- * library has no directory on disk).
+ * library has no directory on disk). `stage`, if given, hears each shape's
+ * steps, with the library file that defines the shapes.
  */
-export async function checkLibrarySource(root: SourceFile, io: LibraryIo, warn: (m: string) => void, limits?: BuildLimits): Promise<CheckedLibrary> {
+export async function checkLibrarySource(
+  root: SourceFile,
+  io: LibraryIo,
+  warn: (m: string) => void,
+  limits?: BuildLimits,
+  stage?: CheckStage,
+): Promise<CheckedLibrary> {
   const files = await gatherFiles(root, io);
   const ns = new Namespace(files);
   const robots = checkDefinitions(ns);
@@ -35,15 +50,26 @@ export async function checkLibrarySource(root: SourceFile, io: LibraryIo, warn: 
     if (f.kind !== 'library') continue;
     const scene = checkLibraryValues(ns, robots, f);
     if (!scene) continue;
-    scenes.set(f.file, { scene, shapes: await checkMapped(scene, io, warn, limits) });
+    // Each library file is checked as a scene of its own, its shapes counted from 1: the line names the file.
+    scenes.set(f.file, { scene, shapes: await checkMapped(scene, io, warn, limits, stage && ((p) => stage(p, f.file))) });
   }
   return { files, ns, robots, scenes };
 }
 
-/** checkScene with errors mapped back to the files the values came from; `limits`: the most a shape may cost (default BUILD_LIMITS). */
-export async function checkMapped(scene: SceneDesc, io: LibraryIo, warn: (m: string) => void, limits?: BuildLimits): Promise<Map<string, ShapeMass | null>> {
+/**
+ * checkScene with errors mapped back to the files the values came from;
+ * `limits`: the most a shape may cost (default BUILD_LIMITS); `stage`: told
+ * each shape's steps (SceneIo.stage).
+ */
+export async function checkMapped(
+  scene: SceneDesc,
+  io: LibraryIo,
+  warn: (m: string) => void,
+  limits?: BuildLimits,
+  stage?: (p: BuildStage) => void,
+): Promise<Map<string, ShapeMass | null>> {
   try {
-    return await checkScene(scene, { readText: (p) => io.readText(p), warn, ...(limits ? { limits } : {}) });
+    return await checkScene(scene, { readText: (p) => io.readText(p), warn, ...(limits ? { limits } : {}), ...(stage ? { stage } : {}) });
   } catch (e) {
     throw originsOf(scene)?.remap(e) ?? e;
   }

@@ -3,7 +3,8 @@
  * at every node: same grid, distance equal to within f32 rounding, same sign.
  * Shapes cover flat faces and sharp edges (box), a smooth saddle surface
  * (torus) and concave features (cup, L-block), plus a long box whose grid is
- * far from cubic.
+ * far from cubic. A bake with a progress callback hears its fraction as its
+ * chunks finish, from a few submissions instead of one, the grid unchanged.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TriMesh } from '../../src/geometry/mesh.ts';
@@ -102,6 +103,71 @@ describe('GPU SDF bake', () => {
       expect(g.cellSize).toBe(alone[i]!.cellSize);
       expect(Array.from(g.values)).toEqual(Array.from(alone[i]!.values));
     });
+  });
+
+  /** Counts queue submissions while `run` runs. */
+  async function countingSubmits<T>(run: () => Promise<T>): Promise<{ result: T; submits: number }> {
+    const queue = gpu.device.queue;
+    const submit = queue.submit.bind(queue);
+    let submits = 0;
+    queue.submit = (buffers) => {
+      submits++;
+      submit(buffers);
+    };
+    try {
+      return { result: await run(), submits };
+    } finally {
+      queue.submit = submit;
+    }
+  }
+
+  /** Fractions that rise strictly, each in (0, 1], the last 1. */
+  function expectRising(fractions: number[]): void {
+    expect(fractions.at(-1)).toBe(1);
+    fractions.forEach((f, i) => {
+      expect(f).toBeGreaterThan(i === 0 ? 0 : fractions[i - 1]!);
+      expect(f).toBeLessThanOrEqual(1);
+    });
+  }
+
+  it('a bake with a progress callback hears its fraction rise as its chunks finish, in at most 50 submissions, its grid the same bit for bit', async () => {
+    const mesh = torusMesh(1, 0.35, 12, 6);
+    // 144 triangles and a budget of 144 * 64 node-triangle tests: 64 nodes per dispatch, some 60 dispatches.
+    const opts = { cells: 16, maxPairsPerDispatch: 144 * 64 };
+    const { result: plain, submits: plainSubmits } = await countingSubmits(() => bakeSdfGpu(gpu.device, mesh, opts));
+    expect(plainSubmits).toBe(1);
+    const fractions: number[] = [];
+    const { result: tracked, submits } = await countingSubmits(() => bakeSdfGpu(gpu.device, mesh, { ...opts, onProgress: (f) => fractions.push(f) }));
+    expect(plain.values.length).toBeGreaterThan(64 * 50);
+    // Not one report at the end: one per submission, each when the queue has run it.
+    expect(fractions.length).toBeGreaterThan(10);
+    expect(fractions.length).toBe(submits);
+    expect(submits).toBeLessThanOrEqual(50);
+    expectRising(fractions);
+    expect(Array.from(tracked.values)).toEqual(Array.from(plain.values));
+  });
+
+  it('a batch with progress callbacks tells each shape its own fraction; the grids are those of the batch without them', async () => {
+    const jobs = [
+      { mesh: torusMesh(1, 0.35, 12, 6), cells: 16 },
+      { mesh: boxMesh([4, 0.5, 0.3]), cells: 20, padding: 3 },
+      { mesh: extrudeMesh(lBlockPolygon(1, 0.8, 0.3), 0.4), cells: 12 },
+    ];
+    const budget = 144 * 64 * 5;
+    const plain = await bakeSdfsGpu(gpu.device, jobs, budget);
+    const heard: number[][] = jobs.map(() => []);
+    // The last job has no callback: it is baked all the same.
+    const tracked = await bakeSdfsGpu(
+      gpu.device,
+      jobs.map((j, i) => (i < 2 ? { ...j, onProgress: (f: number) => heard[i]!.push(f) } : j)),
+      budget,
+    );
+    // The torus spans many submissions (its fraction rises through them), the long box at least one.
+    expect(heard[0]!.length).toBeGreaterThan(3);
+    expect(heard[1]!.length).toBeGreaterThan(0);
+    expect(heard[2]).toEqual([]);
+    for (const h of heard.slice(0, 2)) expectRising(h);
+    tracked.forEach((g, i) => expect(Array.from(g.values)).toEqual(Array.from(plain[i]!.values)));
   });
 
   it('a cube whose nodes fall exactly on its faces, edges, diagonals and centre planes matches the analytic SDF', async () => {
