@@ -3,24 +3,35 @@
  * bad mesh, bad scene, missing GPU) is one of these, so the CLI can map it to
  * an exit code and the app can show it in the page instead of crashing.
  */
+import { fileLabel } from './util/echo.ts';
+
+/**
+ * "file: where" of an InputError's message; the file name with its control
+ * characters (line breaks too) escaped, since it is whatever the user or a
+ * scene named (src/util/echo.ts fileLabel).
+ */
+function prefixOf(file: string | undefined, where: string | undefined): string {
+  return [file === undefined ? file : fileLabel(file), where].filter(Boolean).join(': ');
+}
 
 /** Bad input: a file, a JSON path or a line, and what was expected. CLI exit code 2. */
 export class InputError extends Error {
   override name = 'InputError';
   constructor(
     message: string,
-    /** File name (or "<scene>" for in-memory input). */
+    /** File name (or "<scene>" for in-memory input), as given: the message escapes it. */
     readonly file?: string,
     /** JSON path like `bodies[3].mass`, or `line 12`. */
     readonly where?: string,
   ) {
-    super([file, where].filter(Boolean).join(': ') + (file || where ? ': ' : '') + message);
+    const prefix = prefixOf(file, where);
+    super(prefix ? `${prefix}: ${message}` : message);
   }
 }
 
 /** The message of an InputError without its "file: where: " prefix. */
 export function bareMessage(e: InputError): string {
-  const prefix = [e.file, e.where].filter(Boolean).join(': ');
+  const prefix = prefixOf(e.file, e.where);
   return prefix && e.message.startsWith(`${prefix}: `) ? e.message.slice(prefix.length + 2) : e.message;
 }
 

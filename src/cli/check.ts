@@ -17,11 +17,12 @@ import { parseArgs } from './args.ts';
 import { LIMIT_FLAGS, limitFlags } from './sceneArgs.ts';
 import { buildStageText, shapeCost, type BuildLimits, type BuildStage } from '../scene/shapeBuild.ts';
 import { InputError } from '../errors.ts';
-import { warnCoincident } from '../scene/build.ts';
+import { unusedShapes, unusedShapeWarning, warnCoincident, warnOpenJointsAtStart } from '../scene/build.ts';
 import { EITHER_TOP_LEVEL, readSource, type SourceFile } from '../scene/library.ts';
 import { checkLibrarySource, checkMapped, librarySummary, type CheckedLibrary, type CheckStage } from '../scene/libraryCheck.ts';
 import { librarySearchPath, loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
-import { quote, terminalSafe } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
+import { readMeshText } from './nodeIo.ts';
 import { say } from './output.ts';
 import { Progress } from './progress.ts';
 
@@ -33,6 +34,10 @@ Usage:
 Reads the file and everything it includes, checks every key, value and
 reference, every robot (its joints connect all its parts), every mesh and
 every body's mass, and prints a one-line summary. Bakes no field, steps nothing.
+Warns as run does (a repaired mesh, a shape no body uses, bodies that start
+exactly on each other, a joint that starts open), but for what needs a baked
+field: bodies that start deep inside each other, and a shape too thin for any
+node of its field to lie inside it; run says those.
 --max-triangles and --max-sdf-nodes raise the most a shape may cost, as for
 run (a shape beyond them is refused, saying what it would cost).
 Exit codes: 0 valid, 2 bad input (the message names the file, the JSON path and what was expected).
@@ -40,7 +45,7 @@ Exit codes: 0 valid, 2 bad input (the message names the file, the JSON path and 
 
 export type { CheckedLibrary, CheckStage };
 
-const fsIo = { readText: (p: string) => readTextFile(p, 'included file') };
+const fsIo = { readText: (p: string) => readTextFile(p, 'included file'), readMesh: readMeshText };
 
 /**
  * Reads and checks a library file (or a scene's libraries, with the scene as
@@ -70,8 +75,11 @@ export async function checkFile(file: string, warn: (m: string) => void, limits?
   }
   const loaded = await loadSceneFileWithSources(file, text);
   const s = loaded.scene;
-  await checkMapped(s, fsIo, warn, limits, stage && ((p) => stage(p, file)));
+  const shapes = await checkMapped(s, fsIo, warn, limits, stage && ((p) => stage(p, file)));
+  // The warnings createWorld gives that need no baked field (the help says which others run adds).
+  for (const name of unusedShapes(s)) warn(unusedShapeWarning(s, name));
   warnCoincident(s, { warn });
+  warnOpenJointsAtStart(s, shapes, warn);
   const robots = Array.isArray(root.json['robots']) ? (root.json['robots'] as unknown[]).length : 0;
   const inc = loaded.files.length - 1;
   return `scene, ${plural(s.bodies.length, 'body', 'bodies')}${robots > 0 ? ` (${plural(robots, 'robot')})` : ''}, ` +
@@ -108,7 +116,7 @@ export const checkCommand: Command = {
       // Off the terminal's line before the summary or the error message.
       progress.done();
     }
-    process.stdout.write(`${terminalSafe(file)}: ok: ${summary}\n`);
+    process.stdout.write(`${fileLabel(file)}: ok: ${summary}\n`);
     return 0;
   },
 };

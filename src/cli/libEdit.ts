@@ -10,14 +10,14 @@ import { chmod, realpath, rename, stat, unlink, writeFile } from 'node:fs/promis
 import { InputError, bareMessage } from '../errors.ts';
 import { parseArgs } from './args.ts';
 import { checkLibraryFile } from './check.ts';
-import { say } from './output.ts';
+import { say, writeProtection } from './output.ts';
 import { formatJson, parseJsonText } from '../scene/json.ts';
 import { LIBRARY_TOP_LEVEL, readSource } from '../scene/library.ts';
 import { librarySummary } from '../scene/libraryCheck.ts';
 import { addRecord, emptyLibrary, readRecordKind, removeRecord } from '../scene/libraryEdit.ts';
 import { describeFsError, readTextFile } from '../scene/load.ts';
 import type { JsonObject } from '../scene/reader.ts';
-import { quote, terminalSafe } from '../util/echo.ts';
+import { fileLabel, quote, terminalSafe } from '../util/echo.ts';
 
 export const editHelp = `  stackfield lib add LIBRARY.json KIND NAME VALUE [--force]
   stackfield lib remove LIBRARY.json KIND NAME
@@ -60,12 +60,17 @@ async function readLibrary(file: string): Promise<JsonObject | null> {
 export async function replaceFile(file: string, text: string): Promise<void> {
   let target = file;
   let mode: number | undefined;
+  let locked: string | null = null;
   try {
     target = await realpath(file);
-    mode = (await stat(target)).mode & 0o7777;
+    const st = await stat(target);
+    mode = st.mode & 0o7777;
+    // A write-protected library is refused as --out refuses one (output.ts): the rename would replace it.
+    locked = await writeProtection(target, st);
   } catch {
     // A new file.
   }
+  if (locked !== null) throw new InputError(`cannot write the library: ${locked}; the file is unchanged`, file);
   const tmp = `${target}.${process.pid}.tmp`;
   try {
     await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
@@ -110,7 +115,7 @@ export async function runEdit(op: 'add' | 'remove', argv: string[]): Promise<num
   }
   await replaceFile(file, text);
   const did = op === 'remove' ? 'removed' : old === null ? 'created, added' : 'added';
-  process.stdout.write(`${terminalSafe(file)}: ${did} ${kind} ${terminalSafe(quote(name))}: ok: ${librarySummary(lib, root)}\n`);
+  process.stdout.write(`${fileLabel(file)}: ${did} ${kind} ${terminalSafe(quote(name))}: ok: ${librarySummary(lib, root)}\n`);
   return 0;
 }
 

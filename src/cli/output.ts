@@ -13,6 +13,11 @@
  *  - A target that exists and is not a regular file (/dev/null, /dev/full, a
  *    named pipe, /dev/stdout) is written in place: renaming over a device would
  *    replace it.
+ *  - A regular file that is write-protected (no write bit in its mode, or one
+ *    this user may not write) is refused, as a shell's `> FILE` refuses it:
+ *    the rename needs only the directory's permission, so it would replace
+ *    the file anyway, and with a file of another owner. The bits are read
+ *    rather than left to open(), which ignores them for root.
  *  - Every write error (a full disk, a read-only file system, a missing
  *    directory) is an InputError naming the path, so exit code 2 with a
  *    message, never a silent exit.
@@ -23,7 +28,8 @@
  * characters (src/util/echo.ts) and never fails.
  */
 import { constants as fsConstants, unlinkSync } from 'node:fs';
-import { lstat, open, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { access, lstat, open, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
@@ -121,6 +127,26 @@ export async function refuseInputAsOutput(target: string, inputs: readonly { pat
   }
 }
 
+/**
+ * Why the existing regular file `path` (its stat `st`) may not be replaced,
+ * or null when it may: no write bit for anyone (`chmod 444`; root's open()
+ * would ignore the bits, a shell's redirect refuses such a file for everyone
+ * but root, and replacing it by a rename would defeat it for everyone), or
+ * this user may not write it (access W_OK).
+ */
+export async function writeProtection(path: string, st: Stats): Promise<string | null> {
+  const mode = `mode ${(st.mode & 0o777).toString(8).padStart(3, '0')}`;
+  if ((st.mode & 0o222) === 0) return `the file is not writable (read-only, ${mode}; chmod u+w makes it writable)`;
+  try {
+    await access(path, fsConstants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return `the file is not writable by this user (${mode}, permission denied)`;
+    if (code === 'EROFS') return 'the file is not writable: read-only file system (EROFS)';
+  }
+  return null;
+}
+
 /** Links followed at most, like the system's own limit (ELOOP past it). */
 const MAX_LINKS = 40;
 
@@ -209,6 +235,9 @@ export class OutputFile {
     } catch (e) {
       throw writeError(target, e, flag);
     }
+    // The file the rename would replace (st followed the links to it).
+    const locked = st ? await writeProtection(real, st) : null;
+    if (locked !== null) throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     const temp = join(dirname(real), `.${basename(real)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
     let handle: FileHandle;
     try {

@@ -15,7 +15,7 @@ import { BUILD_LIMITS, buildStepText, fmtBytes, fmtSeconds, objTrianglesGuess, s
 import { readMeshText } from './nodeIo.ts';
 import { gridLayout } from '../sdf/grid.ts';
 import { triangleCount, meshBounds } from '../geometry/mesh.ts';
-import { quote, terminalSafe } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 import { say, writeOutputFile } from './output.ts';
 import { Progress } from './progress.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
@@ -116,7 +116,7 @@ export const sdfCommand: Command = {
       const solid = analyseSolid(mesh);
       if (!solid.simple) {
         progress.done();
-        say(`stackfield: warning: ${file}: ${describeSolid(solid, mesh, names.triangle)}`);
+        say(`stackfield: warning: ${fileLabel(file)}: ${describeSolid(solid, mesh, names.triangle)}`);
       }
       const mass = solid.mass;
       const t0 = performance.now();
@@ -134,7 +134,7 @@ export const sdfCommand: Command = {
       await writeOutputFile(out, gridJson(grid, mass), inputs);
       const [nx, ny, nz] = grid.dims;
       process.stdout.write(
-        `${terminalSafe(out)}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
+        `${fileLabel(out)}: ${nx}x${ny}x${nz} nodes, cell ${grid.cellSize.toPrecision(4)}, volume ${mass.volume.toPrecision(6)}, baked on the ${backend} in ${seconds.toFixed(2)} s\n`,
       );
       return 0;
     } catch (e) {

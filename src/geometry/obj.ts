@@ -22,7 +22,7 @@
  */
 import { InputError } from '../errors.ts';
 import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
 import * as det from '../util/detmath.ts';
 
@@ -168,6 +168,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   const parseFace = (line: number): void => {
     let nc = 0; // corners kept
     let n = 0; // corners read
+    let repeated = false; // a corner equal to the one before it was dropped
     while (nextToken()) {
       n++;
       const raw = parseCorner(s, tokA, tokB);
@@ -204,7 +205,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       // A corner equal to the previous one (e.g. a quad written "f 1 2 3 3"
       // for a triangle) adds nothing but a zero-area triangle: drop it.
       if (nc > 0 && corners[nc - 1] === v) {
-        note('faces with a repeated consecutive vertex (repeat dropped)', line);
+        repeated = true;
         continue;
       }
       if (nc === corners.length) {
@@ -223,11 +224,21 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
     }
     if (nc > 1 && corners[0] === corners[nc - 1]) {
       nc--;
-      note('faces with a repeated consecutive vertex (repeat dropped)', line);
+      repeated = true;
     }
     if (nc < 3) {
-      throw new InputError(`face has only ${nc} distinct vertices; expected at least 3`, file, at(line));
+      // Fewer than 3 distinct corners ("f 1 1 2"): no area. Kept as one
+      // triangle naming a vertex twice, which validateMesh drops with a
+      // warning naming its line (docs/meshes.md, "Repairs"); a file of
+      // nothing else is refused there.
+      indices.push(corners[0]!);
+      indices.push(corners[0]!);
+      indices.push(corners[nc - 1]!);
+      triangleLine.push(line);
+      faceCount++;
+      return;
     }
+    if (repeated) note('faces with a repeated consecutive vertex (repeat dropped)', line);
     if (nc > 3) {
       polyFirst.push(indices.length / 3);
       polyCount.push(nc - 2);
@@ -316,9 +327,9 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   for (let v = 0; v < vertexNumbers.length; v++) vertexNumbers[v] = (kept ? kept[v]! : v) + 1;
   const numbering = { vertexNumbers, triangleLines: triangleLine.data.slice(0, triangleLine.length) };
   for (const [what, n] of notes) {
-    warnings.push(`${file}: line ${n.first}: ${what}${n.count > 1 ? ` (${n.count} lines)` : ''}`);
+    warnings.push(`${fileLabel(file)}: line ${n.first}: ${what}${n.count > 1 ? ` (${n.count} lines)` : ''}`);
   }
-  if (dropped > 0) warnings.push(`${file}: ${dropped === 1 ? '1 vertex' : `${dropped} vertices`} used by no face ${dropped === 1 ? 'was' : 'were'} dropped`);
+  if (dropped > 0) warnings.push(`${fileLabel(file)}: ${dropped === 1 ? '1 vertex' : `${dropped} vertices`} used by no face ${dropped === 1 ? 'was' : 'were'} dropped`);
   return { mesh, warnings, numbering };
 }
 

@@ -24,6 +24,7 @@
  * the main path of a closed mesh, so a million triangles take a fraction of a second.
  */
 import { InputError } from '../errors.ts';
+import { fileLabel } from '../util/echo.ts';
 import { compactMesh, meshBounds, volumeParts, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { fillHoles, HOLE_AREA_FRACTION, totalArea, weldBoundary } from './repair.ts';
 
@@ -178,7 +179,7 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
   const compact = compactMesh(mesh);
   names.keepVertices(compact.kept);
   const n = compact.dropped;
-  if (n > 0) warnings.push(`${file}: ${n === 1 ? '1 vertex' : `${n} vertices`} used by no triangle ${n === 1 ? 'was' : 'were'} dropped`);
+  if (n > 0) warnings.push(`${fileLabel(file)}: ${n === 1 ? '1 vertex' : `${n} vertices`} used by no triangle ${n === 1 ? 'was' : 'were'} dropped`);
   mesh = compact.mesh;
   checkSize(mesh, file);
 
@@ -191,7 +192,7 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       names.keepVertices(welded.kept);
       mesh = welded.mesh;
       warnings.push(
-        `${file}: ${w.merged} duplicate vertices on open seams were welded (closer than ${fmtNum(w.tolerance)}, a millionth of the mesh size)` +
+        `${fileLabel(file)}: ${w.merged} duplicate vertices on open seams were welded (closer than ${fmtNum(w.tolerance)}, a millionth of the mesh size)` +
           (w.collapsed > 0 ? `; ${w.collapsed} triangles that collapsed were dropped` : ''),
       );
       edges = analyseEdges(mesh);
@@ -207,7 +208,7 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       const area = holes.filled.reduce((s, h) => s + h.area, 0);
       const list = holes.filled.slice(0, 3).map((h) => `${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))}`).join(', ');
       warnings.push(
-        `${file}: the mesh was open; ${holes.filled.length} hole${holes.filled.length === 1 ? ' was' : 's were'} filled (${list}${holes.filled.length > 3 ? ', ...' : ''}; ` +
+        `${fileLabel(file)}: the mesh was open; ${holes.filled.length} hole${holes.filled.length === 1 ? ' was' : 's were'} filled (${list}${holes.filled.length > 3 ? ', ...' : ''}; ` +
           `area ${fmtNum(area)}, ${fmtPercent(area / holes.surfaceArea)} of the surface)`,
       );
       edges = analyseEdges(mesh);
@@ -235,7 +236,7 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       flipped[t + 2] = idx[t + 1]!;
     }
     warnings.push(
-      `${file}: mesh is inside out (triangles clockwise seen from outside, volume ${vol.toPrecision(4)}); all ${idx.length / 3} triangles were flipped`,
+      `${fileLabel(file)}: mesh is inside out (triangles clockwise seen from outside, volume ${vol.toPrecision(4)}); all ${idx.length / 3} triangles were flipped`,
     );
     return { mesh: { positions: mesh.positions, indices: flipped }, warnings, names: names.public() };
   }
@@ -266,7 +267,7 @@ function dropRepeatedCorners(mesh: TriMesh, file: string, warnings: string[], na
     out[o++] = idx[t + 1]!;
     out[o++] = idx[t + 2]!;
   }
-  warnings.push(`${file}: ${bad} triangle${bad === 1 ? '' : 's'} naming one vertex twice (zero area) dropped, first: ${names.triangleName(first)}`);
+  warnings.push(`${fileLabel(file)}: ${bad} triangle${bad === 1 ? '' : 's'} naming one vertex twice (zero area) dropped, first: ${names.triangleName(first)}`);
   names.keepTriangles(kept);
   return { positions: mesh.positions, indices: out };
 }

@@ -68,8 +68,39 @@ function loadNodeGpu(): Promise<GPU> {
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name || 'no details';
-  return String(e);
+  if (e instanceof Error) return withoutNativeFrames(e.message) || e.name || 'no details';
+  return withoutNativeFrames(String(e));
+}
+
+/** A native call site Dawn appends to its messages: "    at CheckVkSuccessImpl (/home/.../VulkanError.cpp:106)". */
+const NATIVE_FRAME = /^\s*at \S[^\n]*\([^\n()]*:\d+\)\s*$/;
+
+/**
+ * Dawn's text without its native call sites: Dawn ends an error's message
+ * with a line per frame of its C++ source. Shown to a user they read as a
+ * stack trace of this program (a bug), and name a file on the machine that
+ * built Dawn; the reason, and Dawn's " - While ..." lines that say what it
+ * was doing, are kept.
+ */
+export function withoutNativeFrames(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !NATIVE_FRAME.test(line))
+    .join('\n')
+    .trimEnd();
+}
+
+/** Node only: why no Vulkan driver can load, found before Dawn starts (src/cli/nodePlatform.ts), or null. */
+let driverCheck: (() => string | null) | null = null;
+
+/**
+ * Installs the check acquireGpu runs before it loads Dawn in Node. Dawn that
+ * finds no driver writes the failure, native call site and all, straight to
+ * the process's standard error, where no JavaScript can filter it; a driver
+ * setting known to fail is better said before that.
+ */
+export function setDriverCheck(check: (() => string | null) | null): void {
+  driverCheck = check;
 }
 
 function describeAdapter(info: GPUAdapterInfo | undefined): string {
@@ -84,6 +115,8 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
   if (nav?.gpu) {
     gpu = nav.gpu;
   } else if (typeof process !== 'undefined' && process.versions?.node) {
+    const noDriver = driverCheck?.() ?? null;
+    if (noDriver !== null) throw new GpuUnavailableError(`WebGPU is not available: no adapter found (${noDriver}); use --backend cpu`);
     gpu = await loadNodeGpu();
   } else {
     throw new GpuUnavailableError('WebGPU is not available: this browser has no navigator.gpu; use --backend cpu');
@@ -139,7 +172,7 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
   };
   device.addEventListener('uncapturederror', (ev) => {
     const err = (ev as GPUUncapturedErrorEvent).error;
-    reportError(`stackfield: uncaught WebGPU error on ${adapterInfo}: ${err.message}`);
+    reportError(`stackfield: uncaught WebGPU error on ${adapterInfo}: ${withoutNativeFrames(err.message)}`);
   });
   void device.lost.then((info) => {
     if (destroyed || info.reason === 'destroyed') return;
@@ -156,7 +189,7 @@ export async function acquireGpu(opts: AcquireGpuOptions = {}): Promise<GpuConte
  * once said "Device was destroyed..").
  */
 export function deviceLostMessage(info: { reason: string; message: string }): string {
-  const message = info.message.trim().replace(/\.+$/, '') || 'no message';
+  const message = withoutNativeFrames(info.message).trim().replace(/\.+$/, '') || 'no message';
   return `WebGPU device lost (${info.reason}): ${message}`;
 }
 
@@ -216,12 +249,12 @@ export async function checkErrors<T>(device: GPUDevice, label: string, fn: () =>
     // A rejected promise often only says "invalid due to a previous error"; the scope holds that error.
     const cause = validation ?? oom;
     if (cause && !(thrown instanceof GpuUnavailableError)) {
-      throw new GpuValidationError(`${label}: ${errorText(thrown)}; WebGPU error: ${cause.message}`);
+      throw new GpuValidationError(`${label}: ${errorText(thrown)}; WebGPU error: ${withoutNativeFrames(cause.message)}`);
     }
     throw thrown;
   }
-  if (validation) throw new GpuValidationError(`${label}: WebGPU validation error: ${validation.message}`);
-  if (oom) throw new GpuValidationError(`${label}: WebGPU out of memory: ${oom.message}`);
+  if (validation) throw new GpuValidationError(`${label}: WebGPU validation error: ${withoutNativeFrames(validation.message)}`);
+  if (oom) throw new GpuValidationError(`${label}: WebGPU out of memory: ${withoutNativeFrames(oom.message)}`);
   return result as T;
 }
 
@@ -314,7 +347,7 @@ export async function createComputePipelineChecked(
   const moduleError = await device.popErrorScope();
   const errors = info.messages.filter((m) => m.type === 'error');
   if (errors.length === 0 && moduleError) {
-    throw new GpuValidationError(`${desc.label}: ${moduleError.message}`);
+    throw new GpuValidationError(`${desc.label}: ${withoutNativeFrames(moduleError.message)}`);
   }
   if (errors.length > 0) {
     const where = (line: number): string =>

@@ -9,16 +9,16 @@ import { World } from '../dynamics/world.ts';
 import { JointSystem } from '../dynamics/joints/system.ts';
 import { quatToMat3, rotateByQuat } from '../dynamics/math.ts';
 import { sampleSdf } from '../sdf/grid.ts';
-import { MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING, MATERIAL_STATIC } from '../dynamics/bodies.ts';
+import { BodyStore, MATERIAL_ALL, MATERIAL_FRICTION, MATERIAL_RESTITUTION, MATERIAL_ROLLING, MATERIAL_SPINNING, MATERIAL_STATIC } from '../dynamics/bodies.ts';
 import type { BodyDesc, GustDesc, SceneDesc } from './types.ts';
 import type { Gust } from '../dynamics/forces.ts';
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 import { originsOf } from './instances.ts';
 import { checkPositionPrecision } from './precision.ts';
 import { attachSoftBodies } from '../soft/build.ts';
-import { bakerOf, bodyMassProperties, checkShape, finishShape, fmtValue, shapeCost, startShape, type SceneIo, type UnbakedShape } from './shapeBuild.ts';
+import { bakerOf, bodyMassProperties, checkShape, finishShape, fmtValue, shapeCost, startShape, type SceneIo, type ShapeMass, type UnbakedShape } from './shapeBuild.ts';
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   try {
@@ -59,11 +59,10 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     world.shapes.push(shape);
   }
   // Check the others too (without baking): a broken shape should not wait until someone uses it.
-  const softShapes = new Set(scene.softBodies.map((b) => b.shape));
-  const unused = Object.entries(scene.shapes).filter(([name]) => !shapeIndex.has(name) && !softShapes.has(name));
-  for (const [index, [name, d]] of unused.entries()) {
-    await checkShape(name, d, scene, io, { index, count: unused.length });
-    io.warn?.(`${scene.file}: shapes.${name}: no body uses this shape`);
+  const unused = unusedShapes(scene);
+  for (const [index, name] of unused.entries()) {
+    await checkShape(name, scene.shapes[name]!, scene, io, { index, count: unused.length });
+    io.warn?.(unusedShapeWarning(scene, name));
   }
   warnCoincident(scene, io);
   const B = world.bodies;
@@ -108,7 +107,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
     const joints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
     world.constraints = joints;
-    if (io.warn) warnOpenJoints(scene, joints, world, byName, io.warn);
+    if (io.warn) warnOpenJoints(scene, joints, B, (name) => world.shapes[B.shape[byName.get(name)!]!]!.radius, io.warn);
   }
   addForces(world, scene);
   if (scene.softBodies.length > 0) {
@@ -180,6 +179,17 @@ function materialGiven(b: BodyDesc): number {
   return bits;
 }
 
+/** The shapes no body or soft body uses, in the scene's order: loaded and checked all the same, and named in a warning. */
+export function unusedShapes(scene: SceneDesc): string[] {
+  const used = new Set([...scene.bodies.map((b) => b.shape), ...scene.softBodies.map((b) => b.shape)]);
+  return Object.keys(scene.shapes).filter((name) => !used.has(name));
+}
+
+/** The warning for a shape no body uses (createWorld, and `stackfield check` of a scene). */
+export function unusedShapeWarning(scene: SceneDesc, name: string): string {
+  return `${fileLabel(scene.file)}: shapes.${name}: no body uses this shape`;
+}
+
 /** A body's (or soft body's) shape and starting pose, as one string: equal for exact copies (warnCoincident). */
 function startKey(b: Pick<BodyDesc, 'shape' | 'position' | 'orientation'>): string {
   return JSON.stringify([b.shape, b.position, b.orientation]);
@@ -219,7 +229,7 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
     const a = scene.bodies[at]!;
     if (a.static && b.static) return;
     io.warn!(
-      `${scene.file}: bodies[${bi}] (${quote(b.name)}) starts exactly where bodies[${at}] (${quote(a.name)}) is, with the same shape and orientation: ` +
+      `${fileLabel(scene.file)}: bodies[${bi}] (${quote(b.name)}) starts exactly where bodies[${at}] (${quote(a.name)}) is, with the same shape and orientation: ` +
         'each lies on the other\'s surface, not inside it, so they never come apart; move one',
     );
   });
@@ -230,7 +240,7 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
     if (soft === undefined) firstSoft.set(key, si);
     else {
       io.warn!(
-        `${scene.file}: softBodies[${si}] (${quote(b.name)}) starts exactly where softBodies[${soft}] (${quote(scene.softBodies[soft]!.name)}) is, ` +
+        `${fileLabel(scene.file)}: softBodies[${si}] (${quote(b.name)}) starts exactly where softBodies[${soft}] (${quote(scene.softBodies[soft]!.name)}) is, ` +
           'with the same shape and orientation: each lies inside the other, and contact can only push their particles apart one by one, ' +
           'in no particular direction, so they tangle; move one',
       );
@@ -238,7 +248,7 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
     const rigid = first.get(key);
     if (rigid !== undefined) {
       io.warn!(
-        `${scene.file}: softBodies[${si}] (${quote(b.name)}) starts exactly where bodies[${rigid}] (${quote(scene.bodies[rigid]!.name)}) is, ` +
+        `${fileLabel(scene.file)}: softBodies[${si}] (${quote(b.name)}) starts exactly where bodies[${rigid}] (${quote(scene.bodies[rigid]!.name)}) is, ` +
           'with the same shape and orientation: its particles lie on and inside the rigid body, and all are pushed out of it at once; move one',
       );
     }
@@ -279,12 +289,39 @@ function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => v
     if (!(inB > 0 && inA > 0)) return true;
     told++;
     warn(
-      `${scene.file}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +
+      `${fileLabel(scene.file)}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +
         `(${fmtValue(inB + world.shapes[B.shape[b]!]!.sdf!.cellSize)} m and ${fmtValue(inA + world.shapes[B.shape[a]!]!.sdf!.cellSize)} m deep); contacts push bodies apart only from shallow overlaps, ` +
         'so these may stay inside each other; move one out',
     );
     return told < 10;
   });
+}
+
+/**
+ * warnOpenJoints without a world (`stackfield check`, which bakes no field):
+ * the bodies at their start poses from the shapes' mass properties alone
+ * (checkScene). A joint's error does not depend on where the body frame's
+ * origin is (an anchor's world point is the body's position plus its
+ * rotated anchor either way), so these are the warnings createWorld gives.
+ */
+export function warnOpenJointsAtStart(scene: SceneDesc, shapes: ReadonlyMap<string, ShapeMass | null>, warn: (m: string) => void): void {
+  if (scene.joints.length === 0) return;
+  const B = new BodyStore(Math.max(1, scene.bodies.length));
+  const byName = new Map<string, number>();
+  for (const b of scene.bodies) {
+    const s = shapes.get(b.shape) ?? null;
+    const c = s?.comOffset ?? [0, 0, 0];
+    const i = B.add(b.name, 0);
+    byName.set(b.name, i);
+    // As buildWorld places the body: the state is the centre of mass.
+    rotateByQuat(b.orientation, 0, c[0], c[1], c[2], B.pos, 3 * i);
+    for (let k = 0; k < 3; k++) B.pos[3 * i + k] += b.position[k]!;
+    for (let k = 0; k < 4; k++) B.quat[4 * i + k] = b.orientation[k]!;
+  }
+  const shapeOf = (name: string) => shapes.get(scene.bodies[byName.get(name)!]!.shape) ?? null;
+  // JointSystem reads only a shape's comOffset.
+  const joints = new JointSystem(B, scene.joints, scene.motors, (name) => ({ comOffset: shapeOf(name)?.comOffset ?? [0, 0, 0] }) as RigidShape);
+  warnOpenJoints(scene, joints, B, (name) => shapeOf(name)?.radius ?? Infinity, warn);
 }
 
 /**
@@ -348,9 +385,8 @@ export function forEachSphereOverlap(world: World, visit: (a: number, b: number)
  * impulse that takes: a pendulum whose anchors were a metre apart swung in
  * with some 50 J it never had.
  */
-function warnOpenJoints(scene: SceneDesc, joints: JointSystem, world: World, byName: Map<string, number>, warn: (m: string) => void): void {
-  const err = joints.errors(world);
-  const radius = (name: string): number => world.shapes[world.bodies.shape[byName.get(name)!]!]!.radius;
+function warnOpenJoints(scene: SceneDesc, joints: JointSystem, bodies: BodyStore, radius: (body: string) => number, warn: (m: string) => void): void {
+  const err = joints.errors({ bodies });
   scene.joints.forEach((j, ji) => {
     const size = Math.min(radius(j.bodyA), radius(j.bodyB));
     const tol = 0.01 * (Number.isFinite(size) ? size : 1);
@@ -360,7 +396,7 @@ function warnOpenJoints(scene: SceneDesc, joints: JointSystem, world: World, byN
     if (ang > Math.PI / 180) what.push(`its axes are ${fmtValue((ang * 180) / Math.PI)} degrees apart`);
     if (what.length === 0) return;
     warn(
-      `${scene.file}: joints[${ji}] (${quote(j.name)}): ${what.join(' and ')} at the start; the joint closes that in its first steps, ` +
+      `${fileLabel(scene.file)}: joints[${ji}] (${quote(j.name)}): ${what.join(' and ')} at the start; the joint closes that in its first steps, ` +
         'with the impulse it takes; place the bodies so the anchors meet',
     );
   });

@@ -19,7 +19,7 @@
  */
 import { InputError, bareMessage } from '../errors.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
-import { BODY_KEYS, MATERIAL_RULES, MOTOR_KEYS, SCENE_FORMAT_ID, TOP_KEYS, type MaterialKey } from './validate.ts';
+import { BODY_KEYS, BODY_LIBRARY_KEYS, MATERIAL_RULES, MOTOR_KEYS, SCENE_FORMAT_ID, SCENE_LIBRARY_KEYS, TOP_KEYS, type MaterialKey } from './validate.ts';
 import { Reader, childPath, define, describeValue, has, indexPath, joinPath, unknownName, type JsonObject } from './reader.ts';
 import { parseJsonText } from './json.ts';
 import { quote } from '../util/echo.ts';
@@ -28,13 +28,13 @@ export const LIBRARY_FORMAT_ID = 'stackfield-library/1';
 
 export const LIBRARY_KEYS = ['format', 'include', 'shapes', 'materials', 'bodies', 'robots'];
 /** What a scene adds to the plain format: includes, materials, defaults, robot instances. */
-export const SCENE_INSTANCE_KEYS = ['include', 'materials', 'defaults', 'robots'];
+export const SCENE_INSTANCE_KEYS = SCENE_LIBRARY_KEYS;
 export const SCENE_KEYS = [...TOP_KEYS, ...SCENE_INSTANCE_KEYS];
 export const MATERIAL_KEYS = Object.keys(MATERIAL_RULES) as MaterialKey[];
 /** Keys that set a body's material properties: a material's, plus "mass" (an alternative to "density"). */
 export const PROPERTY_KEYS = [...MATERIAL_KEYS, 'mass'];
 export const TEMPLATE_KEYS = ['shape', 'material', 'static', ...PROPERTY_KEYS];
-export const SCENE_BODY_KEYS = [...BODY_KEYS, 'template', 'material'];
+export const SCENE_BODY_KEYS = [...BODY_KEYS, ...BODY_LIBRARY_KEYS];
 export const ROBOT_KEYS = ['description', 'parts', 'joints', 'motors'];
 export const PART_KEYS = ['alias', 'template', 'shape', 'material', 'static', 'position', 'orientation', 'rotation', ...PROPERTY_KEYS];
 export const ROBOT_INSTANCE_KEYS = ['name', 'robot', 'position', 'orientation', 'rotation', 'parts', 'motors'];
@@ -66,6 +66,8 @@ export interface SourceFile {
 export interface LibraryIo {
   /** Reads an included file (named by its joined path). */
   readText(path: string): Promise<string>;
+  /** Reads a mesh file for checking its shape (libraryCheck.ts); default readText. Its errors call it a mesh file. */
+  readMesh?(path: string): Promise<string>;
   /**
    * The library search path (docs/LIBRARY_FORMAT.md, "Robots by name"):
    * library files, in order, where a scene's robot or body template that

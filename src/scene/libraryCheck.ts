@@ -69,7 +69,8 @@ export async function checkMapped(
   stage?: (p: BuildStage) => void,
 ): Promise<Map<string, ShapeMass | null>> {
   try {
-    return await checkScene(scene, { readText: (p) => io.readText(p), warn, ...(limits ? { limits } : {}), ...(stage ? { stage } : {}) });
+    const readText = (p: string) => (io.readMesh ? io.readMesh(p) : io.readText(p));
+    return await checkScene(scene, { readText, warn, ...(limits ? { limits } : {}), ...(stage ? { stage } : {}) });
   } catch (e) {
     throw originsOf(scene)?.remap(e) ?? e;
   }

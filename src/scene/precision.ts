@@ -15,6 +15,7 @@
  * (src/scene/validate.ts, POSITION_MAX), whatever the shape.
  */
 import { InputError } from '../errors.ts';
+import { fileLabel } from '../util/echo.ts';
 import { doubleSpacing } from './validate.ts';
 
 /** Spacing of doubles over SDF cell above which a warning is given. */
@@ -56,7 +57,7 @@ export function checkPositionPrecision(position: readonly number[], cell: number
   }
   const limit = farthestWithSpacing(cell * PRECISION_WARN);
   warn?.(
-    `${file}: ${path}: ${said}, more than a millionth of the body's SDF cell (${short(cell)} m): its contacts lose precision ` +
+    `${fileLabel(file)}: ${path}: ${said}, more than a millionth of the body's SDF cell (${short(cell)} m): its contacts lose precision ` +
       `(within ${short(limit)} m of the origin they would not)`,
   );
 }

@@ -161,14 +161,21 @@ export class Reader {
     return v;
   }
 
-  /** Rejects any key outside `allowed`, suggesting the closest one, or listing them all when none is close. */
-  keys(o: JsonObject, path: string, allowed: readonly string[]): void {
+  /**
+   * Rejects any key outside `allowed`, suggesting the closest one, or listing them all when none is close.
+   * `elsewhere`: keys the object may have when it is read another way (a scene's library keys, which
+   * resolveScene takes out first): suggested and listed as accepted, and one of them given here is
+   * refused with `note`.
+   */
+  keys(o: JsonObject, path: string, allowed: readonly string[], elsewhere?: { keys: readonly string[]; note: string }): void {
     for (const k of Object.keys(o)) {
       if (allowed.includes(k)) continue;
-      const hint = closestMatch(k, allowed);
+      if (elsewhere?.keys.includes(k)) this.fail(childPath(path, k), elsewhere.note);
+      const accepted = elsewhere ? [...allowed, ...elsewhere.keys] : allowed;
+      const hint = closestMatch(k, accepted);
       this.fail(
         childPath(path, k),
-        hint !== undefined ? `unknown key (did you mean "${hint}"?)` : `unknown key (expected one of: ${allowed.join(', ')})`,
+        hint !== undefined ? `unknown key (did you mean "${hint}"?)` : `unknown key (expected one of: ${accepted.join(', ')})`,
       );
     }
   }
@@ -293,7 +300,23 @@ export function readOrientation(r: Reader, o: JsonObject, bodyPath: string): Qua
   const path = childPath(bodyPath, 'orientation');
   const q = r.vector(o['orientation'], path, 4, ANY, 'a quaternion [x, y, z, w] (4 numbers)');
   if (safeLength(q) < ZERO_LENGTH) r.fail(path, `expected a quaternion [x, y, z, w] of non-zero length (e.g. [0, 0, 0, 1]), got [${q.join(', ')}]`);
-  return normalised(q) as Quat;
+  return unitAlready(q) ? [q[0]!, q[1]!, q[2]!, q[3]!] : (normalised(q) as Quat);
+}
+
+/**
+ * |q|^2 off 1 by at most this: a quaternion the loader made (normalised, or
+ * from "rotation") is unit to a few ulps, and such a one is kept as written.
+ * Normalising it again moves its last bits (0.9961946980917454 became
+ * ...455), so a scene written out by `run --dump` would not load back to the
+ * state it was dumped from; and at 2e-15 the norm's own error is below what
+ * the integrator's renormalisation rounds anyway.
+ */
+const UNIT_NORM2_TOLERANCE = 8 * Number.EPSILON;
+
+function unitAlready(q: readonly number[]): boolean {
+  let n2 = 0;
+  for (const x of q) n2 += x * x;
+  return Math.abs(n2 - 1) <= UNIT_NORM2_TOLERANCE;
 }
 
 /** {"axis": [x, y, z], "degrees": a} -> unit quaternion [x, y, z, w]. */

@@ -30,7 +30,7 @@ import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { InputError, bareMessage } from '../errors.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 import { checkPositionPrecision } from './precision.ts';
 
 export interface SceneIo {
@@ -304,7 +304,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
 async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo, at: ShapeAt): Promise<ValidatedMesh> {
   const where = d.type === 'mesh' ? `shapes.${name}.path` : `shapes.${name}`;
   const label = d.type === 'mesh' ? d.path : where;
-  const warn = (w: string) => io.warn?.(`${scene.file}: ${d.type === 'mesh' ? `${where}: ` : ''}${w}`);
+  const warn = (w: string) => io.warn?.(`${fileLabel(scene.file)}: ${d.type === 'mesh' ? `${where}: ` : ''}${w}`);
   const fail = (e: unknown): never => {
     if (e instanceof InputError) {
       // "scene.json: shapes.bunny.path: bunny.obj: line 12: ..." or "scene.json: shapes.box: ...".
@@ -400,7 +400,7 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
     if (e instanceof RangeError) throw new InputError(`${e.message} (the shape's own coordinates lie far from its size, or it is flat)`, scene.file, where);
     throw e;
   }
-  if (!solid.simple) io.warn?.(`${scene.file}: ${where}: ${describeSolid(solid, own, valid.names.triangle)}`);
+  if (!solid.simple) io.warn?.(`${fileLabel(scene.file)}: ${where}: ${describeSolid(solid, own, valid.names.triangle)}`);
   const mass = solid.mass;
   if (!inRange(mass.volume)) {
     throw new InputError(`the shape's volume is ${fmtValue(mass.volume)} m^3; expected 1e-100 to 1e100 m^3`, scene.file, where);
@@ -417,7 +417,7 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
     const { thinnest, longest: long } = extents(ob);
     const nodes = sdfNodeCount(own, { ...d.sdf, cells });
     io.warn?.(
-      `${scene.file}: ${where}: its thinnest extent (${fmtValue(thinnest)} m) spans ${fmtValue((thinnest / long) * d.sdf.cells)} cells of its SDF ` +
+      `${fileLabel(scene.file)}: ${where}: its thinnest extent (${fmtValue(thinnest)} m) spans ${fmtValue((thinnest / long) * d.sdf.cells)} cells of its SDF ` +
         `("sdf": {"cells": ${d.sdf.cells}}), too few to catch a body passing into it; baked with ${cells} cells instead ` +
         `(${nodes} nodes, about ${fmtSeconds(shapeCost(0, nodes).seconds)})` + (d.type === 'box' ? '; a floor is cheaper as a plane' : ''),
     );
@@ -439,12 +439,42 @@ export interface ShapeMass {
   inertiaUnit: Float64Array;
   /** The cell of the SDF it gets (m). */
   cellSize: number;
+  /**
+   * The centre of mass in the shape's own frame and the farthest vertex from
+   * it (m): RigidShape's comOffset and radius as the build makes them, but for
+   * "massFrom": "sdf", whose centre the baked field moves by a fraction of a cell.
+   */
+  comOffset: Vec3;
+  radius: number;
 }
 
 export async function shapeMass(name: string, d: ShapeDesc, scene: SceneDesc, io: SceneIo, at: ShapeAt = { index: 0, count: 1 }): Promise<ShapeMass | null> {
   if (d.type === 'plane') return null;
   const { own, mass, cells } = await prepareShape(name, d, scene, io, at);
-  return { volume: mass.volume, inertiaUnit: mass.inertia, cellSize: gridLayout(meshBounds(own), cells, d.sdf.padding).cellSize };
+  const com = centreOfMass(own, mass);
+  return {
+    volume: mass.volume,
+    inertiaUnit: mass.inertia,
+    cellSize: gridLayout(meshBounds(own), cells, d.sdf.padding).cellSize,
+    comOffset: com,
+    radius: meshRadius(translatedMesh(own, com)),
+  };
+}
+
+/** The centre of mass the body frame is centred on, rounding noise snapped (a symmetric shape's is exactly 0). */
+function centreOfMass(own: TriMesh, mass: MassProperties): Vec3 {
+  let size = 1e-300;
+  for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
+  return mass.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
+}
+
+/** The farthest vertex from the origin of the mesh's frame. */
+function meshRadius(mesh: TriMesh): number {
+  let radius = 0;
+  for (let i = 0; i < mesh.positions.length; i += 3) {
+    radius = Math.max(radius, Math.hypot(mesh.positions[i]!, mesh.positions[i + 1]!, mesh.positions[i + 2]!));
+  }
+  return radius;
 }
 
 /**
@@ -530,10 +560,9 @@ export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, i
     };
   }
   const { own, solid, mass, cells } = await prepareShape(name, d, scene, io, at);
-  // Snap rounding noise (a symmetric shape's centre of mass is exactly 0).
+  const com = centreOfMass(own, mass);
   let size = 1e-300;
   for (let i = 0; i < own.positions.length; i++) size = Math.max(size, Math.abs(own.positions[i]!));
-  const com = mass.centerOfMass.map((c) => (Math.abs(c) < 1e-12 * size ? 0 : c)) as Vec3;
   const mesh = translatedMesh(own, com);
   const sdfOpts: SdfSettings = { ...d.sdf, cells };
   const estimate = shapeCost(own.indices.length / 3, sdfNodeCount(own, sdfOpts)).seconds;
@@ -562,7 +591,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   if (d.type === 'sphere') sdf = exactSphereField(sdf, d.radius, [-com[0], -com[1], -com[2]]);
   if (!hasInsideNode(sdf)) {
     io.warn?.(
-      `${scene.file}: shapes.${name}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
+      `${fileLabel(scene.file)}: shapes.${name}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
         'so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
     );
   }
@@ -583,10 +612,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   tellStage(io, name, u.at, 'sampling', mesh.indices.length / 3, u.estimate);
   const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize);
   const bounds = meshBounds(mesh);
-  let radius = 0;
-  for (let i = 0; i < mesh.positions.length; i += 3) {
-    radius = Math.max(radius, Math.hypot(mesh.positions[i]!, mesh.positions[i + 1]!, mesh.positions[i + 2]!));
-  }
+  const radius = meshRadius(mesh);
   return {
     name,
     kind: 'mesh',

@@ -145,6 +145,18 @@ export const JOINT_TYPES: readonly JointType[] = [
 ];
 
 export const TOP_KEYS = ['format', 'gravity', 'dt', 'sleep', 'solver', 'shapes', 'bodies', 'joints', 'motors', 'fluid', 'forces', 'softSolver', 'softMaterials', 'softBodies'];
+/**
+ * What a scene may add to the plain format through libraries
+ * (docs/LIBRARY_FORMAT.md): at the top level, and in a body. resolveScene
+ * takes them out before validateScene sees the scene, so validateScene never
+ * accepts them; but a misspelt one reaches it (the scene looks plain), and
+ * its message must list them and suggest them ("robts": did you mean
+ * "robots"?). Defined here, not in library.ts, which imports this file.
+ */
+export const SCENE_LIBRARY_KEYS = ['include', 'materials', 'defaults', 'robots'];
+export const BODY_LIBRARY_KEYS = ['template', 'material'];
+/** What validateScene says of a library key it is given (only a scene validated on its own, loadScene(object), can have one). */
+const LIBRARY_KEY_HERE = 'a library key, read only with the scene\'s libraries (load the scene from its file); this scene is validated on its own';
 const SOLVER_KEYS = Object.keys(DEFAULT_SOLVER).filter((k) => k !== 'sleep');
 const SDF_KEYS = ['cells', 'padding'];
 const SHAPE_KEYS: Record<ShapeType, readonly string[]> = {
@@ -328,7 +340,7 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
         : `expected "${SCENE_FORMAT_ID}", got ${describeValue(f)}`;
     r.fail('format', message);
   }
-  r.keys(root, '', TOP_KEYS);
+  r.keys(root, '', TOP_KEYS, { keys: SCENE_LIBRARY_KEYS, note: LIBRARY_KEY_HERE });
   if (!has(root, 'format')) r.missing('', 'format', `"${SCENE_FORMAT_ID}"`);
 
   const gravity = r.vec3(root, '', 'gravity', DEFAULT_GRAVITY);
@@ -662,7 +674,7 @@ function readName(r: Reader, o: JsonObject, path: string, i: number, list: strin
 function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, ShapeDesc>, byName: NameIndex): BodyDesc {
   const path = indexPath('bodies', i);
   const o = r.object(v, path, 'a body object like {"shape": "box", "position": [0, 1, 0]}');
-  r.keys(o, path, BODY_KEYS);
+  r.keys(o, path, BODY_KEYS, { keys: BODY_LIBRARY_KEYS, note: LIBRARY_KEY_HERE });
 
   const name = readName(r, o, path, i, 'bodies', 'body', byName);
 

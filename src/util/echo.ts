@@ -35,6 +35,18 @@ export function escapeControls(s: string): string {
   return s.replace(UNSAFE, escapeChar);
 }
 
+/**
+ * A file name at the head of a message or a line ("FILE: WHERE: ...",
+ * "FILE: ok: ..."): unquoted, as compilers write it, but with every unsafe
+ * character escaped, line breaks included. terminalSafe keeps line breaks
+ * (messages may have several lines), so a name holding one would otherwise
+ * start a line of its own that the name's author wrote
+ * (`stackfield check "$(printf 'a\nstackfield: ok')"`).
+ */
+export function fileLabel(path: string): string {
+  return escapeControls(path);
+}
+
 /** The first `max` characters, not splitting a surrogate pair. */
 function head(s: string, max: number): string {
   let end = Math.min(max, s.length);

@@ -3,13 +3,14 @@
  * last guard of the state writer, as functions.
  */
 import { describe, expect, it } from 'vitest';
-import { displayName, escapeControls, quote, terminalSafe } from '../../src/util/echo.ts';
-import { deviceLostMessage } from '../../src/gpu/device.ts';
+import { displayName, escapeControls, fileLabel, quote, terminalSafe } from '../../src/util/echo.ts';
+import { deviceLostMessage, withoutNativeFrames } from '../../src/gpu/device.ts';
+import { missingVulkanDrivers } from '../../src/cli/nodePlatform.ts';
 import { stateLine } from '../../src/cli/run.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
-import { SimulationError } from '../../src/errors.ts';
+import { InputError, SimulationError, bareMessage } from '../../src/errors.ts';
 
 describe('quote', () => {
   it('escapes C0 and C1 controls, DEL, bidirectional and zero-width characters, and lone surrogates', () => {
@@ -36,6 +37,38 @@ describe('terminalSafe', () => {
     expect(terminalSafe('line 1\nline\u001b[31m 2')).toBe('line 1\nline\\u001b[31m 2');
     expect(terminalSafe('y'.repeat(5000))).toBe(`${'y'.repeat(4000)}... (1000 more characters)`);
     expect(escapeControls('a\nb')).toBe('a\\nb');
+  });
+});
+
+describe('file names in messages', () => {
+  it('an InputError escapes its file name, line breaks too, and bareMessage still takes the prefix off', () => {
+    const e = new InputError('file not found', 'nl\nFAKE\u001b[2J.json', 'shapes.m');
+    expect(e.message).toBe('nl\\nFAKE\\u001b[2J.json: shapes.m: file not found');
+    expect(e.file).toBe('nl\nFAKE\u001b[2J.json');
+    expect(bareMessage(e)).toBe('file not found');
+    expect(fileLabel('a\nb\r\t.json')).toBe('a\\nb\\r\\t.json');
+  });
+});
+
+describe("Dawn's native text", () => {
+  it('loses its C++ call sites and keeps the reason and what Dawn was doing', () => {
+    const dawn =
+      'vkCreateInstance failed with VK_ERROR_INCOMPATIBLE_DRIVER\n - While initializing the Vulkan backend\n' +
+      '    at CheckVkSuccessImpl (/home/runner/work/node-webgpu/node-webgpu/third_party/dawn/src/dawn/native/vulkan/VulkanError.cpp:106)\n' +
+      '    at Initialize (/home/runner/work/node-webgpu/node-webgpu/third_party/dawn/src/dawn/native/vulkan/BackendVk.cpp:412)\n';
+    expect(withoutNativeFrames(dawn)).toBe('vkCreateInstance failed with VK_ERROR_INCOMPATIBLE_DRIVER\n - While initializing the Vulkan backend');
+    expect(deviceLostMessage({ reason: 'unknown', message: 'Device lost.\n    at Foo (/x/y.cpp:1)\n' })).toBe('WebGPU device lost (unknown): Device lost');
+    expect(withoutNativeFrames('look at this (a:1) line')).toBe('look at this (a:1) line');
+  });
+
+  it('a Vulkan driver list that names no file is found before Dawn is loaded (Linux only; an added driver or one existing file is enough)', () => {
+    const none = '/nonexistent.json';
+    expect(missingVulkanDrivers({ VK_ICD_FILENAMES: none }, 'linux')).toBe('VK_ICD_FILENAMES=/nonexistent.json: no such file, so the Vulkan loader finds no driver');
+    expect(missingVulkanDrivers({ VK_DRIVER_FILES: `${none}:/also/missing.json`, VK_ICD_FILENAMES: '/etc/hostname' }, 'linux')).toMatch(/^VK_DRIVER_FILES=.*: none of these files exists/);
+    expect(missingVulkanDrivers({ VK_ICD_FILENAMES: `${none}:/etc/hostname` }, 'linux')).toBeNull();
+    expect(missingVulkanDrivers({ VK_ICD_FILENAMES: none, VK_ADD_DRIVER_FILES: '/x.json' }, 'linux')).toBeNull();
+    expect(missingVulkanDrivers({}, 'linux')).toBeNull();
+    expect(missingVulkanDrivers({ VK_ICD_FILENAMES: none }, 'darwin')).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@
  * written, sizes refused before they run for ever, and messages that say
  * what is wrong.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,12 +148,65 @@ describe('output never loses data', () => {
     expect(stackfield(['check', out]).status).toBe(0);
   });
 
+  it('a write-protected --out (chmod 444) is refused naming it, exit 2, and left as it was (for root too, whom open() lets write)', () => {
+    const ro = join(dir, 'protected.jsonl');
+    writeFileSync(ro, 'precious\n');
+    chmodSync(ro, 0o444);
+    const before = statSync(ro);
+    const runs = [
+      ['run', good, '--steps', '1', '--out', ro],
+      ['run', good, '--dump', '--out', ro],
+      ['sdf', join(dir, 'cube.obj'), '--cells', '8', '--out', ro],
+      ['bench', good, '--steps', '1', '--warmup', '0', '--repeats', '1', '--backend', 'cpu', '--out', ro],
+    ];
+    for (const args of runs) {
+      expectBadInput(stackfield(args, { timeout: 60_000 }), '--out', `cannot write "${ro}"`, 'not writable', 'mode 444');
+      expect(readFileSync(ro, 'utf8'), args[0]).toBe('precious\n');
+      const after = statSync(ro);
+      expect([after.ino, after.mode, after.uid, after.mtimeMs]).toEqual([before.ino, before.mode, before.uid, before.mtimeMs]);
+    }
+    // Through a link, the file it leads to is the one protected.
+    const link = join(dir, 'protected-link.jsonl');
+    symlinkSync(ro, link);
+    expectBadInput(stackfield(['run', good, '--steps', '1', '--out', link]), 'not writable');
+    expect(readFileSync(ro, 'utf8')).toBe('precious\n');
+    noTemps();
+  });
+
   it('--dump writes to --out when one is given', () => {
     const out = join(dir, 'dump.json');
     const r = stackfield(['run', '--builtin', 'tower', '--param', 'height=2', '--dump', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(JSON.parse(readFileSync(out, 'utf8')).bodies).toHaveLength(3);
+  });
+});
+
+describe('--dump reloads bit for bit', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stackfield-dump-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a body turned by "rotation" starts in the dump exactly where it starts in the scene (the quaternion is not normalised again)', () => {
+    const file = join(dir, 'rot.json');
+    writeFileSync(file, scene([ground, box({ rotation: { axis: [1, 0, 0], degrees: 10 } }), box({ name: 'b2', position: [3, 1, 0], rotation: { axis: [1, 2, 3], degrees: 77 } }),
+      box({ name: 'b3', position: [-3, 1, 0], orientation: [0.1, 0.2, 0.3, 0.9] })]));
+    const out = join(dir, 'rot.dump.json');
+    const d = stackfield(['run', file, '--dump', '--out', out]);
+    expect(d.status, d.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).bodies[1].orientation).toEqual([0.08715574274765817, 0, 0, 0.9961946980917454]);
+    const a = stackfield(['run', file, '--steps', '0', '--summary', 'none']);
+    const b = stackfield(['run', out, '--steps', '0', '--summary', 'none']);
+    expect(a.status, a.stderr).toBe(0);
+    expect(b.status, b.stderr).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(JSON.parse(a.stdout).bodies[1].q).toEqual([0.08715574274765817, 0, 0, 0.9961946980917454]);
+    // The dump of the dump is the dump.
+    const again = join(dir, 'rot.dump2.json');
+    expect(stackfield(['run', out, '--dump', '--out', again]).status).toBe(0);
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(out, 'utf8'));
   });
 });
 
@@ -262,6 +315,30 @@ describe('echoed user strings are escaped and capped', () => {
     const name = '\u001b[H\u001b[2Jok\r\u0007';
     writeFileSync(file, scene([{ name, shape: 'b' }, { name, shape: 'b' }], { b: { type: 'box' } }));
     expectBadInput(stackfield(['run', file]), 'duplicate name "\\u001b[H\\u001b[2Jok\\r\\u0007"');
+  });
+
+  it('a line break in a file name is escaped like any control character, in errors, warnings and check\'s ok line', () => {
+    // No line of standard error or output may start with what followed the line break.
+    const noForgedLine = (text: string) => expect(text.split('\n').filter((l) => l.startsWith('FAKE'))).toEqual([]);
+    const missing = join(dir, 'nl\nFAKE.json');
+    const r = stackfield(['check', missing]);
+    expectBadInput(r, `${join(dir, 'nl\\nFAKE.json')}: file not found`);
+    noForgedLine(r.stderr);
+    const sub = join(dir, 'a\nFAKE');
+    mkdirSync(sub);
+    const file = join(sub, 's.json');
+    writeFileSync(join(sub, 'm\nFAKE.obj'), CUBE_OBJ + 'xyz\n');
+    writeFileSync(file, scene([ground, box(), { name: 'm', shape: 'm', position: [3, 1, 0] }],
+      { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } }, spare: { type: 'box' }, m: { type: 'mesh', path: 'm\nFAKE.obj', sdf: { cells: 8 } } }));
+    const c = stackfield(['check', file]);
+    expect(c.status, c.stderr).toBe(0);
+    expect(c.stdout).toBe(`${join(dir, 'a\\nFAKE', 's.json')}: ok: scene, 3 bodies, 0 joints, 0 motors, 4 shapes\n`);
+    expect(c.stderr).toContain(`${join(dir, 'a\\nFAKE', 's.json')}: shapes.spare: no body uses this shape`);
+    expect(c.stderr).toContain('m\\nFAKE.obj: line 15: unsupported statement "xyz" ignored');
+    for (const text of [c.stdout, c.stderr]) noForgedLine(text);
+    const run = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(run.status, run.stderr).toBe(0);
+    noForgedLine(run.stderr);
   });
 
   it('a 1 MB unknown name or key is cut, with its length said', () => {
@@ -417,6 +494,43 @@ describe('messages say what is wrong', () => {
     // A number was listed as "(no definitions)" with exit 0.
     writeFileSync(file, '42\n');
     expectBadInput(stackfield(['lib', file]), 'got 42');
+  });
+
+  it('check gives the warnings run gives that need no baked field, and its help names those it cannot give', () => {
+    const file = join(dir, 'warned.json');
+    writeFileSync(file, scene([ground, box(), box({ name: 'twin', position: [0.1, 1, 0] }), box({ name: 'hung', position: [5, 1, 0] })],
+      { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } }, spare: { type: 'sphere' } }).replace(/}$/,
+      ',"joints":[{"name":"hang","type":"ball","bodyA":"ground","bodyB":"hung","anchorA":[5,3,0],"anchorB":[0,0.5,0]}]}'));
+    const unused = 'warned.json: shapes.spare: no body uses this shape';
+    const open = 'warned.json: joints[0] ("hang"): its anchors are 1.5 m apart at the start';
+    const run = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(run.status, run.stderr).toBe(0);
+    for (const w of [unused, open, 'starts deep inside']) expect(run.stderr).toContain(w);
+    const c = stackfield(['check', file]);
+    expect(c.status, c.stderr).toBe(0);
+    for (const w of [unused, open]) expect(c.stderr).toContain(w);
+    expect(c.stderr.split('\n').filter((l) => l.includes('warning:'))).toHaveLength(2);
+    expect(stackfield(['check', '--help']).stdout).toMatch(/but for what needs a baked\s+field: bodies that start deep inside each other/);
+  });
+
+  it('check calls a library\'s unreadable mesh a mesh file, not an included file', () => {
+    const lib = join(dir, 'meshes.library.json');
+    writeFileSync(lib, JSON.stringify({ format: 'stackfield-library/1', shapes: { m: { type: 'mesh', path: 'missing.obj' } } }));
+    const r = stackfield(['check', lib]);
+    expectBadInput(r, 'shapes.m.path', 'mesh file not found');
+    expect(r.stderr).not.toContain('included file');
+    writeFileSync(lib, JSON.stringify({ format: 'stackfield-library/1', shapes: { m: { type: 'mesh', path: '.' } } }));
+    expectBadInput(stackfield(['check', lib]), 'is a directory, not a mesh file');
+  });
+
+  it('a Vulkan driver setting that names no file is said without Dawn\'s native call site (exit 1)', () => {
+    const file = join(dir, 'gpu.json');
+    writeFileSync(file, scene([ground, box()]));
+    const r = stackfield(['run', file, '--steps', '1', '--backend', 'gpu'], { env: { VK_ICD_FILENAMES: '/nonexistent.json' } });
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toContain('WebGPU is not available: no adapter found (VK_ICD_FILENAMES=/nonexistent.json: no such file');
+    expect(r.stderr).not.toMatch(/\bat \w+ \(|\.cpp:\d+/);
+    expectClean(r.stderr);
   });
 
   it('a shape no body uses is still loaded: its missing mesh is reported', () => {

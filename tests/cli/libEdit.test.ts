@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync, symlinkSync, lstatSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, existsSync, statSync, symlinkSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFiles } from '../robots/helpers.ts';
 import { BIN, expectBadInput, stackfield } from './cliHelpers.ts';
@@ -119,6 +119,20 @@ describe('stackfield lib remove', () => {
     expect(json).toEqual({ format: 'stackfield-library/1', shapes: { plate: PLATE }, bodies: { plate: { shape: 'plate' } } });
     const check = stackfield(['check', lib]);
     expect(check.status, check.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['l.json']);
+  });
+
+  it('a write-protected library (chmod 444) is neither added to nor removed from, for root too, and stays as it was', () => {
+    const dir = writeFiles({ 'l.json': { format: 'stackfield-library/1', shapes: { plate: PLATE, spare: { type: 'sphere', radius: 0.1 } } } });
+    const lib = join(dir, 'l.json');
+    chmodSync(lib, 0o444);
+    const before = readFileSync(lib, 'utf8');
+    const st = statSync(lib);
+    for (const args of [['add', lib, 'shape', 'more', j(PLATE)], ['remove', lib, 'shape', 'spare']]) {
+      expectBadInput(stackfield(['lib', ...args]), `${lib}: cannot write the library: the file is not writable (read-only, mode 444`, 'the file is unchanged');
+      expect(readFileSync(lib, 'utf8')).toBe(before);
+      expect([statSync(lib).ino, statSync(lib).mode]).toEqual([st.ino, st.mode]);
+    }
     expect(readdirSync(dir)).toEqual(['l.json']);
   });
 });

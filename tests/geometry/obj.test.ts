@@ -305,9 +305,20 @@ describe('parseObj errors name the file, the line and what was expected', () => 
     expect(msg).toContain('at least 3');
   });
 
-  it('refuses a face whose distinct vertices are fewer than 3', () => {
-    const msg = inputError(() => parseObj([...TET_V, 'f 1 2 2'].join('\n'), 'f22.obj'), 'f22.obj', 'line 5');
-    expect(msg).toContain('2 distinct vertices');
+  it('drops a face of fewer than 3 distinct vertices (f 1 1 2) with a warning naming the file and line, as docs/meshes.md says', () => {
+    const tet = TET_F.map((f) => `f ${f.join(' ')}`);
+    for (const face of ['f 1 1 2', 'f 1 2 2', 'f 2 1 2', 'f 3 3 3', 'f 1 1 2 2']) {
+      const r = parseObjWithWarnings([...TET_V, ...tet.slice(0, 2), face, ...tet.slice(2)].join('\n'), 'dup.obj');
+      const v = validateMesh(r.mesh, 'dup.obj', r.numbering);
+      // Dropped once, by validateMesh, with the face's line; not also as a "repeated consecutive vertex".
+      expect([...r.warnings, ...v.warnings], face).toEqual(['dup.obj: 1 triangle naming one vertex twice (zero area) dropped, first: triangle 3 (line 7)']);
+      expect(Array.from(v.mesh.indices), face).toEqual(TET_F.flat().map((i) => i - 1));
+      expect(signedVolume(v.mesh)).toBeCloseTo(1 / 6, 14);
+    }
+    // A file of nothing else is no mesh: refused, naming the first such face.
+    const only = parseObjWithWarnings([...TET_V, 'f 1 2 2', 'f 3 3 4'].join('\n'), 'f22.obj');
+    const msg = inputError(() => validateMesh(only.mesh, 'f22.obj', only.numbering), 'f22.obj', 'line 5');
+    expect(msg).toContain('every triangle names one vertex twice');
   });
 
   it('refuses index 0', () => {

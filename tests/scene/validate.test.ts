@@ -274,6 +274,32 @@ describe('unknown keys', () => {
     expectError((s) => (s['joints'][0].zzz = 1), 'joints[0].zzz', 'unknown key (expected one of: name, type, bodyA, bodyB, collide, anchorA, anchorB)');
   });
 
+  test('a misspelt library key (include, materials, defaults, robots; a body\'s template, material) is suggested and listed', () => {
+    // A scene with one looks plain, so the plain validator answers: it must know the keys a scene may carry.
+    const load = (edit: (s: Json) => void): InputError => {
+      const s = baseScene();
+      edit(s);
+      return inputError(() => parseSceneText(JSON.stringify(s), 'scene.json'));
+    };
+    const cases: [(s: Json) => void, string, string][] = [
+      [(s) => (s['robts'] = []), 'robts', 'did you mean "robots"?'],
+      [(s) => (s['includ'] = []), 'includ', 'did you mean "include"?'],
+      [(s) => (s['defualts'] = {}), 'defualts', 'did you mean "defaults"?'],
+      [(s) => (s['materals'] = {}), 'materals', 'did you mean "materials"?'],
+      [(s) => (s['bodies'][1].materal = 'steel'), 'bodies[1].materal', 'did you mean "material"?'],
+      [(s) => (s['bodies'][1].tempalte = 'plate'), 'bodies[1].tempalte', 'did you mean "template"?'],
+    ];
+    for (const [edit, where, hint] of cases) {
+      const e = load(edit);
+      expect(e.where).toBe(where);
+      expect(e.message).toContain(`unknown key (${hint.replace(/\?$/, '')}`);
+    }
+    expect(load((s) => (s['zzzzzz'] = 1)).message).toMatch(/unknown key \(expected one of: format, .*softBodies, include, materials, defaults, robots\)$/);
+    expect(load((s) => (s['bodies'][1].zzzzzz = 1)).message).toMatch(/unknown key \(expected one of: name, .*drag, template, material\)$/);
+    // A scene object validated on its own (the library's loadScene(object)) cannot use them, and says why.
+    expectError((s) => (s['robots'] = []), 'robots', 'a library key, read only with the scene\'s libraries');
+  });
+
   test('a key of another shape or joint type says this type does not use it', () => {
     expectError((s) => (s['shapes'].box.radius = 1), 'shapes.box.radius', 'a box shape does not use "radius" (its keys are: type, size, sdf, massFrom)');
     expectError((s) => (s['shapes'].floor.sdf = { cells: 32 }), 'shapes.floor.sdf', 'a plane has no SDF');
