@@ -36,7 +36,7 @@ export const softBuiltins: Builtin[] = [
     name: 'soft-plus',
     title: "Soft: the seed's plus-shaped body falls on the ground",
     description:
-      `The seed's own soft body: a plus outline whose inner springs the seed's algorithm adds widest angle first down to a minimum angle, extruded, dropped on the ground. Raise minAngle for fewer, stiffer-angled springs.`,
+      `The seed's own soft body: a plus outline whose inner springs the seed's algorithm adds widest angle first down to a minimum angle, extruded, dropped on the ground. Raise minAngle for fewer outline springs (braces then fill in the faces the rule leaves open).`,
     params: [
       { name: 'minAngle', default: 20, min: 5, max: 60, step: 1, description: 'smallest angle (degrees) of an added spring' },
     ],

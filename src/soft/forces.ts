@@ -16,6 +16,12 @@
  *  volume    a pressure along the gradient of the drawn surface's volume,
  *              f = K / V0 (V0 - V) dV/dx   (the force of the energy K (V - V0)^2 / (2 V0)),
  *            for bodies with volume preservation on (skin.ts);
+ *  tets      for bodies whose construction asks for it (SoftModel.tetWeight:
+ *            the seed's), each tetrahedron keeps its own signed volume,
+ *              f = K / V0 (V0 - V) dV/dx   per tetrahedron, K = tetWeight x stiffness;
+ *            its pull grows as a tetrahedron flattens and pushes one that
+ *            has turned inside out back, which no spring does (a triangle
+ *            of springs has the same lengths mirrored);
  *  perimeter for bodies with perimeter preservation on, each outline loop
  *            acts as one spring of rest length P0 along its perimeter P,
  *              f = -k_P (P - P0) dP/dx,  k_P = K_P s^2 / P0
@@ -38,7 +44,7 @@ export function computeForces(sys: SoftStore, x: Float64Array, v: Float64Array, 
   addSpringForces(sys, x, v, f);
 }
 
-/** Gravity, volume pressure and perimeter preservation (no springs) at positions x, written to f. */
+/** Gravity, volume pressure, tetrahedron volumes and perimeter preservation (no springs) at positions x, written to f. */
 export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array): void {
   const n = sys.particleCount;
   const m = sys.mass;
@@ -57,6 +63,9 @@ export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array)
     b.volume = addVolumeGradient(b.surface, x, b.scratchPositions, b.scratchGradient, (vol) => coefficient * (v0 - vol), f);
   }
   for (const b of sys.bodies) {
+    if (b.tetStiffness !== 0) addTetForces(b.tets, b.tetRest, b.tetStiffness, x, f, b.tetScratch);
+  }
+  for (const b of sys.bodies) {
     if (b.perimeterStiffness === 0) continue;
     const s2 = b.model.spacing * b.model.spacing;
     for (let l = 0; l < b.outlines.length; l++) {
@@ -64,6 +73,46 @@ export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array)
       addPerimeterForce(b.outlines[l]!, x, (b.perimeterStiffness * s2) / p0, p0, f);
     }
   }
+}
+
+/**
+ * Adds K / V0 (V0 - V) dV/dx into f for every tetrahedron (4 particle
+ * indices each in `tets`, rest volumes `rest`; file comment); g is scratch
+ * of 12.
+ */
+export function addTetForces(tets: Uint32Array, rest: Float64Array, stiffness: number, x: Float64Array, f: Float64Array, g: Float64Array): void {
+  for (let t = 0; t < tets.length; t += 4) {
+    const v0 = rest[t >> 2]!;
+    const m = (stiffness * (v0 - tetVolumeGradient(x, tets[t]!, tets[t + 1]!, tets[t + 2]!, tets[t + 3]!, g))) / v0;
+    for (let k = 0; k < 4; k++) {
+      const o = 3 * tets[t + k]!;
+      f[o] += m * g[3 * k]!;
+      f[o + 1] += m * g[3 * k + 1]!;
+      f[o + 2] += m * g[3 * k + 2]!;
+    }
+  }
+}
+
+/**
+ * Signed volume of tetrahedron (a, b, c, d) (particle indices) at positions
+ * x, and its gradient dV/dx at a, b, c, d into out[0..11] (addTetForces).
+ */
+export function tetVolumeGradient(x: Float64Array, a: number, b: number, c: number, d: number, out: Float64Array): number {
+  const o = 3 * a, p = 3 * b, q = 3 * c, r = 3 * d;
+  const bx = x[p]! - x[o]!, by = x[p + 1]! - x[o + 1]!, bz = x[p + 2]! - x[o + 2]!;
+  const cx = x[q]! - x[o]!, cy = x[q + 1]! - x[o + 1]!, cz = x[q + 2]! - x[o + 2]!;
+  const dx = x[r]! - x[o]!, dy = x[r + 1]! - x[o + 1]!, dz = x[r + 2]! - x[o + 2]!;
+  out[3] = (cy * dz - cz * dy) / 6;
+  out[4] = (cz * dx - cx * dz) / 6;
+  out[5] = (cx * dy - cy * dx) / 6;
+  out[6] = (dy * bz - dz * by) / 6;
+  out[7] = (dz * bx - dx * bz) / 6;
+  out[8] = (dx * by - dy * bx) / 6;
+  out[9] = (by * cz - bz * cy) / 6;
+  out[10] = (bz * cx - bx * cz) / 6;
+  out[11] = (bx * cy - by * cx) / 6;
+  for (let k = 0; k < 3; k++) out[k] = -(out[3 + k]! + out[6 + k]! + out[9 + k]!);
+  return bx * out[3]! + by * out[4]! + bz * out[5]!;
 }
 
 /** Perimeter of the closed loop of particles `loop` at positions x. */

@@ -67,6 +67,15 @@ export interface SoftModel {
   /** Typical distance between neighbouring particles (m): the lattice spacing, or the mean outline spring. */
   spacing: number;
   /**
+   * Modulus of each tetrahedron's own volume (forces.ts, "tets"), as a
+   * fraction of the material's modulus; absent or 0: none. The seed
+   * construction sets it (seedNet.ts: a net of triangles can fold over
+   * without a spring changing length); the lattice does not (its cells are
+   * braced by diagonals across every face and through them, and it is what
+   * soft-pegs times).
+   */
+  tetWeight?: number;
+  /**
    * Closed outlines, each a loop of particle indices in order (an extruded
    * outline has two: its back and front faces), which perimeter preservation
    * acts on; absent or empty for a net without an outline (the lattice).

@@ -31,7 +31,23 @@
  * from each point to its twin and by both diagonals of every quad that a
  * net spring sweeps between the faces (cross bracing), so the prism cannot
  * shear. The particles are exactly the extruded mesh's vertices, which makes
- * the drawn surface the mesh itself.
+ * the drawn surface the mesh itself. Two additions keep such a body in its
+ * shape, which the seed's net alone does not:
+ *  - braces. The rule stops at the minimum angle, and can leave a face
+ *    inside the outline with four or more sides: a diagonal of a 3:1
+ *    rectangle makes 18.4 degrees with its long sides, so at minAngle 20 the
+ *    arms of an L 0.1 m thick and 0.4 m long stay bare rectangles, and so
+ *    does a 6:1 plate at any minAngle above 9.5. Such a
+ *    face is a linkage (its springs keep their lengths as it shears flat), and
+ *    a thin L dropped at minAngle 20 flattened its arms and turned inside out
+ *    (volume 1 -> -0.16). The 3D net closes every such face with its remaining
+ *    diagonals, widest angle first (buildSeedNet's `brace`), so the inside is
+ *    all triangles;
+ *  - tetrahedron volumes. Triangles keep their side lengths mirrored, so a
+ *    triangle can still fold over its neighbour: braced, a T at minAngle 45 landed
+ *    with its bar folded down about its stem (volume 0.25): a thin triangle
+ *    there flips over with 2.5 % stretch of one spring. Each of the prisms'
+ *    tetrahedra keeps its own volume (SoftModel.tetWeight, forces.ts).
  */
 import type { TriMesh } from '../geometry/mesh.ts';
 import { SpringKind, type SoftModel } from './model.ts';
@@ -40,6 +56,26 @@ import * as det from '../util/detmath.ts';
 /** Most outline points the seed construction accepts (the O(n^3) bound above: about 0.1 s at 256). */
 export const SEED_MAX_POINTS = 256;
 
+/**
+ * Kind of the braces of an extruded net (extrudeSeedModel): shear, like the
+ * cross braces, whose work they do within a face. They are the thin
+ * diagonals the seed's rule refused, so they take half a net spring's
+ * stiffness; at a net spring's full weight the thin shapes of
+ * docs/soft-bodies.md rested at the same volumes (within 0.5 %) with the
+ * same substep counts.
+ */
+const BRACE_KIND = SpringKind.Shear;
+
+/**
+ * Modulus of each tetrahedron's own volume in an extruded net, as a fraction
+ * of the material's modulus (SoftModel.tetWeight). Thin shapes (the L, plates,
+ * thin box and T of docs/soft-bodies.md, minAngle 10 to 45) of a soft 20 kPa
+ * material, dropped tumbling from up to 5 m, ended folded in 9 of 120 drops
+ * at 0.1 and in none at 0.3. The soft-outlines bodies take 8 substeps at 0.1,
+ * 9 at 0.3 and 11 at 1 (8 without).
+ */
+const TET_WEIGHT = 0.3;
+
 export interface SeedNet {
   /** Spring end points, two outline indices per spring: the n outline springs (i, i + 1 mod n) first, then the added ones in the order they were added. */
   springs: Uint32Array;
@@ -47,8 +83,14 @@ export interface SeedNet {
   outer: Uint8Array;
   /** Number of outline points (= outline springs). */
   outlineCount: number;
-  /** Per added spring, its smallest angle (radians) with the springs present when it was added. */
+  /** Per added spring (braces too), its smallest angle (radians) with the springs present when it was added. */
   addedAngle: Float64Array;
+  /**
+   * Springs from this index on are braces (buildSeedNet's `brace`): added
+   * after the seed's rule stopped, inside the outline, so that no face there
+   * is left with more than three sides. Equal to the spring count without.
+   */
+  braceStart: number;
 }
 
 /** Twice the signed area of triangle abc (> 0 counter-clockwise). */
@@ -120,9 +162,13 @@ export class Segments2d {
 
 /**
  * The seed's net on a simple closed outline (either orientation; points
- * x[i], y[i]) with the given minimum angle in radians (file comment).
+ * x[i], y[i]) with the given minimum angle in radians (file comment). With
+ * `brace`, the faces inside the outline that the rule left with more than
+ * three sides are then closed with their diagonals (the braces, after
+ * braceStart), so that the inside is all triangles; the seed's own net is
+ * the springs before braceStart either way.
  */
-export function buildSeedNet(x: Float64Array, y: Float64Array, minAngle: number): SeedNet {
+export function buildSeedNet(x: Float64Array, y: Float64Array, minAngle: number, brace = false): SeedNet {
   const n = x.length;
   if (n < 3 || y.length !== n) throw new RangeError(`an outline needs at least 3 points with x and y each, got ${n}`);
   if (n > SEED_MAX_POINTS) throw new RangeError(`the seed construction takes at most ${SEED_MAX_POINTS} outline points, got ${n}`);
@@ -170,13 +216,11 @@ export function buildSeedNet(x: Float64Array, y: Float64Array, minAngle: number)
   };
   for (let c = 0; c < count; c++) smallest[c] = smallestAngle(c);
 
-  for (;;) {
-    let best = -1;
-    for (let c = 0; c < count; c++) if (alive[c] && (best < 0 || smallest[c]! > smallest[best]!)) best = c;
-    if (best < 0 || smallest[best]! < minAngle) break;
+  /** Adds candidate `best` and drops or updates the candidates it affects (steps 3 and 4). */
+  const addCandidate = (best: number, isOuter: boolean): void => {
     const a = candA[best]!, b = candB[best]!;
     alive[best] = 0;
-    addSpring(a, b, !g.midpointInside(a, b, n));
+    addSpring(a, b, isOuter);
     addedAngle.push(smallest[best]!);
     for (let c = 0; c < count; c++) {
       if (!alive[c]) continue;
@@ -189,8 +233,41 @@ export function buildSeedNet(x: Float64Array, y: Float64Array, minAngle: number)
       if (ca === a || ca === b) smallest[c] = Math.min(smallest[c]!, angleAt(x[ca]!, y[ca]!, x[cb]!, y[cb]!, x[ca === a ? b : a]!, y[ca === a ? b : a]!));
       if (cb === a || cb === b) smallest[c] = Math.min(smallest[c]!, angleAt(x[cb]!, y[cb]!, x[ca]!, y[ca]!, x[cb === a ? b : a]!, y[cb === a ? b : a]!));
     }
+  };
+  /** The alive candidate with the largest smallest angle among those `allowed`, or -1. */
+  const widest = (allowed: (c: number) => boolean): number => {
+    let best = -1;
+    for (let c = 0; c < count; c++) if (alive[c] && (best < 0 || smallest[c]! > smallest[best]!) && allowed(c)) best = c;
+    return best;
+  };
+
+  for (;;) {
+    const best = widest(() => true);
+    if (best < 0 || smallest[best]! < minAngle) break;
+    addCandidate(best, !g.midpointInside(candA[best]!, candB[best]!, n));
   }
-  return { springs: Uint32Array.from(springs), outer: Uint8Array.from(outer), outlineCount: n, addedAngle: Float64Array.from(addedAngle) };
+  const seedCount = springs.length / 2;
+  if (brace) {
+    // What the rule left inside the outline is a polygon face of four or more springs, a linkage
+    // that folds flat (file comment); its alive candidates are its diagonals. Closing every such
+    // face with them, widest first as above, leaves only triangles inside. A candidate crossing no
+    // outline spring and passing through no point lies wholly inside or wholly outside, so its
+    // midpoint says which.
+    const inside = new Uint8Array(count);
+    for (let c = 0; c < count; c++) if (alive[c]) inside[c] = g.midpointInside(candA[c]!, candB[c]!, n) ? 1 : 0;
+    for (;;) {
+      const best = widest((c) => inside[c] === 1);
+      if (best < 0) break;
+      addCandidate(best, false);
+    }
+  }
+  return {
+    springs: Uint32Array.from(springs),
+    outer: Uint8Array.from(outer),
+    outlineCount: n,
+    addedAngle: Float64Array.from(addedAngle),
+    braceStart: seedCount,
+  };
 }
 
 /**
@@ -209,7 +286,7 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
     x[i] = P[3 * i]!;
     y[i] = P[3 * i + 1]!;
   }
-  const net = buildSeedNet(x, y, minAngle);
+  const net = buildSeedNet(x, y, minAngle, true);
   const ns = net.springs.length / 2;
 
   const springs: number[] = [];
@@ -222,8 +299,9 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
   };
   for (let s = 0; s < ns; s++) {
     const a = net.springs[2 * s]!, b = net.springs[2 * s + 1]!, o = net.outer[s]!;
-    add(a, b, SpringKind.Structural, o); // back face
-    add(n + a, n + b, SpringKind.Structural, o); // front face
+    const face = s < net.braceStart ? SpringKind.Structural : BRACE_KIND;
+    add(a, b, face, o); // back face
+    add(n + a, n + b, face, o); // front face
     add(a, n + b, SpringKind.Shear, o); // the two diagonals of the quad the spring sweeps
     add(b, n + a, SpringKind.Shear, o);
   }
@@ -269,6 +347,7 @@ export function extrudeSeedModel(mesh: TriMesh, minAngle: number): SoftModel {
     skinIndex,
     skinWeight,
     tets: Uint32Array.from(tets),
+    tetWeight: TET_WEIGHT,
     spacing: perimeter / n,
     outlines: [Uint32Array.from({ length: n }, (_, i) => i), Uint32Array.from({ length: n }, (_, i) => n + i)],
   };

@@ -39,15 +39,25 @@ export interface SoftBody {
   perimeterStiffness: number;
   outlines: Uint32Array[];
   restPerimeters: Float64Array;
+  /**
+   * Modulus (Pa) of each tetrahedron's own volume (forces.ts), 0 when off
+   * (SoftModel.tetWeight); the tetrahedra (4 global particle indices each,
+   * none when off), their rest volumes, and 12 floats of scratch.
+   */
+  tetStiffness: number;
+  tets: Uint32Array;
+  tetRest: Float64Array;
+  tetScratch: Float64Array;
   /** The drawn surface, skinned on global particle indices. */
   surface: SkinnedSurface;
   /** The model it was built from (rest positions, kinds, spacing). */
   model: SoftModel;
-  /** Bound on the squared highest frequency (system.ts), for the substep choice: springs' part plus volume's and perimeter's. */
+  /** Bound on the squared highest frequency (system.ts), for the substep choice: springs' part plus volume's, perimeter's and the tetrahedra's. */
   omega2: number;
   omega2Springs: number;
   omega2Volume: number;
   omega2Perimeter: number;
+  omega2Tets: number;
   /** The material's modulus (Pa) and damping ratio the springs were made with (setMaterial changes them). */
   stiffness: number;
   damping: number;
