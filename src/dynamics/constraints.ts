@@ -55,9 +55,14 @@ export interface ConstraintSystem {
  */
 export interface PgsJointRows {
   build(ctx: StepContext, warmStart: boolean): void;
-  sweep(ctx: StepContext): void;
+  /**
+   * One sweep; returns the largest velocity change a row made (m/s, as the
+   * contact rows count it), which the solve's pgsErrMax stop takes in too.
+   */
+  sweep(ctx: StepContext): number;
   prepareBias(ctx: StepContext, beta: number): boolean;
-  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void;
+  /** One pseudo sweep; returns its largest pseudo velocity change, as sweep. */
+  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): number;
   /** After the solve: marks the bodies the rows moved. */
   finish(ctx: StepContext): void;
   /** Forgets what the rows carry from step to step (warm start, pending rebounds). */

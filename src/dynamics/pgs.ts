@@ -375,7 +375,9 @@ export class PgsSolver implements ContactSolver {
       }
       if (jr) {
         prof.end('contactSolve');
-        jr.sweep(ctx);
+        // The joint rows' change counts too: without it a scene whose only
+        // rows are joints' stopped after one sweep under pgsErrMax > 0.
+        change = Math.max(change, jr.sweep(ctx));
         prof.end('joints');
       }
       if (errMax > 0 && change <= errMax) break;
@@ -422,7 +424,7 @@ export class PgsSolver implements ContactSolver {
         }
         if (jr) {
           prof.end('positionCorrection');
-          jr.pseudoSweep(ctx, pv, pw);
+          change = Math.max(change, jr.pseudoSweep(ctx, pv, pw));
           prof.end('joints');
         }
         if (errMax > 0 && change <= errMax) break;

@@ -821,7 +821,15 @@ function readJoint(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
     if (has(o, 'length')) {
       length = r.num(o, path, 'length', undefined, { ...POSITIVE, max: MAX_JOINT_LENGTH });
     } else {
-      if (!(d0 > 0)) r.fail(path, `the anchors start at the same point, so the ${type} has no length to keep; give "length" (a positive number of metres)`);
+      // Anchors that meet up to the rounding of the sums above are the same
+      // point: a body at y 2.7 with its anchor 0.3 up, under a hook's anchor
+      // at 3, is 1.7e-16 m off, and that rounding is no length to keep.
+      let scale = 0;
+      for (const u of [a.position, pa, b.position, pb]) for (const c of u) scale = Math.max(scale, Math.abs(c));
+      if (!(d0 > COINCIDENT_ULPS * Number.EPSILON * scale)) {
+        const apart = d0 > 0 ? ` (${d0.toPrecision(3)} m apart, within the rounding of their coordinates)` : '';
+        r.fail(path, `the anchors start at the same point${apart}, so the ${type} has no length to keep; give "length" (a positive number of metres)`);
+      }
       length = d0;
     }
     if (type === 'rope') restitution = r.num(o, path, 'restitution', 0, MATERIAL_RULES.restitution);
@@ -841,6 +849,13 @@ interface MotorContext {
 
 /** Longest distance or rope length (m): far beyond any scene, short of overflow in its square. */
 const MAX_JOINT_LENGTH = 1e9;
+/**
+ * Anchors of a distance or rope joint without "length" closer than this many
+ * ulps of their largest coordinate (each position and rotated anchor) start
+ * at the same point: the rounding of the four-term sum and the rotation is a
+ * few ulps; 64 leaves room and is still 1.4e-14 of the coordinates.
+ */
+const COINCIDENT_ULPS = 64;
 
 /** Most segments in one motor program (a bad file must not allocate without bound). */
 const MAX_PROGRAM_SEGMENTS = 10_000;

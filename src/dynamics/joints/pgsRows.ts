@@ -13,7 +13,11 @@
  *   distance   J v  = target,  lambda free         (equality, d = L)
  *   rope       J v >= target,  lambda >= 0          (inequality, d <= L)
  *
- * with the effective mass 1 / (J M^-1 J^T). The target is 0 but for a rope:
+ * with the effective mass 1 / (J M^-1 J^T). (A taut row whose predicted gap
+ * turns far within the step, a short rod's or one with its anchors together
+ * now, takes the rod's direction at the step's end instead of -n, and the
+ * target that keeps the length along it: rowDirection, rod.ts.) The target
+ * is 0 but for a rope:
  * - slack now (d < L - ROPE_SLACK): -(L - d) / dt, a speculative row like a
  *   contact still apart: the anchors may reach the rope's length within the
  *   step, no more; nothing happens unless they would pass it;
@@ -25,8 +29,9 @@
  *
  * Position error goes to pseudo velocities like the contacts' depth (split
  * impulse, no energy added): after the velocity sweeps the row is set up
- * again at the end-of-step pose the solved velocities give (arms, direction
- * n', length d'), and the pseudo sweeps drive d' to L + (1 - beta) e0, where
+ * again at the end-of-step pose the solved velocities give (arms, length d',
+ * and the direction the rod has once corrected, rod.ts), and the pseudo
+ * sweeps drive d' to L + (1 - beta) e0, where
  * e0 = d - L is the error at the step's start (a rope: max(e0, 0), and
  * only pulling). The drift the velocities carry within the step (a
  * pendulum's d grows by (v dt)^2 / (2 L)) is removed whole, the error already
@@ -39,17 +44,21 @@
 import type { StepContext } from '../stepContext.ts';
 import type { PgsJointRows } from '../constraints.ts';
 import { applyRow, ROW_FLOATS, rowVel, setRow } from '../contactRows.ts';
-import { integrateQuat, quatToMat3 } from '../math.ts';
+import { addCollisionMatrix, integrateQuat, quatToMat3 } from '../math.ts';
 import { DIST, type JointParts } from './parts.ts';
+import { rodGap } from './rod.ts';
 import { ROPE_SLACK } from './solve.ts';
+import * as det from '../../util/detmath.ts';
 
 const DIR = ROW_FLOATS;
 const ROT = new Float64Array(9);
 /** World arms of A and B (scratch). */
 const ARM = new Float64Array(6);
+/** A slack rope's row direction (scratch). */
+const NOW = new Float64Array(3);
 
 export class DistanceRows implements PgsJointRows {
-  /** Rows of the last solve (parts whose bodies can move and whose anchors are apart). */
+  /** Rows of the last solve (parts whose bodies can move and that have a direction: anchors apart now or at the step's end). */
   count = 0;
   /** The DIST parts, in part order. */
   readonly parts: Int32Array;
@@ -114,18 +123,35 @@ export class DistanceRows implements PgsJointRows {
       const ima = im[a]!, imb = im[b]!;
       if (ima === 0 && imb === 0) continue;
       const g = anchorGap(P, p, B.pos, B.quat, B.pos, B.quat);
-      if (g === null) continue;
       const L = P.ref[4 * p]!;
-      const d = g.d, o = DIR * k;
-      setRow(this.jac, o, -g.nx, -g.ny, -g.nz, ARM[0]!, ARM[1]!, ARM[2]!, ARM[3]!, ARM[4]!, ARM[5]!, a, b, II, ima, imb);
+      const d = GAP.d, o = DIR * k;
+      const slack = this.rope[k] === 1 && d < L - ROPE_SLACK;
+      // The row's direction: the anchors' direction now for a slack rope
+      // (a speculative row: they may reach the length, no more) and for a
+      // rod or taut rope that turns little within the step; for one that
+      // turns far (a short rod, anchors that coincide now) the rod's
+      // direction at the step's end (rowDirection, rod.ts).
+      let n: Float64Array | null = null;
+      if (g !== null) {
+        NOW[0] = g.nx;
+        NOW[1] = g.ny;
+        NOW[2] = g.nz;
+        n = NOW;
+      }
+      if (!slack) n = rowDirection(n, d, this.rope[k] === 1, a, b, v, w, im, II, dt);
+      if (n === null) continue;
+      setRow(this.jac, o, -n[0]!, -n[1]!, -n[2]!, ARM[0]!, ARM[1]!, ARM[2]!, ARM[3]!, ARM[4]!, ARM[5]!, a, b, II, ima, imb);
       this.mass[k] = effectiveMass(this.jac, o, ima, imb);
       this.err0[k] = d - L;
-      let target = 0;
+      // Along a direction n other than now's the rod keeps its length d when
+      // the end gap's part along n is d: the anchors separate along n by
+      // d - n . g, what the turn from g to n takes (second order in it).
+      let target = n === NOW ? 0 : -(d - (n[0]! * GAP.gx + n[1]! * GAP.gy + n[2]! * GAP.gz)) / dt;
       let warm = true;
       if (this.rope[k]) {
         const e = P.ref[4 * p + 2]!;
         const sep = -rowVel(this.jac, o, v, w, a, b);
-        if (d < L - ROPE_SLACK) {
+        if (slack) {
           // Slack: speculative; remember the speed if it goes taut within the step.
           target = -(L - d) / dt;
           warm = false;
@@ -146,16 +172,21 @@ export class DistanceRows implements PgsJointRows {
     this.count = rows;
   }
 
-  sweep(ctx: StepContext): void {
+  sweep(ctx: StepContext): number {
     const P = this.P, B = ctx.bodies, v = B.vel, w = B.angVel, im = ctx.invMass;
+    let change = 0;
     for (let r = 0; r < this.count; r++) {
       const k = this.row[r]!, p = this.parts[k]!, a = P.a[p]!, b = P.b[p]!, o = DIR * k;
       const old = this.lam[k]!;
       let l = old + this.mass[k]! * (this.target[k]! - rowVel(this.jac, o, v, w, a, b));
       if (this.rope[k] && l < 0) l = 0;
       this.lam[k] = l;
-      if (l !== old) applyRow(this.jac, o, l - old, v, w, im, a, b);
+      if (l !== old) {
+        applyRow(this.jac, o, l - old, v, w, im, a, b);
+        change = Math.max(change, Math.abs(l - old) / this.mass[k]!);
+      }
     }
+    return change;
   }
 
   prepareBias(ctx: StepContext, beta: number): boolean {
@@ -181,12 +212,20 @@ export class DistanceRows implements PgsJointRows {
       this.pmass[k] = 0;
       const g = anchorGapAt(P, p, XE, QE);
       if (g === null) continue;
-      const L = P.ref[4 * p]!;
       const e0 = this.rope[k] ? Math.max(this.err0[k]!, 0) : this.err0[k]!;
-      const pt = (g.d - L - (1 - beta) * e0) / dt;
+      const Lt = P.ref[4 * p]! + (1 - beta) * e0;
+      // The row's direction: the rod's at the end of the correction
+      // (rod.ts), not the end-of-step gap's. Along the gap, the pseudo
+      // impulse on an anchor off a light body's centre moves it mostly across
+      // the rod, and the step's correction of a short rod fell short by the
+      // square of that motion over the length (a 0.1 m rod to a 5 cm ball's
+      // anchor 1 m off its centre: 0.3 mm of a 1 mm correction left, step
+      // after step, until it let the ball fall).
+      const n = rodDirection(g, Lt, this.rope[k] === 1, a, b, im, II);
+      const pt = (n[0]! * g.gx + n[1]! * g.gy + n[2]! * g.gz - Lt) / dt;
       if (this.rope[k] && !(pt > 0)) continue;
       const o = DIR * k;
-      setRow(this.pjac, o, -g.nx, -g.ny, -g.nz, ARM[0]!, ARM[1]!, ARM[2]!, ARM[3]!, ARM[4]!, ARM[5]!, a, b, II, im[a]!, im[b]!);
+      setRow(this.pjac, o, -n[0]!, -n[1]!, -n[2]!, ARM[0]!, ARM[1]!, ARM[2]!, ARM[3]!, ARM[4]!, ARM[5]!, a, b, II, im[a]!, im[b]!);
       this.pmass[k] = effectiveMass(this.pjac, o, im[a]!, im[b]!);
       this.ptarget[k] = pt;
       if (pt !== 0) any = true;
@@ -194,8 +233,9 @@ export class DistanceRows implements PgsJointRows {
     return any;
   }
 
-  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): void {
+  pseudoSweep(ctx: StepContext, pv: Float64Array, pw: Float64Array): number {
     const P = this.P, im = ctx.invMass;
+    let change = 0;
     for (let r = 0; r < this.count; r++) {
       const k = this.row[r]!;
       if (this.pmass[k] === 0) continue;
@@ -204,8 +244,12 @@ export class DistanceRows implements PgsJointRows {
       let l = old + this.pmass[k]! * (this.ptarget[k]! - rowVel(this.pjac, o, pv, pw, a, b));
       if (this.rope[k] && l < 0) l = 0;
       this.plam[k] = l;
-      if (l !== old) applyRow(this.pjac, o, l - old, pv, pw, im, a, b);
+      if (l !== old) {
+        applyRow(this.pjac, o, l - old, pv, pw, im, a, b);
+        change = Math.max(change, Math.abs(l - old) / this.pmass[k]!);
+      }
     }
+    return change;
   }
 
   finish(ctx: StepContext): void {
@@ -222,9 +266,9 @@ export class DistanceRows implements PgsJointRows {
   private readonly endQuat = new Float64Array(8);
 }
 
-/** The gap of part p, its length and direction; the world arms are left in ARM. */
-interface Gap { d: number; nx: number; ny: number; nz: number }
-const GAP: Gap = { d: 0, nx: 0, ny: 0, nz: 0 };
+/** The gap of part p, its length and direction (null where the anchors coincide: no direction; GAP holds the gap still); the world arms are left in ARM. */
+interface Gap { d: number; nx: number; ny: number; nz: number; gx: number; gy: number; gz: number }
+const GAP: Gap = { d: 0, nx: 0, ny: 0, nz: 0, gx: 0, gy: 0, gz: 0 };
 
 function anchorGap(P: JointParts, p: number, XA: Float64Array, QA: Float64Array, XB: Float64Array, QB: Float64Array): Gap | null {
   const a = P.a[p]!, b = P.b[p]!;
@@ -246,13 +290,91 @@ function gapOf(P: JointParts, p: number, XA: Float64Array, xa: number, QA: Float
   const gy = XA[xa + 1]! + ARM[1]! - XB[xb + 1]! - ARM[4]!;
   const gz = XA[xa + 2]! + ARM[2]! - XB[xb + 2]! - ARM[5]!;
   const d = Math.hypot(gx, gy, gz);
+  GAP.d = d;
+  GAP.gx = gx;
+  GAP.gy = gy;
+  GAP.gz = gz;
   // Coincident anchors give no direction: nothing to hold this step.
   if (!(d > 1e-12)) return null;
-  GAP.d = d;
   GAP.nx = gx / d;
   GAP.ny = gy / d;
   GAP.nz = gz / d;
   return GAP;
+}
+
+const KM = new Float64Array(9);
+const G3 = new Float64Array(3);
+const N3 = new Float64Array(3);
+const D3 = new Float64Array(3);
+const Z3 = new Float64Array(3);
+
+/**
+ * The unit direction of the gap g (arms in ARM) once an impulse along the
+ * rod's final direction has set its length to L (rod.ts); g's own direction
+ * where there is none (a rope not longer than L).
+ */
+function rodDirection(g: Gap, L: number, rope: boolean, a: number, b: number, im: Float64Array, II: Float64Array): Float64Array {
+  N3[0] = g.nx;
+  N3[1] = g.ny;
+  N3[2] = g.nz;
+  KM.fill(0);
+  if (im[a] !== 0) addCollisionMatrix(im[a]!, II, 9 * a, ARM, 0, KM);
+  if (im[b] !== 0) addCollisionMatrix(im[b]!, II, 9 * b, ARM, 3, KM);
+  G3[0] = g.gx;
+  G3[1] = g.gy;
+  G3[2] = g.gz;
+  if (!rodGap(KM, G3, L, rope, D3, Z3)) return N3;
+  return D3;
+}
+
+const GE: Gap = { d: 0, nx: 0, ny: 0, nz: 0, gx: 0, gy: 0, gz: 0 };
+const UREL = new Float64Array(3);
+
+/** Rows turning less than this within the step (rad) keep the direction now (rowDirection). */
+const TURN_START = 0.05;
+/** Rows turning more than this take the rod's direction at the step's end (rad). */
+const TURN_FULL = 0.2;
+
+/**
+ * The direction of a taut row (`now`: the anchors' direction now, null where
+ * they coincide; gap in GAP, arms in ARM): the direction now while the gap
+ * the anchors' relative velocity predicts at the step's end (the linear
+ * prediction the row makes) has turned by less than TURN_START, the rod's
+ * direction at the step's end (rod.ts) once it turns by TURN_FULL, and
+ * between the two a blend. Null where neither exists.
+ */
+function rowDirection(now: Float64Array | null, L: number, rope: boolean, a: number, b: number, v: Float64Array, w: Float64Array,
+  im: Float64Array, II: Float64Array, dt: number): Float64Array | null {
+  for (let c = 0; c < 3; c++) {
+    const c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+    // u = vA + wA x rA - vB - wB x rB
+    UREL[c] = v[3 * a + c]! + w[3 * a + c1]! * ARM[c2]! - w[3 * a + c2]! * ARM[c1]!
+      - v[3 * b + c]! - (w[3 * b + c1]! * ARM[3 + c2]! - w[3 * b + c2]! * ARM[3 + c1]!);
+  }
+  GE.gx = GAP.gx + dt * UREL[0]!;
+  GE.gy = GAP.gy + dt * UREL[1]!;
+  GE.gz = GAP.gz + dt * UREL[2]!;
+  const d = Math.hypot(GE.gx, GE.gy, GE.gz);
+  if (!(d > 1e-12)) return now;
+  GE.d = d;
+  GE.nx = GE.gx / d;
+  GE.ny = GE.gy / d;
+  GE.nz = GE.gz / d;
+  let f = 1;
+  if (now !== null) {
+    const turn = det.acos(Math.min(1, Math.max(-1, now[0]! * GE.nx + now[1]! * GE.ny + now[2]! * GE.nz)));
+    if (!(turn > TURN_START)) return now;
+    f = Math.min(1, (turn - TURN_START) / (TURN_FULL - TURN_START));
+  }
+  const end = rodDirection(GE, L, rope, a, b, im, II);
+  if (f === 1 || now === null) return end;
+  const mx = (1 - f) * now[0]! + f * end[0]!, my = (1 - f) * now[1]! + f * end[1]!, mz = (1 - f) * now[2]! + f * end[2]!;
+  const m = Math.hypot(mx, my, mz);
+  if (!(m > 1e-6)) return end;
+  end[0] = mx / m;
+  end[1] = my / m;
+  end[2] = mz / m;
+  return end;
 }
 
 function rotate(R: Float64Array, u: Float64Array, o: number, out: Float64Array, oo: number): void {

@@ -15,7 +15,8 @@
  * axis for LINE and AXIS (9.5, 9.14), one vector for PLANE and ANGLE, and
  * the anchors' direction n = g / |g| for DIST, whose error is (|g| - L) n
  * (a rope: only while longer than L; evaluateDistance, distanceVelocity,
- * ropeImpact).
+ * ropeImpact); DIST's position impulse acts along the rod's direction at the
+ * end of the step instead of along n (distanceImpulse, rod.ts).
  *
  * Position pre-stabilisation measures the error at the end of the step,
  * x' = x + dt v and q' = q + dt/2 (omega, 0) q with the current velocities
@@ -39,6 +40,7 @@
 import { integrateQuat, invert3, quatMul, quatToMat3, relativePointVelocity } from '../math.ts';
 import { applyAngularImpulsePair, applyImpulseAt, type ImpulseState } from '../impulse.ts';
 import { ANGLE, AXIS, BALL, DIST, LINE, LOCK, isTranslational, type JointParts } from './parts.ts';
+import { rodGap } from './rod.ts';
 import * as det from '../../util/detmath.ts';
 
 /** What a part's solve reads and writes: the impulse state plus the current orientations. */
@@ -82,6 +84,10 @@ const IMP = new Float64Array(3);
 const MAX_HALVINGS = 3;
 /** DIST: the signed error d - L of the last evaluation (m). */
 let distError = 0;
+/** DIST: the gap pA - pB of the last evaluation (world, m). */
+const GAP = new Float64Array(3);
+/** DIST: the position impulse on A times -dt (rod.ts z). */
+const Z = new Float64Array(3);
 /**
  * A rope this much shorter than its length (m) is slack: it takes no
  * impulse. Within it the rope counts as taut, so its velocity pass removes
@@ -256,6 +262,9 @@ function evaluateDistance(P: JointParts, p: number, gx: number, gy: number, gz: 
   const d = Math.hypot(gx, gy, gz);
   const L = P.ref[4 * p]!;
   distError = d - L;
+  GAP[0] = gx;
+  GAP[1] = gy;
+  GAP[2] = gz;
   if (!(d > 1e-12)) {
     rows = 0;
     ERR.fill(0);
@@ -365,15 +374,14 @@ function addPredictedMatrix(im: number, I: Float64Array, io: number, r: Float64A
 }
 
 /**
- * Solves E A E^T j = E WANT (A = K_T or L_T for part p) and applies the
- * impulse E^T j. `predicted`: translational A maps the impulse to the motion
- * of the anchors at the predicted pose (position pass). Returns false when
- * nothing could be applied.
+ * Kt = K_T (translational: the anchors' collision matrices, mapping an impulse
+ * at the current arms to the motion of the anchors at the predicted arms when
+ * `predicted`) or L_T (rotational) of part p; false when neither body can move.
  */
-function applyRows(P: JointParts, p: number, st: JointState, translational: boolean, predicted: boolean): boolean {
+function partMatrix(P: JointParts, p: number, st: JointState, translational: boolean, predicted: boolean): boolean {
   const a = P.a[p]!, b = P.b[p]!;
   const ima = st.invMass[a]!, imb = st.invMass[b]!;
-  if ((ima === 0 && imb === 0) || rows === 0) return false;
+  if (ima === 0 && imb === 0) return false;
   const I = st.invInertiaW;
   Kt.fill(0);
   if (translational) {
@@ -384,6 +392,36 @@ function applyRows(P: JointParts, p: number, st: JointState, translational: bool
     if (ima !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * a + k]!;
     if (imb !== 0) for (let k = 0; k < 9; k++) Kt[k] += I[9 * b + k]!;
   }
+  return true;
+}
+
+/**
+ * The position impulse of a DIST part: along the rod's direction at the end
+ * of the step, so that it leaves the predicted gap (GAP, at the predicted
+ * pose; arms in ARM and PARM) at the length L (rod.ts). A single row along
+ * GAP, as the other parts take, turns a short rod instead of setting its
+ * length (rod.ts says why). Returns false where rod.ts finds nothing (the
+ * row is used instead).
+ */
+function distanceImpulse(P: JointParts, p: number, st: JointState, h: number): boolean {
+  if (!partMatrix(P, p, st, true, true)) return false;
+  if (!rodGap(Kt, GAP, P.ref[4 * p]!, P.ref[4 * p + 1]! !== 0, V1, Z)) return false;
+  IMP[0] = -Z[0]! / h;
+  IMP[1] = -Z[1]! / h;
+  IMP[2] = -Z[2]! / h;
+  if (!Number.isFinite(IMP[0]! + IMP[1]! + IMP[2]!)) return false;
+  applyImpulse(P, p, st, true, 1);
+  return true;
+}
+
+/**
+ * Solves E A E^T j = E WANT (A = K_T or L_T for part p) and applies the
+ * impulse E^T j. `predicted`: translational A maps the impulse to the motion
+ * of the anchors at the predicted pose (position pass). Returns false when
+ * nothing could be applied.
+ */
+function applyRows(P: JointParts, p: number, st: JointState, translational: boolean, predicted: boolean): boolean {
+  if (rows === 0 || !partMatrix(P, p, st, translational, predicted)) return false;
   // Reduced system in the constrained directions (9.5, 9.14).
   let jx: number, jy: number, jz: number;
   if (rows === 3) {
@@ -465,7 +503,7 @@ export function stabilizePosition(P: JointParts, p: number, st: JointState, h: n
     leverArms(P, p, st);
     predictedArms();
   }
-  if (!applyRows(P, p, st, tr, true)) return err;
+  if (!((kind === DIST && distanceImpulse(P, p, st, h)) || applyRows(P, p, st, tr, true))) return err;
   // The linearised step must make the predicted error smaller. Far from the
   // linear range (a body turning a large angle within the step) a full
   // Newton step can overshoot, and repeating it grows the velocities without
