@@ -69,6 +69,30 @@ describe.each(['cpu', 'gpu'] as const)('impacts (%s)', (backend) => {
     expect(Math.hypot(vel(w, 'ball')[1], vel(w, 'ball')[2])).toBeLessThan(1e-6 * v);
   });
 
+  // The wall is the pair's first body, much larger than the ball: the
+  // sweep's poses lie a half thickness apart over the wall alone (sweep.ts,
+  // the ball's origin near the wall's box). Spread over the ball's whole
+  // 1.5 m step they had lain 2.3 cm apart, the first touching one at the
+  // wall's middle, whose field's normal runs along the wall: the ball
+  // stopped dead a metre short of it (e = 1) or came on at e^2 v (e < 1).
+  it.each([1, 0.5, 0.25])('a 10 cm ball at 150 m/s bounces off a 2 cm wall at e v (e = %s)', async (e) => {
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { wall: { type: 'box', size: [0.02, 2, 2], sdf: { cells: 300 } }, ball: { type: 'sphere', radius: 0.05 } },
+      bodies: [
+        { name: 'wall', shape: 'wall', static: true, restitution: 1 },
+        { name: 'ball', shape: 'ball', position: [-1.003, 0, 0], velocity: [150, 0, 0], restitution: e },
+      ],
+    }, backend);
+    let farthest = -Infinity;
+    await run(w, 4, (ww) => {
+      farthest = Math.max(farthest, pos(ww, 'ball')[0]);
+    });
+    expect(farthest).toBeLessThan(-0.06);
+    expect(vel(w, 'ball')[0] / 150).toBeCloseTo(-e, 6);
+    expect(Math.hypot(vel(w, 'ball')[1], vel(w, 'ball')[2])).toBeLessThan(1e-6 * 150);
+  });
+
   it.each([[1, 3, 1], [1, 10, 1], [3, 1, 1], [1, 3, 0.5]])('spheres of %s and %s kg head on at restitution %s leave with (m1 - e m2) v / (m1 + m2) and (1 + e) m1 v / (m1 + m2)', async (m1, m2, e) => {
     const v = 2, r = 0.1;
     const w = await worldFrom({
