@@ -235,9 +235,6 @@ export class OutputFile {
     } catch (e) {
       throw writeError(target, e, flag);
     }
-    // The file the rename would replace (st followed the links to it).
-    const locked = st ? await writeProtection(real, st) : null;
-    if (locked !== null) throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     const temp = join(dirname(real), `.${basename(real)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
     let handle: FileHandle;
     try {
@@ -252,6 +249,15 @@ export class OutputFile {
         );
       }
       throw writeError(target, e, flag);
+    }
+    // The file the rename would replace (st followed the links to it), once
+    // the directory has taken the new file: where it takes none (/proc),
+    // that is what stands in the way, and chmod would not help.
+    const locked = st ? await writeProtection(real, st) : null;
+    if (locked !== null) {
+      await handle.close().catch(() => {});
+      await unlink(temp).catch(() => {});
+      throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     }
     installInterruptHandlers();
     pendingTemps.add(temp);
