@@ -32,12 +32,9 @@ export default defineConfig({
     setupFiles: ['tests/setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // GPU tests share one Dawn device per worker; keep workers few on a 2-core machine. Three on
-    // two cores: the browser tests spend most of their time waiting on Chromium's frames (a
-    // picking file: 38 s of wall time for 15 s of CPU, the browser's included), which a third
-    // worker fills.
+    // GPU tests share one Dawn device per worker; keep workers few on a 2-core machine.
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: 2,
     // A worker's files share its module cache (and its Dawn device) instead of
     // importing the sources afresh for each of the 130 files: a tenth off the
     // run. No test file changes global state it does not restore.
