@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, SOURCE_BIN } from './cliHelpers.ts';
+import { scratchDir } from '../scratchDir.ts';
 
 const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000 });
 
@@ -18,7 +18,7 @@ const scene = {
 };
 
 describe('stackfield run', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stackfield-run-'));
+  const dir = scratchDir('stackfield-run-');
   const file = join(dir, 'scene.json');
   writeFileSync(file, JSON.stringify(scene));
 

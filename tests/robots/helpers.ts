@@ -2,9 +2,8 @@
  * Scenes of library instances for the robot tests: files written to a fresh
  * directory and loaded as the command line loads them.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { InputError } from '../../src/errors.ts';
@@ -12,13 +11,14 @@ import { createBackend } from '../../src/backends.ts';
 import { createWorld } from '../../src/scene/build.ts';
 import { loadSceneFile, loadSceneFileWithSources } from '../../src/scene/load.ts';
 import type { World } from '../../src/dynamics/world.ts';
+import { scratchDir } from '../scratchDir.ts';
 
 export const EXAMPLES = join(__dirname, '..', '..', 'examples', 'robots');
 export const LIBRARY = join(EXAMPLES, 'robots.library.json');
 
 /** Writes files (name -> JSON value or text) into a new directory; returns it. */
 export function writeFiles(files: Record<string, unknown>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'stackfield-robots-'));
+  const dir = scratchDir('stackfield-robots-');
   for (const [name, v] of Object.entries(files)) {
     const path = join(dir, name);
     mkdirSync(dirname(path), { recursive: true });

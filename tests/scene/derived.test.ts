@@ -6,8 +6,7 @@
  * no control character).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.ts';
@@ -15,6 +14,7 @@ import { createBackend } from '../../src/backends.ts';
 import { createWorld, forEachSphereOverlap } from '../../src/scene/build.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 import { BIN } from '../cli/cliHelpers.ts';
+import { scratchDir } from '../scratchDir.ts';
 
 const CUBE = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 1 1 0', 'v 0 0 1', 'v 1 0 1', 'v 0 1 1', 'v 1 1 1', 'f 1 5 7 3', 'f 2 4 8 6', 'f 1 2 6 5', 'f 3 7 8 4', 'f 1 3 4 2', 'f 5 6 8 7'];
 /** The same cube again, moved by (0.5, 0.5, 0.5): a self-intersecting pair. */
@@ -248,7 +248,7 @@ describe('every shape of the scene is loaded (item 8)', () => {
 });
 
 describe('the command line', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stackfield-derived-'));
+  const dir = scratchDir('stackfield-derived-');
   writeFileSync(join(dir, 'cubes.obj'), CUBES.join('\n') + '\n');
   const run = (json: Json) => {
     const file = join(dir, `s${Math.random().toString(36).slice(2)}.json`);

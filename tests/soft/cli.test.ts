@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN } from '../cli/cliHelpers.ts';
+import { scratchDir } from '../scratchDir.ts';
 
 describe('stackfield run with soft bodies', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'stackfield-soft-'));
+  const dir = scratchDir('stackfield-soft-');
   const scene = (soft: object) => ({
     format: 'stackfield-scene/1',
     shapes: { floor: { type: 'plane' }, ball: { type: 'sphere', radius: 0.3 } },
