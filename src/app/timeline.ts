@@ -44,6 +44,8 @@ export class StateTimeline {
   private readonly asleep: Uint8Array;
   private readonly time: Float64Array;
   private readonly steps: Float64Array;
+  /** The world's collision shuffle state per state (WorldState.rng). */
+  private readonly rng: Float64Array;
   /** Per slot: the step hook's state (the soft bodies'), when the world has one. */
   private readonly hook: unknown[];
   /** Ring slot of the oldest state. */
@@ -64,6 +66,7 @@ export class StateTimeline {
     this.asleep = new Uint8Array(n * c);
     this.time = new Float64Array(c);
     this.steps = new Float64Array(c);
+    this.rng = new Float64Array(c);
     this.hook = new Array<unknown>(c);
   }
 
@@ -85,6 +88,7 @@ export class StateTimeline {
     this.asleep.set(B.asleep.subarray(0, n), n * slot);
     this.time[slot] = world.time;
     this.steps[slot] = world.stepCount;
+    this.rng[slot] = world.shuffleState;
     this.hook[slot] = world.soft?.saveState();
   }
 
@@ -120,6 +124,7 @@ export class StateTimeline {
       vel: this.vel.subarray(3 * n * s, 3 * n * (s + 1)),
       angVel: this.angVel.subarray(3 * n * s, 3 * n * (s + 1)),
       asleep: this.asleep.subarray(n * s, n * (s + 1)),
+      rng: this.rng[s]!,
       ...(this.hook[s] !== undefined ? { soft: this.hook[s] } : {}),
     };
   }

@@ -218,6 +218,13 @@ export class Rng {
   constructor(seed: number) {
     this.s = (seed >>> 0) || 0x9e3779b9;
   }
+  /** The generator's state: set back to a value read here, it draws the same numbers again. */
+  get state(): number {
+    return this.s;
+  }
+  set state(v: number) {
+    this.s = (v >>> 0) || 0x9e3779b9;
+  }
   next(): number {
     let x = this.s;
     x ^= x << 13;

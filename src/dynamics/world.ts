@@ -102,6 +102,13 @@ export interface WorldState {
   vel: Float64Array;
   angVel: Float64Array;
   asleep: Uint8Array;
+  /**
+   * The state of the shuffle that orders the collision phase's pairs (a
+   * state without it keeps the world's). With it, a run goes on from a
+   * restored state exactly as it went: two impacts at one body (a plank hit
+   * by a ball while it strikes its pivot) depend on their order.
+   */
+  rng?: number;
   /** The soft bodies' state (StepHook.saveState), when the world has some. */
   soft?: unknown;
 }
@@ -300,6 +307,11 @@ export class World {
     this.forces.pushForce(i, force, point ?? null);
   }
 
+  /** The collision phase's shuffle state (WorldState.rng), for a saved state that does not copy the bodies (the app's timeline). */
+  get shuffleState(): number {
+    return this.rng.state;
+  }
+
   /** A copy of every body's dynamic state, time and step count. */
   saveState(): WorldState {
     const B = this.bodies, n = B.count;
@@ -311,6 +323,7 @@ export class World {
       vel: B.vel.slice(0, 3 * n),
       angVel: B.angVel.slice(0, 3 * n),
       asleep: B.asleep.slice(0, n),
+      rng: this.rng.state,
       ...(this.soft ? { soft: this.soft.saveState() } : {}),
     };
   }
@@ -330,6 +343,7 @@ export class World {
     if (this.soft && s.soft !== undefined) this.soft.restoreState(s.soft);
     this.time = s.time;
     this.stepCount = s.stepCount;
+    if (s.rng !== undefined) this.rng.state = s.rng;
     // (The sleepers touched in the step before belong to the state left.)
     this.deferredWakes.length = 0;
     this.invalidate();
