@@ -12,7 +12,7 @@ import { closestMatch } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
 import { onPipeWait } from '../util/pipeWait.ts';
 import { installNodePlatform, PACKAGE_ROOT } from './nodePlatform.ts';
-import { guardStandardStreams, say } from './output.ts';
+import { guardStandardStreams, say, stdoutWriteFailed } from './output.ts';
 import type { Command } from './command.ts';
 
 
@@ -51,6 +51,13 @@ export function packageVersion(): string {
 
 export async function main(argv: string[]): Promise<number> {
   guardStandardStreams();
+  const code = await command(argv);
+  // Output that could not be written (a full disk) is bad output, whatever the command made of it;
+  // a write that fails after this return sets the exit code itself (guardStandardStreams).
+  return stdoutWriteFailed() ? Math.max(code, 2) : code;
+}
+
+async function command(argv: string[]): Promise<number> {
   try {
     installNodePlatform();
     onPipeWait((path) => say(`stackfield: waiting for data on the named pipe ${quote(path, 200)}: nothing has written to it yet (Ctrl-C stops)`));

@@ -53,6 +53,7 @@ export function sayRaw(text: string): void {
 }
 
 let stdoutClosed = false;
+let stdoutFailed = false;
 let streamsGuarded = false;
 
 /**
@@ -65,11 +66,21 @@ export function guardStandardStreams(): void {
   streamsGuarded = true;
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     stdoutClosed = true;
-    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') say(`stackfield: error: cannot write to standard output: ${writeProblem(e)}`);
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') return;
+    // Exit code 2 (output that cannot be written), as a file given to --out gets; only a reader
+    // that went away (EPIPE) ends the command with 0.
+    stdoutFailed = true;
+    process.exitCode = 2;
+    say(`stackfield: error: cannot write to standard output: ${writeProblem(e)}`);
   });
   process.stderr.on('error', () => {
     // A closed standard error: messages are lost, the command goes on.
   });
+}
+
+/** True once a write to standard output failed for a reason other than its reader going away. */
+export function stdoutWriteFailed(): boolean {
+  return stdoutFailed;
 }
 
 /** True once the reader of standard output has gone away. */

@@ -53,6 +53,15 @@ describe('output never loses data', () => {
     expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '8', '--out', '/dev/full']), '"/dev/full"', 'ENOSPC');
   });
 
+  it('standard output on a full disk (/dev/full) is a write error, exit 2, for the lines, --dump and --help alike', () => {
+    for (const args of [`run "${good}" --steps 5 --summary none`, `run "${good}" --dump`, 'run --help', '--help']) {
+      const r = pipeline(`"${process.execPath}" "${BIN}" ${args} > /dev/full`);
+      expect(r.status, args).toBe(2);
+      expect(r.stderr, args).toContain('cannot write to standard output: no space left on the device (ENOSPC)');
+      expectClean(r.stderr);
+    }
+  });
+
   it('an --out that is an input (the scene, a mesh, the same file through a link) is refused before anything is written', () => {
     const before = readFileSync(good, 'utf8');
     expectBadInput(stackfield(['run', good, '--out', good]), 'is the scene file', 'overwrite the input');
