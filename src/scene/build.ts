@@ -103,6 +103,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     // velocity of the centre of mass directly (docs/SCENE_FORMAT.md, the body's "velocity").
   });
   if (io.warn) warnDeepOverlaps(scene, world, io.warn);
+  if (io.warn) warnThinForStep(scene, world, io.warn);
   if (scene.joints.length > 0 || scene.motors.length > 0) {
     const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
     const joints = new JointSystem(B, scene.joints, scene.motors, (name) => world.shapes[B.shape[byName.get(name)!]!]!);
@@ -188,6 +189,42 @@ export function unusedShapes(scene: SceneDesc): string[] {
 /** The warning for a shape no body uses (createWorld, and `stackfield check` of a scene). */
 export function unusedShapeWarning(scene: SceneDesc, name: string): string {
   return `${fileLabel(scene.file)}: shapes.${name}: no body uses this shape`;
+}
+
+/**
+ * Warns, once per shape, of dynamic bodies thinner than gravity moves a body
+ * in one step (|g| dt^2, the speed one step adds, over one step): the contact
+ * passes then cannot hold them resting on anything. Two cubes of 0.1 mm
+ * stacked at dt 0.01 s (|g| dt^2 = 0.98 mm) flew apart spinning at 250 rad/s,
+ * and two of 1 um ended inside each other; at dt 1 ms both stacks rest. The
+ * thickness is the shape's smallest extent along its own axes.
+ */
+export function warnThinForStep(scene: SceneDesc, world: World, warn: (message: string) => void): void {
+  const g = Math.hypot(...scene.gravity);
+  const fall = g * scene.dt * scene.dt;
+  if (!(fall > 0)) return;
+  const B = world.bodies;
+  const first = new Map<number, { body: number; count: number }>();
+  for (let i = 0; i < B.count; i++) {
+    if (B.isStatic[i]) continue;
+    const si = B.shape[i]!;
+    const seen = first.get(si);
+    if (seen) seen.count++;
+    else first.set(si, { body: i, count: 1 });
+  }
+  for (const [si, { body, count }] of first) {
+    const s = world.shapes[si]!;
+    if (s.kind !== 'mesh') continue;
+    const { min, max } = s.localBounds;
+    const thick = Math.min(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+    if (!(thick < fall)) continue;
+    const others = count > 1 ? ` and ${count - 1} other bod${count > 2 ? 'ies' : 'y'} of this shape` : '';
+    warn(
+      `${fileLabel(scene.file)}: bodies[${body}] (${quote(B.names[body]!, 60)})${others}: the shape ${quote(s.name, 60)} is ${fmtValue(thick)} m thick, ` +
+        `less than gravity moves a body in one step (|g| dt^2 = ${fmtValue(fall)} m at "dt" ${fmtValue(scene.dt)} s): it will not rest on anything; ` +
+        `a "dt" up to ${fmtValue(Math.sqrt(thick / g))} s holds it`,
+    );
+  }
 }
 
 /** A body's (or soft body's) shape and starting pose, as one string: equal for exact copies (warnCoincident). */

@@ -96,12 +96,14 @@ describe('derived quantities must be finite and in range (item 1)', () => {
 
 describe('procedural shapes at any sane scale (item 8)', () => {
   it.each([
-    ['huge', [1e12, 2e12, 3e12]],
-    ['tiny', [1e-12, 2e-12, 3e-12]],
-  ])('a %s box builds with no warning', async (_, size) => {
+    ['huge', [1e12, 2e12, 3e12], []],
+    // At the default dt gravity moves it a billion times its size in a step (warnThinForStep); nothing else is said.
+    ['tiny', [1e-12, 2e-12, 3e-12], [/^scene\.json: bodies\[1\] \("thing"\): the shape "s" is 1e-12 m thick, less than gravity moves a body in one step/]],
+  ])('a %s box builds with no warning but the step\'s', async (_, size, expected) => {
     // Placed at its own scale: a 1e-12 m box 2 m up is refused, since doubles there are coarser than its SDF cell (src/scene/precision.ts).
     const { warnings } = await build(scene({ type: 'box', size }, { density: 1, position: [0, Math.min(2, 2 * size[1]!), 0] }));
-    expect(warnings).toEqual([]);
+    expect(warnings).toHaveLength(expected.length);
+    expected.forEach((re, k) => expect(warnings[k]).toMatch(re));
   });
 
   it('a tiny box far from the origin (for its size) is refused: doubles there are coarser than a thousandth of its SDF cell', async () => {
@@ -239,6 +241,27 @@ describe('every shape of the scene is loaded (item 8)', () => {
     let seen = 0;
     forEachSphereOverlap(world, () => ++seen < 5);
     expect(seen).toBe(5);
+  });
+
+  it('bodies thinner than gravity moves one in a step are named once per shape, with the dt that holds them, which does', async () => {
+    const S = 1e-4;
+    const stack = (dt: number): Json => ({
+      format: 'stackfield-scene/1', dt,
+      shapes: { floor: { type: 'plane' }, s: { type: 'box', size: [S, S, S] } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'low', shape: 's', position: [0, S / 2, 0] }, { name: 'up', shape: 's', position: [0, 1.6 * S, 0] }],
+    });
+    expect((await build(stack(0.01))).warnings).toEqual([
+      'scene.json: bodies[1] ("low") and 1 other body of this shape: the shape "s" is 1e-4 m thick, less than gravity moves a body in one step ' +
+        '(|g| dt^2 = 9.81e-4 m at "dt" 0.01 s): it will not rest on anything; a "dt" up to 0.00319 s holds it',
+    ]);
+    expect((await build(stack(0.003))).warnings).toEqual([]);
+    // At that dt the two cubes come to rest on each other (at dt 0.01 they flew apart spinning at 250 rad/s).
+    const b = await createBackend('cpu');
+    const w = await createWorld(validateScene(stack(0.003), 'scene.json'), b.query, { readText: async () => '' });
+    for (let k = 0; k < 333; k++) await w.step();
+    const up = w.bodies.names.indexOf('up');
+    expect(w.bodies.pos[3 * up + 1]! / (1.5 * S)).toBeCloseTo(1, 3);
+    expect(Math.hypot(w.bodies.pos[3 * up]!, w.bodies.pos[3 * up + 2]!)).toBeLessThan(1e-3 * S);
   });
 
   it('a valid shape no body uses is loaded and named in a warning', async () => {
