@@ -8,6 +8,7 @@
 import type { TriMesh } from './geometry/mesh.ts';
 import type { SdfGrid } from './sdf/grid.ts';
 import { bakeSdfCpu, type BakeJob } from './sdf/bake.ts';
+import { quote } from './util/echo.ts';
 import { InputError } from './errors.ts';
 import { CpuPenetrationBackend } from './collision/cpuQuery.ts';
 import type { PoolOptions } from './collision/parallelQuery.ts';
@@ -47,7 +48,7 @@ export interface BackendOptions {
 export function parseBackendKind(s: string | undefined, where = '--backend'): BackendKind {
   if (s === undefined || s === 'cpu') return 'cpu';
   if (s === 'gpu') return 'gpu';
-  throw new InputError(`expected "cpu" or "gpu", got "${s}"`, undefined, where);
+  throw new InputError(`${where}: expected "cpu" or "gpu", got ${quote(s)}`, undefined, 'command line');
 }
 
 /** `--threads N`: an integer in [1, 256]. */

@@ -53,10 +53,10 @@ GPU times are wall-clock around submit + readback.
 /** "cpu,gpu" -> the backends, each once; an empty entry ("cpu,") or one given twice is refused. */
 export function parseBackends(s: string | undefined): BackendKind[] {
   const items = (s ?? 'cpu').split(',').map((x) => x.trim());
-  if (items.some((x) => x === '')) throw new InputError(`expected a list like cpu,gpu, got ${quote(s ?? '')}`, undefined, '--backend');
+  if (items.some((x) => x === '')) throw new InputError(`--backend: expected a list like cpu,gpu, got ${quote(s ?? '')}`, undefined, 'command line');
   const list = items.map((x) => parseBackendKind(x));
   const twice = list.find((b, i) => list.indexOf(b) !== i);
-  if (twice !== undefined) throw new InputError(`backend ${quote(twice)} is listed twice; list each once, like cpu,gpu`, undefined, '--backend');
+  if (twice !== undefined) throw new InputError(`--backend: backend ${quote(twice)} is listed twice; list each once, like cpu,gpu`, undefined, 'command line');
   return list;
 }
 
@@ -148,7 +148,7 @@ async function measure(args: ParsedArgs, params: Record<string, number>, backend
     if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
     const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
       const n = Number(c);
-      if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`expected integers in [4, 512], got "${c}"`, undefined, '--cells');
+      if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`--cells: expected integers in [4, 512], got ${quote(c)}`, undefined, 'command line');
       return n;
     });
     result = await sdfBench(backends, cells, repeats, json);

@@ -50,6 +50,10 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
     if (!m || !Number.isFinite(num)) {
       throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
     }
+    // A number too close to 0 for a double reads as 0, and the range message then showed 0.
+    if (num === 0 && /[1-9]/.test(m[2]!.replace(/[eE].*$/, ''))) {
+      throw new InputError(`--param ${m[1]}: ${quote(m[2]!)} is too close to 0 for a double (it reads as 0)`, undefined, 'command line');
+    }
     if (Object.hasOwn(params, m[1]!)) throw new InputError(`--param ${m[1]} given twice (give each parameter once)`, undefined, 'command line');
     // define, not assignment: a parameter named "__proto__" is a name like any other (and unknown to every scene).
     define(params, m[1]!, num);
@@ -81,7 +85,7 @@ export async function loadSceneArgWithSources(
     try {
       json = builtinScene(builtin, params);
     } catch (e) {
-      throw new InputError((e as Error).message, undefined, '--builtin');
+      throw new InputError(`--builtin: ${(e as Error).message}`, undefined, 'command line');
     }
     return { scene: validateScene(json, `<builtin:${builtin}>`), flat: json, libraries: [] };
   }

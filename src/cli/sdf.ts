@@ -86,7 +86,7 @@ export const sdfCommand: Command = {
     const maxNodes = intFlag(args, 'max-sdf-nodes', BUILD_LIMITS.maxSdfNodes, 8, 1e10);
     const backend = stringFlag(args, 'backend') ?? 'cpu';
     if (backend !== 'cpu' && backend !== 'gpu') {
-      throw new InputError(`expected cpu or gpu, got ${quote(backend)}`, undefined, '--backend');
+      throw new InputError(`--backend: expected cpu or gpu, got ${quote(backend)}`, undefined, 'command line');
     }
     const out = stringFlag(args, 'out');
     if (out === undefined) throw new InputError('missing --out GRID.json (where to write the field)', undefined, 'command line');
