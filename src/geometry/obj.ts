@@ -312,6 +312,11 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
     );
   }
   if (faceCount === 0) {
+    // A scene or grid passed where a mesh belongs reads as no vertices at all: say what it is.
+    const first = /\S/.exec(text)?.[0];
+    if (vertexCount === 0 && (first === '{' || first === '[')) {
+      throw new InputError('this is JSON, not a Wavefront OBJ mesh; expected a triangle mesh ("v x y z" lines and "f a b c" lines)', file, 'line 1');
+    }
     const what = vertexCount === 0 ? 'the file has no vertices and no faces' : `the file has ${vertexCount} vertices but no faces`;
     // Point at the last line: that is where the missing faces should have been.
     const last = lineNo > 1 && lastLineBlank ? lineNo - 1 : lineNo;

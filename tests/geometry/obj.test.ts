@@ -354,6 +354,12 @@ describe('parseObj errors name the file, the line and what was expected', () => 
     expect(msg).toContain('no faces');
   });
 
+  it('names a JSON file (a scene, a grid) passed where a mesh belongs', () => {
+    const msg = inputError(() => parseObj('\n  {"format": "stackfield-scene/1",\n "bodies": []}\n', 'scene.json'), 'scene.json', 'line 1');
+    expect(msg).toContain('this is JSON, not a Wavefront OBJ mesh');
+    expect(inputError(() => parseObj('[1, 2]', 'list.json'), 'list.json', 'line 1')).toContain('JSON');
+  });
+
   it('refuses a file with vertices but no faces, pointing at its last line', () => {
     const msg = inputError(() => parseObj(TET_V.join('\n') + '\n', 'pts.obj'), 'pts.obj', 'line 4');
     expect(msg).toContain('4 vertices but no faces');
