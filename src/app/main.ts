@@ -45,6 +45,7 @@ import { ControlPanel, type PanelSolver } from './panel.ts';
 import { OpenedMeshes } from './meshFiles.ts';
 import { droppedFilesReader, fetchText, fileText, installBrowserPlatform } from './platform.ts';
 import { CanvasRecorder, downloadUrl } from './recorder.ts';
+import { frameSignature, RedrawGate } from './redrawGate.ts';
 import { followedRobotBody } from './robots.ts';
 import { softSystemOf, type SceneRenderer } from './sceneRenderer.ts';
 import { SliceInset } from './sliceInset.ts';
@@ -462,6 +463,7 @@ class App {
     this.panel.showBackend('cpu', false, this.backendNote());
     this.renderer.setWorld(this.sim.world);
     this.renderer.setHighlight(this.selected);
+    this.redraw.invalidate();
     document.body.dataset['backend'] = 'cpu';
     this.writeUrl();
   }
@@ -497,6 +499,7 @@ class App {
     const apply = (w: number, h: number) => {
       this.renderer.resize(w, h);
       if (this.renderer instanceof WebGpuRenderer) this.renderer.setPixelRatio(devicePixelRatio || 1);
+      this.redraw.invalidate();
       this.view = this.viewport();
       applyViewport(this.camera, this.view);
     };
@@ -578,6 +581,10 @@ class App {
     return { width: c.width, height: c.height, insets: { left, top, right, bottom } };
   }
 
+  /** Draws the scene again only when something it shows changed (redrawGate.ts). */
+  private readonly redraw = new RedrawGate();
+  private signature: Float64Array = new Float64Array(0);
+
   private readonly frame = (now: number): void => {
     requestAnimationFrame(this.frame);
     const dt = Math.min(0.1, Math.max(0, (now - this.lastFrame) / 1000));
@@ -600,12 +607,17 @@ class App {
       if ((stepped || this.sim.playing || this.autoFrame.gliding) && !dragging) this.autoFrame.update(this.camera, w, this.view, dt);
     }
     this.updateSlice(w ?? null);
-    try {
-      this.renderer.render(this.camera, this.views);
-    } catch (e) {
-      // A render error repeats every frame: report it once.
-      if (!this.renderFailed) this.showError(e, 'Drawing failed');
-      this.renderFailed = true;
+    // Drawn only when what it shows changed (redrawGate.ts); a recording takes every frame.
+    const c = this.renderer.canvas;
+    this.signature = frameSignature({ world: w ?? null, camera: this.camera, views: this.views, selected: this.selected, width: c.width, height: c.height }, this.signature);
+    if (this.redraw.due(now, this.signature, this.recorder.recording)) {
+      try {
+        this.renderer.render(this.camera, this.views);
+      } catch (e) {
+        // A render error repeats every frame: report it once.
+        if (!this.renderFailed) this.showError(e, 'Drawing failed');
+        this.renderFailed = true;
+      }
     }
     this.chart.draw();
     this.interaction.frame();
@@ -709,6 +721,7 @@ class App {
 
   private worldChanged(w: World): void {
     this.renderer.setWorld(w);
+    this.redraw.invalidate();
     this.softPanel.dt = w.dt;
     this.softPanel.show(softSystemOf(w));
     this.interaction.worldChanged();
@@ -788,6 +801,7 @@ class App {
     document.body.dataset['selected'] = w && this.selected >= 0 ? w.bodies.names[this.selected]! : '';
     if (this.selected < 0 && this.following) this.setFollow(false);
     this.renderer.setHighlight(this.selected);
+    this.redraw.invalidate();
     this.views = setSliceBody(this.views, this.selected);
     if (w) this.panel.showBodies(this.bodyNames, this.selected);
     this.motorPanel.show(w, this.selected);
