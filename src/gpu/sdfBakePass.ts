@@ -22,7 +22,7 @@ import { meshBounds } from '../geometry/mesh.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { packTriangleTable } from '../sdf/pseudonormals.ts';
 import { checkErrors, createComputePipelineChecked, passSource } from './device.ts';
-import { BAKE_PARAMS, SDF_INFO, TRIANGLE_STRIDE, TRIANGLE_VEC4S, WORKGROUP_SIZE } from './layout.ts';
+import { BAKE_PARAMS, SDF_INFO, TRIANGLE_VEC4S, WORKGROUP_SIZE } from './layout.ts';
 
 export interface GpuBakeOptions {
   /** Cells along the longest axis of the mesh bounds (gridLayout's default when omitted). */
@@ -171,13 +171,14 @@ function planBake(
   if (!Number.isInteger(triCount) || triCount < 1) {
     throw new RangeError(`the triangle table must hold a positive whole number of ${TRIANGLE_VEC4S}-vec4f triangles, got ${table.length} floats`);
   }
+  const tiled = tiledTriangleTable(table, BAKE_TILE);
   const [nx, ny, nz] = grid.dims as [number, number, number];
   const nodeCount = nx * ny * nz;
   const lim = device.limits;
   if (nodeCount * 4 > lim.maxBufferSize || nodeCount >= 2 ** 32) {
     throw new RangeError(`an SDF grid of ${nx}x${ny}x${nz} nodes exceeds this device's buffer size (${lim.maxBufferSize} bytes)`);
   }
-  if (triCount * TRIANGLE_STRIDE > lim.maxStorageBufferBindingSize) {
+  if (tiled.byteLength > lim.maxStorageBufferBindingSize) {
     throw new RangeError(`${triCount} triangles exceed this device's storage binding size (${lim.maxStorageBufferBindingSize} bytes)`);
   }
   // Nodes per dispatch: a multiple of the workgroup size, so every chunk's
@@ -186,7 +187,98 @@ function planBake(
   const byLimit = Math.min(lim.maxComputeWorkgroupsPerDimension * WORKGROUP_SIZE, lim.maxStorageBufferBindingSize / 4);
   const byWork = Math.floor(maxPairsPerDispatch / triCount);
   const chunkNodes = Math.max(align, Math.floor(Math.min(byLimit, byWork, nodeCount + align - 1) / align) * align);
-  return { table, grid, triCount, nodeCount, chunkNodes, chunks: Math.ceil(nodeCount / chunkNodes), onProgress };
+  return { table: tiled, grid, triCount, nodeCount, chunkNodes, chunks: Math.ceil(nodeCount / chunkNodes), onProgress };
+}
+
+/** Triangles per tile of tiledTriangleTable (sdf_bake.wgsl's BAKE_TILE). */
+export const BAKE_TILE = 64;
+/** Vec4s per tile after the triangles in tiledTriangleTable: (centre, radius), (a point of the surface, 0). */
+export const TILE_BOUND_VEC4S = 2;
+
+/**
+ * The triangle table as the kernel reads it: the same rows in an order
+ * along a Morton curve through their centroids, so that each tile of
+ * `tileSize` consecutive triangles covers one compact piece of the surface;
+ * then, per tile, a sphere holding its triangles and one of their corners
+ * (TILE_BOUND_VEC4S vec4s); then, per triangle, a sphere holding it. The
+ * kernel skips a tile, or a triangle, whose sphere lies farther from a node
+ * than that node's closest triangle so far, or than the nearest of the
+ * tiles' corners (an upper bound of its distance before any triangle is
+ * tested): a node then tests the few triangles near it instead of every
+ * one (shaders/sdf_bake.wgsl). Spheres are grown past the f32 rounding of
+ * their centres.
+ */
+export function tiledTriangleTable(table: Float32Array, tileSize: number): Float32Array {
+  const rowFloats = TRIANGLE_VEC4S * 4;
+  const n = table.length / rowFloats;
+  const tiles = Math.ceil(n / tileSize);
+  // Morton codes (10 bits an axis) of the centroids in the table's bounds.
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const cen = new Float64Array(3 * n);
+  for (let t = 0; t < n; t++) {
+    for (let k = 0; k < 3; k++) {
+      const c = (table[t * rowFloats + k]! + table[t * rowFloats + 4 + k]! + table[t * rowFloats + 8 + k]!) / 3;
+      cen[3 * t + k] = c;
+      if (c < lo[k]!) lo[k] = c;
+      if (c > hi[k]!) hi[k] = c;
+    }
+  }
+  const code = new Float64Array(n);
+  const order = new Uint32Array(n);
+  for (let t = 0; t < n; t++) {
+    let m = 0;
+    const q = [0, 1, 2].map((k) => {
+      const span = hi[k]! - lo[k]!;
+      return span > 0 && Number.isFinite(span) ? Math.min(1023, Math.floor((1024 * (cen[3 * t + k]! - lo[k]!)) / span)) : 0;
+    });
+    for (let bit = 9; bit >= 0; bit--) for (let k = 0; k < 3; k++) m = m * 2 + ((q[k]! >> bit) & 1);
+    code[t] = m;
+    order[t] = t;
+  }
+  order.sort((a, b) => code[a]! - code[b]! || a - b);
+  const out = new Float32Array(n * rowFloats + tiles * TILE_BOUND_VEC4S * 4 + 4 * n);
+  for (let i = 0; i < n; i++) out.set(table.subarray(order[i]! * rowFloats, (order[i]! + 1) * rowFloats), i * rowFloats);
+  const sphere = (o: number, c: readonly number[], r: number): void => {
+    out[o] = c[0]!;
+    out[o + 1] = c[1]!;
+    out[o + 2] = c[2]!;
+    out[o + 3] = r * (1 + 1e-4) + 1e-6 * Math.max(Math.abs(c[0]!), Math.abs(c[1]!), Math.abs(c[2]!), r);
+  };
+  for (let t = 0; t < n; t++) {
+    const o = t * rowFloats;
+    const c = [0, 1, 2].map((a) => (out[o + a]! + out[o + 4 + a]! + out[o + 8 + a]!) / 3);
+    let r = 0;
+    for (let v = 0; v < 3; v++) r = Math.max(r, Math.hypot(out[o + 4 * v]! - c[0]!, out[o + 4 * v + 1]! - c[1]!, out[o + 4 * v + 2]! - c[2]!));
+    sphere(n * rowFloats + tiles * TILE_BOUND_VEC4S * 4 + 4 * t, c, r);
+  }
+  for (let k = 0; k < tiles; k++) {
+    const t0 = k * tileSize, t1 = Math.min(n, t0 + tileSize);
+    const bl = [Infinity, Infinity, Infinity], bh = [-Infinity, -Infinity, -Infinity];
+    for (let t = t0; t < t1; t++) {
+      for (let v = 0; v < 3; v++) {
+        for (let a = 0; a < 3; a++) {
+          const x = out[t * rowFloats + 4 * v + a]!;
+          if (x < bl[a]!) bl[a] = x;
+          if (x > bh[a]!) bh[a] = x;
+        }
+      }
+    }
+    const c = [0.5 * (bl[0]! + bh[0]!), 0.5 * (bl[1]! + bh[1]!), 0.5 * (bl[2]! + bh[2]!)];
+    let r = 0;
+    for (let t = t0; t < t1; t++) {
+      for (let v = 0; v < 3; v++) {
+        const o = t * rowFloats + 4 * v;
+        r = Math.max(r, Math.hypot(out[o]! - c[0]!, out[o + 1]! - c[1]!, out[o + 2]! - c[2]!));
+      }
+    }
+    const o = n * rowFloats + k * TILE_BOUND_VEC4S * 4;
+    sphere(o, c, r);
+    // A corner of the tile's first triangle: a point of the surface.
+    out[o + 4] = out[t0 * rowFloats]!;
+    out[o + 5] = out[t0 * rowFloats + 1]!;
+    out[o + 6] = out[t0 * rowFloats + 2]!;
+  }
+  return out;
 }
 
 /**
