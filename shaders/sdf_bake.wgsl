@@ -49,11 +49,11 @@ const FEATURE_VERT_C: u32 = 9u;
 
 // Relative tolerance on squared distances below which two triangles tie.
 const TIE_EPS: f32 = 4e-6;
-// A tile or triangle is skipped only when its sphere's distance squared
-// exceeds the bound squared by this relative margin (far above TIE_EPS and
-// the f32 error of the distances compared), its radius grown by it and its
-// gap shrunk by CULL_ULPS of the coordinates' magnitude (the rounding of
-// the centre and of the node's position far from the origin).
+// A tile or triangle is skipped only when its sphere's gap to the node,
+// squared, exceeds the bound squared by this relative margin (far above
+// TIE_EPS and the f32 error of the distances compared), the gap shrunk by
+// CULL_ULPS of the node's coordinates (the rounding of its position far from
+// the origin); the host grows the spheres' radii the same way.
 const CULL_MARGIN: f32 = 1e-4;
 const CULL_ULPS: f32 = 1e-6;
 // Triangles per tile, and vec4s per tile after the triangles: (centre,

@@ -18,6 +18,7 @@ import { requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { BAKE_TILE, bakeSdfGpu, bakeSdfsGpu, TILE_BOUND_VEC4S, tiledTriangleTable } from '../../src/gpu/sdfBakePass.ts';
 import { parseObj } from '../../src/geometry/obj.ts';
 import { TRIANGLE_VEC4S } from '../../src/gpu/layout.ts';
+import { shaderSource } from '../../src/gpu/shaders.ts';
 import { packTriangleTable } from '../../src/sdf/pseudonormals.ts';
 import { bakeSdfCpu } from '../../src/sdf/bake.ts';
 import type { SdfGrid } from '../../src/sdf/grid.ts';
@@ -212,6 +213,10 @@ describe('the triangle table the bake kernel reads', () => {
     const n = table.length / row;
     const tiled = tiledTriangleTable(table, BAKE_TILE);
     const tiles = Math.ceil(n / BAKE_TILE);
+    // The kernel's constants are the host's.
+    const src = shaderSource('sdf_bake.wgsl', false);
+    expect(/const\s+BAKE_TILE\s*:\s*u32\s*=\s*(\d+)u;/.exec(src)?.[1]).toBe(String(BAKE_TILE));
+    expect(/const\s+TILE_BOUND_VEC4S\s*:\s*u32\s*=\s*(\d+)u;/.exec(src)?.[1]).toBe(String(TILE_BOUND_VEC4S));
     expect(tiled.length).toBe(n * row + tiles * TILE_BOUND_VEC4S * 4 + 4 * n);
     // The same rows, each once.
     const key = (a: Float32Array, t: number) => Array.from(a.subarray(t * row, (t + 1) * row)).join(',');
