@@ -28,7 +28,9 @@ export interface FrameInputs {
   world: {
     readonly stepCount: number;
     readonly time: number;
-    readonly bodies: { readonly count: number; readonly pos: Float64Array; readonly quat: Float64Array; readonly asleep: Uint8Array };
+    readonly bodies: { readonly count: number; readonly pos: Float64Array; readonly quat: Float64Array; readonly asleep: Uint8Array; readonly isStatic: Uint8Array };
+    /** Soft bodies (World.soft): they move without the rigid poses telling. */
+    readonly soft?: unknown;
   } | null;
   camera: OrbitCamera;
   views: ViewState;
@@ -45,8 +47,10 @@ const FIXED = 20;
 /**
  * The signature of a frame, written into `out` when it has the right length
  * (else into a new array, returned: keep it for the next frame). The
- * bodies' poses and sleep flags enter as two weighted sums, so a body dragged
- * or placed while paused changes it without a step.
+ * bodies' poses and sleep flags enter as weighted sums, so a body dragged
+ * or placed while paused changes it without a step. The step and time enter
+ * only while a body is awake or the world has soft bodies: a pile asleep
+ * while the app plays on is not drawn again step after step.
  */
 export function frameSignature(f: FrameInputs, out: Float64Array): Float64Array {
   const keys = Object.keys(f.views) as (keyof ViewState)[];
@@ -59,14 +63,15 @@ export function frameSignature(f: FrameInputs, out: Float64Array): Float64Array 
   const w = f.world;
   if (w) {
     const B = w.bodies;
-    let a = 0, b = 0, z = 0;
+    let a = 0, b = 0, z = 0, awake = w.soft ? 1 : 0;
     for (let i = 0; i < B.count; i++) {
       const k = i + 1;
       a += k * (B.pos[3 * i]! + 2 * B.pos[3 * i + 1]! + 3 * B.pos[3 * i + 2]!);
       b += k * (B.quat[4 * i]! + 2 * B.quat[4 * i + 1]! + 3 * B.quat[4 * i + 2]! + 4 * B.quat[4 * i + 3]!);
       z += k * B.asleep[i]!;
+      if (!B.isStatic[i] && !B.asleep[i]) awake = 1;
     }
-    s[12] = 1; s[13] = w.stepCount; s[14] = w.time; s[15] = B.count; s[16] = a; s[17] = b; s[18] = z;
+    s[12] = 1; s[13] = awake ? w.stepCount : 0; s[14] = awake ? w.time : 0; s[15] = B.count; s[16] = a; s[17] = b; s[18] = z;
   } else {
     for (let k = 12; k < 19; k++) s[k] = 0;
   }

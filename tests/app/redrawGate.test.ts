@@ -58,6 +58,34 @@ describe('drawing on demand', () => {
     expect(t - drawnAt).toBeGreaterThanOrEqual(MAX_IDLE_MS);
     drawnAt = t;
     expect(frame()).toBe(false);
+
+    // Playing on while every body sleeps: steps that move nothing draw nothing.
+    const B = world.bodies;
+    for (let i = 0; i < B.count; i++) if (!B.isStatic[i]) B.asleep[i] = 1;
+    expect(frame(), 'the pile fell asleep').toBe(true);
+    for (let k = 0; k < 5; k++) {
+      await world.step();
+      expect(frame(), `a step of the sleeping pile (${world.stepCount})`).toBe(false);
+    }
+    B.asleep[B.count - 1] = 0;
+    expect(frame(), 'a body woke').toBe(true);
+    await world.step();
+    expect(frame(), 'a step with a body awake').toBe(true);
+  });
+
+  it('a world with soft bodies is drawn after every step: they move without the rigid poses telling', async () => {
+    const world = await builtinWorld('soft-seesaw');
+    const f: FrameInputs = { world, camera: defaultCamera(), views: defaultViews(), selected: -1, width: 800, height: 600 };
+    const gate = new RedrawGate();
+    let sig = frameSignature(f, new Float64Array(0));
+    expect(gate.due(0, sig)).toBe(true);
+    const B = world.bodies;
+    for (let i = 0; i < B.count; i++) if (!B.isStatic[i]) B.asleep[i] = 1;
+    sig = frameSignature(f, sig);
+    expect(gate.due(16, sig)).toBe(true);
+    await world.step();
+    sig = frameSignature(f, sig);
+    expect(gate.due(32, sig)).toBe(true);
   });
 
   it('a signature that reads NaN (a pose gone bad) draws every frame rather than none', () => {
