@@ -21,6 +21,7 @@ import type { TriMesh } from '../geometry/mesh.ts';
 import { meshBounds } from '../geometry/mesh.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { packTriangleTable } from '../sdf/pseudonormals.ts';
+import { sortIndicesByKey } from '../util/sort.ts';
 import { checkErrors, createComputePipelineChecked, passSource } from './device.ts';
 import { BAKE_PARAMS, SDF_INFO, TRIANGLE_VEC4S, WORKGROUP_SIZE } from './layout.ts';
 
@@ -224,7 +225,7 @@ export function tiledTriangleTable(table: Float32Array, tileSize: number): Float
     }
   }
   const code = new Float64Array(n);
-  const order = new Uint32Array(n);
+  const order = new Int32Array(n);
   for (let t = 0; t < n; t++) {
     let m = 0;
     const q = [0, 1, 2].map((k) => {
@@ -235,29 +236,16 @@ export function tiledTriangleTable(table: Float32Array, tileSize: number): Float
     code[t] = m;
     order[t] = t;
   }
-  order.sort((a, b) => code[a]! - code[b]! || a - b);
+  sortIndicesByKey(order, n, code, new Int32Array(n));
   const out = new Float32Array(n * rowFloats + tiles * TILE_BOUND_VEC4S * 4 + 4 * n);
   for (let i = 0; i < n; i++) out.set(table.subarray(order[i]! * rowFloats, (order[i]! + 1) * rowFloats), i * rowFloats);
-  const sphere = (o: number, c: readonly number[], r: number): void => {
-    out[o] = c[0]!;
-    out[o + 1] = c[1]!;
-    out[o + 2] = c[2]!;
-    out[o + 3] = r * (1 + 1e-4) + 1e-6 * Math.max(Math.abs(c[0]!), Math.abs(c[1]!), Math.abs(c[2]!), r);
-  };
-  for (let t = 0; t < n; t++) {
-    const o = t * rowFloats;
-    const c = [0, 1, 2].map((a) => (out[o + a]! + out[o + 4 + a]! + out[o + 8 + a]!) / 3);
-    let r = 0;
-    for (let v = 0; v < 3; v++) r = Math.max(r, Math.hypot(out[o + 4 * v]! - c[0]!, out[o + 4 * v + 1]! - c[1]!, out[o + 4 * v + 2]! - c[2]!));
-    sphere(n * rowFloats + tiles * TILE_BOUND_VEC4S * 4 + 4 * t, c, r);
-  }
-  for (let k = 0; k < tiles; k++) {
-    const t0 = k * tileSize, t1 = Math.min(n, t0 + tileSize);
+  /** At `o`: the sphere about the box of the corners of triangles [t0, t1), grown past the f32 rounding of its centre. */
+  const sphere = (o: number, t0: number, t1: number): void => {
     const bl = [Infinity, Infinity, Infinity], bh = [-Infinity, -Infinity, -Infinity];
     for (let t = t0; t < t1; t++) {
-      for (let v = 0; v < 3; v++) {
+      for (let v = 0; v < 12; v += 4) {
         for (let a = 0; a < 3; a++) {
-          const x = out[t * rowFloats + 4 * v + a]!;
+          const x = out[t * rowFloats + v + a]!;
           if (x < bl[a]!) bl[a] = x;
           if (x > bh[a]!) bh[a] = x;
         }
@@ -266,13 +254,21 @@ export function tiledTriangleTable(table: Float32Array, tileSize: number): Float
     const c = [0.5 * (bl[0]! + bh[0]!), 0.5 * (bl[1]! + bh[1]!), 0.5 * (bl[2]! + bh[2]!)];
     let r = 0;
     for (let t = t0; t < t1; t++) {
-      for (let v = 0; v < 3; v++) {
-        const o = t * rowFloats + 4 * v;
-        r = Math.max(r, Math.hypot(out[o]! - c[0]!, out[o + 1]! - c[1]!, out[o + 2]! - c[2]!));
+      for (let v = 0; v < 12; v += 4) {
+        const i = t * rowFloats + v;
+        r = Math.max(r, Math.hypot(out[i]! - c[0]!, out[i + 1]! - c[1]!, out[i + 2]! - c[2]!));
       }
     }
-    const o = n * rowFloats + k * TILE_BOUND_VEC4S * 4;
-    sphere(o, c, r);
+    out[o] = c[0]!;
+    out[o + 1] = c[1]!;
+    out[o + 2] = c[2]!;
+    out[o + 3] = r * (1 + 1e-4) + 1e-6 * Math.max(Math.abs(c[0]!), Math.abs(c[1]!), Math.abs(c[2]!), r);
+  };
+  const triangleSpheres = n * rowFloats + tiles * TILE_BOUND_VEC4S * 4;
+  for (let t = 0; t < n; t++) sphere(triangleSpheres + 4 * t, t, t + 1);
+  for (let k = 0; k < tiles; k++) {
+    const t0 = k * tileSize, o = n * rowFloats + k * TILE_BOUND_VEC4S * 4;
+    sphere(o, t0, Math.min(n, t0 + tileSize));
     // A corner of the tile's first triangle: a point of the surface.
     out[o + 4] = out[t0 * rowFloats]!;
     out[o + 5] = out[t0 * rowFloats + 1]!;
