@@ -128,6 +128,13 @@ export class World {
   time = 0;
   /** Steps taken so far. */
   stepCount = 0;
+  /**
+   * The clock `time` is counted from: time = time0 + (stepCount - step0) dt,
+   * so 3000 steps of 0.01 s end at 30 s, not at the 30.000000000002 a running
+   * sum reaches. Set again whenever dt, time or stepCount changed from outside
+   * (restoreState, the app's dt, a library user).
+   */
+  private readonly clock = { time0: 0, step0: 0, dt: NaN, time: NaN, step: NaN };
   /** Milliseconds per stage of the last step, and counts (pairs, contacts, queries). */
   readonly profile = new StepProfile();
   /** The penetrating contact points of the last step. */
@@ -305,6 +312,20 @@ export class World {
     if (point) checkVector('applyForce', 'point', point);
     if (this.bodies.isStatic[i]) throw new RangeError(`applyForce: body ${quote(this.bodies.names[i]!)} is static; only dynamic bodies move`);
     this.forces.pushForce(i, force, point ?? null);
+  }
+
+  /** One step on the clock (World.clock). */
+  private advanceClock(): void {
+    const c = this.clock;
+    if (c.dt !== this.dt || c.time !== this.time || c.step !== this.stepCount) {
+      c.time0 = this.time;
+      c.step0 = this.stepCount;
+      c.dt = this.dt;
+    }
+    this.stepCount++;
+    this.time = c.time0 + (this.stepCount - c.step0) * this.dt;
+    c.time = this.time;
+    c.step = this.stepCount;
   }
 
   /** The collision phase's shuffle state (WorldState.rng), for a saved state that does not copy the bodies (the app's timeline). */
@@ -487,8 +508,7 @@ export class World {
     // The step's total is read off the same clock as its last stage, so the
     // stages add up to it exactly.
     prof.totalMs = prof.end('publishContacts') - t0;
-    this.time += this.dt;
-    this.stepCount++;
+    this.advanceClock();
     bookQueryCounters(prof, this.countersAtStart, counters);
     prof.cacheEvaluations = this.narrow.cacheEvaluations;
     prof.pairRequeries = this.narrow.pairRequeries;

@@ -118,6 +118,9 @@ describe('--precision', () => {
         }
       }
     }
+    // The time too: with no decimals, every t is a whole number.
+    const whole = stackfield(['run', '--builtin', 'incline', '--steps', '300', '--every', '70', '--summary', 'none', '--precision', '0']);
+    expect(lines(whole.stdout).map((l) => l.t)).toEqual([0, 1, 1, 2, 3, 3]);
     expectBadInput(stackfield(['run', '--builtin', 'incline', '--precision', '18']), '--precision expects an integer from 0 to 17');
   });
 });

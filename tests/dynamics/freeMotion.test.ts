@@ -62,4 +62,23 @@ describe('free motion', () => {
     expect(turned).toBeCloseTo(50, 9);
     expect(boxTurned).toBeCloseTo(20, 9);
   });
+
+  it('counts time as steps times dt, not a running sum, and keeps counting from a restored state or a new dt', async () => {
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { box: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 8 } } },
+      bodies: [{ name: 'b', shape: 'box', position: [0, 0, 0], velocity: [1, 0, 0] }],
+    });
+    await run(w, 3000);
+    // Summed, 3000 steps of 0.01 s give 30.00000000000189.
+    expect(w.time).toBe(30);
+    const saved = w.saveState();
+    await run(w, 500);
+    w.restoreState(saved);
+    await run(w, 1000);
+    expect([w.stepCount, w.time]).toEqual([4000, 40]);
+    w.dt = 0.02;
+    await run(w, 500);
+    expect(w.time).toBe(50);
+  });
 });
