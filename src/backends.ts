@@ -55,7 +55,7 @@ export function parseBackendKind(s: string | undefined, where = '--backend'): Ba
 export function parseThreads(s: string, where = '--threads'): number {
   const n = Number(s);
   if (!/^\s*\d+\s*$/.test(s) || !Number.isInteger(n) || n < 1 || n > 256) {
-    throw new InputError(`expected a thread count in [1, 256], got "${s}"`, undefined, where);
+    throw new InputError(`${where}: expected a thread count in [1, 256], got ${quote(s)}`, undefined, 'command line');
   }
   return n;
 }

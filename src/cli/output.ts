@@ -179,12 +179,12 @@ export async function followLinks(target: string): Promise<string> {
   throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
 }
 
-/** Temporary files not yet renamed or removed, deleted if the process is interrupted. */
-const pendingTemps = new Set<string>();
+/** Temporary files not yet renamed or removed (to the files they would replace, whether those exist), deleted if the process is interrupted. */
+const pendingTemps = new Map<string, { target: string; existed: boolean }>();
 let interruptHandlers = false;
 
 function removePendingTemps(): void {
-  for (const p of pendingTemps) {
+  for (const p of pendingTemps.keys()) {
     try {
       unlinkSync(p);
     } catch {
@@ -199,6 +199,14 @@ function installInterruptHandlers(): void {
   interruptHandlers = true;
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
     process.once(signal, () => {
+      // Said on standard error, which a user watching the run sees: the output was not half-written.
+      let first = true;
+      for (const { target, existed } of pendingTemps.values()) {
+        // (Below a progress line, not over it.)
+        if (first && process.stderr.isTTY) process.stderr.write('\n');
+        first = false;
+        process.stderr.write(`stackfield: interrupted (${signal}): nothing was written to ${quote(target, 200)}${existed ? ', which keeps what it held' : ''}\n`);
+      }
       removePendingTemps();
       process.exit(code);
     });
@@ -271,7 +279,7 @@ export class OutputFile {
       throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     }
     installInterruptHandlers();
-    pendingTemps.add(temp);
+    pendingTemps.set(temp, { target, existed: st !== null });
     return new OutputFile(target, handle, temp, flag, real);
   }
 

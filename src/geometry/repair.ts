@@ -12,7 +12,7 @@
  *
  * Holes are filled when the fill is unambiguous or small: a hole of three
  * edges is exactly one missing triangle; any other hole is filled only when its
- * fill area is at most HOLE_AREA_FRACTION of the surface. A larger opening is
+ * fill area is at most HOLE_AREA_FRACTION of the area of the triangles present. A larger opening is
  * more likely meant (a cup modelled as a bare surface), and closing it would
  * silently make a different solid, so it stays an error.
  */
@@ -22,7 +22,7 @@ import { DisjointSets } from './disjointSets.ts';
 
 /** Vertices closer than this fraction of the bounding-box diagonal are one vertex. */
 export const WELD_REL = 1e-6;
-/** Largest hole (other than a single missing triangle) filled, as a fraction of the surface area. */
+/** Largest hole (other than a single missing triangle) filled, as a fraction of the area of the triangles present (the open surface). */
 export const HOLE_AREA_FRACTION = 0.05;
 
 export interface WeldResult {

@@ -209,7 +209,7 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       const list = holes.filled.slice(0, 3).map((h) => `${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))}`).join(', ');
       warnings.push(
         `${fileLabel(file)}: the mesh was open; ${holes.filled.length} hole${holes.filled.length === 1 ? ' was' : 's were'} filled (${list}${holes.filled.length > 3 ? ', ...' : ''}; ` +
-          `area ${fmtNum(area)}, ${fmtPercent(area / holes.surfaceArea)} of the surface)`,
+          `area ${fmtNum(area)}, ${fmtPercent(area / holes.surfaceArea)} of the area of the triangles present)`,
       );
       edges = analyseEdges(mesh);
     } else {
@@ -445,7 +445,7 @@ function reportEdges(mesh: TriMesh, r: EdgeReport, file: string, names: Names): 
     } else if (holes && holes.refused.length > 0) {
       const h = holes.refused[0]!;
       hint = `; ${holes.refused.length} hole${holes.refused.length === 1 ? ' is' : 's are'} too large to fill automatically, e.g. one of ${h.edges} edges at ${fmtVec(h.centre, meshSize(mesh))} ` +
-        `with an area of ${fmtPercent(h.area / holes.surfaceArea)} of the surface (holes up to ${fmtPercent(HOLE_AREA_FRACTION)}, or of 3 edges, are filled)`;
+        `with an area of ${fmtPercent(h.area / holes.surfaceArea)} of the triangles present (holes up to ${fmtPercent(HOLE_AREA_FRACTION)} of it, or of 3 edges, are filled)`;
     }
     throw new InputError(
       `mesh is not closed: ${boundary} boundary edge${boundary === 1 ? '' : 's'} used by only one triangle, e.g. ${edgeText(exBoundary, exBoundaryHi)}${also('open')}; expected a closed (watertight) mesh where every edge is shared by exactly two triangles${hint}`,

@@ -344,7 +344,10 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
         try {
           text = await io.readText(d.resolvedPath);
         } catch (e) {
-          // The reader's InputError names the path already: say it once, first, like a file name.
+          // A reader's error at a place in the file (bytes that are not UTF-8 text, at a line and
+          // column) names the mesh as the scene wrote it, with that place, like the OBJ parser's.
+          if (e instanceof InputError && e.where !== undefined) fail(e);
+          // Otherwise the reader's InputError names the path already: say it once, first, like a file name.
           const why = e instanceof InputError ? bareMessage(e) : `cannot read the mesh file: ${(e as Error).message}`;
           throw new InputError(`${quote(d.resolvedPath, 200)}: ${why}`, scene.file, where);
         }

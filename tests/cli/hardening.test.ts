@@ -6,6 +6,7 @@
  * what is wrong.
  */
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,23 @@ describe('output never loses data', () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(r.stdout).step).toBe(0);
     expect(r.stderr).toBe('');
+  });
+
+  it('an interrupted run says that nothing was written, and the file it would replace keeps what it held', async () => {
+    const out = join(dir, 'kept.json');
+    writeFileSync(out, 'before\n');
+    const child = spawn(process.execPath, [BIN, 'run', '--builtin', 'rings', '--steps', '100000', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Interrupted once the run writes: its temporary file stands beside the target.
+    for (let i = 0; i < 600 && !readdirSync(dir).some((f) => f.endsWith('.tmp')); i++) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(`stackfield: interrupted (SIGINT): nothing was written to "${out}", which keeps what it held`);
+    expectClean(stderr);
+    expect(readFileSync(out, 'utf8')).toBe('before\n');
+    noTemps();
   });
 
   it('--out /dev/full is a write error naming the path, exit 2', () => {
@@ -571,6 +589,12 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     // Without the byte-order mark: NULs between the characters.
     writeFileSync(utf16, Buffer.from(CUBE_OBJ, 'utf16le'));
     expectBadInput(stackfield(['sdf', utf16, '--out', join(dir, 'g.json')]), 'utf16.obj: the file is UTF-16 text, not UTF-8');
+    // Through a scene: named as the scene names it, with the line and column.
+    const latinObj = join(dir, 'latin1.obj');
+    writeFileSync(latinObj, Buffer.concat([Buffer.from('v 0 0 0\nv 1 0 0 # caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const meshScene = join(dir, 'meshScene.json');
+    writeFileSync(meshScene, JSON.stringify({ format: FORMAT, shapes: { m: { type: 'mesh', path: 'latin1.obj' } }, bodies: [{ name: 'a', shape: 'm' }] }));
+    expectBadInput(stackfield(['run', meshScene]), 'meshScene.json: shapes.m.path: latin1.obj: line 2, column 14: the file is not UTF-8 text (byte 0xe9)');
     // Classic Mac OS line endings: a CR alone ends each line.
     const cr = join(dir, 'cr.obj');
     writeFileSync(cr, CUBE_OBJ.replace(/\n/g, '\r'));

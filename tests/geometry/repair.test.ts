@@ -88,7 +88,7 @@ describe('filling small holes', () => {
     expect(r.mesh.indices.length / 3).toBe(12);
     expect(r.mesh.positions.length / 3).toBe(8); // no centroid vertex for a 3-edge hole
     expect(r.warnings).toHaveLength(1);
-    expect(r.warnings[0]).toMatch(/^open\.obj: the mesh was open; 1 hole was filled \(3 edges at \(-0\.5, -0\.3333, 0\.5\); area 3, 16% of the surface\)$/);
+    expect(r.warnings[0]).toMatch(/^open\.obj: the mesh was open; 1 hole was filled \(3 edges at \(-0\.5, -0\.3333, 0\.5\); area 3, 16% of the area of the triangles present\)$/);
     expectSameMass(massFromMesh(r.mesh), boxMass, 1e-14);
   });
 
@@ -104,7 +104,7 @@ describe('filling small holes', () => {
     const r = validateMesh({ positions: s.positions, indices: Uint32Array.from(kept) }, 'capless.obj');
     expect(r.warnings).toHaveLength(2);
     expect(r.warnings[0]).toBe('capless.obj: 1 vertex used by no triangle was dropped'); // the old pole
-    expect(r.warnings[1]).toMatch(/^capless\.obj: the mesh was open; 1 hole was filled \(16 edges at \(0, 0\.9659, 0\); area 0\.205, 1\.7% of the surface\)$/);
+    expect(r.warnings[1]).toMatch(/^capless\.obj: the mesh was open; 1 hole was filled \(16 edges at \(0, 0\.9659, 0\); area 0\.205, 1\.7% of the area of the triangles present\)$/);
     // The same solid built by hand: the pole moved down onto the rim's centre.
     const rimY = Math.sin((75 * Math.PI) / 180);
     const flat = new Float64Array(s.positions);

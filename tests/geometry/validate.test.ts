@@ -36,7 +36,7 @@ describe('validateMesh refuses meshes that cannot have a signed distance field',
     expect(e.message).toContain('not closed');
     expect(e.message).toContain('4 boundary edges');
     expect(e.message).toContain('too large to fill automatically');
-    expect(e.message).toContain('38% of the surface');
+    expect(e.message).toContain('38% of the triangles present');
     expect(e.where).toMatch(/^edge \d-\d$/);
     expect(e.message).toContain('(-0.5, -1, -1.5)');
   });
