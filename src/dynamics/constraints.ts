@@ -36,6 +36,8 @@ export interface ConstraintSystem {
   positionStabilize(ctx: StepContext, level: number): void;
   /** Without pre-stabilisation (`jointPrestabilization` off): closes the joints' gaps at the advanced poses by moving the bodies. */
   postStabilize?(ctx: StepContext): void;
+  /** Calls mark(i) for every body a joint holds (to another body or to a static one). */
+  jointedBodies(mark: (i: number) => void): void;
   /** Joint edges for the contact graph: calls add(u, v) for bodies that must share levels. */
   graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void;
   /** Calls keep(i) for every body that must stay awake now (an active motor's). */

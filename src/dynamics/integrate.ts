@@ -5,6 +5,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import { integrateQuat, invert3, mulMat3Vec, quatToMat3, worldInverseInertia } from './math.ts';
+import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 
 /**
@@ -240,3 +241,92 @@ function bodyInertiaTimes(R: Float64Array, invI0: Float64Array, o: number, wx: n
   mulMat3Vec(inv2, 0, bx, by, bz, body);
   mulMat3Vec(R, 0, body[0]!, body[1]!, body[2]!, out);
 }
+
+/** A velocity change in the collision phase beyond this many |a| dt is an impact, after which trapezoidCorrection leaves the body's step alone. */
+const IMPACT_STEPS = 2;
+
+/**
+ * After the collision phase: a body whose linear velocity the phase changed
+ * by more than IMPACT_STEPS |a| dt (a bounce, a blow) has its smooth start
+ * (ctx.smoothVel, its velocity at the step's start) forgotten, so
+ * trapezoidCorrection leaves its step as it was. A resting or sliding
+ * body's collision impulses only hold it up, at most about |g| dt a step.
+ */
+export function markImpacts(ctx: StepContext, gravity: readonly number[]): void {
+  const B = ctx.bodies, sv = ctx.smoothVel, a = ctx.extAcc, dt = ctx.dt;
+  const g = Math.hypot(gravity[0]!, gravity[1]!, gravity[2]!);
+  for (let i = 0; i < B.count; i++) {
+    const o = 3 * i;
+    const limit = IMPACT_STEPS * dt * (g + Math.hypot(a[o]!, a[o + 1]!, a[o + 2]!));
+    const dx = B.vel[o]! - sv[o]!, dy = B.vel[o + 1]! - sv[o + 1]!, dz = B.vel[o + 2]! - sv[o + 2]!;
+    if (!(dx * dx + dy * dy + dz * dz <= limit * limit)) sv[o] = NaN;
+  }
+}
+
+/** A correction still moving along a contact's normal by more than this fraction of its length after the projections is dropped (normals that leave it no direction). */
+const TRAPEZOID_NORMAL_TOLERANCE = 1e-6;
+
+/**
+ * The seed's scheme moves a body its contacts touched by x += dt v', the
+ * velocity its contacts were solved for. Under forces that change the
+ * velocity smoothly (gravity, the forces of a lasting contact) that is
+ * semi-implicit Euler, first order in dt: a box sliding or a ball rolling
+ * down an incline ends a t dt / 2 ahead of its path after t (1 % of the
+ * distance at 1 s with dt = 0.01), though its speed is exact. The exact path
+ * of a constant acceleration is the trapezoid, x += dt (v_s + v') / 2 with
+ * v_s the velocity at the step's start. This adds (v_s - v') / 2 to the
+ * pseudo velocity of each body an impulse touched, projected onto the
+ * tangent planes of its contact points (a correction along a normal would
+ * lift a body off its support or press it in, and a rocking body lifted
+ * while pressing in is refused gains energy). Left alone: bodies after an
+ * impact (markImpacts), free bodies (integratePositions already moves them
+ * along their parabola), jointed bodies (the joints' position pass holds
+ * their poses), and the turn (a rolling body's angle does not carry its
+ * position; its velocities are unchanged either way).
+ */
+export function trapezoidCorrection(ctx: StepContext, contacts: ContactSet, pairCount: number, jointed: Uint8Array | null): void {
+  const B = ctx.bodies, n = B.count;
+  const sv = ctx.smoothVel, free = ctx.freeVel, v = B.vel;
+  const c = correction.length >= 3 * n ? correction : (correction = new Float64Array(3 * n));
+  const take = keep.length >= n ? keep : (keep = new Uint8Array(n));
+  for (let i = 0; i < n; i++) {
+    const o = 3 * i;
+    take[i] = 0;
+    if (B.isStatic[i] || B.asleep[i] || (jointed !== null && jointed[i]) || !(sv[o] === sv[o])) continue;
+    // Untouched: integratePositions gives it the exact parabola.
+    if (v[o] === free[o] && v[o + 1] === free[o + 1] && v[o + 2] === free[o + 2]) continue;
+    for (let k = 0; k < 3; k++) c[o + k] = 0.5 * (sv[o + k]! - v[o + k]!);
+    take[i] = 1;
+  }
+  // Two sweeps of projections onto the contacts' tangent planes (two normals
+  // at an angle need more than one), then a check that none is left.
+  const N = contacts.n;
+  for (let sweep = 0; sweep < 3; sweep++) {
+    for (let k = 0; k < pairCount; k++) {
+      for (let j = contacts.start[k]!; j < contacts.end[k]!; j++) {
+        const nx = N[3 * j]!, ny = N[3 * j + 1]!, nz = N[3 * j + 2]!;
+        for (let side = 0; side < 2; side++) {
+          const i = side === 0 ? contacts.b1[j]! : contacts.b2[j]!;
+          if (i < 0 || i >= n || !take[i]) continue;
+          const o = 3 * i;
+          const along = c[o]! * nx + c[o + 1]! * ny + c[o + 2]! * nz;
+          if (sweep < 2) {
+            c[o] -= along * nx;
+            c[o + 1] -= along * ny;
+            c[o + 2] -= along * nz;
+          } else if (Math.abs(along) > TRAPEZOID_NORMAL_TOLERANCE * Math.hypot(c[o]!, c[o + 1]!, c[o + 2]!)) {
+            take[i] = 0;
+          }
+        }
+      }
+    }
+  }
+  const pv = ctx.pseudoVel;
+  for (let i = 0; i < n; i++) {
+    if (!take[i]) continue;
+    for (let k = 0; k < 3; k++) pv[3 * i + k] += c[3 * i + k]!;
+  }
+}
+
+let correction = new Float64Array(0);
+let keep = new Uint8Array(0);

@@ -67,6 +67,13 @@ export class StepContext {
    */
   edited = new Uint8Array(0);
   /**
+   * Per body (3): the linear velocity at the step's start, from which the
+   * seed's passes moved it smoothly (trapezoidCorrection, integrate.ts); NaN
+   * after an impact in the collision phase (markImpacts) and where not
+   * recorded (the other schemes and solvers).
+   */
+  smoothVel = new Float64Array(0);
+  /**
    * Per body (3 each): the external linear and angular accelerations of the
    * step besides gravity (forces.ts: fields, point forces, drag), added
    * wherever gravity is; zero for a body nothing else acts on.
@@ -110,6 +117,7 @@ export class StepContext {
     this.gyroCarry = new Float64Array(3 * n);
     this.freeVel = new Float64Array(3 * n).fill(NaN);
     this.edited = new Uint8Array(n);
+    this.smoothVel = new Float64Array(3 * n).fill(NaN);
     this.extAcc = new Float64Array(3 * n);
     this.extAngAcc = new Float64Array(3 * n);
     return true;

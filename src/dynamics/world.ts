@@ -39,7 +39,9 @@
  *     contactStore       (pgs, accumulated) impulses kept for the next step;
  *                        joints: one position pass
  *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q       integrate.ts
- *                      (free flight: x += dt (v + v') / 2, the parabola)
+ *                      (free flight: x += dt (v + v') / 2, the parabola;
+ *                      sequential: the same trapezoid from the step's start
+ *                      for smooth changes, along the contacts' tangents)
  *   pseudoPositions    (pgs) positions moved by its pseudo velocities
  *   joints             velocity stabilisation
  *   islands            islands at rest fall asleep                           islands.ts
@@ -61,7 +63,7 @@ import { MotorHandle } from './motorHandle.ts';
 import { applyImpulseAt, ForceSet } from './forces.ts';
 import { BodyStore } from './bodies.ts';
 import type { ConstraintSystem } from './constraints.ts';
-import { forgetFreeVelocities, velocityUpdate, integratePositions, recordFreeVelocities } from './integrate.ts';
+import { forgetFreeVelocities, velocityUpdate, integratePositions, markImpacts, recordFreeVelocities, trapezoidCorrection } from './integrate.ts';
 import { Islands } from './islands.ts';
 import { ContactLevels } from './levels.ts';
 import { quatToMat3, Rng } from './math.ts';
@@ -439,6 +441,9 @@ export class World {
     // the velocity gravity just gave, and a body resting on another collides
     // with it every step.
     const standard = S.scheme === 'standard';
+    // The seed's passes in the separated scheme move smoothly accelerated bodies along the trapezoid
+    // (integrate.ts); not beside soft bodies, whose impulses come after the collision phase and may be blows.
+    const trapezoid = !standard && S.contactSolver === 'sequential' && this.soft === null;
     if (standard) {
       forgetFreeVelocities(this.ctx);
       this.velocityUpdate();
@@ -446,6 +451,7 @@ export class World {
       this.guard('velocityUpdate');
     } else {
       recordFreeVelocities(this.ctx);
+      if (trapezoid) this.ctx.smoothVel.set(this.bodies.vel.subarray(0, this.ctx.smoothVel.length));
     }
     // 1. Collisions at x' = x + dt (v + dt g) (standard: x + dt v, v already
     // updated), until a pass changes nothing.
@@ -476,6 +482,7 @@ export class World {
     this.jointVelocities();
     // 2. Velocities.
     if (!standard) {
+      if (trapezoid) markImpacts(this.ctx, this.gravity);
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');
@@ -497,8 +504,9 @@ export class World {
     await solver.solve(phase);
     solver.finish(phase);
     this.guard('contactSolve');
-    // 4. Positions (plus the pseudo velocities of the PGS split impulse).
-    this.integrate();
+    // 4. Positions (plus the pseudo velocities of the PGS split impulse; the
+    // seed's passes: of the trapezoid where the velocities changed smoothly).
+    this.integrate(trapezoid);
     solver.integrated(this.ctx, prof);
     this.jointPostPositions();
     this.jointVelocities();
@@ -667,10 +675,22 @@ export class World {
     return levels;
   }
 
-  private integrate(): void {
+  private integrate(trapezoid: boolean): void {
+    if (trapezoid) trapezoidCorrection(this.ctx, this.narrow.cur, this.pairs.count, this.jointedBodies());
     integratePositions(this.ctx);
     this.profile.end('integrate');
   }
+
+  /** 1 for each body a joint holds (ConstraintSystem.jointedBodies), or null without joints. */
+  private jointedBodies(): Uint8Array | null {
+    if (!this.constraints) return null;
+    const mask = this.jointMask.length === this.bodies.count ? this.jointMask.fill(0) : (this.jointMask = new Uint8Array(this.bodies.count));
+    this.constraints.jointedBodies((i) => {
+      if (i >= 0 && i < mask.length) mask[i] = 1;
+    });
+    return mask;
+  }
+  private jointMask = new Uint8Array(0);
 
   private jointImpacts(): void {
     if (!this.constraints?.impacts) return;

@@ -292,6 +292,13 @@ export class JointSystem implements ConstraintSystem {
     return out;
   }
 
+  jointedBodies(mark: (i: number) => void): void {
+    for (let j = 0; j < this.jointA.length; j++) {
+      mark(this.jointA[j]!);
+      mark(this.jointB[j]!);
+    }
+  }
+
   graphEdges(ctx: StepContext, add: (u: number, v: number) => void): void {
     const st = ctx.bodies.isStatic;
     for (let j = 0; j < this.jointA.length; j++) {
