@@ -17,6 +17,7 @@ import { InputError } from '../errors.ts';
 import { quote } from '../util/echo.ts';
 import { didYouMean } from '../util/suggest.ts';
 import type { ParamSpec } from './urlState.ts';
+import { DEFAULT_BENCH_STEPS } from '../bench/harness.ts';
 
 export interface BenchPageOptions {
   scene: string;
@@ -44,7 +45,7 @@ export function parseBenchQuery(
     const names = scenes.map((s) => s.name);
     throw new InputError(`unknown scene ${quote(scene, 60)}${didYouMean(scene, names)} (built-in scenes: ${names.join(', ')})`, WHERE, 'scene');
   }
-  const steps = intParam(q, 'steps', 50, 1, 100_000);
+  const steps = intParam(q, 'steps', DEFAULT_BENCH_STEPS, 1, 100_000);
   const warmupRaw = q.get('warmup');
   const warmup = warmupRaw === null ? undefined : intParam(q, 'warmup', 0, 0, 10_000);
   const warmCode = intParam(q, 'warmcode', 0, 0, 10_000);

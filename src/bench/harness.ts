@@ -200,6 +200,13 @@ export interface BenchResults {
   results: BackendResult[];
 }
 
+/**
+ * Measured steps when none are asked for (`stackfield bench`, bench.html):
+ * 3 s at 100 Hz, so that a scene dropped from a few metres is measured
+ * falling, landing and settled, not only in free flight.
+ */
+export const DEFAULT_BENCH_STEPS = 300;
+
 export interface BenchOptions {
   /** A built-in name, or a validated scene. */
   scene: string | SceneDesc;

@@ -11,7 +11,7 @@ import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './sce
 import { InputError } from '../errors.ts';
 import { OutputFile } from './output.ts';
 import { terminalSafe } from '../util/echo.ts';
-import { formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
+import { DEFAULT_BENCH_STEPS, formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { createBackend, parseBackendKind } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
@@ -32,7 +32,7 @@ Options:
   --builtin NAME      a built-in scene (default: rings)
   --bodies N          set the built-in's body count (the parameter "run --list" marks; refused
                       for scenes without one, such as seesaw or caterpillar)
-  --steps N           measured steps (default 50); a warm-up of max(2, steps/10) (at most 20) runs first
+  --steps N           measured steps (default ${DEFAULT_BENCH_STEPS}: falling, landing and settled); a warm-up of max(2, steps/10) (at most 20) runs first
   --warmup N          warm-up steps instead of the default
   --warm-code N       first run N steps on a discarded copy of the scene, so the measured run
                       (from step 0) starts with compiled code (default 0: a cold start, as a
@@ -179,7 +179,7 @@ async function measure(args: ParsedArgs, params: Record<string, number>, backend
     }
     const scene = await loadSceneArg(file, builtin, p);
     applySolverFlag(args, scene);
-    const steps = intFlag(args, 'steps', 50, 1, 1_000_000);
+    const steps = intFlag(args, 'steps', DEFAULT_BENCH_STEPS, 1, 1_000_000);
     const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
     const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
     const tty = process.stderr.isTTY === true;

@@ -137,6 +137,8 @@ export class World {
    * (restoreState, the app's dt, a library user).
    */
   private readonly clock = { time0: 0, step0: 0, dt: NaN, time: NaN, step: NaN };
+  /** Scratch of jointedBodies(). */
+  private jointMask = new Uint8Array(0);
   /** Milliseconds per stage of the last step, and counts (pairs, contacts, queries). */
   readonly profile = new StepProfile();
   /** The penetrating contact points of the last step. */
@@ -690,7 +692,6 @@ export class World {
     });
     return mask;
   }
-  private jointMask = new Uint8Array(0);
 
   private jointImpacts(): void {
     if (!this.constraints?.impacts) return;

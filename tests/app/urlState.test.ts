@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSceneParams, formatAppUrl, parseAppUrl, sceneParams, unknownSceneNote } from '../../src/app/urlState.ts';
 import { builtinScene as builtinScenes, listBuiltins } from '../../src/scene/builtins.ts';
 import { parseBenchQuery } from '../../src/app/benchParams.ts';
+import { DEFAULT_BENCH_STEPS } from '../../src/bench/harness.ts';
 import { InputError } from '../../src/errors.ts';
 
 describe('app URL', () => {
@@ -94,6 +95,17 @@ describe('bench page query', () => {
     // The seesaw's one parameter is a mass, not a count: "bodies" must not set it.
     { name: 'seesaw', params: [{ name: 'heavy', default: 20, min: 1, max: 100, step: 1 }] },
   ];
+
+  it('by default measures long enough that the default scene is timed landing, not only falling', () => {
+    const opts = parseBenchQuery('', listBuiltins());
+    expect([opts.scene, opts.steps, opts.warmup]).toEqual(['rings', DEFAULT_BENCH_STEPS, undefined]);
+    // The highest ring's free fall to the floor ends inside the measured steps (50 steps, the old
+    // default, ended at 0.55 s, before any ring touched anything).
+    const scene = builtinScenes('rings') as { dt: number; bodies: { position?: number[] }[] };
+    const top = Math.max(...scene.bodies.map((b) => b.position?.[1] ?? 0));
+    const warmup = Math.min(20, Math.max(2, Math.floor(DEFAULT_BENCH_STEPS / 10)));
+    expect(Math.sqrt((2 * top) / 9.81)).toBeLessThan(0.5 * (warmup + DEFAULT_BENCH_STEPS) * scene.dt);
+  });
 
   it('maps "bodies" to the parameter the scene declares as its count, and refuses it for a scene without one', () => {
     expect(() => parseBenchQuery('?scene=seesaw&bodies=50', scenes)).toThrow(/no body-count parameter/);
