@@ -280,8 +280,9 @@ const TRAPEZOID_NORMAL_TOLERANCE = 1e-6;
  * lift a body off its support or press it in, and a rocking body lifted
  * while pressing in is refused gains energy). Left alone: bodies after an
  * impact (markImpacts), free bodies (integratePositions already moves them
- * along their parabola), jointed bodies (the joints' position pass holds
- * their poses), and the turn (a rolling body's angle does not carry its
+ * along their parabola), bodies pushed from outside since the last step
+ * (World.bodyEdited: the app's drag), jointed bodies (the joints' position
+ * pass holds their poses), and the turn (a rolling body's angle does not carry its
  * position; its velocities are unchanged either way).
  */
 export function trapezoidCorrection(ctx: StepContext, contacts: ContactSet, pairCount: number, jointed: Uint8Array | null): void {
@@ -293,8 +294,11 @@ export function trapezoidCorrection(ctx: StepContext, contacts: ContactSet, pair
     const o = 3 * i;
     take[i] = 0;
     if (B.isStatic[i] || B.asleep[i] || (jointed !== null && jointed[i]) || !(sv[o] === sv[o])) continue;
-    // Untouched: integratePositions gives it the exact parabola.
+    // Untouched: integratePositions gives it the exact parabola. Pushed from
+    // outside since the last step (free is NaN: the app's drag, whose spring
+    // is tuned to dt v'): left as it was.
     if (v[o] === free[o] && v[o + 1] === free[o + 1] && v[o + 2] === free[o + 2]) continue;
+    if (free[o] !== free[o]) continue;
     for (let k = 0; k < 3; k++) c[o + k] = 0.5 * (sv[o + k]! - v[o + k]!);
     take[i] = 1;
   }
