@@ -5,9 +5,10 @@
  * A small API over the engine the command line and the app use: load a scene
  * (a file, or a scene object built in code), build a {@link World} on the CPU
  * or GPU backend, step it, read poses, switch backends between steps, and
- * bake a mesh's signed distance field. The engine's own modules stay
- * reachable for everything else (`World.bodies` holds the state as typed
- * arrays, docs/DESIGN.md lists what each module owns).
+ * bake a mesh's signed distance field. The package exports this entry point
+ * alone: {@link World} and its members give the rest (`World.bodies` holds
+ * the state as typed arrays), and the types those members use are exported
+ * here too (docs/DESIGN.md lists what each engine module owns).
  *
  * This entry point runs in Node (it reads mesh files and shaders from disk).
  * The reference is docs/api/README.md, generated from these comments by
@@ -25,7 +26,7 @@ import { createBackend as createBackendOf, type Backend } from './backends.ts';
 import type { BackendKind } from './collision/query.ts';
 import { installNodePlatform } from './cli/nodePlatform.ts';
 import { nodeSceneIo } from './cli/nodeIo.ts';
-import { InputError } from './errors.ts';
+import { InputError, SimulationError } from './errors.ts';
 import type { TriMesh, Vec3 } from './geometry/mesh.ts';
 import type { World } from './dynamics/world.ts';
 import { createWorld as buildWorld } from './scene/build.ts';
@@ -33,7 +34,11 @@ import type { BuildLimits } from './scene/shapeBuild.ts';
 import { checkMeshFiles, loadSceneFile } from './scene/load.ts';
 import type { Quat, SceneDesc } from './scene/types.ts';
 import { validateScene } from './scene/validate.ts';
-import type { SdfGrid } from './sdf/grid.ts';
+import { gridLayout, type SdfGrid } from './sdf/grid.ts';
+import { validateMesh } from './geometry/validate.ts';
+import { meshBounds } from './geometry/mesh.ts';
+import { BUILD_LIMITS } from './scene/shapeBuild.ts';
+import { quote } from './util/echo.ts';
 
 
 /**
@@ -42,6 +47,8 @@ import type { SdfGrid } from './sdf/grid.ts';
  * adapter). Destroy it when done.
  */
 export async function createBackend(kind: BackendKind = 'cpu'): Promise<Backend> {
+  // (A name from a config file or argv is not checked by the compiler.)
+  if (kind !== 'cpu' && kind !== 'gpu') throw new InputError(`expected "cpu" or "gpu", got ${quote(String(kind), 60)}`, undefined, 'backend');
   installNodePlatform();
   return createBackendOf(kind);
 }
@@ -104,9 +111,17 @@ export async function switchBackend(world: World, kind: BackendKind): Promise<vo
   old.destroy();
 }
 
-/** Releases the world's backend (GPU buffers); the world cannot step afterwards. */
+/**
+ * Releases the world's backend (GPU buffers); the world cannot step
+ * afterwards: a step that needs a query throws a SimulationError saying so.
+ */
 export function destroyWorld(world: World): void {
-  world.backend.destroy();
+  const old = world.backend;
+  old.destroy();
+  const gone = (): never => {
+    throw new SimulationError('this world was destroyed (destroyWorld): build another with createWorld');
+  };
+  world.setBackend({ kind: old.kind, counters: old.counters, setShapes: () => {}, setSampleSet: () => {}, query: async () => gone(), destroy: () => {} });
 }
 
 /** One body's state: centre of mass, orientation [x, y, z, w], linear and angular velocity (world frame). */
@@ -122,7 +137,7 @@ export interface BodyPose {
 export function bodyPose(world: World, body: string | number): BodyPose {
   const B = world.bodies;
   const i = typeof body === 'number' ? body : B.names.indexOf(body);
-  if (!(i >= 0 && i < B.count)) throw new RangeError(`no body ${typeof body === 'number' ? body : JSON.stringify(body)} in this world`);
+  if (!(Number.isInteger(i) && i >= 0 && i < B.count)) throw new RangeError(`no body ${typeof body === 'number' ? body : JSON.stringify(body)} in this world`);
   const v3 = (a: Float64Array): Vec3 => [a[3 * i]!, a[3 * i + 1]!, a[3 * i + 2]!];
   return {
     name: B.names[i]!,
@@ -145,18 +160,31 @@ export interface BakeSdfOptions {
   padding?: number;
   /** Bake on the CPU (exact, default) or the GPU. */
   backend?: BackendKind;
+  /** Receives the mesh check's warnings (a repaired mesh); default: console.warn. */
+  warn?: (message: string) => void;
 }
 
 /**
- * The signed distance field of a closed, outward mesh (validate it first with
- * {@link validateMesh}): negative inside, sampled with {@link sampleSdf}.
+ * The signed distance field of a closed mesh: negative inside, sampled with
+ * {@link sampleSdf}. The mesh is checked first as a scene's meshes are
+ * ({@link validateMesh}: an open or non-finite mesh is an InputError, an
+ * inside-out one is turned, a small hole filled, each with a warning to
+ * `options.warn`), and the grid must stay within BUILD_LIMITS.maxSdfNodes.
  */
 export async function bakeSdf(mesh: TriMesh, options: BakeSdfOptions = {}): Promise<SdfGrid> {
-  const cells = options.cells ?? 48;
+  const cells = options.cells ?? 48, padding = options.padding ?? 2;
   if (!Number.isInteger(cells) || cells < 8) throw new InputError(`cells must be an integer of at least 8, got ${cells}`, undefined, 'bakeSdf');
+  if (!Number.isInteger(padding) || padding < 1) throw new InputError(`padding must be an integer of at least 1, got ${padding}`, undefined, 'bakeSdf');
+  const valid = validateMesh(mesh, 'bakeSdf');
+  for (const w of valid.warnings) (options.warn ?? ((m: string) => console.warn(`stackfield: warning: ${m}`)))(w);
+  const dims = gridLayout(meshBounds(valid.mesh), cells, padding).dims;
+  const nodes = dims[0] * dims[1] * dims[2];
+  if (!(nodes <= BUILD_LIMITS.maxSdfNodes)) {
+    throw new InputError(`${cells} cells make a grid of ${dims.join(' x ')} nodes, more than ${BUILD_LIMITS.maxSdfNodes} (BUILD_LIMITS.maxSdfNodes); use fewer cells`, undefined, 'bakeSdf');
+  }
   const backend = await createBackend(options.backend ?? 'cpu');
   try {
-    return await backend.bake(mesh, { cells, padding: options.padding ?? 2 });
+    return await backend.bake(valid.mesh, { cells, padding });
   } finally {
     backend.destroy();
   }
@@ -170,16 +198,24 @@ export {
 } from './dynamics/forces.ts';
 export type { BodyStore } from './dynamics/bodies.ts';
 export type { WorldState, ContactView } from './dynamics/world.ts';
+// The types World's and Backend's public members use.
+export type { RigidShape } from './dynamics/shape.ts';
+export type { StepProfile } from './dynamics/profile.ts';
+export type { ConstraintSystem } from './dynamics/constraints.ts';
+export type { StepHook } from './dynamics/stepHook.ts';
+export type { JointType } from './dynamics/joints/types.ts';
+export type { QueryCounters } from './collision/query.ts';
+export type { SoftSolverSettings } from './soft/settings.ts';
 export type { Backend } from './backends.ts';
 export type { BackendKind, PenetrationBackend } from './collision/query.ts';
 export { BUILD_LIMITS, type BuildLimits, type BuildProgress, type BuildStage, type SceneIo } from './scene/shapeBuild.ts';
 export { builtinScene, listBuiltins, type BuiltinInfo, type BuiltinParam } from './scene/builtins.ts';
 export { parseSceneText } from './scene/load.ts';
-export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings, ForceDesc, DragDesc, GustDesc } from './scene/types.ts';
+export type { SceneDesc, BodyDesc, ShapeDesc, SdfSettings, Quat, JointDesc, MotorDesc, SolverSettings, ForceDesc, DragDesc, GustDesc, SoftBodyDesc, SoftMaterialDesc } from './scene/types.ts';
 export { parseObjWithWarnings, type ObjResult } from './geometry/obj.ts';
 export { validateMesh, type ValidatedMesh } from './geometry/validate.ts';
 export { boxMesh, sphereMesh, cylinderMesh, capsuleMesh, torusMesh, revolveMesh, extrudeMesh } from './geometry/shapes.ts';
 export type { TriMesh, Vec3, MeshNumbering } from './geometry/mesh.ts';
-export { sampleSdf, type SdfGrid } from './sdf/grid.ts';
+export { sampleSdf, OUTSIDE_DISTANCE, type SdfGrid } from './sdf/grid.ts';
 export { massFromMesh, type MassProperties } from './sdf/mass.ts';
-export { InputError, SimulationError, GpuUnavailableError } from './errors.ts';
+export { InputError, SimulationError, GpuUnavailableError, WorkerError } from './errors.ts';

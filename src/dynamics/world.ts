@@ -359,12 +359,11 @@ export class World {
    */
   restoreState(s: WorldState): void {
     const B = this.bodies, n = B.count;
-    if (s.pos.length !== 3 * n) throw new RangeError(`state has ${s.pos.length / 3} bodies, the world ${n}`);
-    B.pos.set(s.pos);
-    B.quat.set(s.quat);
-    B.vel.set(s.vel);
-    B.angVel.set(s.angVel);
-    B.asleep.set(s.asleep);
+    B.pos.set(stateNumbers(s.pos, 'pos', 3 * n, n));
+    B.quat.set(stateNumbers(s.quat, 'quat', 4 * n, n));
+    B.vel.set(stateNumbers(s.vel, 'vel', 3 * n, n));
+    B.angVel.set(stateNumbers(s.angVel, 'angVel', 3 * n, n));
+    B.asleep.set(stateNumbers(s.asleep, 'asleep', n, n));
     if (this.soft && s.soft !== undefined) this.soft.restoreState(s.soft);
     this.time = s.time;
     this.stepCount = s.stepCount;
@@ -822,4 +821,22 @@ function checkVector(method: string, name: string, v: unknown): void {
   if (a.length !== 3 || ![0, 1, 2].every((k) => typeof a[k] === 'number' && Number.isFinite(a[k]))) {
     throw new RangeError(`${method}: ${name} must be three finite numbers [x, y, z], got [${Array.from(a as ArrayLike<unknown>).join(', ')}]`);
   }
+}
+
+/**
+ * A saved state's array as numbers, checked against the world: a typed array
+ * as saveState() made it, a plain array, or the object JSON makes of a typed
+ * array ({"0": x, "1": y, ...}), so a state kept as JSON restores too.
+ */
+function stateNumbers(a: unknown, key: string, length: number, bodies: number): ArrayLike<number> {
+  const xs: ArrayLike<unknown> | null = ArrayBuffer.isView(a) || Array.isArray(a)
+    ? (a as ArrayLike<unknown>)
+    : a !== null && typeof a === 'object' ? Object.values(a) : null;
+  if (xs === null || xs.length !== length) {
+    throw new RangeError(`the state's ${key} holds ${xs === null ? 'no array' : `${xs.length} numbers`}; this world's ${bodies} bodies need ${length} (a state saveState() made for this world)`);
+  }
+  for (let k = 0; k < length; k++) {
+    if (typeof xs[k] !== 'number' || !Number.isFinite(xs[k])) throw new RangeError(`the state's ${key}[${k}] is ${String(xs[k])}, not a finite number`);
+  }
+  return xs as ArrayLike<number>;
 }

@@ -136,6 +136,8 @@ describe('the npm package', () => {
     expect(files).toContain('shaders/common.wgsl');
     expect(files).toContain('examples/meshes/bunny.obj');
     expect(files).toContain('docs/api/README.md');
+    // The licence package.json names.
+    expect(files).toContain('LICENSE');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('lib/app/'))).toBe(false);
     packed = files;
 
