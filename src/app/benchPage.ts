@@ -29,6 +29,8 @@ declare global {
 }
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+/** bench.html's setup line before the query string is read. */
+const READING = 'reading parameters…';
 
 async function main(): Promise<void> {
   installBrowserPlatform();
@@ -59,6 +61,9 @@ async function main(): Promise<void> {
     }),
   );
   showTable(results);
+  // The chart compares the backends run: "GPU vs CPU" only when both were.
+  const names = results.results.map((r) => r.backend.toUpperCase());
+  $('bench-chart-title').textContent = `${names.length > 1 ? names.join(' vs ') : names.join('')} (mean ms per step, lower is better; medians in the table)`;
   drawChart(results);
   $('bench-results').hidden = false;
   $('bench-download').addEventListener('click', () => {
@@ -234,5 +239,8 @@ main().catch((e: unknown) => {
   el.textContent = `The benchmark failed: ${text}`;
   el.hidden = false;
   $('bench-message').textContent = 'failed';
+  // (A link the page could not read leaves no parameters to show.)
+  const setup = $('bench-setup');
+  if (setup.textContent === READING) setup.textContent = 'the link could not be read (below)';
   document.body.dataset['benchError'] = text;
 });

@@ -96,13 +96,27 @@ export function viewProjection(c: OrbitCamera, aspect: number, dst: Mat4 = mat4.
 const scratchView = mat4.create();
 const scratchProj = mat4.create();
 
-/** Drag by (dx, dy) pixels: right turns the scene right (eye moves left), down tilts to look from above. */
-export function orbit(c: OrbitCamera, dx: number, dy: number, rate = ORBIT_RATE): void {
+/**
+ * Drag by (dx, dy) pixels: right turns the scene right (eye moves left), down
+ * tilts to look from above. With `groundY` (the height of the scene's level
+ * floor, where it has one) tilting up stops with the eye just above the floor
+ * (GROUND_CLEARANCE of the distance): under it a user sees only the floor's
+ * underside and the scene seems gone. A pitch already lower stays reachable.
+ */
+export function orbit(c: OrbitCamera, dx: number, dy: number, rate = ORBIT_RATE, groundY: number | null = null): void {
   c.yaw -= dx * rate;
   // Keep yaw in (-pi, pi] so it never loses precision after long sessions.
   c.yaw = Math.atan2(Math.sin(c.yaw), Math.cos(c.yaw));
-  c.pitch = clamp(c.pitch + dy * rate, -MAX_PITCH, MAX_PITCH);
+  let pitch = clamp(c.pitch + dy * rate, -MAX_PITCH, MAX_PITCH);
+  if (groundY !== null && pitch < c.pitch && c.target[1] > groundY) {
+    const lowest = Math.asin(clamp((groundY - c.target[1]) / c.distance + GROUND_CLEARANCE, -1, 1));
+    pitch = Math.max(pitch, Math.min(c.pitch, lowest));
+  }
+  c.pitch = pitch;
 }
+
+/** How far above the floor (a fraction of the distance to the target) orbiting keeps the eye. */
+export const GROUND_CLEARANCE = 0.02;
 
 /** Wheel: positive deltaY (scroll down / pull) moves away, exponentially so each notch is the same ratio. */
 export function zoom(c: OrbitCamera, deltaY: number, rate = ZOOM_RATE): void {

@@ -23,6 +23,8 @@ export interface InputActions {
   toggleNumbers(): void;
   /** A click (not a drag) at canvas pixel (x, y); `double` for the second click of a double-click. */
   click(x: number, y: number, double: boolean): void;
+  /** The height of the scene's level floor, which orbiting does not take the eye under; null without one. */
+  groundY(): number | null;
 }
 
 /** A press that moves less than this many pixels is a click, not a drag. */
@@ -60,7 +62,7 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
     lastY = e.clientY;
     if (!moved && Math.hypot(e.clientX - downX, e.clientY - downY) < CLICK_SLOP) return;
     moved = true;
-    if (dragging === 'orbit') orbit(camera, dx, dy);
+    if (dragging === 'orbit') orbit(camera, dx, dy, undefined, actions.groundY());
     else pan(camera, dx, dy, canvas.clientHeight);
     actions.onCameraChange(dragging === 'orbit' ? 'turn' : 'move');
   };
@@ -91,10 +93,16 @@ export function attachCameraInput(canvas: HTMLCanvasElement, camera: OrbitCamera
   const typing = (e: KeyboardEvent) => {
     const t = e.target as HTMLElement | null;
     if (!t) return false;
-    if (t.tagName === 'INPUT') return !CLICK_INPUTS.has((t as HTMLInputElement).type);
+    if (t.tagName === 'INPUT') {
+      const type = (t as HTMLInputElement).type;
+      // A slider (the timeline) keeps only its own keys: space still plays after a scrub.
+      if (type === 'range') return RANGE_KEYS.has(e.key.toLowerCase());
+      return !CLICK_INPUTS.has(type);
+    }
     return t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || t.isContentEditable;
   };
   const CLICK_INPUTS = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'color']);
+  const RANGE_KEYS = new Set(['arrowup', 'arrowdown', 'arrowleft', 'arrowright', 'home', 'end', 'pageup', 'pagedown']);
   const MOVE_KEYS = new Set(['w', 'a', 's', 'd', 'q', 'e', 'arrowup', 'arrowdown', 'arrowleft', 'arrowright']);
   const keydown = (e: KeyboardEvent) => {
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -83,6 +83,8 @@ const WEBGPU_HELP =
 const LOSS_GRACE_MS = 500;
 /** The overlays and monitors refresh this often (ms). */
 const HUD_MS = 100;
+/** A WebGPU device lost within this long (ms) of its first frame could not draw here at all (gpuLost). */
+const FIRST_DRAWING_MS = 1000;
 /** Framing margin for one body (it gets a little room around it). */
 const BODY_MARGIN = 1.6;
 /** Framing margin for the depth field's body: its slice (the whole grid across) fills more of the view. */
@@ -155,6 +157,8 @@ class App {
   private frames = 0;
   /** Whether the first scene has loaded: a WebGPU device lost before is one this browser cannot draw with (gpuLost). */
   private ready = false;
+  /** When the WebGPU renderer first drew (performance.now()): a device lost within FIRST_DRAWING_MS of it is one this browser cannot draw with either (gpuLost). */
+  private firstGpuFrameAt: number | null = null;
   private fps = 0;
   private fpsT0 = performance.now();
   private lastFrame = performance.now();
@@ -443,10 +447,11 @@ class App {
     this.softwareNotice = null;
     // What happened and what to do first, in words; the driver's own text (any length, any
     // characters) last, escaped and cut, for a bug report.
-    // Lost before the first scene had loaded (Chromium without its Vulkan
-    // flags on a software adapter loses it on the first frame, every time):
-    // a reload would only fail again, so the notice does not suggest one.
-    const atStart = !this.ready;
+    // Lost before the first scene had loaded, or on one of the first frames
+    // drawn (Chromium without its Vulkan flags on a software adapter loses it
+    // as the first frame is presented, every time): a reload would only fail
+    // again, so the notice does not suggest one and says nothing crashed.
+    const atStart = !this.ready || this.firstGpuFrameAt === null || performance.now() - this.firstGpuFrameAt < FIRST_DRAWING_MS;
     const said = `The browser said ${quote(info.message.trim().replace(/\.+$/, '') || 'nothing', 160)} (reason ${quote(info.reason, 40)}).`;
     this.notice(
       atStart
@@ -487,6 +492,7 @@ class App {
       toggleFollow: () => this.setFollow(!this.following),
       toggleNumbers: () => this.setNumbers(!this.numbers.visible),
       click: (x, y, double) => this.clicked(x, y, double),
+      groundY: () => groundHeight(this.sim.world),
     });
   }
 
@@ -613,6 +619,7 @@ class App {
     if (this.redraw.due(now, this.signature, this.recorder.recording)) {
       try {
         this.renderer.render(this.camera, this.views);
+        if (this.gpu) this.firstGpuFrameAt ??= now;
       } catch (e) {
         // A render error repeats every frame: report it once.
         if (!this.renderFailed) this.showError(e, 'Drawing failed');
@@ -784,6 +791,12 @@ class App {
     }
     this.panel.showBackend(this.sim.backend, this.gpu !== null, this.backendNote());
     document.body.dataset['backend'] = this.sim.backend;
+    // The software adapter's notice ends "choose GPU ... to try the GPU queries anyway": done (the
+    // panel's backend note still says the CPU is faster here).
+    if (this.sim.backend === 'gpu') {
+      this.softwareNotice?.remove();
+      this.softwareNotice = null;
+    }
     this.writeUrl();
     this.refreshHud(false);
   }
@@ -1319,4 +1332,26 @@ function softCount(w: World): string {
   const soft = softSystemOf(w);
   if (!soft || soft.bodies.length === 0) return '';
   return ` · ${soft.bodies.length} soft bod${soft.bodies.length === 1 ? 'y' : 'ies'} (${soft.particleCount} particles)`;
+}
+
+/**
+ * The height of the world's highest level floor: a static plane whose normal
+ * points up (within about 3 degrees); null when it has none.
+ */
+function groundHeight(w: World | null | undefined): number | null {
+  if (!w) return null;
+  const B = w.bodies;
+  let top: number | null = null;
+  for (let i = 0; i < B.count; i++) {
+    const shape = w.shapes[B.shape[i]!]!;
+    if (!B.isStatic[i] || shape.kind !== 'plane' || !shape.planeNormal) continue;
+    // The normal in the world frame: q n q*, its y component.
+    const [nx, ny, nz] = shape.planeNormal;
+    const qx = B.quat[4 * i]!, qy = B.quat[4 * i + 1]!, qz = B.quat[4 * i + 2]!, qw = B.quat[4 * i + 3]!;
+    const up = 2 * (qx * qy + qw * qz) * nx + (1 - 2 * (qx * qx + qz * qz)) * ny + 2 * (qy * qz - qw * qx) * nz;
+    if (up < 0.9986) continue;
+    const y = B.pos[3 * i + 1]!;
+    if (top === null || y > top) top = y;
+  }
+  return top;
 }

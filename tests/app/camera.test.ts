@@ -5,6 +5,7 @@ import {
   defaultCamera,
   fitPan,
   frameBox,
+  GROUND_CLEARANCE,
   MAX_DISTANCE,
   MAX_PITCH,
   MIN_DISTANCE,
@@ -69,6 +70,24 @@ describe('orbit camera', () => {
     const [, uy] = toPixel(c, [c.target[0], c.target[1] + 0.1, c.target[2]], 1600, 800);
     expect(rx - cx).toBeCloseTo(cy - uy, 3);
     expect(projectionMatrix(c, 2)[0]).toBeCloseTo(projectionMatrix(c, 1)[0]! / 2, 5);
+  });
+
+  it('orbit does not take the eye under a level floor, and lets a pitch already lower rise', () => {
+    const c = cam();
+    c.target = [0, 1, 0];
+    c.distance = 12;
+    orbit(c, 0, -1e6, undefined, 0);
+    const eye = cameraEye(c);
+    expect(eye[1]).toBeGreaterThan(0);
+    expect(eye[1]).toBeCloseTo(GROUND_CLEARANCE * c.distance, 6);
+    // Without a floor, as far as the pole.
+    orbit(c, 0, -1e6);
+    expect(c.pitch).toBe(-MAX_PITCH);
+    // Already under it (zoomed there, or the floor is new): tilting down is free, further up is not forced.
+    const low = c.pitch;
+    orbit(c, 0, 10, undefined, 0);
+    expect(c.pitch).toBeGreaterThan(low);
+    expect(cameraEye(c)[1]).toBeLessThan(0);
   });
 
   it('orbit clamps the pitch short of the poles and wraps the yaw', () => {

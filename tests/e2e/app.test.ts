@@ -254,8 +254,11 @@ describe('the first hour: defaults, numbers, time and state', () => {
     expect(new URL(page.url()).searchParams.get('backend')).toBe('cpu');
     expect(await page.locator('.notice').first().textContent()).toMatch(/draws in software.*CPU backend.*Choose GPU/);
     expect(await page.locator('.backend-note').textContent()).toMatch(/software adapter.*CPU is faster here/);
-    // The user can still choose the GPU: the choice is enabled.
+    // The user can still choose the GPU: the choice is enabled, and once taken the notice's advice is done.
     expect(await row(page, 'queries').locator('select').isEnabled()).toBe(true);
+    await row(page, 'queries').locator('select').selectOption({ label: 'GPU' });
+    await page.waitForFunction(() => document.body.dataset['backend'] === 'gpu', null, { timeout: 30_000 });
+    expect(await page.locator('#notices').textContent()).not.toMatch(/Choose GPU/);
     expect(errors).toEqual([]);
   }, 60_000);
 
@@ -292,6 +295,14 @@ describe('the first hour: defaults, numbers, time and state', () => {
     await page.keyboard.press(' ');
     expect(await playing()).toBe(false);
     await setCheckbox(page, 'wireframe', false);
+    // And after a scrub left the focus on the timeline slider: space plays, the arrows stay the slider's.
+    await page.keyboard.press('n');
+    await page.keyboard.press('n');
+    await page.focus('input[aria-label=timeline]');
+    await page.keyboard.press(' ');
+    expect(await playing()).toBe(true);
+    await page.keyboard.press(' ');
+    expect(await playing()).toBe(false);
     expect(errors).toEqual([]);
   }, 60_000);
 
@@ -624,6 +635,8 @@ describe('when the WebGPU device is lost', () => {
       await page.goto(`${base}/?scene=tower&height=3&backend=gpu`);
       await waitForApp(page);
       expect(await page.evaluate(() => document.body.dataset['renderer'])).toBe('webgpu');
+      // Past the first second of drawing: a device lost within it reads as one this browser cannot draw with.
+      await page.waitForTimeout(1500);
       await page.evaluate(() => (window as unknown as { __device: GPUDevice }).__device.destroy());
       await page.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
       const notice = await page.locator('.notice-gpu').textContent();
@@ -649,6 +662,7 @@ describe('when the WebGPU device is lost on a software adapter', () => {
       await page.goto(`${base}/?scene=tower&height=3`);
       await waitForApp(page);
       expect(await page.locator('#notices').textContent()).toMatch(/drawing still uses WebGPU/);
+      await page.waitForTimeout(1500);
       await page.evaluate(() => (window as unknown as { __device: GPUDevice }).__device.destroy());
       await page.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
       const notices = (await page.locator('#notices').textContent()) ?? '';
@@ -691,6 +705,14 @@ describe('when the WebGPU device is lost during the first load', () => {
       await page.getByRole('button', { name: 'Step' }).click();
       await page.waitForFunction(() => Number(document.body.dataset['steps']) >= 1, null, { timeout: 30_000 });
       expect(errors).toEqual([]);
+      // Started on the CPU queries (a software adapter's default), the scene loads at once and the
+      // device is lost at the first frame drawn: the same calm notice, not "the GPU stopped working".
+      const second = await plain.newPage({ viewport: { width: 1200, height: 720 } });
+      await second.goto(`${base}/?scene=tower&height=3`);
+      await waitForApp(second);
+      await second.waitForFunction(() => document.body.dataset['renderer'] === 'canvas2d', null, { timeout: 30_000 });
+      expect(await second.locator('.notice-gpu').textContent()).toMatch(/^WebGPU could not draw in this browser/);
+      expect(await second.locator('#error').isHidden()).toBe(true);
     } finally {
       await plain.close();
     }
@@ -710,6 +732,7 @@ describe('benchmark page (bench.html)', () => {
       expect(r.scene).toBe('rings');
       expect(r.params).toEqual({ rings: 3 });
       expect(r.results.map((x) => x.backend)).toEqual(['cpu', 'gpu']);
+      expect(await page.locator('#bench-chart-title').textContent()).toMatch(/^CPU vs GPU \(mean ms per step/);
       for (const x of r.results) {
         expect(x.stepMs.median).toBeGreaterThan(0);
         expect(x.stepMs.p95).toBeGreaterThanOrEqual(x.stepMs.median);
