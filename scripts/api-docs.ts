@@ -137,7 +137,8 @@ export function generateApiDoc(): string {
     for (const ex of examplesOf(symbol, checker)) section.push(ex, '');
     const members = membersOf(symbol, checker);
     if (members.length) section.push(...members, '');
-    section.push(`Defined in \`${from}\`.`, '');
+    // The package ships lib/ (declarations beside the compiled code), not src/.
+    section.push(`Declared in \`${from.replace(/^src\//, 'lib/').replace(/\.ts$/, '.d.ts')}\`.`, '');
     const isValue = decl && (ts.isFunctionDeclaration(decl) || ts.isVariableDeclaration(decl) || ts.isClassDeclaration(decl));
     (isValue ? functions : types).push(...section);
   }

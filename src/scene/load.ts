@@ -24,7 +24,8 @@ export interface LoadedScene {
 /**
  * Parses and validates scene text. `baseDir` (the scene's directory) resolves
  * mesh paths; without it they stay as written. A scene that includes
- * libraries needs their files: loadSceneText or loadSceneFile.
+ * libraries needs their files: load it from its file (`loadScene(path)` in
+ * the package).
  */
 export function parseSceneText(text: string, file: string, baseDir?: string): SceneDesc {
   const root = sceneSource(text, file);
