@@ -65,7 +65,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'skulls',
     title: 'Pile of bunnies standing in for the seed\'s 50 skulls (Stanford bunnies of 3674 triangles)',
-    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread about 18 ms a step while they land and 2 ms on average while the heap settles; most bunnies are asleep by about 3 s and the last by about 5.5 s, and a sleeping heap costs almost nothing.",
+    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread (an AMD EPYC VM) about 30 ms a step while they land and 3 ms on average while the heap settles; the last bunny is asleep by about 5 s, and a sleeping heap costs almost nothing.",
     params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
     count: 'count',
     make: (p) => {
@@ -95,7 +95,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'jointed-skulls',
     title: 'Jointed bunnies for the seed\'s 108 jointed skulls: necklaces of 6 joined by ball joints, dropped over pegs',
-    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 13 ms a step on one CPU thread over 6 s (53 ms while they land), and the heap sleeps by about 5 s; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
+    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 14 ms a step on one CPU thread over 6 s (an AMD EPYC VM; about 90 ms while they land), and the heap sleeps by about 2.5 s; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
     params: [{ name: 'count', default: 108, min: 6, max: 600, step: 6, description: 'number of bunnies (6 per necklace)' }],
     count: 'count',
     make: (p) => {
