@@ -17,6 +17,7 @@
  * the end-to-end tests.
  */
 import type { BackendKind } from '../collision/query.ts';
+import { rotateByQuat } from '../dynamics/math.ts';
 import type { MotorHandle } from '../dynamics/motorHandle.ts';
 import type { World } from '../dynamics/world.ts';
 import { GpuUnavailableError, InputError } from '../errors.ts';
@@ -1345,13 +1346,12 @@ function groundHeight(w: World | null | undefined): number | null {
   for (let i = 0; i < B.count; i++) {
     const shape = w.shapes[B.shape[i]!]!;
     if (!B.isStatic[i] || shape.kind !== 'plane' || !shape.planeNormal) continue;
-    // The normal in the world frame: q n q*, its y component.
     const [nx, ny, nz] = shape.planeNormal;
-    const qx = B.quat[4 * i]!, qy = B.quat[4 * i + 1]!, qz = B.quat[4 * i + 2]!, qw = B.quat[4 * i + 3]!;
-    const up = 2 * (qx * qy + qw * qz) * nx + (1 - 2 * (qx * qx + qz * qz)) * ny + 2 * (qy * qz - qw * qx) * nz;
-    if (up < 0.9986) continue;
+    rotateByQuat(B.quat, 4 * i, nx, ny, nz, worldNormal);
+    if (worldNormal[1]! < 0.9986) continue;
     const y = B.pos[3 * i + 1]!;
     if (top === null || y > top) top = y;
   }
   return top;
 }
+const worldNormal = new Float64Array(3);
