@@ -254,6 +254,18 @@ function num(x: number, digits = 4): string {
   return String(Number(x.toPrecision(digits)));
 }
 
+/**
+ * The energy's change, signed; within round-off of the energies it is the
+ * difference of (a ball falling from rest at height 0 ends at 0 J give or
+ * take 1e-11 J of 50 J kinetic) it reads "0 J (round-off)". --summary json
+ * keeps the exact difference.
+ */
+function energyChange(e: RunSummary['energy']): string {
+  const scale = Math.max(Math.abs(e.start), Math.abs(e.end), Math.abs(e.kineticEnd));
+  if (Math.abs(e.change) <= 1e-9 * scale) return '0 J (round-off)';
+  return `${e.change >= 0 ? '+' : ''}${num(e.change)} J`;
+}
+
 /** A duration: milliseconds below a second. */
 function duration(s: number): string {
   return s < 1 ? `${num(s * 1000, 3)} ms` : `${num(s, 3)} s`;
@@ -292,7 +304,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
       ? '  penetration    none'
       : `  penetration    deepest ${length(pen.max)} (step ${pen.maxStep}); ${pen.end < 1e-12 ? 'none' : length(pen.end)} at the end`,
     // Energies to 7 digits: a settling tower changes the fourth or fifth.
-    `  energy         ${num(s.energy.start, 7)} J -> ${num(s.energy.end, 7)} J (change ${s.energy.change >= 0 ? '+' : ''}${num(s.energy.change)} J; kinetic at the end ${num(s.energy.kineticEnd)} J)`,
+    `  energy         ${num(s.energy.start, 7)} J -> ${num(s.energy.end, 7)} J (change ${energyChange(s.energy)}; kinetic at the end ${num(s.energy.kineticEnd)} J)`,
     s.lowestPoint === null
       ? '  extent         no dynamic bodies'
       : `  extent         lowest point ${length(s.lowestPoint)}, highest ${length(s.highestPoint!)} (against gravity)`,

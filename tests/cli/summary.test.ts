@@ -75,6 +75,12 @@ describe('the run summary', () => {
       const roundOff = formatSummary({ ...s, penetration: { end: 1e-23, max: 1e-16, maxStep: 4 } }, (n) => n);
       expect(roundOff).toContain('  penetration    none');
       expect(formatSummary({ ...s, penetration: { end: 0, max: 2e-3, maxStep: 4 } }, (n) => n)).toContain('  penetration    deepest 2 mm (step 4); none at the end');
+      // An energy change within round-off of the energies is none; one above it keeps its sign and size.
+      const energy = (start: number, end: number, kineticEnd: number): string =>
+        formatSummary({ ...s, energy: { start, end, change: end - start, kineticEnd } }, (n) => n);
+      expect(energy(0, -2e-11, 50)).toContain('(change 0 J (round-off); kinetic at the end 50 J)');
+      expect(energy(0, -2e-7, 50)).toContain('(change -2e-7 J;');
+      expect(energy(10, 10.5, 0)).toContain('(change +0.5 J;');
     } finally {
       destroyWorld(world);
     }
