@@ -368,8 +368,11 @@ export function evalGust(base: Readonly<Vec3>, gust: Gust | undefined, t: number
   out[0] = base[0]; out[1] = base[1]; out[2] = base[2];
   if (!gust) return;
   // The fraction of a period, reduced first so long runs keep their accuracy.
+  // A period so short that t / period overflows (5e-324 s) has no fraction
+  // left to take: the gust reads as at its phase, not NaN.
   const cycles = t / gust.period;
-  const s = det.sin(2 * Math.PI * (cycles - Math.floor(cycles)) + gust.phase);
+  const frac = Number.isFinite(cycles) ? cycles - Math.floor(cycles) : 0;
+  const s = det.sin(2 * Math.PI * frac + gust.phase);
   out[0] += gust.amplitude[0] * s;
   out[1] += gust.amplitude[1] * s;
   out[2] += gust.amplitude[2] * s;

@@ -198,6 +198,19 @@ describe('linear drag', () => {
     const expected = 3 + (A * c * Math.cos(om * t - Math.atan(om / c))) / Math.hypot(c, om);
     expect(vel(w, 'b')[0]).toBeCloseTo(expected, 3);
   });
+
+  it('a gust whose period is the smallest number (t / T overflows) stays finite, at its phase', async () => {
+    // Phase 90 degrees: the gust reads A every step, so the body gains A t / m.
+    const A = 2;
+    const w = await worldFrom({
+      format: FORMAT, dt: 0.01, gravity: [0, 0, 0],
+      shapes: { ball: BALL },
+      bodies: [{ name: 'b', shape: 'ball', mass: 1 }],
+      forces: [{ type: 'field', force: [0, 0, 0], gust: { amplitude: [A, 0, 0], period: 5e-324, phase: 90 } }],
+    });
+    await run(w, 10);
+    expect(vel(w, 'b')[0]).toBeCloseTo(A * 0.1, 12);
+  });
 });
 
 describe('quadratic drag', () => {
