@@ -69,9 +69,20 @@ function positionFromMessage(message: string, text: string): number | undefined 
 interface JsonProblem {
   offset: number;
   message: string;
-  /** Valid JSON that means something else than it says (a duplicate key, a number that reads as 0): reported after a successful parse too. */
+  /**
+   * Valid JSON that means something else than it says (a duplicate key, a
+   * number that reads as 0) or that what walks it afterwards cannot (nesting
+   * past MAX_JSON_DEPTH): reported after a successful parse too.
+   */
   duplicate?: boolean;
 }
+
+/**
+ * Deepest nesting of arrays and objects accepted. JSON.parse takes any depth,
+ * but what walks a value afterwards (validation, formatJson) recurses: a
+ * hundred thousand '[' would overflow its stack.
+ */
+export const MAX_JSON_DEPTH = 256;
 
 /** What the scanner expects next. */
 const Expect = {
@@ -222,6 +233,9 @@ function scanJson(text: string): JsonProblem | undefined {
 
     switch (expect) {
       case Expect.Value: {
+        if ((c === 0x7b || c === 0x5b) && stack.length >= MAX_JSON_DEPTH) {
+          return { offset: i, message: `arrays and objects nested more than ${MAX_JSON_DEPTH} deep (no scene or library nests a tenth of that)`, duplicate: true };
+        }
         if (c === 0x7b) {
           stack.push(new Set());
           i++;

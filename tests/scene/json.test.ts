@@ -99,7 +99,12 @@ describe('JSON syntax errors name the file, line and column', () => {
 
   test('deep nesting neither overflows the stack nor throws anything but InputError', () => {
     const deep = '['.repeat(100_000);
-    expect(inputError(() => parseJsonText(deep, 'x.json')).message).toContain('unexpected end of input');
+    expect(inputError(() => parseJsonText(deep, 'x.json')).message).toBe('x.json: line 1, column 257: invalid JSON: arrays and objects nested more than 256 deep (no scene or library nests a tenth of that)');
+    // Valid JSON too (JSON.parse takes it, but formatJson and the validators recurse over the value).
+    const valid = `{"size": ${'['.repeat(100_000)}1${']'.repeat(100_000)}}`;
+    expect(inputError(() => parseJsonText(valid, 'x.json')).message).toBe('x.json: line 1, column 265: arrays and objects nested more than 256 deep (no scene or library nests a tenth of that)');
+    const deepest = `${'['.repeat(256)}1${']'.repeat(256)}`;
+    expect(JSON.parse(formatJson(parseJsonText(deepest, 'x.json')))).toEqual(JSON.parse(deepest));
   });
 
   test('lineColumn counts CRLF line ends as one line break', () => {
