@@ -32,6 +32,7 @@ import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { fileLabel, quote } from '../util/echo.ts';
 import { checkPositionPrecision } from './precision.ts';
+import { describeFsError } from './load.ts';
 
 export interface SceneIo {
   /** Reads a mesh file named by a shape's resolvedPath. */
@@ -348,7 +349,7 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
           // column) names the mesh as the scene wrote it, with that place, like the OBJ parser's.
           if (e instanceof InputError && e.where !== undefined) fail(e);
           // Otherwise the reader's InputError names the path already: say it once, first, like a file name.
-          const why = e instanceof InputError ? bareMessage(e) : `cannot read the mesh file: ${(e as Error).message}`;
+          const why = e instanceof InputError ? bareMessage(e) : describeFsError(e, 'mesh file');
           throw new InputError(`${quote(d.resolvedPath, 200)}: ${why}`, scene.file, where);
         }
         const guess = objTrianglesGuess(text.length);

@@ -39,6 +39,7 @@ async function build(json: Json, files: Record<string, string> = {}): Promise<{ 
     await createWorld(desc, b.query, {
       readText: async (p) => {
         const name = p.replace('/scenes/', '');
+        if (name === 'locked.obj') throw Object.assign(new Error(`EACCES: permission denied, open '${p}'`), { code: 'EACCES' });
         if (!(name in files)) throw new Error(`ENOENT: no such file '${p}'`);
         return files[name]!;
       },
@@ -164,6 +165,11 @@ describe('every shape of the scene is loaded (item 8)', () => {
     const e = await refused(scene({ type: 'box', size: [1, 1, 1] }, {}, { spare: { type: 'mesh', path: 'gone.obj' } }));
     expect(e.where).toBe('shapes.spare.path');
     expect(e.message).toContain('"/scenes/gone.obj": cannot read the mesh file');
+  });
+
+  it('a mesh file that cannot be read for want of permission says so in words, not as the system call', async () => {
+    const e = await refused(scene({ type: 'mesh', path: 'locked.obj' }));
+    expect(e.message).toBe('scene.json: shapes.s.path: "/scenes/locked.obj": cannot read the mesh file (permission denied)');
   });
 
   it('a shape no body uses, whose mesh is open, is reported like a used one', async () => {
