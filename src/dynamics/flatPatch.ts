@@ -8,7 +8,7 @@
  */
 import { J3, applyAngularImpulsePair, applyImpulseAt, kin, pointKinematics, type ImpulseResult, type ImpulseState } from './impulse.ts';
 import { norm3, solveDense } from './math.ts';
-import { octagonScale, spinLimit, torqueLoad } from './patchTorque.ts';
+import { octagonScale, spinFriction, spinLimit, torqueLoad } from './patchTorque.ts';
 
 /** Scratch of applyFlatStick: the 6x6 system (row-major) and its right-hand side / solution. */
 const M6 = new Float64Array(36);
@@ -53,10 +53,12 @@ export function applyFlatStick(
   if (jt > mu * jn) return -1;
   const t1 = Tx * extent[4]! + Ty * extent[5]! + Tz * extent[6]!, t2 = Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
-  if (Math.abs(Tx * nx + Ty * ny + Tz * nz) > spinLimit(mu, jn, extent)) return -1;
+  const tn = Tx * nx + Ty * ny + Tz * nz;
+  if (Math.abs(tn) > spinLimit(mu * jn, extent)) return -1;
   applyFlatImpulse(s, b1, b2);
   out.sticking = true;
   out.jt = jt;
+  out.spin = spinFriction(tn, extent);
   out.torqueLoad = torqueLoad(t1, t2, extent);
   return jn;
 }
@@ -70,7 +72,8 @@ export function applyFlatStick(
  * applied when the patch's running totals with it added stay what a flat
  * face can give: the tangential total (acc[o+1..o+4), world) within
  * mu j_n + spareF, the torque total about e1, e2, N (acc[o+4..o+7)) within
- * the octagon and spin limit of j_n + spareT (applyPatchTorque's bounds).
+ * the octagon of j_n + spareT and the spin limit of mu j_n + spareS
+ * (applyPatchTorque's bounds).
  * Returns -1 when neither is (the caller falls back to the rows one by
  * one), 1 when applied (`out.sticking` set), 0 when there was nothing to
  * do (the patch at rest to within `tol`, m/s and rad/s: round-off).
@@ -80,7 +83,7 @@ export function applyFlatStick(
  */
 export function applyFlatAccumulated(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
-  close: number, mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, tol: number,
+  close: number, mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, spareS: number, tol: number,
   out: ImpulseResult,
 ): number {
   if (!flatSystem(s, b1, b2, at, ao, -close, extent)) return -1;
@@ -96,7 +99,7 @@ export function applyFlatAccumulated(
   if (residual <= tol) return 0;
   M6b.set(M6);
   x6b.set(x6);
-  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, out);
+  if (solveFlat(extent) && acc[o]! + x6[0]! * nx + x6[1]! * ny + x6[2]! * nz > 0) return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, spareS, out);
   // Pressing would pull: let the normal total go to 0 instead.
   M6.set(M6b);
   x6.set(x6b);
@@ -106,13 +109,13 @@ export function applyFlatAccumulated(
   let after = -behind;
   for (let c = 0; c < 6; c++) after += along6[c]! * x6[c]!;
   if (after < -tol) return -1;
-  return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, out);
+  return applyFlatTotals(s, b1, b2, at, ao, mu, extent, acc, o, spareF, spareT, spareS, out);
 }
 
 /** applyFlatAccumulated's bounds on the totals with x6 = (J, T) added; applies it and returns 1 when they hold, else -1. */
 function applyFlatTotals(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, ao: number,
-  mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, out: ImpulseResult,
+  mu: number, extent: Float64Array, acc: Float64Array, o: number, spareF: number, spareT: number, spareS: number, out: ImpulseResult,
 ): number {
   const nx = at[ao + 3]!, ny = at[ao + 4]!, nz = at[ao + 5]!;
   const Jx = x6[0]!, Jy = x6[1]!, Jz = x6[2]!, Tx = x6[3]!, Ty = x6[4]!, Tz = x6[5]!;
@@ -125,7 +128,8 @@ function applyFlatTotals(
   if (norm3(tx, ty, tz) > mu * jn + spareF) return -1;
   const jl = jn + spareT;
   if (jl > 0 ? octagonScale(-t2 / jl, t1 / jl, extent) < 1 : t1 !== 0 || t2 !== 0) return -1;
-  if (Math.abs(tn) > spinLimit(mu, jl, extent)) return -1;
+  // A spin is held by friction (of the cone, and what the passes left of it for spin), not by the normal's offset.
+  if (Math.abs(tn) > spinLimit(mu * jn + spareS, extent)) return -1;
   applyFlatImpulse(s, b1, b2);
   acc[o] = jn;
   acc[o + 1] = tx; acc[o + 2] = ty; acc[o + 3] = tz;

@@ -56,7 +56,8 @@ export interface Material {
  * What an impulse reports besides its return value, into an object the
  * caller owns and passes in (no allocation per call): whether the contact
  * stuck, the size of its tangential (friction) impulse and, for a flat
- * patch solved whole, the normal impulse its torque needed (torqueLoad).
+ * patch solved whole, the normal impulse its torque needed (torqueLoad) and
+ * the friction its spin used (spin: spinFriction).
  * A call writes only the fields its own doc names, and only in the cases
  * that doc names; the others keep what the last call left.
  */
@@ -64,6 +65,7 @@ export interface ImpulseResult {
   sticking: boolean;
   jt: number;
   torqueLoad: number;
+  spin: number;
 }
 
 /** The collision matrix K of the lever arms in `kin` (collisionMatrix). */

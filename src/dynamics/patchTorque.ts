@@ -54,9 +54,19 @@ function slabScale(f: number, v: number, lo: number, hi: number): number {
   return f;
 }
 
-/** The spin (angular impulse about N) a patch pressed with j_n holds: mu j_n times its spin radius (ext[14]: half a face's diagonal). */
-export function spinLimit(mu: number, jn: number, ext: Float64Array): number {
-  return mu * jn * ext[14]!;
+/**
+ * The spin (angular impulse about N) a patch holds with the friction impulse
+ * `friction` (N s; mu j_n, or what is left of it): that times its spin
+ * radius (ext[14]: the flat points' mean distance from the centre).
+ */
+export function spinLimit(friction: number, ext: Float64Array): number {
+  return friction * ext[14]!;
+}
+
+/** The friction impulse (N s) a spin of angular impulse `tn` about N used (spinLimit's inverse; 0 for a patch without a spin radius). */
+export function spinFriction(tn: number, ext: Float64Array): number {
+  const r = ext[14]!;
+  return r > 0 ? Math.abs(tn) / r : 0;
 }
 
 function clamp(x: number, lo: number, hi: number): number {
@@ -71,7 +81,8 @@ function clamp(x: number, lo: number, hi: number): number {
  * impulse s x (j_n N) for any offset s of the face from the centre: about e1
  * (tipping across e2) between j_n lo2 and j_n hi2, about e2 between
  * -j_n hi1 and -j_n lo1 (e1 x e2 = N), and about the normal (spin) up to
- * mu j_n times half the face's diagonal. A face whose extent is nil along a
+ * the friction impulse `friction` (mu j_n, in shock propagation with the
+ * contact passes' spare) times the spin radius r_s. A face whose extent is nil along a
  * direction (an edge, a curved surface) rolls freely that way. Equal and
  * opposite on the two bodies: momentum is kept.
  * extent = [lo1, hi1, lo2, hi2, e1 (3), e2 (3), loA, hiA, loB, hiB, r_s]
@@ -84,7 +95,7 @@ function clamp(x: number, lo: number, hi: number): number {
  * their sum, so alternating this with friction (sequentialSolver.ts) never
  * lets a patch hold more than its face can.
  */
-export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, jn: number, extent: Float64Array, mu: number, acc: Float64Array): void {
+export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number, jn: number, extent: Float64Array, friction: number, acc: Float64Array): void {
   const w = s.angVel, I = s.invInertiaW;
   const nx = at[o + 3]!, ny = at[o + 4]!, nz = at[o + 5]!;
   const wx = w[3 * b1]! - w[3 * b2]!, wy = w[3 * b1 + 1]! - w[3 * b2 + 1]!, wz = w[3 * b1 + 2]! - w[3 * b2 + 2]!;
@@ -99,7 +110,7 @@ export function applyPatchTorque(s: ImpulseState, b1: number, b2: number, at: Fl
   const lo1 = extent[0]!, hi1 = extent[1]!, lo2 = extent[2]!, hi2 = extent[3]!;
   const e1x = extent[4]!, e1y = extent[5]!, e1z = extent[6]!;
   const e2x = extent[7]!, e2y = extent[8]!, e2z = extent[9]!;
-  const spin = spinLimit(mu, jn, extent);
+  const spin = spinLimit(friction, extent);
   let t1 = clamp(acc[0]! + Lx * e1x + Ly * e1y + Lz * e1z, jn * lo2, jn * hi2);
   let t2 = clamp(acc[1]! + Lx * e2x + Ly * e2y + Lz * e2z, -jn * hi1, -jn * lo1);
   // Within the octagon too: the offset of the normal force is s = (-t2, t1) / j_n.

@@ -21,7 +21,7 @@ import type { ContactSet } from './contacts.ts';
 import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
 import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
 import { normalVelocity, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
-import { applyPatchTorque, torqueLoad } from './patchTorque.ts';
+import { applyPatchTorque, spinFriction, torqueLoad } from './patchTorque.ts';
 import { applyPseudoImpulse } from './pseudoImpulse.ts';
 import { applyNormalAccumulated, applyTangentialAccumulated, applyTangentialStick } from './rowImpulse.ts';
 import { grown } from '../util/growable.ts';
@@ -56,8 +56,11 @@ const ACC_FLOATS = 7;
 /**
  * Per pair, what the contact passes of this step gave it (PASS_FLOATS): the
  * normal impulse, the friction impulse (sum of sizes), the normal impulse
- * its patch torques needed (torqueLoad, summed) and the normal impulse as a
- * vector (toward the pair's first body; mainFace). Shock propagation bounds
+ * its patch torques needed (torqueLoad, summed), the normal impulse as a
+ * vector (toward the pair's first body; mainFace) and the friction its
+ * patches' spins used (spinFriction, summed: shock propagation's spin may
+ * spend only the rest, or a flat ring spun down twice as fast as its
+ * friction allows). Shock propagation bounds
  * the friction and torque of a pair's main face by the step's normal impulse,
  * not its own alone: after the contact passes a resting contact barely
  * approaches, so shock propagation's own normal total is a small part of the
@@ -68,7 +71,7 @@ const ACC_FLOATS = 7;
  * passes used from above, so the step's total friction stays inside its
  * cone, and its torque inside the faces' octagons.
  */
-const PASS_FLOATS = 6;
+const PASS_FLOATS = 7;
 /**
  * A support moving faster than this many |g| dt (1 m/s at dt 0.01) is
  * travelling, not resting or jittering (a resting contact's velocity errors
@@ -155,7 +158,7 @@ export class SequentialSolver implements ContactSolver {
   private acc = new Float64Array(0);
   private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
   /** What the last impulse reported (ImpulseResult), passed to every impulse that reports. */
-  private readonly impulse: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0 };
+  private readonly impulse: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0, spin: 0 };
   private readonly state: ImpulseState = {
     centre: new Float64Array(0), vel: new Float64Array(0), angVel: new Float64Array(0),
     invMass: new Float64Array(0), invInertiaW: new Float64Array(0),
@@ -540,7 +543,7 @@ export class SequentialSolver implements ContactSolver {
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
         const fs = applyFlatStick(st, b1, b2, d, o, Math.max(-e * (un + close), 0) - close, m.staticFriction, spread, res);
         if (fs > 0) {
-          if (!useOwn) this.addPassTotals(k, fs, res.jt, res.torqueLoad, b1 === a ? 1 : -1, nx, ny, nz);
+          if (!useOwn) this.addPassTotals(k, fs, res.jt, res.torqueLoad, res.spin, b1 === a ? 1 : -1, nx, ny, nz);
           any = true;
           continue;
         }
@@ -548,7 +551,7 @@ export class SequentialSolver implements ContactSolver {
       const jn = applyContactImpulse(st, b1, b2, d, o, e, m, res, close);
       if (jn === 0) continue;
       any = true;
-      let jt = res.jt, load = 0;
+      let jt = res.jt, load = 0, spin = 0;
       if (flat) {
         // Torque and friction at the centroid interact (the centroid of
         // the samples is rarely the patch's true centre): alternate them
@@ -559,7 +562,7 @@ export class SequentialSolver implements ContactSolver {
         const acc = this.torqueAcc;
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
-          applyPatchTorque(st, b1, b2, d, o, jn, spread, sticking ? m.staticFriction : m.friction, acc);
+          applyPatchTorque(st, b1, b2, d, o, jn, spread, (sticking ? m.staticFriction : m.friction) * jn, acc);
           if (sticking && budget > 0) {
             const t = applyTangentialStick(st, b1, b2, d, o, budget);
             budget -= t;
@@ -567,8 +570,9 @@ export class SequentialSolver implements ContactSolver {
           }
         }
         load = torqueLoad(acc[0]!, acc[1]!, spread);
+        spin = spinFriction(acc[2]!, spread);
       }
-      if (!useOwn) this.addPassTotals(k, jn, jt, load, b1 === a ? 1 : -1, nx, ny, nz);
+      if (!useOwn) this.addPassTotals(k, jn, jt, load, spin, b1 === a ? 1 : -1, nx, ny, nz);
     }
     if (any) {
       ctx.version[a]++;
@@ -610,13 +614,14 @@ export class SequentialSolver implements ContactSolver {
     this.keep(st, a, b);
     // What the contact passes left of the pair's friction cone and torque
     // octagon (PASS_FLOATS), all of it for the pair's main face (mainFace).
-    let spareF = 0, spareD = 0, spareT = 0, main = -1;
+    let spareF = 0, spareD = 0, spareT = 0, spareS = 0, main = -1;
     const po = PASS_FLOATS * k;
     if (po < this.pass.length && this.pass[po]! > 0) {
       // Of the static cone (to stick) and of the dynamic one (to slide).
       spareF = Math.max(0, m.staticFriction * this.pass[po]! - this.pass[po + 1]!);
       spareD = Math.max(0, m.friction * this.pass[po]! - this.pass[po + 1]!);
       spareT = Math.max(0, this.pass[po]! - this.pass[po + 2]!);
+      spareS = Math.max(0, m.friction * this.pass[po]! - this.pass[po + 6]!);
       main = mainFace(pc, cs, a, first, last, this.pass, po);
       // Not on a support that travels (MOVING_SUPPORT).
       if (spareF > 0 && !this.restingSupport(ctx, a, b)) spareF = spareD = 0;
@@ -628,11 +633,11 @@ export class SequentialSolver implements ContactSolver {
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       // A face patch's rows solved together, where the totals stay in bounds.
       const face = pc.flat[q] === PATCH_FLAT;
-      const pF = q === main ? spareF : 0, pD = q === main ? spareD : 0, pT = q === main ? spareT : 0;
+      const pF = q === main ? spareF : 0, pD = q === main ? spareD : 0, pT = q === main ? spareT : 0, pS = q === main ? spareS : 0;
       if (face && m.staticFriction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         const before = acc[s]!;
-        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.staticFriction, spread, acc, s, pF, pT, ROUNDOFF_SPEED, res);
+        const fr = applyFlatAccumulated(st, b1, b2, d, o, close, m.staticFriction, spread, acc, s, pF, pT, pS, ROUNDOFF_SPEED, res);
         if (fr >= 0) {
           if (fr > 0) any = true;
           const dj = acc[s]! - before;
@@ -643,14 +648,14 @@ export class SequentialSolver implements ContactSolver {
       }
       const dj = applyNormalAccumulated(st, b1, b2, d, o, acc, s, close);
       const jn = acc[s]!;
-      if (dj === 0 && jn === 0 && pF === 0 && pT === 0) continue;
+      if (dj === 0 && jn === 0 && pF === 0 && pT === 0 && pS === 0) continue;
       if (dj !== 0) any = true;
       if (jn > 0 && k < this.stopped.length) this.stopped[k] = 1;
       // A flat patch's torque, or a spin patch's spin (PatchBuilder.spinRadius).
       if (pc.flat[q] !== PATCH_POINT) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
         tq[0] = acc[s + 4]!; tq[1] = acc[s + 5]!; tq[2] = acc[s + 6]!;
-        applyPatchTorque(st, b1, b2, d, o, jn + pT, spread, m.friction, tq);
+        applyPatchTorque(st, b1, b2, d, o, jn + pT, spread, m.friction * jn + pS, tq);
         if (tq[0] !== acc[s + 4] || tq[1] !== acc[s + 5] || tq[2] !== acc[s + 6]) any = true;
         acc[s + 4] = tq[0]!; acc[s + 5] = tq[1]!; acc[s + 6] = tq[2]!;
       }
@@ -706,12 +711,13 @@ export class SequentialSolver implements ContactSolver {
     this.pass.fill(0, 0, PASS_FLOATS * n);
   }
 
-  private addPassTotals(k: number, jn: number, jt: number, load: number, sign: number, nx: number, ny: number, nz: number): void {
+  private addPassTotals(k: number, jn: number, jt: number, load: number, spin: number, sign: number, nx: number, ny: number, nz: number): void {
     const o = PASS_FLOATS * k;
     if (o >= this.pass.length) return;
     this.pass[o] += jn;
     this.pass[o + 1] += jt;
     this.pass[o + 2] += load;
+    this.pass[o + 6] += spin;
     const f = sign * jn;
     this.pass[o + 3] += f * nx;
     this.pass[o + 4] += f * ny;

@@ -49,7 +49,7 @@ const P = [0.1, 0, 0.05];
 const TOL = 1e-12;
 
 /** What an applied solve reports (ImpulseResult). */
-const res: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0 };
+const res: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0, spin: 0 };
 
 /** A contact site (impulse.ts): point p, normal +y (out of the floor, body 0). */
 function site(px: number, py: number, pz: number): Float64Array {
@@ -62,7 +62,7 @@ describe('applyFlatAccumulated', () => {
     const acc = new Float64Array(7);
     const ext = faceExtent(P[0]!, P[2]!);
     res.sticking = false;
-    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.8, ext, acc, 0, 0, 0, TOL, res)).toBe(1);
+    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.8, ext, acc, 0, 0, 0, 0, TOL, res)).toBe(1);
     expect(res.sticking).toBe(true);
     for (const x of relative(s, P)) expect(Math.abs(x)).toBeLessThan(1e-12);
     // The totals are the cube's change of momentum (mass 1): normal along y, tangential in x and z.
@@ -73,7 +73,7 @@ describe('applyFlatAccumulated', () => {
     expect(acc[0]).toBeGreaterThan(0);
     expect(Math.hypot(acc[1]!, acc[2]!, acc[3]!)).toBeLessThanOrEqual(0.8 * acc[0]! + 1e-12);
     const again = Float64Array.from(acc);
-    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.8, ext, acc, 0, 0, 0, TOL, res)).toBe(0);
+    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.8, ext, acc, 0, 0, 0, 0, TOL, res)).toBe(0);
     expect(Array.from(acc)).toEqual(Array.from(again));
   });
 
@@ -81,7 +81,7 @@ describe('applyFlatAccumulated', () => {
     const s = cubeOnSupport([0, -0.5, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
     const ext = faceExtent(P[0]!, P[2]!);
-    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0.2, 0.8, ext, acc, 0, 0, 0, TOL, res)).toBe(1);
+    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0.2, 0.8, ext, acc, 0, 0, 0, 0, TOL, res)).toBe(1);
     expect(relative(s, P)[1]).toBeCloseTo(-0.2, 12);
     // No rotation left, so the cube's own fall slowed from 0.5 to 0.2 m/s: 0.3 N s.
     expect(acc[0]).toBeCloseTo(0.3, 12);
@@ -91,7 +91,7 @@ describe('applyFlatAccumulated', () => {
     const s = cubeOnSupport([2, -0.1, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
     const before = Float64Array.from(s.vel);
-    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.3, faceExtent(P[0]!, P[2]!), acc, 0, 0, 0, TOL, res)).toBe(-1);
+    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.3, faceExtent(P[0]!, P[2]!), acc, 0, 0, 0, 0, TOL, res)).toBe(-1);
     expect(Array.from(s.vel)).toEqual(Array.from(before));
     expect(Array.from(acc)).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
@@ -100,14 +100,14 @@ describe('applyFlatAccumulated', () => {
     // Fast tipping, little weight on the face: the torque needs an offset beyond the face's edge.
     const s = cubeOnSupport([0, -0.01, 0], [0, 0, 20]);
     const acc = new Float64Array(7);
-    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 10, faceExtent(0, 0), acc, 0, 0, 0, TOL, res)).toBe(-1);
+    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 10, faceExtent(0, 0), acc, 0, 0, 0, 0, TOL, res)).toBe(-1);
   });
 
   it('lets a face that would have to pull go (normal total 0) and stops its slide with the spare friction', () => {
     const s = cubeOnSupport([0.2, 0.3, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
-    // The contact passes left 1 N s of friction and of torque load to spare.
-    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 1, 1, TOL, res)).toBe(1);
+    // The contact passes left 1 N s of friction, of torque load and of spin friction to spare.
+    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 1, 1, 1, TOL, res)).toBe(1);
     expect(acc[0]).toBe(0);
     const u = relative(s, [0, 0, 0]);
     expect(Math.abs(u[0]!)).toBeLessThan(1e-12);
@@ -119,6 +119,6 @@ describe('applyFlatAccumulated', () => {
   it('without spare friction, a separating face that slides is left to the rows one by one', () => {
     const s = cubeOnSupport([0.2, 0.3, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
-    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 0, 0, TOL, res)).toBe(-1);
+    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 0, 0, 0, TOL, res)).toBe(-1);
   });
 });
