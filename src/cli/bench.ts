@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
-import { applySolverFlag, extractParams, loadSceneArg, threadsFlag } from './sceneArgs.ts';
+import { applySolverFlag, extractParams, loadSceneArgWithSources, sceneInputs, threadsFlag } from './sceneArgs.ts';
+import type { SceneDesc } from '../scene/types.ts';
 import { InputError } from '../errors.ts';
 import { OutputFile } from './output.ts';
 import { terminalSafe } from '../util/echo.ts';
@@ -122,10 +123,12 @@ export const benchCommand: Command = {
     // The output file is opened (a temporary beside it) before the benchmark
     // runs, so a path that cannot be written fails at once, not after minutes
     // of steps; it replaces the target only once the results are complete.
-    const file = args.positionals[0];
-    const sink = out !== undefined ? await OutputFile.open(out, file !== undefined ? [{ path: file, what: 'the scene file' }] : []) : null;
+    // The scene is loaded first (cheap: no bake), so that the output may not
+    // be any file it reads: the scene, its meshes, the libraries it includes.
+    const loaded = args.flags.has('sdf') ? null : await benchScene(args, params);
+    const sink = out !== undefined ? await OutputFile.open(out, loaded?.inputs ?? []) : null;
     try {
-      const result = await measure(args, params, backends, json, repeats);
+      const result = await measure(args, loaded, backends, json, repeats);
       // JSON.stringify escapes C0 controls; terminalSafe the rest (bidi marks) as \uXXXX, line breaks kept: still valid JSON.
       if (json) process.stdout.write(terminalSafe(JSON.stringify(result, null, 2), Infinity) + '\n');
       if (sink) {
@@ -139,10 +142,47 @@ export const benchCommand: Command = {
   },
 };
 
-/** The benchmark the arguments ask for (an SDF bake or a scene's steps), its table printed unless --json. */
-async function measure(args: ParsedArgs, params: Record<string, number>, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
+/** The scene a scene benchmark runs (a file, or a built-in with its parameters), and the files it reads. */
+interface BenchScene {
+  scene: SceneDesc;
+  builtin: string | undefined;
+  params: Record<string, number>;
+  inputs: { path: string; what: string }[];
+}
+
+async function benchScene(args: ParsedArgs, params: Record<string, number>): Promise<BenchScene> {
+  let builtin = stringFlag(args, 'builtin');
+  const file = args.positionals[0];
+  if (!file && !builtin) builtin = 'rings';
+  const p = { ...params };
+  const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
+  if (bodies !== undefined) {
+    if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
+    const info = listBuiltins().find((b) => b.name === builtin);
+    // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
+    if (info && info.count === undefined) {
+      const ps = info.params.map((q) => q.name).join(', ');
+      throw new InputError(
+        `scene "${builtin}" has no body-count parameter, so --bodies cannot apply (its parameters: ${ps || 'none'}; set them with --param name=value)`,
+        undefined,
+        '--bodies',
+      );
+    }
+    if (info?.count !== undefined) {
+      if (Object.hasOwn(p, info.count)) {
+        throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
+      }
+      p[info.count] = bodies;
+    }
+  }
+  const loaded = await loadSceneArgWithSources(file, builtin, p);
+  return { scene: loaded.scene, builtin, params: p, inputs: sceneInputs(loaded.scene, file, loaded.libraries) };
+}
+
+/** The benchmark the arguments ask for (an SDF bake, or the steps of `loaded`), its table printed unless --json. */
+async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
   let result: unknown;
-  if (args.flags.has('sdf')) {
+  if (loaded === null) {
     if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
     if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
     if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
@@ -153,31 +193,7 @@ async function measure(args: ParsedArgs, params: Record<string, number>, backend
     });
     result = await sdfBench(backends, cells, repeats, json);
   } else {
-    let builtin = stringFlag(args, 'builtin');
-    const file = args.positionals[0];
-    if (!file && !builtin) builtin = 'rings';
-    const p = { ...params };
-    const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
-    if (bodies !== undefined) {
-      if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
-      const info = listBuiltins().find((b) => b.name === builtin);
-      // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
-      if (info && info.count === undefined) {
-        const ps = info.params.map((q) => q.name).join(', ');
-        throw new InputError(
-          `scene "${builtin}" has no body-count parameter, so --bodies cannot apply (its parameters: ${ps || 'none'}; set them with --param name=value)`,
-          undefined,
-          '--bodies',
-        );
-      }
-      if (info?.count !== undefined) {
-        if (Object.hasOwn(p, info.count)) {
-          throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
-        }
-        p[info.count] = bodies;
-      }
-    }
-    const scene = await loadSceneArg(file, builtin, p);
+    const { scene, builtin, params: p } = loaded;
     applySolverFlag(args, scene);
     const steps = intFlag(args, 'steps', DEFAULT_BENCH_STEPS, 1, 1_000_000);
     const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;

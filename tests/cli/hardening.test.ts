@@ -91,6 +91,9 @@ describe('output never loses data', () => {
     writeFileSync(withMesh, scene([ground, { name: 'c', shape: 'c' }], { floor: { type: 'plane' }, c: { type: 'mesh', path: 'cube.obj' } }));
     expectBadInput(stackfield(['run', withMesh, '--out', join(dir, 'cube.obj')]), 'is the mesh file of shapes.c');
     expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--out', join(dir, 'cube.obj')]), 'is the mesh file');
+    // bench too: it had checked the scene file alone, and wrote its results over the mesh.
+    expectBadInput(stackfield(['bench', withMesh, '--steps', '1', '--out', join(dir, 'cube.obj')]), 'is the mesh file of shapes.c');
+    expectBadInput(stackfield(['bench', good, '--steps', '1', '--out', good]), 'is the scene file');
     expect(readFileSync(join(dir, 'cube.obj'), 'utf8')).toBe(CUBE_OBJ);
     noTemps();
   });
