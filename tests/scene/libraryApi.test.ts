@@ -13,6 +13,22 @@ import type { BackendKind } from '../../src/collision/query.ts';
 const tower = async () => createWorld(await loadScene(builtinScene('tower', { height: 3 })));
 
 describe('the library entry point', () => {
+  it('steps asked for before the last one finished run one after another, as if each were awaited', async () => {
+    const scene = await loadScene(builtinScene('pile', { count: 12 }));
+    const [queued, awaited] = [await createWorld(scene), await createWorld(scene)];
+    try {
+      const calls: Promise<void>[] = [];
+      for (let k = 0; k < 60; k++) calls.push(queued.step());
+      await Promise.all(calls);
+      for (let k = 0; k < 60; k++) await awaited.step();
+      expect(Array.from(queued.bodies.pos)).toEqual(Array.from(awaited.bodies.pos));
+      expect(queued.bodies.pos.every(Number.isFinite)).toBe(true);
+    } finally {
+      destroyWorld(queued);
+      destroyWorld(awaited);
+    }
+  });
+
   it('refuses a backend name other than cpu and gpu, before building anything', async () => {
     await expect(createBackend('tpu' as BackendKind)).rejects.toThrow(new InputError('expected "cpu" or "gpu", got "tpu"', undefined, 'backend'));
     await expect(createWorld(await loadScene(builtinScene('tower', { height: 1 })), { backend: 'GPU' as BackendKind })).rejects.toThrow(/expected "cpu" or "gpu", got "GPU"/);
