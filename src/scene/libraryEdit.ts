@@ -66,8 +66,9 @@ export function removeRecord(lib: JsonObject, kind: RecordKind, name: string, fi
   if (!has(old, name)) {
     throw new InputError(unknownName(KIND_WORD[kind], name, Object.keys(old)), file, childPath(key, name));
   }
-  const rest: JsonObject = {};
-  for (const [k, v] of Object.entries(old)) if (k !== name) rest[k] = v;
+  // Own properties made as data (fromEntries), not assigned: `rest["__proto__"] = v`
+  // would set the prototype and drop a record of that name.
+  const rest: JsonObject = Object.fromEntries(Object.entries(old).filter(([k]) => k !== name));
   const out: JsonObject = { ...lib };
   if (Object.keys(rest).length > 0) out[key] = rest;
   else delete out[key];

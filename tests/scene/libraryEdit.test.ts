@@ -26,6 +26,13 @@ describe('library records', () => {
     expect(lib.robots.walker).toBeDefined();
   });
 
+  it('keeps a record named "__proto__" when another is removed (JSON names are plain keys)', () => {
+    const lib = JSON.parse('{"format": "stackfield-library/1", "shapes": {"a": {"type": "box"}, "__proto__": {"type": "sphere"}, "b": {"type": "box"}}}');
+    const out = removeRecord(lib, 'shape', 'b', 'l.json');
+    expect(Object.keys(out['shapes'] as object)).toEqual(['a', '__proto__']);
+    expect(JSON.stringify(out)).toBe('{"format":"stackfield-library/1","shapes":{"a":{"type":"box"},"__proto__":{"type":"sphere"}}}');
+  });
+
   it('reads record kinds, singular or plural', () => {
     expect(['shape', 'materials', 'bodies', 'robot'].map(readRecordKind)).toEqual(['shape', 'material', 'body', 'robot']);
     expect(() => readRecordKind('template')).toThrow('unknown record kind "template"');
