@@ -34,6 +34,7 @@ import type { BuildLimits } from './scene/shapeBuild.ts';
 import { checkMeshFiles, loadSceneFile } from './scene/load.ts';
 import type { Quat, SceneDesc } from './scene/types.ts';
 import { validateScene } from './scene/validate.ts';
+import { describeValue } from './scene/reader.ts';
 import { gridLayout, type SdfGrid } from './sdf/grid.ts';
 import { validateMesh } from './geometry/validate.ts';
 import { meshBounds } from './geometry/mesh.ts';
@@ -69,6 +70,22 @@ export async function loadScene(source: string | object): Promise<SceneDesc> {
   return scene;
 }
 
+/**
+ * createWorld's argument must be what loadScene returns (checked, defaults
+ * filled, paths resolved), not the scene JSON or a path: from plain
+ * JavaScript those got "Cannot read properties of undefined".
+ */
+function checkLoadedScene(scene: unknown): asserts scene is SceneDesc {
+  const s = scene as Partial<Record<keyof SceneDesc, unknown>> | null;
+  const loaded = s !== null && typeof s === 'object' && typeof s.file === 'string' && Array.isArray(s.bodies) &&
+    Array.isArray(s.joints) && Array.isArray(s.motors) && s.shapes !== null && typeof s.shapes === 'object' && s.solver !== null && typeof s.solver === 'object';
+  if (loaded) return;
+  const got = typeof scene === 'string' ? `the string ${quote(scene, 80)} (a path? loadScene reads it)`
+    : s !== null && typeof s === 'object' && 'format' in s ? 'scene JSON (loadScene checks it and fills its defaults)'
+    : describeValue(scene);
+  throw new InputError(`expected the scene loadScene returns, as in createWorld(await loadScene(json or path)); got ${got}`, undefined, 'createWorld');
+}
+
 export interface CreateWorldOptions {
   /** Query backend and baker (default "cpu"). */
   backend?: BackendKind;
@@ -85,6 +102,7 @@ export interface CreateWorldOptions {
  * backend: {@link destroyWorld} releases it.
  */
 export async function createWorld(scene: SceneDesc, options: CreateWorldOptions = {}): Promise<World> {
+  checkLoadedScene(scene);
   const backend = await createBackend(options.backend ?? 'cpu');
   try {
     return await buildWorld(scene, backend.query, {

@@ -13,6 +13,14 @@ import type { BackendKind } from '../../src/collision/query.ts';
 const tower = async () => createWorld(await loadScene(builtinScene('tower', { height: 3 })));
 
 describe('the library entry point', () => {
+  it('createWorld given anything but what loadScene returns says what to pass', async () => {
+    const json = builtinScene('tower', { height: 1 });
+    const expected = (got: string) => `createWorld: expected the scene loadScene returns, as in createWorld(await loadScene(json or path)); got ${got}`;
+    await expect(createWorld(json as never)).rejects.toThrow(expected('scene JSON (loadScene checks it and fills its defaults)'));
+    await expect(createWorld('scene.json' as never)).rejects.toThrow(expected('the string "scene.json" (a path? loadScene reads it)'));
+    for (const bad of [null, undefined, {}, 42]) await expect(createWorld(bad as never)).rejects.toBeInstanceOf(InputError);
+  });
+
   it('steps asked for before the last one finished run one after another, as if each were awaited', async () => {
     const scene = await loadScene(builtinScene('pile', { count: 12 }));
     const [queued, awaited] = [await createWorld(scene), await createWorld(scene)];
