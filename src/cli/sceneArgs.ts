@@ -33,6 +33,9 @@ export async function threadsFlag(args: ParsedArgs): Promise<number> {
 }
 
 /** Collects repeated --param k=v flags (parseArgs keeps only the last). */
+/** A decimal number as --param takes it: digits, a point, an exponent; no hex, binary, blanks or words. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 export function extractParams(argv: string[]): { rest: string[]; params: Record<string, number> } {
   const rest: string[] = [];
   const params: Record<string, number> = {};
@@ -46,9 +49,10 @@ export function extractParams(argv: string[]): { rest: string[]; params: Record<
       continue;
     }
     const m = v === undefined ? null : /^([A-Za-z_][\w-]*)=(.+)$/.exec(v);
-    const num = m ? Number(m[2]) : NaN;
+    // A decimal number (Number() alone also reads "0x10", "0b11" and " " as numbers).
+    const num = m && DECIMAL.test(m[2]!) ? Number(m[2]) : NaN;
     if (!m || !Number.isFinite(num)) {
-      throw new InputError(`--param expects name=number, got ${quote(v ?? '')}`, undefined, 'command line');
+      throw new InputError(`--param expects name=number (a decimal number such as 20, 0.5 or 1e-3), got ${quote(v ?? '')}`, undefined, 'command line');
     }
     // A number too close to 0 for a double reads as 0, and the range message then showed 0.
     if (num === 0 && /[1-9]/.test(m[2]!.replace(/[eE].*$/, ''))) {
