@@ -299,7 +299,10 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
  * the overlap is shallower than about half the thinner body: two equal
  * 0.5 m cubes started 2 or 6 cm apart were pushed into one another, to 1 cm
  * apart, with no penetration to report, and 10 cm apart they stuck 63 mm
- * deep. Pairs that never collide
+ * deep. A body whose centre lies outside its own solid (a ring's, in its
+ * hole) must also have its surface cross the other's (a sample more than a
+ * cell inside): two rings linked like a chain's each have their centre on
+ * the other's tube while their solids are apart. Pairs that never collide
  * (two static bodies; joined bodies unless the joint says "collide") and
  * the exact copies warnCoincident names are left out.
  */
@@ -316,6 +319,25 @@ function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => v
     const x = R[0]! * dx + R[3]! * dy + R[6]! * dz, y = R[1]! * dx + R[4]! * dy + R[7]! * dz, z = R[2]! * dx + R[5]! * dy + R[8]! * dz;
     return -sampleSdf(g, x, y, z) - g.cellSize;
   };
+  const Ri = new Float64Array(9);
+  // Whether a sample of body i's surface lies more than a cell inside body j:
+  // a ring's centre lies in its hole, and two rings linked like a chain's
+  // each have their centre on the other's tube while their solids are apart.
+  const surfaceIn = (i: number, j: number): boolean => {
+    const g = world.shapes[B.shape[j]!]!.sdf!;
+    const pts = world.shapes[B.shape[i]!]!.samples.points;
+    quatToMat3(B.quat, 4 * i, Ri);
+    quatToMat3(B.quat, 4 * j, R);
+    const ox = B.pos[3 * i]! - B.pos[3 * j]!, oy = B.pos[3 * i + 1]! - B.pos[3 * j + 1]!, oz = B.pos[3 * i + 2]! - B.pos[3 * j + 2]!;
+    for (let k = 0; k + 3 < pts.length; k += 4) {
+      const px = pts[k]!, py = pts[k + 1]!, pz = pts[k + 2]!;
+      const dx = Ri[0]! * px + Ri[1]! * py + Ri[2]! * pz + ox, dy = Ri[3]! * px + Ri[4]! * py + Ri[5]! * pz + oy, dz = Ri[6]! * px + Ri[7]! * py + Ri[8]! * pz + oz;
+      const x = R[0]! * dx + R[3]! * dy + R[6]! * dz, y = R[1]! * dx + R[4]! * dy + R[7]! * dz, z = R[2]! * dx + R[5]! * dy + R[8]! * dz;
+      if (sampleSdf(g, x, y, z) < -g.cellSize) return true;
+    }
+    return false;
+  };
+  const ownCentreInside = (i: number): boolean => sampleSdf(world.shapes[B.shape[i]!]!.sdf!, 0, 0, 0) < 0;
   let told = 0;
   forEachSphereOverlap(world, (a, b) => {
     if (B.isStatic[a] && B.isStatic[b]) return true;
@@ -324,6 +346,9 @@ function warnDeepOverlaps(scene: SceneDesc, world: World, warn: (m: string) => v
     if (startKey(da) === startKey(db)) return true;
     const inB = depthIn(a, b), inA = depthIn(b, a);
     if (!(inB > 0 && inA > 0)) return true;
+    // A centre outside its own solid (a ring's, in its hole) says nothing of overlap: then the surfaces must cross.
+    const ownCentres = ownCentreInside(a) && ownCentreInside(b);
+    if (!ownCentres && !(surfaceIn(a, b) || surfaceIn(b, a))) return true;
     told++;
     warn(
       `${fileLabel(scene.file)}: bodies[${b}] (${quote(db.name)}) starts deep inside bodies[${a}] (${quote(da.name)}): each one's centre of mass lies inside the other ` +

@@ -216,6 +216,19 @@ describe('every shape of the scene is loaded (item 8)', () => {
     expect((await build(pair(0.3, { collide: true }))).warnings.filter((w) => w.includes('deep inside'))).toHaveLength(1);
   });
 
+  it('two rings linked like a chain (each centre on the other\'s tube, solids apart) get no warning; a ring through a cube does', async () => {
+    const ring = { type: 'torus', majorRadius: 0.5, minorRadius: 0.1, segments: [24, 8], sdf: { cells: 48 } };
+    const linked = scene(ring) as { bodies: Json[] };
+    linked.bodies.push({ name: 'twin', shape: 's', position: [0.5, 2, 0], rotation: { axis: [1, 0, 0], degrees: 90 } });
+    expect((await build(linked)).warnings).toEqual([]);
+    // The cube's centre on the ring's tube, the ring's centre inside the cube, the tube through the cube.
+    const through = scene(ring, {}, { cube: { type: 'box', size: [1.2, 1.2, 1.2] } }) as { bodies: Json[] };
+    through.bodies.push({ name: 'cube', shape: 'cube', position: [0.5, 2, 0] });
+    const told = (await build(through)).warnings;
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain('bodies[2] ("cube") starts deep inside bodies[1] ("thing")');
+  });
+
   it('the deep-overlap check finds the same overlapping pairs as all pairs would, in order, with sizes 1 to 40 times apart', async () => {
     // 300 small, 30 middling and 3 large boxes at random (a fixed sequence),
     // many overlapping; candidates come from a hash grid, large bodies
