@@ -99,8 +99,9 @@ export class PatchBuilder {
    * along e1 and e2 alone, when they are the square's diagonals, reaches
    * 1.41 times too far toward its edges. spread[14]: the radius r_s the
    * patch's friction acts at against a spin about its normal (it holds
-   * mu j_n r_s): half the face's diagonal, or for a spin-only patch the
-   * mean distance of its points from the centre.
+   * mu j_n r_s): a face's, flatSpinRadius against a static body and half
+   * the face's diagonal between moving ones; a spin-only patch's, the mean
+   * distance of its points from the centre.
    */
   readonly spread = new Float64Array(SPREAD_FLOATS);
   private readonly basis = new Float64Array(6);
