@@ -318,6 +318,17 @@ describe('soft bodies that only fail once built', () => {
     await expect(buildScene(scene)).rejects.toThrow(/^scene\.json: softBodies\[0\]\.pins\[0\]: the anchor \(world \[0, 3\.5, 0\]\) is 2\.\d+ m from the nearest particle of soft body "blob"; put it on the soft body or give a "radius" that reaches it$/);
   });
 
+  it('name the body whose mass (given, or from its density) lies outside what the solver computes with', async () => {
+    const s = baseScene();
+    delete s['softBodies'][0]['pins'];
+    s['softBodies'][1]['mass'] = 1e300;
+    await expect(buildScene(validateScene(s, 'scene.json'))).rejects.toThrow('scene.json: softBodies[1] ("cross"): mass 1e300 kg (from "mass") is outside the range the solver computes with (1e-100 to 1e100 kg)');
+    const d = baseScene();
+    delete d['softBodies'][0]['pins'];
+    d['softBodies'][0]['density'] = 1e300;
+    await expect(buildScene(validateScene(d, 'scene.json'))).rejects.toThrow(/^scene\.json: softBodies\[0\] \("blob"\): mass 1\.\d+e299 kg \(from "density" 1e300 kg\/m\^3 x volume 0\.1\d* m\^3\) is outside the range/);
+  });
+
   it('name the construction whose resolution is too coarse', async () => {
     const s = baseScene();
     s['shapes']['ring'] = { type: 'torus', majorRadius: 1, minorRadius: 0.02 };
