@@ -28,6 +28,21 @@ function intAtLeast(name: string, v: number, min: number): void {
   if (!(Number.isInteger(v) && v >= min)) throw new RangeError(`${name} must be an integer >= ${min}, got ${v}`);
 }
 
+/** The most triangles a procedural shape may have (a scene's shapes are held to BUILD_LIMITS, 1e6 by default, long before). */
+export const MAX_PROCEDURAL_TRIANGLES = 20_000_000;
+
+/**
+ * Refuses a tessellation of about `count` triangles beyond
+ * MAX_PROCEDURAL_TRIANGLES, before anything is allocated: called from the
+ * library, sphereMesh(1, 20000, 20000) ran for minutes and a cylinder of 1e9
+ * bands failed with "Invalid typed array length".
+ */
+function triangleBudget(what: string, count: number): void {
+  if (!(count <= MAX_PROCEDURAL_TRIANGLES)) {
+    throw new RangeError(`${what} would have about ${count.toExponential(2).replace('e+', 'e')} triangles, more than the ${MAX_PROCEDURAL_TRIANGLES.toExponential(0).replace('e+', 'e')} a procedural shape may have; use fewer segments`);
+  }
+}
+
 // ---------------------------------------------------------------------- box
 
 /** Axis-aligned box with full extents `size`: 8 vertices, 12 triangles. */
@@ -201,6 +216,7 @@ export function revolveMesh(profile: [number, number][], segments = 24): TriMesh
   intAtLeast('revolve segments', segments, 3);
   const n = profile.length;
   if (n < 3) throw new RangeError(`revolve profile needs at least 3 points (axis, rim, axis), got ${n}`);
+  triangleBudget('the revolved shape', 2 * segments * n);
   const r = new Float64Array(n);
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -244,6 +260,7 @@ export function sphereMesh(radius: number, around = 16, rings = 12): TriMesh {
   positive('sphere radius', radius);
   intAtLeast('sphere segments around', around, 3);
   intAtLeast('sphere rings', rings, 2);
+  triangleBudget('the sphere', 2 * around * rings);
   const r = new Float64Array(rings + 1);
   const y = new Float64Array(rings + 1);
   for (let k = 0; k <= rings; k++) {
@@ -272,6 +289,7 @@ export function cylinderMesh(radius: number, height: number, segments = 16, band
   positive('cylinder height', height);
   intAtLeast('cylinder segments', segments, 3);
   intAtLeast('cylinder bands', bands, 1);
+  triangleBudget('the cylinder', 2 * segments * (bands + 2));
   const n = bands + 3;
   const r = new Float64Array(n);
   const y = new Float64Array(n);
@@ -295,6 +313,7 @@ export function capsuleMesh(radius: number, height: number, around = 16, rings =
   positive('capsule height', height);
   intAtLeast('capsule segments around', around, 3);
   intAtLeast('capsule rings', rings, 1);
+  triangleBudget('the capsule', 2 * around * (2 * rings + 2));
   if (height < 2 * radius) throw new RangeError(`capsule height (${height}) must be at least 2 * radius (${2 * radius})`);
   // With no cylinder part the two equators coincide; keep one, or its band
   // would be a ring of zero-area triangles.
@@ -325,6 +344,7 @@ export function torusMesh(majorRadius: number, minorRadius: number, around = 24,
   positive('torus minorRadius', minorRadius);
   intAtLeast('torus segments around', around, 3);
   intAtLeast('torus tube segments', tube, 3);
+  triangleBudget('the torus', 2 * around * tube);
   if (minorRadius >= majorRadius) {
     throw new RangeError(`torus minorRadius (${minorRadius}) must be smaller than majorRadius (${majorRadius}), or the tube self-intersects`);
   }

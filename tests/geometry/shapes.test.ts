@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { meshBounds, signedVolume, type TriMesh, type Vec3 } from '../../src/geometry/mesh.ts';
 import {
   boneProfile, boxMesh, capsuleMesh, cupProfile, cylinderMesh, dominoPolygon, extrudeMesh,
-  lBlockPolygon, planeQuadMesh, revolveMesh, sphereMesh, starPolygon, torusMesh,
+  lBlockPolygon, MAX_PROCEDURAL_TRIANGLES, planeQuadMesh, revolveMesh, sphereMesh, starPolygon, torusMesh,
 } from '../../src/geometry/shapes.ts';
 import { validateMesh } from '../../src/geometry/validate.ts';
 
@@ -368,5 +368,19 @@ describe('invalid parameters throw RangeError', () => {
     ['plane with zero size', () => planeQuadMesh([0, 1, 0], 0)],
   ] as [string, () => unknown][])('%s', (_what, fn) => {
     expect(fn).toThrow(RangeError);
+  });
+});
+
+describe('procedural shapes too fine to build', () => {
+  it('are refused at once, before anything is allocated, naming the triangle count', () => {
+    const t = performance.now();
+    expect(() => sphereMesh(1, 20000, 20000)).toThrow('the sphere would have about 8.00e8 triangles, more than the 2e7 a procedural shape may have; use fewer segments');
+    expect(() => cylinderMesh(1, 1, 3, 1e9)).toThrow('the cylinder would have about 6.00e9 triangles');
+    expect(() => torusMesh(1, 0.2, 1e8, 1e8)).toThrow('the torus would have about 2.00e16 triangles');
+    expect(() => capsuleMesh(1, 3, 1e5, 1e5)).toThrow('the capsule would have about 4.00e10 triangles');
+    expect(() => revolveMesh([[0, 0], [1, 0], [1, 1], [0, 1]], 1e7)).toThrow('the revolved shape would have about 8.00e7 triangles');
+    expect(performance.now() - t).toBeLessThan(1000);
+    // The finest a scene may ask for (1024 x 1024 segments) is well within.
+    expect(sphereMesh(1, 1024, 1024).indices.length / 3).toBeLessThanOrEqual(MAX_PROCEDURAL_TRIANGLES);
   });
 });
