@@ -236,6 +236,8 @@ export class OutputFile {
    */
   static async open(target: string, inputs: readonly { path: string; what: string }[], flag = '--out'): Promise<OutputFile> {
     if (target === '') throw new InputError('expected a file name, got an empty string', undefined, flag);
+    // Many commands read "-" as standard output; here it was a file named "-" in the working directory.
+    if (target === '-') throw new InputError('expected a file name, got "-" (standard output is where run writes without --out; or give /dev/stdout)', undefined, flag);
     await refuseInputAsOutput(target, inputs, flag);
     const st = await stat(target).catch(() => null);
     if (st?.isDirectory()) throw new InputError(`cannot write ${quote(target, 200)}: it is a directory`, undefined, flag);

@@ -91,6 +91,8 @@ describe('output never loses data', () => {
     writeFileSync(withMesh, scene([ground, { name: 'c', shape: 'c' }], { floor: { type: 'plane' }, c: { type: 'mesh', path: 'cube.obj' } }));
     expectBadInput(stackfield(['run', withMesh, '--out', join(dir, 'cube.obj')]), 'is the mesh file of shapes.c');
     expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--out', join(dir, 'cube.obj')]), 'is the mesh file');
+    // "-" is not a file named "-" (many tools read it as standard output).
+    expectBadInput(stackfield(['run', good, '--steps', '1', '--out', '-']), '--out: expected a file name, got "-" (standard output is where run writes without --out; or give /dev/stdout)');
     // bench too: it had checked the scene file alone, and wrote its results over the mesh.
     expectBadInput(stackfield(['bench', withMesh, '--steps', '1', '--out', join(dir, 'cube.obj')]), 'is the mesh file of shapes.c');
     expectBadInput(stackfield(['bench', good, '--steps', '1', '--out', good]), 'is the scene file');
