@@ -47,8 +47,8 @@ export function describeValue(v: unknown): string {
     case 'string':
       return quote(v, 40);
     case 'number':
-      // JSON has no infinity, but JSON.parse turns 1e999 into one.
-      return Number.isFinite(v) ? String(v) : `${v} (the number is too large for a 64-bit float)`;
+      // JSON has no infinity, but JSON.parse turns 1e999 into one; NaN comes only from code (the library).
+      return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN (not a number)' : `${v} (the number is too large for a 64-bit float)`;
     case 'boolean':
       return String(v);
     case 'object':

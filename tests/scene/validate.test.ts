@@ -324,6 +324,8 @@ describe('types and ranges', () => {
     );
     expect(e.where).toBe('gravity[1]');
     expect(e.message).toContain('expected a finite number, got -Infinity (the number is too large for a 64-bit float)');
+    // A NaN (only code can pass one: the library) is not called too large.
+    expectError((s) => (s['bodies'][1].position = [0, NaN, 0]), 'bodies[1].position[1]', 'got NaN (not a number)');
   });
 
   test('a vector of the wrong length or with a non-number entry', () => {
