@@ -51,7 +51,7 @@ export class MotorHandle {
    * holds the joint; a body motor with 0 does nothing (the seed's motor).
    */
   setSpeed(speed: number): this {
-    if (!Number.isFinite(speed)) throw new RangeError(`motor ${JSON.stringify(this.name)}: setSpeed expects a finite number, got ${speed}`);
+    if (!Number.isFinite(speed)) throw new RangeError(`motor ${JSON.stringify(this.name)}: setSpeed expects a finite number, got ${typeof speed === 'string' ? JSON.stringify(speed) : String(speed)}`);
     this.set.setSpeed(this.index, speed);
     this.wake();
     return this;

@@ -9,6 +9,7 @@
  */
 import { quote } from '../util/echo.ts';
 import { didYouMean } from '../util/suggest.ts';
+import { describeValue } from './reader.ts';
 import type { Builtin, BuiltinInfo } from './sceneKit.ts';
 import { rigidBuiltins } from './rigidScenes.ts';
 import { jointBuiltins } from './jointScenes.ts';
@@ -34,10 +35,13 @@ export function builtinScene(name: string, params: Record<string, number> = {}):
   const p: Record<string, number> = {};
   for (const d of b.params) {
     const v = params[d.name] ?? d.default;
-    if (!Number.isFinite(v) || v < d.min || v > d.max) {
-      throw new RangeError(`parameter ${d.name} of scene "${name}" must be in [${d.min}, ${d.max}], got ${v}`);
+    const count = d.step !== undefined && d.step >= 1;
+    // (A string from plain JavaScript is named as one: "5" had read "got 5". A count takes an integer, as on the command line.)
+    // (A slider's value a rounding off a whole number still counts as that number.)
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < d.min || v > d.max || (count && Math.abs(v - Math.round(v)) > 1e-9)) {
+      throw new RangeError(`parameter ${d.name} of scene "${name}" must be ${count ? 'an integer' : 'a number'} in [${d.min}, ${d.max}], got ${describeValue(v)}`);
     }
-    p[d.name] = d.step !== undefined && d.step >= 1 ? Math.round(v) : v;
+    p[d.name] = count ? Math.round(v) : v;
   }
   for (const k of Object.keys(params)) {
     if (!b.params.some((d) => d.name === k)) {

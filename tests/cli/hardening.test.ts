@@ -672,7 +672,7 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
   it('an option\'s bad value is a command-line error like every other, and a number that reads as 0 is named as typed', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--backend', 'tpu']), 'command line: --backend: expected "cpu" or "gpu", got "tpu"');
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e-400']), 'command line: --param size: "1e-400" is too close to 0 for a double (it reads as 0)');
-    expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e3']), 'command line: --builtin: parameter size of scene "tower" must be in [0.001, 100], got 1000');
+    expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e3']), 'command line: --builtin: parameter size of scene "tower" must be a number in [0.001, 100], got 1000');
     // A parameter is a decimal number: Number() alone read "0x10" as 16, "0b11" as 3 and a blank as 0.
     for (const v of ['0x10', '0b11', ' ', 'Infinity']) {
       expectBadInput(stackfield(['run', '--builtin', 'rings', '--param', `rings=${v}`, '--dump']), `--param expects name=number (a decimal number such as 20, 0.5 or 1e-3), got "rings=${v}"`);

@@ -21,3 +21,13 @@ describe('builtinScene through the API', () => {
     }
   });
 });
+
+describe('builtinScene called from plain JavaScript', () => {
+  it('names a string given for a number as a string, and refuses a count that is not whole', () => {
+    expect(() => builtinScene('rings', { rings: '5' as unknown as number })).toThrow('parameter rings of scene "rings" must be an integer in [1, 2000], got "5"');
+    expect(() => builtinScene('rings', { rings: 2.5 })).toThrow('parameter rings of scene "rings" must be an integer in [1, 2000], got 2.5');
+    expect(() => builtinScene('tower', { size: NaN })).toThrow('parameter size of scene "tower" must be a number in [0.001, 100], got NaN (not a number)');
+    // A slider's rounding off a whole number still counts as that number.
+    expect(JSON.stringify(builtinScene('rings', { rings: 20 + 1e-12 }))).toBe(JSON.stringify(builtinScene('rings', { rings: 20 })));
+  });
+});
