@@ -28,7 +28,7 @@ import { installNodePlatform } from './cli/nodePlatform.ts';
 import { nodeSceneIo } from './cli/nodeIo.ts';
 import { InputError, SimulationError } from './errors.ts';
 import type { TriMesh, Vec3 } from './geometry/mesh.ts';
-import type { World } from './dynamics/world.ts';
+import { World } from './dynamics/world.ts';
 import { createWorld as buildWorld } from './scene/build.ts';
 import type { BuildLimits } from './scene/shapeBuild.ts';
 import { checkMeshFiles, loadSceneFile } from './scene/load.ts';
@@ -117,11 +117,17 @@ export async function createWorld(scene: SceneDesc, options: CreateWorldOptions 
   }
 }
 
+/** `world` must be one createWorld made: from plain JavaScript, null or a plain object had given "Cannot read properties of null". */
+function checkWorld(world: unknown, fn: string): asserts world is World {
+  if (!(world instanceof World)) throw new InputError(`expected a world made by createWorld, got ${describeValue(world)}`, undefined, fn);
+}
+
 /**
  * Moves a world to another query backend between steps (shapes are
  * uploaded to it, cached contacts dropped); the old backend is released.
  */
 export async function switchBackend(world: World, kind: BackendKind): Promise<void> {
+  checkWorld(world, 'switchBackend');
   if (world.backend.kind === kind) return;
   const old = world.backend;
   const next = await createBackend(kind);
@@ -134,6 +140,7 @@ export async function switchBackend(world: World, kind: BackendKind): Promise<vo
  * afterwards: a step that needs a query throws a SimulationError saying so.
  */
 export function destroyWorld(world: World): void {
+  checkWorld(world, 'destroyWorld');
   const old = world.backend;
   old.destroy();
   const gone = (): never => {
@@ -153,6 +160,7 @@ export interface BodyPose {
 
 /** The state of a body given by name or index; throws RangeError for an unknown one. */
 export function bodyPose(world: World, body: string | number): BodyPose {
+  checkWorld(world, 'bodyPose');
   const B = world.bodies;
   const i = typeof body === 'number' ? body : B.names.indexOf(body);
   if (!(Number.isInteger(i) && i >= 0 && i < B.count)) throw new RangeError(`no body ${typeof body === 'number' ? body : JSON.stringify(body)} in this world`);
@@ -168,6 +176,7 @@ export function bodyPose(world: World, body: string | number): BodyPose {
 
 /** Every body's state, in the scene's order. */
 export function bodyPoses(world: World): BodyPose[] {
+  checkWorld(world, 'bodyPoses');
   return Array.from({ length: world.bodies.count }, (_, i) => bodyPose(world, i));
 }
 

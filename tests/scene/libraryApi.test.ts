@@ -6,13 +6,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  InputError, SimulationError, bakeSdf, bodyPose, boxMesh, builtinScene, createBackend, createWorld, destroyWorld, loadScene, sampleSdf,
+  InputError, SimulationError, bakeSdf, bodyPose, bodyPoses, boxMesh, builtinScene, createBackend, createWorld, destroyWorld, loadScene, sampleSdf, switchBackend,
 } from '../../src/index.ts';
 import type { BackendKind } from '../../src/collision/query.ts';
 
 const tower = async () => createWorld(await loadScene(builtinScene('tower', { height: 3 })));
 
 describe('the library entry point', () => {
+  it('functions that take a world say so when given something else', async () => {
+    expect(() => bodyPose(null as never, 0)).toThrow('bodyPose: expected a world made by createWorld, got null');
+    expect(() => destroyWorld({} as never)).toThrow('destroyWorld: expected a world made by createWorld, got an object');
+    expect(() => bodyPoses(undefined as never)).toThrow(InputError);
+    await expect(switchBackend('w' as never, 'cpu')).rejects.toThrow('switchBackend: expected a world made by createWorld, got "w"');
+  });
+
   it('createWorld given anything but what loadScene returns says what to pass', async () => {
     const json = builtinScene('tower', { height: 1 });
     const expected = (got: string) => `createWorld: expected the scene loadScene returns, as in createWorld(await loadScene(json or path)); got ${got}`;
