@@ -252,9 +252,14 @@ function startKey(b: Pick<BodyDesc, 'shape' | 'position' | 'orientation'>): stri
  * surface, all pushed out at once: a 0.5 m box threw the rigid one at
  * 23 m/s within a second.
  */
+/** Coincident bodies warnCoincident names one by one before it counts the rest. */
+const COINCIDENT_TOLD = 10;
+
 export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): void {
   if (!io.warn) return;
   const first = new Map<string, number>();
+  // Named one by one up to COINCIDENT_TOLD, then counted: 100 bodies at one spot gave 99 lines.
+  let told = 0, more = 0;
   scene.bodies.forEach((b, bi) => {
     if (scene.shapes[b.shape]?.type === 'plane') return;
     const key = startKey(b);
@@ -265,11 +270,16 @@ export function warnCoincident(scene: SceneDesc, io: Pick<SceneIo, 'warn'>): voi
     }
     const a = scene.bodies[at]!;
     if (a.static && b.static) return;
+    if (told++ >= COINCIDENT_TOLD) {
+      more++;
+      return;
+    }
     io.warn!(
       `${fileLabel(scene.file)}: bodies[${bi}] (${quote(b.name)}) starts exactly where bodies[${at}] (${quote(a.name)}) is, with the same shape and orientation: ` +
         'each lies on the other\'s surface, not inside it, so they never come apart; move one',
     );
   });
+  if (more > 0) io.warn!(`${fileLabel(scene.file)}: ${more} more bod${more === 1 ? 'y starts' : 'ies start'} exactly where another body is, with the same shape and orientation`);
   const firstSoft = new Map<string, number>();
   scene.softBodies.forEach((b, si) => {
     const key = startKey(b);

@@ -190,6 +190,12 @@ describe('every shape of the scene is loaded (item 8)', () => {
       'scene.json: bodies[2] ("twin") starts exactly where bodies[1] ("thing") is, with the same shape and orientation: ' +
         "each lies on the other's surface, not inside it, so they never come apart; move one",
     ]);
+    // Many at one spot: ten named, the rest counted (100 bodies gave 99 lines).
+    const crowd = scene({ type: 'box', size: [1, 1, 1] }) as { bodies: Json[] };
+    for (let k = 0; k < 30; k++) crowd.bodies.push({ name: `c${k}`, shape: 's', position: [0, 2, 0] });
+    const told = (await build(crowd)).warnings.filter((w) => w.includes('exactly where'));
+    expect(told).toHaveLength(11);
+    expect(told[10]).toBe('scene.json: 20 more bodies start exactly where another body is, with the same shape and orientation');
   });
 
   it('bodies that start deep inside each other (each centre inside the other) are named in a warning; a shallow overlap is not', async () => {
