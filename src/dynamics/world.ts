@@ -433,6 +433,10 @@ export class World {
   private stepQueue: Promise<unknown> = Promise.resolve();
 
   private async stepNow(): Promise<void> {
+    // Set from code (a library user, the app): a step of 0, -1 or NaN seconds would run the world
+    // backwards or make every state NaN.
+    if (!(this.dt > 0 && this.dt <= 1e6)) throw new SimulationError(`world.dt must be a number of seconds above 0, got ${this.dt}`);
+    if (!this.gravity.every(Number.isFinite)) throw new SimulationError(`world.gravity must be three finite numbers (m/s^2), got [${this.gravity.join(', ')}]`);
     const prof = this.profile;
     const t0 = performance.now();
     prof.reset();

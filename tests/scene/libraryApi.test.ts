@@ -13,6 +13,24 @@ import type { BackendKind } from '../../src/collision/query.ts';
 const tower = async () => createWorld(await loadScene(builtinScene('tower', { height: 3 })));
 
 describe('the library entry point', () => {
+  it('a world whose dt or gravity code set to nonsense refuses to step, saying which', async () => {
+    const w = await tower();
+    try {
+      for (const dt of [0, -1, NaN]) {
+        w.dt = dt;
+        await expect(w.step()).rejects.toThrow(`world.dt must be a number of seconds above 0, got ${dt}`);
+      }
+      w.dt = 0.01;
+      w.gravity = [0, NaN, 0];
+      await expect(w.step()).rejects.toThrow('world.gravity must be three finite numbers (m/s^2), got [0, NaN, 0]');
+      w.gravity = [0, -9.81, 0];
+      await w.step();
+      expect(w.stepCount).toBe(1);
+    } finally {
+      destroyWorld(w);
+    }
+  });
+
   it('functions that take a world say so when given something else', async () => {
     expect(() => bodyPose(null as never, 0)).toThrow('bodyPose: expected a world made by createWorld, got null');
     expect(() => destroyWorld({} as never)).toThrow('destroyWorld: expected a world made by createWorld, got an object');
