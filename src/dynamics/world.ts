@@ -407,6 +407,7 @@ export class World {
 
   /** Body-frame inertia (about the centre of mass) of body i. */
   inertiaOf(i: number): Float64Array {
+    if (!(Number.isInteger(i) && i >= 0 && i < this.bodies.count)) throw new RangeError(`no body ${i} in this world (${this.bodies.count} bodies)`);
     const s = this.shapes[this.bodies.shape[i]!]!;
     const m = this.bodies.mass[i]!;
     const out = new Float64Array(9);

@@ -88,6 +88,7 @@ class GrowU32 {
 }
 
 export function parseObjWithWarnings(text: string, file: string): ObjResult {
+  if (typeof text !== 'string') throw new InputError(`expected the OBJ file's text (a string), got ${text === null ? 'null' : typeof text}`, file);
   if (looksUtf16(text)) throw new InputError(UTF16_MESSAGE, file);
   // Classic Mac OS line endings (a CR alone ends each line, no LF anywhere):
   // read as one line, the second statement was a malformed number of the first.

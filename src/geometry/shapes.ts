@@ -47,6 +47,9 @@ function triangleBudget(what: string, count: number): void {
 
 /** Axis-aligned box with full extents `size`: 8 vertices, 12 triangles. */
 export function boxMesh(size: Vec3): TriMesh {
+  if (!(Array.isArray(size) || ArrayBuffer.isView(size)) || (size as ArrayLike<number>).length !== 3) {
+    throw new RangeError(`box size must be [x, y, z], got ${size === null ? 'null' : Array.isArray(size) ? `an array of ${(size as unknown[]).length}` : typeof size}`);
+  }
   positive('box size x', size[0]);
   positive('box size y', size[1]);
   positive('box size z', size[2]);

@@ -142,6 +142,11 @@ class Names {
  * without it vertices and triangles are numbered from 1 in the order given.
  */
 export function validateMesh(input: TriMesh, file: string, numbering: MeshNumbering = {}): ValidatedMesh {
+  // From plain JavaScript: not a mesh at all (null, a plain array) is named as such, not a TypeError.
+  const m = input as Partial<TriMesh> | null;
+  if (m === null || typeof m !== 'object' || !isNumberArray(m.positions) || !isNumberArray(m.indices)) {
+    throw new InputError('expected a mesh { positions, indices } (arrays of numbers, 3 per vertex and 3 per triangle)', file);
+  }
   const warnings: string[] = [];
   if (input.positions.length % 3 !== 0 || input.indices.length % 3 !== 0) {
     throw new InputError(
@@ -518,4 +523,9 @@ function fmtVec(v: readonly number[], scale: number): string {
 
 function fmtPercent(f: number): string {
   return `${Number((100 * f).toPrecision(2))}%`;
+}
+
+/** A typed array or an array (of numbers, checked where used), as a mesh's positions and indices are. */
+function isNumberArray(a: unknown): a is ArrayLike<number> {
+  return ArrayBuffer.isView(a) || Array.isArray(a);
 }

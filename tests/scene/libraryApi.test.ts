@@ -9,6 +9,8 @@ import {
   InputError, SimulationError, bakeSdf, bodyPose, bodyPoses, boxMesh, builtinScene, createBackend, createWorld, destroyWorld, loadScene, sampleSdf, switchBackend,
 } from '../../src/index.ts';
 import type { BackendKind } from '../../src/collision/query.ts';
+import { validateMesh } from '../../src/geometry/validate.ts';
+import { parseObjWithWarnings } from '../../src/geometry/obj.ts';
 
 const tower = async () => createWorld(await loadScene(builtinScene('tower', { height: 3 })));
 
@@ -26,6 +28,19 @@ describe('the library entry point', () => {
       w.gravity = [0, -9.81, 0];
       await w.step();
       expect(w.stepCount).toBe(1);
+    } finally {
+      destroyWorld(w);
+    }
+  });
+
+  it('mesh helpers and body lookups given the wrong kind of value name it instead of throwing a TypeError', async () => {
+    expect(() => boxMesh(null as never)).toThrow('box size must be [x, y, z], got null');
+    expect(() => boxMesh([1, 2] as never)).toThrow('box size must be [x, y, z], got an array of 2');
+    expect(() => validateMesh(null as never, 'm.obj')).toThrow('m.obj: expected a mesh { positions, indices } (arrays of numbers, 3 per vertex and 3 per triangle)');
+    expect(() => parseObjWithWarnings(null as never, 'm.obj')).toThrow("m.obj: expected the OBJ file's text (a string), got null");
+    const w = await tower();
+    try {
+      expect(() => w.inertiaOf(999)).toThrow(`no body 999 in this world (${w.bodies.count} bodies)`);
     } finally {
       destroyWorld(w);
     }
