@@ -378,6 +378,8 @@ export class PatchBuilder {
     const e1x = ex * t[0]! + ey * t[3]!, e1y = ex * t[1]! + ey * t[4]!, e1z = ex * t[2]! + ey * t[5]!;
     const e2x = -ey * t[0]! + ex * t[3]!, e2y = -ey * t[1]! + ex * t[4]!, e2z = -ey * t[2]! + ex * t[5]!;
     let lo1 = 0, hi1 = 0, lo2 = 0, hi2 = 0, loA = 0, hiA = 0, loB = 0, hiB = 0;
+    // The true spin lever is read against a static body only (sp[14] below).
+    const trueLever = this.againstStatic(cs, i);
     this.spinSums.fill(0);
     for (let k = 0; k < m; k++) {
       const j = members[k]!;
@@ -385,9 +387,11 @@ export class PatchBuilder {
       const dx = lp[3 * j]! - this.px, dy = lp[3 * j + 1]! - this.py, dz = lp[3 * j + 2]! - this.pz;
       const a1 = dx * e1x + dy * e1y + dz * e1z, a2 = dx * e2x + dy * e2y + dz * e2z;
       // Per side (whose sample the point is): its area-weighted sums and count.
-      const r = norm2(curve1 ? 0 : a1, curve2 ? 0 : a2), wa = cs.area[j]!, side = cs.b1[j] === b1 ? 0 : 4;
-      const rs = this.spinSums;
-      rs[side] += wa * r; rs[side + 1] += wa; rs[side + 2] += r; rs[side + 3]++;
+      if (trueLever) {
+        const r = norm2(curve1 ? 0 : a1, curve2 ? 0 : a2), wa = cs.area[j]!, side = cs.b1[j] === b1 ? 0 : 4;
+        const rs = this.spinSums;
+        rs[side] += wa * r; rs[side + 1] += wa; rs[side + 2] += r; rs[side + 3]++;
+      }
       const aA = Math.SQRT1_2 * (a1 + a2), aB = Math.SQRT1_2 * (a1 - a2);
       if (a1 < lo1) lo1 = a1; else if (a1 > hi1) hi1 = a1;
       if (a2 < lo2) lo2 = a2; else if (a2 > hi2) hi2 = a2;
@@ -411,7 +415,7 @@ export class PatchBuilder {
     // 2.1 times (a disc) harder than friction can, and that is what lets
     // ring stacks come to rest: with the true lever a stack of 20 rings on
     // a peg kept turning, 8 of them awake at 6 s.
-    sp[14] = this.againstStatic(cs, i) ? this.flatSpinRadius() : 0.5 * Math.min(norm2(hi1 - lo1, hi2 - lo2), norm2(hiA - loA, hiB - loB));
+    sp[14] = trueLever ? this.flatSpinRadius() : 0.5 * Math.min(norm2(hi1 - lo1, hi2 - lo2), norm2(hiA - loA, hiB - loB));
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
     if (!this.flat) this.spinRadius(cs, m, i, t);
   }

@@ -206,7 +206,8 @@ export function fmtValue(x: number): string {
   return String(Number(x.toPrecision(3)));
 }
 
-function inRange(x: number): boolean {
+/** Whether a derived mass or moment lies in the range the solver computes with (DERIVED_MIN..DERIVED_MAX). */
+export function inRange(x: number): boolean {
   return x >= DERIVED_MIN && x <= DERIVED_MAX;
 }
 

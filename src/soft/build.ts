@@ -21,7 +21,7 @@ import type { Vec3 } from '../geometry/mesh.ts';
 import { translatedMesh } from '../geometry/mesh.ts';
 import { extrudeMesh } from '../geometry/shapes.ts';
 import { InputError } from '../errors.ts';
-import { buildShape, fmtValue, type SceneIo } from '../scene/shapeBuild.ts';
+import { buildShape, fmtValue, inRange, type SceneIo } from '../scene/shapeBuild.ts';
 import { quote } from '../util/echo.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SoftBodyDesc } from '../scene/types.ts';
@@ -133,7 +133,7 @@ function addSoftBodies(system: SoftSystem, scene: SceneDesc, shapes: readonly Ri
     const mass = desc.mass ?? (desc.density ?? 1000) * shape.volume;
     // The range a rigid body's mass must lie in (shapeBuild.ts): beyond it the
     // weights and springs' impulses overflow, and the body "blew up" at step 1.
-    if (!(mass >= 1e-100 && mass <= 1e100)) {
+    if (!inRange(mass)) {
       const source = desc.mass !== undefined ? '"mass"' : `"density" ${fmtValue(desc.density ?? 1000)} kg/m^3 x volume ${fmtValue(shape.volume)} m^3`;
       throw new InputError(`mass ${fmtValue(mass)} kg (from ${source}) is outside the range the solver computes with (1e-100 to 1e100 kg)`, scene.file, `softBodies[${i}] (${quote(desc.name)})`);
     }
