@@ -415,7 +415,10 @@ export class PatchBuilder {
     // 2.1 times (a disc) harder than friction can, and that is what lets
     // ring stacks come to rest: with the true lever a stack of 20 rings on
     // a peg kept turning, 8 of them awake at 6 s.
-    sp[14] = trueLever ? this.flatSpinRadius() : 0.5 * Math.min(norm2(hi1 - lo1, hi2 - lo2), norm2(hiA - loA, hiB - loB));
+    let lever = -1;
+    if (trueLever && !curve1 && !curve2) lever = this.faceSpinRadius(cs, m, torqueLimit, t);
+    if (trueLever && !(lever >= 0)) lever = this.flatSpinRadius();
+    sp[14] = trueLever ? lever : 0.5 * Math.min(norm2(hi1 - lo1, hi2 - lo2), norm2(hiA - loA, hiB - loB));
     this.flat = hi1 - lo1 > 0 || hi2 - lo2 > 0;
     if (!this.flat) this.spinRadius(cs, m, i, t);
   }
@@ -434,9 +437,10 @@ export class PatchBuilder {
    * centre (along the directions the face is flat), weighted by the area
    * each stands for, over the points of the side sampled finer (the smaller
    * mean area). That is the lever at which Coulomb friction under an even
-   * pressure stops a spin: a ring lying flat, R; a disc, 2R/3 (read 0.70 R
-   * from its samples, which crowd its rim); a cube's face, 0.38 of its side
-   * (its samples lie on its edges: read 0.56). The finer side, because a
+   * pressure stops a spin: a ring lying flat, R (where no mesh face lies
+   * flat, faceSpinRadius gives way to this); a disc, 2R/3 (read 0.70 R from
+   * its samples, which crowd its rim); a cube's face, 0.38 of its side (its
+   * samples lie on its edges: read 0.56). The finer side, because a
    * coarse face (a floor box's, a few samples standing for square metres)
    * would outweigh the other's. Half the extent's diagonal, as the torque's
    * octagon has it, held a disc's spin with sqrt(2) R, 2.1 times too hard.
@@ -450,6 +454,80 @@ export class PatchBuilder {
     const n = s[3]! + s[7]!;
     return n > 0 ? (s[2]! + s[6]!) / n : 0;
   }
+
+  /**
+   * A flat patch's spin radius from the mesh faces it presses: the mean
+   * distance from the centre over the area of the triangles all of whose
+   * vertices are flat points of the patch, exactly (apexTriangleLever), on
+   * the side whose such triangles have the smaller area (the face that lies
+   * within the other's). That is the lever of Coulomb friction under an
+   * even pressure over the pressed faces: a cube's face, 0.383 of its side,
+   * where its samples, which lie on its edges, read 0.56; a disc, its
+   * polygon's 2R/3. -1 where neither side has such a triangle (a ring lying
+   * flat touches along its tube's lowest line, which flatSpinRadius reads
+   * from the samples).
+   */
+  private faceSpinRadius(cs: ContactSet, m: number, torqueLimit: number, t: Float64Array): number {
+    const ctx = this.ctx;
+    if (!ctx) return -1;
+    const members = this.members, lp = cs.p;
+    let best = -1, bestArea = Infinity;
+    for (let side = 0; side < 2; side++) {
+      // The body whose samples this side's points are: the leader's, then the other.
+      const body = side === 0 ? cs.b1[this.leader]! : cs.b2[this.leader]!;
+      const shape = ctx.shapeOf(body);
+      if (shape.kind !== 'mesh') continue;
+      const verts = shape.samples.meshVertexCount ?? shape.samples.vertexCount;
+      const adj = vertexTriangles(shape.mesh, verts);
+      if (adj.stamp >= 0x3fffffff) { adj.mark.fill(0); adj.stamp = 0; }
+      const stamp = ++adj.stamp;
+      let any = 0;
+      for (let k = 0; k < m; k++) {
+        const j = members[k]!;
+        if (cs.b1[j] !== body || cs.phi[j]! > torqueLimit) continue;
+        const v = cs.sample[j]!;
+        if (v >= verts) continue;
+        adj.mark[v] = stamp;
+        adj.point[v] = j;
+        any++;
+      }
+      if (any < 3) continue;
+      const idx = shape.mesh.indices;
+      let area = 0, moment = 0;
+      for (let k = 0; k < m; k++) {
+        const j = members[k]!;
+        if (cs.b1[j] !== body) continue;
+        const v = cs.sample[j]!;
+        if (v >= verts || adj.mark[v] !== stamp || adj.point[v] !== j) continue;
+        for (let e = adj.start[v]!, end = adj.start[v + 1]!; e < end; e++) {
+          const tri = adj.tris[e]!;
+          const a = idx[3 * tri]!, b = idx[3 * tri + 1]!, c = idx[3 * tri + 2]!;
+          // Each flat triangle once: from its least vertex.
+          if (Math.min(a, b, c) !== v || adj.mark[a] !== stamp || adj.mark[b] !== stamp || adj.mark[c] !== stamp) continue;
+          const pa = adj.point[a]!, pb = adj.point[b]!, pc = adj.point[c]!;
+          const u = this.faceUV;
+          for (let q = 0; q < 3; q++) {
+            const pj = q === 0 ? pa : q === 1 ? pb : pc;
+            const dx = lp[3 * pj]! - this.px, dy = lp[3 * pj + 1]! - this.py, dz = lp[3 * pj + 2]! - this.pz;
+            u[2 * q] = dx * t[0]! + dy * t[1]! + dz * t[2]!;
+            u[2 * q + 1] = dx * t[3]! + dy * t[4]! + dz * t[5]!;
+          }
+          const cross = (u[2]! - u[0]!) * (u[5]! - u[1]!) - (u[3]! - u[1]!) * (u[4]! - u[0]!);
+          const I = apexTriangleLever(u[0]!, u[1]!, u[2]!, u[3]!) + apexTriangleLever(u[2]!, u[3]!, u[4]!, u[5]!) + apexTriangleLever(u[4]!, u[5]!, u[0]!, u[1]!);
+          area += 0.5 * Math.abs(cross);
+          moment += Math.abs(I);
+        }
+      }
+      if (area > 0 && area < bestArea) {
+        bestArea = area;
+        best = moment / area;
+      }
+    }
+    return best;
+  }
+
+  /** faceSpinRadius' scratch: a triangle's corners in the tangent plane about the centre. */
+  private readonly faceUV = new Float64Array(6);
 
   /**
    * Moves the centre of a smooth curved patch between two fields to where
@@ -805,3 +883,55 @@ export class PatchCache {
 }
 
 export { PATCH_FLOATS };
+
+/**
+ * The signed integral of the distance from the origin over the triangle
+ * (origin, (ax, ay), (bx, by)) in the plane: positive when it turns
+ * counter-clockwise. With h the origin's distance from the line through a
+ * and b and s the position along it from the foot of the perpendicular,
+ * the integral over angles of rho^3 / 3 with rho = h / cos is
+ * (h^3 / 6) [G(s / h)] from a to b, G(x) = x sqrt(1 + x^2) + asinh(x). Summed
+ * over a triangle's three edges it gives the integral over the triangle
+ * about any point of its plane.
+ */
+export function apexTriangleLever(ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax, dy = by - ay;
+  const len = Math.sqrt(dx * dx + dy * dy);
+  const cross = ax * by - ay * bx;
+  if (!(len > 0) || cross === 0) return 0;
+  const h = Math.abs(cross) / len;
+  const sa = (ax * dx + ay * dy) / len / h, sb = (bx * dx + by * dy) / len / h;
+  const G = (x: number) => x * Math.sqrt(1 + x * x) + Math.asinh(x);
+  return Math.sign(cross) * (h * h * h / 6) * (G(sb) - G(sa));
+}
+
+/** A mesh's triangles around each of its first vertices (CSR), with marks for faceSpinRadius. */
+interface VertexTriangles {
+  start: Int32Array;
+  tris: Int32Array;
+  /** The stamp of the call that marked each vertex, and the contact point it marked it with. */
+  mark: Int32Array;
+  point: Int32Array;
+  stamp: number;
+}
+
+const vertexTriangleCache = new WeakMap<object, VertexTriangles>();
+
+/** The triangles around each of the mesh's first `verts` vertices, built once per mesh. */
+function vertexTriangles(mesh: { positions: Float64Array; indices: Uint32Array }, verts: number): VertexTriangles {
+  let adj = vertexTriangleCache.get(mesh);
+  if (adj) return adj;
+  const idx = mesh.indices, nt = idx.length / 3;
+  const start = new Int32Array(verts + 1);
+  for (let k = 0; k < idx.length; k++) if (idx[k]! < verts) start[idx[k]! + 1]!++;
+  for (let v = 0; v < verts; v++) start[v + 1]! += start[v]!;
+  const fill = start.slice(0, verts);
+  const tris = new Int32Array(start[verts]!);
+  for (let tri = 0; tri < nt; tri++) for (let c = 0; c < 3; c++) {
+    const v = idx[3 * tri + c]!;
+    if (v < verts) tris[fill[v]!++] = tri;
+  }
+  adj = { start, tris, mark: new Int32Array(verts), point: new Int32Array(verts), stamp: 0 };
+  vertexTriangleCache.set(mesh, adj);
+  return adj;
+}
