@@ -7,6 +7,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import { integrateQuat, invert3, mulMat3Vec, quatToMat3, worldInverseInertia } from './math.ts';
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
+import * as det from '../util/detmath.ts';
 
 /**
  * v += dt (g + a) for every dynamic body (a: the external forces'
@@ -158,7 +159,7 @@ function gyroscopic(B: StepContext['bodies'], i: number, dt: number, carry: Floa
     let dw = aw * q[3]! + ax * q[0]! + ay * q[1]! + az * q[2]!;
     if (dw < 0) { dx = -dx; dy = -dy; dz = -dz; dw = -dw; }
     const sn = Math.sqrt(dx * dx + dy * dy + dz * dz);
-    const f = sn > 0 ? (2 * Math.atan2(sn, dw)) / (sn * dt) : 0;
+    const f = sn > 0 ? (2 * det.atan2(sn, dw)) / (sn * dt) : 0;
     w[0] = f * dx; w[1] = f * dy; w[2] = f * dz;
   }
   B.angVel[3 * i] = w[0]!;

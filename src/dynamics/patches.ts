@@ -37,6 +37,7 @@ import type { StepContext } from './stepContext.ts';
 import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
 import { SurfaceMeet } from './fieldPoint.ts';
+import * as det from '../util/detmath.ts';
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -901,7 +902,7 @@ export function apexTriangleLever(ax: number, ay: number, bx: number, by: number
   if (!(len > 0) || cross === 0) return 0;
   const h = Math.abs(cross) / len;
   const sa = (ax * dx + ay * dy) / len / h, sb = (bx * dx + by * dy) / len / h;
-  const G = (x: number) => x * Math.sqrt(1 + x * x) + Math.asinh(x);
+  const G = (x: number) => x * Math.sqrt(1 + x * x) + det.asinh(x);
   return Math.sign(cross) * (h * h * h / 6) * (G(sb) - G(sa));
 }
 

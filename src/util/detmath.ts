@@ -242,3 +242,52 @@ export function expm1(x: number): number {
   const e = k > 1023 ? er * 2 * pow2(k - 1) : er * pow2(k);
   return e - 1;
 }
+
+/** 1 / (2k + 1), the atanh series' coefficients. */
+const INV_ODD = Float64Array.from({ length: 15 }, (_, k) => 1 / (2 * k + 1));
+
+/** log(1 + u) for 1 + u in [sqrt(1/2), sqrt(2)]: 2 atanh(z), z = u / (2 + u), |z| <= 0.172, by its series. */
+function log1pReduced(u: number): number {
+  const z = u / (2 + u), z2 = z * z;
+  let p = INV_ODD[14]!;
+  for (let k = 13; k >= 0; k--) p = INV_ODD[k]! + z2 * p;
+  return 2 * z * p;
+}
+
+const SQRT2 = Math.SQRT2, SQRT1_2 = Math.SQRT1_2;
+const bits = new DataView(new ArrayBuffer(8));
+
+/** The natural logarithm, the same bits on every engine (NaN below 0, -Infinity at 0). */
+export function log(x: number): number {
+  if (!(x > 0)) return x === 0 ? -Infinity : NaN;
+  if (x === Infinity) return x;
+  // x = m 2^e with m in [sqrt(1/2), sqrt(2)), e read from the exponent bits (subnormals scaled up first).
+  let e = 0, m = x;
+  if (m < 2.2250738585072014e-308) { m *= 18014398509481984; e = -54; } // 2^54
+  bits.setFloat64(0, m);
+  const k = ((bits.getUint32(0) >>> 20) & 0x7ff) - 1023;
+  m /= pow2(k);
+  e += k;
+  if (m >= SQRT2) { m /= 2; e++; }
+  else if (m < SQRT1_2) { m *= 2; e--; }
+  return e * LN2_HI + (e * LN2_LO + log1pReduced(m - 1));
+}
+
+/** log(1 + u), accurate for small u too, the same bits on every engine. */
+export function log1p(u: number): number {
+  if (Number.isNaN(u)) return NaN;
+  if (u === 0) return u;
+  const t = 1 + u;
+  return t >= SQRT1_2 && t < SQRT2 ? log1pReduced(u) : log(t);
+}
+
+/** asinh(x), the same bits on every engine. */
+export function asinh(x: number): number {
+  if (Number.isNaN(x) || x === 0 || !Number.isFinite(x)) return x;
+  const a = Math.abs(x);
+  let r: number;
+  if (a > 268435456) r = log(a) + (LN2_HI + LN2_LO); // 2^28: sqrt(1 + a^2) = a to double precision
+  else if (a < 3.725290298461914e-9) r = a; // 2^-28: asinh(a) = a - a^3 / 6 rounds to a
+  else r = log1p(a + (a * a) / (1 + Math.sqrt(1 + a * a)));
+  return x < 0 ? -r : r;
+}

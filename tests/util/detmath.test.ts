@@ -39,6 +39,12 @@ describe('detmath: the same bits on every engine, as accurate as Math', () => {
     ['expm1 on [-2, 2]', det.expm1, Math.expm1, (r) => 4 * r() - 2],
     ['expm1 of tiny arguments', det.expm1, Math.expm1, (r) => (r() - 0.5) * 1e-9],
     ['expm1 on [-700, 700]', det.expm1, Math.expm1, (r) => 1400 * r() - 700],
+    ['log on [0.5, 2]', det.log, Math.log, (r) => 0.5 + 1.5 * r()],
+    ['log over 600 binades', det.log, Math.log, (r) => 2 ** (600 * r() - 300) * (1 + r())],
+    ['log1p of small arguments', det.log1p, Math.log1p, (r) => (r() - 0.5) * 1e-6],
+    ['log1p on [-0.9, 10]', det.log1p, Math.log1p, (r) => 10.9 * r() - 0.9],
+    ['asinh on [-3, 3]', det.asinh, Math.asinh, (r) => 6 * r() - 3],
+    ['asinh over 100 binades', det.asinh, Math.asinh, (r) => (r() < 0.5 ? -1 : 1) * 2 ** (100 * r() - 50)],
   ];
   for (const [name, f, g, arg] of cases) {
     it(`${name}: within 3 ulp of Math, and equal or 1 ulp apart for 95 % of arguments`, () => {
@@ -84,6 +90,11 @@ describe('detmath: the same bits on every engine, as accurate as Math', () => {
     expect(det.expm1(709.78)).toBe(Math.expm1(709.78));
     expect(det.expm1(710)).toBe(Infinity);
     expect(det.expm1(-800)).toBe(-1);
+    for (const x of [0, -0, -1, 1, Infinity, -Infinity, NaN]) expect(Object.is(det.log(x), Math.log(x)), `log(${x})`).toBe(true);
+    for (const x of [0, -0, Infinity, -Infinity, NaN]) expect(Object.is(det.asinh(x), Math.asinh(x)), `asinh(${x})`).toBe(true);
+    for (const x of [0, -0, -1, -2, Infinity, NaN]) expect(Object.is(det.log1p(x), Math.log1p(x)), `log1p(${x})`).toBe(true);
+    // Subnormals and the largest double.
+    for (const x of [5e-324, 1e-310, 1.7976931348623157e308]) expect(Math.abs(det.log(x) / Math.log(x) - 1)).toBeLessThan(1e-15);
   });
 
   it('sin and cos of huge arguments stay in [-1, 1] with sin^2 + cos^2 = 1', () => {
