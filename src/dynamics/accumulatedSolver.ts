@@ -21,7 +21,11 @@
  *               Detection keeps every sample; the
  *               solver sees a manifold of <= 4 points with one normal (the
  *               members' depth-weighted mean), each with friction, plus a
- *               rolling and a spinning row per manifold.
+ *               rolling and a spinning row per manifold. A face against a
+ *               static body (mLever) has its points' friction act with no
+ *               lever about the normal through its centre, and its spin row
+ *               holds the spin up to mu r_s j_n (r_s: the pressed faces'
+ *               mean distance from the centre, patches.ts faceSpinRadius).
  *   match       every point is keyed by (pair, side, sample): a sample is a
  *               fixed body-local point, so the key names the same material
  *               point step after step. Last step's store is in the same
@@ -109,7 +113,7 @@ import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
 import { flatAround, SurfaceMeet } from './fieldPoint.ts';
-import { creaseAlong, onCreaseAt } from './patches.ts';
+import { creaseAlong, faceSpinRadius, onCreaseAt, TORQUE_BAND } from './patches.ts';
 
 /** Points per manifold the solver sees. */
 export const MANIFOLD_POINTS = 4;
@@ -234,7 +238,7 @@ const AJAC = 3 * ADIR;
 
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
-const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
+const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, mLever: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, eA: 2 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
@@ -349,6 +353,13 @@ export class AccumulatedSolver implements ContactSolver {
   mRest = new Float64Array(0);
   mRoll = new Float64Array(0);
   mSpin = new Float64Array(0);
+  /**
+   * A face's spin lever against a static body (faceSpinRadius: the mean
+   * distance of the mesh faces it presses from their centre), 0 for the
+   * rest: its points' friction rows then hold no spin, and one row about
+   * the normal holds it up to mu r_s times the manifold's normal impulse.
+   */
+  mLever = new Float64Array(0);
   ajac = new Float64Array(0);
   aka = new Float64Array(0);
   akb = new Float64Array(0);
@@ -983,17 +994,19 @@ export class AccumulatedSolver implements ContactSolver {
       // Spinning and rolling friction: angular rows bounded by the
       // manifold's normal impulse (the seed's 7.2: the relative spin and
       // roll lose at most mu_spin j_n and mu_roll j_n of their speed).
-      const spin = this.mSpin[m]!, roll = this.mRoll[m]!;
-      if ((spin > 0 || roll > 0) && total > 0) {
+      // A face against a static body (mLever) adds Coulomb friction's
+      // hold on the spin, mu r_s j_n, to the spin row's bound.
+      const spin = this.mSpin[m]!, roll = this.mRoll[m]!, twist = this.mLever[m]! * (this.mSlide[m] ? mu : muS);
+      if ((spin > 0 || roll > 0 || twist > 0) && total > 0) {
         for (let d = 0; d < 3; d++) {
           const coef = d === 0 ? spin : roll;
-          if (!(coef > 0)) continue;
+          if (!(coef > 0) && !(d === 0 && twist > 0)) continue;
           const o = AJAC * m + ADIR * d;
           const q = sa * aka[3 * m + d]! + sb * akb[3 * m + d]!;
           if (!(q > 0)) continue;
           const old = al[3 * m + d]!;
           const wr = aj[o]! * (wax - wbx) + aj[o + 1]! * (way - wby) + aj[o + 2]! * (waz - wbz);
-          const lim = (coef * total) / q;
+          const lim = (coef * total) / q + (d === 0 ? twist * total : 0);
           const nl = Math.max(-lim, Math.min(lim, old - wr / q));
           al[3 * m + d] = nl;
           if (nl !== old) {
@@ -1477,6 +1490,24 @@ export class AccumulatedSolver implements ContactSolver {
     this.mSpin[m] = mat.spinning;
     const basis = this.basis;
     tangentBasis(nx, ny, nz, basis);
+    // Against a static body, a face's spin is held at the lever of the area
+    // it presses (ALGORITHM.md 4.6): about the centre of its flat points.
+    let lever = 0, fcx = 0, fcy = 0, fcz = 0;
+    if ((ctx.bodies.isStatic[a] === 1 || ctx.bodies.isStatic[b] === 1) && nm >= 3 && !meetAt) {
+      const lim = cs.phi[lead]! + TORQUE_BAND * cell, mem = this.members;
+      let cnt = 0;
+      for (let q = 0; q < nm; q++) {
+        const j = mem[q]!;
+        if (cs.phi[j]! > lim) continue;
+        fcx += P[3 * j]!; fcy += P[3 * j + 1]!; fcz += P[3 * j + 2]!;
+        cnt++;
+      }
+      if (cnt >= 3) {
+        fcx /= cnt; fcy /= cnt; fcz /= cnt;
+        lever = Math.max(0, faceSpinRadius(ctx, cs, mem, nm, lead, lim, fcx, fcy, fcz, basis));
+      }
+    }
+    this.mLever[m] = lever;
     const X = ctx.bodies.pos;
     const im = ctx.invMass, II = ctx.invInertia;
     const ima = im[a]!, imb = im[b]!;
@@ -1559,8 +1590,19 @@ export class AccumulatedSolver implements ContactSolver {
         tangentBasis(qx, qy, qz, tb);
       }
       this.setDir(base, 3 * r, qx, qy, qz, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
-      this.setDir(base + DIR, 3 * r + 1, tb[0]!, tb[1]!, tb[2]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
-      this.setDir(base + 2 * DIR, 3 * r + 2, tb[3]!, tb[4]!, tb[5]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+      if (lever > 0) {
+        // Each friction row acts where its direction's line through the
+        // point crosses the centre's: moved along the other tangent, so it
+        // has no lever about the normal through the centre (the manifold's
+        // spin row holds that), and the same for both bodies.
+        const dx = px - fcx, dy = py - fcy, dz = pz - fcz;
+        const s2 = dx * tb[3]! + dy * tb[4]! + dz * tb[5]!, s1 = dx * tb[0]! + dy * tb[1]! + dz * tb[2]!;
+        this.setDir(base + DIR, 3 * r + 1, tb[0]!, tb[1]!, tb[2]!, rax - s2 * tb[3]!, ray - s2 * tb[4]!, raz - s2 * tb[5]!, rbx - s2 * tb[3]!, rby - s2 * tb[4]!, rbz - s2 * tb[5]!, a, b, ima, imb, II);
+        this.setDir(base + 2 * DIR, 3 * r + 2, tb[3]!, tb[4]!, tb[5]!, rax - s1 * tb[0]!, ray - s1 * tb[1]!, raz - s1 * tb[2]!, rbx - s1 * tb[0]!, rby - s1 * tb[1]!, rbz - s1 * tb[2]!, a, b, ima, imb, II);
+      } else {
+        this.setDir(base + DIR, 3 * r + 1, tb[0]!, tb[1]!, tb[2]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+        this.setDir(base + 2 * DIR, 3 * r + 2, tb[3]!, tb[4]!, tb[5]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
+      }
       this.s0[r] = met ? metGap : rolled ? this.rollGap : this.faceFit ? this.smooth[i]! : cs.gap[i]!;
       this.slop[r] = SLOP_CELLS * cell;
       // Warm start from the store.
@@ -1601,9 +1643,9 @@ export class AccumulatedSolver implements ContactSolver {
       const d = this.smData;
       // A manifold that ended last step sliding goes on sliding (mu_d) until it stops.
       this.mSlide[m] = d[SM * bestS + 7]! > 0 ? 1 : 0;
-      if (mat.rolling > 0 || mat.spinning > 0) {
+      if (mat.rolling > 0 || mat.spinning > 0 || lever > 0) {
         const jx = d[SM * bestS + 3]!, jy = d[SM * bestS + 4]!, jz = d[SM * bestS + 5]!;
-        if (mat.spinning > 0) this.alam[3 * m] = jx * nx + jy * ny + jz * nz;
+        if (mat.spinning > 0 || lever > 0) this.alam[3 * m] = jx * nx + jy * ny + jz * nz;
         if (mat.rolling > 0) {
           this.alam[3 * m + 1] = jx * basis[0]! + jy * basis[1]! + jz * basis[2]!;
           this.alam[3 * m + 2] = jx * basis[3]! + jy * basis[4]! + jz * basis[5]!;

@@ -456,79 +456,10 @@ export class PatchBuilder {
     return n > 0 ? (s[2]! + s[6]!) / n : 0;
   }
 
-  /**
-   * A flat patch's spin radius from the mesh faces it presses: the mean
-   * distance from the centre over the area of the triangles all of whose
-   * vertices are flat points of the patch, exactly (apexTriangleLever), on
-   * the side whose such triangles have the smaller area (the face that lies
-   * within the other's). That is the lever of Coulomb friction under an
-   * even pressure over the pressed faces: a cube's face, 0.383 of its side,
-   * where its samples, which lie on its edges, read 0.56; a disc, its
-   * polygon's 2R/3. -1 where neither side has such a triangle (a ring lying
-   * flat touches along its tube's lowest line, which flatSpinRadius reads
-   * from the samples).
-   */
+  /** faceSpinRadius (below) of the patch just built, about its centre. */
   private faceSpinRadius(cs: ContactSet, m: number, torqueLimit: number, t: Float64Array): number {
-    const ctx = this.ctx;
-    if (!ctx) return -1;
-    const members = this.members, lp = cs.p;
-    let best = -1, bestArea = Infinity;
-    for (let side = 0; side < 2; side++) {
-      // The body whose samples this side's points are: the leader's, then the other.
-      const body = side === 0 ? cs.b1[this.leader]! : cs.b2[this.leader]!;
-      const shape = ctx.shapeOf(body);
-      if (shape.kind !== 'mesh') continue;
-      const verts = shape.samples.meshVertexCount ?? shape.samples.vertexCount;
-      const adj = vertexTriangles(shape.mesh, verts);
-      if (adj.stamp >= 0x3fffffff) { adj.mark.fill(0); adj.stamp = 0; }
-      const stamp = ++adj.stamp;
-      let any = 0;
-      for (let k = 0; k < m; k++) {
-        const j = members[k]!;
-        if (cs.b1[j] !== body || cs.phi[j]! > torqueLimit) continue;
-        const v = cs.sample[j]!;
-        if (v >= verts) continue;
-        adj.mark[v] = stamp;
-        adj.point[v] = j;
-        any++;
-      }
-      if (any < 3) continue;
-      const idx = shape.mesh.indices;
-      let area = 0, moment = 0;
-      for (let k = 0; k < m; k++) {
-        const j = members[k]!;
-        if (cs.b1[j] !== body) continue;
-        const v = cs.sample[j]!;
-        if (v >= verts || adj.mark[v] !== stamp || adj.point[v] !== j) continue;
-        for (let e = adj.start[v]!, end = adj.start[v + 1]!; e < end; e++) {
-          const tri = adj.tris[e]!;
-          const a = idx[3 * tri]!, b = idx[3 * tri + 1]!, c = idx[3 * tri + 2]!;
-          // Each flat triangle once: from its least vertex.
-          if (Math.min(a, b, c) !== v || adj.mark[a] !== stamp || adj.mark[b] !== stamp || adj.mark[c] !== stamp) continue;
-          const pa = adj.point[a]!, pb = adj.point[b]!, pc = adj.point[c]!;
-          const u = this.faceUV;
-          for (let q = 0; q < 3; q++) {
-            const pj = q === 0 ? pa : q === 1 ? pb : pc;
-            const dx = lp[3 * pj]! - this.px, dy = lp[3 * pj + 1]! - this.py, dz = lp[3 * pj + 2]! - this.pz;
-            u[2 * q] = dx * t[0]! + dy * t[1]! + dz * t[2]!;
-            u[2 * q + 1] = dx * t[3]! + dy * t[4]! + dz * t[5]!;
-          }
-          const cross = (u[2]! - u[0]!) * (u[5]! - u[1]!) - (u[3]! - u[1]!) * (u[4]! - u[0]!);
-          const I = apexTriangleLever(u[0]!, u[1]!, u[2]!, u[3]!) + apexTriangleLever(u[2]!, u[3]!, u[4]!, u[5]!) + apexTriangleLever(u[4]!, u[5]!, u[0]!, u[1]!);
-          area += 0.5 * Math.abs(cross);
-          moment += Math.abs(I);
-        }
-      }
-      if (area > 0 && area < bestArea) {
-        bestArea = area;
-        best = moment / area;
-      }
-    }
-    return best;
+    return this.ctx ? faceSpinRadius(this.ctx, cs, this.members, m, this.leader, torqueLimit, this.px, this.py, this.pz, t) : -1;
   }
-
-  /** faceSpinRadius' scratch: a triangle's corners in the tangent plane about the centre. */
-  private readonly faceUV = new Float64Array(6);
 
   /**
    * Moves the centre of a smooth curved patch between two fields to where
@@ -936,3 +867,76 @@ function vertexTriangles(mesh: { positions: Float64Array; indices: Uint32Array }
   vertexTriangleCache.set(mesh, adj);
   return adj;
 }
+
+/**
+ * The spin radius of a flat cluster of contact points (members[0, m),
+ * led by `leader`, centre c, tangent basis t) from the mesh faces it
+ * presses: the mean distance from c over the area of the triangles all of whose
+ * vertices are flat points of the patch, exactly (apexTriangleLever), on
+ * the side whose such triangles have the smaller area (the face that lies
+ * within the other's). That is the lever of Coulomb friction under an
+ * even pressure over the pressed faces: a cube's face, 0.383 of its side,
+ * where its samples, which lie on its edges, read 0.56; a disc, its
+ * polygon's 2R/3. -1 where neither side has such a triangle (a ring lying
+ * flat touches along its tube's lowest line, which flatSpinRadius reads
+ * from the samples).
+ */
+export function faceSpinRadius(ctx: StepContext, cs: ContactSet, members: Int32Array, m: number, leader: number, torqueLimit: number, cx: number, cy: number, cz: number, t: Float64Array): number {
+  const lp = cs.p;
+  let best = -1, bestArea = Infinity;
+  for (let side = 0; side < 2; side++) {
+    // The body whose samples this side's points are: the leader's, then the other.
+    const body = side === 0 ? cs.b1[leader]! : cs.b2[leader]!;
+    const shape = ctx.shapeOf(body);
+    if (shape.kind !== 'mesh') continue;
+    const verts = shape.samples.meshVertexCount ?? shape.samples.vertexCount;
+    const adj = vertexTriangles(shape.mesh, verts);
+    if (adj.stamp >= 0x3fffffff) { adj.mark.fill(0); adj.stamp = 0; }
+    const stamp = ++adj.stamp;
+    let any = 0;
+    for (let k = 0; k < m; k++) {
+      const j = members[k]!;
+      if (cs.b1[j] !== body || cs.phi[j]! > torqueLimit) continue;
+      const v = cs.sample[j]!;
+      if (v >= verts) continue;
+      adj.mark[v] = stamp;
+      adj.point[v] = j;
+      any++;
+    }
+    if (any < 3) continue;
+    const idx = shape.mesh.indices;
+    let area = 0, moment = 0;
+    for (let k = 0; k < m; k++) {
+      const j = members[k]!;
+      if (cs.b1[j] !== body) continue;
+      const v = cs.sample[j]!;
+      if (v >= verts || adj.mark[v] !== stamp || adj.point[v] !== j) continue;
+      for (let e = adj.start[v]!, end = adj.start[v + 1]!; e < end; e++) {
+        const tri = adj.tris[e]!;
+        const a = idx[3 * tri]!, b = idx[3 * tri + 1]!, c = idx[3 * tri + 2]!;
+        // Each flat triangle once: from its least vertex.
+        if (Math.min(a, b, c) !== v || adj.mark[a] !== stamp || adj.mark[b] !== stamp || adj.mark[c] !== stamp) continue;
+        const pa = adj.point[a]!, pb = adj.point[b]!, pc = adj.point[c]!;
+        const u = faceUV;
+        for (let q = 0; q < 3; q++) {
+          const pj = q === 0 ? pa : q === 1 ? pb : pc;
+          const dx = lp[3 * pj]! - cx, dy = lp[3 * pj + 1]! - cy, dz = lp[3 * pj + 2]! - cz;
+          u[2 * q] = dx * t[0]! + dy * t[1]! + dz * t[2]!;
+          u[2 * q + 1] = dx * t[3]! + dy * t[4]! + dz * t[5]!;
+        }
+        const cross = (u[2]! - u[0]!) * (u[5]! - u[1]!) - (u[3]! - u[1]!) * (u[4]! - u[0]!);
+        const I = apexTriangleLever(u[0]!, u[1]!, u[2]!, u[3]!) + apexTriangleLever(u[2]!, u[3]!, u[4]!, u[5]!) + apexTriangleLever(u[4]!, u[5]!, u[0]!, u[1]!);
+        area += 0.5 * Math.abs(cross);
+        moment += Math.abs(I);
+      }
+    }
+    if (area > 0 && area < bestArea) {
+      bestArea = area;
+      best = moment / area;
+    }
+  }
+  return best;
+}
+
+/** faceSpinRadius' scratch: a triangle's corners in the tangent plane about the centre. */
+const faceUV = new Float64Array(6);
