@@ -18,6 +18,12 @@
  * the cone could not stop it) and sticks again from the step after it held. The state travels with the warm-start cache; a
  * new contact starts sticking.
  *
+ * A face pressed on a static body (a pair with flat mesh triangles among its
+ * points, patches.ts faceSpinRadius) has its points' friction act with no
+ * lever about the normal through the face's centre, and one spin row per
+ * pair holds the spin up to mu_s r_s sum(lambda_n), r_s the pressed area's
+ * mean distance from its centre (spinRow).
+ *
  * with the effective mass 1 / (d^T K d) of each row direction d, K the
  * collision matrix of the two bodies at the point (addCollisionMatrix).
  * `target` is 0 for a penetrating point and -phi/dt for a point that is still
@@ -61,7 +67,8 @@ import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import type { PgsJointRows } from './constraints.ts';
 import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
-import { sizeColumns } from '../util/growable.ts';
+import { grown, sizeColumns } from '../util/growable.ts';
+import { faceSpinRadius, TORQUE_BAND } from './patches.ts';
 import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import type { PairList } from './pairs.ts';
 
@@ -146,6 +153,25 @@ export class PgsSolver implements ContactSolver {
   /** Last step's impulses (the warm start). */
   private readonly store = new ContactStore();
   /** Pair k's rows are [pairFirst[k], pairEnd[k]) (rows are made pair by pair; none: equal). */
+  /**
+   * Spin rows: a face pressed on a static body (its points' friction rows
+   * then act with no lever about the normal through its centre) is held
+   * against spinning about its normal by one row, up to mu r_s times the
+   * pair's normal impulse, r_s the lever of the area it presses
+   * (patches.ts faceSpinRadius): the points' own friction held a disc
+   * resting on a plane not at all (its load all on one point) and a cube at
+   * its corners. Per row: the pair's rows [first, end), the bodies, the
+   * normal and each body's I^-1 n, the effective mass, the bound per unit
+   * normal impulse, the impulse (from 0 each step).
+   */
+  private spinCount = 0;
+  private spinRows = new Int32Array(0);
+  private spinBodies = new Int32Array(0);
+  private spinJac = new Float64Array(0);
+  private spinMass = new Float64Array(0);
+  private spinBound = new Float64Array(0);
+  private spinLam = new Float64Array(0);
+  private spinMembers = new Int32Array(0);
   private pairFirst = new Int32Array(0);
   private pairEnd = new Int32Array(0);
   private readonly K = new Float64Array(9);
@@ -239,6 +265,7 @@ export class PgsSolver implements ContactSolver {
     }
     this.pairFirst.fill(0, 0, pairCount);
     this.pairEnd.fill(0, 0, pairCount);
+    this.spinCount = 0;
     for (let o = 0; o < pairCount; o++) {
       const k = order[o]!;
       if (cs.start[k] === cs.end[k]) continue;
@@ -291,10 +318,13 @@ export class PgsSolver implements ContactSolver {
         this.lam[4 * r + 2] = 0;
         this.lam[4 * r + 3] = 0;
         this.slid[r] = 0;
-        if (this.warmStart && this.warmRow(r, k)) warm++;
+        this.spinMembers = grown(this.spinMembers, rows - this.pairFirst[k]! + 1);
+        this.spinMembers[rows - this.pairFirst[k]!] = i;
         rows++;
       }
       this.pairEnd[k] = rows;
+      if (rows - this.pairFirst[k]! >= 3) this.spinRow(ctx, cs, pairs, k, cell);
+      for (let r = this.pairFirst[k]!; r < rows; r++) if (this.warmStart && this.warmRow(r, k)) warm++;
     }
     this.rows = rows;
     this.warmRows = warm;
@@ -373,6 +403,8 @@ export class PgsSolver implements ContactSolver {
         if (dt1 > change) change = dt1;
         if (dt2 > change) change = dt2;
       }
+      const spinChange = this.sweepSpins(v, w);
+      if (spinChange > change) change = spinChange;
       if (jr) {
         prof.end('contactSolve');
         // The joint rows' change counts too: without it a scene whose only
@@ -389,6 +421,103 @@ export class PgsSolver implements ContactSolver {
       const base = JAC * r, a = rb1[r]!, b = rb2[r]!;
       slid[r] = norm2(rowVel(jac, base + DIR, v, w, a, b), rowVel(jac, base + 2 * DIR, v, w, a, b)) > SLIP_SPEED ? 1 : 0;
     }
+  }
+
+  /**
+   * Pair k's spin row (spinRows above), if it presses a face on a static
+   * body: the rows' friction moved to act with no lever about the normal
+   * through the face's centre, and one row about the normal added.
+   */
+  private spinRow(ctx: StepContext, cs: ContactSet, pairs: PairList, k: number, cell: number): void {
+    const B = ctx.bodies, a = pairs.a[k]!, b = pairs.b[k]!;
+    if ((B.isStatic[a] === 1) === (B.isStatic[b] === 1)) return;
+    const first = this.pairFirst[k]!, end = this.pairEnd[k]!, n = end - first, mem = this.spinMembers;
+    let lead = mem[0]!;
+    for (let q = 1; q < n; q++) if (cs.phi[mem[q]!]! < cs.phi[lead]!) lead = mem[q]!;
+    const lim = cs.phi[lead]! + TORQUE_BAND * cell;
+    let cx = 0, cy = 0, cz = 0, cnt = 0;
+    for (let q = 0; q < n; q++) {
+      const i = mem[q]!;
+      if (cs.phi[i]! > lim) continue;
+      cx += cs.p[3 * i]!; cy += cs.p[3 * i + 1]!; cz += cs.p[3 * i + 2]!;
+      cnt++;
+    }
+    if (cnt < 3) return;
+    cx /= cnt; cy /= cnt; cz /= cnt;
+    const sg = cs.b1[lead] === a ? 1 : -1;
+    const nx = sg * cs.n[3 * lead]!, ny = sg * cs.n[3 * lead + 1]!, nz = sg * cs.n[3 * lead + 2]!;
+    const t = this.basis;
+    tangentBasis(nx, ny, nz, t);
+    const lever = faceSpinRadius(ctx, cs, mem, n, lead, lim, cx, cy, cz, t);
+    if (!(lever > 0)) return;
+    const X = B.pos, im = ctx.invMass, II = ctx.invInertia, jac = this.jac;
+    for (let r = first; r < end; r++) {
+      const i = mem[r - first]!, ra = this.b1[r]!, rb = this.b2[r]!;
+      const ima = im[ra]!, imb = im[rb]!;
+      const px = cs.p[3 * i]!, py = cs.p[3 * i + 1]!, pz = cs.p[3 * i + 2]!;
+      const dx = px - cx, dy = py - cy, dz = pz - cz;
+      for (let d = 1; d <= 2; d++) {
+        // The row along t_d, moved along the other tangent u onto the centre's line.
+        const o = JAC * r + d * DIR;
+        const tx = jac[o]!, ty = jac[o + 1]!, tz = jac[o + 2]!;
+        // u = n_row x t (in the row's tangent plane, across t).
+        const nrx = jac[JAC * r]!, nry = jac[JAC * r + 1]!, nrz = jac[JAC * r + 2]!;
+        const ux = nry * tz - nrz * ty, uy = nrz * tx - nrx * tz, uz = nrx * ty - nry * tx;
+        const su = dx * ux + dy * uy + dz * uz;
+        const r1x = px - su * ux - X[3 * ra]!, r1y = py - su * uy - X[3 * ra + 1]!, r1z = pz - su * uz - X[3 * ra + 2]!;
+        const r2x = px - su * ux - X[3 * rb]!, r2y = py - su * uy - X[3 * rb + 1]!, r2z = pz - su * uz - X[3 * rb + 2]!;
+        setRow(jac, o, tx, ty, tz, r1x, r1y, r1z, r2x, r2y, r2z, ra, rb, II, ima, imb);
+        const q = ima + imb + jac[o + 3]! * jac[o + 9]! + jac[o + 4]! * jac[o + 10]! + jac[o + 5]! * jac[o + 11]! +
+          jac[o + 6]! * jac[o + 12]! + jac[o + 7]! * jac[o + 13]! + jac[o + 8]! * jac[o + 14]!;
+        this.mass[3 * r + d] = q > 0 ? 1 / q : 0;
+      }
+    }
+    const s = this.spinCount++;
+    this.spinRows = grown(this.spinRows, 2 * (s + 1));
+    this.spinBodies = grown(this.spinBodies, 2 * (s + 1));
+    this.spinJac = grown(this.spinJac, 9 * (s + 1));
+    this.spinMass = grown(this.spinMass, s + 1);
+    this.spinBound = grown(this.spinBound, s + 1);
+    this.spinLam = grown(this.spinLam, s + 1);
+    this.spinRows[2 * s] = first; this.spinRows[2 * s + 1] = end;
+    this.spinBodies[2 * s] = a; this.spinBodies[2 * s + 1] = b;
+    const J = this.spinJac, o = 9 * s;
+    J[o] = nx; J[o + 1] = ny; J[o + 2] = nz;
+    let q = 0;
+    for (const [body, at] of [[a, 3], [b, 6]] as const) {
+      const m = im[body]! !== 0 ? 1 : 0, ib = 9 * body;
+      J[o + at] = m * (II[ib]! * nx + II[ib + 1]! * ny + II[ib + 2]! * nz);
+      J[o + at + 1] = m * (II[ib + 3]! * nx + II[ib + 4]! * ny + II[ib + 5]! * nz);
+      J[o + at + 2] = m * (II[ib + 6]! * nx + II[ib + 7]! * ny + II[ib + 8]! * nz);
+      q += nx * J[o + at]! + ny * J[o + at + 1]! + nz * J[o + at + 2]!;
+    }
+    this.spinMass[s] = q > 0 ? 1 / q : 0;
+    this.spinBound[s] = lever * this.muS[first]!;
+    this.spinLam[s] = 0;
+  }
+
+  /** One sweep of the spin rows; returns the largest spin change (rad/s). */
+  private sweepSpins(v: Float64Array, w: Float64Array): number {
+    let change = 0;
+    const J = this.spinJac, lam = this.lam;
+    for (let s = 0; s < this.spinCount; s++) {
+      const mass = this.spinMass[s]!;
+      if (!(mass > 0)) continue;
+      let total = 0;
+      for (let r = this.spinRows[2 * s]!, e = this.spinRows[2 * s + 1]!; r < e; r++) total += lam[4 * r]!;
+      const a = this.spinBodies[2 * s]!, b = this.spinBodies[2 * s + 1]!, o = 9 * s;
+      const u = J[o]! * (w[3 * a]! - w[3 * b]!) + J[o + 1]! * (w[3 * a + 1]! - w[3 * b + 1]!) + J[o + 2]! * (w[3 * a + 2]! - w[3 * b + 2]!);
+      const lim = this.spinBound[s]! * total, old = this.spinLam[s]!;
+      const nl = Math.max(-lim, Math.min(lim, old - mass * u));
+      if (nl === old) continue;
+      const d = nl - old;
+      this.spinLam[s] = nl;
+      w[3 * a] += d * J[o + 3]!; w[3 * a + 1] += d * J[o + 4]!; w[3 * a + 2] += d * J[o + 5]!;
+      w[3 * b] -= d * J[o + 6]!; w[3 * b + 1] -= d * J[o + 7]!; w[3 * b + 2] -= d * J[o + 8]!;
+      const dw = Math.abs(d) / mass;
+      if (dw > change) change = dw;
+    }
+    return change;
   }
 
   private solvePositions(ctx: StepContext, prof: StepProfile): void {
