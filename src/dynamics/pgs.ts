@@ -484,7 +484,8 @@ export class PgsSolver implements ContactSolver {
     const J = this.spinJac, o = 9 * s;
     J[o] = nx; J[o + 1] = ny; J[o + 2] = nz;
     let q = 0;
-    for (const [body, at] of [[a, 3], [b, 6]] as const) {
+    for (let side = 0; side < 2; side++) {
+      const body = side === 0 ? a : b, at = side === 0 ? 3 : 6;
       const m = im[body]! !== 0 ? 1 : 0, ib = 9 * body;
       J[o + at] = m * (II[ib]! * nx + II[ib + 1]! * ny + II[ib + 2]! * nz);
       J[o + at + 1] = m * (II[ib + 3]! * nx + II[ib + 4]! * ny + II[ib + 5]! * nz);

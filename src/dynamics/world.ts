@@ -235,6 +235,7 @@ export class World {
    * velocity set, dragged): it wakes, and its cached contacts are dropped.
    */
   bodyEdited(i: number): void {
+    this.checkBody(i);
     if (i < this.islands.timer.length) this.islands.wake(this.ctx, i);
     this.bodies.asleep[i] = 0;
     if (i < this.ctx.version.length) this.ctx.markMoved(i);
@@ -243,6 +244,7 @@ export class World {
 
   /** Wakes body i and its island (a sleeping body stays asleep until something touches or drives it). */
   wakeBody(i: number): void {
+    this.checkBody(i);
     if (i < this.islands.timer.length) this.islands.wake(this.ctx, i);
     this.bodies.asleep[i] = 0;
   }
@@ -406,8 +408,13 @@ export class World {
   }
 
   /** Body-frame inertia (about the centre of mass) of body i. */
-  inertiaOf(i: number): Float64Array {
+  /** Throws RangeError unless i is a body index of this world. */
+  private checkBody(i: number): void {
     if (!(Number.isInteger(i) && i >= 0 && i < this.bodies.count)) throw new RangeError(`no body ${i} in this world (${this.bodies.count} bodies)`);
+  }
+
+  inertiaOf(i: number): Float64Array {
+    this.checkBody(i);
     const s = this.shapes[this.bodies.shape[i]!]!;
     const m = this.bodies.mass[i]!;
     const out = new Float64Array(9);

@@ -41,6 +41,11 @@ describe('the library entry point', () => {
     const w = await tower();
     try {
       expect(() => w.inertiaOf(999)).toThrow(`no body 999 in this world (${w.bodies.count} bodies)`);
+      // Waking or marking edited a body that is not there says so (a typed
+      // array's out-of-range write was silently dropped).
+      expect(() => w.wakeBody(999)).toThrow(`no body 999 in this world (${w.bodies.count} bodies)`);
+      expect(() => w.bodyEdited(-1)).toThrow(`no body -1 in this world (${w.bodies.count} bodies)`);
+      expect(() => w.wakeBody(0.5)).toThrow(RangeError);
     } finally {
       destroyWorld(w);
     }
