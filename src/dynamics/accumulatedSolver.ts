@@ -113,7 +113,7 @@ import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
 import { flatAround, SurfaceMeet } from './fieldPoint.ts';
-import { creaseAlong, faceSpinRadius, onCreaseAt, TORQUE_BAND } from './patches.ts';
+import { creaseAlong, faceLever, onCreaseAt } from './patches.ts';
 
 /** Points per manifold the solver sees. */
 export const MANIFOLD_POINTS = 4;
@@ -360,6 +360,8 @@ export class AccumulatedSolver implements ContactSolver {
    * the normal holds it up to mu r_s times the manifold's normal impulse.
    */
   mLever = new Float64Array(0);
+  /** addManifold's scratch: the face centre faceLever found. */
+  private readonly faceCentre = new Float64Array(3);
   ajac = new Float64Array(0);
   aka = new Float64Array(0);
   akb = new Float64Array(0);
@@ -1492,21 +1494,9 @@ export class AccumulatedSolver implements ContactSolver {
     tangentBasis(nx, ny, nz, basis);
     // Against a static body, a face's spin is held at the lever of the area
     // it presses (ALGORITHM.md 4.6): about the centre of its flat points.
-    let lever = 0, fcx = 0, fcy = 0, fcz = 0;
-    if ((ctx.bodies.isStatic[a] === 1 || ctx.bodies.isStatic[b] === 1) && nm >= 3 && !meetAt) {
-      const lim = cs.phi[lead]! + TORQUE_BAND * cell, mem = this.members;
-      let cnt = 0;
-      for (let q = 0; q < nm; q++) {
-        const j = mem[q]!;
-        if (cs.phi[j]! > lim) continue;
-        fcx += P[3 * j]!; fcy += P[3 * j + 1]!; fcz += P[3 * j + 2]!;
-        cnt++;
-      }
-      if (cnt >= 3) {
-        fcx /= cnt; fcy /= cnt; fcz /= cnt;
-        lever = Math.max(0, faceSpinRadius(ctx, cs, mem, nm, lead, lim, fcx, fcy, fcz, basis));
-      }
-    }
+    const fc = this.faceCentre;
+    const lever = (ctx.bodies.isStatic[a] === 1 || ctx.bodies.isStatic[b] === 1) && nm >= 3 && !meetAt ? faceLever(ctx, cs, this.members, nm, lead, cell, basis, fc) : 0;
+    const fcx = fc[0]!, fcy = fc[1]!, fcz = fc[2]!;
     this.mLever[m] = lever;
     const X = ctx.bodies.pos;
     const im = ctx.invMass, II = ctx.invInertia;

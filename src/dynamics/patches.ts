@@ -938,5 +938,27 @@ export function faceSpinRadius(ctx: StepContext, cs: ContactSet, members: Int32A
   return best;
 }
 
+/**
+ * A contact cluster's face lever for the solvers' spin rows (members[0, n),
+ * led by its deepest point `lead`; t the tangent basis of its normal): its
+ * flat points (within TORQUE_BAND cells of the leader) give the centre,
+ * written to `centre`, and faceSpinRadius about it the lever; 0 where fewer
+ * than three points lie flat or no mesh face does.
+ */
+export function faceLever(ctx: StepContext, cs: ContactSet, members: Int32Array, n: number, lead: number, cell: number, t: Float64Array, centre: Float64Array): number {
+  const lim = cs.phi[lead]! + TORQUE_BAND * cell, P = cs.p;
+  let cx = 0, cy = 0, cz = 0, cnt = 0;
+  for (let q = 0; q < n; q++) {
+    const j = members[q]!;
+    if (cs.phi[j]! > lim) continue;
+    cx += P[3 * j]!; cy += P[3 * j + 1]!; cz += P[3 * j + 2]!;
+    cnt++;
+  }
+  if (cnt < 3) return 0;
+  cx /= cnt; cy /= cnt; cz /= cnt;
+  centre[0] = cx; centre[1] = cy; centre[2] = cz;
+  return Math.max(0, faceSpinRadius(ctx, cs, members, n, lead, lim, cx, cy, cz, t));
+}
+
 /** faceSpinRadius' scratch: a triangle's corners in the tangent plane about the centre. */
 const faceUV = new Float64Array(6);

@@ -68,7 +68,7 @@ import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import type { PgsJointRows } from './constraints.ts';
 import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
 import { grown, sizeColumns } from '../util/growable.ts';
-import { faceSpinRadius, TORQUE_BAND } from './patches.ts';
+import { faceLever } from './patches.ts';
 import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import type { PairList } from './pairs.ts';
 
@@ -172,6 +172,7 @@ export class PgsSolver implements ContactSolver {
   private spinBound = new Float64Array(0);
   private spinLam = new Float64Array(0);
   private spinMembers = new Int32Array(0);
+  private readonly faceCentre = new Float64Array(3);
   private pairFirst = new Int32Array(0);
   private pairEnd = new Int32Array(0);
   private readonly K = new Float64Array(9);
@@ -434,21 +435,12 @@ export class PgsSolver implements ContactSolver {
     const first = this.pairFirst[k]!, end = this.pairEnd[k]!, n = end - first, mem = this.spinMembers;
     let lead = mem[0]!;
     for (let q = 1; q < n; q++) if (cs.phi[mem[q]!]! < cs.phi[lead]!) lead = mem[q]!;
-    const lim = cs.phi[lead]! + TORQUE_BAND * cell;
-    let cx = 0, cy = 0, cz = 0, cnt = 0;
-    for (let q = 0; q < n; q++) {
-      const i = mem[q]!;
-      if (cs.phi[i]! > lim) continue;
-      cx += cs.p[3 * i]!; cy += cs.p[3 * i + 1]!; cz += cs.p[3 * i + 2]!;
-      cnt++;
-    }
-    if (cnt < 3) return;
-    cx /= cnt; cy /= cnt; cz /= cnt;
     const sg = cs.b1[lead] === a ? 1 : -1;
     const nx = sg * cs.n[3 * lead]!, ny = sg * cs.n[3 * lead + 1]!, nz = sg * cs.n[3 * lead + 2]!;
-    const t = this.basis;
+    const t = this.basis, c = this.faceCentre;
     tangentBasis(nx, ny, nz, t);
-    const lever = faceSpinRadius(ctx, cs, mem, n, lead, lim, cx, cy, cz, t);
+    const lever = faceLever(ctx, cs, mem, n, lead, cell, t, c);
+    const cx = c[0]!, cy = c[1]!, cz = c[2]!;
     if (!(lever > 0)) return;
     const X = B.pos, im = ctx.invMass, II = ctx.invInertia, jac = this.jac;
     for (let r = first; r < end; r++) {
