@@ -12,36 +12,38 @@
  * stays near where the window began: its centre within D of that position
  * and its orientation within D / r radians of that orientation, D =
  * SLEEP_DRIFT * min(SLEEP_SPEED, SLEEP_SIZES * r) * SLEEP_TIME (r: the
- * radius of its shape; 12.5 mm, a mean 2.5 cm/s, for bodies above 25 cm, a
- * twentieth of r for smaller ones, so a tower of millimetre cubes sleeps as
- * a tower of metre cubes does). A window that ends still starts the next
- * one at the body's pose, and its stillness timer runs on; leaving the ball
- * starts both again. What is measured is where the body goes, not how fast
- * it goes at one step: a resting contact that jitters (a ring that drops
- * g dt for a step and is put back) stays in its ball and sleeps, while a
- * body sliding faster than D per SLEEP_TIME, however slowly each step,
- * never does, so sleeping does not stop a slide that would carry it
- * further. (With one ball per stillness, set when it began, a creep of a
+ * radius of its shape; 25 mm for bodies above 25 cm, a tenth of r for
+ * smaller ones, so a tower of millimetre cubes sleeps as a tower of metre
+ * cubes does); and a window counts only if it ends *steady*: the means of
+ * the body's pose over the window's first and second halves agree to a
+ * smaller fraction of the same scale. A window that ends still and steady
+ * starts the next one at the body's pose, and its stillness timer runs on;
+ * leaving the ball starts both again. What is measured is where the body
+ * goes, not how fast it goes at one step: a resting contact that jitters
+ * (a ring that drops g dt for a step and is put back) or a body that rocks
+ * about a place stays in its ball, and its halves' means agree whatever
+ * the phase, so it sleeps; a body sliding on, however slowly each step,
+ * has halves that part, so sleeping does not stop a slide that would carry
+ * it further. (With one ball per stillness, set when it began, a creep of a
  * few millimetres per second carried a body out of it after some seconds
  * and restarted its timer: the twenty rings of a stack on one peg, each
  * creeping so at its own time, kept restarting their island's clock and
  * never slept.) Position correction moves bodies without velocity, and
  * counts too: bodies being pushed apart are not still.
  *
- * That drift allowance (up to a mean 2.5 cm/s) is for piles, where bodies
- * creep on each other for seconds before they settle. A body that touches
- * no other moving body (only static or sleeping ones, or nothing) has
- * nothing to creep on, and a slow steady motion of it is physics: a box
- * on a slope a hair steeper than its friction starts from rest at a few
- * cm/s^2, a puck glides on ice at millimetres per second. Such a body's
- * window counts only if it is also *steady*: the means of its pose over the
- * window's first and second halves agree to SLEEP_DRIFT_ALONE of the same
- * scale (0.5 mm for bodies above 25 cm, a mean drift under 2 mm/s), which
- * a jitter about a place passes whatever its phase and a start from rest at
- * 0.008 m/s^2 or more does not (the halves' means part by a T^2 / 4). A
- * window that fails it hands its second half on as the next window's
- * first, so a body that has just come to rest waits half a window more,
- * not a whole one.
+ * How far the halves may part depends on what the body touches. Piles
+ * creep on each other for seconds before they settle, so a body touching
+ * another moving body may creep at a mean 2.5 cm/s (SLEEP_DRIFT_COUPLED).
+ * A body that touches no other moving body (only static or sleeping ones,
+ * or nothing) has nothing to creep on, and a slow steady motion of it is
+ * physics: a box on a slope a hair steeper than its friction starts from
+ * rest at a few cm/s^2, a puck glides on ice at millimetres per second.
+ * Its halves must agree to SLEEP_DRIFT_ALONE of the scale (0.5 mm for
+ * bodies above 25 cm, a mean drift under 2 mm/s), which a start from rest
+ * at 0.008 m/s^2 or more does not pass (the halves' means part by
+ * a T^2 / 4). A window that fails hands its second half on as the next
+ * window's first, so a body that has just come to rest waits half a
+ * window more, not a whole one.
  */
 import type { ConstraintSystem } from './constraints.ts';
 import type { ContactSet } from './contacts.ts';
@@ -57,8 +59,29 @@ export const SLEEP_TIME = 0.5;
 const SLEEP_SPEED = 0.05;
 /** Sizes per second of stillness (small bodies). */
 const SLEEP_SIZES = 0.2;
-/** The fraction of SLEEP_TIME times the speed scale that a still body may wander. */
-const SLEEP_DRIFT = 0.5;
+/**
+ * The fraction of SLEEP_TIME times the speed scale that a still body may
+ * wander from where its window began: 25 mm for bodies above 25 cm, so a
+ * body rocking about a place stays in its ball in whatever phase its window
+ * began up to 12.5 mm either way. (At half that, a box rocking 7 mm either
+ * way on two neighbours kept a settled heap of 1000 boxes awake for three
+ * seconds.) How far it may creep is SLEEP_DRIFT_COUPLED's.
+ */
+const SLEEP_DRIFT = 1;
+/**
+ * The same for the means of the two halves of a window of a body that
+ * touches another moving body: a creep under a mean 2.5 cm/s for bodies
+ * above 25 cm (a creep at v parts them by v T / 2), a start from rest under
+ * 0.1 m/s^2 (a T^2 / 4). Piles creep on each other for seconds before they
+ * settle (with a fifth of this as the only limit, 10 of 19 ring piles and
+ * heaps did not sleep within 8-15 s, against 1), but three
+ * boxes gliding together on ice at 2.7 cm/s, which a ball of 18.75 mm put to
+ * sleep, glide on. Over 13 piles (boxes of 150-1000, rings of 20-75, 30 and
+ * 50 bunnies) against the one ball of 12.5 mm it replaced, rings slept at
+ * 2.4-4.3 s instead of 2.4-5.6, 30 bunnies at 4.7 s instead of never, the
+ * box heaps (chaotic: each moved either way) at 4.5-11.8 s against 4.5-10.8.
+ */
+const SLEEP_DRIFT_COUPLED = 0.25;
 /**
  * The same for the means of the two halves of a window of a body that
  * touches no other moving body (only static or sleeping ones, or none).
@@ -195,7 +218,7 @@ export class Islands {
         // agree (steady(): it is not on its way somewhere); if not, its
         // second half begins the next window, so a body that has just come
         // to rest counts from there.
-        if (!coupled[i] && !this.steady(ctx, i)) {
+        if (!this.steady(ctx, i, coupled[i] ? SLEEP_DRIFT_COUPLED : SLEEP_DRIFT_ALONE)) {
           this.timer[i] = 0;
           this.shiftHalf(i);
           continue;
@@ -285,12 +308,12 @@ export class Islands {
    * times its radius): a body that jitters about a place has the same mean
    * in both, one that creeps or starts to slide or roll has not.
    */
-  private steady(ctx: StepContext, i: number): boolean {
+  private steady(ctx: StepContext, i: number, fraction: number): boolean {
     const h = this.halves, o = HALF_FLOATS * i;
     const n1 = h[o + 7]!, n2 = h[o + 15]!;
     if (!(n1 > 0 && n2 > 0)) return false;
     const r = ctx.shapeOf(i).radius;
-    const D = driftRadius(SLEEP_DRIFT_ALONE, r);
+    const D = driftRadius(fraction, r);
     const d = norm3(h[o]! / n1 - h[o + 8]! / n2, h[o + 1]! / n1 - h[o + 9]! / n2, h[o + 2]! / n1 - h[o + 10]! / n2);
     if (!(d < D)) return false;
     let dot = 0, l1 = 0, l2 = 0;
