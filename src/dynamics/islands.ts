@@ -214,10 +214,11 @@ export class Islands {
       // (Half a step of slack: the window's steps add up to it in rounding.)
       if (this.age[i]! >= SLEEP_TIME - 0.5 * dt) {
         // A window ends still: the next one starts here, the timer runs on.
-        // Alone, a body's window counts only if the means of its two halves
-        // agree (steady(): it is not on its way somewhere); if not, its
-        // second half begins the next window, so a body that has just come
-        // to rest counts from there.
+        // The window counts only if the means of its two halves agree
+        // (steady(): the body is not on its way somewhere; more closely for
+        // a body that touches nothing that moves); if not, its second half
+        // begins the next window, so a body that has just come to rest
+        // counts from there.
         if (!this.steady(ctx, i, coupled[i] ? SLEEP_DRIFT_COUPLED : SLEEP_DRIFT_ALONE)) {
           this.timer[i] = 0;
           this.shiftHalf(i);
@@ -304,7 +305,7 @@ export class Islands {
 
   /**
    * Whether body i's mean pose over the first half of its window and over
-   * the second agree to driftRadius(SLEEP_DRIFT_ALONE) (position, and angle
+   * the second agree to driftRadius(fraction) (position, and angle
    * times its radius): a body that jitters about a place has the same mean
    * in both, one that creeps or starts to slide or roll has not.
    */
