@@ -257,10 +257,15 @@ export class OutputFile {
       throw writeError(target, e, flag);
     }
     const temp = join(dirname(real), `.${basename(real)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+    // Registered before the file exists: an interruption at any point from
+    // here on removes it (a signal before the handlers would leave it behind).
+    installInterruptHandlers();
+    pendingTemps.set(temp, { target, existed: st !== null });
     let handle: FileHandle;
     try {
       handle = await open(temp, 'wx', st ? st.mode & 0o777 : 0o666);
     } catch (e) {
+      pendingTemps.delete(temp);
       // ENOENT in a directory that exists (/proc): the file system takes no new files there.
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' && (await stat(dirname(real)).catch(() => null))?.isDirectory()) {
         throw new InputError(
@@ -278,10 +283,9 @@ export class OutputFile {
     if (locked !== null) {
       await handle.close().catch(() => {});
       await unlink(temp).catch(() => {});
+      pendingTemps.delete(temp);
       throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     }
-    installInterruptHandlers();
-    pendingTemps.set(temp, { target, existed: st !== null });
     return new OutputFile(target, handle, temp, flag, real);
   }
 
