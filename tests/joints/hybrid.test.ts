@@ -48,20 +48,11 @@ describe('joints in the hybrid step', () => {
     const w = await builtinWorld('jointed-rings', { count: 6 });
     const J = jointsOf(w)!;
     expect(J.joints.length).toBe(6);
-    // The rings land at about 5 m/s (5 cm a step). In the landing step the
-    // stage's last relax is the contacts' (accumulatedSolver.ts: joints
-    // before it, so the contacts have the last word), and a ring stopped by a
-    // peg may leave its joints open by up to a centimetre for that step;
-    // the next step closes them. Over the run they stay within a fifth of a
-    // millimetre on average.
-    let worst = 0, sum = 0;
+    let worst = 0;
     await run(w, 150, (ww) => {
-      const e = Math.max(...J.errors(ww).linear);
-      worst = Math.max(worst, e);
-      sum += e;
+      worst = Math.max(worst, ...J.errors(ww).linear);
     });
-    expect(worst).toBeLessThan(1e-2);
-    expect(sum / 150).toBeLessThan(2e-4);
+    expect(worst).toBeLessThan(3e-3);
     // It landed (the rings' centres near the ground) and is at rest.
     const B = w.bodies;
     for (let i = 0; i < B.count; i++) {
