@@ -299,6 +299,43 @@ describe('sleeping', () => {
     expect(asleep(w, 'a') && asleep(w, 'b') && asleep(w, 'c')).toBe(true);
   });
 
+  it.each(['sequential', 'accumulated'] as const)('a plank at rest 6-7 mm above a sleeping block (within the contact band, not touching) never wakes it, and both sleep (%s)', async (contactSolver) => {
+    // The plank lies on two static pillars over the block. Both at rest and
+    // awake, their pair has no points; once the block sleeps, the plank's
+    // prediction sags by g dt^2 (2.7 mm) where the block's does not, and the
+    // gap at the prediction comes within the band. A point open at both
+    // poses is no touch: waking on it, a still pile and its neighbour woke
+    // each other's islands in turn for good (a heap of 150 boxes).
+    for (const gap of [0.006, 0.007]) {
+      const h = 1 - gap;
+      const w = await queryWorld({
+        format: FORMAT, dt: 1 / 60, solver: { contactSolver },
+        shapes: {
+          floor: { type: 'plane' }, pillar: { type: 'box', size: [0.4, 1, 0.6] },
+          plank: { type: 'box', size: [2.4, 0.1, 0.6] }, block: { type: 'box', size: [0.5, h, 0.5] },
+        },
+        bodies: [
+          { name: 'ground', shape: 'floor', static: true },
+          { name: 'p1', shape: 'pillar', static: true, position: [-1, 0.5, 0] },
+          { name: 'p2', shape: 'pillar', static: true, position: [1, 0.5, 0] },
+          { name: 'block', shape: 'block', position: [0, h / 2, 0] },
+          // Dropped 3 cm onto the pillars: it comes to rest after the block.
+          { name: 'plank', shape: 'plank', position: [0, 1.08, 0] },
+        ],
+      }, 'cpu');
+      let slept = false, woke = 0;
+      await run(w, 240, (ww) => {
+        const now = asleep(ww, 'block');
+        if (slept && !now) woke++;
+        slept = now;
+      });
+      expect(woke, `gap ${gap}`).toBe(0);
+      expect(asleep(w, 'block') && asleep(w, 'plank'), `gap ${gap}`).toBe(true);
+      // The plank rests on the pillars, clear of the block.
+      expect(w.bodies.pos[3 * bodyIndex(w, 'plank') + 1]! - 1.05).toBeGreaterThan(-5e-4);
+    }
+  });
+
   it('under the accumulated stage, settled heaps woken whole do not sag: their contacts wake with the impulses that held them', async () => {
     // While an island sleeps its pairs are out of the pair list; the store
     // keeps their impulses (ALGORITHM.md 4.6). Woken cold, a heap of 27
