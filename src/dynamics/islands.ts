@@ -246,7 +246,8 @@ export class Islands {
         continue;
       }
       const root = this.find(i);
-      if (enabled && minT[root]! >= SLEEP_TIME) {
+      // (Half a step of slack, as for the window: 30 steps of 1/60 s add up to 0.49999999999999994.)
+      if (enabled && minT[root]! >= SLEEP_TIME - 0.5 * dt) {
         B.asleep[i] = 1;
         this.sleepId[i] = root;
         for (let k = 0; k < 3; k++) {

@@ -44,6 +44,23 @@ describe('sleeping', () => {
     expect(pos(w, 'a2')).toEqual(before);
   });
 
+  it.each([60, 100, 240])('a box at rest alone on the floor falls asleep after half a second of stillness, not a window later (1/%i s steps)', async (hz) => {
+    // A lone body's stillness counts a window at a time; the windows' steps
+    // add up to a hair under 0.5 s in floating point (30 of 1/60 s:
+    // 0.49999999999999994), which once left it awake for a second window.
+    const w = await queryWorld({
+      format: FORMAT, dt: 1 / hz,
+      shapes: { floor: { type: 'plane' }, box: { type: 'box', size: [0.5, 0.5, 0.5] } },
+      bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'a', shape: 'box', position: [0, 0.25, 0] }],
+    }, 'cpu');
+    let at = -1;
+    await run(w, 2 * hz, (ww) => {
+      if (at < 0 && asleep(ww, 'a')) at = ww.time;
+    });
+    expect(at).toBeGreaterThanOrEqual(0.5 - 1e-9);
+    expect(at).toBeLessThanOrEqual(0.5 + 3 / hz);
+  });
+
   it('a stack struck after everything slept finds, step by step, as many pairs as the same stack restored into a fresh world and struck', async () => {
     // While nothing is awake the broad phase finds no pairs without sweeping;
     // from the step that wakes the stack on it must find what a fresh broad
