@@ -720,25 +720,22 @@ export class PatchBuilder {
     }
     const varU = suu / m;
     if (!(varU > 0)) return false;
-    const A = this.fitA, y = this.fitY;
-    // The slope across is fitted only where v varies on its own: members on
+    if (!(this.curvature(cs, m, phi0, a, b, au, av, sc, false) * varU > tol)) return false;
+    // The slope across can only explain away a curvature along u, never
+    // make one, and is fitted only where v varies on its own: members on
     // one line or one arc along u (v, less what 1, u and u^2 predict of it,
     // spread under a hundredth of the patch's radius) would trade the
     // curvature along u for a slope across (a ring's rim read as a tilted
     // line), and fewer than ACROSS_MIN members would fit the four terms
     // exactly whatever the surface.
-    let across = false;
-    if (m >= ACROSS_MIN) {
-      A[0] = m; A[1] = 0; A[2] = suu;
-      A[3] = 0; A[4] = suu; A[5] = su3;
-      A[6] = suu; A[7] = su3; A[8] = su4;
-      y[0] = 0; y[1] = suv; y[2] = su2v;
-      if (solveDense(A, y, 3)) across = (svv - y[1]! * suv - y[2]! * su2v) / m > 1e-4;
-    }
-    // The slope across can only explain away a curvature along u, never
-    // make one: the fit without it must say curved too.
-    return this.curvature(cs, m, phi0, a, b, au, av, sc, false) * varU > tol
-      && (!across || this.curvature(cs, m, phi0, a, b, au, av, sc, true) * varU > tol);
+    if (m < ACROSS_MIN) return true;
+    const A = this.fitA, y = this.fitY;
+    A[0] = m; A[1] = 0; A[2] = suu;
+    A[3] = 0; A[4] = suu; A[5] = su3;
+    A[6] = suu; A[7] = su3; A[8] = su4;
+    y[0] = 0; y[1] = suv; y[2] = su2v;
+    if (!solveDense(A, y, 3) || !((svv - y[1]! * suv - y[2]! * su2v) / m > 1e-4)) return true;
+    return this.curvature(cs, m, phi0, a, b, au, av, sc, true) * varU > tol;
   }
 
   /**
