@@ -115,6 +115,9 @@ export class PatchBuilder {
   private mv = new Float64Array(64);
   /** Each member's weight in the centre (build), which spinRadius reuses. */
   private mw = new Float64Array(64);
+  /** Scratch of curved: each member's coordinates along and across its direction, centred and scaled. */
+  private fu = new Float64Array(64);
+  private fv = new Float64Array(64);
   /** Scratch of straightAxis: normal equations, right-hand side, basis values, and the direction found. */
   private readonly fitA = new Float64Array(36);
   private readonly fitY = new Float64Array(6);
@@ -144,6 +147,8 @@ export class PatchBuilder {
       this.mu = new Float64Array(2 * n);
       this.mv = new Float64Array(2 * n);
       this.mw = new Float64Array(2 * n);
+      this.fu = new Float64Array(2 * n);
+      this.fv = new Float64Array(2 * n);
     }
     const live = this.live;
     for (let j = 0; j < n; j++) live[j] = s + j;
@@ -698,29 +703,34 @@ export class PatchBuilder {
    */
   private curved(cs: ContactSet, m: number, phi0: number, a: number, b: number, tol: number): boolean {
     // Coordinates about the members' mean, scaled to the patch's size (c3 var(u) is the same in any scale).
+    const U = this.fu, V = this.fv;
     let au = 0, av = 0;
     for (let k = 0; k < m; k++) {
-      au += a * this.mu[k]! + b * this.mv[k]!;
-      av += a * this.mv[k]! - b * this.mu[k]!;
+      U[k] = a * this.mu[k]! + b * this.mv[k]!;
+      V[k] = a * this.mv[k]! - b * this.mu[k]!;
+      au += U[k]!;
+      av += V[k]!;
     }
     au /= m; av /= m;
     let r2 = 0;
     for (let k = 0; k < m; k++) {
-      const du = a * this.mu[k]! + b * this.mv[k]! - au, dv = a * this.mv[k]! - b * this.mu[k]! - av;
-      r2 = Math.max(r2, du * du + dv * dv);
+      U[k] -= au;
+      V[k] -= av;
+      r2 = Math.max(r2, U[k]! * U[k]! + V[k]! * V[k]!);
     }
     if (!(r2 > 0)) return false;
     const sc = 1 / Math.sqrt(r2);
     // u and v are centred: sums for var(u) and for v fitted by 1, u, u^2.
     let suu = 0, su3 = 0, su4 = 0, svv = 0, suv = 0, su2v = 0;
     for (let k = 0; k < m; k++) {
-      const u = (a * this.mu[k]! + b * this.mv[k]! - au) * sc, v = (a * this.mv[k]! - b * this.mu[k]! - av) * sc;
+      const u = U[k]! * sc, v = V[k]! * sc;
+      U[k] = u; V[k] = v;
       const u2 = u * u;
       suu += u2; su3 += u2 * u; su4 += u2 * u2; svv += v * v; suv += u * v; su2v += u2 * v;
     }
     const varU = suu / m;
     if (!(varU > 0)) return false;
-    if (!(this.curvature(cs, m, phi0, a, b, au, av, sc, false) * varU > tol)) return false;
+    if (!(this.curvature(cs, m, phi0, false) * varU > tol)) return false;
     // The slope across can only explain away a curvature along u, never
     // make one, and is fitted only where v varies on its own: members on
     // one line or one arc along u (v, less what 1, u and u^2 predict of it,
@@ -735,26 +745,26 @@ export class PatchBuilder {
     A[6] = suu; A[7] = su3; A[8] = su4;
     y[0] = 0; y[1] = suv; y[2] = su2v;
     if (!solveDense(A, y, 3) || !((svv - y[1]! * suv - y[2]! * su2v) / m > 1e-4)) return true;
-    return this.curvature(cs, m, phi0, a, b, au, av, sc, true) * varU > tol;
+    return this.curvature(cs, m, phi0, true) * varU > tol;
   }
 
   /**
    * c3 of the least-squares fit d = c0 + c1 u (+ c2 v) + c3 u^2 of the
    * members' depths above the leader, u and v their scaled centred
-   * coordinates along and across (a, b) (PatchBuilder.curved); NaN where the
-   * fit is singular. c3 var(u) in scaled coordinates equals it in real ones
-   * (depths are not scaled).
+   * coordinates along and across the direction (fu, fv, set by
+   * PatchBuilder.curved); NaN where the fit is singular. c3 var(u) in scaled
+   * coordinates equals it in real ones (depths are not scaled).
    */
-  private curvature(cs: ContactSet, m: number, phi0: number, a: number, b: number, au: number, av: number, sc: number, across: boolean): number {
+  private curvature(cs: ContactSet, m: number, phi0: number, across: boolean): number {
     const A = this.fitA, y = this.fitY, f = this.fitF;
     const n = across ? 4 : 3;
     A.fill(0, 0, n * n);
     y.fill(0, 0, n);
     for (let k = 0; k < m; k++) {
-      const u = (a * this.mu[k]! + b * this.mv[k]! - au) * sc;
+      const u = this.fu[k]!;
       const d = cs.phi[this.members[k]!]! - phi0;
       f[0] = 1; f[1] = u;
-      if (across) f[2] = (a * this.mv[k]! - b * this.mu[k]! - av) * sc;
+      if (across) f[2] = this.fv[k]!;
       f[n - 1] = u * u;
       for (let r = 0; r < n; r++) {
         y[r] += f[r]! * d;
