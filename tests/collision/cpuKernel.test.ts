@@ -12,6 +12,7 @@ import {
   prepareKernelShape,
   queryRange,
   sortRecords,
+  spatialOrder,
   type KernelShape,
   type RecordOut,
 } from '../../src/collision/cpuKernel.ts';
@@ -33,7 +34,48 @@ function rows(out: RecordOut, from = 0, to = out.count): number[][] {
   return r;
 }
 
+/**
+ * The spatial order by its definition: each range longer than a cluster
+ * sorted whole along its box's longest axis (index as the last key) and
+ * split at the whole unit nearest its median; a cluster keeps its parent's
+ * order.
+ */
+function sortedOrder(points: Float32Array, count: number): Uint32Array {
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  const split = (lo: number, hi: number): void => {
+    if (hi - lo <= CLUSTER_SAMPLES) return;
+    const ext = [0, 1, 2].map((c) => {
+      let a = Infinity, b = -Infinity;
+      for (let i = lo; i < hi; i++) { const x = points[4 * order[i]! + c]!; a = Math.min(a, x); b = Math.max(b, x); }
+      return b - a;
+    });
+    const axis = ext[0]! >= ext[1]! && ext[0]! >= ext[2]! ? 0 : ext[1]! >= ext[2]! ? 1 : 2;
+    const part = Array.from(order.subarray(lo, hi)).sort((a, b) => points[4 * a + axis]! - points[4 * b + axis]! || a - b);
+    order.set(part, lo);
+    const unit = hi - lo > BLOCK_SAMPLES ? BLOCK_SAMPLES : hi - lo > GROUP_SAMPLES ? GROUP_SAMPLES : CLUSTER_SAMPLES;
+    const mid = lo + unit * Math.ceil(Math.ceil((hi - lo) / unit) / 2);
+    split(lo, mid);
+    split(mid, hi);
+  };
+  split(0, count);
+  return order;
+}
+
 describe('the CPU query kernel', () => {
+  it('orders samples as sorting every range would, ties between equal coordinates included, by selection', () => {
+    const r = rng(7);
+    for (const n of [0, 5, 8, 9, 64, 65, 513, 3000, 20000]) {
+      const spread = new Float32Array(4 * n), ties = new Float32Array(4 * n), flat = new Float32Array(4 * n);
+      for (let i = 0; i < n; i++) {
+        for (let c = 0; c < 3; c++) spread[4 * i + c] = 2 * r() - 1;
+        // A lattice: many samples share each coordinate (and 0 meets -0).
+        ties[4 * i] = Math.floor(5 * r()); ties[4 * i + 1] = Math.floor(3 * r()); ties[4 * i + 2] = i % 2 ? 0 : -0;
+      }
+      for (const pts of [spread, ties, flat]) expect(Array.from(spatialOrder(pts, n))).toEqual(Array.from(sortedOrder(pts, n)));
+    }
+  });
+
   it('groups each shape\'s samples into spatial clusters whose spheres hold them, far tighter than in mesh order', () => {
     kernel.forEach((k, si) => {
       const name = SHAPE_NAMES[si];
