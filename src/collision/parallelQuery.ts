@@ -46,6 +46,7 @@ import {
   controlWords,
   drainChunks,
   kernelShapesOf,
+  shareCullData,
   writeCallSet,
   type BatchBuffers,
   type BatchCaps,
@@ -222,6 +223,8 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
   private shapesVersion = 0;
   private points: SharedArrayBuffer = share(0);
   private values: SharedArrayBuffer = share(0);
+  private orders: ArrayBufferLike = share(0);
+  private spheres: ArrayBufferLike = share(0);
   private meta: SharedShapeMeta[] = [];
   private shapes: KernelShape[] = [];
   private caps: BatchCaps = { tasks: 64, pieces: 64, chunks: 64, records: 4096, sets: 4, setPoints: 1024, setClusters: 256 };
@@ -317,6 +320,9 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
         origin: [g.origin[0], g.origin[1], g.origin[2]],
         cellSize: g.cellSize,
         dims: [g.dims[0], g.dims[1], g.dims[2]],
+        orderOffset: 0,
+        sphereOffset: 0,
+        radius: 0,
       };
       floats += 4 * count;
       nodes += g.dims[0] * g.dims[1] * g.dims[2];
@@ -329,11 +335,14 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
       pv.set(s.samples.points.subarray(0, 4 * m.count), m.pointOffset);
       vv.set(s.sdf.values.subarray(0, m.dims[0] * m.dims[1] * m.dims[2]), m.valueOffset);
     });
+    const { orders, spheres } = shareCullData(points, values, meta, share);
     this.points = points;
     this.values = values;
+    this.orders = orders;
+    this.spheres = spheres;
     this.meta = meta;
     this.shapesVersion++;
-    this.shapes = kernelShapesOf(points, values, meta);
+    this.shapes = kernelShapesOf(points, values, orders, spheres, meta);
     this.single.setKernelShapes(this.shapes);
     this.reconfigure(this.caps);
   }
@@ -556,6 +565,8 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
       shapesVersion: this.shapesVersion,
       points: this.points,
       values: this.values,
+      orders: this.orders,
+      spheres: this.spheres,
       shapes: this.meta,
       caps: this.caps,
       batch: this.buffers,

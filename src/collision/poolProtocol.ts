@@ -216,6 +216,16 @@ export interface SharedShapeMeta {
   origin: [number, number, number];
   cellSize: number;
   dims: [number, number, number];
+  /**
+   * Its cull data as the main thread prepared it (prepareKernelShape): its
+   * spatial order at `orderOffset` in `orders` (count entries), its spheres at
+   * `sphereOffset` in `spheres` (sphereFloats(count)), and its radius. A
+   * worker reads them instead of preparing them again: on a mesh of a
+   * million triangles that took each worker as long as the main thread.
+   */
+  orderOffset: number;
+  sphereOffset: number;
+  radius: number;
 }
 
 /** The one message the main thread sends a worker: everything it needs, sent again whenever a buffer changes. */
@@ -229,21 +239,62 @@ export interface PoolConfig {
   shapesVersion: number;
   points: ArrayBufferLike;
   values: ArrayBufferLike;
+  /** The shapes' spatial orders (Uint32) and cull spheres (Float64), SharedShapeMeta. */
+  orders: ArrayBufferLike;
+  spheres: ArrayBufferLike;
   shapes: SharedShapeMeta[];
   caps: BatchCaps;
   batch: BatchBuffers;
 }
 
-/** The shapes of a config as the kernel sees them: views of the shared buffers, plus cull data. */
-export function kernelShapesOf(points: ArrayBufferLike, values: ArrayBufferLike, meta: readonly SharedShapeMeta[]): KernelShape[] {
-  return meta.map((m) =>
-    prepareKernelShape(new Float32Array(points, 4 * m.pointOffset, 4 * m.count), m.count, {
+/** The shapes of a config as the kernel sees them: views of the shared buffers, cull data included. */
+export function kernelShapesOf(points: ArrayBufferLike, values: ArrayBufferLike, orders: ArrayBufferLike, spheres: ArrayBufferLike, meta: readonly SharedShapeMeta[]): KernelShape[] {
+  return meta.map((m) => ({
+    points: new Float32Array(points, 4 * m.pointOffset, 4 * m.count),
+    count: m.count,
+    radius: m.radius,
+    centre: null,
+    order: new Uint32Array(orders, 4 * m.orderOffset, m.count),
+    clusters: new Float64Array(spheres, 8 * m.sphereOffset, sphereFloats(m.count)),
+    grid: {
       origin: m.origin,
       cellSize: m.cellSize,
       dims: m.dims,
       values: new Float32Array(values, 4 * m.valueOffset, m.dims[0] * m.dims[1] * m.dims[2]),
-    }),
-  );
+    },
+  }));
+}
+
+/**
+ * Prepares the cull data of the shapes whose points and fields `meta` places
+ * in the shared buffers (prepareKernelShape, once, on the calling thread),
+ * fills in each one's offsets and radius, and returns the shared buffers
+ * holding the orders and spheres.
+ */
+export function shareCullData(points: ArrayBufferLike, values: ArrayBufferLike, meta: SharedShapeMeta[], share: (bytes: number) => ArrayBufferLike): { orders: ArrayBufferLike; spheres: ArrayBufferLike } {
+  let orderCount = 0, sphereCount = 0;
+  const prepared = meta.map((m) => {
+    m.orderOffset = orderCount;
+    m.sphereOffset = sphereCount;
+    orderCount += m.count;
+    sphereCount += sphereFloats(m.count);
+    return prepareKernelShape(new Float32Array(points, 4 * m.pointOffset, 4 * m.count), m.count, {
+      origin: m.origin,
+      cellSize: m.cellSize,
+      dims: m.dims,
+      values: new Float32Array(values, 4 * m.valueOffset, m.dims[0] * m.dims[1] * m.dims[2]),
+    });
+  });
+  const orders = share(4 * Math.max(1, orderCount)), spheres = share(8 * Math.max(1, sphereCount));
+  const ov = new Uint32Array(orders), sv = new Float64Array(spheres);
+  prepared.forEach((k, i) => {
+    const m = meta[i]!;
+    m.radius = k.radius;
+    if (k.order) ov.set(k.order, m.orderOffset);
+    else for (let j = 0; j < m.count; j++) ov[m.orderOffset + j] = j;
+    sv.set(k.clusters.subarray(0, sphereFloats(m.count)), m.sphereOffset);
+  });
+  return { orders, spheres };
 }
 
 /** Runs chunk k of the call whose first chunk is `base`: each piece through the kernel into the chunk's slot. */

@@ -35,7 +35,7 @@ export function startQueryWorker(port: WorkerPort): void {
     if (m?.type !== 'config') return;
     ctrl = new Int32Array(m.control);
     if (m.shapesVersion !== shapesVersion) {
-      shapes = kernelShapesOf(m.points, m.values, m.shapes);
+      shapes = kernelShapesOf(m.points, m.values, m.orders, m.spheres, m.shapes);
       shapesVersion = m.shapesVersion;
     }
     views = batchViews(m.batch, m.caps);
