@@ -1,5 +1,6 @@
 import type { TriMesh } from './mesh.ts';
 import * as det from '../util/detmath.ts';
+import { meshEdges, type MeshEdges } from './edges.ts';
 
 /**
  * Collision sample points of a body (docs/ALGORITHM.md 4.3): every mesh vertex,
@@ -64,24 +65,7 @@ export function sampleCount(s: CollisionSamples): number {
 
 /** Unique undirected edges of a mesh, in first-seen order. */
 export function uniqueEdges(mesh: TriMesh): Uint32Array {
-  const idx = mesh.indices;
-  const seen = new Map<number, number>();
-  const out: number[] = [];
-  const nv = mesh.positions.length / 3;
-  for (let t = 0; t < idx.length; t += 3) {
-    for (let k = 0; k < 3; k++) {
-      const a = idx[t + k]!;
-      const b = idx[t + ((k + 1) % 3)]!;
-      const lo = Math.min(a, b);
-      const hi = Math.max(a, b);
-      const key = lo * nv + hi;
-      if (!seen.has(key)) {
-        seen.set(key, out.length / 2);
-        out.push(lo, hi);
-      }
-    }
-  }
-  return Uint32Array.from(out);
+  return meshEdges(mesh.indices, mesh.positions.length / 3).edges;
 }
 
 /** Fraction of the way from a triangle corner to its centroid for the inset face samples. */
@@ -95,7 +79,8 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   if (!Number.isInteger(edgeSamples) || edgeSamples < 0 || edgeSamples > 64) {
     throw new RangeError(`edgeSamples must be an integer in [0, 64], got ${edgeSamples}`);
   }
-  const edges = uniqueEdges(mesh);
+  const me = meshEdges(mesh.indices, mesh.positions.length / 3);
+  const edges = me.edges;
   const p = mesh.positions;
   const idx = mesh.indices;
   const nv = p.length / 3;
@@ -147,7 +132,8 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   }
   // Outward normals per sample.
   const vn = new Float64Array(3 * nv);
-  const fnByEdge = new Map<number, number[]>();
+  // Per edge, the sum of its faces' normals (set by the first, in triangle order).
+  const fnByEdge = new Float64Array(3 * ne);
   const faceNormals: number[] = [];
   for (let t = 0; t < idx.length; t += 3) {
     const ia = idx[t]!, ib = idx[t + 1]!, ic = idx[t + 2]!;
@@ -168,14 +154,16 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
       vn[3 * v] += ang * nx;
       vn[3 * v + 1] += ang * ny;
       vn[3 * v + 2] += ang * nz;
-      const lo = Math.min(v, v1), hi = Math.max(v, v1);
-      const key = lo * nv + hi;
-      const acc = fnByEdge.get(key);
-      if (acc) {
-        acc[0] += nx;
-        acc[1] += ny;
-        acc[2] += nz;
-      } else fnByEdge.set(key, [nx, ny, nz]);
+      const h = t + k, e = 3 * me.edgeOf[h]!;
+      if (me.first[h]) {
+        fnByEdge[e] = nx;
+        fnByEdge[e + 1] = ny;
+        fnByEdge[e + 2] = nz;
+      } else {
+        fnByEdge[e] += nx;
+        fnByEdge[e + 1] += ny;
+        fnByEdge[e + 2] += nz;
+      }
     }
   }
   const normals = new Float32Array(n * 4);
@@ -199,12 +187,11 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
     }
   }
   for (let e = 0; e < ne; e++) {
-    const acc = fnByEdge.get(edges[2 * e]! * nv + edges[2 * e + 1]!) ?? [0, 1, 0];
-    for (let k = 0; k < edgeSamples; k++) put(single + e * edgeSamples + k, acc[0]!, acc[1]!, acc[2]!);
+    for (let k = 0; k < edgeSamples; k++) put(single + e * edgeSamples + k, fnByEdge[3 * e]!, fnByEdge[3 * e + 1]!, fnByEdge[3 * e + 2]!);
   }
   const out: CollisionSamples = { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
-  out.areas = sampleAreas(mesh, out);
-  out.creases = sampleCreases(mesh, out);
+  out.areas = sampleAreas(mesh, out, me);
+  out.creases = sampleCreases(mesh, out, me);
   return out;
 }
 
@@ -224,7 +211,7 @@ export const CREASE_DEGREES = 25;
  * unit vector across the edge in the surface (sample normal x edge
  * direction). An open edge (one face) counts as a crease.
  */
-export function sampleCreases(mesh: TriMesh, s: CollisionSamples): Float32Array {
+export function sampleCreases(mesh: TriMesh, s: CollisionSamples, me: MeshEdges = meshEdges(mesh.indices, s.meshVertexCount ?? s.vertexCount)): Float32Array {
   const p = mesh.positions, idx = mesh.indices;
   const nv = s.meshVertexCount ?? s.vertexCount;
   const n = sampleCount(s);
@@ -243,15 +230,11 @@ export function sampleCreases(mesh: TriMesh, s: CollisionSamples): Float32Array 
     const l = Math.hypot(x, y, z) || 1;
     fn[3 * t] = x / l; fn[3 * t + 1] = y / l; fn[3 * t + 2] = z / l;
   }
-  const edgeIndex = new Map<number, number>();
-  for (let e = 0; e < s.edgeCount; e++) edgeIndex.set(s.edges[2 * e]! * nv + s.edges[2 * e + 1]!, e);
   const faceA = new Int32Array(s.edgeCount).fill(-1), faceB = new Int32Array(s.edgeCount).fill(-1);
   const triEdges = new Int32Array(3 * nt).fill(-1);
   for (let t = 0; t < nt; t++) {
     for (let j = 0; j < 3; j++) {
-      const v0 = idx[3 * t + j]!, v1 = idx[3 * t + ((j + 1) % 3)]!;
-      const e = edgeIndex.get(Math.min(v0, v1) * nv + Math.max(v0, v1));
-      if (e === undefined) continue;
+      const e = me.edgeOf[3 * t + j]!;
       triEdges[3 * t + j] = e;
       if (faceA[e] === -1) faceA[e] = t;
       else faceB[e] = t;
@@ -337,13 +320,11 @@ export function samplesBoundingSphere(s: CollisionSamples, first = 0, end = samp
  * edge shared with the neighbouring triangle, and its own face samples), and a
  * sample sums its shares. The areas add up to the mesh's surface area.
  */
-export function sampleAreas(mesh: TriMesh, s: CollisionSamples): Float32Array {
+export function sampleAreas(mesh: TriMesh, s: CollisionSamples, me: MeshEdges = meshEdges(mesh.indices, s.meshVertexCount ?? s.vertexCount)): Float32Array {
   const p = mesh.positions, idx = mesh.indices;
   const nv = s.meshVertexCount ?? s.vertexCount;
   const k = s.edgeSamples;
   const out = new Float64Array(sampleCount(s));
-  const edgeIndex = new Map<number, number>();
-  for (let e = 0; e < s.edgeCount; e++) edgeIndex.set(s.edges[2 * e]! * nv + s.edges[2 * e + 1]!, e);
   // Face samples come FACE_SAMPLES_PER_TRIANGLE per qualifying triangle, in triangle order, after the vertices.
   let face = nv;
   const faceEnd = s.vertexCount;
@@ -364,9 +345,7 @@ export function sampleAreas(mesh: TriMesh, s: CollisionSamples): Float32Array {
     out[b] += share;
     out[c] += share;
     for (let j = 0; j < 3; j++) {
-      const v0 = idx[t + j]!, v1 = idx[t + ((j + 1) % 3)]!;
-      const e = edgeIndex.get(Math.min(v0, v1) * nv + Math.max(v0, v1));
-      if (e === undefined) continue;
+      const e = me.edgeOf[t + j]!;
       for (let m = 0; m < k; m++) out[s.vertexCount + e * k + m] += share;
     }
     for (let f = 0; f < own; f++) out[face + f] += share;

@@ -31,6 +31,7 @@
  * In WGSL: `array<vec4f>` with 10 entries per triangle, 160 bytes each.
  */
 import type { TriMesh } from '../geometry/mesh.ts';
+import { meshEdges } from '../geometry/edges.ts';
 import * as det from '../util/detmath.ts';
 
 export const TRIANGLE_TABLE_ROWS = 10;
@@ -52,10 +53,9 @@ export function computePseudonormals(mesh: TriMesh): MeshPseudonormals {
   const nv = pos.length / 3;
   const faceNormals = new Float64Array(3 * nt);
   const vertexSum = new Float64Array(3 * nv);
-  // Edge id per triangle edge; undirected key lo * nv + hi stays below 2^53 for any mesh that fits in memory.
-  const edgeOf = new Int32Array(3 * nt);
-  const edgeIds = new Map<number, number>();
-  const edgeSumList: number[] = [];
+  // Edge id per triangle side, in the order the edges first appear.
+  const { edges, edgeOf } = meshEdges(idx, nv);
+  const edgeSum = new Float64Array(edges.length / 2 * 3);
 
   for (let t = 0; t < nt; t++) {
     const i0 = idx[3 * t]!;
@@ -94,23 +94,13 @@ export function computePseudonormals(mesh: TriMesh): MeshPseudonormals {
     addScaled(vertexSum, i2, wc, nx, ny, nz);
 
     for (let e = 0; e < 3; e++) {
-      const p = idx[3 * t + e]!;
-      const q = idx[3 * t + ((e + 1) % 3)]!;
-      const key = p < q ? p * nv + q : q * nv + p;
-      let id = edgeIds.get(key);
-      if (id === undefined) {
-        id = edgeIds.size;
-        edgeIds.set(key, id);
-        edgeSumList.push(0, 0, 0);
-      }
-      edgeOf[3 * t + e] = id;
-      edgeSumList[3 * id] += nx;
-      edgeSumList[3 * id + 1] += ny;
-      edgeSumList[3 * id + 2] += nz;
+      const id = edgeOf[3 * t + e]!;
+      edgeSum[3 * id] += nx;
+      edgeSum[3 * id + 1] += ny;
+      edgeSum[3 * id + 2] += nz;
     }
   }
 
-  const edgeSum = Float64Array.from(edgeSumList);
   normaliseRows(edgeSum);
   normaliseRows(vertexSum);
   const edgeNormals = new Float64Array(9 * nt);
