@@ -24,6 +24,8 @@ const SCAN_MAX = 64;
 
 export function meshEdges(indices: ArrayLike<number>, vertexCount: number): MeshEdges {
   const ns = indices.length - (indices.length % 3);
+  // (Buckets for every index the sides use, whatever the caller counted.)
+  for (let h = 0; h < ns; h++) if (indices[h]! >= vertexCount) vertexCount = indices[h]! + 1;
   const lo = new Uint32Array(ns), hi = new Uint32Array(ns);
   const start = new Uint32Array(vertexCount + 1);
   for (let h = 0; h < ns; h++) {
