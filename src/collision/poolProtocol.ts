@@ -24,6 +24,7 @@
  */
 import { prepareKernelShape, queryRange, sphereFloats, type KernelSamples, type KernelShape, type RecordOut } from './cpuKernel.ts';
 import { POSE_STRIDE, SAMPLE_SET } from './query.ts';
+import type { SdfGrid } from '../sdf/grid.ts';
 
 /**
  * Control words (Int32, each on its own 64-byte line so that the counters
@@ -256,13 +257,13 @@ export function kernelShapesOf(points: ArrayBufferLike, values: ArrayBufferLike,
     centre: null,
     order: new Uint32Array(orders, 4 * m.orderOffset, m.count),
     clusters: new Float64Array(spheres, 8 * m.sphereOffset, sphereFloats(m.count)),
-    grid: {
-      origin: m.origin,
-      cellSize: m.cellSize,
-      dims: m.dims,
-      values: new Float32Array(values, 4 * m.valueOffset, m.dims[0] * m.dims[1] * m.dims[2]),
-    },
+    grid: sharedGrid(values, m),
   }));
+}
+
+/** A shape's field as a view of the shared values. */
+function sharedGrid(values: ArrayBufferLike, m: SharedShapeMeta): SdfGrid {
+  return { origin: m.origin, cellSize: m.cellSize, dims: m.dims, values: new Float32Array(values, 4 * m.valueOffset, m.dims[0] * m.dims[1] * m.dims[2]) };
 }
 
 /**
@@ -278,12 +279,7 @@ export function shareCullData(points: ArrayBufferLike, values: ArrayBufferLike, 
     m.sphereOffset = sphereCount;
     orderCount += m.count;
     sphereCount += sphereFloats(m.count);
-    return prepareKernelShape(new Float32Array(points, 4 * m.pointOffset, 4 * m.count), m.count, {
-      origin: m.origin,
-      cellSize: m.cellSize,
-      dims: m.dims,
-      values: new Float32Array(values, 4 * m.valueOffset, m.dims[0] * m.dims[1] * m.dims[2]),
-    });
+    return prepareKernelShape(new Float32Array(points, 4 * m.pointOffset, 4 * m.count), m.count, sharedGrid(values, m));
   });
   const orders = share(4 * Math.max(1, orderCount)), spheres = share(8 * Math.max(1, sphereCount));
   const ov = new Uint32Array(orders), sv = new Float64Array(spheres);
