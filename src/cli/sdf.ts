@@ -24,7 +24,7 @@ import type { TriMesh } from '../geometry/mesh.ts';
 import type { SdfGrid } from '../sdf/grid.ts';
 import { bakeSdfCpu } from '../sdf/bake.ts';
 import type { MassProperties } from '../sdf/mass.ts';
-import { analyseSolid, bakeSolid, describeSolid } from '../sdf/solid.ts';
+import { analyseSolid, bakeSolid, describeSolid, TangledMeshError, type SolidAnalysis } from '../sdf/solid.ts';
 
 export const SDF_DEFAULT_CELLS = 64;
 export const SDF_DEFAULT_PADDING = 2;
@@ -113,7 +113,13 @@ export const sdfCommand: Command = {
       // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
       const tris = triangleCount(mesh);
       progress.step(`${PREFIX}${buildStepText('analysing', tris)}`, 1000 * shapeCost(tris, nodes).seconds);
-      const solid = analyseSolid(mesh);
+      let solid: SolidAnalysis;
+      try {
+        solid = analyseSolid(mesh);
+      } catch (e) {
+        if (e instanceof TangledMeshError) throw new InputError(e.message, file);
+        throw e;
+      }
       if (!solid.simple) {
         progress.done();
         say(`stackfield: warning: ${fileLabel(file)}: ${describeSolid(solid, mesh, names.triangle)}`);

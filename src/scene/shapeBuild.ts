@@ -25,7 +25,7 @@ import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
 import { bakeSdfCpu, type BakeJob, type BakeOptions } from '../sdf/bake.ts';
 import { invertInertia, massFromSdf, principalInertia, type MassProperties } from '../sdf/mass.ts';
-import { analyseSolid, describeSolid, signByWinding, type SolidAnalysis } from '../sdf/solid.ts';
+import { analyseSolid, describeSolid, signByWinding, TangledMeshError, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { InputError, bareMessage } from '../errors.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
@@ -403,6 +403,7 @@ async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' 
     // nothing once its volume is summed (a revolve profile of 0.5 m^2 set
     // 1e12 m up the axis, its triangles' terms cancelling to 0).
     if (e instanceof RangeError) throw new InputError(`${e.message} (the shape's own coordinates lie far from its size, or it is flat)`, scene.file, where);
+    if (e instanceof TangledMeshError) throw new InputError(e.message, scene.file, where);
     throw e;
   }
   if (!solid.simple) io.warn?.(`${fileLabel(scene.file)}: ${where}: ${describeSolid(solid, own, valid.names.triangle)}`);
@@ -615,7 +616,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   }
   // Face samples on triangles whose interior is wider than ~4 SDF cells (see samples.ts).
   tellStage(io, name, u.at, 'sampling', mesh.indices.length / 3, u.estimate);
-  const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize);
+  const samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize, scene.solver.edgeSpacing * sdf.cellSize);
   const bounds = meshBounds(mesh);
   const radius = meshRadius(mesh);
   return {

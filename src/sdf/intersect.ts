@@ -40,6 +40,8 @@ export interface SelfIntersections {
   segments: number[];
   /** Coplanar pairs whose interiors overlap, two triangle indices each. */
   coplanar: number[];
+  /** The search stopped at its limit of pairs (findSelfIntersections): there are more. */
+  truncated: boolean;
 }
 
 /** sin^2 of the angle between two planes below which they count as parallel. */
@@ -50,19 +52,32 @@ const PARALLEL_SIN2 = 1e-18;
  * (HUB_DEGREE; the tests pass Infinity for the plain box traversal, the
  * reference the hub search must agree with).
  */
-export function findSelfIntersections(mesh: TriMesh, bvh: TriangleBvh = buildTriangleBvh(mesh), hubDegree = HUB_DEGREE): SelfIntersections {
-  const out: SelfIntersections = { pairs: [], segments: [], coplanar: [] };
+export function findSelfIntersections(
+  mesh: TriMesh,
+  bvh: TriangleBvh = buildTriangleBvh(mesh),
+  hubDegree = HUB_DEGREE,
+  limit = Infinity,
+): SelfIntersections {
+  const out: SelfIntersections = { pairs: [], segments: [], coplanar: [], truncated: false };
   const { bounds } = bvh;
   // Box overlap with a little slack, so triangles that touch are tested.
   let ext = 0;
   for (let k = 0; k < 3; k++) ext = Math.max(ext, bounds[3 + k]! - bounds[k]!);
   const slack = 1e-9 * ext;
-  const tester = new PairTester(mesh, out, slack);
+  const tester = new PairTester(mesh, out, slack, limit);
   const hubs = new Hubs(mesh, hubDegree);
-  if (hubs.count === 0) overlappingPairs(bvh, bvh, slack, tester);
-  else hubPairs(mesh, hubs, bvh, tester.boxes, slack, tester);
+  try {
+    if (hubs.count === 0) overlappingPairs(bvh, bvh, slack, tester);
+    else hubPairs(mesh, hubs, bvh, tester.boxes, slack, tester);
+  } catch (e) {
+    if (e !== LIMIT_REACHED) throw e;
+    out.truncated = true;
+  }
   return out;
 }
+
+/** Thrown by PairTester past its limit, to leave the traversal (a million crossing pairs of a hostile mesh would take gigabytes). */
+const LIMIT_REACHED = new Error('self-intersection limit reached');
 
 /** One pair test, with scratch space reused across pairs. */
 class PairTester implements PairVisitor {
@@ -76,7 +91,7 @@ class PairTester implements PairVisitor {
   /** Per triangle: its box (min xyz, max xyz). */
   readonly boxes: Float64Array;
 
-  constructor(mesh: TriMesh, private readonly out: SelfIntersections, private readonly slack: number) {
+  constructor(mesh: TriMesh, private readonly out: SelfIntersections, private readonly slack: number, private readonly limit = Infinity) {
     this.p = mesh.positions;
     this.idx = mesh.indices;
     const nt = this.idx.length / 3;
@@ -99,6 +114,11 @@ class PairTester implements PairVisitor {
     }
   }
 
+  /** After a pair is recorded: leaves the search once there are more than the limit. */
+  private count(): void {
+    if ((this.out.pairs.length + this.out.coplanar.length) / 2 > this.limit) throw LIMIT_REACHED;
+  }
+
   visit(ta: number, tb: number): void {
     const idx = this.idx, box = this.boxes;
     // Triangle boxes first: most pairs of two overlapping leaves do not touch at all.
@@ -114,7 +134,10 @@ class PairTester implements PairVisitor {
     const cz = n[o]! * n[q + 1]! - n[o + 1]! * n[q]!;
     const lenA = n[o + 3]!, lenB = n[q + 3]!;
     if (cx * cx + cy * cy + cz * cz <= PARALLEL_SIN2 * lenA * lenA * lenB * lenB) {
-      if (this.coplanarOverlap(ta, tb)) this.out.coplanar.push(Math.min(ta, tb), Math.max(ta, tb));
+      if (this.coplanarOverlap(ta, tb)) {
+        this.out.coplanar.push(Math.min(ta, tb), Math.max(ta, tb));
+        this.count();
+      }
       return;
     }
     // Corner distances to the other plane (scaled by the other normal's length).
@@ -142,6 +165,7 @@ class PairTester implements PairVisitor {
     if (!(tHi - tLo > 1e-12 * Math.max(a1 - a0, b1 - b0))) return;
     this.out.pairs.push(Math.min(ta, tb), Math.max(ta, tb));
     this.out.segments.push(pts[lo]!, pts[lo + 1]!, pts[lo + 2]!, pts[hi]!, pts[hi + 1]!, pts[hi + 2]!);
+    this.count();
   }
 
   /**

@@ -42,12 +42,35 @@ import type { TriMesh, Vec3 } from '../geometry/mesh.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
 import { buildTriangleBvh } from './bvh.ts';
 import type { SdfGrid } from './grid.ts';
+import { HUB_DEGREE } from './hubPairs.ts';
 import { findSelfIntersections } from './intersect.ts';
 import { massFromMesh, massFromWeightedTriangles, type MassProperties } from './mass.ts';
 import { WindingQuery } from './winding.ts';
 
 /** Quartering levels for pieces next to points where crossing segments meet or end. */
 const MAX_DEPTH = 16;
+/**
+ * Pieces the cutting of all crossed triangles may classify (two winding
+ * queries each), shared evenly among them: a triangle crossed so often that
+ * its next level of quarters would pass its share stops quartering there,
+ * and its pieces still straddling a crossing are classified at their centres
+ * (SolidAnalysis.coarse). Twenty unit cubes turned every way about one point
+ * (240 triangles, 8 360 crossing pairs, thousands of points where crossings
+ * meet in each triangle) took 6 minutes and 20 000 such cubes ran out of
+ * memory without it.
+ */
+const PIECE_BUDGET = 500_000;
+/**
+ * Crossing (and overlapping coplanar) triangle pairs beyond which a mesh is
+ * refused as too tangled to analyse (TangledMeshError): the pairs' segments
+ * alone would take gigabytes for a soup of thousands of overlapping parts.
+ */
+export const MAX_SELF_INTERSECTIONS = 100_000;
+
+/** A mesh that crosses itself in more than MAX_SELF_INTERSECTIONS pairs of triangles. */
+export class TangledMeshError extends Error {
+  override name = 'TangledMeshError';
+}
 /** Offset of a query point from the surface, relative to the piece classified. */
 const OFFSET_REL = 1e-6;
 
@@ -64,6 +87,8 @@ export interface SolidAnalysis {
   innerPatches: number;
   /** Patches that face into the solid (an inside-out part), counted flipped. */
   invertedPatches: number;
+  /** Crossed triangles cut more coarsely than the rest, their pieces limited by PIECE_BUDGET. */
+  coarse: number;
   /** Outward boundary of the solid: the mesh itself when simple, else a triangle soup. */
   boundary: TriMesh;
   /** Weight of each boundary triangle in the mass integrals (null: all 1). */
@@ -79,7 +104,13 @@ interface Sides {
 
 export function analyseSolid(mesh: TriMesh): SolidAnalysis {
   const bvh = buildTriangleBvh(mesh);
-  const hits = findSelfIntersections(mesh, bvh);
+  const hits = findSelfIntersections(mesh, bvh, HUB_DEGREE, MAX_SELF_INTERSECTIONS);
+  if (hits.truncated) {
+    throw new TangledMeshError(
+      `the mesh intersects itself in more than ${MAX_SELF_INTERSECTIONS} pairs of triangles, too tangled to tell what it encloses; ` +
+        'join its overlapping parts into one surface first (a boolean union in a mesh editor), or give each part a body of its own',
+    );
+  }
   const winding = new WindingQuery(mesh, bvh);
   const p = mesh.positions;
   const idx = mesh.indices;
@@ -172,7 +203,7 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
     if (w < 0) invertedPatches++;
     patchWeight.set(root, w);
   }
-  const base = { crossings: hits.pairs.length / 2, coplanarOverlaps: hits.coplanar.length / 2, example, innerPatches, invertedPatches };
+  const base = { crossings: hits.pairs.length / 2, coplanarOverlaps: hits.coplanar.length / 2, example, innerPatches, invertedPatches, coarse: 0 };
   if (ordinary) return { simple: true, ...base, boundary: mesh, weights: null, mass: massFromMesh(mesh) };
 
   const soup = new Soup();
@@ -183,7 +214,8 @@ export function analyseSolid(mesh: TriMesh): SolidAnalysis {
     const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, c = 3 * idx[3 * t + 2]!;
     soup.add(p[a]!, p[a + 1]!, p[a + 2]!, p[b]!, p[b + 1]!, p[b + 2]!, p[c]!, p[c + 1]!, p[c + 2]!, w);
   }
-  for (const [t, segs] of cuts) new TriangleCutter(p, idx, t, segs, classifier, soup).run();
+  const share = Math.max(64, Math.floor(PIECE_BUDGET / Math.max(1, cuts.size)));
+  for (const [t, segs] of cuts) if (!new TriangleCutter(p, idx, t, segs, classifier, soup).run(share)) base.coarse++;
   const boundary = soup.mesh();
   const weights = Float64Array.from(soup.weights);
   return { simple: false, ...base, boundary, weights, mass: massFromWeightedTriangles(boundary, weights) };
@@ -315,38 +347,57 @@ class TriangleCutter {
     }
   }
 
-  run(): void {
+  /**
+   * Cuts the triangle level by level: a piece no segment crosses, or one that
+   * a single line splits, is emitted; the others are quartered for the next
+   * level, down to MAX_DEPTH or until the next level would take the pieces
+   * classified past `budget`, where they are emitted as they are. Returns
+   * whether it reached MAX_DEPTH (or needed no more levels) within the budget.
+   */
+  run(budget: number): boolean {
     const all: number[] = [];
     for (let j = 0; j < this.segs.length; j += 4) all.push(j);
-    this.piece([0, 0, 1, 0, 0, 1], all, 0);
+    let level: { q: number[]; cand: number[] }[] = [{ q: [0, 0, 1, 0, 0, 1], cand: all }];
+    for (let depth = 0; ; depth++) {
+      const next: { q: number[]; cand: number[] }[] = [];
+      for (const { q, cand } of level) {
+        const straddle: number[] = [];
+        for (const j of cand) if (this.crosses(q, j)) straddle.push(j);
+        if (straddle.length === 0) {
+          this.emit([q]);
+          continue;
+        }
+        const line = this.commonLine(q, straddle);
+        if (line) {
+          const [left, right] = splitByLine(q, line);
+          this.emit(left);
+          this.emit(right);
+          continue;
+        }
+        next.push({ q, cand: straddle });
+      }
+      if (next.length === 0) return true;
+      const within = this.emitted + 4 * next.length <= budget;
+      if (depth >= MAX_DEPTH || !within) {
+        for (const { q } of next) this.emit([q]);
+        return within;
+      }
+      level = [];
+      for (const { q, cand } of next) {
+        const [s0, t0, s1, t1, s2, t2] = q as [number, number, number, number, number, number];
+        const m01 = [(s0 + s1) / 2, (t0 + t1) / 2], m12 = [(s1 + s2) / 2, (t1 + t2) / 2], m20 = [(s2 + s0) / 2, (t2 + t0) / 2];
+        level.push(
+          { q: [s0, t0, m01[0]!, m01[1]!, m20[0]!, m20[1]!], cand },
+          { q: [m01[0]!, m01[1]!, s1, t1, m12[0]!, m12[1]!], cand },
+          { q: [m20[0]!, m20[1]!, m12[0]!, m12[1]!, s2, t2], cand },
+          { q: [m01[0]!, m01[1]!, m12[0]!, m12[1]!, m20[0]!, m20[1]!], cand },
+        );
+      }
+    }
   }
 
-  /** Piece q (three (s, t) corners, counter-clockwise) with the segments that may cross it. */
-  private piece(q: number[], cand: number[], depth: number): void {
-    const straddle: number[] = [];
-    for (const j of cand) if (this.crosses(q, j)) straddle.push(j);
-    if (straddle.length === 0) {
-      this.emit([q]);
-      return;
-    }
-    const line = this.commonLine(q, straddle);
-    if (line) {
-      const [left, right] = splitByLine(q, line);
-      this.emit(left);
-      this.emit(right);
-      return;
-    }
-    if (depth >= MAX_DEPTH) {
-      this.emit([q]);
-      return;
-    }
-    const [s0, t0, s1, t1, s2, t2] = q as [number, number, number, number, number, number];
-    const m01 = [(s0 + s1) / 2, (t0 + t1) / 2], m12 = [(s1 + s2) / 2, (t1 + t2) / 2], m20 = [(s2 + s0) / 2, (t2 + t0) / 2];
-    this.piece([s0, t0, m01[0]!, m01[1]!, m20[0]!, m20[1]!], straddle, depth + 1);
-    this.piece([m01[0]!, m01[1]!, s1, t1, m12[0]!, m12[1]!], straddle, depth + 1);
-    this.piece([m20[0]!, m20[1]!, m12[0]!, m12[1]!, s2, t2], straddle, depth + 1);
-    this.piece([m01[0]!, m01[1]!, m12[0]!, m12[1]!, m20[0]!, m20[1]!], straddle, depth + 1);
-  }
+  /** Polygons classified so far (emit). */
+  private emitted = 0;
 
   /** Does segment j pass through the interior of piece q (not just touch it or run along its edge)? */
   private crosses(q: number[], j: number): boolean {
@@ -397,6 +448,7 @@ class TriangleCutter {
     for (const poly of polys) {
       const m = poly.length / 2;
       if (m < 3) continue;
+      this.emitted++;
       let cs = 0, ct = 0, area2 = 0;
       for (let i = 0; i < m; i++) {
         cs += poly[2 * i]!;
@@ -539,6 +591,12 @@ export function describeSolid(s: SolidAnalysis, mesh: TriMesh, triangleName: (t:
   }
   if (s.innerPatches > 0) parts.push(`${s.innerPatches} part${s.innerPatches === 1 ? ' lies' : 's lie'} inside the solid (nested)`);
   if (s.invertedPatches > 0) parts.push(`${s.invertedPatches} part${s.invertedPatches === 1 ? ' is' : 's are'} inside out`);
+  if (s.coarse > 0) {
+    parts.push(
+      `${s.coarse} triangle${s.coarse === 1 ? ' is' : 's are'} crossed too often to cut exactly (the volume and inertia are approximate there; ` +
+        'join the overlapping parts for exact ones)',
+    );
+  }
   const tetSum = Math.abs(massFromMesh(mesh).volume);
   return `${parts.join('; ')}. The body is what the surface encloses, counted once (nonzero winding): volume ${Number(s.mass.volume.toPrecision(6))} ` +
     `(the surface integral of the raw mesh gives ${Number(tetSum.toPrecision(6))}); its SDF is signed by the winding number`;

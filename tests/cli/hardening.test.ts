@@ -433,6 +433,28 @@ describe('sizes that would run almost for ever are refused up front', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('a mesh of a thousand cubes crossing each other (millions of crossing pairs) is refused as too tangled, for sdf and for a scene, without a crash', () => {
+    const lines: string[] = [];
+    let seed = 3;
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    for (let k = 0; k < 1000; k++) {
+      const a = 6 * rnd(), b = 6 * rnd();
+      for (const line of CUBE_OBJ.trim().split('\n')) {
+        if (line.startsWith('v ')) {
+          const [x0, y0, z0] = line.slice(2).split(' ').map(Number) as [number, number, number];
+          const x = x0 * Math.cos(a) - y0 * Math.sin(a), y = x0 * Math.sin(a) + y0 * Math.cos(a);
+          lines.push(`v ${x} ${y * Math.cos(b) - z0 * Math.sin(b)} ${y * Math.sin(b) + z0 * Math.cos(b)}`);
+        } else lines.push('f ' + line.slice(2).split(' ').map((i) => Number(i) + 8 * k).join(' '));
+      }
+    }
+    writeFileSync(join(dir, 'tangle.obj'), lines.join('\n') + '\n');
+    const said = 'pairs of triangles, too tangled to tell what it encloses';
+    expectBadInput(stackfield(['sdf', join(dir, 'tangle.obj'), '--out', join(dir, 't.json')]), `${join(dir, 'tangle.obj')}: the mesh intersects itself in more than`, said);
+    expect(existsSync(join(dir, 't.json'))).toBe(false);
+    writeFileSync(join(dir, 'tangle.json'), scene([ground, { name: 't', shape: 't', position: [0, 2, 0] }], { floor: { type: 'plane' }, t: { type: 'mesh', path: 'tangle.obj' } }));
+    expectBadInput(stackfield(['check', join(dir, 'tangle.json')]), 'tangle.json: shapes.t: the mesh intersects itself', said);
+  });
+
   it('sdf --cells 1024 is refused with the node count, the cost and the override', () => {
     const t0 = performance.now();
     const r = stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '1024', '--out', join(dir, 'g.json')]);
