@@ -36,13 +36,28 @@ async function readValue(arg: string): Promise<unknown> {
   if (arg === '-') {
     const chunks: Buffer[] = [];
     for await (const c of process.stdin) chunks.push(c as Buffer);
-    return parseJsonText(Buffer.concat(chunks).toString('utf8'), '<stdin>');
+    return finiteRecord(parseJsonText(Buffer.concat(chunks).toString('utf8'), '<stdin>'), '<stdin>');
   }
   if (arg.startsWith('@')) {
     const file = arg.slice(1);
-    return parseJsonText(await readTextFile(file, 'record file'), file);
+    return finiteRecord(parseJsonText(await readTextFile(file, 'record file'), file), file);
   }
-  return parseJsonText(arg, '<command line VALUE>');
+  return finiteRecord(parseJsonText(arg, '<command line VALUE>'), '<command line VALUE>');
+}
+
+/**
+ * `value`, unless a number in it overflowed to Infinity when parsed (1e400):
+ * written back into the library it would read as null, and the check would
+ * name a null the user never wrote.
+ */
+function finiteRecord(value: unknown, source: string, path = ''): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new InputError(`expected a number, got ${value} (the number is too large for a 64-bit float)`, source, path || undefined);
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) finiteRecord(v, source, Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k);
+  }
+  return value;
 }
 
 /** The library's JSON, or null when the file does not exist. */

@@ -63,10 +63,18 @@ async function command(argv: string[]): Promise<number> {
     onPipeWait((path) => say(`stackfield: waiting for data on the named pipe ${quote(path, 200)}: nothing has written to it yet (Ctrl-C stops)`));
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
+      // "stackfield help run": that command's help.
+      const topic = rest.length === 1 ? commands[rest[0]!] : undefined;
+      if (topic) {
+        process.stdout.write((await topic()).help);
+        return 0;
+      }
+      if (rest.length > 0) throw new InputError(`${name} takes no arguments or one command name, got ${rest.map((a) => quote(a)).join(' ')}`, undefined, 'command line');
       process.stdout.write(usage);
       return name ? 0 : 2;
     }
     if (name === '--version' || name === '-V' || name === 'version') {
+      if (rest.length > 0) throw new InputError(`${name} takes no arguments, got ${rest.map((a) => quote(a)).join(' ')}`, undefined, 'command line');
       process.stdout.write(`stackfield ${packageVersion()}\n`);
       return 0;
     }

@@ -72,6 +72,8 @@ describe('stackfield lib add', () => {
     const split = { parts: [{ alias: 'a', shape: 'plate' }, { alias: 'b', shape: 'plate', position: [1, 0, 0] }] };
     expectBadInput(stackfield(['lib', 'add', lib, 'robot', 'split', j(split)]), `${lib}: robots.split.parts[1]: part "b" is not joined to "a"`);
     expectBadInput(stackfield(['lib', 'add', lib, 'robot', 'x', '{"parts": [}']), '<command line VALUE>: line 1, column 12: invalid JSON');
+    // A number that overflows when parsed is named as it was written, not as the null it would be saved as.
+    expectBadInput(stackfield(['lib', 'add', lib, 'material', 'm', '{"density": [1e400]}']), '<command line VALUE>: density[0]: expected a number, got Infinity (the number is too large for a 64-bit float)');
     expectBadInput(stackfield(['lib', 'add', lib, 'robt', 'x', '{}']), 'unknown record kind "robt" (did you mean "robot"?)');
     expectBadInput(stackfield(['lib', 'add', lib, 'shape', 'x']), '"lib add" expects LIBRARY.json KIND NAME VALUE, got 3 arguments');
     expect(readFileSync(lib, 'utf8')).toBe(before);

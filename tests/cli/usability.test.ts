@@ -170,6 +170,10 @@ describe('command-line details', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toBe(`stackfield ${version}\n`);
     }
+    // Anything after it is refused, not ignored; "help COMMAND" is that command's help.
+    expectBadInput(stackfield(['--version', '--bogus']), 'command line: --version takes no arguments, got "--bogus"');
+    expect(stackfield(['help', 'sdf']).stdout).toBe(stackfield(['sdf', '--help']).stdout);
+    expectBadInput(stackfield(['--help', 'x', 'y']), '--help takes no arguments or one command name');
   });
 
   it('suggests the option, command, scene or parameter meant', () => {
