@@ -22,9 +22,9 @@ override WORKGROUP_SIZE: u32 = 64u;
 struct ShapeInfo {
   sdf: SdfInfo,          // offset  0
   sampleOffset: u32,     // offset 32: first sample of the shape in `samples`
-  vertexCount: u32,      // offset 36
-  edgeCount: u32,        // offset 40
-  edgeSamples: u32,      // offset 44: interior samples per edge
+  sampleCount: u32,      // offset 36: vertices, face samples and edge samples
+  pad0: u32,             // offset 40
+  pad1: u32,             // offset 44
 }                        // size 48
 
 struct Task {
@@ -114,7 +114,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_index) lane:
   let a = shapes[task.shapeA];
   let b = shapes[task.shapeB];
   let index = chunk.firstSample + lane;
-  if (index >= a.vertexCount + a.edgeCount * a.edgeSamples) {
+  if (index >= a.sampleCount) {
     return;
   }
   let s = probe(task, a, b, index);

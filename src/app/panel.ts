@@ -138,7 +138,7 @@ export class ControlPanel {
       if (!this.quiet) cb.setBackend(ev.value as BackendKind);
     });
     const solverFolder = sim.addFolder({ title: 'Solver', expanded: false });
-    const { edgeSamples: _unused, ...solverDefaults } = DEFAULT_SOLVER;
+    const { edgeSamples: _samples, edgeSpacing: _spacing, ...solverDefaults } = DEFAULT_SOLVER;
     this.solver = { ...solverDefaults, dt: DEFAULT_DT };
     const onSolver = () => {
       if (!this.quiet) cb.solverChanged({ ...this.solver });

@@ -41,8 +41,14 @@ export interface SolverSettings {
   contactGraph: boolean;
   /** The extra level-by-level pass with lower levels frozen (needs contactGraph). */
   shockPropagation: boolean;
-  /** Interior collision samples per mesh edge (used when shapes are built). */
+  /** Interior collision samples per mesh edge, the most (used when shapes are built). */
   edgeSamples: number;
+  /**
+   * SDF cells of its shape that an edge's samples may lie apart (used when
+   * shapes are built): an edge gets only the interior samples, up to
+   * edgeSamples, that keep them this close; 0: every edge gets edgeSamples.
+   */
+  edgeSpacing: number;
   /**
    * Continuous collision: a pair whose relative motion in a step exceeds the
    * half thickness of its thinner body is swept along the motion, so fast

@@ -4,13 +4,15 @@ import { meshEdges, type MeshEdges } from './edges.ts';
 
 /**
  * Collision sample points of a body (docs/ALGORITHM.md 4.3): every mesh vertex,
- * then face samples of large triangles, then for every unique edge
+ * then face samples of large triangles, then for every unique edge up to
  * `edgeSamples` interior points evenly spaced along it.
  *
  * Layout (shared by the CPU and GPU query, see src/gpu/layout.ts):
  *  - samples [0, vertexCount) are single points: the mesh vertices in mesh
  *    order ([0, meshVertexCount)), then the face samples;
- *  - samples [vertexCount + e*edgeSamples, vertexCount + (e+1)*edgeSamples) belong to edge e.
+ *  - samples [edgeSampleStart(s, e), edgeSampleStart(s, e + 1)) belong to
+ *    edge e: `edgeSamples` of them each, or as `edgeStart` says when edges
+ *    carry different numbers (edge spacing, buildSamples).
  * The query reports every sample (vertex, face or edge sample) within its
  * margin of the other body (src/collision/query.ts).
  *
@@ -30,8 +32,14 @@ export interface CollisionSamples {
   /** Mesh vertices among them (the first ones). */
   meshVertexCount?: number;
   edgeCount: number;
-  /** Interior samples per edge. */
+  /** Interior samples per edge (with `edgeStart`: the most any edge has). */
   edgeSamples: number;
+  /**
+   * Where each edge's samples start, counted from `vertexCount` (edgeCount + 1
+   * entries, the last the total): present when edges carry different numbers
+   * of samples; absent, edge e's are the `edgeSamples` from e * edgeSamples.
+   */
+  edgeStart?: Uint32Array;
   /** Endpoints (vertex indices) of each unique edge, 2 per edge. */
   edges: Uint32Array;
   /**
@@ -59,7 +67,12 @@ export interface CollisionSamples {
 }
 
 export function sampleCount(s: CollisionSamples): number {
-  return s.vertexCount + s.edgeCount * s.edgeSamples;
+  return edgeSampleStart(s, s.edgeCount);
+}
+
+/** The index of edge e's first sample (e = edgeCount: the sample count). */
+export function edgeSampleStart(s: CollisionSamples, e: number): number {
+  return s.vertexCount + (s.edgeStart ? s.edgeStart[e]! : e * s.edgeSamples);
 }
 
 
@@ -72,10 +85,14 @@ export function uniqueEdges(mesh: TriMesh): Uint32Array {
 export const FACE_INSET = 0.2;
 
 /**
- * @param edgeSamples interior samples per edge
+ * @param edgeSamples interior samples per edge (the most any edge gets, with `edgeSpacing`)
  * @param faceMinInradius triangles whose inscribed-circle radius exceeds this get face samples (Infinity: none)
+ * @param edgeSpacing above 0, an edge gets only the interior samples (up to
+ *   `edgeSamples`) that keep its samples at most this far apart,
+ *   ceil(length / edgeSpacing) - 1: a dense mesh's short edges need none,
+ *   since its vertices are already closer than the fields resolve
  */
-export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = Infinity): CollisionSamples {
+export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = Infinity, edgeSpacing = 0): CollisionSamples {
   if (!Number.isInteger(edgeSamples) || edgeSamples < 0 || edgeSamples > 64) {
     throw new RangeError(`edgeSamples must be an integer in [0, 64], got ${edgeSamples}`);
   }
@@ -107,7 +124,21 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   }
   const nf = face.length / 3;
   const single = nv + nf;
-  const n = single + ne * edgeSamples;
+  // Each edge's interior samples: edgeSamples, or fewer on short edges (edgeSpacing).
+  const edgeStart = new Uint32Array(ne + 1);
+  let uniform = true;
+  for (let e = 0; e < ne; e++) {
+    let k = edgeSamples;
+    if (edgeSpacing > 0) {
+      const a = 3 * edges[2 * e]!, b = 3 * edges[2 * e + 1]!;
+      const dx = p[b]! - p[a]!, dy = p[b + 1]! - p[a + 1]!, dz = p[b + 2]! - p[a + 2]!;
+      // (sqrt, not hypot: correctly rounded on every engine, so every engine counts alike.)
+      k = Math.min(edgeSamples, Math.max(0, Math.ceil(Math.sqrt(dx * dx + dy * dy + dz * dz) / edgeSpacing) - 1));
+      if (k !== edgeSamples) uniform = false;
+    }
+    edgeStart[e + 1] = edgeStart[e]! + k;
+  }
+  const n = single + edgeStart[ne]!;
   const pts = new Float32Array(n * 4);
   for (let v = 0; v < nv; v++) {
     pts[v * 4] = p[v * 3]!;
@@ -122,9 +153,10 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
   for (let e = 0; e < ne; e++) {
     const a = edges[e * 2]! * 3;
     const b = edges[e * 2 + 1]! * 3;
-    for (let s = 0; s < edgeSamples; s++) {
-      const t = (s + 1) / (edgeSamples + 1);
-      const o = (single + e * edgeSamples + s) * 4;
+    const k = edgeStart[e + 1]! - edgeStart[e]!;
+    for (let s = 0; s < k; s++) {
+      const t = (s + 1) / (k + 1);
+      const o = (single + edgeStart[e]! + s) * 4;
       pts[o] = p[a]! + t * (p[b]! - p[a]!);
       pts[o + 1] = p[a + 1]! + t * (p[b + 1]! - p[a + 1]!);
       pts[o + 2] = p[a + 2]! + t * (p[b + 2]! - p[a + 2]!);
@@ -187,9 +219,10 @@ export function buildSamples(mesh: TriMesh, edgeSamples = 3, faceMinInradius = I
     }
   }
   for (let e = 0; e < ne; e++) {
-    for (let k = 0; k < edgeSamples; k++) put(single + e * edgeSamples + k, fnByEdge[3 * e]!, fnByEdge[3 * e + 1]!, fnByEdge[3 * e + 2]!);
+    for (let i = single + edgeStart[e]!; i < single + edgeStart[e + 1]!; i++) put(i, fnByEdge[3 * e]!, fnByEdge[3 * e + 1]!, fnByEdge[3 * e + 2]!);
   }
   const out: CollisionSamples = { points: pts, vertexCount: single, meshVertexCount: nv, edgeCount: ne, edgeSamples, edges, normals };
+  if (!uniform) out.edgeStart = edgeStart;
   out.areas = sampleAreas(mesh, out, me);
   out.creases = sampleCreases(mesh, out, me);
   return out;
@@ -279,7 +312,7 @@ export function sampleCreases(mesh: TriMesh, s: CollisionSamples, me: MeshEdges 
   }
   // Edge samples: their own edge.
   for (let e = 0; e < s.edgeCount; e++) {
-    for (let k = 0; k < s.edgeSamples; k++) add(s.vertexCount + e * s.edgeSamples + k, e);
+    for (let i = edgeSampleStart(s, e), end = edgeSampleStart(s, e + 1); i < end; i++) add(i, e);
   }
   return out;
 }
@@ -323,7 +356,6 @@ export function samplesBoundingSphere(s: CollisionSamples, first = 0, end = samp
 export function sampleAreas(mesh: TriMesh, s: CollisionSamples, me: MeshEdges = meshEdges(mesh.indices, s.meshVertexCount ?? s.vertexCount)): Float32Array {
   const p = mesh.positions, idx = mesh.indices;
   const nv = s.meshVertexCount ?? s.vertexCount;
-  const k = s.edgeSamples;
   const out = new Float64Array(sampleCount(s));
   // Face samples come FACE_SAMPLES_PER_TRIANGLE per qualifying triangle, in triangle order, after the vertices.
   let face = nv;
@@ -340,13 +372,16 @@ export function sampleAreas(mesh: TriMesh, s: CollisionSamples, me: MeshEdges = 
       const q = s.points;
       if (Math.abs(q[4 * face]! - cx) + Math.abs(q[4 * face + 1]! - cy) + Math.abs(q[4 * face + 2]! - cz) <= 1e-6 * (1 + Math.abs(cx) + Math.abs(cy) + Math.abs(cz))) own = FACE_SAMPLES_PER_TRIANGLE;
     }
-    const share = area / (3 + 3 * k + own);
+    const e0 = me.edgeOf[t]!, e1 = me.edgeOf[t + 1]!, e2 = me.edgeOf[t + 2]!;
+    const onEdges = edgeSampleStart(s, e0 + 1) - edgeSampleStart(s, e0) + edgeSampleStart(s, e1 + 1) - edgeSampleStart(s, e1) +
+      edgeSampleStart(s, e2 + 1) - edgeSampleStart(s, e2);
+    const share = area / (3 + onEdges + own);
     out[a] += share;
     out[b] += share;
     out[c] += share;
     for (let j = 0; j < 3; j++) {
       const e = me.edgeOf[t + j]!;
-      for (let m = 0; m < k; m++) out[s.vertexCount + e * k + m] += share;
+      for (let i = edgeSampleStart(s, e), end = edgeSampleStart(s, e + 1); i < end; i++) out[i] += share;
     }
     for (let f = 0; f < own; f++) out[face + f] += share;
     face += own;

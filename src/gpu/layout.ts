@@ -44,9 +44,9 @@ export const SHAPE_INFO = {
   offsets: {
     sdf: 0, //           SdfInfo: 0 + 32
     sampleOffset: 32, // u32: first sample (vec4f index) in the shared sample buffer
-    vertexCount: 36, //  u32
-    edgeCount: 40, //    u32
-    edgeSamples: 44, //  u32
+    sampleCount: 36, //  u32: vertices, face samples and edge samples (sampleCount in samples.ts)
+    pad0: 40, //         u32
+    pad1: 44, //         u32
   },
   size: 48, // = 44 + 4, multiple of 16 (SdfInfo's alignment)
 } as const satisfies StructLayout;

@@ -250,9 +250,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       tu[g + SDF_INFO.offsets.dims / 4 + 2] = sdf.dims[2];
       tu[g + SDF_INFO.offsets.valueOffset / 4] = valueAt;
       tu[w + SHAPE_INFO.offsets.sampleOffset / 4] = sampleAt;
-      tu[w + SHAPE_INFO.offsets.vertexCount / 4] = samples.vertexCount;
-      tu[w + SHAPE_INFO.offsets.edgeCount / 4] = samples.edgeCount;
-      tu[w + SHAPE_INFO.offsets.edgeSamples / 4] = samples.edgeSamples;
+      tu[w + SHAPE_INFO.offsets.sampleCount / 4] = count;
       this.items[s] = count;
       this.sphere.set(samplesBoundingSphere(samples, 0, count), 4 * s);
       for (let k = 0; k < 3; k++) {
@@ -334,7 +332,7 @@ export class GpuPenetrationBackend implements PenetrationBackend {
         // The field part stays zero: a set is never B.
         const w = (k * SHAPE_INFO.size) / 4;
         tu[w + SHAPE_INFO.offsets.sampleOffset / 4] = this.shapeSamples + at;
-        tu[w + SHAPE_INFO.offsets.vertexCount / 4] = count;
+        tu[w + SHAPE_INFO.offsets.sampleCount / 4] = count;
         at += count;
       }
       if (setSamples > 0) this.device.queue.writeBuffer(this.sampleBuf, this.shapeSamples * SAMPLE_STRIDE, this.packedSets, 0, setSamples * 4);

@@ -45,7 +45,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     const d = scene.shapes[b.shape];
     if (!d) throw new InputError(`unknown shape ${quote(b.shape)}`, scene.file, `bodies[${scene.bodies.indexOf(b)}].shape`);
     shapeIndex.set(b.shape, started.length);
-    const key = `${scene.solver.edgeSamples}|${b.shape}|${JSON.stringify(d)}`;
+    const key = `${scene.solver.edgeSamples}|${scene.solver.edgeSpacing}|${b.shape}|${JSON.stringify(d)}`;
     keys.push(key);
     started.push(io.shapes?.get(key) ?? (await startShape(b.shape, d, scene, io, { index: started.length, count: used })));
   }

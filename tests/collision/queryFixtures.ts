@@ -40,14 +40,20 @@ export const BOX = 0, TORUS = 1, BONE = 2, CUP = 3, SMALL = 4;
 
 /** The shapes SHAPE_NAMES names, in that order. */
 export function testShapes(): QueryShape[] {
+  return testMeshes().map((m, i) => queryShape(m, SHAPE_CELLS[i]!));
+}
+
+/** The meshes of testShapes(), in order. */
+export function testMeshes(): TriMesh[] {
   return [
-    queryShape(boxMesh([1, 0.6, 0.8]), 20),
-    queryShape(torusMesh(0.8, 0.3, 16, 8), 24),
-    queryShape(revolveMesh(boneProfile(1.6, 0.3), 12), 24),
-    queryShape(revolveMesh(cupProfile(0.5, 0.8, 0.1), 16), 24),
-    queryShape(boxMesh([0.2, 0.15, 0.1]), 8),
+    boxMesh([1, 0.6, 0.8]),
+    torusMesh(0.8, 0.3, 16, 8),
+    revolveMesh(boneProfile(1.6, 0.3), 12),
+    revolveMesh(cupProfile(0.5, 0.8, 0.1), 16),
+    boxMesh([0.2, 0.15, 0.1]),
   ];
 }
+const SHAPE_CELLS = [20, 24, 24, 24, 8];
 
 /** Radius of a shape's samples (for placing pairs near contact). */
 export function samplesRadius(s: QueryShape): number {

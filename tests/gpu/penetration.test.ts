@@ -10,10 +10,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CpuPenetrationBackend } from '../../src/collision/cpuQuery.ts';
 import { QueryBatchBuilder, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
-import { sampleCount } from '../../src/geometry/samples.ts';
+import { buildSamples, sampleCount } from '../../src/geometry/samples.ts';
 import { acquireGpu, requireGpuFromEnv, type GpuContext } from '../../src/gpu/device.ts';
 import { GpuPenetrationBackend } from '../../src/gpu/penetrationPass.ts';
-import { BOX, randomBatch, SHAPE_NAMES, SMALL, testShapes, TORUS } from '../collision/queryFixtures.ts';
+import { BONE, BOX, CUP, randomBatch, SHAPE_NAMES, SMALL, testMeshes, testShapes, TORUS } from '../collision/queryFixtures.ts';
 import { sdfPhiGrid } from '../../src/sdf/grid.ts';
 
 const SURFACE_BAND = 1e-5;
@@ -104,22 +104,23 @@ describe('GPU penetration query', () => {
     perPair: number,
     initialCapacity?: number,
     marginCells?: number,
+    set: QueryShape[] = shapes,
   ): Promise<{ stats: ParityStats; backend: GpuPenetrationBackend; batch: QueryBatchBuilder; records: TaskRecords[] }> {
     const backend = new GpuPenetrationBackend(gpu.device, initialCapacity ? { initialCapacity } : {});
     const cpuBackend = new CpuPenetrationBackend();
-    backend.setShapes(shapes);
-    cpuBackend.setShapes(shapes);
-    const batch = buildBatch(seed, perPair, marginCells);
+    backend.setShapes(set);
+    cpuBackend.setShapes(set);
+    const batch = randomBatch(set, seed, perPair, marginCells);
     const g = extract(await backend.query(batch), batch.count);
     const c = extract(await cpuBackend.query(batch), batch.count);
     const stats: ParityStats = { records: 0, compared: 0, maxPhiCells: 0, maxNormal: 0, surfaceOnly: 0 };
     for (let t = 0; t < batch.count; t++) {
-      const bCell = shapes[batch.shapeB[t]!]!.sdf.cellSize;
+      const bCell = set[batch.shapeB[t]!]!.sdf.cellSize;
       checkTask(t, g[t]!, c[t]!, batch.margin[t]!, bCell, stats);
     }
     // The fully-inside tasks (the last perPair) report every sample.
     for (let t = batch.count - perPair; t < batch.count; t++) {
-      const n = sampleCount(shapes[SMALL]!.samples);
+      const n = sampleCount(set[SMALL]!.samples);
       expect(g[t]!.samples.length, `task ${t}: small box inside`).toBe(n);
     }
     return { stats, backend, batch, records: g };
@@ -141,6 +142,19 @@ describe('GPU penetration query', () => {
     expect(again).toEqual(records);
     if (gpu.hasTimestamps) expect(backend.lastGpuMs).toBeGreaterThanOrEqual(0);
     backend.destroy();
+  });
+
+  it('matches the CPU twin on shapes whose edges carry different numbers of samples (edge spacing)', async () => {
+    // The torus, bone and cup sampled a cell apart: their short edges get one or two samples, their long ones three.
+    const spaced = shapes.map((s, i) => (i === TORUS || i === BONE || i === CUP ? { ...s, samples: buildSamples(testMeshes()[i]!, 3, Infinity, s.sdf.cellSize) } : s));
+    for (const i of [TORUS, BONE, CUP]) {
+      const s = spaced[i]!.samples;
+      expect(s.edgeStart, SHAPE_NAMES[i]).toBeDefined();
+      expect(sampleCount(s)).toBeLessThan(sampleCount(shapes[i]!.samples));
+    }
+    const { stats } = await parity(5, 32, undefined, undefined, spaced);
+    expect(stats.records).toBeGreaterThan(1000);
+    expect(stats.compared).toBeGreaterThan(0.99 * stats.records);
   });
 
   it('margins past the grid padding report samples beyond the grid box through the extended field, on both twins alike', async () => {

@@ -68,6 +68,7 @@ describe('a valid scene', () => {
       contactGraph: true,
       shockPropagation: true,
       edgeSamples: 3,
+      edgeSpacing: 0,
       ccd: true,
       jointPrestabilization: true,
       sleep: true,
@@ -138,7 +139,7 @@ describe('a valid scene', () => {
     const s = baseScene();
     s['gravity'] = [0, 0, -3];
     s['dt'] = 0.1;
-    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', contactPose: 'current', collisionIterations: 0, contactIterations: 1, pgsErrMax: 1e-4, pgsBeta: 0.3, pgsSlop: 0.05, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, ccd: false, jointPrestabilization: false };
+    s['solver'] = { scheme: 'standard', contactSolver: 'pgs', contactPose: 'current', collisionIterations: 0, contactIterations: 1, pgsErrMax: 1e-4, pgsBeta: 0.3, pgsSlop: 0.05, jointIterations: 2, contactGraph: false, shockPropagation: false, edgeSamples: 16, edgeSpacing: 0.5, ccd: false, jointPrestabilization: false };
     s['sleep'] = false;
     s['shapes'].box.sdf = { cells: 512, padding: 16 };
     Object.assign(s['bodies'][1], { restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
@@ -350,6 +351,7 @@ describe('types and ranges', () => {
     expectError((s) => (s['solver'] = { contactIterations: 2.5 }), 'solver.contactIterations', 'expected an integer from 0 to 10000, got 2.5');
     expectError((s) => (s['solver'] = { jointIterations: -1 }), 'solver.jointIterations', 'got -1');
     expectError((s) => (s['solver'] = { edgeSamples: 17 }), 'solver.edgeSamples', 'expected an integer from 0 to 16, got 17');
+    expectError((s) => (s['solver'] = { edgeSpacing: -0.5 }), 'solver.edgeSpacing', 'got -0.5');
     expectError((s) => (s['solver'] = { scheme: 'seperated' }), 'solver.scheme', 'expected "separated" or "standard", got "seperated" (did you mean "separated"?)');
     expectError((s) => (s['solver'] = { contactPose: 'later' }), 'solver.contactPose', 'expected "predicted" or "current", got "later"');
     expectError((s) => (s['solver'] = { contactSolver: 'jacobi' }), 'solver.contactSolver', 'expected "sequential", "pgs" or "accumulated", got "jacobi"');
