@@ -34,6 +34,18 @@ function bunnyShape(): Json {
   return { type: 'mesh', path: bunnyPath(), scale: 0.02, sdf: { cells: 40 } };
 }
 
+/**
+ * The bunny piles' solver: the accumulated stage, and edge samples a cell
+ * apart (`edgeSpacing`; ALGORITHM.md 4.3). The bunny's edges are 1.5 cells
+ * long at the median, so three samples an edge put them 0.4 cells apart, far
+ * finer than its field resolves: 7 791 samples instead of 18 372, half the
+ * step on 50 and 108 bunnies, each pair's deepest point within 0.15 mm of
+ * the dense samples' (DESIGN.md 6).
+ */
+function bunnySolver(): Json {
+  return { ...pileSolver(), edgeSpacing: 1 };
+}
+
 /** Centre of the scaled bunny's bounding box in its own frame (its origin is under its feet). */
 const BUNNY_CENTRE = [0, 0.0965, 0.0008];
 /** Distance from that centre to the farthest vertex, plus a margin. */
@@ -65,7 +77,7 @@ export const meshBuiltins: Builtin[] = [
   {
     name: 'skulls',
     title: 'Pile of bunnies standing in for the seed\'s 50 skulls (Stanford bunnies of 3674 triangles)',
-    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. On one CPU thread (an AMD EPYC VM) about 30 ms a step while they land and 3 ms on average while the heap settles; the last bunny is asleep by about 5 s, and a sleeping heap costs almost nothing.",
+    description: "Scanned meshes tumble into a heap (seed ch. 12, 50 skulls), the Stanford bunny standing in for the seed's skull. Their edge samples lie a cell apart (edgeSpacing 1), which halves the step. On one CPU thread (an AMD EPYC VM) about 11 ms a step while they land and 1 ms on average while the heap settles; the last bunny is asleep by about 6 s, and a sleeping heap costs almost nothing.",
     params: [{ name: 'count', default: 50, min: 1, max: 500, step: 1, description: 'number of bunnies' }],
     count: 'count',
     make: (p) => {
@@ -89,13 +101,13 @@ export const meshBuiltins: Builtin[] = [
           rollingFriction: 0.02,
         });
       }
-      return { format: FORMAT, dt: 0.01, solver: pileSolver(), shapes: { floor: floorShape, skull: bunnyShape() }, bodies };
+      return { format: FORMAT, dt: 0.01, solver: bunnySolver(), shapes: { floor: floorShape, skull: bunnyShape() }, bodies };
     },
   },
   {
     name: 'jointed-skulls',
     title: 'Jointed bunnies for the seed\'s 108 jointed skulls: necklaces of 6 joined by ball joints, dropped over pegs',
-    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 14 ms a step on one CPU thread over 6 s (an AMD EPYC VM; about 90 ms while they land), and the heap sleeps by about 2.5 s; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
+    description: "Necklaces of six bunnies joined by ball joints land over pegs (seed fig. 37, 108 skulls). About 8 ms a step on one CPU thread over 6 s (an AMD EPYC VM; about 50 ms while they land), and the heap sleeps by about 2.5 s; under the seed's contact passes (--solver sequential) about 0.25 s a step, and all 108 stay awake.",
     params: [{ name: 'count', default: 108, min: 6, max: 600, step: 6, description: 'number of bunnies (6 per necklace)' }],
     count: 'count',
     make: (p) => {
@@ -162,7 +174,7 @@ export const meshBuiltins: Builtin[] = [
       return {
         format: FORMAT,
         dt: 0.01,
-        solver: pileSolver(),
+        solver: bunnySolver(),
         shapes: {
           floor: floorShape,
           skull: bunnyShape(),
