@@ -24,6 +24,11 @@ const commands: Record<string, () => Promise<Command>> = {
   lib: async () => (await import('./lib.ts')).libCommand,
 };
 
+/** The command named `name`, if there is one (own keys only: "constructor" or "__proto__" is no command). */
+function commandNamed(name: string): (() => Promise<Command>) | undefined {
+  return Object.hasOwn(commands, name) ? commands[name] : undefined;
+}
+
 const usage = `stackfield - nonconvex rigid bodies with stacking
 
 Usage: stackfield <command> [options]
@@ -64,7 +69,7 @@ async function command(argv: string[]): Promise<number> {
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       // "stackfield help run": that command's help.
-      const topic = rest.length === 1 ? commands[rest[0]!] : undefined;
+      const topic = rest.length === 1 ? commandNamed(rest[0]!) : undefined;
       if (topic) {
         process.stdout.write((await topic()).help);
         return 0;
@@ -78,7 +83,7 @@ async function command(argv: string[]): Promise<number> {
       process.stdout.write(`stackfield ${packageVersion()}\n`);
       return 0;
     }
-    const load = commands[name];
+    const load = commandNamed(name);
     if (!load) {
       const names = Object.keys(commands);
       const options = ['help', 'version'];

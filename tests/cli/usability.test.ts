@@ -174,6 +174,9 @@ describe('command-line details', () => {
     expectBadInput(stackfield(['--version', '--bogus']), 'command line: --version takes no arguments, got "--bogus"');
     expect(stackfield(['help', 'sdf']).stdout).toBe(stackfield(['sdf', '--help']).stdout);
     expectBadInput(stackfield(['--help', 'x', 'y']), '--help takes no arguments or one command name');
+    // Names an object literal holds but no command is: refused like any unknown name, not an internal error.
+    expectBadInput(stackfield(['constructor']), 'unknown command "constructor"');
+    expectBadInput(stackfield(['help', '__proto__']), 'help takes no arguments or one command name, got "__proto__"');
   });
 
   it('suggests the option, command, scene or parameter meant', () => {
