@@ -19,6 +19,7 @@ import type { ConstraintSystem } from './constraints.ts';
 import type { ContactPhase, Contacts, ContactSolver } from './contactSolver.ts';
 import type { ContactSet } from './contacts.ts';
 import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
+import { EnergyBound } from './energyBound.ts';
 import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
 import { normalVelocity, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
 import { applyPatchTorque, spinFriction, torqueLoad } from './patchTorque.ts';
@@ -174,6 +175,9 @@ export class SequentialSolver implements ContactSolver {
   /** Two bodies' velocities, linear and angular (keep / moved). */
   private readonly kept = new Float64Array(12);
 
+  /** Keeps shock propagation from adding kinetic energy (energyBound.ts; `enabled` off only for comparison). */
+  readonly shockEnergy = new EnergyBound();
+
   /** Nothing to set up: patches are made per pair as its points change (PatchCache). */
   prepare(): void {}
 
@@ -188,7 +192,10 @@ export class SequentialSolver implements ContactSolver {
     }
     if (S.shockPropagation && S.contactGraph) {
       await phase.requery();
+      this.shockEnergy.snapshot(ctx);
       profile.shockSweeps = this.shockPass(ctx, pairs, contacts, levels, constraints);
+      const cs = contacts.cur;
+      this.shockEnergy.limit(ctx, pairs.count, pairs.a, pairs.b, (k) => cs.start[k]! < cs.end[k]!, constraints);
       profile.end('shockPropagation');
     }
     await phase.requery();

@@ -157,6 +157,11 @@ export class World {
   readonly pgs = new PgsSolver();
   /** The accumulated, sub-stepped soft contact stage, used when solver.contactSolver is "accumulated". */
   readonly accumulated = new AccumulatedSolver();
+  /**
+   * The seed's passes (collision passes always; contact passes, shock propagation and position
+   * correction when solver.contactSolver is "sequential").
+   */
+  readonly sequential = new SequentialSolver();
 
   /** What the stages share during a step (predicted poses, solver masses, levels). */
   private readonly ctx: StepContext;
@@ -164,7 +169,6 @@ export class World {
   private readonly broad = new BroadPhase();
   private readonly narrow = new NarrowPhase();
   private readonly levels = new ContactLevels();
-  private readonly sequential = new SequentialSolver();
   private readonly islands = new Islands();
   private readonly wakeFromMotor = (i: number): void => {
     this.islands.wake(this.ctx, i);
