@@ -48,7 +48,6 @@ function energy(w: World): number {
   return e;
 }
 
-/** The largest one-step rise of the total energy over `steps` steps (J). */
 /** The column under the accumulated stage, its warm start bounded by energy unless `bounded` is false. */
 async function columnWorld(backend: 'cpu' | 'gpu', bounded = true): Promise<World> {
   const w = await queryWorld(column(), backend);
@@ -56,6 +55,17 @@ async function columnWorld(backend: 'cpu' | 'gpu', bounded = true): Promise<Worl
   return w;
 }
 
+/** Puts the shot 1.5 m beside the fourth box, a little above its centre, flying at it at 6 m/s; returns its index. */
+function launchShot(w: World): number {
+  const shot = bodyIndex(w, 'shot');
+  const B = w.bodies;
+  B.pos[3 * shot] = -1.5; B.pos[3 * shot + 1] = 0.25 + 3 * 0.5 + 0.05;
+  B.vel[3 * shot] = 6;
+  w.bodyEdited(shot);
+  return shot;
+}
+
+/** The largest one-step rise of the total energy over `steps` steps (J). */
 async function worstRise(w: World, steps: number): Promise<number> {
   let prev = energy(w), rise = 0;
   for (let s = 0; s < steps; s++) {
@@ -86,11 +96,8 @@ describe.each(['cpu', 'gpu'] as const)('energy of a stack under the accumulated 
     for (const settle of SHOT_AFTER) {
       const w = await columnWorld(backend);
       for (let s = 0; s < settle; s++) await w.step();
-      const shot = bodyIndex(w, 'shot');
+      const shot = launchShot(w);
       const B = w.bodies;
-      B.pos[3 * shot] = -1.5; B.pos[3 * shot + 1] = 0.25 + 3 * 0.5 + 0.05;
-      B.vel[3 * shot] = 6;
-      w.bodyEdited(shot);
       const e0 = energy(w);
       rises.push(await worstRise(w, 150));
       // It did hit: the shot came back off the column, which still stands,
@@ -105,24 +112,12 @@ describe.each(['cpu', 'gpu'] as const)('energy of a stack under the accumulated 
   }, 240_000);
 });
 
-/**
- * The same shot under the seed's passes (the format's default contact
- * solver). Its shock propagation freezes the levels below, so a lower box
- * the shot set moving would hand its motion to the boxes above without
- * slowing down; the pass is bounded per island so that it adds no kinetic
- * energy (energyBound.ts). What the total still gains in a step is the
- * position correction lifting boxes out of the depth they sank to.
- */
 /** The column under the seed's passes `settle` steps after it was built, the shot launched; `bounded` false: shock propagation unbounded (for comparison). */
 async function seedShotWorld(backend: 'cpu' | 'gpu', settle: number, bounded: boolean): Promise<World> {
   const w = await queryWorld(column('sequential'), backend);
   w.sequential.shockEnergy.enabled = bounded;
   for (let s = 0; s < settle; s++) await w.step();
-  const shot = bodyIndex(w, 'shot');
-  const B = w.bodies;
-  B.pos[3 * shot] = -1.5; B.pos[3 * shot + 1] = 0.25 + 3 * 0.5 + 0.05;
-  B.vel[3 * shot] = 6;
-  w.bodyEdited(shot);
+  launchShot(w);
   return w;
 }
 
@@ -142,6 +137,14 @@ async function seedShot(backend: 'cpu' | 'gpu', settle: number, bounded: boolean
   return { rise, shock, unbounded };
 }
 
+/**
+ * The same shot under the seed's passes (the format's default contact
+ * solver). Its shock propagation freezes the levels below, so a lower box
+ * the shot set moving would hand its motion to the boxes above without
+ * slowing down; the pass is bounded per island so that it adds no kinetic
+ * energy (energyBound.ts). What the total still gains in a step is the
+ * position correction lifting boxes out of the depth they sank to.
+ */
 describe.each(['cpu', 'gpu'] as const)('energy of a shot into a stack under the seed\'s passes (%s)', (backend) => {
   it('shock propagation adds no kinetic energy in any step (frozen, the levels below would add up to 0.6 J in one)', async () => {
     let came = 0;
