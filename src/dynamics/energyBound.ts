@@ -125,7 +125,8 @@ export class EnergyBound {
       if (!moving(i) || sets.find(i) !== i) continue;
       const L = sums[2 * i]!, Q = sums[2 * i + 1]!;
       let alpha = 1;
-      if (this.enabled && !jointed[i] && L + 0.5 * Q > ENERGY_SLACK) {
+      // (A sum that is not finite leaves the island's pass whole: the step's guard reports it.)
+      if (this.enabled && !jointed[i] && L + 0.5 * Q > ENERGY_SLACK && Number.isFinite(L + Q)) {
         alpha = L < 0 && Q > 0 ? (-2 * L) / Q : 0;
         scaled++;
       }
