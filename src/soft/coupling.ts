@@ -146,6 +146,9 @@ export class SoftCoupling implements StepHook {
   private midPose = new Float64Array(0);
   private rigidMargin = new Float64Array(0);
   private readonly locators: TetLocator[] = [];
+  /** Scratch for buildProbes: the candidate probes (world xyz, rigid body, local xyz) and their box. */
+  private probeScratch = new Float64Array(0);
+  private readonly probeRegion = new Float64Array(6);
   private readonly sets: PointSet[] = [];
   /** Tasks (TASK_COLUMNS; not private only so growColumns reaches them): what each is (0 path, 1 probes), the soft body, the rigid body. */
   taskKind = new Uint8Array(0);
@@ -508,25 +511,15 @@ export class SoftCoupling implements StepHook {
     const sys = this.system, body = sys.bodies[b]!, model = body.model;
     if (model.tets.length === 0) return;
     const loc = (this.locators[b] ??= new TetLocator());
-    loc.build(model.tets, body.particleStart, this.x1, model.spacing, 0.5 * model.spacing);
-    const lo = loc.min, hi = loc.max, pad = 0.5 * model.spacing;
-    const inBox = (px: number, py: number, pz: number) =>
-      px >= lo[0]! - pad && px <= hi[0]! + pad && py >= lo[1]! - pad && py <= hi[1]! + pad && pz >= lo[2]! - pad && pz <= hi[2]! + pad;
-    const w = this.w, rest = model.rest, p0 = body.particleStart;
-    const addProbe = (px: number, py: number, pz: number, r: number, lx: number, ly: number, lz: number): void => {
-      // Only inside the hull (contact.ts, "Slop").
-      const t = loc.locate(px, py, pz, w, RIGID_TOLERANCE);
-      if (t < 0) return;
-      let X = 0, Y = 0, Z = 0;
-      for (let c = 0; c < 4; c++) {
-        const l = 3 * (loc.corner(t, c) - p0);
-        X += w[c]! * rest[l]!;
-        Y += w[c]! * rest[l + 1]!;
-        Z += w[c]! * rest[l + 2]!;
-      }
-      set.push(X, Y, Z, r, t, lx, ly, lz);
-    };
+    const pad = 0.5 * model.spacing;
+    loc.bound(model.tets, body.particleStart, this.x1, model.spacing, pad);
+    const lo = loc.min, hi = loc.max;
+    // The rigid samples inside b's padded box, and their box: the locator files only the tetrahedra near it.
     const m = this.motion, B = world.bodies;
+    let found = 0;
+    const region = this.probeRegion;
+    region.fill(Infinity, 0, 3);
+    region.fill(-Infinity, 3, 6);
     for (const r of rigidPairs) {
       const shape = world.shapes[B.shape[r]!]!;
       const pts = shape.samples.points, n = sampleCount(shape.samples);
@@ -538,8 +531,40 @@ export class SoftCoupling implements StepHook {
         const px = cx + R[ro]! * lx + R[ro + 1]! * ly + R[ro + 2]! * lz;
         const py = cy + R[ro + 3]! * lx + R[ro + 4]! * ly + R[ro + 5]! * lz;
         const pz = cz + R[ro + 6]! * lx + R[ro + 7]! * ly + R[ro + 8]! * lz;
-        if (inBox(px, py, pz)) addProbe(px, py, pz, r, lx, ly, lz);
+        if (px < lo[0]! - pad || px > hi[0]! + pad || py < lo[1]! - pad || py > hi[1]! + pad || pz < lo[2]! - pad || pz > hi[2]! + pad) continue;
+        if (7 * found + 7 > this.probeScratch.length) this.probeScratch = grown(this.probeScratch, 14 * found + 70);
+        const q = this.probeScratch, o = 7 * found++;
+        q[o] = px;
+        q[o + 1] = py;
+        q[o + 2] = pz;
+        q[o + 3] = r;
+        q[o + 4] = lx;
+        q[o + 5] = ly;
+        q[o + 6] = lz;
+        if (px < region[0]!) region[0] = px;
+        if (py < region[1]!) region[1] = py;
+        if (pz < region[2]!) region[2] = pz;
+        if (px > region[3]!) region[3] = px;
+        if (py > region[4]!) region[4] = py;
+        if (pz > region[5]!) region[5] = pz;
       }
+    }
+    if (found === 0) return;
+    loc.index(this.x1, pad, region);
+    const w = this.w, rest = model.rest, p0 = body.particleStart, q = this.probeScratch;
+    for (let f = 0; f < found; f++) {
+      const o = 7 * f;
+      // Only inside the hull (contact.ts, "Slop").
+      const t = loc.locate(q[o]!, q[o + 1]!, q[o + 2]!, w, RIGID_TOLERANCE);
+      if (t < 0) continue;
+      let X = 0, Y = 0, Z = 0;
+      for (let c = 0; c < 4; c++) {
+        const l = 3 * (loc.corner(t, c) - p0);
+        X += w[c]! * rest[l]!;
+        Y += w[c]! * rest[l + 1]!;
+        Z += w[c]! * rest[l + 2]!;
+      }
+      set.push(X, Y, Z, q[o + 3]!, t, q[o + 4]!, q[o + 5]!, q[o + 6]!);
     }
   }
 

@@ -6,7 +6,8 @@
  * (docs/soft-bodies.md, "Rigid and soft points inside soft bodies").
  *
  * A uniform grid over the tetrahedra's boxes at the current positions,
- * rebuilt whenever the body has moved (once per step): cells about one
+ * rebuilt whenever the body has moved (once per step), optionally only
+ * around the points to be located: cells about one
  * lattice spacing wide, each listing the tetrahedra whose padded box touches
  * it, in compressed rows (counts, prefix sums, fill), so a rebuild allocates
  * nothing once warm. Each tetrahedron keeps the inverse of its edge matrix
@@ -36,6 +37,8 @@ export class TetLocator {
   private origin = [0, 0, 0];
   private cell = 1;
   private dims = [1, 1, 1];
+  /** Whether the grid was cut to 256 cells on some axis (index() then files every tetrahedron). */
+  private clamped = false;
   private start = new Uint32Array(2);
   private items = new Uint32Array(0);
   private fill = new Uint32Array(0);
@@ -51,6 +54,16 @@ export class TetLocator {
    * `pad` how far outside a tetrahedron's box a point may lie and still find it.
    */
   build(localTets: Uint32Array, offset: number, x: Float64Array, cell: number, pad: number): void {
+    this.bound(localTets, offset, x, cell, pad);
+    this.index(x, pad, null);
+  }
+
+  /**
+   * The first half of build(): takes the tetrahedra and their bounds (min,
+   * max) at x and lays out the grid, indexing nothing yet. Call index() before
+   * locate().
+   */
+  bound(localTets: Uint32Array, offset: number, x: Float64Array, cell: number, pad: number): void {
     const n = localTets.length / 4;
     this.tetCount = n;
     this.tets = grown(this.tets, 4 * n);
@@ -59,6 +72,7 @@ export class TetLocator {
     const min = this.min, max = this.max;
     min.fill(Infinity);
     max.fill(-Infinity);
+    if (n === 0) return;
     for (let t = 0; t < n; t++) {
       for (let c = 0; c < 4; c++) {
         const g = localTets[4 * t + c]! + offset;
@@ -69,20 +83,52 @@ export class TetLocator {
           if (v > max[k]!) max[k] = v;
         }
       }
-      this.flat[t] = invertTet(x, this.tets, t, this.frame, 12 * t) ? 0 : 1;
     }
-    if (n === 0) return;
     this.cell = cell;
+    this.clamped = false;
     for (let k = 0; k < 3; k++) {
       this.origin[k] = min[k]! - pad;
-      this.dims[k] = Math.max(1, Math.min(256, Math.ceil((max[k]! - min[k]! + 2 * pad) / cell)));
+      const want = Math.ceil((max[k]! - min[k]! + 2 * pad) / cell);
+      if (want > 256) this.clamped = true;
+      this.dims[k] = Math.max(1, Math.min(256, want));
     }
+  }
+
+  /**
+   * The second half of build(): inverts and files the tetrahedra whose padded
+   * box comes within a cell of `region` (min xyz, max xyz), or all of them
+   * when region is null. locate() then answers every point inside the region
+   * exactly as a full index would: a tetrahedron filed in a point's cell has
+   * its padded box within a cell of the point. (A grid clamped to 256 cells
+   * an axis files edge tetrahedra into cells far from them, so it indexes all.)
+   */
+  index(x: Float64Array, pad: number, region: ArrayLike<number> | null): void {
+    const n = this.tetCount;
+    if (n === 0) return;
+    const cell = this.cell;
+    const all = region === null || this.clamped;
+    const lo = this.lo, hi = this.hi;
     const cells = this.dims[0]! * this.dims[1]! * this.dims[2]!;
     this.start = grown(this.start, cells + 1);
     this.start.fill(0, 0, cells + 1);
     this.fill = grown(this.fill, cells);
-    // Two passes over the tetrahedra's padded boxes: count, then fill.
-    const lo = this.lo, hi = this.hi;
+    // Which tetrahedra to file (flat = 0): the non-degenerate ones near the region.
+    for (let t = 0; t < n; t++) {
+      let near = true;
+      if (!all) {
+        for (let k = 0; k < 3 && near; k++) {
+          let a = Infinity, b = -Infinity;
+          for (let c = 0; c < 4; c++) {
+            const v = x[3 * this.tets[4 * t + c]! + k]!;
+            if (v < a) a = v;
+            if (v > b) b = v;
+          }
+          near = b + pad >= region![k]! - cell && a - pad <= region![k + 3]! + cell;
+        }
+      }
+      this.flat[t] = near && invertTet(x, this.tets, t, this.frame, 12 * t) ? 0 : 1;
+    }
+    // Two passes over the filed tetrahedra's padded boxes: count, then fill.
     for (let pass = 0; pass < 2; pass++) {
       for (let t = 0; t < n; t++) {
         if (this.flat[t]) continue;
