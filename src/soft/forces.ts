@@ -31,9 +31,10 @@
  * rotation-invariant gradient, so momentum and angular momentum change only
  * through gravity, collisions and pins.
  */
-import { addVolumeGradient } from './skin.ts';
+import { addVolumeGradient, volumePass, type VolumeRun } from './skin.ts';
 import type { SoftStore } from './store.ts';
 import * as det from '../util/detmath.ts';
+import { specialisedCopy } from '../util/specialise.ts';
 
 /**
  * f = total force on each particle at state (x, v); 3 floats per particle
@@ -58,9 +59,12 @@ export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array)
   }
   for (const b of sys.bodies) {
     if (b.volumeStiffness === 0) continue;
-    const coefficient = b.volumeStiffness / b.restVolume;
-    const v0 = b.restVolume;
-    b.volume = addVolumeGradient(b.surface, x, b.scratchPositions, b.scratchGradient, (vol) => coefficient * (v0 - vol), f);
+    const coefficient = b.volumeStiffness / b.restVolume, v0 = b.restVolume;
+    // The particles' own positions (every substep of the default integrator) take the pass compiled for
+    // them; an explicit integrator's stage positions, which alternate with them, take the plain function.
+    b.volume = x === sys.pos
+      ? volumeRun(b, x, f)(coefficient, v0)
+      : addVolumeGradient(b.surface, x, b.scratchPositions, b.scratchGradient, f, coefficient, v0);
   }
   for (const b of sys.bodies) {
     if (b.tetStiffness !== 0) addTetForces(b.tets, b.tetRest, b.tetStiffness, x, f, b.tetScratch);
@@ -73,6 +77,16 @@ export function externalForces(sys: SoftStore, x: Float64Array, f: Float64Array)
       addPerimeterForce(b.outlines[l]!, x, (b.perimeterStiffness * s2) / p0, p0, f);
     }
   }
+}
+
+/** Body b's volume pass (skin.ts volumePass) over positions x and forces f, made again when an array is replaced. */
+function volumeRun(b: SoftStore['bodies'][number], x: Float64Array, f: Float64Array): VolumeRun {
+  let pass = b.volumePass;
+  if (!pass || pass.x !== x || pass.f !== f || pass.p !== b.scratchPositions || pass.grad !== b.scratchGradient || pass.surface !== b.surface) {
+    pass = { x, f, p: b.scratchPositions, grad: b.scratchGradient, surface: b.surface, run: volumePass(b.surface, x, b.scratchPositions, b.scratchGradient, f) };
+    b.volumePass = pass;
+  }
+  return pass.run;
 }
 
 /**
@@ -323,7 +337,7 @@ function plainPasses(sys: SoftStore, factor: Float64Array): PlainSpringRun {
     pass = {
       A: sys.springA, B: sys.springB, L0: sys.springRest, K: sys.springK, w: sys.invMass, x: sys.pos, v: sys.vel,
       kick: sys.springKick, inv: sys.springInvLength, factor,
-      run: freshPlainPasses()(sys.springA, sys.springB, sys.springRest, sys.springK, sys.invMass, sys.pos, sys.vel,
+      run: specialisedCopy(plainSpringPasses, springsAgree)(sys.springA, sys.springB, sys.springRest, sys.springK, sys.invMass, sys.pos, sys.vel,
         sys.springKick, sys.springInvLength, factor),
     };
     sys.springPass = pass;
@@ -338,7 +352,7 @@ type PlainSpringRun = (h: number, from: number, to: number) => void;
  * The two passes of springImpulses for springs without stretch prevention
  * (the dampers forward; the dampers backward, gathering the Hooke impulses
  * in `kick`), as a closure over the store's arrays. It refers to nothing
- * outside itself but Math: freshPlainPasses compiles a copy of it per store
+ * outside itself but Math: specialisedCopy (src/util/specialise.ts) compiles a copy of it per store
  * from its own source. A copy of its own, made once and bound to one
  * store's arrays, is code V8 specialises on those arrays (they become
  * constants of the compiled loop): 1.7-1.9 times as fast as with the arrays
@@ -400,49 +414,8 @@ function plainSpringPasses(A: Uint32Array, B: Uint32Array, L0: Float64Array, K: 
   };
 }
 
-/** Whether compiled copies of plainSpringPasses work here: unknown until the first is asked for. */
-let copiesWork: boolean | null = null;
-/** Copies compiled so far (compiledCopy). */
-let copies = 0;
-
-/**
- * A freshly compiled copy of plainSpringPasses, or the function itself where
- * code cannot be made from strings (a page whose Content-Security-Policy
- * forbids it) or where the copy does not give the original's numbers (a
- * tool that rewrote the source): checked once, on two springs.
- */
-function freshPlainPasses(): typeof plainSpringPasses {
-  // (The check runs on a copy of its own: a copy bound to a second set of
-  // arrays is no longer specialised on the first.)
-  if (copiesWork === null) {
-    const probe = compiledCopy();
-    copiesWork = probe !== null && sameNumbers(probe);
-  }
-  return (copiesWork && compiledCopy()) || plainSpringPasses;
-}
-
-/**
- * A new compilation of plainSpringPasses from its source, or null where that
- * is not allowed: a function made from the same parameter list and body, so
- * that the passes close over that function's own parameters.
- */
-function compiledCopy(): typeof plainSpringPasses | null {
-  try {
-    const src = plainSpringPasses.toString();
-    const open = src.indexOf('('), close = src.indexOf(')', open);
-    const params = src.slice(open + 1, close).split(',').map((p) => p.trim());
-    // A numbered comment makes each copy's source its own: V8 caches what it
-    // compiles from a string by the string, and a copy that shared its code
-    // with an earlier one would no longer be specialised on its own arrays.
-    const body = `${src.slice(src.indexOf('{', close) + 1, src.lastIndexOf('}'))}\n// copy ${++copies}`;
-    return new Function(...params, body) as typeof plainSpringPasses;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether `copy` moves two springs' ends exactly as plainSpringPasses does. */
-function sameNumbers(copy: typeof plainSpringPasses): boolean {
+/** Whether `copy` moves two springs' ends exactly as plainSpringPasses does (specialisedCopy's check). */
+function springsAgree(copy: typeof plainSpringPasses): boolean {
   const run = (f: typeof plainSpringPasses): Float64Array | null => {
     const v = new Float64Array([0.1, -0.2, 0.3, 0, 0.5, 0, -0.4, 0, 0.2]);
     const kick = new Float64Array(9);

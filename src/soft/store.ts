@@ -14,7 +14,7 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { SoftModel } from './model.ts';
-import type { SkinnedSurface } from './skin.ts';
+import type { SkinnedSurface, VolumeRun } from './skin.ts';
 
 /** One soft body's view into the system's arrays, and its per-body data. */
 export interface SoftBody {
@@ -64,6 +64,8 @@ export interface SoftBody {
   /** Scratch: skinned positions and volume gradient, 3 per surface vertex. */
   scratchPositions: Float64Array;
   scratchGradient: Float64Array;
+  /** forces.ts volumeRun: the volume pass compiled for this body's arrays, with the arrays it was made for. */
+  volumePass?: { x: Float64Array; f: Float64Array; p: Float64Array; grad: Float64Array; surface: SkinnedSurface; run: VolumeRun } | null;
 }
 
 export class SoftStore {

@@ -293,7 +293,7 @@ export class SoftSystem extends SoftStore {
     if (material.volumeStiffness > 0) {
       // The volume term's share of omega^2: K / V0 sum_i |dV/dx_i|^2 / m_i at rest.
       const grad = new Float64Array(3 * this.particleCount);
-      addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, () => 1, grad);
+      addVolumeGradient(surface, this.pos, scratchPositions, scratchGradient, grad, 0, 0, 1);
       let sum = 0;
       for (let i = p0; i < p0 + np; i++) {
         const gx = grad[3 * i]!, gy = grad[3 * i + 1]!, gz = grad[3 * i + 2]!;
