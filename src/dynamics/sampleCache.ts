@@ -148,4 +148,9 @@ export class SampleCache {
   grow(n: number): void {
     growColumns(this, SAMPLE_COLUMNS, n);
   }
+
+  /** Room for n samples in all (only grows; the rows held are kept). */
+  reserveTotal(n: number): void {
+    if (n > this.side.length) this.grow(n);
+  }
 }

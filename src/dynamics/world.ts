@@ -77,6 +77,7 @@ import { SequentialSolver } from './sequentialSolver.ts';
 import { AccumulatedSolver, RESTITUTION_STEPS } from './accumulatedSolver.ts';
 import type { SolverSettings } from './settings.ts';
 import type { RigidShape } from './shape.ts';
+import { sampleCount } from '../geometry/samples.ts';
 import { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { HookInput, type StepHook } from './stepHook.ts';
@@ -803,6 +804,10 @@ export class World {
     this.islands.resize(n);
     this.broad.resize(ctx);
     if (!this.narrow.uploaded(this.shapes.length)) this.uploadShapes();
+    let rows = 0;
+    for (let i = 0; i < n; i++) if (!this.bodies.isStatic[i]) rows += sampleCount(this.shapes[this.bodies.shape[i]!]!.samples);
+    // Twice: the cache holds each pair's fresh samples beside the ranges they replace until it is compacted.
+    this.narrow.reserveCache(2 * rows);
   }
 
   /** Forgets everything cached between steps (after a backend switch or a restored state). */
