@@ -40,7 +40,7 @@ Options:
                       fresh process sees it)
   --backend LIST      comma-separated backends (default cpu)
   --threads N         threads for the CPU queries, 1 = one thread (default: the cores, at most 8)
-  --solver NAME       contact solver: sequential, pgs or accumulated (default: the scene's own)
+  --solver NAME       contact solver: sequential (or seed), pgs or accumulated (default: the scene's own)
   --json              print the results as JSON instead of a table
   --out FILE.json     also write the JSON results there (commit them per machine to compare)
   --sdf               bake-only benchmark: a sphere (3000 triangles), a nonconvex cup and the Stanford

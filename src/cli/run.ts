@@ -37,7 +37,7 @@ Options:
   --backend cpu|gpu     penetration-query backend (default cpu)
   --threads N           threads for the CPU queries, 1 = one thread (default: the cores, at most 8);
                         any N gives the same results bit for bit
-  --solver NAME         contact solver: sequential (the seed's impulses and shock propagation),
+  --solver NAME         contact solver: sequential or seed (the seed's impulses and shock propagation),
                         pgs (projected Gauss-Seidel) or accumulated (persistent, sub-stepped,
                         warm-started); default: the scene's "solver.contactSolver"
   --out FILE.jsonl      write the states there (default: standard output); the file is replaced

@@ -18,12 +18,12 @@ import { define } from '../scene/reader.ts';
 
 /**
  * `--solver sequential|pgs|accumulated`: the contact solver, in place of the scene's own
- * ("solver": {"contactSolver"}), so both run on the same scene.
+ * ("solver": {"contactSolver"}), so both run on the same scene. `seed` is `sequential`.
  */
 export function applySolverFlag(args: ParsedArgs, scene: SceneDesc): void {
   if (!args.flags.has('solver')) return;
-  const contactSolver = choiceFlag(args, 'solver', ['sequential', 'pgs', 'accumulated'] as const, 'sequential');
-  scene.solver = { ...scene.solver, contactSolver };
+  const named = choiceFlag(args, 'solver', ['sequential', 'pgs', 'accumulated', 'seed'] as const, 'sequential');
+  scene.solver = { ...scene.solver, contactSolver: named === 'seed' ? 'sequential' : named };
 }
 
 /** `--threads N`, or the default: every core, at most MAX_DEFAULT_THREADS. */

@@ -410,7 +410,8 @@ function readSolver(r: Reader, v: unknown): SolverSettings {
   const d = DEFAULT_SOLVER;
   return {
     scheme: r.choice(o, path, 'scheme', ['separated', 'standard'] as const, d.scheme),
-    contactSolver: r.choice(o, path, 'contactSolver', ['sequential', 'pgs', 'accumulated'] as const, d.contactSolver),
+    // "seed" names the seed's scheme too: the sequential impulses with shock propagation.
+    contactSolver: o.contactSolver === 'seed' ? 'sequential' : r.choice(o, path, 'contactSolver', ['sequential', 'pgs', 'accumulated'] as const, d.contactSolver),
     contactPose: r.choice(o, path, 'contactPose', ['predicted', 'current'] as const, d.contactPose),
     collisionIterations: r.num(o, path, 'collisionIterations', d.collisionIterations, ITERATIONS),
     contactIterations: r.num(o, path, 'contactIterations', d.contactIterations, ITERATIONS),

@@ -101,10 +101,12 @@ describe('stackfield run', () => {
     const flag = run(['run', slideFile, ...args, '--solver', 'pgs']);
     const own = run(['run', pgsFile, ...args]);
     const seq = run(['run', pgsFile, ...args, '--solver', 'sequential']);
+    const seed = run(['run', pgsFile, ...args, '--solver', 'seed']);
     const plain = run(['run', slideFile, ...args]);
-    for (const r of [flag, own, seq, plain]) expect(r.status, r.stderr).toBe(0);
+    for (const r of [flag, own, seq, seed, plain]) expect(r.status, r.stderr).toBe(0);
     expect(flag.stdout).toBe(own.stdout);
     expect(seq.stdout).toBe(plain.stdout);
+    expect(seed.stdout).toBe(plain.stdout);
     expect(flag.stdout).not.toBe(plain.stdout);
     // The accumulated contact stage, from the file and from the flag alike.
     const accFile = join(dir, 'slide-acc.json');
@@ -116,7 +118,7 @@ describe('stackfield run', () => {
     expect(accFlag.stdout).not.toBe(plain.stdout);
     const bad = run(['run', file, '--solver', 'pg']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('--solver expects sequential, pgs or accumulated, got "pg" (did you mean pgs?)');
+    expect(bad.stderr).toContain('--solver expects sequential, pgs, accumulated or seed, got "pg" (did you mean pgs?)');
     const b = run(['bench', '--builtin', 'tower', '--bodies', '3', '--steps', '2', '--warmup', '1', '--repeats', '1', '--solver', 'pgs', '--json']);
     expect(b.status, b.stderr).toBe(0);
     expect(JSON.parse(b.stdout).contactSolver).toBe('pgs');

@@ -151,6 +151,12 @@ describe('a valid scene', () => {
     expect(scene.bodies[1]).toMatchObject({ restitution: 1, friction: 0.9, rollingFriction: 0.01, spinningFriction: 0.02, velocity: [1, 2, 3], angularVelocity: [0, 5, 0] });
   });
 
+  test('"seed" names the seed\'s scheme, the sequential solver', () => {
+    const s = baseScene();
+    s['solver'] = { contactSolver: 'seed' };
+    expect(validateScene(s, 'scene.json').solver.contactSolver).toBe('sequential');
+  });
+
   test('every shape type is accepted with its defaults', () => {
     const s = baseScene();
     s['shapes'] = {
