@@ -100,6 +100,7 @@
  */
 import type { ConstraintSystem } from './constraints.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
+import { energyAlpha } from './energyBound.ts';
 import type { ContactSet } from './contacts.ts';
 import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import { growColumns, sizeColumns } from '../util/growable.ts';
@@ -745,7 +746,7 @@ export class AccumulatedSolver implements ContactSolver {
       const i = act[k]!;
       if (par[i] !== i) continue;
       const L = E[2 * i]!, Q = E[2 * i + 1]!;
-      const alpha = Q > 0 && L + 0.5 * Q > 0 && !this.jnt[i] ? (L >= 0 ? 0 : (-2 * L) / Q) : 1;
+      const alpha = this.jnt[i] ? 1 : energyAlpha(L, Q, 0);
       E[2 * i + 1] = alpha;
       if (alpha < 1) cut = true;
     }

@@ -29,6 +29,18 @@ import type { StepContext } from './stepContext.ts';
 /** Energy an island may gain from the pass (J) and still keep it whole: round-off. */
 const ENERGY_SLACK = 1e-9;
 
+/**
+ * The factor to scale an island's velocity change by, given L and Q (file
+ * comment): 1 while E(1) - E0 = L + Q / 2 is at most `slack` (or not
+ * finite: the step's guard reports that), else the largest alpha with
+ * E(alpha) <= E0, -2 L / Q (0 when L >= 0). Shared by shock propagation
+ * here and the accumulated stage's bounded warm start.
+ */
+export function energyAlpha(L: number, Q: number, slack: number): number {
+  if (!(L + 0.5 * Q > slack) || !Number.isFinite(L + Q)) return 1;
+  return L < 0 && Q > 0 ? (-2 * L) / Q : 0;
+}
+
 export class EnergyBound {
   private v0 = new Float64Array(0);
   private w0 = new Float64Array(0);
@@ -124,12 +136,8 @@ export class EnergyBound {
     for (let i = 0; i < n; i++) {
       if (!moving(i) || sets.find(i) !== i) continue;
       const L = sums[2 * i]!, Q = sums[2 * i + 1]!;
-      let alpha = 1;
-      // (A sum that is not finite leaves the island's pass whole: the step's guard reports it.)
-      if (this.enabled && !jointed[i] && L + 0.5 * Q > ENERGY_SLACK && Number.isFinite(L + Q)) {
-        alpha = L < 0 && Q > 0 ? (-2 * L) / Q : 0;
-        scaled++;
-      }
+      const alpha = this.enabled && !jointed[i] ? energyAlpha(L, Q, ENERGY_SLACK) : 1;
+      if (alpha !== 1) scaled++;
       unbounded += L + 0.5 * Q;
       gain += alpha * L + 0.5 * alpha * alpha * Q;
       sums[2 * i] = alpha;
