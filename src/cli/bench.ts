@@ -125,6 +125,7 @@ export const benchCommand: Command = {
     // of steps; it replaces the target only once the results are complete.
     // The scene is loaded first (cheap: no bake), so that the output may not
     // be any file it reads: the scene, its meshes, the libraries it includes.
+    refuseUnused(args, params);
     const loaded = args.flags.has('sdf') ? null : await benchScene(args, params);
     const sink = out !== undefined ? await OutputFile.open(out, loaded?.inputs ?? []) : null;
     try {
@@ -141,6 +142,25 @@ export const benchCommand: Command = {
     return 0;
   },
 };
+
+/** What a scene benchmark takes and the bake-only one (--sdf) does not, and the other way round: given to the wrong one, bad input. */
+function refuseUnused(args: ParsedArgs, params: Record<string, number>): void {
+  const sdf = args.flags.has('sdf');
+  const wrong = (what: string, why: string) => {
+    throw new InputError(`${what} ${sdf ? 'applies to scene benchmarks, not to --sdf' : 'applies to --sdf only'} (${why})`, undefined, 'command line');
+  };
+  if (!sdf) {
+    if (args.flags.has('cells')) wrong('--cells', 'a scene bakes each shape at its own "sdf" cells');
+    return;
+  }
+  if (args.positionals.length > 0) wrong(`a scene file (${quote(args.positionals[0]!, 200)})`, 'the bake benchmark bakes its own three meshes');
+  const why: Record<string, string> = {
+    builtin: 'the bake benchmark bakes its own three meshes', bodies: 'the bake has no bodies', threads: 'the bake runs on one thread',
+    'warm-code': 'the bake has no steps', steps: 'the bake has no steps', warmup: 'the bake has no steps', solver: 'the bake has no contacts',
+  };
+  for (const [flag, reason] of Object.entries(why)) if (args.flags.has(flag)) wrong(`--${flag}`, reason);
+  if (Object.keys(params).length > 0) wrong('--param', 'the bake benchmark bakes its own three meshes');
+}
 
 /** The scene a scene benchmark runs (a file, or a built-in with its parameters), and the files it reads. */
 interface BenchScene {
@@ -183,9 +203,6 @@ async function benchScene(args: ParsedArgs, params: Record<string, number>): Pro
 async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
   let result: unknown;
   if (loaded === null) {
-    if (args.flags.has('threads')) throw new InputError('--threads applies to scene benchmarks (the bake runs on one thread)', undefined, 'command line');
-    if (args.flags.has('warm-code')) throw new InputError('--warm-code applies to scene benchmarks (the bake has no steps)', undefined, 'command line');
-    if (args.flags.has('solver')) throw new InputError('--solver applies to scene benchmarks (the bake has no contacts)', undefined, 'command line');
     const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
       const n = Number(c);
       if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`--cells: expected integers in [4, 512], got ${quote(c)}`, undefined, 'command line');

@@ -7,6 +7,7 @@
  * was.
  */
 import { chmod, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { InputError, bareMessage } from '../errors.ts';
 import { parseArgs } from './args.ts';
 import { checkLibraryFile } from './check.ts';
@@ -40,6 +41,7 @@ async function readValue(arg: string): Promise<unknown> {
   }
   if (arg.startsWith('@')) {
     const file = arg.slice(1);
+    if (file === '') throw new InputError('expected @FILE (the record in a JSON file), got "@" alone', undefined, 'command line VALUE');
     return finiteRecord(parseJsonText(await readTextFile(file, 'record file'), file), file);
   }
   return finiteRecord(parseJsonText(arg, '<command line VALUE>'), '<command line VALUE>');
@@ -93,7 +95,11 @@ export async function replaceFile(file: string, text: string): Promise<void> {
     await rename(tmp, target);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
-    throw new InputError(`cannot write the library: ${describeFsError(e, 'library file').replace(/^cannot read the library file:? ?/, '')}`, file);
+    // The library's folder missing (ENOENT on the temporary file): say so, not "library file not found".
+    const code = (e as { code?: unknown } | null)?.code;
+    const why = code === 'ENOENT' ? `its folder ${quote(dirname(file), 200)} does not exist`
+      : code === 'ENOTDIR' ? `a part of its folder ${quote(dirname(file), 200)} is not a folder` : describeFsError(e, 'library file').replace(/^cannot read the library file:? ?/, '');
+    throw new InputError(`cannot write the library: ${why}`, file);
   }
 }
 

@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
 import type { SceneIo } from '../scene/shapeBuild.ts';
-import { describeFsError, kindOfFile } from '../scene/load.ts';
+import { checkPathText, describeFsError, kindOfFile } from '../scene/load.ts';
 import { say } from './output.ts';
 import { decodeUtf8 } from '../util/text.ts';
 
@@ -16,6 +16,7 @@ const MAX_MESH_BYTES = 512 * 1024 * 1024;
 export async function readMeshText(path: string): Promise<string> {
   let size: number;
   try {
+    checkPathText(path);
     const st = await stat(path);
     if (!st.isFile()) throw new InputError(`is ${kindOfFile(st)}, not a mesh file`, path);
     size = st.size;
@@ -26,7 +27,14 @@ export async function readMeshText(path: string): Promise<string> {
   if (size > MAX_MESH_BYTES) {
     throw new InputError(`the mesh file is ${Math.round(size / 1e6)} MB; the largest read is ${MAX_MESH_BYTES / 1024 / 1024} MB (simplify the mesh)`, path);
   }
-  return decodeUtf8(await readFile(path), path);
+  let bytes: Uint8Array;
+  try {
+    // The file may still fail to open (no read permission: stat needs none).
+    bytes = await readFile(path);
+  } catch (e) {
+    throw new InputError(describeFsError(e, 'mesh file'), path);
+  }
+  return decodeUtf8(bytes, path);
 }
 
 /** Scene input for Node: mesh files from disk, warnings on standard error (escaped). */

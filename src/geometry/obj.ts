@@ -318,6 +318,10 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
     if (vertexCount === 0 && (first === '{' || first === '[')) {
       throw new InputError('this is JSON, not a Wavefront OBJ mesh; expected a triangle mesh ("v x y z" lines and "f a b c" lines)', file, 'line 1');
     }
+    // An ASCII STL file ("solid NAME", "facet normal ...", "vertex x y z") has no OBJ lines at all.
+    if (vertexCount === 0 && /^\s*solid\b/.test(text) && /^\s*vertex\s/m.test(text)) {
+      throw new InputError('this is an STL file, not a Wavefront OBJ mesh: only OBJ is read (convert it, e.g. in Blender or MeshLab)', file, 'line 1');
+    }
     const what = vertexCount === 0 ? 'the file has no vertices and no faces' : `the file has ${vertexCount} vertices but no faces`;
     // Point at the last line: that is where the missing faces should have been.
     const last = lineNo > 1 && lastLineBlank ? lineNo - 1 : lineNo;

@@ -221,6 +221,8 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       edges.holes = holes;
     }
   }
+  // A mesh whose every triangle is flat (all its points on one line) is that, whatever its edges say.
+  if (edges.boundary + edges.nonManifold + edges.misoriented > 0 && degenerateTriangles(mesh).count === mesh.indices.length / 3) checkDegenerate(mesh, file, names);
   reportEdges(mesh, edges, file, names);
   checkDegenerate(mesh, file, names);
 
@@ -316,6 +318,22 @@ function checkThickness(mesh: TriMesh, file: string): void {
 }
 
 function checkDegenerate(mesh: TriMesh, file: string, names: Names): void {
+  const { count, first } = degenerateTriangles(mesh);
+  if (count > 0) {
+    const idx = mesh.indices;
+    const a = idx[first * 3]!, b = idx[first * 3 + 1]!, c = idx[first * 3 + 2]!;
+    const corner = (v: number) => `${names.vertexNumber(v) ?? 'new'} ${fmtPoint(mesh.positions, v)}`;
+    const what = count === idx.length / 3 && count > 1 ? `all ${count} triangles are degenerate` : `${count} degenerate triangle${count === 1 ? '' : 's'}`;
+    throw new InputError(
+      `${what} (three points on one line), first: ${names.triangleName(first)} with vertices ${corner(a)}, ${corner(b)}, ${corner(c)}; expected every triangle to have a positive area`,
+      file,
+      names.triangleWhere(first),
+    );
+  }
+}
+
+/** How many triangles have no area (DEGENERATE_REL of their longest edge), and the first of them (-1: none). */
+function degenerateTriangles(mesh: TriMesh): { count: number; first: number } {
   const p = mesh.positions;
   const idx = mesh.indices;
   let count = 0;
@@ -340,15 +358,7 @@ function checkDegenerate(mesh: TriMesh, file: string, names: Names): void {
       count++;
     }
   }
-  if (count > 0) {
-    const a = idx[first * 3]!, b = idx[first * 3 + 1]!, c = idx[first * 3 + 2]!;
-    const corner = (v: number) => `${names.vertexNumber(v) ?? 'new'} ${fmtPoint(mesh.positions, v)}`;
-    throw new InputError(
-      `${count} degenerate triangle${count === 1 ? '' : 's'} (three points on one line), first: ${names.triangleName(first)} with vertices ${corner(a)}, ${corner(b)}, ${corner(c)}; expected every triangle to have a positive area`,
-      file,
-      names.triangleWhere(first),
-    );
-  }
+  return { count, first };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { BodyDesc, DragDesc, ForceDesc, GustDesc } from './types.ts';
 import {
   NON_NEGATIVE, POSITIVE, Reader, bodyReference, childPath, describeValue, has, indexPath, unknownReference, type JsonObject, type NameIndex,
 } from './reader.ts';
+import { checkPosition } from './validate.ts';
 
 /** Air at sea level and 15 degrees C (kg/m^3). */
 export const DEFAULT_FLUID_DENSITY = 1.225;
@@ -113,6 +114,8 @@ function readForce(r: Reader, v: unknown, i: number, bodies: BodyDesc[], byName:
       if (!has(o, key)) r.missing(path, key, type === 'force' ? 'the force [x, y, z] in N' : 'the impulse [x, y, z] in N s');
       const vec = magnitude(key, type === 'force' ? 'a force (N)' : 'an impulse (N s)');
       const point = has(o, 'point') ? r.vec3(o, path, 'point', undefined) : undefined;
+      // As far out as a body may be placed (1e9 m), like a joint's anchor: 1e300 made the state non-finite at step 0.
+      if (point) checkPosition(r, point, childPath(path, 'point'));
       const frame = r.choice(o, path, 'frame', ['world', 'body'] as const, 'world');
       const p = point ? { point } : {};
       if (type === 'force') return { type, body: b.name, force: vec, ...p, frame, ...readWindow(r, o, path) };

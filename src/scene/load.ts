@@ -136,28 +136,67 @@ export async function checkMeshFiles(scene: SceneDesc, file: string, baseDir: st
 }
 
 /**
+ * The largest scene, library or included file read (bytes). A scene of
+ * 200 000 bodies is some 40 MB; past about 512 MB the text would not fit
+ * in one JavaScript string at all.
+ */
+export const MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+/**
  * A file's text (Node only), or an InputError naming it and what went wrong
  * (its message says `what`: "scene file not found", "is a directory, not a
- * scene file").
+ * scene file"). A named pipe (a shell's `<(...)`) is read as it comes, up to
+ * MAX_TEXT_BYTES like a file; one that nothing has written to for
+ * PIPE_WAIT_MS is reported (util/pipeWait.ts) and still waited for.
  */
 export async function readTextFile(path: string, what: string): Promise<string> {
   const fs = await import('node:fs/promises');
   try {
-    // A device such as /dev/zero would be read forever; a named pipe (a shell's <(...)) is fine.
+    checkPathText(path);
+    // A device such as /dev/zero would be read forever; a named pipe is fine.
     const st = await fs.stat(path);
     if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
-    // A named pipe nothing writes to blocks the read: after a second, say so (util/pipeWait.ts).
-    const tell = st.isFIFO() ? pipeWaitListener() : null;
-    const timer = tell ? setTimeout(() => tell(path), PIPE_WAIT_MS) : null;
-    try {
-      return decodeUtf8(await fs.readFile(path), path);
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    if (st.isFile() && st.size > MAX_TEXT_BYTES) throw new InputError(tooLarge(what, st.size), path);
+    return decodeUtf8(st.isFIFO() ? await readPipe(path, what) : await fs.readFile(path), path);
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(describeFsError(e, what), path);
   }
+}
+
+function tooLarge(what: string, bytes: number | null): string {
+  const size = bytes === null ? `more than ${MAX_TEXT_BYTES / 1024 / 1024} MB` : `${Math.round(bytes / 1e6)} MB`;
+  return `the ${what} is ${size}; the largest read is ${MAX_TEXT_BYTES / 1024 / 1024} MB`;
+}
+
+/** A named pipe's bytes, chunk by chunk, refused past MAX_TEXT_BYTES; the wait reported only while nothing has come. */
+async function readPipe(path: string, what: string): Promise<Uint8Array> {
+  const { createReadStream } = await import('node:fs');
+  const tell = pipeWaitListener();
+  let timer = tell ? setTimeout(() => tell(path), PIPE_WAIT_MS) : null;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const stream = createReadStream(path);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
+      total += chunk.length;
+      if (total > MAX_TEXT_BYTES) throw new InputError(tooLarge(what, null), path);
+      chunks.push(chunk);
+    }
+  } finally {
+    if (timer) clearTimeout(timer);
+    stream.destroy();
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Refuses a path that no file system accepts (a NUL character), as bad input rather than Node's own message. */
+export function checkPathText(path: string): void {
+  if (path.includes('\0')) throw new InputError('the path holds a NUL character (\\u0000), which no file name may', path);
 }
 
 /** What went wrong reading a file, in words, from a Node file-system error. */
@@ -168,6 +207,8 @@ export function describeFsError(e: unknown, what: string): string {
   if (code === 'ENOTDIR') return `${what} not found (a part of the path is not a directory)`;
   if (code === 'EACCES' || code === 'EPERM') return `cannot read the ${what} (permission denied)`;
   if (code === 'ELOOP') return `cannot read the ${what} (too many symbolic links)`;
+  if (code === 'ENAMETOOLONG') return `cannot read the ${what}: its path (or a part of it) is longer than the file system allows`;
+  if (code === 'ERR_INVALID_ARG_VALUE' && /null bytes/.test(String((e as { message?: unknown }).message))) return `cannot read the ${what}: the path holds a NUL character (\\u0000), which no file name may`;
   return `cannot read the ${what}: ${e instanceof Error ? e.message : String(e)}`;
 }
 

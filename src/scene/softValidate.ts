@@ -19,6 +19,7 @@ import type {
   SoftSolverSettings,
 } from './types.ts';
 import { SEED_MAX_POINTS } from '../soft/seedNet.ts';
+import { MAX_LATTICE_RESOLUTION } from '../soft/lattice.ts';
 import { DEFAULT_SOFT_SOLVER, SOFT_INTEGRATORS } from '../soft/settings.ts';
 import { didYouMean, listChoices } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
@@ -54,7 +55,7 @@ export const PERIMETER_STIFFNESS_FACTOR = 3;
 export const DEFAULT_SOFT_CONSTRUCTION = { resolution: 8, minAngleDegrees: 20 };
 
 /** Bounds beyond which a file would hang or exhaust memory (a 40-cell lattice is about 70 000 particles). */
-export const SOFT_LIMITS = { resolution: 40, substeps: 10_000, maxSubsteps: 100_000 };
+export const SOFT_LIMITS = { resolution: MAX_LATTICE_RESOLUTION, substeps: 10_000, maxSubsteps: 100_000 };
 
 const SOLVER_KEYS = Object.keys({ integrator: 0, substeps: 0, maxSubsteps: 0, maxStretch: 0 } satisfies Record<keyof SoftSolverSettings, 0>);
 const MATERIAL_KEYS = [

@@ -202,7 +202,7 @@ function checkSubsteps(system: SoftSystem, index: number, scene: SceneDesc, i: n
   const needed = Math.ceil(scene.dt / system.stableSubstepOf(index) - 1e-9);
   if (needed > scene.softSolver.maxSubsteps) {
     throw new InputError(
-      `soft body "${b.name}" needs ${needed} substeps per step (dt = ${scene.dt} s) to stay stable, more than softSolver.maxSubsteps = ${scene.softSolver.maxSubsteps}; ` +
+      `soft body "${b.name}" needs ${needed < 1e9 ? needed : needed.toExponential(2)} substeps per step (dt = ${scene.dt} s) to stay stable, more than softSolver.maxSubsteps = ${scene.softSolver.maxSubsteps}; ` +
         'lower its stiffness, volumeStiffness or damping, make it coarser or heavier, shorten dt, or raise maxSubsteps',
       scene.file,
       `softBodies[${i}]`,

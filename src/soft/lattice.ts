@@ -61,6 +61,9 @@ import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 import { componentCount, SpringKind, type SoftModel } from './model.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
 
+/** The finest lattice a scene may ask for (softValidate.ts SOFT_LIMITS.resolution). */
+export const MAX_LATTICE_RESOLUTION = 40;
+
 /** A cell is kept when some sample lies this many spacings inside the shape. */
 const KEEP_DEPTH = 0.05;
 /** Snapped nodes closer than this many spacings become one particle. */
@@ -240,7 +243,12 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
     if (particleOf[root] < 0) particleOf[root] = count++;
     particleOf[id] = particleOf[root]!;
   }
-  if (count === 0) throw new RangeError(`no lattice cell lies inside the shape at resolution ${resolution}; use a finer resolution`);
+  if (count === 0) {
+    throw new RangeError(resolution >= MAX_LATTICE_RESOLUTION
+      ? `no lattice cell lies inside the shape even at the finest resolution (${resolution}): the shape is too thin for a lattice; make it thicker${''
+      } (or, for an extrude shape, use the "seed" construction)`
+      : `no lattice cell lies inside the shape at resolution ${resolution}; use a finer resolution (up to ${MAX_LATTICE_RESOLUTION})`);
+  }
   const rest = new Float64Array(3 * count);
   const members = new Float64Array(count);
   for (let id = 0; id < nodeTotal; id++) {

@@ -484,7 +484,7 @@ export class SoftSystem extends SoftStore {
     if (n > this.settings.maxSubsteps) {
       const stiffest = this.bodies.reduce((a, b) => (b.omega2 > a.omega2 ? b : a));
       throw new SimulationError(
-        `soft body "${stiffest.name}" needs ${n} substeps per step of ${dt} s to stay stable, more than softSolver.maxSubsteps = ${this.settings.maxSubsteps}; ` +
+        `soft body "${stiffest.name}" needs ${n < 1e9 ? n : n.toExponential(2)} substeps per step of ${dt} s to stay stable, more than softSolver.maxSubsteps = ${this.settings.maxSubsteps}; ` +
           'lower its stiffness or volumeStiffness, raise maxSubsteps, or shorten dt',
       );
     }

@@ -35,16 +35,26 @@ export function escapeControls(s: string): string {
   return s.replace(UNSAFE, escapeChar);
 }
 
+/** Characters of a file name at the head of a message at most (fileLabel). */
+export const LABEL_MAX = 200;
+
 /**
  * A file name at the head of a message or a line ("FILE: WHERE: ...",
  * "FILE: ok: ..."): unquoted, as compilers write it, but with every unsafe
  * character escaped, line breaks included. terminalSafe keeps line breaks
  * (messages may have several lines), so a name holding one would otherwise
  * start a line of its own that the name's author wrote
- * (`stackfield check "$(printf 'a\nstackfield: ok')"`).
+ * (`stackfield check "$(printf 'a\nstackfield: ok')"`). A name longer than
+ * LABEL_MAX keeps its start and its end (the file's own name) around "...",
+ * with its length said, so the message after it is never cut off.
  */
 export function fileLabel(path: string): string {
-  return escapeControls(path);
+  if (path.length <= LABEL_MAX) return escapeControls(path);
+  const half = LABEL_MAX / 2;
+  let end = path.length - half;
+  const c = path.charCodeAt(end);
+  if (c >= 0xdc00 && c <= 0xdfff) end++;
+  return `${escapeControls(head(path, half))}...${escapeControls(path.slice(end))} (${path.length} characters)`;
 }
 
 /** The first `max` characters, not splitting a surrogate pair. */

@@ -675,6 +675,73 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expect(ok.status, ok.stderr).toBe(0);
   });
 
+  it('an impulse or force point past 1e9 m is refused when read, naming it', () => {
+    const file = join(dir, 'point.json');
+    for (const type of ['impulse', 'force']) {
+      const f = type === 'impulse' ? { type, body: 'box', impulse: [0, 0, 1], point: [0, 1e300, 0], at: 0 } : { type, body: 'box', force: [0, 0, 1], point: [2e9, 0, 0] };
+      writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } } }, bodies: [ground, box()], forces: [f] }));
+      for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), `point.json: forces[0].point[${type === 'impulse' ? 1 : 0}]: expected a coordinate from -1e9 to 1e9 m`);
+    }
+  });
+
+  it('check refuses what run refuses for a soft body once its particles exist: its substep budget, a pin far from it, a shape too thin for any lattice', () => {
+    const file = join(dir, 'soft.json');
+    const write = (soft: Record<string, unknown>, shapes: Record<string, unknown> = { cube: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } } }) =>
+      writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { floor: { type: 'plane' }, hook: { type: 'box', sdf: { cells: 8 } }, ...shapes },
+        bodies: [ground, { name: 'hook', shape: 'hook', static: true, position: [0, 3, 0] }], softBodies: [{ name: 'jelly', shape: 'cube', position: [0, 1, 0], ...soft }] }));
+    write({ stiffness: 1e10 });
+    for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), /soft\.json: softBodies\[0\]: soft body "jelly" needs \d+ substeps per step \(dt = 0\.01 s\) to stay stable, more than softSolver\.maxSubsteps = 512/);
+    write({ pins: [{ body: 'hook', anchor: [0, 1e8, 0] }] });
+    for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), 'soft.json: softBodies[0].pins[0]: the anchor (world [0, 100000003, 0])');
+    write({ shape: 'sheet', construction: { method: 'lattice', resolution: 40 } }, { sheet: { type: 'box', size: [1, 0.001, 1], sdf: { cells: 16 } } });
+    for (const cmd of ['check', 'run']) {
+      expectBadInput(stackfield([cmd, file]), 'soft.json: softBodies[0].construction.resolution: soft body "jelly": no lattice cell lies inside the shape even at the finest resolution (40): the shape is too thin for a lattice');
+    }
+    write({});
+    const ok = stackfield(['check', file]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/: ok: scene, 2 bodies, 0 joints, 0 motors, 3 shapes, 1 soft body/);
+  });
+
+  it('a path too long for the file system, or holding a NUL, is named (cut to its start and end) with what is wrong', () => {
+    const long = join(dir, `\u001b[2J${'a'.repeat(5000)}.json`);
+    const r = stackfield(['check', long]);
+    expectBadInput(r, '.json (', 'characters): cannot read the file: its path (or a part of it) is longer than the file system allows');
+    expect(r.stderr.length).toBeLessThan(600);
+    const file = join(dir, 'nul.json');
+    writeFileSync(file, scene([ground, { name: 'm', shape: 'm' }], { floor: { type: 'plane' }, m: { type: 'mesh', path: 'a\u0000b.obj' } }));
+    expectBadInput(stackfield(['check', file]), 'nul.json: shapes.m.path: cannot read the mesh file: the path holds a NUL character (\\u0000)');
+  });
+
+  it('a pipe that never ends is refused past the largest text read, and a slow writer that has started is not called silent', () => {
+    const endless = pipeline(`"${process.execPath}" "${BIN}" check <(cat /dev/zero)`);
+    expectBadInput(endless, ': the file is more than 256 MB; the largest read is 256 MB');
+    const file = join(dir, 'slow.json');
+    writeFileSync(file, scene([ground, box()]));
+    // The first half at once, the rest after two seconds: data has come, so there is no notice.
+    const slow = pipeline(`"${process.execPath}" "${BIN}" check <(head -c 20 "${file}"; sleep 2; tail -c +21 "${file}")`);
+    expect(slow.status, slow.stderr).toBe(0);
+    expect(slow.stderr).toBe('');
+  });
+
+  it('an STL file, a mesh of collinear points, a library in a missing folder and a bare "@" are named for what they are', () => {
+    const stl = join(dir, 'part.stl');
+    writeFileSync(stl, 'solid part\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n   vertex 0 1 0\n  endloop\n endfacet\nendsolid part\n');
+    expectBadInput(stackfield(['sdf', stl, '--out', join(dir, 'g.json')]), 'part.stl: line 1: this is an STL file, not a Wavefront OBJ mesh: only OBJ is read');
+    const line = join(dir, 'line.obj');
+    writeFileSync(line, 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n');
+    expectBadInput(stackfield(['sdf', line, '--out', join(dir, 'g.json')]), 'line.obj: line 5: all 4 triangles are degenerate (three points on one line)');
+    expectBadInput(stackfield(['lib', 'add', join(dir, 'nowhere', 'x.library.json'), 'shape', 'b', '{"type": "box"}']), 'x.library.json: cannot write the library: its folder', 'nowhere" does not exist');
+    expectBadInput(stackfield(['lib', 'add', join(dir, 'y.library.json'), 'shape', 'b', '@']), 'command line VALUE: expected @FILE (the record in a JSON file), got "@" alone');
+  });
+
+  it('bench refuses the options of the other benchmark instead of ignoring them', () => {
+    expectBadInput(stackfield(['bench', '--sdf', '--steps', 'abc']), 'command line: --steps applies to scene benchmarks, not to --sdf');
+    expectBadInput(stackfield(['bench', '--sdf', 'scene.json']), 'command line: a scene file ("scene.json") applies to scene benchmarks, not to --sdf');
+    expectBadInput(stackfield(['bench', '--sdf', '--builtin', 'tower']), '--builtin applies to scene benchmarks');
+    expectBadInput(stackfield(['bench', '--builtin', 'tower', '--cells', 'abc']), 'command line: --cells applies to --sdf only');
+  });
+
   it('a named pipe nothing has written to yet is waited on with a line that says so, and read once written', () => {
     const fifo = join(dir, 'fifo.json'), file = join(dir, 'p.json');
     writeFileSync(file, scene([ground, box()]));
