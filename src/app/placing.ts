@@ -15,7 +15,7 @@ import { fileText } from './platform.ts';
 import { checkDefinitions, EITHER_TOP_LEVEL, Namespace, readSource, type SourceFile } from '../scene/library.ts';
 import { flattenScene } from '../scene/instances.ts';
 import { SCENE_FORMAT_ID } from '../scene/validate.ts';
-import { type JsonObject } from '../scene/reader.ts';
+import { childPath, type JsonObject } from '../scene/reader.ts';
 
 export interface LibraryItem {
   kind: 'robot' | 'body';
@@ -133,7 +133,7 @@ export class AppLibrary {
     for (const [name, shape] of Object.entries(flat['shapes'] as JsonObject)) {
       if (!Object.hasOwn(shapes, name)) Object.defineProperty(shapes, name, { value: shape, enumerable: true, writable: true, configurable: true });
       else if (JSON.stringify(shapes[name]) !== JSON.stringify(shape)) {
-        throw new InputError(`the scene has its own shape "${name}", different from the library's; rename one of them to place "${item.name}"`, item.file, `shapes.${name}`);
+        throw new InputError(`the scene has its own shape "${name}", different from the library's; rename one of them to place "${item.name}"`, item.file, childPath('shapes', name));
       }
     }
     for (const b of flat['bodies'] as JsonObject[]) {

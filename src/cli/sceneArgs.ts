@@ -14,7 +14,7 @@ import { validateScene } from '../scene/validate.ts';
 import { builtinScene, listBuiltins } from '../scene/builtins.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { quote } from '../util/echo.ts';
-import { define } from '../scene/reader.ts';
+import { childPath, define } from '../scene/reader.ts';
 
 /**
  * `--solver sequential|pgs|accumulated`: the contact solver, in place of the scene's own
@@ -115,7 +115,7 @@ export function sceneInputs(scene: SceneDesc, file: string | undefined, librarie
   const inputs = file !== undefined ? [{ path: file, what: 'the scene file' }] : [];
   for (const lib of libraries) inputs.push({ path: lib, what: 'a library the scene includes' });
   for (const [name, d] of Object.entries(scene.shapes)) {
-    if (d.type === 'mesh') inputs.push({ path: d.resolvedPath, what: `the mesh file of shapes.${name}` });
+    if (d.type === 'mesh') inputs.push({ path: d.resolvedPath, what: `the mesh file of ${childPath('shapes', name)}` });
   }
   return inputs;
 }

@@ -19,6 +19,7 @@ import { originsOf } from './instances.ts';
 import { checkPositionPrecision } from './precision.ts';
 import { attachSoftBodies } from '../soft/build.ts';
 import { bakerOf, bodyMassProperties, checkShape, finishShape, fmtValue, shapeCost, startShape, type SceneIo, type ShapeMass, type UnbakedShape } from './shapeBuild.ts';
+import { childPath } from './reader.ts';
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   try {
@@ -188,7 +189,7 @@ export function unusedShapes(scene: SceneDesc): string[] {
 
 /** The warning for a shape no body uses (createWorld, and `stackfield check` of a scene). */
 export function unusedShapeWarning(scene: SceneDesc, name: string): string {
-  return `${fileLabel(scene.file)}: shapes.${name}: no body uses this shape`;
+  return `${fileLabel(scene.file)}: ${childPath('shapes', name)}: no body uses this shape`;
 }
 
 /**

@@ -33,6 +33,7 @@ import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { fileLabel, quote } from '../util/echo.ts';
 import { checkPositionPrecision } from './precision.ts';
 import { describeFsError } from './load.ts';
+import { childPath } from './reader.ts';
 
 export interface SceneIo {
   /** Reads a mesh file named by a shape's resolvedPath. */
@@ -280,7 +281,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
   const nodes = sdfNodeCount(mesh, d.sdf);
   const cost = shapeCost(tris, nodes);
   const costs = `building it would take about ${fmtSeconds(cost.seconds)} and ${fmtBytes(cost.bytes)}`;
-  const where = `shapes.${name}`;
+  const where = childPath('shapes', name);
   if (tris > limits.maxTriangles) {
     const fewer = d.type === 'mesh' ? 'simplify the mesh' : 'use fewer "segments"';
     throw new InputError(
@@ -304,7 +305,7 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
  * scene, the shape (and for a mesh file, the file and its line or edge) once each.
  */
 async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo, at: ShapeAt): Promise<ValidatedMesh> {
-  const where = d.type === 'mesh' ? `shapes.${name}.path` : `shapes.${name}`;
+  const where = d.type === 'mesh' ? childPath(childPath('shapes', name), 'path') : childPath('shapes', name);
   const label = d.type === 'mesh' ? d.path : where;
   const warn = (w: string) => io.warn?.(`${fileLabel(scene.file)}: ${d.type === 'mesh' ? `${where}: ` : ''}${w}`);
   const fail = (e: unknown): never => {
@@ -392,7 +393,7 @@ interface PreparedShape {
 async function prepareShape(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, scene: SceneDesc, io: SceneIo, at: ShapeAt): Promise<PreparedShape> {
   const valid = await shapeMesh(name, d, scene, io, at);
   const own = valid.mesh;
-  const where = `shapes.${name}`;
+  const where = childPath('shapes', name);
   const tris = own.indices.length / 3;
   tellStage(io, name, at, 'analysing', tris, shapeCost(tris, sdfNodeCount(own, d.sdf)).seconds);
   let solid: SolidAnalysis;
@@ -597,7 +598,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   if (d.type === 'sphere') sdf = exactSphereField(sdf, d.radius, [-com[0], -com[1], -com[2]]);
   if (!hasInsideNode(sdf)) {
     io.warn?.(
-      `${fileLabel(scene.file)}: shapes.${name}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
+      `${fileLabel(scene.file)}: ${childPath('shapes', name)}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
         'so other bodies cannot detect penetrating it; raise "sdf": {"cells": ...}',
     );
   }
@@ -606,7 +607,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
     // The seed's route (4.12-4.17): the field's inside cells. Its centre of
     // mass is off the mesh integral's by a fraction of a cell; the mesh and
     // field move with it, so the body's frame stays centred on its own.
-    const g = sdfMass(sdf, scene.file, `shapes.${name}`);
+    const g = sdfMass(sdf, scene.file, childPath('shapes', name));
     const c = g.centerOfMass.map((x) => (Math.abs(x) < 1e-12 * size ? 0 : x)) as Vec3;
     mesh = translatedMesh(mesh, c);
     sdf = { ...sdf, origin: [sdf.origin[0] - c[0], sdf.origin[1] - c[1], sdf.origin[2] - c[2]] };
