@@ -20,6 +20,7 @@ import { checkPositionPrecision } from './precision.ts';
 import { attachSoftBodies } from '../soft/build.ts';
 import { bakerOf, bodyMassProperties, checkShape, finishShape, fmtValue, shapeCost, startShape, type SceneIo, type ShapeMass, type UnbakedShape } from './shapeBuild.ts';
 import { childPath } from './reader.ts';
+import { checkForceSpeeds } from './forcesValidate.ts';
 
 export async function createWorld(scene: SceneDesc, backend: PenetrationBackend, io: SceneIo): Promise<World> {
   try {
@@ -130,6 +131,8 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
  * shape frame (as written) to the centre of mass.
  */
 function addForces(world: World, scene: SceneDesc): void {
+  // Bodies were added in the scene's order: body i of the scene is body i of the world.
+  checkForceSpeeds(scene, (i) => world.bodies.mass[i]!);
   const F = world.forces;
   F.density = scene.fluidDensity;
   const index = (name: string): number => world.bodies.names.indexOf(name);

@@ -7,7 +7,8 @@
 import type { Vec3 } from '../geometry/mesh.ts';
 import { didYouMean } from '../util/suggest.ts';
 import { quote } from '../util/echo.ts';
-import type { BodyDesc, DragDesc, ForceDesc, GustDesc } from './types.ts';
+import type { BodyDesc, DragDesc, ForceDesc, GustDesc, SceneDesc } from './types.ts';
+import { InputError } from '../errors.ts';
 import {
   NON_NEGATIVE, POSITIVE, Reader, bodyReference, childPath, describeValue, has, indexPath, unknownReference, type JsonObject, type NameIndex,
 } from './reader.ts';
@@ -187,4 +188,52 @@ function checkWindOverlap(r: Reader, forces: ForceDesc[]): void {
       );
     }
   }
+}
+
+/** The speed of light (m/s): the most a body's velocity may be, and so the most a force's or impulse's change of it. */
+const LIGHT_SPEED = 299_792_458;
+
+/**
+ * Refuses a force, field or impulse that would change a body's velocity by
+ * more than the speed of light (at once for an impulse, in one step for a
+ * force or field): the limit a body's own "velocity" has (SCENE_FORMAT.md,
+ * "Limits on magnitudes"). Each vector is at most 1e12, but on a body of
+ * 1e-80 kg an impulse of 1e12 N s left it at 1e92 m/s and 1e91 m away, a
+ * state no scene may set. `massOf(i)` is body i's mass (0 for a static one);
+ * check and run both call this once the masses are known.
+ */
+export function checkForceSpeeds(scene: SceneDesc, massOf: (body: number) => number): void {
+  const byName = new Map(scene.bodies.map((b, i) => [b.name, i] as const));
+  const refuse = (k: number, key: string, what: string, body: number, dv: number, per: string) => {
+    const b = scene.bodies[body]!;
+    throw new InputError(
+      `${what} on body ${quote(b.name)} (mass ${shortText(massOf(body))} kg) changes its velocity by ${shortText(dv)} m/s${per}, ` +
+        'more than the speed of light (299792458 m/s); expected a smaller one or a heavier body',
+      scene.file,
+      childPath(indexPath('forces', k), key),
+    );
+  };
+  scene.forces.forEach((f, k) => {
+    if (f.type === 'wind') return;
+    if (f.type === 'impulse') {
+      const i = byName.get(f.body)!;
+      const dv = Math.hypot(...f.impulse) / massOf(i);
+      if (dv > LIGHT_SPEED) refuse(k, 'impulse', `an impulse of ${shortText(Math.hypot(...f.impulse))} N s`, i, dv, '');
+      return;
+    }
+    const base = f.force;
+    const amplitude = f.type === 'field' && f.gust ? Math.hypot(...f.gust.amplitude) : 0;
+    const force = Math.hypot(...base) + amplitude;
+    const targets = f.type === 'force' ? [byName.get(f.body)!] : f.bodies ? f.bodies.map((n) => byName.get(n)!) : scene.bodies.map((_, i) => i);
+    for (const i of targets) {
+      const m = massOf(i);
+      if (!(m > 0)) continue;
+      const dv = (force * scene.dt) / m;
+      if (dv > LIGHT_SPEED) refuse(k, 'force', `a force of ${shortText(force)} N`, i, dv, ` in one step of ${scene.dt} s`);
+    }
+  });
+}
+
+function shortText(x: number): string {
+  return Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e') : String(Number(x.toPrecision(4)));
 }

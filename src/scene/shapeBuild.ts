@@ -34,6 +34,7 @@ import { fileLabel, quote } from '../util/echo.ts';
 import { checkPositionPrecision } from './precision.ts';
 import { describeFsError } from './load.ts';
 import { childPath } from './reader.ts';
+import { checkForceSpeeds } from './forcesValidate.ts';
 
 export interface SceneIo {
   /** Reads a mesh file named by a shape's resolvedPath. */
@@ -493,11 +494,12 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
   const out = new Map<string, ShapeMass | null>();
   const shapes = Object.entries(scene.shapes);
   for (const [index, [name, d]] of shapes.entries()) out.set(name, await shapeMass(name, d, scene, io, { index, count: shapes.length }));
-  scene.bodies.forEach((b, bi) => {
+  const masses = scene.bodies.map((b, bi) => {
     const s = out.get(b.shape);
     if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
-    if (!b.static && s) bodyMassProperties(s, b, scene.file, `bodies[${bi}]`);
+    return !b.static && s ? bodyMassProperties(s, b, scene.file, `bodies[${bi}]`).mass : 0;
   });
+  checkForceSpeeds(scene, (i) => masses[i]!);
   return out;
 }
 

@@ -684,6 +684,20 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     }
   });
 
+  it('a force or impulse that would change a body\'s velocity by more than the speed of light is refused by check and run alike', () => {
+    const file = join(dir, 'light.json');
+    const write = (f: Record<string, unknown>, mass: number) => writeFileSync(file, JSON.stringify({ format: FORMAT, shapes: { floor: { type: 'plane' }, box: { type: 'box', sdf: { cells: 8 } } },
+      bodies: [ground, box({ mass })], forces: [f] }));
+    write({ type: 'impulse', body: 'box', impulse: [0, 0, 1e12], at: 0 }, 1e-9);
+    for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), 'light.json: forces[0].impulse: an impulse of 1e12 N s on body "box" (mass 1e-9 kg) changes its velocity by 1e21 m/s, more than the speed of light');
+    write({ type: 'field', force: [0, 0, 1e12] }, 1);
+    for (const cmd of ['check', 'run']) expectBadInput(stackfield([cmd, file]), 'light.json: forces[0].force: a force of 1e12 N on body "box" (mass 1 kg) changes its velocity by 1e10 m/s in one step of 0.01 s');
+    // 1e6 N s on a 1 kg body is 1e6 m/s: fast, but allowed.
+    write({ type: 'impulse', body: 'box', impulse: [0, 0, 1e6], at: 0 }, 1);
+    const ok = stackfield(['check', file]);
+    expect(ok.status, ok.stderr).toBe(0);
+  });
+
   it('check refuses what run refuses for a soft body once its particles exist: its substep budget, a pin far from it, a shape too thin for any lattice', () => {
     const file = join(dir, 'soft.json');
     const write = (soft: Record<string, unknown>, shapes: Record<string, unknown> = { cube: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } } }) =>
