@@ -22,7 +22,7 @@ import { DisjointSets } from '../geometry/disjointSets.ts';
 import { BODY_KEYS, BODY_LIBRARY_KEYS, MATERIAL_RULES, MOTOR_KEYS, SCENE_FORMAT_ID, SCENE_LIBRARY_KEYS, TOP_KEYS, type MaterialKey } from './validate.ts';
 import { Reader, childPath, define, describeValue, has, indexPath, joinPath, unknownName, type JsonObject } from './reader.ts';
 import { parseJsonText } from './json.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 
 export const LIBRARY_FORMAT_ID = 'stackfield-library/1';
 
@@ -166,10 +166,18 @@ export async function gatherFiles(root: SourceFile, io: LibraryIo | undefined): 
         } catch (e) {
           r.fail(p, `${describeReadError(e)}: ${quote(rel, 200)} (looked for ${quote(target, 200)}; paths are relative to the including file)`);
         }
-        const src = readSource(text, target, dirOf(target), LIBRARY_TOP_LEVEL);
+        // An error in the included file names it, and what included it, so a wrong entry is found where it was written.
+        const from = ` (the file is ${p} of ${fileLabel(f.file)})`;
+        let src: SourceFile;
+        try {
+          src = readSource(text, target, dirOf(target), LIBRARY_TOP_LEVEL);
+        } catch (e) {
+          if (e instanceof InputError) throw new InputError(`${bareMessage(e)}${from}`, e.file, e.where);
+          throw e;
+        }
         if (src.kind !== 'library') {
           const got = src.json['format'];
-          new Reader(target).fail('format', `expected "${LIBRARY_FORMAT_ID}" (an included file must be a library), got ${describeValue(got)}`);
+          new Reader(target).fail('format', `expected "${LIBRARY_FORMAT_ID}" (an included file must be a library), got ${describeValue(got)}${from}`);
         }
         files.set(target, src);
         order.push(src);

@@ -47,11 +47,11 @@ describe('loadSceneFile', () => {
     }
   });
 
-  test('an included library holding only null is an InputError naming that file', async () => {
+  test('an included library holding only null is an InputError naming that file and the entry that included it', async () => {
     await writeFile(join(dir, 'null-lib.json'), 'null\n');
     await writeFile(join(dir, 'inc-null.json'), JSON.stringify({ format: 'stackfield-scene/1', include: ['null-lib.json'], bodies: [] }));
     const e = await loadError(join(dir, 'inc-null.json'));
-    expect(e.message).toBe(`${join(dir, 'null-lib.json')}: expected a JSON object at the top level ({"format": "stackfield-library/1", ...}), got null`);
+    expect(e.message).toBe(`${join(dir, 'null-lib.json')}: expected a JSON object at the top level ({"format": "stackfield-library/1", ...}), got null (the file is include[0] of ${join(dir, 'inc-null.json')})`);
   });
 
   test('resolves mesh paths relative to the scene file, not the working directory', async () => {
