@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
 import type { SceneIo } from '../scene/shapeBuild.ts';
-import { checkPathText, describeFsError, kindOfFile } from '../scene/load.ts';
+import { checkPathText, describeFsError, kindOfFile, readPipe } from '../scene/load.ts';
 import { say } from './output.ts';
 import { decodeUtf8 } from '../util/text.ts';
 
@@ -18,6 +18,8 @@ export async function readMeshText(path: string): Promise<string> {
   try {
     checkPathText(path);
     const st = await stat(path);
+    // A named pipe (a shell's <(...)) is read as it comes, up to the same size; a device would be read for ever.
+    if (st.isFIFO()) return decodeUtf8(await readPipe(path, 'mesh file', MAX_MESH_BYTES), path);
     if (!st.isFile()) throw new InputError(`is ${kindOfFile(st)}, not a mesh file`, path);
     size = st.size;
   } catch (e) {

@@ -12,7 +12,7 @@ import { InputError } from '../errors.ts';
 import {
   NON_NEGATIVE, POSITIVE, Reader, bodyReference, childPath, describeValue, has, indexPath, unknownReference, type JsonObject, type NameIndex,
 } from './reader.ts';
-import { checkPosition } from './validate.ts';
+import { SPEED_MAX, checkPosition, shortNumber } from './magnitudes.ts';
 
 /** Air at sea level and 15 degrees C (kg/m^3). */
 export const DEFAULT_FLUID_DENSITY = 1.225;
@@ -190,9 +190,6 @@ function checkWindOverlap(r: Reader, forces: ForceDesc[]): void {
   }
 }
 
-/** The speed of light (m/s): the most a body's velocity may be, and so the most a force's or impulse's change of it. */
-const LIGHT_SPEED = 299_792_458;
-
 /**
  * Refuses a force, field or impulse that would change a body's velocity by
  * more than the speed of light (at once for an impulse, in one step for a
@@ -207,7 +204,7 @@ export function checkForceSpeeds(scene: SceneDesc, massOf: (body: number) => num
   const refuse = (k: number, key: string, what: string, body: number, dv: number, per: string) => {
     const b = scene.bodies[body]!;
     throw new InputError(
-      `${what} on body ${quote(b.name)} (mass ${shortText(massOf(body))} kg) changes its velocity by ${shortText(dv)} m/s${per}, ` +
+      `${what} on body ${quote(b.name)} (mass ${shortNumber(massOf(body))} kg) changes its velocity by ${shortNumber(dv)} m/s${per}, ` +
         'more than the speed of light (299792458 m/s); expected a smaller one or a heavier body',
       scene.file,
       childPath(indexPath('forces', k), key),
@@ -218,7 +215,7 @@ export function checkForceSpeeds(scene: SceneDesc, massOf: (body: number) => num
     if (f.type === 'impulse') {
       const i = byName.get(f.body)!;
       const dv = Math.hypot(...f.impulse) / massOf(i);
-      if (dv > LIGHT_SPEED) refuse(k, 'impulse', `an impulse of ${shortText(Math.hypot(...f.impulse))} N s`, i, dv, '');
+      if (dv > SPEED_MAX) refuse(k, 'impulse', `an impulse of ${shortNumber(Math.hypot(...f.impulse))} N s`, i, dv, '');
       return;
     }
     const base = f.force;
@@ -229,11 +226,7 @@ export function checkForceSpeeds(scene: SceneDesc, massOf: (body: number) => num
       const m = massOf(i);
       if (!(m > 0)) continue;
       const dv = (force * scene.dt) / m;
-      if (dv > LIGHT_SPEED) refuse(k, 'force', `a force of ${shortText(force)} N`, i, dv, ` in one step of ${scene.dt} s`);
+      if (dv > SPEED_MAX) refuse(k, 'force', `a force of ${shortNumber(force)} N`, i, dv, ` in one step of ${scene.dt} s`);
     }
   });
-}
-
-function shortText(x: number): string {
-  return Math.abs(x) >= 1e6 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e') : String(Number(x.toPrecision(4)));
 }

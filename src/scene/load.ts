@@ -157,20 +157,23 @@ export async function readTextFile(path: string, what: string): Promise<string> 
     const st = await fs.stat(path);
     if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
     if (st.isFile() && st.size > MAX_TEXT_BYTES) throw new InputError(tooLarge(what, st.size), path);
-    return decodeUtf8(st.isFIFO() ? await readPipe(path, what) : await fs.readFile(path), path);
+    return decodeUtf8(st.isFIFO() ? await readPipe(path, what, MAX_TEXT_BYTES) : await fs.readFile(path), path);
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(describeFsError(e, what), path);
   }
 }
 
-function tooLarge(what: string, bytes: number | null): string {
-  const size = bytes === null ? `more than ${MAX_TEXT_BYTES / 1024 / 1024} MB` : `${Math.round(bytes / 1e6)} MB`;
-  return `the ${what} is ${size}; the largest read is ${MAX_TEXT_BYTES / 1024 / 1024} MB`;
+function tooLarge(what: string, bytes: number | null, max = MAX_TEXT_BYTES): string {
+  const size = bytes === null ? `more than ${max / 1024 / 1024} MB` : `${Math.round(bytes / 1e6)} MB`;
+  return `the ${what} is ${size}; the largest read is ${max / 1024 / 1024} MB`;
 }
 
-/** A named pipe's bytes, chunk by chunk, refused past MAX_TEXT_BYTES; the wait reported only while nothing has come. */
-async function readPipe(path: string, what: string): Promise<Uint8Array> {
+/**
+ * A named pipe's bytes (Node only), chunk by chunk, refused past `max`
+ * bytes; the wait reported (util/pipeWait.ts) only while nothing has come.
+ */
+export async function readPipe(path: string, what: string, max: number): Promise<Uint8Array> {
   const { createReadStream } = await import('node:fs');
   const tell = pipeWaitListener();
   let timer = tell ? setTimeout(() => tell(path), PIPE_WAIT_MS) : null;
@@ -184,7 +187,7 @@ async function readPipe(path: string, what: string): Promise<Uint8Array> {
         timer = null;
       }
       total += chunk.length;
-      if (total > MAX_TEXT_BYTES) throw new InputError(tooLarge(what, null), path);
+      if (total > max) throw new InputError(tooLarge(what, null, max), path);
       chunks.push(chunk);
     }
   } finally {

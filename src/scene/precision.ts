@@ -12,11 +12,11 @@
  *    sinks through what it rests on).
  *
  * Beyond 1e9 m every position is refused when the scene is read
- * (src/scene/validate.ts, POSITION_MAX), whatever the shape.
+ * (src/scene/magnitudes.ts, POSITION_MAX), whatever the shape.
  */
 import { InputError } from '../errors.ts';
 import { fileLabel } from '../util/echo.ts';
-import { doubleSpacing } from './validate.ts';
+import { doubleSpacing } from './magnitudes.ts';
 
 /** Spacing of doubles over SDF cell above which a warning is given. */
 export const PRECISION_WARN = 1e-6;

@@ -736,6 +736,11 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     const slow = pipeline(`"${process.execPath}" "${BIN}" check <(head -c 20 "${file}"; sleep 2; tail -c +21 "${file}")`);
     expect(slow.status, slow.stderr).toBe(0);
     expect(slow.stderr).toBe('');
+    // A mesh from a pipe, as a scene from one.
+    const out = join(dir, 'piped.json');
+    const mesh = pipeline(`"${process.execPath}" "${BIN}" sdf <(cat "${join(dir, 'cube.obj')}") --cells 8 --out "${out}"`);
+    expect(mesh.status, mesh.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).mass).toBeCloseTo(8, 9);
   });
 
   it('an STL file, a mesh of collinear points, a library in a missing folder and a bare "@" are named for what they are', () => {
