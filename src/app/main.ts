@@ -149,6 +149,13 @@ class App {
   private readonly sceneLabels = new WeakMap<SceneDesc, string>();
   /** The notice about the last typed scene parameter that was adjusted (the next one replaces it). */
   private paramNotice: HTMLElement | null = null;
+  /** Whether paramNotice was just made, by the typing whose change is being applied. */
+  private paramNoteFresh = false;
+
+  private dropParamNotice(): void {
+    this.paramNotice?.remove();
+    this.paramNotice = null;
+  }
   /** What is being loaded, as the busy line says it; null when nothing is. */
   private loading: string | null = null;
   /** The opened library files, their panel, and the mouse on the bodies (drag, throw, place). */
@@ -238,11 +245,23 @@ class App {
       $('panel'),
       this.builtins,
       {
-        selectScene: (name) => void this.openBuiltin(name, {}, true),
-        sceneParamsChanged: (p) => void this.openBuiltin(this.sceneName!, p, false),
+        selectScene: (name) => {
+          this.dropParamNotice();
+          void this.openBuiltin(name, {}, true);
+        },
+        sceneParamsChanged: (p) => {
+          // A note about what was typed stands for the change it came with; the next change (a value
+          // that needed none) makes it stale: "keeps height=400" stayed up over a tower of 8.
+          if (!this.paramNoteFresh) this.dropParamNotice();
+          this.paramNoteFresh = false;
+          void this.openBuiltin(this.sceneName!, p, false);
+        },
         paramNote: (text) => {
           this.paramNotice?.remove();
           this.paramNotice = this.notice(text, 'warn');
+          // Fresh for the change the same typing makes (sceneParamsChanged, later in this event's dispatch).
+          this.paramNoteFresh = true;
+          setTimeout(() => (this.paramNoteFresh = false), 0);
         },
         openFile: () => $<HTMLInputElement>('file-input').click(),
         exportState: () => void this.exportState(),
@@ -570,7 +589,11 @@ class App {
     // numbers at the top right): kept out by the side or the end that leaves the larger view (the
     // dominoes' ring started half under the chart, a hanging chain swung behind it).
     let left = 0;
-    for (const [el, corner] of [[$('hud'), 'bottomLeft'], [$('side'), 'topRight']] as const) {
+    const corners: [HTMLElement, 'bottomLeft' | 'topRight' | 'bottomRight'][] = [[$('hud'), 'bottomLeft'], [$('side'), 'topRight']];
+    // The depth field's inset at the bottom right: the body it shows is framed in the middle, and
+    // an inset that reaches past the middle hid half of it.
+    if (!this.inset.element.hidden) corners.push([this.inset.element, 'bottomRight']);
+    for (const [el, corner] of corners) {
       const r = el.getBoundingClientRect();
       const x0 = left, x1 = c.width - right, y0 = top, y1 = c.height - bottom;
       const ox0 = r.left - c.left, ox1 = r.right - c.left, oy0 = r.top - c.top, oy1 = r.bottom - c.top;
@@ -579,10 +602,14 @@ class App {
         const byLeft = (x1 - Math.max(x0, ox1 + 8)) * (y1 - y0), byBottom = (x1 - x0) * (Math.min(y1, oy0 - 8) - y0);
         if (byLeft >= byBottom) left = Math.min(Math.max(left, ox1 + 8), c.width / 2);
         else bottom = Math.max(bottom, c.height - oy0 + 8);
-      } else {
+      } else if (corner === 'topRight') {
         const byRight = (Math.min(x1, ox0 - 8) - x0) * (y1 - y0), byTop = (x1 - x0) * (y1 - Math.max(y0, oy1 + 8));
         if (byRight >= byTop) right = Math.max(right, c.width - ox0 + 8);
         else top = Math.max(top, oy1 + 8);
+      } else {
+        const byRight = (Math.min(x1, ox0 - 8) - x0) * (y1 - y0), byBottom = (x1 - x0) * (Math.min(y1, oy0 - 8) - y0);
+        if (byRight >= byBottom) right = Math.max(right, c.width - ox0 + 8);
+        else bottom = Math.max(bottom, c.height - oy0 + 8);
       }
     }
     return { width: c.width, height: c.height, insets: { left, top, right, bottom } };
@@ -977,7 +1004,10 @@ class App {
     const q = w.bodies.quat;
     const frame = insetFrame(axisDirection(q, 4 * i, (a + 1) % 3), axisDirection(q, 4 * i, (a + 2) % 3), [m[0]!, m[4]!, m[8]!], [m[1]!, m[5]!, m[9]!]);
     this.inset.show({ grid: sdf, axis: this.views.sliceAxis, offset: this.views.sliceOffset, body: w.bodies.names[i]!, facing: v.sliceMode === 'camera', frame });
-    if (!shown) this.view = this.viewport();
+    if (!shown) {
+      this.view = this.viewport();
+      applyViewport(this.camera, this.view);
+    }
   }
 
   private setNumbers(on: boolean): void {
