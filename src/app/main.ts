@@ -149,12 +149,13 @@ class App {
   private readonly sceneLabels = new WeakMap<SceneDesc, string>();
   /** The notice about the last typed scene parameter that was adjusted (the next one replaces it). */
   private paramNotice: HTMLElement | null = null;
-  /** Whether paramNotice was just made, by the typing whose change is being applied. */
-  private paramNoteFresh = false;
+  /** The parameter paramNotice is about and the value it says it has. */
+  private paramNoted: { name: string; value: number } | null = null;
 
   private dropParamNotice(): void {
     this.paramNotice?.remove();
     this.paramNotice = null;
+    this.paramNoted = null;
   }
   /** What is being loaded, as the busy line says it; null when nothing is. */
   private loading: string | null = null;
@@ -250,18 +251,16 @@ class App {
           void this.openBuiltin(name, {}, true);
         },
         sceneParamsChanged: (p) => {
-          // A note about what was typed stands for the change it came with; the next change (a value
-          // that needed none) makes it stale: "keeps height=400" stayed up over a tower of 8.
-          if (!this.paramNoteFresh) this.dropParamNotice();
-          this.paramNoteFresh = false;
+          // A note about what was typed stands while its parameter keeps the value it names: once
+          // that changes it is stale ("keeps height=400" stayed up over a tower of 8).
+          const n = this.paramNoted;
+          if (n && p[n.name] !== n.value) this.dropParamNotice();
           void this.openBuiltin(this.sceneName!, p, false);
         },
-        paramNote: (text) => {
+        paramNote: (text, name, value) => {
           this.paramNotice?.remove();
           this.paramNotice = this.notice(text, 'warn');
-          // Fresh for the change the same typing makes (sceneParamsChanged, later in this event's dispatch).
-          this.paramNoteFresh = true;
-          setTimeout(() => (this.paramNoteFresh = false), 0);
+          this.paramNoted = { name, value };
         },
         openFile: () => $<HTMLInputElement>('file-input').click(),
         exportState: () => void this.exportState(),

@@ -30,7 +30,8 @@ export interface PanelCallbacks {
   selectScene(name: string): void;
   sceneParamsChanged(params: Record<string, number>): void;
   /** A value typed for a scene parameter was not used as typed: what was used instead, in words for a notice. */
-  paramNote(text: string): void;
+  /** A note on what was typed for parameter `name`, which now holds `value` (the note stands while it does). */
+  paramNote(text: string, name: string, value: number): void;
   openFile(): void;
   exportState(): void;
   setBackend(kind: BackendKind): void;
@@ -298,11 +299,11 @@ export class ControlPanel {
     const typed = text.trim();
     const x = typed === '' ? NaN : Number(typed);
     if (!Number.isFinite(x)) {
-      this.cb.paramNote(`The value typed was ignored: ${p.name}=${JSON.stringify(typed)} is not a number; “${title}” keeps ${p.name}=${now}.`);
+      this.cb.paramNote(`The value typed was ignored: ${p.name}=${JSON.stringify(typed)} is not a number; “${title}” keeps ${p.name}=${now}.`, p.name, now);
       return now;
     }
     const { params, notes } = checkSceneParams([p], { [p.name]: x }, `“${title}”`);
-    if (notes.length > 0) this.cb.paramNote(`The value typed was adjusted: ${notes.join(' ')}`);
+    if (notes.length > 0) this.cb.paramNote(`The value typed was adjusted: ${notes.join(' ')}`, p.name, params[p.name]!);
     return params[p.name]!;
   }
 
