@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { InputError } from '../errors.ts';
 import type { SceneIo } from '../scene/shapeBuild.ts';
-import { checkPathText, describeFsError, kindOfFile, readPipe } from '../scene/load.ts';
+import { checkPathText, describeFsError, kindOfFile, readPipe, tooLarge } from '../scene/load.ts';
 import { say } from './output.ts';
 import { decodeUtf8 } from '../util/text.ts';
 
@@ -27,7 +27,7 @@ export async function readMeshText(path: string): Promise<string> {
     throw new InputError(describeFsError(e, 'mesh file'), path);
   }
   if (size > MAX_MESH_BYTES) {
-    throw new InputError(`the mesh file is ${Math.round(size / 1e6)} MB; the largest read is ${MAX_MESH_BYTES / 1024 / 1024} MB (simplify the mesh)`, path);
+    throw new InputError(`${tooLarge('mesh file', size, MAX_MESH_BYTES)} (simplify the mesh)`, path);
   }
   let bytes: Uint8Array;
   try {

@@ -164,7 +164,8 @@ export async function readTextFile(path: string, what: string): Promise<string> 
   }
 }
 
-function tooLarge(what: string, bytes: number | null, max = MAX_TEXT_BYTES): string {
+/** "the WHAT is N MB; the largest read is M MB" (N unknown: a pipe past the limit). */
+export function tooLarge(what: string, bytes: number | null, max = MAX_TEXT_BYTES): string {
   const size = bytes === null ? `more than ${max / 1024 / 1024} MB` : `${Math.round(bytes / 1e6)} MB`;
   return `the ${what} is ${size}; the largest read is ${max / 1024 / 1024} MB`;
 }
