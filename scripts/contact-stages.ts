@@ -9,13 +9,14 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
- *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--warm-energy 0|1]
+ *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--collision N] [--warm-energy 0|1]
  *
- * The last six set, for comparison, the accumulated stage's substeps, its
+ * The last seven set, for comparison, the accumulated stage's substeps, its
  * push-out sweeps per substep, the push-out in every Nth substep, relax
- * sweeps per manifold and most shock sweeps a level
+ * sweeps per manifold, most shock sweeps a level, the push-out's inverse
+ * mass scale of a supporting manifold's lower body
  * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
- * shockSweeps), and the collision passes (solver.collisionIterations).
+ * shockSweeps, pseudoShockScale), and the collision passes (solver.collisionIterations).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';

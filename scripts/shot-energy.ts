@@ -10,13 +10,14 @@
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--collision N] [--warm-energy 0|1] [--verbose] [--out FILE.json]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--collision N] [--warm-energy 0|1] [--verbose] [--out FILE.json]
  *
- * --substeps, --pseudo, --every, --local and --shock set the accumulated
- * stage's substeps, push-out sweeps per substep, the push-out in every Nth
- * substep, relax sweeps per manifold and most shock sweeps a level
+ * --substeps, --pseudo, --every, --local, --shock and --pseudo-shock set the
+ * accumulated stage's substeps, push-out sweeps per substep, the push-out in
+ * every Nth substep, relax sweeps per manifold, most shock sweeps a level and
+ * the push-out's inverse mass scale of a supporting lower body
  * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
- * shockSweeps); --collision the collision passes
+ * shockSweeps, pseudoShockScale); --collision the collision passes
  * (solver.collisionIterations); --warm-energy 1 the warm start bounded by
  * energy (warmEnergy); all for comparison.
  */

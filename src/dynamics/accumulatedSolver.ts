@@ -279,6 +279,8 @@ export class AccumulatedSolver implements ContactSolver {
   localSweeps = LOCAL_SWEEPS;
   /** Most sweeps over a level in the shock relax (tests and scripts may change it). */
   shockSweeps = SHOCK_SWEEPS;
+  /** The push-out's inverse mass scale of a supporting manifold's lower body (tests and scripts may change it). */
+  pseudoShockScale = PSEUDO_SHOCK_SCALE;
   /** Shock propagation in the last relax (off only for comparison). */
   shock = true;
   /**
@@ -1064,8 +1066,9 @@ export class AccumulatedSolver implements ContactSolver {
       sc[a] = 1; sc[b] = 1;
       if (shockLevel && this.mSupport[m]) {
         const la = shockLevel[a]!, lb = shockLevel[b]!;
-        if (la < lb) sc[a] = PSEUDO_SHOCK_SCALE;
-        else if (lb < la) sc[b] = PSEUDO_SHOCK_SCALE;
+        const PS = this.pseudoShockScale;
+        if (la < lb) sc[a] = PS;
+        else if (lb < la) sc[b] = PS;
       }
       const sa = sc[a]!, sb = sc[b]!;
       // The rows' depths past the slop and masses hold through the call
