@@ -9,14 +9,15 @@
  * a step, and for towers the largest sideways drift of any cube.
  *
  *   npx tsx scripts/contact-stages.ts [--ensemble] [--only boxes1000,tower20,...] [--stages sequential,accumulated] [--out FILE.json]
- *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--collision N] [--warm-energy 0|1]
+ *     [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--column-levels N] [--column-share X] [--collision N] [--warm-energy 0|1]
  *
- * The last seven set, for comparison, the accumulated stage's substeps, its
+ * The last nine set, for comparison, the accumulated stage's substeps, its
  * push-out sweeps per substep, the push-out in every Nth substep, relax
  * sweeps per manifold, most shock sweeps a level, the push-out's inverse
- * mass scale of a supporting manifold's lower body
- * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
- * shockSweeps, pseudoShockScale), and the collision passes (solver.collisionIterations).
+ * mass scale of a supporting manifold's lower body in a column and what makes
+ * an island one (AccumulatedSolver.substeps, pseudoIters, pseudoEvery,
+ * localSweeps, shockSweeps, pseudoShockScale, columnLevels, columnShare),
+ * and the collision passes (solver.collisionIterations).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';

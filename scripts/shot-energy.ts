@@ -10,14 +10,15 @@
  * solver, the worst one-step rise, how many variants exceed 0.02 J, the
  * median variant's worst rise and the mean step time.
  *
- *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--collision N] [--warm-energy 0|1] [--verbose] [--out FILE.json]
+ *   npx tsx scripts/shot-energy.ts [--stages sequential,accumulated,pgs] [--substeps N] [--pseudo N] [--every N] [--local N] [--shock N] [--pseudo-shock X] [--column-levels N] [--column-share X] [--collision N] [--warm-energy 0|1] [--verbose] [--out FILE.json]
  *
- * --substeps, --pseudo, --every, --local, --shock and --pseudo-shock set the
- * accumulated stage's substeps, push-out sweeps per substep, the push-out in
- * every Nth substep, relax sweeps per manifold, most shock sweeps a level and
- * the push-out's inverse mass scale of a supporting lower body
+ * --substeps, --pseudo, --every, --local, --shock, --pseudo-shock,
+ * --column-levels and --column-share set the accumulated stage's substeps,
+ * push-out sweeps per substep, the push-out in every Nth substep, relax
+ * sweeps per manifold, most shock sweeps a level, the push-out's inverse mass
+ * scale of a supporting lower body in a column and what makes an island one
  * (AccumulatedSolver.substeps, pseudoIters, pseudoEvery, localSweeps,
- * shockSweeps, pseudoShockScale); --collision the collision passes
+ * shockSweeps, pseudoShockScale, columnLevels, columnShare); --collision the collision passes
  * (solver.collisionIterations); --warm-energy 1 the warm start bounded by
  * energy (warmEnergy); all for comparison.
  */

@@ -14,10 +14,10 @@ export function arg(name: string, def: string): string {
 
 /** Each knob's flag and the AccumulatedSolver field it sets. */
 const KNOBS = {
-  substeps: 'substeps', pseudo: 'pseudoIters', every: 'pseudoEvery', local: 'localSweeps', shock: 'shockSweeps', 'pseudo-shock': 'pseudoShockScale',
+  substeps: 'substeps', pseudo: 'pseudoIters', every: 'pseudoEvery', local: 'localSweeps', shock: 'shockSweeps', 'pseudo-shock': 'pseudoShockScale', 'column-levels': 'columnLevels', 'column-share': 'columnShare',
 } as const;
 
-/** Sets the knobs given (--substeps --pseudo --every --local --shock --pseudo-shock), --collision and --warm-energy 0|1 on `w`. */
+/** Sets the knobs given (--substeps --pseudo --every --local --shock --pseudo-shock --column-levels --column-share), --collision and --warm-energy 0|1 on `w`. */
 export function applyStageArgs(w: World): void {
   if (arg('collision', '')) w.solver = { ...w.solver, collisionIterations: Number(arg('collision', '')) };
   if (arg('warm-energy', '')) w.accumulated.warmEnergy = arg('warm-energy', '') === '1';

@@ -223,16 +223,25 @@ export const SHOCK_SCALE = 0.3;
 /** Floats per stored manifold: normal (3), angular impulse (3), total normal impulse, whether it slid. */
 const SM = 8;
 /**
- * The same for the push-out's pseudo velocities: the lower body of a
- * supporting manifold is twice as heavy, never infinite. Frozen (0), a tall
- * stack's push-out is all taken by the upper bodies, the next pass finds the
- * lower ones pushed back into them, and 40 or more rings on one peg or 200
- * on three never sleep; even (1) the push-out is shared back down and a
- * 30-ring stack takes 11 s to settle. At 0.5 the 30- to 70-ring stacks on one
- * peg are all asleep within 3-9 s and 200 rings on three pegs by 10.3 s,
- * with box heaps, skull piles and towers no worse (docs/DESIGN.md 4.6).
+ * The same for the push-out's pseudo velocities in an island that is a column
+ * (columnScales): the lower body of a supporting manifold twice as heavy,
+ * never infinite. Frozen (0), a column's push-out is the sum of every push
+ * below it: the top is lifted faster than its velocities sink it, the next
+ * pass finds the rings below pushed back into it, and 40 or more rings on
+ * one peg, or 67 on each of three, never sleep. Elsewhere the support stays
+ * frozen: twice as heavy in every island, heaps of 800-1200 boxes slept
+ * later and were asleep at 10 s in 3 of 7 runs against 6 (docs/DESIGN.md 4,
+ * "Tall stacks").
  */
 const PSEUDO_SHOCK_SCALE = 0.5;
+/**
+ * An island is a column when it is at least this many levels tall (frozen
+ * supports hold stacks of 30 rings; heaps of 1000 boxes reach 20-39
+ * levels)...
+ */
+const COLUMN_LEVELS = 24;
+/** ...and has at least this many levels per body (a stack on one peg has one, 200 rings on 3 pegs 0.33, a heap of 1000 boxes 0.02-0.04). */
+const COLUMN_SHARE = 0.2;
 /** A kept point's edge in the reduction: its depth counts this many cells deeper, its spans this much longer. */
 const KEEP_CELLS = 0.02;
 const KEEP_FACTOR = 1.05;
@@ -249,7 +258,7 @@ const AJAC = 3 * ADIR;
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, mLever: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
-const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, eA: 2 } as const;
+const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, eA: 2, pss: 1, col: 2 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
 
@@ -288,8 +297,11 @@ export class AccumulatedSolver implements ContactSolver {
   localSweeps = LOCAL_SWEEPS;
   /** Most sweeps over a level in the shock relax (tests and scripts may change it). */
   shockSweeps = SHOCK_SWEEPS;
-  /** The push-out's inverse mass scale of a supporting manifold's lower body (tests and scripts may change it). */
+  /** The push-out's inverse mass scale of a supporting manifold's lower body in a column (tests and scripts may change it). */
   pseudoShockScale = PSEUDO_SHOCK_SCALE;
+  /** The levels and levels per body that make an island a column (tests and scripts may change them). */
+  columnLevels = COLUMN_LEVELS;
+  columnShare = COLUMN_SHARE;
   /** Shock propagation in the last relax (off only for comparison). */
   shock = true;
   /**
@@ -396,6 +408,9 @@ export class AccumulatedSolver implements ContactSolver {
   isl = new Int32Array(0);
   /** Whether a joint holds the body (then, at an island root, the island). */
   jnt = new Uint8Array(0);
+  /** Each body's push-out support scale this step (columnScales), and per island root its bodies and levels. */
+  pss = new Float64Array(0);
+  col = new Float64Array(0);
   /** The islands as they are joined (islandRoots), over the body indices. */
   private sets = new DisjointSets(0);
   eA = new Float64Array(0);
@@ -546,6 +561,8 @@ export class AccumulatedSolver implements ContactSolver {
       this.scale[i] = 1;
     }
     if (this.warmEnergy) this.islandRoots(ctx, joints);
+    const shockLevel = this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null;
+    if (shockLevel) this.columnScales(ctx, joints, shockLevel);
     // Softness (Box2D's b2MakeSoft): bias rate, mass scale, impulse scale.
     const hz = Math.min(CONTACT_HERTZ, 0.25 / h);
     const soft = softness(hz, DAMPING_RATIO, h);
@@ -565,7 +582,7 @@ export class AccumulatedSolver implements ContactSolver {
         // separation and mass as this solve would find them: the positions
         // have not moved since.)
         this.pass(v, w, h, false, soft, 0, this.mcount, null, s === 0);
-        if (s % every === 0) this.pseudoPass(soft, this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null);
+        if (s % every === 0) this.pseudoPass(soft, shockLevel);
         const pv = this.pv, pw = this.pw;
         for (let k = 0; k < na; k++) {
           const i = act[k]!;
@@ -675,6 +692,27 @@ export class AccumulatedSolver implements ContactSolver {
   massNow = new Float64Array(0);
 
   // ------------------------------------------------------------ passes
+
+  /**
+   * The push-out's support scale of each active body as a lower body
+   * (pseudoPass): pseudoShockScale in an island that is a column, at least
+   * columnLevels levels tall and with at least columnShare of a level per
+   * body, and frozen (0) in any other.
+   */
+  private columnScales(ctx: StepContext, joints: ConstraintSystem | null, level: Int32Array): void {
+    if (!this.warmEnergy) this.islandRoots(ctx, joints);
+    const act = this.activeList, na = this.activeCount, par = this.isl, col = this.col, pss = this.pss;
+    for (let k = 0; k < na; k++) { const r = par[act[k]!]!; col[2 * r] = 0; col[2 * r + 1] = 0; }
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!, r = par[i]!;
+      col[2 * r]++;
+      col[2 * r + 1] = Math.max(col[2 * r + 1]!, level[i]! + 1);
+    }
+    for (let k = 0; k < na; k++) {
+      const i = act[k]!, r = par[i]!, levels = col[2 * r + 1]!;
+      pss[i] = levels >= this.columnLevels && levels >= this.columnShare * col[2 * r]! ? this.pseudoShockScale : 0;
+    }
+  }
 
   /**
    * The islands of this step's manifolds (bodies joined by a manifold, the
@@ -1069,15 +1107,15 @@ export class AccumulatedSolver implements ContactSolver {
       const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
       const a = pa[r0]!, b = pb[r0]!;
       // Shock propagation of the push-out: the lower body of a supporting
-      // manifold is heavier by 1 / pseudoShockScale, so most of a stack's
-      // push-out climbs it in one sweep instead of being shared back down
-      // (pseudo velocities move positions only: no energy comes of it).
+      // manifold is frozen (in a column, heavier by 1 / pseudoShockScale:
+      // columnScales), so a stack's push-out climbs it in one sweep instead
+      // of being shared back down (pseudo velocities move positions only: no
+      // energy comes of it).
       sc[a] = 1; sc[b] = 1;
       if (shockLevel && this.mSupport[m]) {
         const la = shockLevel[a]!, lb = shockLevel[b]!;
-        const PS = this.pseudoShockScale;
-        if (la < lb) sc[a] = PS;
-        else if (lb < la) sc[b] = PS;
+        if (la < lb) sc[a] = this.pss[a]!;
+        else if (lb < la) sc[b] = this.pss[b]!;
       }
       const sa = sc[a]!, sb = sc[b]!;
       // The rows' depths past the slop and masses hold through the call

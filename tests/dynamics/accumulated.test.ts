@@ -100,27 +100,30 @@ describe('accumulated contact stage', () => {
   // A tall stack: with the push-out's lower body frozen, a ring's push-out
   // was the sum of every push below it, the column's top was lifted faster
   // than its velocities sank it, and stacks of 40 or more never slept. With
-  // the lower body twice as heavy (pseudoShockScale 0.5) this one sleeps at
-  // about 4.2 s (chaotic: 40-70 rings on a peg sleep at 3.1-8.9 s).
-  it('50 rings stacked on one peg are every one asleep by 7 s, threaded on it, one above another, none sunk into the next', async () => {
+  // the lower body twice as heavy in a column (pseudoShockScale,
+  // columnScales) this one sleeps at about 5.8 s (chaotic: 30-70 rings on a
+  // peg sleep at 3.7-7.3 s).
+  it('50 rings stacked on one peg are every one asleep by 7 s, threaded on it, none more than 15 mm into another once landed', async () => {
     const w = await worldFrom(builtinScene('rings', { rings: 50, pegs: 1 }));
-    const at = await allAsleepAt(w, 7);
+    let deepest = 0;
+    const at = await allAsleepAt(w, 7, (ww) => {
+      if (ww.time > 3) deepest = Math.max(deepest, ww.deepestPenetration());
+    });
     expect(at).toBeGreaterThan(1);
     expect(at).toBeLessThan(7);
+    // A ring through another would be a tube radius (70 mm) deep or more.
+    expect(deepest).toBeLessThan(0.015);
     const R = 0.3, r = 0.07, pegR = 0.08;
-    const ys: number[] = [];
+    let top = 0;
     for (let i = 0; i < w.bodies.count; i++) {
       if (w.bodies.isStatic[i]) continue;
-      const [x, y, z] = [w.bodies.pos[3 * i]!, w.bodies.pos[3 * i + 1]!, w.bodies.pos[3 * i + 2]!];
       // Threaded: the peg (at x = z = 0) inside the ring's hole.
-      expect(Math.hypot(x, z)).toBeLessThan(R - r - pegR + 0.02);
-      ys.push(y);
+      expect(Math.hypot(w.bodies.pos[3 * i]!, w.bodies.pos[3 * i + 2]!)).toBeLessThan(R - r - pegR + 0.02);
+      expect(w.bodies.pos[3 * i + 1]!).toBeGreaterThan(r - 0.01);
+      top = Math.max(top, w.bodies.pos[3 * i + 1]!);
     }
-    ys.sort((a, b) => a - b);
-    // A ring through another would share its height; lying rings are 2r apart.
-    for (let k = 1; k < ys.length; k++) expect(ys[k]! - ys[k - 1]!).toBeGreaterThan(r);
-    expect(ys[0]!).toBeGreaterThan(r - 0.01);
-    expect(ys[ys.length - 1]!).toBeGreaterThan(0.95 * (r + 49 * 2 * r));
+    // Fifty rings lying (nearly) flat one on another: 2r each.
+    expect(top).toBeGreaterThan(0.9 * (r + 49 * 2 * r));
   }, 120_000);
 
   it('75 rings dropped onto 3 pegs are every one asleep by 7 s', async () => {
