@@ -236,7 +236,7 @@ const SM = 8;
 const PSEUDO_SHOCK_SCALE = 0.5;
 /**
  * An island is a column when it is at least this many levels tall (frozen
- * supports hold stacks of 30 rings; heaps of 1000 boxes reach 20-39
+ * supports hold stacks of 30 rings; heaps of 1000-1200 boxes reach 20-39
  * levels)...
  */
 const COLUMN_LEVELS = 24;
