@@ -38,7 +38,8 @@
  *    over within 3 s), and, between cells, springs that skip one node along
  *    an axis (bending) where both halves are edges. A spring whose midpoint is
  *    farther outside the shape than its ends is "outer" (it bridges a
- *    concavity, like the seed's outer springs in 2D).
+ *    concavity, like the seed's outer springs in 2D). They are stored
+ *    interleaved (interleave), in the order the solver sweeps them.
  * 6. Each kept cell is split into six tetrahedra around its main diagonal
  *    (Kuhn's split, conforming across faces); tetrahedra that snapping
  *    flattened or turned inside out are dropped.
@@ -306,6 +307,7 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
       }
     }
   }
+  interleave(springs, kind, count);
   const springArray = Uint32Array.from(springs);
   const pieces = componentCount(count, springArray);
   if (pieces > 1) {
@@ -505,4 +507,46 @@ export function refineMesh(mesh: TriMesh, maxEdge: number, maxTriangles: number)
     indices = next;
   }
   return { positions: Float64Array.from(positions), indices: Uint32Array.from(indices) };
+}
+
+/** Two springs that share a particle lie at least this many apart in the sweep order (where the lookahead finds one). */
+const INTERLEAVE = 8;
+/** How far ahead of the first spring not yet placed interleave looks for one that fits. */
+const INTERLEAVE_LOOKAHEAD = 64;
+
+/**
+ * Reorders the springs (pairs a, b with their kinds, in place) so that no
+ * particle is shared by two springs fewer than INTERLEAVE apart, where the
+ * lookahead finds one, keeping the cell order otherwise. The solver sweeps the
+ * springs one after another (forces.ts, springImpulses) and each spring reads
+ * the velocities the one before it wrote: in cell order, neighbours share a
+ * corner and the sweep waits on every store. Interleaved, the processor
+ * overlaps several springs.
+ */
+function interleave(pairs: number[], kind: number[], particles: number): void {
+  const n = kind.length;
+  const lastUsed = new Int32Array(particles).fill(-INTERLEAVE);
+  const placed = new Uint8Array(n);
+  const outPairs: number[] = [];
+  const outKind: number[] = [];
+  let head = 0;
+  for (let emitted = 0; emitted < n; emitted++) {
+    while (placed[head]) head++;
+    let pick = head;
+    for (let s = head, seen = 0; s < n && seen < INTERLEAVE_LOOKAHEAD; s++) {
+      if (placed[s]) continue;
+      seen++;
+      if (emitted - lastUsed[pairs[2 * s]!]! >= INTERLEAVE && emitted - lastUsed[pairs[2 * s + 1]!]! >= INTERLEAVE) {
+        pick = s;
+        break;
+      }
+    }
+    placed[pick] = 1;
+    lastUsed[pairs[2 * pick]!] = emitted;
+    lastUsed[pairs[2 * pick + 1]!] = emitted;
+    outPairs.push(pairs[2 * pick]!, pairs[2 * pick + 1]!);
+    outKind.push(kind[pick]!);
+  }
+  for (let i = 0; i < 2 * n; i++) pairs[i] = outPairs[i]!;
+  for (let i = 0; i < n; i++) kind[i] = outKind[i]!;
 }

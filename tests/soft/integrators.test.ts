@@ -69,6 +69,22 @@ describe('the stiff cube at dt = 1/30 s', () => {
     expect(() => system.step(DT)).toThrow(/soft body "stiffCube" needs 3 substeps per step of 0.0333\d* s to stay stable, more than softSolver.maxSubsteps = 2/);
   });
 
+  it('names the spring torn furthest past maxStretch under the default, in the step that tears it', async () => {
+    const { system } = await buildScene(stiffCube());
+    for (let s = 0; s < 3; s++) system.step(DT);
+    // Particle 0 pulled 40 m away: every spring on it is far past 10 times its rest length, the others are not.
+    system.pos[1] += 40;
+    const steps = system.stepCount;
+    let message = '';
+    try {
+      system.step(DT);
+    } catch (e) {
+      expect(e).toBeInstanceOf(SimulationError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`^soft body "stiffCube" blew up at step ${steps + 1} .*integrator "semiImplicit", 3 substeps per step\\): the spring between its particles (0 and \\d+|\\d+ and 0) is \\d+\\.\\d times its rest length \\(softSolver\\.maxStretch = 10\\); use more substeps`));
+  });
+
   it('refuses at load time a body that the default could only hold with more than maxSubsteps', async () => {
     await expect(buildScene(stiffCube('semiImplicit', { maxSubsteps: 2 }))).rejects.toThrow(
       /^soft\.json: softBodies\[0\]: soft body "stiffCube" needs 3 substeps per step \(dt = 0\.0333\d* s\) to stay stable, more than softSolver\.maxSubsteps = 2/,

@@ -145,4 +145,25 @@ describe('the lattice construction', () => {
     const fine = build(dumbbell, 40).model;
     expect(componentCount(fine.rest.length / 3, fine.springs)).toBe(1);
   });
+
+  it('stores the springs interleaved: each pair once, and under 1 % of them share a particle with one of the 7 before', () => {
+    for (const [mesh, resolution] of [[sphereMesh(0.2), 7], [boxMesh([1, 1, 1]), 4]] as const) {
+      const { model } = build(mesh, resolution);
+      const S = model.springs, n = S.length / 2;
+      const seen = new Set<string>();
+      let close = 0;
+      for (let s = 0; s < n; s++) {
+        const a = S[2 * s]!, b = S[2 * s + 1]!;
+        seen.add(`${Math.min(a, b)} ${Math.max(a, b)}`);
+        for (let t = Math.max(0, s - 7); t < s; t++) {
+          if (S[2 * t] === a || S[2 * t] === b || S[2 * t + 1] === a || S[2 * t + 1] === b) {
+            close++;
+            break;
+          }
+        }
+      }
+      expect(seen.size).toBe(n);
+      expect(close / n).toBeLessThan(0.01);
+    }
+  });
 });
