@@ -37,6 +37,7 @@ function sceneTable(j) {
     row('solve stages mean', (r) => num(sum(r.stages, ['collisionSolve', 'contactPrepare', 'contactSolve']))),
     row('backend calls mean', (r) => num(r.backendMs?.mean)),
     row('GPU dispatch mean (steps with one)', (r) => num(r.gpuQueryMs?.mean, 3)),
+    row('garbage collection a step', (r) => (r.gcPerStep ? `${num(r.gcPerStep.ms)} (${num(r.gcPerStep.pauses)} pauses)` : '-')),
     ...['falling', 'landing', 'settled'].map((w) => row(`${w} median`, (r) => {
       const win = r.windows?.[w];
       return win && win.steps > 0 ? `${num(win.stepMs?.median)} (${win.fromStep}-${win.toStep})` : '-';

@@ -102,7 +102,8 @@ class Recorder implements PenetrationBackend {
   }
   /** Wall ms inside the backend while recording (the query stage's share that the pool can split). */
   backendMs = 0;
-  async query(b: QueryBatch): Promise<QueryResult> {
+  async query(b: QueryBatch, overlap?: () => void): Promise<QueryResult> {
+    overlap?.();
     this.batches.push(copyBatch(b, b.count));
     const t0 = performance.now();
     const r = this.inner.querySync(b);

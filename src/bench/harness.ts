@@ -153,6 +153,13 @@ export interface BackendResult {
   sleep: SleepResult;
   /** The measured steps split into the phases of the drop (classifyPhases). */
   windows: Record<Phase, WindowResult>;
+  /**
+   * Garbage collection over the measured steps, per step: the engine's
+   * pauses (ms, and how many), in whatever stage they fell; null where the
+   * environment cannot tell (BenchEnv.gc). A backend's own allocations (Node's
+   * Dawn polling the event loop while a readback is pending) show here.
+   */
+  gcPerStep?: { ms: number; pauses: number } | null;
   /** Time step of the scene (s). */
   dt: number;
   /** The soft stage's throughput, when the scene has soft bodies. */
@@ -231,6 +238,12 @@ export interface BenchOptions {
 export interface BenchEnv {
   readText(path: string): Promise<string>;
   platform: string;
+  /**
+   * Milliseconds the JavaScript engine has paused for garbage collection so
+   * far, and the pauses (the CLI: Node's 'gc' performance entries); absent
+   * where the engine does not say (a page).
+   */
+  gc?: () => { ms: number; pauses: number };
 }
 
 /** Median, p95 (nearest rank) and mean; sorts a copy numerically. */
@@ -309,8 +322,11 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         }
       }
       const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking });
+      let gcFrom: { ms: number; pauses: number } | null = null;
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;
+      }, () => {
+        if (env.gc) gcFrom = env.gc();
       }, async (i) => {
         if (i % 5 === 0) {
           progress(`${kind}: step ${i + 1}/${warmup + opts.steps}${i < warmup ? ' (warm-up)' : ''}`);
@@ -354,6 +370,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         windows: windowsOf(m, warmup, world.dt, counted),
         dt: world.dt,
         soft: m.soft.result(),
+        gcPerStep: gcOver(gcFrom, env, opts.steps),
       });
     } finally {
       backend.destroy();
@@ -373,6 +390,13 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
     platform: env.platform,
     results,
   };
+}
+
+/** The pauses since `from` (taken before the first measured step), per measured step. */
+function gcOver(from: { ms: number; pauses: number } | null, env: BenchEnv, steps: number): { ms: number; pauses: number } | null {
+  if (!from || !env.gc || steps <= 0) return null;
+  const to = env.gc();
+  return { ms: (to.ms - from.ms) / steps, pauses: (to.pauses - from.pauses) / steps };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -409,13 +433,15 @@ interface StepSeries {
 }
 
 /** Runs warm-up + measured steps of `world`, recording the profile of the measured ones. */
-async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
+async function runSteps(world: World, warmup: number, steps: number, onStep: () => void, onMeasured: () => void,
+  onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], backendMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
     sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], awakeAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
+    if (i === warmup) onMeasured();
     await world.step();
     onStep();
     const p = world.profile;
@@ -615,6 +641,7 @@ export function formatTable(r: BenchResults): string {
           : `${x.backend}: ${sl.asleepAtEnd} of ${sl.dynamic} dynamic bodies asleep at the end (${end} s)`,
       );
     }
+    if (x.gcPerStep) lines.push(`${x.backend}: garbage collection ${f(x.gcPerStep.ms)} ms a step (${f(x.gcPerStep.pauses)} pauses), within the steps above`);
     if (x.soft) lines.push(formatSoftBench(x.soft));
   }
   return lines.join('\n');

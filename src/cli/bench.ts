@@ -4,6 +4,7 @@
  */
 import { quote } from '../util/echo.ts';
 import { readFile } from 'node:fs/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import os from 'node:os';
 import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
@@ -223,11 +224,17 @@ async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: Ba
       process.stderr.write(`\r${line.padEnd(Math.max(drawn, 55))}`);
       drawn = line.length;
     };
-    const r: BenchResults = await runBenchmark(
-      { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
-      { readText: (path) => readFile(path, 'utf8'), platform: platform() },
-      tty ? onProgress : undefined,
-    );
+    const gc = gcClock();
+    let r: BenchResults;
+    try {
+      r = await runBenchmark(
+        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
+        { readText: (path) => readFile(path, 'utf8'), platform: platform(), gc: gc.read },
+        tty ? onProgress : undefined,
+      );
+    } finally {
+      gc.stop();
+    }
     if (tty) process.stderr.write('\n');
     if (builtin) r.scene = builtin;
     result = r;
@@ -235,4 +242,22 @@ async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: Ba
     if (!json) process.stdout.write(terminalSafe(formatTable(r), Infinity) + '\n');
   }
   return result;
+}
+
+/**
+ * Node's garbage collection pauses so far (BenchEnv.gc), from its 'gc'
+ * performance entries. The entries arrive between tasks, and the benchmark
+ * awaits between steps, so a reading lags by at most the pauses of the step
+ * just run.
+ */
+function gcClock(): { read: () => { ms: number; pauses: number }; stop: () => void } {
+  let ms = 0, pauses = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      ms += e.duration;
+      pauses++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return { read: () => ({ ms, pauses }), stop: () => observer.disconnect() };
 }

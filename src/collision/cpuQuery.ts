@@ -75,7 +75,9 @@ export class CpuPenetrationBackend implements PenetrationBackend {
     return a & SAMPLE_SET ? this.sets[(a & ~SAMPLE_SET) >>> 0] : this.shapes[a];
   }
 
-  async query(batch: QueryBatch): Promise<QueryResult> {
+  async query(batch: QueryBatch, overlap?: () => void): Promise<QueryResult> {
+    // One thread: nothing runs beside the batch, so the overlap goes first.
+    overlap?.();
     return this.querySync(batch);
   }
 

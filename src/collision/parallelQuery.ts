@@ -353,7 +353,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     this.single.setSampleSet(set, points, count);
   }
 
-  async query(batch: QueryBatch): Promise<QueryResult> {
+  async query(batch: QueryBatch, overlap?: () => void): Promise<QueryResult> {
     this.alive();
     const n = batch.count;
     const shapes = this.shapes;
@@ -385,6 +385,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     }
     const ready = this.readyWorkers;
     if (total === 0 || total < this.opts.minSamples || ready === 0) {
+      overlap?.();
       const res = single.querySync(batch);
       this.evaluated = single.evaluated;
       return res;
@@ -450,6 +451,16 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     Atomics.add(ctrl, C.SEQ, 1);
     Atomics.notify(ctrl, C.SEQ, this.opts.mainClaims ? Math.min(ready, chunks - 1) : ready);
     this.lastChunks = chunks;
+    // The main thread's own work first, while the workers start on the
+    // chunks; then it claims what they have not. (If that work throws, the
+    // chunks are still finished before the error goes on.)
+    let overlapFailed = false, overlapError: unknown;
+    try {
+      overlap?.();
+    } catch (e) {
+      overlapFailed = true;
+      overlapError = e;
+    }
     this.lastMainChunks = this.opts.mainClaims ? drainChunks(ctrl, v, shapes, this.callSets, this.nrm) : 0;
     // Wait for the chunks other threads claimed. A worker that dies inside
     // a chunk (it cannot throw: drainChunks catches) would leave it undone
@@ -472,6 +483,7 @@ export class ParallelPenetrationBackend implements PenetrationBackend {
     } finally {
       this.inFlight = false;
     }
+    if (overlapFailed) throw overlapError;
     if (Atomics.load(ctrl, C.ERROR) !== 0) throw new Error('a query worker failed while running its chunk');
     this.pooledCalls++;
     return this.pack(batch, pieces, chunks, sent);

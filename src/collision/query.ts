@@ -127,8 +127,19 @@ export interface PenetrationBackend {
    * The backend copies what it needs; the caller may reuse the array.
    */
   setSampleSet(set: number, points: Float32Array, count: number): void;
-  /** Run every task of the batch; the result is valid until the next call. */
-  query(batch: QueryBatch): Promise<QueryResult>;
+  /**
+   * Run every task of the batch; the result is valid until the next call.
+   *
+   * `overlap`, when given, is host work that does not depend on this call
+   * (the narrow phase evaluating the pairs whose caches it keeps): the
+   * backend calls it once, while the batch is computed elsewhere (the GPU
+   * after the submit, before the readback is mapped; the pool's workers on
+   * their chunks before the main thread joins them), or before computing the
+   * batch where nothing else can (one thread). A caller must not rely on it
+   * being called: NarrowPhase.refresh runs it after the call when a backend
+   * (a wrapper) did not.
+   */
+  query(batch: QueryBatch, overlap?: () => void): Promise<QueryResult>;
   /** Release buffers (GPU). */
   destroy(): void;
 }

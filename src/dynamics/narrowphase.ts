@@ -98,7 +98,7 @@ const enum Fresh {
 }
 
 /** The narrow phase's own per-pair columns. */
-const PAIR_COLUMNS = { fresh: 1, firstTask: 1, poses: 1, sweepFrom: 1, sweepTo: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
+const PAIR_COLUMNS = { fresh: 1, early: 1, firstTask: 1, poses: 1, sweepFrom: 1, sweepTo: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
 
 export class NarrowPhase {
   /** Contact points of the current pairs (each made current by ensure()). */
@@ -110,6 +110,8 @@ export class NarrowPhase {
   evalRef = new Float64Array(64 * REF_STRIDE);
   /** Per pair of the current refresh: what it needs (Fresh) and, when queried, its first task and sweep poses. */
   fresh = new Uint8Array(64);
+  /** Per pair of the current refresh: 1 where it was evaluated while the backend ran (refresh's overlap). */
+  early = new Uint8Array(64);
   firstTask = new Int32Array(64);
   poses = new Int32Array(64);
   /** Per pair of the current refresh that is swept: the window its poses span, as fractions of the step's motion (sweep.ts). */
@@ -216,6 +218,7 @@ export class NarrowPhase {
     const n = pairs.count;
     let refresh = 0;
     const ccd = ctx.settings.ccd;
+    this.early.fill(0, 0, n);
     for (let k = 0; k < n; k++) {
       const a = pairs.a[k]!, b = pairs.b[k]!;
       if ((only && !only[k]) || this.leftOut(ctx, pairs, k)) {
@@ -293,9 +296,26 @@ export class NarrowPhase {
     if (refresh === 0) return;
     let res: QueryResult | null = null;
     if (batch.count > 0) {
+      // While the backend computes, the pairs that keep their caches are
+      // evaluated (what the caller would do next anyway; a pair's evaluation
+      // reads its own cache and the predictions, never the query's records).
+      // Booked as the query stage's own work, not the backend's.
+      let ran = false, overlapMs = 0;
+      const overlap = (): void => {
+        if (ran) return;
+        ran = true;
+        const o0 = performance.now();
+        for (let k = 0; k < n; k++) {
+          if (this.fresh[k] !== Fresh.Keep || (only && !only[k])) continue;
+          this.evaluate(ctx, pairs, k);
+          this.early[k] = 1;
+        }
+        overlapMs = performance.now() - o0;
+      };
       const t0 = performance.now();
-      res = await backend.query(batch);
-      prof.backendMs += performance.now() - t0;
+      res = await backend.query(batch, overlap);
+      prof.backendMs += performance.now() - t0 - overlapMs;
+      overlap();
       const gpuMs = (backend as { lastGpuMs?: number | null }).lastGpuMs;
       if (typeof gpuMs === 'number') prof.gpuQueryMs += gpuMs;
     }
@@ -407,7 +427,8 @@ export class NarrowPhase {
     }
     if (dirty === 0) return;
     if (query) await this.refresh(ctx, pairs, backend, prof, d);
-    for (let k = 0; k < pairs.count; k++) if (d[k]) this.evaluate(ctx, pairs, k);
+    // (Those refresh evaluated while the backend ran are current.)
+    for (let k = 0; k < pairs.count; k++) if (d[k] && !(query && this.early[k])) this.evaluate(ctx, pairs, k);
   }
 
   /**

@@ -366,18 +366,18 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     return d2 <= r * r;
   }
 
-  async query(batch: QueryBatch): Promise<QueryResult> {
+  async query(batch: QueryBatch, overlap?: () => void): Promise<QueryResult> {
     this.assertUsable('query');
     if (this.busy) throw new Error('GpuPenetrationBackend.query called again before the previous query resolved');
     this.busy = true;
     try {
-      return await this.run(batch);
+      return await this.run(batch, overlap ?? null);
     } finally {
       this.busy = false;
     }
   }
 
-  private async run(batch: QueryBatch): Promise<QueryResult> {
+  private async run(batch: QueryBatch, overlap: (() => void) | null): Promise<QueryResult> {
     const tasks = batch.count;
     const nShapes = this.shapeCount;
     for (let t = 0; t < tasks; t++) {
@@ -442,7 +442,10 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       cn.samplesSent += ref & SAMPLE_SET ? this.setCount[(ref & ~SAMPLE_SET) >>> 0]! : this.items[ref]!;
     }
     cn.samplesEvaluated += bound;
-    if (chunkCount === 0) return this.collect(null, tasks, 0);
+    if (chunkCount === 0) {
+      overlap?.();
+      return this.collect(null, tasks, 0);
+    }
 
     const device = this.device;
     return checkErrors(device, 'penetration query', async () => {
@@ -494,6 +497,11 @@ export class GpuPenetrationBackend implements PenetrationBackend {
           enc.copyBufferToBuffer(this.resolveBuf, 0, this.stagingBuf!, 0, TIMESTAMP_BYTES);
         }
         device.queue.submit([enc.finish()]);
+        // The host's own work while the GPU runs (only the first attempt's:
+        // a retry's wait is the GPU's alone). Until mapAsync is called no
+        // promise of Dawn's is pending, so Node's Dawn does not poll the
+        // event loop meanwhile either.
+        if (attempt === 0) overlap?.();
         this.lastDispatches++;
         cn.submits++;
         cn.readbacks++;

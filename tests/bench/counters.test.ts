@@ -36,13 +36,13 @@ class Tally implements PenetrationBackend {
     this.setSamples[set] = count;
     this.inner.setSampleSet(set, points, count);
   }
-  query(batch: QueryBatch): Promise<QueryResult> {
+  query(batch: QueryBatch, overlap?: () => void): Promise<QueryResult> {
     this.calls++;
     for (let t = 0; t < batch.count; t++) {
       const a = batch.shapeA[t]!;
       this.sent += a & SAMPLE_SET ? this.setSamples[(a & ~SAMPLE_SET) >>> 0]! : this.shapeSamples[a]!;
     }
-    return this.inner.query(batch);
+    return this.inner.query(batch, overlap);
   }
   destroy(): void {
     this.inner.destroy();

@@ -226,8 +226,13 @@ describe('the npm package', () => {
     // The command the issue reported crashing in an installed package.
     const bench = sh('npx', ['stackfield', 'bench', '--builtin', 'rings', '--bodies', '20', '--steps', '20', '--backend', 'cpu,gpu', '--threads', '2', '--json'], project, 240_000);
     expect(bench.status, bench.stderr).toBe(0);
-    const { results } = JSON.parse(bench.stdout) as { results: { backend: string; threads: number }[] };
+    const { results } = JSON.parse(bench.stdout) as { results: { backend: string; threads: number; gcPerStep: { ms: number; pauses: number } | null }[] };
     expect(results.map((r) => [r.backend, r.threads])).toEqual([['cpu', 2], ['gpu', 1]]);
+    // Node's garbage collection pauses, per measured step (the CLI observes them).
+    for (const r of results) {
+      expect(r.gcPerStep!.ms).toBeGreaterThanOrEqual(0);
+      expect(r.gcPerStep!.pauses).toBeGreaterThanOrEqual(0);
+    }
   }, 480_000);
 
   it('says so, without a stack trace, when a query worker cannot start', () => {
