@@ -48,8 +48,9 @@ Options:
                       bunny (3674 triangles) at each of --cells (default 64,128)
   --repeats N         SDF bake repeats (default 3)
 
-Reports median and p95 per phase (milliseconds), queries per second, pairs and contacts per step.
-GPU times are wall-clock around submit + readback.
+Reports median and p95 per phase (milliseconds), queries per second, pairs and contacts per step,
+and Node's garbage collection pauses per measured step. GPU times are wall-clock around submit +
+readback (the host's own work that overlaps the GPU is not counted in them).
 `;
 
 /** "cpu,gpu" -> the backends, each once; an empty entry ("cpu,") or one given twice is refused. */
