@@ -272,7 +272,7 @@ function robotDetails(r: RobotListing): string {
 export function formatListing(list: FileListing[]): string {
   let out = '';
   for (const f of list) {
-    out += `${shown(f.file)} (${f.kind}${f.includes.length ? `; includes ${f.includes.map(shown).join(', ')}` : ''})\n`;
+    out += `${shown(f.file)} (${f.kind}${f.includes.length ? `; includes ${f.includes.map((i) => shown(i)).join(', ')}` : ''})\n`;
     if (f.shapes.length) out += `  shapes: ${f.shapes.map((s) => `${shown(s.name)} (${shown(s.type)})`).join(', ')}\n`;
     if (f.materials.length) {
       out += `  materials: ${f.materials.map(({ name, ...v }) => `${shown(name)} (${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')})`).join('; ')}\n`;

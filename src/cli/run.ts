@@ -14,7 +14,7 @@ import { createBackend, parseBackendKind } from '../backends.ts';
 import { createWorld } from '../scene/build.ts';
 import { BUILD_LIMITS, buildStageText, fmtSeconds } from '../scene/shapeBuild.ts';
 import { formatJson } from '../scene/json.ts';
-import { sceneToJson } from '../scene/dump.ts';
+import { sceneToJson, withMeshPaths } from '../scene/dump.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import type { World } from '../dynamics/world.ts';
 import { escapeControls, quote } from '../util/echo.ts';
@@ -195,8 +195,9 @@ export const runCommand: Command = {
       // A file's scene after defaults is written back as scene JSON run loads (src/scene/dump.ts), its mesh
       // paths relative to where the dump goes (the --out file's directory, or the working directory).
       const dumpDir = out !== undefined ? dirname(resolve(out)) : process.cwd();
-      const plain = builtin !== undefined ? loaded.flat : sceneToJson(scene, (d) => relative(dumpDir, d.resolvedPath) || d.resolvedPath);
-      const text = formatJson(flatten ? loaded.flat : plain) + '\n';
+      const meshPath = (d: { resolvedPath: string }): string => relative(dumpDir, d.resolvedPath) || d.resolvedPath;
+      const json = builtin !== undefined || flatten ? withMeshPaths(loaded.flat, scene, meshPath) : sceneToJson(scene, meshPath);
+      const text = formatJson(json) + '\n';
       if (out !== undefined) await writeOutputFile(out, text, inputs);
       else await new LineSink(null).write(text.slice(0, -1));
       return 0;

@@ -55,6 +55,24 @@ export function sceneToJson(scene: SceneDesc, meshPath: (shape: Extract<ShapeDes
   return out;
 }
 
+/**
+ * A scene's JSON as written (a built-in's, or the plain scene that library
+ * instances flatten to) with each mesh shape's path replaced by
+ * meshPath(its shape in `scene`, the same JSON validated): `--dump` writes
+ * every mesh path relative to where the dump goes, whichever form it writes.
+ */
+export function withMeshPaths<T>(json: T, scene: SceneDesc, meshPath: (shape: Extract<ShapeDesc, { type: 'mesh' }>) => string): T {
+  const out = structuredClone(json) as T & { shapes?: unknown };
+  const shapes = out.shapes;
+  if (shapes === null || typeof shapes !== 'object' || Array.isArray(shapes)) return out;
+  for (const [name, raw] of Object.entries(shapes as Record<string, unknown>)) {
+    const d = Object.hasOwn(scene.shapes, name) ? scene.shapes[name] : undefined;
+    if (d?.type !== 'mesh' || raw === null || typeof raw !== 'object') continue;
+    (raw as Record<string, unknown>)['path'] = meshPath(d);
+  }
+  return out;
+}
+
 function shapeJson(d: ShapeDesc, meshPath: (shape: Extract<ShapeDesc, { type: 'mesh' }>) => string): JsonObject {
   if (d.type === 'mesh') {
     const { resolvedPath: _resolved, ...rest } = d;

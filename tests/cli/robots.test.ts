@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { EXAMPLES, LIBRARY, writeFiles } from '../robots/helpers.ts';
 import { BIN, expectBadInput, expectClean, stackfield } from './cliHelpers.ts';
 
@@ -121,6 +121,13 @@ describe('stackfield lib', () => {
     expect(text).toMatch(/\n {4}flat +plane +base -> tag +\[1, 0, 0\], \[0, 0, 1\] +1\n/);
   });
 
+  it('names the included files in the listing', () => {
+    const scene = join(EXAMPLES, 'inchworm.scene.json');
+    const r = cli(['lib', scene]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(`${scene} (scene; includes ${LIBRARY})`);
+  });
+
   it('lists the libraries a scene includes', () => {
     const r = cli(['lib', join(EXAMPLES, 'inchworm.scene.json'), '--json']);
     expect(r.status, r.stderr).toBe(0);
@@ -144,6 +151,33 @@ describe('stackfield run --flatten --dump', () => {
     const b = cli(['run', file, '--steps', '30', '--every', '30']);
     expect(a.status, a.stderr).toBe(0);
     expect(b.stdout).toBe(a.stdout);
+  });
+
+  it('writes mesh paths relative to where the dump goes, flattened or not, for a file and a built-in', () => {
+    const dir = writeFiles({});
+    mkdirSync(join(dir, 'src'));
+    mkdirSync(join(dir, 'out'));
+    copyFileSync(join(EXAMPLES, '..', 'meshes', 'bunny.obj'), join(dir, 'src', 'bunny.obj'));
+    const scene = join(dir, 'src', 'scene.json');
+    writeFileSync(scene, JSON.stringify({
+      format: 'stackfield-scene/1',
+      shapes: { floor: { type: 'plane' }, bunny: { type: 'mesh', path: 'bunny.obj', sdf: { cells: 16 } } },
+      bodies: [{ shape: 'floor', static: true }, { shape: 'bunny', position: [0, 1, 0] }],
+    }));
+    const dumps: [string[], string][] = [
+      [['run', scene, '--dump'], '../src/bunny.obj'],
+      [['run', scene, '--dump', '--flatten'], '../src/bunny.obj'],
+      [['run', '--builtin', 'skulls', '--param', 'count=2', '--dump'], relative(join(dir, 'out'), join(EXAMPLES, '..', 'meshes', 'bunny.obj'))],
+    ];
+    for (const [args, path] of dumps) {
+      const out = join(dir, 'out', 'dump.json');
+      const r = cli([...args, '--out', out]);
+      expect(r.status, r.stderr).toBe(0);
+      const shapes = Object.values(JSON.parse(readFileSync(out, 'utf8')).shapes as Record<string, { type: string; path?: string }>);
+      expect(shapes.filter((s) => s.type === 'mesh').map((s) => s.path)).toEqual([path]);
+      const check = cli(['check', out]);
+      expect(check.status, check.stderr).toBe(0);
+    }
   });
 
   it('--flatten needs --dump', () => {
