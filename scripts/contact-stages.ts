@@ -19,6 +19,7 @@
  * localSweeps, shockSweeps, pseudoShockScale, columnLevels, columnShare),
  * and the collision passes (solver.collisionIterations).
  */
+import './usage.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';

@@ -13,6 +13,7 @@
  * Prints JSON (medians over the passes, the load average before and after);
  * --out FILE also writes it.
  */
+import './usage.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';

@@ -13,9 +13,14 @@
  *   npx tsx scripts/seed-timings.ts --seconds 1          # a quick look, not the seed's durations
  *   npx tsx scripts/seed-timings.ts --solver accumulated # another contact solver than the scenes' own
  *
- * Writes bench-results/seed-ch12-<backend>[-<solver>].json and prints a table of the three.
- * The runs are long on purpose (the seed's 12, 7 and 6 simulated seconds).
+ * Prints a table of the scenes run and writes them into
+ * bench-results/seed-ch12-<backend>[-<solver>].json (or --out FILE): a scene
+ * run replaces that scene's entry, the others' stay (the README's rows come
+ * from all three). A run with --seconds writes only with --out: it is not
+ * the seed's duration. The runs are long on purpose (the seed's 12, 7 and 6
+ * simulated seconds).
  */
+import './usage.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, platform as osPlatform } from 'node:os';
 import { builtinScene } from '../src/scene/builtins.ts';
@@ -130,16 +135,31 @@ async function main(): Promise<void> {
   for (const s of list) results.push(await measure(s, kind, solver));
   const cpu = cpus()[0];
   const machine = `node ${process.version}, ${cpu ? cpu.model.trim() : 'unknown CPU'} x${cpus().length}, ${osPlatform()}`;
-  const out = flag('out') ?? `bench-results/seed-ch12-${kind}${solver ? `-${solver}` : ''}.json`;
-  await writeFile(out, JSON.stringify({ date: new Date().toISOString(), machine, backend: kind, contactSolver: solver ?? null, results }, null, 2) + '\n');
+  const out = flag('out') ?? (seconds ? null : `bench-results/seed-ch12-${kind}${solver ? `-${solver}` : ''}.json`);
+  if (out !== null) {
+    // The file's other scenes stay, in the order of SCENES.
+    const kept = (await previousResults(out)).filter((r) => !results.some((x) => x.scene === r.scene));
+    const all = [...kept, ...results].sort((a, b) => SCENES.findIndex((s) => s.name === a.scene) - SCENES.findIndex((s) => s.name === b.scene));
+    await writeFile(out, JSON.stringify({ date: new Date().toISOString(), machine, backend: kind, contactSolver: solver ?? null, results: all }, null, 2) + '\n');
+  }
   console.log(`Median time per step by phase (${kind} backend; ${machine}):\n`);
   console.log('| scene | moving bodies | seed (Athlon64 2.4 GHz) | falling | landing | settled | whole run |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     const settled = r.phases.settled.ms ? cell(r.phases.settled) : `not settled (energy ${(100 * r.finalEnergyFraction).toFixed(1)}% of peak at the end)`;
-    console.log(`| ${r.scene} | ${r.bodies} | ${r.seed} | ${cell(r.phases.falling)} | ${cell(r.phases.landing)} | ${settled} | ${r.seconds} s in ${(r.totalS / 60).toFixed(1)} min (${r.meanMs.toFixed(0)} ms per step) |`);
+    console.log(`| ${r.scene} | ${r.bodies} | ${r.seed} | ${cell(r.phases.falling)} | ${cell(r.phases.landing)} | ${settled} | ${r.seconds} s in ${r.totalS < 120 ? `${r.totalS.toFixed(1)} s` : `${(r.totalS / 60).toFixed(1)} min`} (${r.meanMs.toFixed(r.meanMs < 10 ? 1 : 0)} ms per step) |`);
   }
-  console.log(`\nwritten to ${out}`);
+  console.log(out !== null ? `\nwritten to ${out}` : '\nnot written (--seconds is not the seed\'s duration; --out FILE writes it)');
+}
+
+/** The results already in `file` (none when it is missing or not such a file). */
+async function previousResults(file: string): Promise<SceneResult[]> {
+  try {
+    const json = JSON.parse(await readFile(file, 'utf8')) as { results?: unknown };
+    return Array.isArray(json.results) ? (json.results as SceneResult[]).filter((r) => SCENES.some((s) => s.name === r?.scene)) : [];
+  } catch {
+    return [];
+  }
 }
 
 main().catch((e: unknown) => {

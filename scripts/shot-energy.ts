@@ -22,6 +22,7 @@
  * (solver.collisionIterations); --warm-energy 1 the warm start bounded by
  * energy (warmEnergy); all for comparison.
  */
+import './usage.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';

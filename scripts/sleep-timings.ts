@@ -10,6 +10,7 @@
  *
  *   npx tsx scripts/sleep-timings.ts [--seconds 7] [--from 1.5] [--out FILE.json]
  */
+import './usage.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createBackend } from '../src/backends.ts';
 import { installNodePlatform } from '../src/cli/nodePlatform.ts';

@@ -17,6 +17,7 @@
  * Prints a table (median ms per step, and microseconds per box) and, with
  * --out, the same as JSON.
  */
+import './usage.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { stats } from '../src/bench/harness.ts';
 import { createBackend } from '../src/backends.ts';
