@@ -25,7 +25,7 @@ export interface Backend {
    * submission with one wait for the readbacks.
    */
   bakeAll(jobs: readonly BakeJob[]): Promise<SdfGrid[]>;
-  /** Human-readable description ("cpu", "cpu x4 threads", or the GPU adapter). */
+  /** Human-readable description ("cpu", "cpu, 4 threads", or the GPU adapter). */
   description: string;
   /** A GPU backend on a software adapter (SwiftShader, llvmpipe, WARP: WebGPU emulated on the CPU); false on the CPU. */
   software: boolean;
@@ -81,7 +81,7 @@ export async function createBackend(kind: BackendKind, opts: BackendOptions = {}
           query,
           bake: cpuBake,
           bakeAll: cpuBakeAll,
-          description: `cpu x${asked} threads`,
+          description: `cpu, ${asked} threads`,
           software: false,
           threads: asked,
           threadNote: null,

@@ -15,7 +15,7 @@
  * window.__benchResults holds the results; on failure
  * document.body.dataset.benchError holds the message.
  */
-import { benchSummary, notCountedWhy, PHASES, runBenchmark, threadText, type BackendResult, type BenchResults, type Stats } from '../bench/harness.ts';
+import { benchSummary, measuredSpan, notCountedWhy, PHASES, runBenchmark, threadText, type BackendResult, type BenchResults, type Stats } from '../bench/harness.ts';
 import { InputError } from '../errors.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { parseBenchQuery } from './benchParams.ts';
@@ -136,7 +136,7 @@ function showTable(r: BenchResults): void {
   for (const ph of PHASES) {
     const w0 = r.results[0]?.windows[ph];
     if (!w0 || w0.steps === 0) continue;
-    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => three(x.windows[ph].stepMs));
+    row(`  ${ph} (${measuredSpan(w0)}, ${w0.steps} step${w0.steps === 1 ? '' : 's'})`, (x) => three(x.windows[ph].stepMs));
   }
   if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => three(x.backendMs));
   if (r.results.some((x) => x.gpuQueryMs)) row('  GPU query time (timestamps; steps that dispatched)', (x) => three(x.gpuQueryMs));

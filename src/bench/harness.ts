@@ -82,6 +82,9 @@ export interface WindowResult {
   toS: number;
   /** Measured (not warm-up) steps in the window. */
   steps: number;
+  /** Where the measured steps of the window lie, in simulated seconds (the phase less the warm-up; absent in older JSON). */
+  measuredFromS?: number;
+  measuredToS?: number;
   stepMs: Stats;
   queryMs: Stats;
   /** Mean per step over the window. */
@@ -491,6 +494,8 @@ function windowsOf(m: StepSeries, warmup: number, dt: number, counted: boolean):
       fromS: from * dt,
       toS: to * dt,
       steps: Math.max(0, b - a),
+      measuredFromS: (warmup + a) * dt,
+      measuredToS: (warmup + b) * dt,
       stepMs: stats(pick(m.stepMs)),
       queryMs: stats(pick(m.queryMs)),
       queryCallsPerStep: mean(pick(m.calls)),
@@ -573,14 +578,19 @@ export function benchSummary(r: BenchResults): string[] {
     } else {
       for (const ph of PHASES) {
         const w = first.windows[ph];
-        if (w.steps === n) lines.push(`All ${n} measured steps were ${ph} (${w.fromS.toFixed(2)}-${w.toS.toFixed(2)} s): the figures describe that phase alone.`);
+        if (w.steps === n) lines.push(`All ${n} measured steps were ${ph} (${measuredSpan(w)}): the figures describe that phase alone.`);
         else if (w.steps >= MOSTLY * n) {
-          lines.push(`${w.steps} of the ${n} measured steps were ${ph} (${w.fromS.toFixed(2)}-${w.toS.toFixed(2)} s): the whole-step figures are mostly that phase (the phase rows split them).`);
+          lines.push(`${w.steps} of the ${n} measured steps were ${ph} (${measuredSpan(w)}): the whole-step figures are mostly that phase (the phase rows split them).`);
         }
       }
     }
   }
   return lines;
+}
+
+/** The simulated time a phase's measured steps span ("0.20-2.20 s"; warm-up steps are not in it). */
+export function measuredSpan(w: WindowResult): string {
+  return `${(w.measuredFromS ?? w.fromS).toFixed(2)}-${(w.measuredToS ?? w.toS).toFixed(2)} s`;
 }
 
 /** Why a backend's samples evaluated after the culls are "n/a" (samplesEvaluatedPerStep null), in a few words. */
@@ -606,7 +616,7 @@ export function formatTable(r: BenchResults): string {
   for (const ph of PHASES) {
     const w0 = r.results[0]?.windows[ph];
     if (!w0 || w0.steps === 0) continue;
-    row(`  ${ph} (${w0.fromS.toFixed(2)}-${w0.toS.toFixed(2)} s, ${w0.steps} steps)`, (x) => x.windows[ph].stepMs);
+    row(`  ${ph} (${measuredSpan(w0)}, ${w0.steps} step${w0.steps === 1 ? '' : 's'})`, (x) => x.windows[ph].stepMs);
   }
   // (JSON written before the figure existed has none.)
   if (r.results.every((x) => x.backendMs)) row('  backend query calls (wall)', (x) => x.backendMs);
@@ -621,7 +631,7 @@ export function formatTable(r: BenchResults): string {
   for (const rw of rows) lines.push(fmt(rw));
   for (const x of r.results) {
     lines.push(
-      `${x.backend} (${x.adapter}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls (at most ${x.maxQueryCalls} in a step), ` +
+      `${x.backend} (${setupText(x.adapter)}, ${x.timing} time): ${f(x.queriesPerStep)} samples sent per step in ${f(x.queryCallsPerStep)} calls (at most ${x.maxQueryCalls} in a step), ` +
         `${(x.samplesSentPerSecond / 1e6).toFixed(2)} M sent per second of query time; ` +
         (x.samplesEvaluatedPerStep !== null
           ? `${f(x.samplesEvaluatedPerStep)} evaluated after the culls (${((x.queriesPerSecond ?? 0) / 1e6).toFixed(2)} M/s)`
@@ -645,4 +655,10 @@ export function formatTable(r: BenchResults): string {
     if (x.soft) lines.push(formatSoftBench(x.soft));
   }
   return lines.join('\n');
+}
+
+/** A backend's setup for a report line: "one thread", "2 threads", or the GPU adapter (its description without the backend's name). */
+function setupText(adapter: string): string {
+  if (adapter === 'cpu') return 'one thread';
+  return adapter.replace(/^cpu, /, '').replace(/^gpu \((.*)\)$/, '$1');
 }

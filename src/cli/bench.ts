@@ -44,7 +44,7 @@ Options:
   --solver NAME       contact solver: sequential (or seed), pgs or accumulated (default: the scene's own)
   --json              print the results as JSON instead of a table
   --out FILE.json     also write the JSON results there (commit them per machine to compare)
-  --sdf               bake-only benchmark: a sphere (3000 triangles), a nonconvex cup and the Stanford
+  --sdf               bake-only benchmark: a sphere (2944 triangles), a nonconvex cup and the Stanford
                       bunny (3674 triangles) at each of --cells (default 64,128)
   --repeats N         SDF bake repeats (default 3)
 

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runBenchmark } from '../../src/bench/harness.ts';
+import { formatTable, measuredSpan, runBenchmark } from '../../src/bench/harness.ts';
 import { createBackend } from '../../src/backends.ts';
 import { SAMPLE_SET, type BackendKind, type PenetrationBackend, type QueryBatch, type QueryResult, type QueryShape } from '../../src/collision/query.ts';
 import type { World } from '../../src/dynamics/world.ts';
@@ -139,6 +139,24 @@ describe('bench counters', () => {
     // The same physics on both: the same samples sent (the query results agree to float rounding).
     expect(gpu!.queriesPerStep).toBe(cpu!.queriesPerStep);
   }, 180_000);
+
+  it("gives each phase's measured span apart from the warm-up", async () => {
+    const scene = validateScene(rollingJson(), '<test>');
+    const env = { readText: (p: string) => readFile(p, 'utf8'), platform: 'test' };
+    const r = await runBenchmark({ scene, steps: 20, warmup: 6, backends: ['cpu'], bakeRepeats: 1 }, env);
+    const x = r.results[0]!;
+    let steps = 0;
+    for (const ph of ['falling', 'landing', 'settled'] as const) {
+      const w = x.windows[ph];
+      steps += w.steps;
+      if (w.steps === 0) continue;
+      // The span holds exactly the window's measured steps, none of the warm-up's.
+      expect(w.measuredFromS!).toBeGreaterThanOrEqual(6 * x.dt - 1e-12);
+      expect((w.measuredToS! - w.measuredFromS!) / x.dt).toBeCloseTo(w.steps, 9);
+      expect(formatTable(r)).toContain(`${ph} (${measuredSpan(w)}, ${w.steps} step${w.steps === 1 ? '' : 's'})`);
+    }
+    expect(steps).toBe(20);
+  }, 120_000);
 
   it('warming the code on a copy measures the same run from its first step', async () => {
     const scene = validateScene(rollingJson(), '<test>');

@@ -130,7 +130,7 @@ describe('stackfield run', () => {
     const res = JSON.parse(r.stdout).results;
     expect(res).toHaveLength(1);
     expect(res[0].threads).toBe(2);
-    expect(res[0].adapter).toBe('cpu x2 threads');
+    expect(res[0].adapter).toBe('cpu, 2 threads');
     expect(res[0].stepMs.median).toBeGreaterThan(0);
   });
 
