@@ -195,9 +195,13 @@ function drawChart(r: BenchResults): void {
   const bw = Math.min(90, (gw * 0.7) / Math.max(1, n));
   ctx.font = '12px system-ui, sans-serif';
   ctx.textAlign = 'center';
+  // Several backends: each group on its own scale, to set them side by side; one backend: one scale
+  // for all groups, so a bar's height compares the phases.
+  const finite = (xs: number[]) => xs.filter(Number.isFinite);
+  const shared = n === 1 ? Math.max(1e-9, ...finite(groups.map((g) => g.get(r.results[0]!)))) : null;
   groups.forEach((g, gi) => {
     const vals = r.results.map(g.get);
-    const max = Math.max(1e-9, ...vals.filter(Number.isFinite));
+    const max = shared ?? Math.max(1e-9, ...finite(vals));
     const x0 = gi * gw + (gw - n * bw) / 2;
     vals.forEach((v, i) => {
       const h = Number.isFinite(v) ? ((bottom - top) * v) / max : 0;

@@ -133,6 +133,10 @@ class App {
   private requested: { scene: string | null; params: Record<string, number>; file: string | null } | null = null;
   /** Set when the device is lost: resolves once the app runs on the CPU with the 2D view. */
   private gpuLoss: Promise<void> | null = null;
+  /** Notices about the scene shown (notice's `scoped`), removed when another scene opens. */
+  private sceneNotices: HTMLElement[] = [];
+  /** Why there is no GPU backend once the device was lost (the note under the backend choice); null before. */
+  private gpuGoneNote: string | null = null;
   /** The chosen body (followed, shown by the depth field, highlighted), -1 none. */
   private selected = -1;
   private following = false;
@@ -240,7 +244,7 @@ class App {
       },
       onWorld: (w) => this.worldChanged(w),
       onError: (e) => void this.stepFailed(e),
-      warn: (m) => this.notice(m, 'warn'),
+      warn: (m) => this.notice(m, 'warn', true),
     });
     this.panel = new ControlPanel(
       $('panel'),
@@ -471,6 +475,7 @@ class App {
     // as the first frame is presented, every time): a reload would only fail
     // again, so the notice does not suggest one and says nothing crashed.
     const atStart = !this.ready || this.firstGpuFrameAt === null || performance.now() - this.firstGpuFrameAt < FIRST_DRAWING_MS;
+    this.gpuGoneNote = atStart ? 'WebGPU could not draw here (device lost): CPU only' : 'WebGPU device lost: CPU only until a reload';
     const said = `The browser said ${quote(info.message.trim().replace(/\.+$/, '') || 'nothing', 160)} (reason ${quote(info.reason, 40)}).`;
     this.notice(
       atStart
@@ -698,7 +703,7 @@ class App {
   private backendNote(): string {
     const pending = this.sim?.pendingBackend;
     if (pending) return `switching to ${pending.toUpperCase()}: waits for the running step`;
-    if (!this.gpu) return 'WebGPU is not available: CPU only';
+    if (!this.gpu) return this.gpuGoneNote ?? 'WebGPU is not available: CPU only';
     if (this.gpu.software) return `software adapter (${this.gpu.adapterInfo.split(' / ')[0]}…): CPU is faster here`;
     return '';
   }
@@ -1120,7 +1125,7 @@ class App {
       this.writeUrl();
       if (meshes.reused.length > 0) {
         const names = meshes.reused.map((f) => f.name).join(', ');
-        this.notice(`${scene.name} uses the mesh${meshes.reused.length > 1 ? 'es' : ''} ${names} opened earlier (not opened with it this time).`, 'warn');
+        this.notice(`${scene.name} uses the mesh${meshes.reused.length > 1 ? 'es' : ''} ${names} opened earlier (not opened with it this time).`, 'warn', true);
       }
       // The files are kept for the tab before the scene counts as loaded: a
       // reload as soon as it shows (the URL already names the file) finds them.
@@ -1171,6 +1176,10 @@ class App {
   }
 
   private async loadScene(desc: SceneDesc, io: SceneIo, frame: boolean): Promise<void> {
+    if (frame) {
+      for (const n of this.sceneNotices) n.remove();
+      this.sceneNotices = [];
+    }
     const wasPlaying = this.sim.playing;
     this.sim.pause();
     const w = await this.sim.load(desc, io);
@@ -1292,7 +1301,12 @@ class App {
   }
 
   /** A dismissible notice at the top (missing WebGPU, warnings). */
-  private notice(message: string, kind: 'gpu' | 'warn'): HTMLElement {
+  /**
+   * A notice over the view. `scoped`: it is about the scene shown (a
+   * warning from building it, a mesh taken from an earlier opening), and
+   * goes when another scene is opened.
+   */
+  private notice(message: string, kind: 'gpu' | 'warn', scoped = false): HTMLElement {
     const box = $('notices');
     const n = document.createElement('div');
     n.className = `notice notice-${kind}`;
@@ -1305,6 +1319,7 @@ class App {
     x.addEventListener('click', () => n.remove());
     n.append(t, x);
     box.append(n);
+    if (scoped) this.sceneNotices.push(n);
     // Warnings step aside after a while (what they say stays in the panel or the status line);
     // a lost or missing GPU stays until dismissed. Not while the pointer is on one.
     if (kind === 'warn') {

@@ -59,7 +59,10 @@ export function droppedFilesReader(files: readonly File[], sceneFile: string): {
       const f = byName.get(baseName(path));
       if (!f) {
         // shapeBuild.ts wraps this with the scene file and the shape's JSON path.
-        throw new Error(`"${baseName(path)}" was not given; open or drop it together with ${sceneFile}`);
+        // `advice` is what an include's error says in place of the command line's path rule (library.ts).
+        throw Object.assign(new Error(`"${baseName(path)}" was not given; open or drop it together with ${sceneFile}`), {
+          advice: `open or drop it together with ${sceneFile}, or open it first`,
+        });
       }
       return fileText(f);
     },

@@ -164,7 +164,9 @@ export async function gatherFiles(root: SourceFile, io: LibraryIo | undefined): 
         try {
           text = await io.readText(target);
         } catch (e) {
-          r.fail(p, `${describeReadError(e)}: ${quote(rel, 200)} (looked for ${quote(target, 200)}; paths are relative to the including file)`);
+          // A reader with advice of its own (the app's: open the file with the scene) gives it instead of the path's rule.
+          const advice = (e as { advice?: unknown } | null)?.advice;
+          r.fail(p, `${describeReadError(e)}: ${quote(rel, 200)} (${typeof advice === 'string' ? advice : `looked for ${quote(target, 200)}; paths are relative to the including file`})`);
         }
         // An error in the included file names it, and what included it, so a wrong entry is found where it was written.
         const from = ` (the file is ${p} of ${fileLabel(f.file)})`;
