@@ -27,6 +27,7 @@ import { builtinScene, listBuiltins, type BuiltinInfo } from '../scene/builtins.
 import { loadSceneText } from '../scene/load.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { validateScene } from '../scene/validate.ts';
+import { formatJson } from '../scene/json.ts';
 import { type JsonObject } from '../scene/reader.ts';
 import { applyViewport, cameraEye, defaultCamera, metresPerPixel, pixelRay, projectPoint, viewMatrix, type OrbitCamera, type Viewport } from './camera.ts';
 import { exportFileName, exportSceneState } from './exportScene.ts';
@@ -1210,7 +1211,8 @@ class App {
         if (!w || !this.sceneJson) throw new Error('no scene is loaded');
         return { json: exportSceneState(this.sceneJson, w, this.sim.overrides), time: w.time };
       });
-      const blob = new Blob([`${JSON.stringify(out.json, null, 2)}\n`], { type: 'application/json' });
+      // The command line's --dump layout: vectors on one line, numbers exact.
+      const blob = new Blob([`${formatJson(out.json)}\n`], { type: 'application/json' });
       const url = URL.createObjectURL(blob);
       downloadUrl(url, exportFileName(name, out.time));
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
