@@ -13,6 +13,12 @@
  *  - A target that exists and is not a regular file (/dev/null, /dev/full, a
  *    named pipe, /dev/stdout) is written in place: renaming over a device would
  *    replace it.
+ *  - A target that is one of this process's open descriptors (/dev/stdout,
+ *    /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through that
+ *    descriptor, where it stands, also when it leads to a regular file (a
+ *    shell's `>> log.txt`): what the file held stays, and so does what the
+ *    shell writes to it before and after. Another process's descriptor
+ *    (/proc/PID/fd/N) that leads to a regular file is refused.
  *  - A regular file that is write-protected (no write bit in its mode, or one
  *    this user may not write) is refused, as a shell's `> FILE` refuses it:
  *    the rename needs only the directory's permission, so it would replace
@@ -27,9 +33,9 @@
  * Messages to standard error go through `say`, which escapes control
  * characters (src/util/echo.ts) and never fails.
  */
-import { constants as fsConstants, unlinkSync } from 'node:fs';
+import { constants as fsConstants, unlinkSync, write as writeCallback } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { access, lstat, open, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, lstat, open, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
@@ -179,6 +185,55 @@ export async function followLinks(target: string): Promise<string> {
   throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
 }
 
+/**
+ * The open descriptor `target` names, or null: a symbolic link on the way
+ * from `target` to a file that stands in a process's descriptor directory
+ * (/proc/PID/fd, /proc/PID/task/TID/fd; /dev/fd and /proc/self lead there).
+ * Such a link is not a file to replace: it names a file some process holds
+ * open, at that process's offset and with its flags (a shell's `>>`).
+ */
+export async function descriptorOf(target: string): Promise<{ pid: number; fd: number } | null> {
+  let p = target;
+  for (let i = 0; i < MAX_LINKS; i++) {
+    const st = await lstat(p).catch(() => null);
+    if (!st?.isSymbolicLink()) return null;
+    const dir = await realpath(dirname(p)).catch(() => null);
+    const m = dir === null ? null : /^\/proc\/(\d+)(?:\/task\/\d+)?\/fd$/.exec(dir);
+    if (m && /^\d+$/.test(basename(p))) return { pid: Number(m[1]), fd: Number(basename(p)) };
+    p = resolve(dirname(p), await readlink(p));
+  }
+  return null;
+}
+
+/** What OutputFile writes to: an opened file, or a descriptor this process already holds. */
+interface Sink {
+  write(data: string | Uint8Array): Promise<unknown>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function fileSink(handle: FileHandle): Sink {
+  return {
+    write: (data) => (typeof data === 'string' ? handle.write(data) : handle.write(data)),
+    sync: () => handle.sync(),
+    close: () => handle.close(),
+  };
+}
+
+/** Writes to descriptor `fd` as it is (its offset, its append flag); never closes it. */
+function descriptorSink(fd: number): Sink {
+  const writeAll = async (bytes: Uint8Array): Promise<void> => {
+    for (let off = 0; off < bytes.length; ) {
+      off += await new Promise<number>((res, rej) => writeCallback(fd, bytes, off, bytes.length - off, null, (e, n) => (e ? rej(e) : res(n))));
+    }
+  };
+  return {
+    write: (data) => writeAll(typeof data === 'string' ? Buffer.from(data, 'utf8') : data),
+    sync: async () => {},
+    close: async () => {},
+  };
+}
+
 /** Temporary files not yet renamed or removed (to the files they would replace, whether those exist), deleted if the process is interrupted. */
 const pendingTemps = new Map<string, { target: string; existed: boolean }>();
 let interruptHandlers = false;
@@ -222,7 +277,7 @@ export class OutputFile {
   private constructor(
     /** The path the user named. */
     readonly target: string,
-    private readonly handle: FileHandle,
+    private readonly handle: Sink,
     /** The temporary file renamed over the target on commit, or null when writing in place. */
     private readonly temp: string | null,
     private readonly flag: string,
@@ -241,10 +296,20 @@ export class OutputFile {
     await refuseInputAsOutput(target, inputs, flag);
     const st = await stat(target).catch(() => null);
     if (st?.isDirectory()) throw new InputError(`cannot write ${quote(target, 200)}: it is a directory`, undefined, flag);
+    const descriptor = st?.isFile() ? await descriptorOf(target).catch(() => null) : null;
+    if (descriptor !== null) {
+      // One of this process's descriptors (see the file comment): written through as it is.
+      if (descriptor.pid === process.pid) return new OutputFile(target, descriptorSink(descriptor.fd), null, flag);
+      throw new InputError(
+        `cannot write ${quote(target, 200)}: it is descriptor ${descriptor.fd} of another process (PID ${descriptor.pid}), open on a regular file; replacing that file would lose what it held (name the file itself)`,
+        undefined,
+        flag,
+      );
+    }
     if (st && !st.isFile()) {
       // A device or pipe: write in place (see the file comment).
       try {
-        return new OutputFile(target, await open(target, fsConstants.O_WRONLY | fsConstants.O_TRUNC), null, flag);
+        return new OutputFile(target, fileSink(await open(target, fsConstants.O_WRONLY | fsConstants.O_TRUNC)), null, flag);
       } catch (e) {
         throw writeError(target, e, flag);
       }
@@ -286,7 +351,7 @@ export class OutputFile {
       pendingTemps.delete(temp);
       throw new InputError(`cannot write ${quote(target, 200)}: ${locked}; nothing was written (choose another file)`, undefined, flag);
     }
-    return new OutputFile(target, handle, temp, flag, real);
+    return new OutputFile(target, fileSink(handle), temp, flag, real);
   }
 
   async write(text: string): Promise<void> {

@@ -147,6 +147,43 @@ describe('output never loses data', () => {
     expectBadInput(stackfield(['run', good, '--steps', '1', '--out', join(dir, 'loop-a')]), '"' + join(dir, 'loop-a') + '"', 'ELOOP');
   });
 
+  it('--out /dev/stdout, /dev/stderr or /dev/fd/N leading to a file is written through the descriptor: what the file held, and what the shell writes around it, stays', () => {
+    const run = `"${process.execPath}" "${BIN}" run "${good}" --steps 1 --threads 1`;
+    const log = join(dir, 'appended.log');
+    writeFileSync(log, 'previous line\n');
+    expect(pipeline(`${run} --summary none --out /dev/stdout >> "${log}"`).status).toBe(0);
+    let lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('previous line');
+    expect(lines.slice(1).map((l) => JSON.parse(l).step)).toEqual([0, 1]);
+    // The shell's own writes before and after, through the same descriptor.
+    const group = join(dir, 'group.log');
+    expect(pipeline(`{ echo '# header'; ${run} --summary none --out /dev/fd/1; echo '# footer'; } > "${group}"`).status).toBe(0);
+    lines = readFileSync(group, 'utf8').trim().split('\n');
+    expect([lines[0], lines.length, lines[3]]).toEqual(['# header', 4, '# footer']);
+    // Standard error: the states, then the run's summary, after what it held.
+    const err = join(dir, 'err.log');
+    writeFileSync(err, 'previous err line\n');
+    expect(pipeline(`${run} --out /dev/stderr 2>> "${err}"`).status).toBe(0);
+    const text = readFileSync(err, 'utf8');
+    expect(text.startsWith('previous err line\n{"step":0,')).toBe(true);
+    expect(text).toContain('stackfield: ');
+    // sdf writes its grid through /proc/self/fd/3.
+    const grid = join(dir, 'grid.log');
+    writeFileSync(grid, 'previous\n');
+    expect(pipeline(`"${process.execPath}" "${BIN}" sdf "${join(dir, 'cube.obj')}" --cells 8 --out /proc/self/fd/3 3>> "${grid}"`).status).toBe(0);
+    const g = readFileSync(grid, 'utf8');
+    expect(g.startsWith('previous\n{"origin":')).toBe(true);
+    noTemps();
+  });
+
+  it('--out naming another process\'s descriptor that leads to a file is refused, and the file kept', () => {
+    const held = join(dir, 'held.log');
+    const r = pipeline(`exec 7> "${held}"; echo kept >&7; "${process.execPath}" "${BIN}" run "${good}" --steps 1 --out /proc/$$/fd/7 7>&-`);
+    expectBadInput(r, `--out: cannot write "/proc/`, 'it is descriptor 7 of another process (PID ', 'open on a regular file; replacing that file would lose what it held (name the file itself)');
+    expect(readFileSync(held, 'utf8')).toBe('kept\n');
+    noTemps();
+  });
+
   it('a missing directory or a directory as --out is named, exit 2 (by bench before it runs)', () => {
     expectBadInput(stackfield(['run', good, '--out', join(dir, 'nope', 'x.jsonl')]), 'nope', 'the directory does not exist (ENOENT)');
     mkdirSync(join(dir, 'sub'), { recursive: true });
