@@ -6,17 +6,18 @@
  * renamed over it), so an error or an interruption leaves the old file as it
  * was.
  */
-import { chmod, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { chmod, lstat, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError, bareMessage } from '../errors.ts';
 import { parseArgs } from './args.ts';
 import { checkLibraryFile } from './check.ts';
-import { say, writeProtection } from './output.ts';
+import { descriptorOf, followLinks, say, writeProtection } from './output.ts';
 import { formatJson, parseJsonText } from '../scene/json.ts';
 import { LIBRARY_TOP_LEVEL, readSource } from '../scene/library.ts';
 import { librarySummary } from '../scene/libraryCheck.ts';
 import { addRecord, emptyLibrary, readRecordKind, removeRecord } from '../scene/libraryEdit.ts';
-import { describeFsError, readTextFile } from '../scene/load.ts';
+import { checkPathText, describeFsError, kindOfFile, readTextFile } from '../scene/load.ts';
 import type { JsonObject } from '../scene/reader.ts';
 import { fileLabel, quote, terminalSafe } from '../util/echo.ts';
 
@@ -73,25 +74,70 @@ async function readLibrary(file: string): Promise<JsonObject | null> {
   return readSource(await readTextFile(file, 'library file'), file, undefined, LIBRARY_TOP_LEVEL).json;
 }
 
-/** Writes `text` to `file` through a temporary file in the same directory and a rename (the target of a link is replaced, the link kept). */
-export async function replaceFile(file: string, text: string): Promise<void> {
-  let target = file;
-  let mode: number | undefined;
-  let locked: string | null = null;
+/** The file an edit replaces, and its stat (null for a file not yet there). */
+interface EditTarget {
+  path: string;
+  st: Stats | null;
+}
+
+/**
+ * The file an edit of `file` replaces: `file` itself, or, through symbolic
+ * links, the file they lead to (the links stay). Refused, before anything is
+ * read, as bad input naming `file`: a path that is not a regular file (a
+ * named pipe, a device, a directory), a link to an open descriptor
+ * (/dev/stdin, /proc/self/fd/N: a process's stream, not a file), a dangling
+ * link whose target's folder does not exist, and a path that cannot be
+ * looked at. Renaming over any of these would replace what stands there.
+ */
+export async function editTarget(file: string): Promise<EditTarget> {
+  const cannot = (why: string) => new InputError(`cannot write the library: ${why}`, file);
+  let path: string;
+  let st: Stats | null;
   try {
-    target = await realpath(file);
-    const st = await stat(target);
-    mode = st.mode & 0o7777;
-    // A write-protected library is refused as --out refuses one (output.ts): the rename would replace it.
-    locked = await writeProtection(target, st);
-  } catch {
-    // A new file.
+    checkPathText(file);
+    const descriptor = await descriptorOf(file);
+    if (descriptor !== null) {
+      const stream = ['standard input', 'standard output', 'standard error'][descriptor.fd];
+      const which = descriptor.pid === process.pid ? `this process's descriptor ${descriptor.fd}${stream ? ` (${stream})` : ''}` : `descriptor ${descriptor.fd} of process ${descriptor.pid}`;
+      throw cannot(`it leads to ${which}, an open stream, not to a library file; name the file itself`);
+    }
+    path = await followLinks(file);
+    st = await lstat(path).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    throw cannot(describeFsError(e, 'library file').replace(/^cannot read the library file:? ?/, ''));
   }
+  if (st === null) {
+    // A dangling link creates the file it names, in a folder that must exist.
+    if (path !== file && !(await stat(dirname(path)).catch(() => null))?.isDirectory()) {
+      throw cannot(`it is a symbolic link to ${quote(path, 200)}, whose folder does not exist`);
+    }
+    return { path, st };
+  }
+  if (!st.isFile()) {
+    const via = path === file ? '' : ` (the symbolic link leads to ${quote(path, 200)})`;
+    throw cannot(`it is ${kindOfFile(st)}${via}, not a regular file; only a library file is edited (replaced whole)`);
+  }
+  return { path, st };
+}
+
+/**
+ * Writes `text` to `file` through a temporary file beside the file it
+ * replaces and a rename (the target of a link is replaced, the link kept);
+ * editTarget says what may be replaced.
+ */
+export async function replaceFile(file: string, text: string): Promise<void> {
+  const { path: target, st } = await editTarget(file);
+  // A write-protected library is refused as --out refuses one (output.ts): the rename would replace it.
+  const locked = st ? await writeProtection(target, st) : null;
   if (locked !== null) throw new InputError(`cannot write the library: ${locked}; the file is unchanged`, file);
   const tmp = `${target}.${process.pid}.tmp`;
   try {
     await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
-    if (mode !== undefined) await chmod(tmp, mode);
+    if (st) await chmod(tmp, st.mode & 0o7777);
     await rename(tmp, target);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
@@ -114,6 +160,8 @@ export async function runEdit(op: 'add' | 'remove', argv: string[]): Promise<num
   }
   const [file, kindWord, name] = p as [string, string, string];
   const kind = readRecordKind(kindWord);
+  // A path that may not be replaced (a named pipe, a link to standard input) is refused before it is read.
+  await editTarget(file);
   const old = await readLibrary(file);
   let next: JsonObject;
   if (op === 'add') {

@@ -104,6 +104,55 @@ describe('stackfield lib add', () => {
   });
 });
 
+describe('lib add / remove: what may be replaced', () => {
+  const lib0 = j({ format: 'stackfield-library/1' });
+
+  it('a link to an open descriptor (as /dev/stdin is) is refused, and stays a link', () => {
+    const dir = writeFiles({});
+    const link = join(dir, 'mystdin.json');
+    symlinkSync('/proc/self/fd/0', link);
+    const s = spawnSync(process.execPath, [BIN, 'lib', 'add', link, 'shape', 'b', j(PLATE)], { input: lib0, encoding: 'utf8', timeout: 120_000 });
+    expectBadInput({ status: s.status, stdout: s.stdout, stderr: s.stderr },
+      `${link}: cannot write the library: it leads to this process's descriptor 0 (standard input), an open stream, not to a library file; name the file itself`);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir)).toEqual(['mystdin.json']);
+  });
+
+  it('a dangling link creates the file it names and stays a link; one whose folder is missing is refused', () => {
+    const dir = writeFiles({});
+    const link = join(dir, 'dang.json');
+    symlinkSync('made.json', link);
+    const r = stackfield(['lib', 'add', link, 'shape', 'b', j(PLATE)]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'made.json'), 'utf8')).shapes.b).toEqual(PLATE);
+    const lost = join(dir, 'lost.json');
+    symlinkSync('nodir/x.json', lost);
+    expectBadInput(stackfield(['lib', 'add', lost, 'shape', 'b', j(PLATE)]),
+      `${lost}: cannot write the library: it is a symbolic link to "${join(dir, 'nodir', 'x.json')}", whose folder does not exist`);
+    expect(lstatSync(lost).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['dang.json', 'lost.json', 'made.json']);
+  });
+
+  it('a named pipe or a device (also through a link) is refused before it is read, and left as it was', () => {
+    const dir = writeFiles({});
+    const pipe = join(dir, 'pipe.json');
+    expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+    // Nothing writes to the pipe: reading it first would wait for ever.
+    for (const args of [['add', pipe, 'shape', 'b', j(PLATE)], ['remove', pipe, 'shape', 'b']]) {
+      expectBadInput(stackfield(['lib', ...args], { timeout: 20_000 }),
+        `${pipe}: cannot write the library: it is a named pipe, not a regular file; only a library file is edited (replaced whole)`);
+      expect(lstatSync(pipe).isFIFO()).toBe(true);
+    }
+    const toNull = join(dir, 'null.json');
+    symlinkSync('/dev/null', toNull);
+    expectBadInput(stackfield(['lib', 'add', toNull, 'shape', 'b', j(PLATE)]),
+      `${toNull}: cannot write the library: it is a character device (the symbolic link leads to "/dev/null"), not a regular file`);
+    expect(lstatSync(toNull).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['null.json', 'pipe.json']);
+  });
+});
+
 describe('stackfield lib remove', () => {
   it('removes a record by name; one still referenced, or unknown, is refused with the file unchanged', () => {
     const dir = writeFiles({ 'l.json': { format: 'stackfield-library/1', shapes: { plate: PLATE, spare: { type: 'sphere', radius: 0.1 } }, bodies: { plate: { shape: 'plate' } }, robots: { pair: ROBOT } } });
