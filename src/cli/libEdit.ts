@@ -17,7 +17,7 @@ import { formatJson, parseJsonText } from '../scene/json.ts';
 import { LIBRARY_TOP_LEVEL, readSource } from '../scene/library.ts';
 import { librarySummary } from '../scene/libraryCheck.ts';
 import { addRecord, emptyLibrary, readRecordKind, removeRecord } from '../scene/libraryEdit.ts';
-import { checkPathText, describeFsError, kindOfFile, readTextFile } from '../scene/load.ts';
+import { checkPathText, describeFsError, kindOfFile, readStandardInput, readTextFile } from '../scene/load.ts';
 import type { JsonObject } from '../scene/reader.ts';
 import { fileLabel, quote, terminalSafe } from '../util/echo.ts';
 
@@ -36,9 +36,7 @@ is left as it was. A file named "add" or "remove" is listed as ./add.
 /** The record's JSON: inline text, @FILE, or - (standard input). */
 async function readValue(arg: string): Promise<unknown> {
   if (arg === '-') {
-    const chunks: Buffer[] = [];
-    for await (const c of process.stdin) chunks.push(c as Buffer);
-    return finiteRecord(parseJsonText(Buffer.concat(chunks).toString('utf8'), '<stdin>'), '<stdin>');
+    return finiteRecord(parseJsonText(await readStandardInput('record'), '<stdin>'), '<stdin>');
   }
   if (arg.startsWith('@')) {
     const file = arg.slice(1);

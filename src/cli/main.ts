@@ -65,7 +65,10 @@ export async function main(argv: string[]): Promise<number> {
 async function command(argv: string[]): Promise<number> {
   try {
     installNodePlatform();
-    onPipeWait((path) => say(`stackfield: waiting for data on the named pipe ${quote(path, 200)}: nothing has written to it yet (Ctrl-C stops)`));
+    onPipeWait(({ waitsFor, path }) => {
+      const on = path === null ? 'standard input' : `the named pipe ${quote(path, 200)}`;
+      say(`stackfield: waiting for ${waitsFor} on ${on}: nothing has ${waitsFor === 'data' ? 'written to it' : 'opened it for reading'} yet (Ctrl-C stops)`);
+    });
     const [name, ...rest] = argv;
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       // "stackfield help run": that command's help.

@@ -176,19 +176,27 @@ export function tooLarge(what: string, bytes: number | null, max = MAX_TEXT_BYTE
  */
 export async function readPipe(path: string, what: string, max: number): Promise<Uint8Array> {
   const { createReadStream } = await import('node:fs');
+  return readBounded(createReadStream(path), path, path, what, max);
+}
+
+/**
+ * The bytes of `stream` (a pipe's, standard input's), refused past `max`
+ * bytes as an InputError naming `file`; a wait for the first chunk longer
+ * than PIPE_WAIT_MS is reported for `path` (null: standard input).
+ */
+async function readBounded(stream: AsyncIterable<Buffer> & { destroy(): void }, file: string, path: string | null, what: string, max: number): Promise<Uint8Array> {
   const tell = pipeWaitListener();
-  let timer = tell ? setTimeout(() => tell(path), PIPE_WAIT_MS) : null;
+  let timer = tell ? setTimeout(() => tell({ waitsFor: 'data', path }), PIPE_WAIT_MS) : null;
   const chunks: Buffer[] = [];
   let total = 0;
-  const stream = createReadStream(path);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream) {
       if (timer) {
         clearTimeout(timer);
         timer = null;
       }
       total += chunk.length;
-      if (total > max) throw new InputError(tooLarge(what, null, max), path);
+      if (total > max) throw new InputError(tooLarge(what, null, max), file);
       chunks.push(chunk);
     }
   } finally {
@@ -196,6 +204,30 @@ export async function readPipe(path: string, what: string, max: number): Promise
     stream.destroy();
   }
   return Buffer.concat(chunks, total);
+}
+
+/**
+ * Standard input's text (Node only), read as a named pipe is: up to
+ * MAX_TEXT_BYTES, checked to be UTF-8, the wait reported. A file, a pipe, a
+ * socket or a terminal is read; another device (`< /dev/zero`) would be read
+ * for ever and is refused. Errors name the file `<stdin>`; `what` is what
+ * was to be read ("record").
+ */
+export async function readStandardInput(what: string, max = MAX_TEXT_BYTES): Promise<string> {
+  const fs = await import('node:fs');
+  const tty = await import('node:tty');
+  const file = '<stdin>';
+  let st: import('node:fs').Stats;
+  try {
+    st = fs.fstatSync(0);
+  } catch {
+    throw new InputError(`standard input is closed; expected the ${what} there`, file);
+  }
+  if ((st.isCharacterDevice() && !tty.isatty(0)) || st.isBlockDevice() || st.isDirectory()) {
+    throw new InputError(`standard input is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} (pipe the text in, or give it as a file)`, file);
+  }
+  if (st.isFile() && st.size > max) throw new InputError(tooLarge(what, st.size, max), file);
+  return decodeUtf8(await readBounded(process.stdin as unknown as AsyncIterable<Buffer> & { destroy(): void }, file, null, what, max), file);
 }
 
 /** Refuses a path that no file system accepts (a NUL character), as bad input rather than Node's own message. */

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, readdirSync, existsSync, statSync, symlinkSync, lstatSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFiles } from '../robots/helpers.ts';
-import { BIN, expectBadInput, stackfield } from './cliHelpers.ts';
+import { BIN, expectBadInput, pipeline, stackfield } from './cliHelpers.ts';
 
 const PLATE = { type: 'box', size: [0.5, 0.06, 0.4] };
 const ROBOT = {
@@ -150,6 +150,22 @@ describe('lib add / remove: what may be replaced', () => {
       `${toNull}: cannot write the library: it is a character device (the symbolic link leads to "/dev/null"), not a regular file`);
     expect(lstatSync(toNull).isSymbolicLink()).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['null.json', 'pipe.json']);
+  });
+});
+
+describe('lib add ... - (the record on standard input)', () => {
+  it('is read as a named pipe is: a device refused, past 256 MB refused, UTF-8 checked, a wait reported', () => {
+    const dir = writeFiles({});
+    const lib = join(dir, 'l.json');
+    const add = `"${process.execPath}" "${BIN}" lib add "${lib}" shape z -`;
+    expectBadInput(pipeline(`${add} < /dev/zero`, dir), '<stdin>: standard input is a character device, not a record (pipe the text in, or give it as a file)');
+    expectBadInput(pipeline(`${add} < <(head -c 300000000 /dev/zero)`, dir), '<stdin>: the record is more than 256 MB; the largest read is 256 MB');
+    expectBadInput(pipeline(`${add} < <(printf '{"type":"box","x\\xe9":1}')`, dir), '<stdin>: line 1, column 17: the file is not UTF-8 text (byte 0xe9): save it as UTF-8');
+    expect(existsSync(lib)).toBe(false);
+    const slow = pipeline(`${add} < <(sleep 2; echo '${j(PLATE)}')`, dir);
+    expect(slow.status, slow.stderr).toBe(0);
+    expect(slow.stderr).toBe('stackfield: waiting for data on standard input: nothing has written to it yet (Ctrl-C stops)\n');
+    expect(JSON.parse(readFileSync(lib, 'utf8')).shapes.z).toEqual(PLATE);
   });
 });
 
