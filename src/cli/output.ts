@@ -12,7 +12,8 @@
  *    stays; a dangling link creates the file it names.
  *  - A target that exists and is not a regular file (/dev/null, /dev/full, a
  *    named pipe, /dev/stdout) is written in place: renaming over a device would
- *    replace it.
+ *    replace it. A named pipe that nothing reads keeps the command waiting,
+ *    which it says on standard error after a second (util/pipeWait.ts).
  *  - A target that is one of this process's open descriptors (/dev/stdout,
  *    /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written through that
  *    descriptor, where it stands, also when it leads to a regular file (a
@@ -39,6 +40,7 @@ import { access, lstat, open, readlink, realpath, rename, stat, unlink, type Fil
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
+import { PIPE_WAIT_MS, pipeWaitListener } from '../util/pipeWait.ts';
 
 /** Writes a message line to standard error, escaped (src/util/echo.ts); a closed standard error is ignored. */
 export function say(message: string): void {
@@ -307,11 +309,17 @@ export class OutputFile {
       );
     }
     if (st && !st.isFile()) {
-      // A device or pipe: write in place (see the file comment).
+      // A device or pipe: write in place (see the file comment). Opening a
+      // named pipe waits for a reader, as a shell's `> PIPE` does: said once
+      // it has waited a while, as a read that waits for data is.
+      const tell = st.isFIFO() ? pipeWaitListener() : null;
+      const timer = tell ? setTimeout(() => tell({ waitsFor: 'a reader', path: target }), PIPE_WAIT_MS) : null;
       try {
         return new OutputFile(target, fileSink(await open(target, fsConstants.O_WRONLY | fsConstants.O_TRUNC)), null, flag);
       } catch (e) {
         throw writeError(target, e, flag);
+      } finally {
+        if (timer) clearTimeout(timer);
       }
     }
     // Through a symbolic link: replace the file it points to (renaming over the link would replace the link).

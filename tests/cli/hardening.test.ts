@@ -814,6 +814,17 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expect(quick.stderr).toBe('');
   });
 
+  it('an --out named pipe nothing reads yet is waited on with a line that says so, and written once read', () => {
+    const fifo = join(dir, 'out-fifo'), got = join(dir, 'got.jsonl'), file = join(dir, 'q.json');
+    writeFileSync(file, scene([ground, box()]));
+    expect(pipeline(`mkfifo "${fifo}"`).status).toBe(0);
+    // The reader comes after 4 s (the notice after 1 s of waiting; see the test above).
+    const r = pipeline(`( sleep 4; cat "${fifo}" > "${got}" ) & "${process.execPath}" "${BIN}" run "${file}" --steps 1 --summary none --out "${fifo}"; s=$?; wait; exit $s`);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`stackfield: waiting for a reader on the named pipe "${fifo}": nothing has opened it for reading yet (Ctrl-C stops)\n`);
+    expect(readFileSync(got, 'utf8').trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([0, 1]);
+  });
+
   it('an option\'s bad value is a command-line error like every other, and a number that reads as 0 is named as typed', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--backend', 'tpu']), 'command line: --backend: expected "cpu" or "gpu", got "tpu"');
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e-400']), 'command line: --param size: "1e-400" is too close to 0 for a double (it reads as 0)');
