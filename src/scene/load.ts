@@ -82,7 +82,8 @@ export const EXAMPLES_URL = new URL('../../examples/', import.meta.url);
 /**
  * The library search path of a scene file (Node only; docs/LIBRARY_FORMAT.md,
  * "Robots by name"): the `*.library.json` files in the scene's directory,
- * then those under the package's `examples/`, each group sorted by path.
+ * then those under the package's `examples/`, each group sorted by path;
+ * what is not a regular file (a named pipe, a device, a directory) is left out.
  * The scene's own includes come first of all: gatherFiles looks here only
  * for a robot or template they do not define.
  */
@@ -90,13 +91,19 @@ export async function librarySearchPath(sceneFile: string): Promise<string[]> {
   const fs = await import('node:fs/promises');
   const nodePath = await import('node:path');
   const { fileURLToPath } = await import('node:url');
+  // Regular files only (or links to them): a named pipe here would keep the
+  // command waiting for a writer, for a file the scene never named.
+  const isFile = async (p: string) => (await fs.stat(p).catch(() => null))?.isFile() === true;
   const list = async (dir: string, recursive: boolean): Promise<string[]> => {
+    let paths: string[];
     try {
       const names = await fs.readdir(dir === '' ? '.' : dir, { recursive });
-      return names.filter((n) => n.endsWith('.library.json')).sort().map((n) => (dir === '' ? n : nodePath.join(dir, n)));
+      paths = names.filter((n) => n.endsWith('.library.json')).sort().map((n) => (dir === '' ? n : nodePath.join(dir, n)));
     } catch {
       return [];
     }
+    const keep = await Promise.all(paths.map(isFile));
+    return paths.filter((_, i) => keep[i]);
   };
   const here = nodePath.dirname(sceneFile);
   return [...(await list(here === '.' ? '' : here, false)), ...(await list(fileURLToPath(EXAMPLES_URL), true))];

@@ -223,6 +223,17 @@ describe("libraries keep the command line's guarantees (issue 14)", () => {
     }
   });
 
+  it('passes over a named pipe among the *.library.json beside the scene when looking for a robot by name', () => {
+    const dir = writeFiles({ 's.json': { format: 'stackfield-scene/1', shapes: { myfloor: { type: 'plane' } }, bodies: [{ name: 'ground', shape: 'myfloor', static: true }],
+      robots: [{ name: 'c1', robot: 'caterpillar', position: [0, 0.2, 0] }] } });
+    expect(spawnSync('mkfifo', [join(dir, 'pipe.library.json')]).status).toBe(0);
+    // Nothing writes to the pipe: reading it would wait for ever.
+    const r = stackfield(['check', join(dir, 's.json')], { timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${join(dir, 's.json')}: ok: scene, 4 bodies (1 robot), 2 joints, 1 motor, 2 shapes, 1 included file\n`);
+  });
+
   it('--dump --flatten --out writes through a temporary file and refuses an included library as the target', () => {
     const scene = join(EXAMPLES, 'inchworm.scene.json');
     const dir = writeFiles({});
