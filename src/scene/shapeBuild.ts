@@ -17,8 +17,8 @@
  */
 import type { MeshNumbering, TriMesh, Vec3 } from '../geometry/mesh.ts';
 import { meshBounds, translatedMesh, scaledMesh } from '../geometry/mesh.ts';
-import { buildSamples, edgeSampleStart, type CollisionSamples } from '../geometry/samples.ts';
-import { meshEdges } from '../geometry/edges.ts';
+import { buildSamples, type CollisionSamples } from '../geometry/samples.ts';
+import { exactField, samplesOnSolid, trueSolid } from './trueSolids.ts';
 import {
   boxMesh, capsuleMesh, cylinderMesh, extrudeMesh, planeQuadMesh, revolveMesh, sphereMesh, torusMesh,
 } from '../geometry/shapes.ts';
@@ -592,13 +592,14 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   let mesh = u.mesh;
   let sdf = baked;
   if (u.signBy) signByWinding(sdf, u.signBy);
-  // A sphere's field is known exactly: the distance to the sphere itself,
-  // not to its facets. Its samples lie on the sphere (samplesOnSphere, below),
-  // and the exact field's normal points at its centre, so a frictionless
-  // impact along a line that misses the centres gives no spin (the
-  // polyhedron's facet normals tilt up to half a facet: two 16 x 12 spheres
-  // struck at 30 degrees left 87.6 degrees apart, spinning at 2.2 rad/s).
-  if (d.type === 'sphere') sdf = exactSphereField(sdf, d.radius, [-com[0], -com[1], -com[2]]);
+  // A sphere or capsule is the solid, not its tessellation
+  // (trueSolids.ts): its field the exact distance to it, so a sphere's
+  // contact normals point at its centre and a frictionless impact along a
+  // line that misses the centres gives no spin (the facet normals tilt up to
+  // half a facet: two 16 x 12 spheres struck at 30 degrees left 87.6 degrees
+  // apart, spinning at 2.2 rad/s).
+  const solidOf = trueSolid(d);
+  if (solidOf) sdf = exactField(sdf, solidOf, [-com[0], -com[1], -com[2]]);
   if (!hasInsideNode(sdf)) {
     io.warn?.(
       `${fileLabel(scene.file)}: ${childPath('shapes', name)}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
@@ -621,23 +622,27 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   // Face samples on triangles whose interior is wider than ~4 SDF cells (see samples.ts).
   tellStage(io, name, u.at, 'sampling', mesh.indices.length / 3, u.estimate);
   let samples = buildSamples(mesh, scene.solver.edgeSamples, 2 * sdf.cellSize, scene.solver.edgeSpacing * sdf.cellSize);
-  let bounds = meshBounds(mesh);
+  const bounds = meshBounds(mesh);
   let radius = meshRadius(mesh);
-  if (d.type === 'sphere') {
-    // A sphere is the sphere, not its tessellation (which only draws it):
-    // its samples on the sphere, and (unless they come from the field) its
-    // mass properties the sphere's. On the facets' vertices alone, a 16 x 12
-    // ball rolled down a slope like a polygon, 8.9 % slower than 5/7 g sin;
-    // now 1.2 % (48 x 32: 0.02 and 0.01 %; docs/DESIGN.md 4).
+  if (solidOf) {
+    // Its samples on the solid, and (unless they come from the field) its
+    // mass properties the solid's (trueSolids.ts).
     const c: Vec3 = [-com[0], -com[1], -com[2]];
-    samples = samplesOnSphere(mesh, samples, d.radius, c);
+    samples = samplesOnSolid(mesh, samples, solidOf, c);
     if (d.massFrom !== 'sdf') {
-      volume = (4 / 3) * Math.PI * d.radius * d.radius * d.radius;
-      const i = 0.4 * volume * d.radius * d.radius;
-      inertiaUnit = Float64Array.of(i, 0, 0, 0, i, 0, 0, 0, i);
+      volume = solidOf.volume;
+      const [ix, iy, iz] = solidOf.moments;
+      inertiaUnit = Float64Array.of(ix, 0, 0, 0, iy, 0, 0, 0, iz);
     }
-    bounds = { min: [c[0] - d.radius, c[1] - d.radius, c[2] - d.radius], max: [c[0] + d.radius, c[1] + d.radius, c[2] + d.radius] };
-    radius = Math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) + d.radius;
+    // The solid bulges past its facets: the bounds take in its samples.
+    const q = samples.points;
+    for (let i = 0; i < q.length; i += 4) {
+      for (let k = 0; k < 3; k++) {
+        bounds.min[k] = Math.min(bounds.min[k]!, q[i + k]!);
+        bounds.max[k] = Math.max(bounds.max[k]!, q[i + k]!);
+      }
+      radius = Math.max(radius, Math.sqrt(q[i]! * q[i]! + q[i + 1]! * q[i + 1]! + q[i + 2]! * q[i + 2]!));
+    }
   }
   return {
     name,
@@ -709,112 +714,3 @@ export function bodyMassProperties(
   return { mass, invInertia: inv };
 }
 
-/**
- * The collision samples of a sphere of radius r about c (its tessellation
- * `mesh`, sampled as `s`): the vertices, then one sample per triangle at its
- * centroid, then the edge samples, every one moved out along its radius onto
- * the sphere, with the sphere's normal there and no crease. Between the
- * vertices of a coarse tessellation the facets' centroids and edge samples
- * fill the gaps a ball would otherwise roll over.
- */
-function samplesOnSphere(mesh: TriMesh, s: CollisionSamples, r: number, c: Vec3): CollisionSamples {
-  const nv = s.meshVertexCount ?? s.vertexCount;
-  const idx = mesh.indices, p = mesh.positions;
-  const nt = idx.length / 3;
-  const old = s.points, total = old.length / 4;
-  // (Face samples of large facets, between the vertices and the edge samples in `s`, give way to the centroids.)
-  const n = nv + nt + (total - s.vertexCount);
-  const points = new Float32Array(4 * n), normals = new Float32Array(4 * n);
-  const put = (i: number, x: number, y: number, z: number) => {
-    const dx = x - c[0], dy = y - c[1], dz = z - c[2];
-    const l = Math.sqrt(dx * dx + dy * dy + dz * dz) || 1;
-    points[4 * i] = c[0] + (r * dx) / l;
-    points[4 * i + 1] = c[1] + (r * dy) / l;
-    points[4 * i + 2] = c[2] + (r * dz) / l;
-    normals[4 * i] = dx / l;
-    normals[4 * i + 1] = dy / l;
-    normals[4 * i + 2] = dz / l;
-  };
-  for (let v = 0; v < nv; v++) put(v, old[4 * v]!, old[4 * v + 1]!, old[4 * v + 2]!);
-  for (let t = 0; t < nt; t++) {
-    const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, cc = 3 * idx[3 * t + 2]!;
-    put(nv + t, (p[a]! + p[b]! + p[cc]!) / 3, (p[a + 1]! + p[b + 1]! + p[cc + 1]!) / 3, (p[a + 2]! + p[b + 2]! + p[cc + 2]!) / 3);
-  }
-  for (let i = s.vertexCount; i < total; i++) put(nt + nv + (i - s.vertexCount), old[4 * i]!, old[4 * i + 1]!, old[4 * i + 2]!);
-  const out: CollisionSamples = { ...s, points, normals, vertexCount: nv + nt, meshVertexCount: nv, creases: new Float32Array(6 * n) };
-  out.areas = sphereSampleAreas(mesh, out, r, c);
-  return out;
-}
-
-/**
- * The area of the sphere each sample stands for, nearest-sample shares:
- * each triangle's piece of the sphere is probed on a barycentric grid
- * (projected onto the sphere), and each probe's share goes to the nearest
- * of the samples on that triangle (its corners, its edges' samples, its
- * centroid). A sample's area is then its part of the surface around it,
- * whatever the spacing of the samples on each edge, so a contact patch's
- * weighted centre lies where the sphere touches.
- */
-function sphereSampleAreas(mesh: TriMesh, s: CollisionSamples, r: number, c: Vec3): Float32Array {
-  const idx = mesh.indices, p = mesh.positions, q = s.points;
-  const nv = s.meshVertexCount ?? s.vertexCount;
-  const me = meshEdges(idx, nv);
-  const out = new Float64Array(q.length / 4);
-  const N = 6;
-  const cand: number[] = [];
-  const total = 4 * Math.PI * r * r;
-  let probes = 0;
-  const share = new Float64Array(out.length);
-  for (let t = 0; t < idx.length / 3; t++) {
-    const a = idx[3 * t]!, b = idx[3 * t + 1]!, cc = idx[3 * t + 2]!;
-    const ux = p[3 * b]! - p[3 * a]!, uy = p[3 * b + 1]! - p[3 * a + 1]!, uz = p[3 * b + 2]! - p[3 * a + 2]!;
-    const vx = p[3 * cc]! - p[3 * a]!, vy = p[3 * cc + 1]! - p[3 * a + 1]!, vz = p[3 * cc + 2]! - p[3 * a + 2]!;
-    const area = 0.5 * Math.sqrt(sq(uy * vz - uz * vy) + sq(uz * vx - ux * vz) + sq(ux * vy - uy * vx));
-    const each = area / (((N + 1) * (N + 2)) / 2);
-    cand.length = 0;
-    cand.push(a, b, cc, nv + t);
-    for (let j = 0; j < 3; j++) {
-      const e = me.edgeOf[3 * t + j]!;
-      for (let i = edgeSampleStart(s, e), end = edgeSampleStart(s, e + 1); i < end; i++) cand.push(i);
-    }
-    for (let u = 0; u <= N; u++) {
-      for (let v = 0; u + v <= N; v++) {
-        const wa = (u + 0.5 / 3) / (N + 0.5), wb = (v + 0.5 / 3) / (N + 0.5), wc = 1 - wa - wb;
-        if (wc < 0) continue;
-        let x = wa * p[3 * a]! + wb * p[3 * b]! + wc * p[3 * cc]! - c[0];
-        let y = wa * p[3 * a + 1]! + wb * p[3 * b + 1]! + wc * p[3 * cc + 1]! - c[1];
-        let z = wa * p[3 * a + 2]! + wb * p[3 * b + 2]! + wc * p[3 * cc + 2]! - c[2];
-        const l = Math.sqrt(x * x + y * y + z * z) || 1;
-        x = c[0] + (r * x) / l; y = c[1] + (r * y) / l; z = c[2] + (r * z) / l;
-        let best = cand[0]!, bd = Infinity;
-        for (const k of cand) {
-          const d = sq(q[4 * k]! - x) + sq(q[4 * k + 1]! - y) + sq(q[4 * k + 2]! - z);
-          if (d < bd) { bd = d; best = k; }
-        }
-        share[best]! += each;
-        probes += each;
-      }
-    }
-  }
-  for (let i = 0; i < out.length; i++) out[i] = (total * share[i]!) / probes;
-  return Float32Array.from(out);
-}
-
-const sq = (x: number): number => x * x;
-
-/** `g` with every node's value the signed distance to the sphere of radius r about c (body frame). */
-function exactSphereField(g: SdfGrid, r: number, c: Vec3): SdfGrid {
-  const values = new Float32Array(g.values.length);
-  const [nx, ny, nz] = g.dims, h = g.cellSize, o = g.origin;
-  for (let k = 0; k < nz; k++) {
-    const z = o[2] + k * h - c[2];
-    for (let j = 0; j < ny; j++) {
-      const y = o[1] + j * h - c[1];
-      for (let i = 0; i < nx; i++) {
-        const x = o[0] + i * h - c[0];
-        values[i + nx * (j + ny * k)] = Math.sqrt(x * x + y * y + z * z) - r;
-      }
-    }
-  }
-  return { ...g, values };
-}
