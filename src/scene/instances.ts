@@ -28,7 +28,7 @@ import {
   TEMPLATE_KEYS, Namespace, alternatives, checkDefinitions, readMaterial, readPlainName, relativePath,
   type Def, type RobotDef, type SourceFile,
 } from './library.ts';
-import { MOTOR_ALTERNATIVES, SCENE_FORMAT_ID, validateScene } from './validate.ts';
+import { MAX_BODIES, MAX_JOINTS, MOTOR_ALTERNATIVES, SCENE_FORMAT_ID, checkCount, tooManyMessage, validateScene } from './validate.ts';
 import { Reader, childPath, define, has, indexPath, joinPath, readOrientation, readRotation, unknownName, type JsonObject } from './reader.ts';
 import type { Quat, SceneDesc } from './types.ts';
 import { quote } from '../util/echo.ts';
@@ -289,6 +289,9 @@ class Flattener {
     const motorOverrides = this.overrides(o, path, 'motors', robot.motors.map((m) => m.name), 'motor', `motor of robot ${quote(def.name)}`);
 
     const rr = new Reader(def.source.file);
+    for (const [what, have, more, max] of [['bodies', this.bodies.length, robot.parts.length, MAX_BODIES], ['joints', this.joints.length, robot.joints.length, MAX_JOINTS]] as const) {
+      if (have + more > max) r.fail(path, tooManyMessage(what, max, `robot ${quote(def.name)} adds ${more} ${what} to ${have}`));
+    }
     for (const part of robot.parts) {
       const L = new Layers();
       this.defaultLayer(L);
@@ -383,6 +386,9 @@ export function flattenScene(root: SourceFile, ns: Namespace, robots: Map<string
   if (has(S, 'shapes') && S['shapes'] !== null && typeof S['shapes'] === 'object') {
     for (const [name, v] of Object.entries(S['shapes'] as JsonObject)) define(f.shapes, name, v);
   }
+  // Counted before they are copied (validateScene counts them again with robots' parts).
+  if (Array.isArray(S['bodies'])) checkCount(r, S['bodies'], 'bodies', MAX_BODIES);
+  if (Array.isArray(S['joints'])) checkCount(r, S['joints'], 'joints', MAX_JOINTS);
   if (Array.isArray(S['bodies'])) (S['bodies'] as unknown[]).forEach((b, i) => f.sceneBody(b, i));
   // The scene's own joints and motors come first, so their default names ("joint<i>") and paths stay the same.
   for (const key of ['joints', 'motors'] as const) {

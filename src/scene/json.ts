@@ -22,18 +22,20 @@ import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (looksUtf16(body)) throw new InputError(`${UTF16_MESSAGE} (JSON files are UTF-8)`, file);
+  // Scanned before it is parsed: a document of more than MAX_JSON_VALUES
+  // values is refused before JSON.parse spends the memory on it.
+  const problem = scanJson(body);
+  if (problem?.tooLarge) throw new InputError(problem.message, file, lineColumn(body, problem.offset));
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch (e) {
-    const problem = scanJson(body);
     if (problem) throw new InputError(`invalid JSON: ${problem.message}`, file, lineColumn(body, problem.offset));
     // The scanner found nothing: fall back to whatever position the engine's message gives.
     const native = e instanceof Error ? e.message : String(e);
     const offset = positionFromMessage(native, body);
     throw new InputError(`invalid JSON: ${native}`, file, offset === undefined ? undefined : lineColumn(body, offset));
   }
-  const problem = scanJson(body);
   if (problem?.duplicate) throw new InputError(problem.message, file, lineColumn(body, problem.offset));
   return value;
 }
@@ -75,6 +77,8 @@ interface JsonProblem {
    * past MAX_JSON_DEPTH): reported after a successful parse too.
    */
   duplicate?: boolean;
+  /** More than MAX_JSON_VALUES values: reported without parsing the document. */
+  tooLarge?: boolean;
 }
 
 /**
@@ -83,6 +87,16 @@ interface JsonProblem {
  * hundred thousand '[' would overflow its stack.
  */
 export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Most values (objects, arrays, strings, numbers, true, false, null; keys not
+ * counted) in one scene or library document. JSON.parse would take a 256 MB
+ * file of `[],` (85 million empty arrays) and run out of memory on it; the
+ * heaviest part of a scene is its bodies (about 1 KB each as it is read and
+ * checked), and a scene holds at most MAX_BODIES of them (validate.ts):
+ * 20 million values are those bodies with some twenty values each.
+ */
+export const MAX_JSON_VALUES = 20_000_000;
 
 /** What the scanner expects next. */
 const Expect = {
@@ -134,6 +148,7 @@ function scanJson(text: string): JsonProblem | undefined {
   let expect: Expect = Expect.Value;
   /** Offset of the ',' just read, or -1: a close bracket right after it is a trailing comma. */
   let commaAt = -1;
+  let values = 0;
 
   const fail = (offset: number, message: string): JsonProblem => ({ offset, message });
 
@@ -233,6 +248,9 @@ function scanJson(text: string): JsonProblem | undefined {
 
     switch (expect) {
       case Expect.Value: {
+        if (++values > MAX_JSON_VALUES && i < n) {
+          return { offset: i, message: `more than ${MAX_JSON_VALUES} JSON values (numbers, strings, arrays, objects): a scene or library holds at most ${MAX_JSON_VALUES}, enough for a million bodies; a larger one would run out of memory as it is read (split it)`, tooLarge: true };
+        }
         if ((c === 0x7b || c === 0x5b) && stack.length >= MAX_JSON_DEPTH) {
           return { offset: i, message: `arrays and objects nested more than ${MAX_JSON_DEPTH} deep (no scene or library nests a tenth of that)`, duplicate: true };
         }

@@ -118,6 +118,26 @@ export const LIMITS = {
 
 const ITERATIONS: NumberRule = { min: 0, max: LIMITS.iterations, integer: true };
 
+/**
+ * Most bodies (robots' parts counted) and most joints in one scene: a body
+ * takes about 1 KB of memory as it is read and checked, and 4.5 million
+ * minimal bodies took 4.7 GB, past Node's default heap on many machines (a
+ * crash with a native stack trace, not a message). Refused as bad input
+ * before the bodies are read (docs/SCENE_FORMAT.md, "Size limits").
+ */
+export const MAX_BODIES = 1_000_000;
+export const MAX_JOINTS = 1_000_000;
+
+/** The message for a list of `count` entries past `max` ("bodies", "joints"); `how` says where the count came from. */
+export function tooManyMessage(what: 'bodies' | 'joints', max: number, how = `more than ${max} ${what}`): string {
+  return `${how}: a scene holds at most ${max} ${what} (each takes memory as the scene is read; a larger scene would run out of it): split the scene`;
+}
+
+/** Refuses `list` (the scene's `key` array) when it is longer than `max`, at its first entry past it. */
+export function checkCount(r: Reader, list: readonly unknown[], key: 'bodies' | 'joints', max: number): void {
+  if (list.length > max) r.fail(indexPath(key, max), tooManyMessage(key, max));
+}
+
 /** A body's material keys and their ranges (also those of a library material and of scene defaults). */
 export const MATERIAL_RULES = {
   density: POSITIVE,
@@ -310,6 +330,8 @@ export function validateScene(json: unknown, file: string, baseDir?: string): Sc
   if (!has(root, 'bodies')) r.missing('', 'bodies', 'an array with at least one body');
   const bodyList = r.array(root['bodies'], 'bodies', 'an array of bodies');
   if (bodyList.length === 0) r.fail('bodies', 'expected at least one body, got an empty array');
+  checkCount(r, bodyList, 'bodies', MAX_BODIES);
+  if (Array.isArray(root['joints'])) checkCount(r, root['joints'], 'joints', MAX_JOINTS);
   const bodies: BodyDesc[] = [];
   /** name -> index of the body that has it, and whether it was the default name. */
   const byName = new Map<string, { index: number; isDefault: boolean }>();

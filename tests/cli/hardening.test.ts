@@ -825,6 +825,16 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expect(readFileSync(got, 'utf8').trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([0, 1]);
   });
 
+  it('a scene of more than a million bodies is refused as bad input, before its bodies are read (not a heap crash)', () => {
+    const big = join(dir, 'million.json');
+    writeFileSync(big, `{"format":"${FORMAT}","shapes":{"b":{"type":"box"}},"bodies":[${'{"shape":"b"},'.repeat(1_000_000)}{"shape":"b"}]}`);
+    for (const command of ['check', 'run']) {
+      expectBadInput(stackfield([command, big], { timeout: 60_000 }),
+        `${big}: bodies[1000000]: more than 1000000 bodies: a scene holds at most 1000000 bodies (each takes memory as the scene is read; a larger scene would run out of it): split the scene`);
+    }
+    rmSync(big);
+  });
+
   it('an option\'s bad value is a command-line error like every other, and a number that reads as 0 is named as typed', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--backend', 'tpu']), 'command line: --backend: expected "cpu" or "gpu", got "tpu"');
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e-400']), 'command line: --param size: "1e-400" is too close to 0 for a double (it reads as 0)');

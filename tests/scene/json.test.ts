@@ -107,6 +107,16 @@ describe('JSON syntax errors name the file, line and column', () => {
     expect(JSON.parse(formatJson(parseJsonText(deepest, 'x.json')))).toEqual(JSON.parse(deepest));
   });
 
+  test('a document of more than 20 000 000 values is refused before it is parsed, at the value past the limit', () => {
+    // 20 000 001 numbers in an array (40 MB): the array itself is one value more.
+    const many = `[${'0,'.repeat(20_000_000)}0]`;
+    expect(inputError(() => parseJsonText(many, 'x.json')).message).toBe(
+      'x.json: line 1, column 40000000: more than 20000000 JSON values (numbers, strings, arrays, objects): a scene or library holds at most 20000000, enough for a million bodies; a larger one would run out of memory as it is read (split it)',
+    );
+    const enough = `[${'0,'.repeat(19_999_998)}0]`;
+    expect((parseJsonText(enough, 'x.json') as unknown[]).length).toBe(19_999_999);
+  });
+
   test('lineColumn counts CRLF line ends as one line break', () => {
     expect(lineColumn('ab\r\ncd', 4)).toBe('line 2, column 1');
     expect(lineColumn('abc', 2)).toBe('line 1, column 3');
