@@ -12,6 +12,8 @@ import { applySolverFlag, extractParams, loadSceneArgWithSources, sceneInputs, t
 import type { SceneDesc } from '../scene/types.ts';
 import { InputError } from '../errors.ts';
 import { OutputFile } from './output.ts';
+import { readMeshText } from './nodeIo.ts';
+import { parseCells } from './sdf.ts';
 import { terminalSafe } from '../util/echo.ts';
 import { DEFAULT_BENCH_STEPS, formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
@@ -205,11 +207,8 @@ async function benchScene(args: ParsedArgs, params: Record<string, number>): Pro
 async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
   let result: unknown;
   if (loaded === null) {
-    const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map((c) => {
-      const n = Number(c);
-      if (!Number.isInteger(n) || n < 4 || n > 512) throw new InputError(`--cells: expected integers in [4, 512], got ${quote(c)}`, undefined, 'command line');
-      return n;
-    });
+    // Each entry as sdf reads its --cells (decimal digits, the same range).
+    const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map(parseCells);
     result = await sdfBench(backends, cells, repeats, json);
   } else {
     const { scene, builtin, params: p } = loaded;
@@ -230,7 +229,8 @@ async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: Ba
     try {
       r = await runBenchmark(
         { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
-        { readText: (path) => readFile(path, 'utf8'), platform: platform(), gc: gc.read },
+        // Mesh files read as run reads them (UTF-8 checked, size capped).
+        { readText: readMeshText, platform: platform(), gc: gc.read },
         tty ? onProgress : undefined,
       );
     } finally {

@@ -36,6 +36,30 @@ export const SDF_DEFAULT_PADDING = 2;
  */
 export const SDF_MIN_CELLS = 8;
 
+/** Most cells along the longest side. */
+export const SDF_MAX_CELLS = 1024;
+
+/**
+ * A --cells value (of `sdf`, and each entry of `bench --sdf --cells`):
+ * decimal digits, SDF_MIN_CELLS to SDF_MAX_CELLS; a count under the minimum
+ * says why it is too coarse.
+ */
+export function parseCells(v: string): number {
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (n < SDF_MIN_CELLS) {
+    throw new InputError(
+      `--cells ${v} is too coarse: the minimum is ${SDF_MIN_CELLS} cells along the longest side (with fewer, a cell is more than ` +
+        `an eighth of the shape, no grid node lies inside its thinner parts, and the field cannot tell inside from outside)`,
+      undefined,
+      'command line',
+    );
+  }
+  if (!Number.isInteger(n) || n > SDF_MAX_CELLS) {
+    throw new InputError(`--cells expects an integer from ${SDF_MIN_CELLS} to ${SDF_MAX_CELLS}, got ${quote(v)}`, undefined, 'command line');
+  }
+  return n;
+}
+
 const help = `stackfield sdf - bake a signed distance field and mass properties
 
 Usage:
@@ -43,7 +67,7 @@ Usage:
 
 Options:
   --out GRID.json    where to write the result (required); replaced only when the bake succeeds
-  --cells N          grid cells along the longest axis of the mesh bounds, ${SDF_MIN_CELLS} to 1024 (default ${SDF_DEFAULT_CELLS});
+  --cells N          grid cells along the longest axis of the mesh bounds, ${SDF_MIN_CELLS} to ${SDF_MAX_CELLS} (default ${SDF_DEFAULT_CELLS});
                      fewer than ${SDF_MIN_CELLS} cannot resolve a shape (no node inside its thinner parts)
   --padding N        extra cells on every side (default ${SDF_DEFAULT_PADDING})
   --backend cpu|gpu  bake on the CPU (exact, BVH) or with WebGPU (default cpu)
@@ -72,16 +96,8 @@ export const sdfCommand: Command = {
       throw new InputError(`expected exactly one mesh file, got ${args.positionals.length}${listed ? ` (${listed})` : ''}`, undefined, 'command line');
     }
     const file = args.positionals[0]!;
-    const cellsArg = args.flags.get('cells');
-    if (typeof cellsArg === 'string' && Number.isInteger(Number(cellsArg)) && Number(cellsArg) < SDF_MIN_CELLS && Number(cellsArg) >= 0) {
-      throw new InputError(
-        `--cells ${cellsArg} is too coarse: the minimum is ${SDF_MIN_CELLS} cells along the longest side (with fewer, a cell is more than ` +
-          `an eighth of the shape, no grid node lies inside its thinner parts, and the field cannot tell inside from outside)`,
-        undefined,
-        'command line',
-      );
-    }
-    const cells = intFlag(args, 'cells', SDF_DEFAULT_CELLS, SDF_MIN_CELLS, 1024);
+    const cellsArg = stringFlag(args, 'cells');
+    const cells = cellsArg === undefined ? SDF_DEFAULT_CELLS : parseCells(cellsArg);
     const padding = intFlag(args, 'padding', SDF_DEFAULT_PADDING, 1, 64);
     const maxNodes = intFlag(args, 'max-sdf-nodes', BUILD_LIMITS.maxSdfNodes, 8, 1e10);
     const backend = stringFlag(args, 'backend') ?? 'cpu';

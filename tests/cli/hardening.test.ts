@@ -835,6 +835,23 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     rmSync(big);
   });
 
+  it('bench --sdf --cells reads each entry as sdf --cells does: decimal digits, 8 to 1024', () => {
+    for (const v of ['0x10', '1e2', ' 64', '2000']) {
+      expectBadInput(stackfield(['bench', '--sdf', '--cells', `64,${v}`, '--repeats', '1']), `command line: --cells expects an integer from 8 to 1024, got "${v}"`);
+    }
+    expectBadInput(stackfield(['bench', '--sdf', '--cells', '4', '--repeats', '1']), 'command line: --cells 4 is too coarse: the minimum is 8 cells along the longest side');
+    expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '0x10', '--out', join(dir, 'g.json')]), 'command line: --cells expects an integer from 8 to 1024, got "0x10"');
+  });
+
+  it('bench reads a scene\'s mesh files as run does: one that is not UTF-8 is refused', () => {
+    writeFileSync(join(dir, 'latin.obj'), Buffer.concat([Buffer.from('# caf\xe9 mesh\n', 'latin1'), Buffer.from(CUBE_OBJ)]));
+    const latin = join(dir, 'latin.json');
+    writeFileSync(latin, scene([ground, { name: 'b', shape: 'm', position: [0, 2, 0] }], { floor: { type: 'plane' }, m: { type: 'mesh', path: 'latin.obj', sdf: { cells: 8 } } }));
+    for (const command of ['run', 'bench']) {
+      expectBadInput(stackfield([command, latin, '--steps', '2', '--threads', '1']), `${latin}: shapes.m.path: latin.obj: line 1, column 6: the file is not UTF-8 text (byte 0xe9): save it as UTF-8`);
+    }
+  });
+
   it('an option\'s bad value is a command-line error like every other, and a number that reads as 0 is named as typed', () => {
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--backend', 'tpu']), 'command line: --backend: expected "cpu" or "gpu", got "tpu"');
     expectBadInput(stackfield(['run', '--builtin', 'tower', '--param', 'size=1e-400']), 'command line: --param size: "1e-400" is too close to 0 for a double (it reads as 0)');
