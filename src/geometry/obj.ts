@@ -3,7 +3,7 @@
  * needs (docs/ALGORITHM.md 1). Texture coordinates, normals, groups, materials,
  * smoothing groups, lines and points are recognised and skipped; statements we
  * do not know (free-form curves and surfaces, vendor extensions) are skipped
- * too, with one warning per keyword, because a mesh that still parses is more
+ * too, with one warning per keyword (ten named, the rest counted in one), because a mesh that still parses is more
  * useful than a refusal, but the user should know something was dropped.
  *
  * Every error is an InputError naming the file, the line and what was expected.
@@ -25,6 +25,9 @@ import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { fileLabel, quote } from '../util/echo.ts';
 import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
 import * as det from '../util/detmath.ts';
+
+/** Unsupported keywords the warnings name one by one before they count the rest. */
+const UNSUPPORTED_TOLD = 10;
 
 export interface ObjResult {
   mesh: TriMesh;
@@ -97,11 +100,11 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   const indices = new GrowU32();
   const warnings: string[] = [];
   /** Skipped-but-noteworthy content, grouped so a large file gives a few lines, not thousands. */
-  const notes = new Map<string, { first: number; count: number }>();
-  const note = (what: string, line: number): void => {
+  const notes = new Map<string, { first: number; count: number; unsupported: boolean }>();
+  const note = (what: string, line: number, unsupported = false): void => {
     const n = notes.get(what);
     if (n) n.count++;
-    else notes.set(what, { first: line, count: 1 });
+    else notes.set(what, { first: line, count: 1, unsupported });
   };
 
   // Positive indices may point forward (some writers emit faces first), so
@@ -298,7 +301,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
       } else {
         const kw = s.slice(tokA, tokB);
         if (kw === 'fo') parseFace(line); // old spelling of f
-        else if (!IGNORED.has(kw)) note(`unsupported statement ${quote(kw)} ignored`, line);
+        else if (!IGNORED.has(kw)) note(`unsupported statement ${quote(kw)} ignored`, line, true);
       }
     }
     if (end >= len) break;
@@ -336,8 +339,19 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   const vertexNumbers = new Uint32Array(mesh.positions.length / 3);
   for (let v = 0; v < vertexNumbers.length; v++) vertexNumbers[v] = (kept ? kept[v]! : v) + 1;
   const numbering = { vertexNumbers, triangleLines: triangleLine.data.slice(0, triangleLine.length) };
+  // Unsupported keywords named one by one up to UNSUPPORTED_TOLD, then counted:
+  // a file of 100 000 vendor keywords gave 100 000 lines.
+  let told = 0, moreKeywords = 0, moreLines = 0, moreFirst = 0;
   for (const [what, n] of notes) {
+    if (n.unsupported && told++ >= UNSUPPORTED_TOLD) {
+      if (moreKeywords++ === 0) moreFirst = n.first;
+      moreLines += n.count;
+      continue;
+    }
     warnings.push(`${fileLabel(file)}: line ${n.first}: ${what}${n.count > 1 ? ` (${n.count} lines)` : ''}`);
+  }
+  if (moreKeywords > 0) {
+    warnings.push(`${fileLabel(file)}: line ${moreFirst}: ${moreKeywords} more unsupported keyword${moreKeywords === 1 ? '' : 's'} ignored (on ${moreLines} line${moreLines === 1 ? '' : 's'})`);
   }
   if (dropped > 0) warnings.push(`${fileLabel(file)}: ${dropped === 1 ? '1 vertex' : `${dropped} vertices`} used by no face ${dropped === 1 ? 'was' : 'were'} dropped`);
   return { mesh, warnings, numbering };

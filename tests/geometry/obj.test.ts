@@ -274,6 +274,18 @@ f 4 1 5 8
   });
 });
 
+describe('parseObj warnings about unsupported keywords', () => {
+  it('names ten keywords one by one, then counts the rest in one line', () => {
+    const tet = ['v 0 0 0', 'v 1 0 0', 'v 0 1 0', 'v 0 0 1', 'f 1 3 2', 'f 1 2 4', 'f 1 4 3', 'f 2 3 4'];
+    const keywords = Array.from({ length: 1000 }, (_, i) => `kw${i} 1 2 3`);
+    const r = parseObjWithWarnings([...tet, ...keywords, 'kw3 again', 'kw999 again'].join('\n'), 'kw.obj');
+    expect(r.warnings).toHaveLength(11);
+    expect(r.warnings[0]).toBe('kw.obj: line 9: unsupported statement "kw0" ignored');
+    expect(r.warnings[3]).toBe('kw.obj: line 12: unsupported statement "kw3" ignored (2 lines)');
+    expect(r.warnings[10]).toBe('kw.obj: line 19: 990 more unsupported keywords ignored (on 991 lines)');
+  });
+});
+
 describe('parseObj errors name the file, the line and what was expected', () => {
   const faces = TET_F.map((f) => 'f ' + f.join(' '));
 
