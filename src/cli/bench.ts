@@ -34,8 +34,8 @@ Usage:
 
 Options:
   --builtin NAME      a built-in scene (default: rings)
-  --bodies N          set the built-in's body count (the parameter "run --list" marks; refused
-                      for scenes without one, such as seesaw or caterpillar)
+  --bodies N          set the built-in's body count (the parameter "run --list" marks, in its
+                      range; refused for scenes without one, such as seesaw or caterpillar)
   --steps N           measured steps (default ${DEFAULT_BENCH_STEPS}: falling, landing and settled); a warm-up of max(2, steps/10) (at most 20) runs first
   --warmup N          warm-up steps instead of the default
   --warm-code N       first run N steps on a discarded copy of the scene, so the measured run
@@ -179,8 +179,10 @@ async function benchScene(args: ParsedArgs, params: Record<string, number>): Pro
   const file = args.positionals[0];
   if (!file && !builtin) builtin = 'rings';
   const p = { ...params };
-  const bodies = args.flags.has('bodies') ? intFlag(args, 'bodies', 0, 1, 100_000) : undefined;
-  if (bodies !== undefined) {
+  // Decimal digits, in the range of the scene's own count parameter (checked below).
+  const bodiesText = stringFlag(args, 'bodies');
+  if (bodiesText !== undefined) {
+    const bodies = /^\d+$/.test(bodiesText) ? Number(bodiesText) : NaN;
     if (!builtin) throw new InputError('--bodies only applies to --builtin scenes', undefined, 'command line');
     const info = listBuiltins().find((b) => b.name === builtin);
     // Each built-in declares which parameter counts its bodies; the first parameter may be a speed or a mass ratio.
@@ -193,6 +195,10 @@ async function benchScene(args: ParsedArgs, params: Record<string, number>): Pro
       );
     }
     if (info?.count !== undefined) {
+      const d = info.params.find((q) => q.name === info.count);
+      if (d && !(bodies >= d.min && bodies <= d.max)) {
+        throw new InputError(`--bodies expects an integer from ${d.min} to ${d.max} for scene "${builtin}" (its parameter ${d.name}), got ${quote(bodiesText)}`, undefined, 'command line');
+      }
       if (Object.hasOwn(p, info.count)) {
         throw new InputError(`--bodies ${bodies} and --param ${info.count}=${p[info.count]} both set the body count of "${builtin}"; give one`, undefined, 'command line');
       }

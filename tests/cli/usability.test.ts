@@ -136,6 +136,10 @@ describe('built-in parameters on the command line', () => {
     expectBadInput(stackfield(['bench', '--builtin', 'seesaw', '--bodies', '50']), 'scene "seesaw" has no body-count parameter', 'its parameters: heavy');
     expectBadInput(stackfield(['bench', '--builtin', 'caterpillar', '--bodies', '5']), 'no body-count parameter', 'speed, maxTorque');
     expectBadInput(stackfield(['bench', '--builtin', 'incline', '--bodies', '1']), 'no body-count parameter');
+    // Out of the scene's range: named as --bodies, with the range of the parameter it sets.
+    for (const v of ['5000', '0', '3.5', '200000']) {
+      expectBadInput(stackfield(['bench', '--bodies', v, '--steps', '1']), `command line: --bodies expects an integer from 1 to 2000 for scene "rings" (its parameter rings), got "${v}"`);
+    }
   });
 
   it('run --list shows what each scene shows, its parameters described, and which one --bodies sets', () => {
