@@ -1369,7 +1369,7 @@ export class AccumulatedSolver implements ContactSolver {
       this.meshPair = !planeLike;
       // (Three points always lie in a plane: a fit needs a fourth. A plane
       // pair's normals and gaps are exact already.)
-      if (nm >= 4 && pairs.kind[k] !== PAIR_PLANE && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
+      if (nm >= 4 && !planeLike && planeNormal(cs.p, this.members, nm, mx, my, mz, this.fit)) {
         mx = this.fit[0]!; my = this.fit[1]!; mz = this.fit[2]!;
         // The members' gaps, fitted by a plane over the face (gap = c0 +
         // c1 u + c2 v): the field's value at a rim sample is as rounded as
