@@ -47,12 +47,15 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[], value
       // The last one winning silently hides a mistake (--steps 5 ... --steps 7).
       throw new InputError(`--${name} given twice (give each option once)`, undefined, 'command line');
     }
+    // main() answers --help wherever it stands; "--help=1" was called an unknown option, in a list that named --help.
+    if (name === 'help') throw new InputError(`--help takes no value (give --help alone)`, undefined, 'command line');
     if (booleanFlags.includes(name)) {
       if (eq >= 0) throw new InputError(`--${name} takes no value`, undefined, 'command line');
       flags.set(name, true);
     } else if (valueFlags.includes(name)) {
       const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined || value === '' || (value.startsWith('--') && value.length > 2)) {
+      // "--steps --out x" lost its value to the next option; "--steps=--5" gave one, for the value's check to refuse.
+      if (value === undefined || value === '' || (eq < 0 && value.startsWith('--') && value.length > 2)) {
         throw new InputError(`--${name} needs a value${value === '' ? ' (got an empty one)' : ''}`, undefined, 'command line');
       }
       flags.set(name, value);

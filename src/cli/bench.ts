@@ -177,7 +177,7 @@ interface BenchScene {
 async function benchScene(args: ParsedArgs, params: Record<string, number>): Promise<BenchScene> {
   let builtin = stringFlag(args, 'builtin');
   const file = args.positionals[0];
-  if (!file && !builtin) builtin = 'rings';
+  if (file === undefined && !builtin) builtin = 'rings';
   const p = { ...params };
   // Decimal digits, in the range of the scene's own count parameter (checked below).
   const bodiesText = stringFlag(args, 'bodies');

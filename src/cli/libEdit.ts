@@ -92,7 +92,7 @@ export async function editTarget(file: string): Promise<EditTarget> {
   let path: string;
   let st: Stats | null;
   try {
-    checkPathText(file);
+    checkPathText(file, 'library file');
     const descriptor = await descriptorOf(file);
     if (descriptor !== null) {
       const stream = ['standard input', 'standard output', 'standard error'][descriptor.fd];

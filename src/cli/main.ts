@@ -70,6 +70,7 @@ async function command(argv: string[]): Promise<number> {
       say(`stackfield: waiting for ${waitsFor} on ${on}: nothing has ${waitsFor === 'data' ? 'written to it' : 'opened it for reading'} yet (Ctrl-C stops)`);
     });
     const [name, ...rest] = argv;
+    if (name === '') throw new InputError('expected a command, got an empty argument ("")', undefined, 'command line');
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       // "stackfield help run": that command's help.
       const topic = rest.length === 1 ? commandNamed(rest[0]!) : undefined;

@@ -16,7 +16,7 @@ const MAX_MESH_BYTES = 512 * 1024 * 1024;
 export async function readMeshText(path: string): Promise<string> {
   let size: number;
   try {
-    checkPathText(path);
+    checkPathText(path, 'mesh file');
     const st = await stat(path);
     // A named pipe (a shell's <(...)) is read as it comes, up to the same size; a device would be read for ever.
     if (st.isFIFO()) return decodeUtf8(await readPipe(path, 'mesh file', MAX_MESH_BYTES), path);

@@ -159,7 +159,7 @@ export const MAX_TEXT_BYTES = 256 * 1024 * 1024;
 export async function readTextFile(path: string, what: string): Promise<string> {
   const fs = await import('node:fs/promises');
   try {
-    checkPathText(path);
+    checkPathText(path, what);
     // A device such as /dev/zero would be read forever; a named pipe is fine.
     const st = await fs.stat(path);
     if (!st.isFile() && !st.isFIFO()) throw new InputError(`is ${kindOfFile(st)}, not ${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`, path);
@@ -237,8 +237,10 @@ export async function readStandardInput(what: string, max = MAX_TEXT_BYTES): Pro
   return decodeUtf8(await readBounded(process.stdin as unknown as AsyncIterable<Buffer> & { destroy(): void }, file, null, what, max), file);
 }
 
-/** Refuses a path that no file system accepts (a NUL character), as bad input rather than Node's own message. */
-export function checkPathText(path: string): void {
+/** Refuses a path that no file system accepts (empty, or holding a NUL character), as bad input rather than Node's own message; `what` names the file in the message. */
+export function checkPathText(path: string, what = 'file'): void {
+  // (An empty argument, '' in a script whose variable was unset, read as "not found".)
+  if (path === '') throw new InputError(`the ${what} path is empty (""); expected a file name`);
   if (path.includes('\0')) throw new InputError('the path holds a NUL character (\\u0000), which no file name may', path);
 }
 

@@ -215,4 +215,26 @@ describe('command-line details', () => {
     expectBadInput(stackfield(['sdf', 'x.obj', '--cells', '2', '--out', 'g.json']), '--cells 2 is too coarse: the minimum is 8 cells', 'no grid node lies inside');
     expect(stackfield(['sdf', '--help']).stdout).toContain('8 to 1024');
   });
+
+  it('an empty path says it is empty, not "not found"; --help=1 and --steps=--5 are named for what they are', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stackfield-empty-'));
+    try {
+      const scene = join(dir, 'ok.json');
+      writeFileSync(scene, JSON.stringify({ format: 'stackfield-scene/1', shapes: { b: { type: 'box' } }, bodies: [{ shape: 'b' }] }));
+      expectBadInput(stackfield(['run', '']), 'stackfield: error: the scene file path is empty (""); expected a file name');
+      expectBadInput(stackfield(['bench', '']), 'stackfield: error: the scene file path is empty (""); expected a file name');
+      expectBadInput(stackfield(['check', '']), 'stackfield: error: the file path is empty (""); expected a file name');
+      expectBadInput(stackfield(['sdf', '', '--out', join(dir, 'g.json')]), 'stackfield: error: the mesh file path is empty (""); expected a file name');
+      expectBadInput(stackfield(['lib', 'add', '', 'shape', 'b', '{"type":"box"}']), 'stackfield: error: the library file path is empty (""); expected a file name');
+      const noCommand = stackfield(['']);
+      expectBadInput(noCommand, 'stackfield: error: command line: expected a command, got an empty argument ("")');
+      expect(noCommand.stdout).toBe('');
+      expectBadInput(stackfield(['run', scene, '--help=1']), 'stackfield: error: command line: --help takes no value (give --help alone)');
+      expectBadInput(stackfield(['run', scene, '--steps=--5']), 'stackfield: error: command line: --steps expects an integer from 0 to 100000000, got "--5"');
+      // Without "=", an option's value may not be the next option.
+      expectBadInput(stackfield(['run', scene, '--steps', '--every', '5']), 'command line: --steps needs a value');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
