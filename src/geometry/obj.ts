@@ -23,7 +23,7 @@
 import { InputError } from '../errors.ts';
 import { compactMesh, type MeshNumbering, type TriMesh } from './mesh.ts';
 import { fileLabel, quote } from '../util/echo.ts';
-import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
+import { encodingProblem } from '../util/text.ts';
 import * as det from '../util/detmath.ts';
 
 /** Unsupported keywords the warnings name one by one before they count the rest. */
@@ -92,7 +92,8 @@ class GrowU32 {
 
 export function parseObjWithWarnings(text: string, file: string): ObjResult {
   if (typeof text !== 'string') throw new InputError(`expected the OBJ file's text (a string), got ${text === null ? 'null' : typeof text}`, file);
-  if (looksUtf16(text)) throw new InputError(UTF16_MESSAGE, file);
+  const encoding = encodingProblem(text);
+  if (encoding !== null) throw new InputError(encoding, file);
   // Classic Mac OS line endings (a CR alone ends each line, no LF anywhere):
   // read as one line, the second statement was a malformed number of the first.
   if (text.indexOf('\n') < 0 && text.indexOf('\r') >= 0) text = text.replace(/\r/g, '\n');

@@ -11,7 +11,7 @@
  */
 import { InputError } from '../errors.ts';
 import { quote, terminalSafe } from '../util/echo.ts';
-import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
+import { encodingProblem, NUL_MESSAGE } from '../util/text.ts';
 
 /**
  * JSON.parse with errors that name the file, line and column:
@@ -21,7 +21,8 @@ import { looksUtf16, UTF16_MESSAGE } from '../util/text.ts';
  */
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (looksUtf16(body)) throw new InputError(`${UTF16_MESSAGE} (JSON files are UTF-8)`, file);
+  const encoding = encodingProblem(body);
+  if (encoding !== null) throw new InputError(encoding === NUL_MESSAGE ? encoding : `${encoding} (JSON files are UTF-8)`, file);
   // Scanned before it is parsed: a document of more than MAX_JSON_VALUES
   // values is refused before JSON.parse spends the memory on it.
   const problem = scanJson(body);

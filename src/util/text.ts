@@ -21,6 +21,28 @@ export function looksUtf16(text: string): boolean {
 /** The message for a UTF-16 file (JSON and OBJ files alike are UTF-8). */
 export const UTF16_MESSAGE = 'the file is UTF-16 text, not UTF-8: save it as UTF-8';
 
+/** The message for a UTF-32 file. */
+export const UTF32_MESSAGE = 'the file is UTF-32 text, not UTF-8: save it as UTF-8';
+
+/** The message for a file of zero bytes only (a file cut from /dev/zero, a disk image's gap). */
+export const NUL_MESSAGE = 'the file holds only NUL bytes (zeros), not text';
+
+/**
+ * Why text decoded as UTF-8 is not a text file in UTF-8, from its start, or
+ * null: UTF-32 (a byte-order mark FF FE 00 00 or 00 00 FE FF, or three NULs
+ * in every four characters), NUL bytes only, or UTF-16 (looksUtf16). Each
+ * was called UTF-16 before.
+ */
+export function encodingProblem(text: string): string | null {
+  if (text.startsWith('\ufffd\ufffd\0\0') || text.startsWith('\0\0\ufffd\ufffd')) return UTF32_MESSAGE;
+  const head = text.slice(0, 64);
+  let nul = 0;
+  for (let i = 0; i < head.length; i++) if (head.charCodeAt(i) === 0) nul++;
+  if (head.length >= 4 && nul === head.length) return NUL_MESSAGE;
+  if (head.length >= 8 && nul >= head.length * 0.7) return UTF32_MESSAGE;
+  return looksUtf16(text) ? UTF16_MESSAGE : null;
+}
+
 /** Length of the UTF-8 sequence starting at bytes[i], or 0 where none valid starts (RFC 3629: no overlongs, surrogates or code points past U+10FFFF). */
 function sequenceLength(b: Uint8Array, i: number): number {
   const c = b[i]!;
@@ -59,6 +81,9 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
  * `scene.json: line 3, column 14: the file is not UTF-8 text (byte 0xff): save it as UTF-8`.
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  if (bytes.length >= 4 && ((bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff))) {
+    throw new InputError(UTF32_MESSAGE, file);
+  }
   if (bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
     throw new InputError(UTF16_MESSAGE, file);
   }

@@ -667,6 +667,30 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expect(JSON.parse(readFileSync(join(dir, 'g.json'), 'utf8')).mass).toBeCloseTo(8, 9);
   });
 
+  it('a binary STL is named as one, and UTF-32 or zero-filled files are not called UTF-16', () => {
+    // 80-byte header (starting "solid", as many do), a triangle count, 50 bytes a triangle.
+    const stl = Buffer.alloc(84 + 50 * 2);
+    stl.write('solid exported by MeshLab', 0, 'latin1');
+    stl.fill(0x80, 100, 110);
+    stl.writeUInt32LE(2, 80);
+    writeFileSync(join(dir, 'bin.stl'), stl);
+    writeFileSync(join(dir, 'zero.stl'), Buffer.concat([Buffer.alloc(80), Buffer.from([1, 0, 0, 0]), Buffer.alloc(50)]));
+    for (const f of ['bin.stl', 'zero.stl']) {
+      expectBadInput(stackfield(['sdf', join(dir, f), '--out', join(dir, 'g.json')]), `${join(dir, f)}: this is a binary STL file, not a Wavefront OBJ mesh: only OBJ is read (convert it, e.g. in Blender or MeshLab)`);
+    }
+    const text = scene([ground, box()]);
+    const utf32le = Buffer.alloc(text.length * 4);
+    for (let i = 0; i < text.length; i++) utf32le.writeUInt32LE(text.charCodeAt(i), i * 4);
+    writeFileSync(join(dir, 'u32.json'), Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), utf32le]));
+    writeFileSync(join(dir, 'u32nobom.json'), utf32le);
+    expectBadInput(stackfield(['check', join(dir, 'u32.json')]), `${join(dir, 'u32.json')}: the file is UTF-32 text, not UTF-8: save it as UTF-8`);
+    expectBadInput(stackfield(['check', join(dir, 'u32nobom.json')]), `${join(dir, 'u32nobom.json')}: the file is UTF-32 text, not UTF-8: save it as UTF-8 (JSON files are UTF-8)`);
+    writeFileSync(join(dir, 'nul.json'), Buffer.alloc(100));
+    writeFileSync(join(dir, 'nul.obj'), Buffer.alloc(100));
+    expectBadInput(stackfield(['check', join(dir, 'nul.json')]), `${join(dir, 'nul.json')}: the file holds only NUL bytes (zeros), not text`);
+    expectBadInput(stackfield(['sdf', join(dir, 'nul.obj'), '--out', join(dir, 'g.json')]), `${join(dir, 'nul.obj')}: the file holds only NUL bytes (zeros), not text`);
+  });
+
   it('check reads a scene from a pipe (a shell\'s <(...)) as run does, and names check\'s own options', () => {
     const r = pipeline(`"${process.execPath}" "${BIN}" check <(printf '%s' '${scene([ground, box()])}')`);
     expect(r.status, r.stderr).toBe(0);
