@@ -8,11 +8,11 @@
  */
 import type { Stats } from 'node:fs';
 import { chmod, lstat, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError, bareMessage } from '../errors.ts';
 import { parseArgs } from './args.ts';
 import { checkLibraryFile } from './check.ts';
-import { descriptorOf, followLinks, say, writeProtection } from './output.ts';
+import { descriptorOf, followLinks, say, tempName, writeProtection } from './output.ts';
 import { formatJson, parseJsonText } from '../scene/json.ts';
 import { LIBRARY_TOP_LEVEL, readSource } from '../scene/library.ts';
 import { librarySummary } from '../scene/libraryCheck.ts';
@@ -132,7 +132,7 @@ export async function replaceFile(file: string, text: string): Promise<void> {
   // A write-protected library is refused as --out refuses one (output.ts): the rename would replace it.
   const locked = st ? await writeProtection(target, st) : null;
   if (locked !== null) throw new InputError(`cannot write the library: ${locked}; the file is unchanged`, file);
-  const tmp = `${target}.${process.pid}.tmp`;
+  const tmp = join(dirname(target), tempName());
   try {
     await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
     if (st) await chmod(tmp, st.mode & 0o7777);
@@ -142,6 +142,7 @@ export async function replaceFile(file: string, text: string): Promise<void> {
     // The library's folder missing (ENOENT on the temporary file): say so, not "library file not found".
     const code = (e as { code?: unknown } | null)?.code;
     const why = code === 'ENOENT' ? `its folder ${quote(dirname(file), 200)} does not exist`
+      : code === 'EACCES' || code === 'EPERM' ? `its folder ${quote(dirname(file), 200)} does not let this user create a file (${code}, permission denied), and the library is written there first and then renamed over the file`
       : code === 'ENOTDIR' ? `a part of its folder ${quote(dirname(file), 200)} is not a folder` : describeFsError(e, 'library file').replace(/^cannot read the library file:? ?/, '');
     throw new InputError(`cannot write the library: ${why}`, file);
   }

@@ -2,7 +2,7 @@
  * Where the command line writes, such that output never loses data:
  *
  *  - A file named by --out is written to a temporary file beside it
- *    (`.NAME.PID-RANDOM.tmp`, same directory, so the same file system) and
+ *    (`.stackfield-PID-RANDOM.tmp`, same directory, so the same file system) and
  *    renamed over the target only when the command succeeded: a run that fails
  *    half way, or is interrupted, leaves an existing file as it was.
  *  - An --out that is one of the command's inputs (the scene, one of its mesh
@@ -164,6 +164,15 @@ export async function writeProtection(path: string, st: Stats): Promise<string |
     if (code === 'EROFS') return 'the file is not writable: read-only file system (EROFS)';
   }
   return null;
+}
+
+/**
+ * The name of a temporary file beside an output: short, whatever the
+ * output's own name (a legal 255-byte name plus a suffix would not be), and
+ * hidden; the process id and a random part keep two writers apart.
+ */
+export function tempName(): string {
+  return `.stackfield-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`;
 }
 
 /** Links followed at most, like the system's own limit (ELOOP past it). */
@@ -329,7 +338,7 @@ export class OutputFile {
     } catch (e) {
       throw writeError(target, e, flag);
     }
-    const temp = join(dirname(real), `.${basename(real)}.${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
+    const temp = join(dirname(real), tempName());
     // Registered before the file exists: an interruption at any point from
     // here on removes it (a signal before the handlers would leave it behind).
     installInterruptHandlers();
@@ -339,8 +348,17 @@ export class OutputFile {
       handle = await open(temp, 'wx', st ? st.mode & 0o777 : 0o666);
     } catch (e) {
       pendingTemps.delete(temp);
+      const code = (e as NodeJS.ErrnoException).code;
+      // The directory refuses a new file (the target itself may be writable: the rename needs the directory).
+      if (code === 'EACCES' || code === 'EPERM') {
+        throw new InputError(
+          `cannot write ${quote(target, 200)}: the folder ${quote(dirname(real), 200)} does not let this user create a file (${code}, permission denied), and the output is written there first and then renamed over the target`,
+          undefined,
+          flag,
+        );
+      }
       // ENOENT in a directory that exists (/proc): the file system takes no new files there.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && (await stat(dirname(real)).catch(() => null))?.isDirectory()) {
+      if (code === 'ENOENT' && (await stat(dirname(real)).catch(() => null))?.isDirectory()) {
         throw new InputError(
           `cannot write ${quote(target, 200)}: the file system does not allow a new file in ${quote(dirname(real), 200)} (ENOENT), where the output is written first and then renamed over the target`,
           undefined,

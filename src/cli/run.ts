@@ -167,8 +167,20 @@ export const runCommand: Command = {
     const { rest, params } = extractParams(argv);
     const args = parseArgs(rest, ['dump', 'list', 'flatten', 'particles'], ['steps', 'every', 'backend', 'out', 'builtin', 'precision', 'summary', 'threads', 'solver', ...LIMIT_FLAGS]);
     if (args.flags.has('list')) {
+      // The list is all --list does: anything else given with it would be silently dropped.
+      const other = [...args.flags.keys()].filter((f) => f !== 'list').map((f) => `--${f}`);
+      if (Object.keys(params).length > 0) other.push('--param');
+      if (args.positionals.length > 0) other.push(quote(args.positionals[0]!));
+      if (other.length > 0) throw new InputError(`--list lists the built-in scenes and takes nothing else (got ${other.join(', ')})`, undefined, 'command line');
       process.stdout.write(listText());
       return 0;
+    }
+    if (args.flags.has('dump')) {
+      // Options of a run that a dump never makes.
+      const unused = ['steps', 'every', 'precision', 'summary', 'backend', 'threads', 'particles', ...LIMIT_FLAGS].filter((f) => args.flags.has(f));
+      if (unused.length > 0) {
+        throw new InputError(`${unused.map((f) => `--${f}`).join(', ')} ${unused.length === 1 ? 'has' : 'have'} no effect with --dump, which writes the scene and runs nothing`, undefined, 'command line');
+      }
     }
     if (args.positionals.length > 1) {
       throw new InputError(`expected one scene file, got ${args.positionals.length} (${args.positionals.slice(0, 3).map((p) => quote(p)).join(' ')})`, undefined, 'command line');

@@ -41,6 +41,21 @@ describe('output never loses data', () => {
   /** No temporary file may be left beside the target. */
   const noTemps = () => expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
 
+  it('writes to an output whose name is as long as the file system allows (the temporary name beside it is short)', () => {
+    const out = join(dir, `${'o'.repeat(245)}.jsonl`);
+    const r = stackfield(['run', good, '--steps', '1', '--threads', '1', '--summary', 'none', '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2);
+    const lib = join(dir, `${'l'.repeat(240)}.library.json`);
+    writeFileSync(lib, '{"format": "stackfield-library/1"}\n');
+    const e = stackfield(['lib', 'add', lib, 'shape', 'b', '{"type": "box"}']);
+    expect(e.status, e.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(lib, 'utf8')).shapes.b.type).toBe('box');
+    rmSync(out);
+    rmSync(lib);
+    noTemps();
+  });
+
   it('`run ... | head -1` stops quietly: exit 0, one line, nothing on standard error', () => {
     const r = pipeline(`"${process.execPath}" "${BIN}" run --builtin tower --steps 300 | head -1`);
     expect(r.status, r.stderr).toBe(0);

@@ -152,6 +152,22 @@ describe('built-in parameters on the command line', () => {
     expect(r.stdout).toContain('shock propagation keeps');
   });
 
+  it('--list and --dump refuse the options they would drop, naming them, and write nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-list-'));
+    try {
+      const out = join(dir, 'x.txt');
+      expectBadInput(stackfield(['run', '--list', '--steps', '5', '--out', out]), 'command line: --list lists the built-in scenes and takes nothing else (got --steps, --out)');
+      expectBadInput(stackfield(['run', '--list', '--param', 'rings=3']), '(got --param)');
+      expectBadInput(stackfield(['run', 'scene.json', '--list']), '(got "scene.json")');
+      expectBadInput(stackfield(['run', '--builtin', 'tower', '--dump', '--steps', '5', '--every', '3', '--precision', '2']),
+        'command line: --steps, --every, --precision have no effect with --dump, which writes the scene and runs nothing');
+      expectBadInput(stackfield(['run', '--builtin', 'tower', '--dump', '--threads', '2', '--out', out]), '--threads has no effect with --dump');
+      expect(() => readFileSync(out)).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the incline moves at its defaults: the box slides at g (sin 20 - 0.2 cos 20)', () => {
     const r = stackfield(['run', '--builtin', 'incline', '--steps', '100', '--every', '100', '--summary', 'none']);
     expect(r.status, r.stderr).toBe(0);
