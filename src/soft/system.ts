@@ -610,7 +610,7 @@ export class SoftSystem extends SoftStore {
       if (worst > limit) {
         const a = this.springA[worstSpring]! - b.particleStart, c = this.springB[worstSpring]! - b.particleStart;
         throw new SimulationError(
-          `soft body "${b.name}" blew up ${when()}: the spring between its particles ${a} and ${c} is ${worst.toFixed(1)} times its rest length (softSolver.maxStretch = ${limit}); ${advice}`,
+          `soft body "${b.name}" blew up ${when()}: the spring between its particles ${a} and ${c} is ${pastLimit(worst, limit)} times its rest length (softSolver.maxStretch = ${limit}); ${advice}, or allow more (softSolver.maxStretch)`,
         );
       }
     }
@@ -771,4 +771,13 @@ export class SoftSystem extends SoftStore {
     const body = this.bodies[b]!;
     return [body.particleStart, body.particleStart + body.particleCount];
   }
+}
+
+/** `worst` with as many decimals as show it past `limit` (one at least): 1.0000000002 against a limit of 1.0000000001, not 1.0. */
+function pastLimit(worst: number, limit: number): string {
+  for (let d = 1; d <= 17; d++) {
+    const t = worst.toFixed(d);
+    if (Number(t) > limit) return t;
+  }
+  return String(worst);
 }

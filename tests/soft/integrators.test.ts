@@ -85,6 +85,22 @@ describe('the stiff cube at dt = 1/30 s', () => {
     expect(message).toMatch(new RegExp(`^soft body "stiffCube" blew up at step ${steps + 1} .*integrator "semiImplicit", 3 substeps per step\\): the spring between its particles (0 and \\d+|\\d+ and 0) is \\d+\\.\\d times its rest length \\(softSolver\\.maxStretch = 10\\); use more substeps`));
   });
 
+  it('shows a stretch past a maxStretch near 1 with the digits that show it past, and says maxStretch may be raised', async () => {
+    const { system } = await buildScene(stiffCube());
+    system.settings.maxStretch = 1.0000000001;
+    for (let s = 0; s < 3; s++) system.step(DT);
+    system.pos[1] += 1e-6;
+    let message = '';
+    try {
+      for (let s = 0; s < 10; s++) system.step(DT);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const m = /is (\d+\.\d+) times its rest length \(softSolver\.maxStretch = 1\.0000000001\); .*, or allow more \(softSolver\.maxStretch\)$/.exec(message);
+    expect(m, message).not.toBeNull();
+    expect(Number(m![1])).toBeGreaterThan(1.0000000001);
+  });
+
   it('refuses at load time a body that the default could only hold with more than maxSubsteps', async () => {
     await expect(buildScene(stiffCube('semiImplicit', { maxSubsteps: 2 }))).rejects.toThrow(
       /^soft\.json: softBodies\[0\]: soft body "stiffCube" needs 3 substeps per step \(dt = 0\.0333\d* s\) to stay stable, more than softSolver\.maxSubsteps = 2/,
