@@ -194,11 +194,16 @@ function scanJson(text: string): JsonProblem | undefined {
     } else {
       return fail(start, 'invalid number (expected a digit after "-")');
     }
+    let fraction = 0;
     if (text.charCodeAt(j) === 0x2e) {
       j++;
       if (!isDigit(text.charCodeAt(j))) return fail(j, 'invalid number (expected a digit after ".")');
+      const from = j;
       while (isDigit(text.charCodeAt(j))) j++;
+      fraction = j - from;
     }
+    const mantissaEnd = j;
+    let tiny = fraction >= 300;
     const e = text.charCodeAt(j);
     if (e === 0x65 || e === 0x45) {
       j++;
@@ -207,13 +212,15 @@ function scanJson(text: string): JsonProblem | undefined {
       const digits = j;
       if (!isDigit(text.charCodeAt(j))) return fail(j, 'invalid number (expected a digit in the exponent)');
       while (isDigit(text.charCodeAt(j))) j++;
-      // A number below the smallest 64-bit float (5e-324) reads as 0: say so
-      // rather than let "expected a positive number, got 0" puzzle the user.
-      if (s === 0x2d && j - digits >= 3) {
-        const token = text.slice(start, j);
-        if (Number(token) === 0 && /[1-9]/.test(token.slice(0, digits - start - 2))) {
-          return { offset: start, message: `the number ${quote(token, 40)} is smaller than the smallest 64-bit float (5e-324) and would read as 0; write 0 or a larger number`, duplicate: true };
-        }
+      tiny ||= s === 0x2d && j - digits >= 3;
+    }
+    // A number below the smallest 64-bit float (5e-324) reads as 0: say so
+    // rather than let "expected a positive number, got 0" puzzle the user.
+    // (Only a long fraction or a large negative exponent can get there.)
+    if (tiny) {
+      const token = text.slice(start, j);
+      if (Number(token) === 0 && /[1-9]/.test(text.slice(start, mantissaEnd))) {
+        return { offset: start, message: `the number ${quote(token, 40)} is smaller than the smallest 64-bit float (5e-324) and would read as 0; write 0 or a larger number`, duplicate: true };
       }
     }
     return j;

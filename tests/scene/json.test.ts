@@ -95,6 +95,11 @@ describe('JSON syntax errors name the file, line and column', () => {
     }
     expect(inputError(() => parseJsonText('{"v": [0,\n -2.5E-999]}', 'x.json')).where).toBe('line 2, column 2');
     expect(parseJsonText('{"a": 0e-999, "b": 0.000e-500, "c": 5e-324, "d": 1e-300}', 'x.json')).toEqual({ a: 0, b: 0, c: 5e-324, d: 1e-300 });
+    // Written out in full as well: 400 zeros after the point, then a 1.
+    const long = `0.${'0'.repeat(400)}1`;
+    expect(inputError(() => parseJsonText(`{"dt": ${long}}`, 'x.json')).message).toContain('is smaller than the smallest 64-bit float (5e-324) and would read as 0');
+    const zeros = `0.${'0'.repeat(400)}`, small = `0.${'0'.repeat(300)}1`;
+    expect(parseJsonText(`{"a": ${zeros}, "b": ${small}}`, 'x.json')).toEqual({ a: 0, b: Number(small) });
   });
 
   test('deep nesting neither overflows the stack nor throws anything but InputError', () => {
