@@ -1302,9 +1302,8 @@ class App {
     $('error-text').textContent = '';
   }
 
-  /** A dismissible notice at the top (missing WebGPU, warnings). */
   /**
-   * A notice over the view. `scoped`: it is about the scene shown (a
+   * A dismissible notice over the view (missing WebGPU, warnings). `scoped`: it is about the scene shown (a
    * warning from building it, a mesh taken from an earlier opening), and
    * goes when another scene is opened.
    */

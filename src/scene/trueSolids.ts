@@ -37,11 +37,10 @@ export interface TrueSolid {
   /** Signed distance from (x, y, z) to the solid's surface (negative inside). */
   distance(x: number, y: number, z: number): number;
   /**
-   * The point of the surface for a point (x, y, z) of the tessellation, its
-   * outward normal, and whether the surface is smooth there (a cylinder's
-   * rim is not): out[0..2] point, out[3..5] normal; returns smooth.
+   * The point of the surface for a point (x, y, z) of the tessellation and
+   * its outward normal there: out[0..2] point, out[3..5] normal.
    */
-  project(x: number, y: number, z: number, out: Float64Array): boolean;
+  project(x: number, y: number, z: number, out: Float64Array): void;
   /** Volume (the mass at density 1). */
   volume: number;
   /** Principal moments at density 1 about x, y, z. */
@@ -86,13 +85,12 @@ function capsule(r: number, a: number): TrueSolid {
 }
 
 /** Onto the sphere of radius r about (0, cy, 0) along its radius through (x, y, z). */
-function radial(cy: number, x: number, y: number, z: number, r: number, out: Float64Array): boolean {
+function radial(cy: number, x: number, y: number, z: number, r: number, out: Float64Array): void {
   const dy = y - cy;
   const l = Math.sqrt(x * x + dy * dy + z * z);
   const nx = l > 0 ? x / l : 0, ny = l > 0 ? dy / l : 1, nz = l > 0 ? z / l : 0;
   out[0] = r * nx; out[1] = cy + r * ny; out[2] = r * nz;
   out[3] = nx; out[4] = ny; out[5] = nz;
-  return true;
 }
 
 /** `g` with every node's value the solid's signed distance; the solid's centre at c in g's frame. */
@@ -113,10 +111,9 @@ export function exactField(g: SdfGrid, solid: TrueSolid, c: Vec3): SdfGrid {
  * The collision samples of the solid about c, from its tessellation `mesh`
  * (centred as the body is) and that mesh's samples `s`: the vertices, then
  * one sample at each triangle's centroid, then the edge samples, every one
- * on the solid's surface (TrueSolid.project) with the surface's normal; a
- * crease (TrueSolid.project false) keeps the mesh's crease tensor, elsewhere
- * there is none. The face samples of large facets in `s` give way to the
- * centroids.
+ * on the solid's surface (TrueSolid.project) with the surface's normal and
+ * no crease (the solids are smooth). The face samples of large facets in `s`
+ * give way to the centroids.
  */
 export function samplesOnSolid(mesh: TriMesh, s: CollisionSamples, solid: TrueSolid, c: Vec3): CollisionSamples {
   const nv = s.meshVertexCount ?? s.vertexCount;
@@ -126,20 +123,19 @@ export function samplesOnSolid(mesh: TriMesh, s: CollisionSamples, solid: TrueSo
   const n = nv + nt + (total - s.vertexCount);
   const points = new Float32Array(4 * n), normals = new Float32Array(4 * n), creases = new Float32Array(6 * n);
   const at = new Float64Array(6);
-  const put = (i: number, x: number, y: number, z: number, from: number) => {
-    const smooth = solid.project(x - c[0], y - c[1], z - c[2], at);
+  const put = (i: number, x: number, y: number, z: number) => {
+    solid.project(x - c[0], y - c[1], z - c[2], at);
     for (let k = 0; k < 3; k++) {
       points[4 * i + k] = c[k]! + at[k]!;
       normals[4 * i + k] = at[3 + k]!;
     }
-    if (!smooth && from >= 0 && s.creases) creases.set(s.creases.subarray(6 * from, 6 * from + 6), 6 * i);
   };
-  for (let v = 0; v < nv; v++) put(v, old[4 * v]!, old[4 * v + 1]!, old[4 * v + 2]!, v);
+  for (let v = 0; v < nv; v++) put(v, old[4 * v]!, old[4 * v + 1]!, old[4 * v + 2]!);
   for (let t = 0; t < nt; t++) {
     const a = 3 * idx[3 * t]!, b = 3 * idx[3 * t + 1]!, cc = 3 * idx[3 * t + 2]!;
-    put(nv + t, (p[a]! + p[b]! + p[cc]!) / 3, (p[a + 1]! + p[b + 1]! + p[cc + 1]!) / 3, (p[a + 2]! + p[b + 2]! + p[cc + 2]!) / 3, -1);
+    put(nv + t, (p[a]! + p[b]! + p[cc]!) / 3, (p[a + 1]! + p[b + 1]! + p[cc + 1]!) / 3, (p[a + 2]! + p[b + 2]! + p[cc + 2]!) / 3);
   }
-  for (let i = s.vertexCount; i < total; i++) put(nv + nt + (i - s.vertexCount), old[4 * i]!, old[4 * i + 1]!, old[4 * i + 2]!, i);
+  for (let i = s.vertexCount; i < total; i++) put(nv + nt + (i - s.vertexCount), old[4 * i]!, old[4 * i + 1]!, old[4 * i + 2]!);
   const out: CollisionSamples = { ...s, points, normals, vertexCount: nv + nt, meshVertexCount: nv, creases };
   out.areas = solidSampleAreas(mesh, out, solid, c);
   return out;
