@@ -24,7 +24,7 @@ import {
 } from '../geometry/shapes.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
 import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
-import { bakeSdfCpu, type BakeJob, type BakeOptions } from '../sdf/bake.ts';
+import { DEFAULT_CELLS, DEFAULT_PADDING, bakeSdfCpu, type BakeJob, type BakeOptions } from '../sdf/bake.ts';
 import { invertInertia, massFromSdf, principalInertia, type MassProperties } from '../sdf/mass.ts';
 import { analyseSolid, describeSolid, signByWinding, TangledMeshError, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
@@ -497,7 +497,7 @@ export async function checkScene(scene: SceneDesc, io: SceneIo): Promise<Map<str
   for (const [index, [name, d]] of shapes.entries()) out.set(name, await shapeMass(name, d, scene, io, { index, count: shapes.length }));
   const masses = scene.bodies.map((b, bi) => {
     const s = out.get(b.shape);
-    if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
+    if (s) checkPositionPrecision(b.position, s.cellSize, scene.file, `bodies[${bi}].position`, io.warn, s.comOffset);
     return !b.static && s ? bodyMassProperties(s, b, scene.file, `bodies[${bi}]`).mass : 0;
   });
   checkForceSpeeds(scene, (i) => masses[i]!);
@@ -599,7 +599,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   // half a facet: two 16 x 12 spheres struck at 30 degrees left 87.6 degrees
   // apart, spinning at 2.2 rad/s).
   const solidOf = trueSolid(d);
-  if (solidOf) sdf = exactField(sdf, solidOf, [-com[0], -com[1], -com[2]]);
+  if (solidOf) sdf = exactField(solidOf, [-com[0], -com[1], -com[2]], u.job.cells ?? DEFAULT_CELLS, u.job.padding ?? DEFAULT_PADDING);
   if (!hasInsideNode(sdf)) {
     io.warn?.(
       `${fileLabel(scene.file)}: ${childPath('shapes', name)}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +
