@@ -112,6 +112,8 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
   // their range is checked at the end; this remembers the largest and where.
   let maxIndex = 0;
   let maxIndexLine = 0;
+  // As written: an index of 25 digits is 1e+24 as a number.
+  let maxIndexText = '';
   let vertexCount = 0;
   let faceCount = 0;
   // Faces with more than 3 corners: first triangle, triangle count, line.
@@ -195,7 +197,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
         v = vertexCount + raw;
         if (v < 0) {
           throw new InputError(
-            `face vertex index ${raw} is out of range: only ${vertexCount} vertices are defined before this line (valid relative indices -1..-${vertexCount})`,
+            `face vertex index ${cornerIndexText(s, tokA, tokB)} is out of range: only ${vertexCount} vertices are defined before this line (valid relative indices -1..-${vertexCount})`,
             file,
             at(line),
           );
@@ -205,6 +207,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
         if (raw > maxIndex) {
           maxIndex = raw;
           maxIndexLine = line;
+          maxIndexText = cornerIndexText(s, tokA, tokB);
         }
       }
       // A corner equal to the previous one (e.g. a quad written "f 1 2 3 3"
@@ -311,7 +314,7 @@ export function parseObjWithWarnings(text: string, file: string): ObjResult {
 
   if (maxIndex > vertexCount) {
     throw new InputError(
-      `face vertex index ${maxIndex} is out of range: the file defines ${vertexCount} vertices (valid indices 1..${vertexCount}, or -${vertexCount}..-1)`,
+      `face vertex index ${maxIndexText} is out of range: the file defines ${vertexCount} vertices (valid indices 1..${vertexCount}, or -${vertexCount}..-1)`,
       file,
       `line ${maxIndexLine}`,
     );
@@ -619,6 +622,12 @@ function endsWithBackslash(s: string, a: number, b: number): boolean {
   let i = b - 1;
   if (i >= a && s.charCodeAt(i) === CR) i--;
   return i >= a && s.charCodeAt(i) === BACKSLASH;
+}
+
+/** The vertex index of a well-formed face corner s[a, b) as written (its digits before any '/'). */
+function cornerIndexText(s: string, a: number, b: number): string {
+  const slash = s.indexOf('/', a);
+  return s.slice(a, slash >= 0 && slash < b ? slash : b);
 }
 
 /**

@@ -355,6 +355,15 @@ describe('parseObj errors name the file, the line and what was expected', () => 
     expect(msg).toContain('4 vertices');
   });
 
+  it('names an index too long for a double as written, not in exponent form', () => {
+    const big = '1234567890123456789012345';
+    let msg = inputError(() => parseObj([...TET_V, `f 1 2 +000${big}/7/8`].join('\n'), 'big.obj'), 'big.obj', 'line 5');
+    expect(msg).toContain(`index +000${big} is out of range`);
+    msg = inputError(() => parseObj([...TET_V, `f 1 2 -${big}//3`].join('\n'), 'big.obj'), 'big.obj', 'line 5');
+    expect(msg).toContain(`index -${big} is out of range`);
+    expect(msg).not.toMatch(/e\+/);
+  });
+
   it('refuses a malformed face corner', () => {
     const msg = inputError(() => parseObj([...TET_V, 'f 1 2 3x'].join('\n'), 'fc.obj'), 'fc.obj', 'line 5');
     expect(msg).toContain('"3x"');
