@@ -71,7 +71,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
   scene.bodies.forEach((b, bi) => {
     const si = shapeIndex.get(b.shape)!;
     const s = world.shapes[si]!;
-    if (s.sdf) checkPositionPrecision(b.position, s.sdf.cellSize, scene.file, `bodies[${bi}].position`, io.warn);
+    if (s.sdf) checkPositionPrecision(b.position, s.sdf.cellSize, scene.file, `bodies[${bi}].position`, io.warn, s.comOffset);
     const i = B.add(b.name, si);
     const q = b.orientation;
     // The body's position places the shape's own origin; the state is the centre of mass.

@@ -36,28 +36,44 @@ function short(x: number): string {
 }
 
 /**
- * Checks a body's `position` against its shape's SDF cell (m): throws an
- * InputError at `path` where doubles are too coarse, warns where they are
- * coarse. Planes (no cell) are not checked here.
+ * Checks where a body's contacts are resolved against its shape's SDF cell
+ * (m): its `position` plus its centre of mass in the shape's own frame
+ * (`comOffset`: a mesh whose file places it far from its own origin has its
+ * vertices, and the body, out there). Throws an InputError at `path` where
+ * doubles are too coarse, warns where they are coarse. Planes (no cell) are
+ * not checked here.
  */
-export function checkPositionPrecision(position: readonly number[], cell: number, file: string, path: string, warn?: (message: string) => void): void {
+export function checkPositionPrecision(
+  position: readonly number[],
+  cell: number,
+  file: string,
+  path: string,
+  warn?: (message: string) => void,
+  comOffset: readonly number[] = [0, 0, 0],
+): void {
   let far = 0;
   for (const x of position) far = Math.max(far, Math.abs(x));
+  const c = Math.sqrt(comOffset[0]! * comOffset[0]! + comOffset[1]! * comOffset[1]! + comOffset[2]! * comOffset[2]!);
+  // Its own coordinates count where they reach past the position's.
+  const own = c > far;
+  far += c;
   const spacing = doubleSpacing(far);
   if (spacing <= cell * PRECISION_WARN) return;
   const said = `at ${short(far)} m from the origin 64-bit floats lie ${short(spacing)} m apart`;
+  const ownSaid = own ? ` (its shape's centre of mass lies ${short(c)} m from the shape's own origin: the mesh's coordinates are that far out)` : '';
   if (spacing > cell * PRECISION_ERROR) {
     const limit = farthestWithSpacing(cell * PRECISION_ERROR);
     throw new InputError(
       `expected coordinates within ${short(limit)} m of the origin for this body (its SDF cell is ${short(cell)} m): ` +
-        `${said}, more than a thousandth of the cell, too coarse for its contacts; got [${position.join(', ')}] (move the scene closer to the origin)`,
+        `${said}, more than a thousandth of the cell, too coarse for its contacts; got [${position.join(', ')}]${ownSaid} ` +
+        (own ? '(move the mesh near its own origin, and place it with "position")' : '(move the scene closer to the origin)'),
       file,
       path,
     );
   }
   const limit = farthestWithSpacing(cell * PRECISION_WARN);
   warn?.(
-    `${fileLabel(file)}: ${path}: ${said}, more than a millionth of the body's SDF cell (${short(cell)} m): its contacts lose precision ` +
+    `${fileLabel(file)}: ${path}: ${said}${ownSaid}, more than a millionth of the body's SDF cell (${short(cell)} m): its contacts lose precision ` +
       `(within ${short(limit)} m of the origin they would not)`,
   );
 }

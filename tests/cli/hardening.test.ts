@@ -383,6 +383,34 @@ describe('nothing non-finite is written', () => {
     expect(near.status, near.stderr).toBe(0);
     expect(near.stderr).toBe('');
   });
+
+  it('a mesh whose own coordinates lie far out is checked there, not at its "position": refused at 4e15 m, warned at 3e9 m', () => {
+    // Its vertices (and so the body, re-centred on its centre of mass) lie
+    // out there whatever "position" says: at 4e15 m doubles are 0.5 m apart,
+    // and the 8 m cube passed the check at position [0, 2, 0].
+    const cube = (o: number, size: number) => {
+      const v = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]];
+      const f = [[1, 4, 3, 2], [5, 6, 7, 8], [1, 2, 6, 5], [2, 3, 7, 6], [3, 4, 8, 7], [4, 1, 5, 8]];
+      return v.map((p) => `v ${p[0]! * size + o} ${p[1]! * size} ${p[2]! * size}`).concat(f.map((q) => `f ${q.join(' ')}`)).join('\n') + '\n';
+    };
+    const file = join(dir, 'farmesh.json');
+    const write = (o: number, size: number) => {
+      writeFileSync(join(dir, 'farmesh.obj'), cube(o, size));
+      writeFileSync(file, scene([ground, { name: 'b', shape: 'm', position: [0, 2, 0] }], { floor: { type: 'plane' }, m: { type: 'mesh', path: 'farmesh.obj' } }));
+    };
+    write(4e15, 8);
+    for (const cmd of ['run', 'check']) {
+      expectBadInput(
+        stackfield(cmd === 'run' ? ['run', file, '--steps', '5'] : ['check', file]),
+        'farmesh.json: bodies[1].position: expected coordinates within',
+        "its shape's centre of mass lies 4e15 m from the shape's own origin",
+      );
+    }
+    write(3e9, 1);
+    const warned = stackfield(['run', file, '--steps', '1', '--summary', 'none']);
+    expect(warned.status, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain("farmesh.json: bodies[1].position: at 3e9 m from the origin 64-bit floats lie 4.77e-7 m apart (its shape's centre of mass lies 3e9 m");
+  });
 });
 
 describe('echoed user strings are escaped and capped', () => {
