@@ -101,8 +101,8 @@ describe('accumulated contact stage', () => {
   // was the sum of every push below it, the column's top was lifted faster
   // than its velocities sank it, and stacks of 40 or more never slept. With
   // the lower body twice as heavy in a column (pseudoShockScale,
-  // columnScales) this one sleeps at about 5.8 s (chaotic: 30-70 rings on a
-  // peg sleep at 3.7-7.3 s).
+  // columnScales) this one sleeps at about 6.5 s (chaotic: 40-60 rings on the round
+  // peg sleep at 5.3 s to after 7 s: docs/ALGORITHM.md 2).
   //
   // While the column lands, rings cross into each other: up to 128 mm (a
   // tube is 70 mm thick), and a crossed pair, its normals pointing both ways,
