@@ -7,7 +7,7 @@
 import { choiceFlag, intFlag, stringFlag, type ParsedArgs } from './args.ts';
 import { InputError } from '../errors.ts';
 import { parseThreads } from '../backends.ts';
-import { defaultThreads } from '../collision/parallelQuery.ts';
+import { availableCores, defaultThreads } from '../collision/parallelQuery.ts';
 import { BUILD_LIMITS, type BuildLimits } from '../scene/shapeBuild.ts';
 import { loadSceneFileWithSources } from '../scene/load.ts';
 import { validateScene } from '../scene/validate.ts';
@@ -26,10 +26,28 @@ export function applySolverFlag(args: ParsedArgs, scene: SceneDesc): void {
   scene.solver = { ...scene.solver, contactSolver: named === 'seed' ? 'sequential' : named };
 }
 
-/** `--threads N`, or the default: every core, at most MAX_DEFAULT_THREADS. */
+/** Most query threads per core `--threads` takes. */
+export const THREADS_PER_CORE = 8;
+
+/**
+ * `--threads N` (at most THREADS_PER_CORE per core of this machine), or the
+ * default: every core, at most MAX_DEFAULT_THREADS. On 2 cores, 256 threads
+ * took 30 s to start 93 workers and then failed.
+ */
 export async function threadsFlag(args: ParsedArgs): Promise<number> {
   const v = stringFlag(args, 'threads');
-  return v === undefined ? defaultThreads() : parseThreads(v);
+  if (v === undefined) return defaultThreads();
+  const n = parseThreads(v);
+  const cores = await availableCores();
+  if (n > THREADS_PER_CORE * cores) {
+    throw new InputError(
+      `--threads: expected at most ${THREADS_PER_CORE * cores} on this machine (${THREADS_PER_CORE} per core, ${cores} core${cores === 1 ? '' : 's'}), got ${n}: ` +
+        'threads beyond the cores only wait for them, and each takes a while to start',
+      undefined,
+      'command line',
+    );
+  }
+  return n;
 }
 
 /** Collects repeated --param k=v flags (parseArgs keeps only the last). */

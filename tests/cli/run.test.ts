@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, SOURCE_BIN } from './cliHelpers.ts';
@@ -88,6 +89,12 @@ describe('stackfield run', () => {
     const bad = run([...args, '--threads', '0']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--threads: expected a thread count in [1, 256], got "0"');
+    // More than 8 a core is refused at once (on 2 cores, 256 waited 30 s
+    // for workers that had not started, then failed).
+    const cores = availableParallelism();
+    const many = run([...args, '--threads', String(8 * cores + 1)]);
+    expect(many.status).toBe(2);
+    expect(many.stderr).toContain(8 * cores + 1 <= 256 ? `--threads: expected at most ${8 * cores} on this machine (8 per core, ${cores} core` : 'expected a thread count in [1, 256]');
   });
 
   it('--solver pgs and accumulated run the scene as its own "contactSolver" would, bit for bit; bench records the solver', () => {
