@@ -104,7 +104,9 @@ function radial(cy: number, x: number, y: number, z: number, r: number, out: Flo
 function cylinder(r: number, a: number): TrueSolid {
   const v = Math.PI * r * r * 2 * a;
   const across = (v * (3 * r * r + 4 * a * a)) / 12;
-  const edge = a * (1 - 1e-9);
+  // On a cap's plane, within what 32-bit sample coordinates resolve (a cap at
+  // y = 0.01 reads 0.009999999776).
+  const edge = a - 1e-5 * Math.max(a, r);
   return {
     distance: (x, y, z) => {
       const dr = Math.sqrt(x * x + z * z) - r, dy = Math.abs(y) - a;
