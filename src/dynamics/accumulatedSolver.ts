@@ -1110,7 +1110,9 @@ export class AccumulatedSolver implements ContactSolver {
       // manifold is frozen (in a column, heavier by 1 / pseudoShockScale:
       // columnScales), so a stack's push-out climbs it in one sweep instead
       // of being shared back down (pseudo velocities move positions only: no
-      // energy comes of it).
+      // kinetic energy comes of it, though lifting a body out of a depth
+      // past the slop adds potential energy; docs/DESIGN.md 4, "Rocking in
+      // place").
       sc[a] = 1; sc[b] = 1;
       if (shockLevel && this.mSupport[m]) {
         const la = shockLevel[a]!, lb = shockLevel[b]!;
