@@ -216,6 +216,17 @@ const PSEUDO_EVERY = 1;
  * differ by at most 1.85 times, box heaps and ring piles not at all).
  */
 const LIGHT_SUPPORT = 2;
+/**
+ * The share of its own inverse mass a supporting manifold's lower body keeps
+ * in the last relax, before SHOCK_SCALE: 1, or for a support more than
+ * LIGHT_SUPPORT times lighter than its load (inverse masses il, iu) the
+ * share that makes it as heavy as LIGHT_SUPPORT loads. Scaled by its own
+ * mass only, 1 kg under 100 kg stays far lighter than its load, and the
+ * relax cannot stop the load on it (docs/DESIGN.md 4, "Mass ratios").
+ */
+function supportShare(il: number, iu: number): number {
+  return il > LIGHT_SUPPORT * iu ? (LIGHT_SUPPORT * iu) / il : 1;
+}
 /** Normals within ~37 degrees of a cluster's mean normal join its manifold. */
 const CLUSTER_COS = 0.8;
 /** A stored manifold passes its angular impulses on to a new one of the pair whose normal is within ~18 degrees of its own. */
@@ -271,7 +282,7 @@ const AJAC = 3 * ADIR;
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
 const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, mLever: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
-const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, eA: 2, pss: 1, col: 2 } as const;
+const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, lite: 1, eA: 2, pss: 1, col: 2 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
 
@@ -421,6 +432,12 @@ export class AccumulatedSolver implements ContactSolver {
   isl = new Int32Array(0);
   /** Whether a joint holds the body (then, at an island root, the island). */
   jnt = new Uint8Array(0);
+  /** Per island root: the island holds a light support (lightSupports). */
+  lite = new Uint8Array(0);
+  /** Whether any island of this step holds one. */
+  private anyLight = false;
+  /** The last relax's impulses of light supports' rows, restored after it (shockRelax). */
+  private keptLam = new Float64Array(0);
   /** Each body's push-out support scale this step (columnScales), and per island root its bodies and levels. */
   pss = new Float64Array(0);
   col = new Float64Array(0);
@@ -576,6 +593,7 @@ export class AccumulatedSolver implements ContactSolver {
     if (this.warmEnergy) this.islandRoots(ctx, joints);
     const shockLevel = this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null;
     if (shockLevel) this.columnScales(ctx, joints, shockLevel);
+    this.anyLight = this.lightSupports(ctx, joints, shockLevel);
     // Softness (Box2D's b2MakeSoft): bias rate, mass scale, impulse scale.
     const hz = Math.min(CONTACT_HERTZ, 0.25 / h);
     const soft = softness(hz, DAMPING_RATIO, h);
@@ -731,6 +749,42 @@ export class AccumulatedSolver implements ContactSolver {
    * The islands of this step's manifolds (bodies joined by a manifold, the
    * immovable ones joining nothing), as each active body's root in isl.
    */
+  /**
+   * Marks (lite, per island root) the islands that hold a light support: a
+   * supporting manifold whose lower body (by level; without levels, either
+   * body) is more than LIGHT_SUPPORT times lighter than the other, both
+   * movable. Their warm start is bounded by energy (warmStart) whatever
+   * warmEnergy says: across such a link the rows converge slowly, and an
+   * impact's impulses, stored on the light body's support and applied again
+   * in the next step, threw 100 kg that had landed at 4.3 m/s on a 1 kg box
+   * (restitution 0) back up at 3.3 m/s. Returns whether any island holds one.
+   */
+  private lightSupports(ctx: StepContext, joints: ConstraintSystem | null, level: Int32Array | null): boolean {
+    const im = this.im, pa = this.pa, pb = this.pb;
+    let any = false;
+    for (let m = 0; m < this.mcount; m++) {
+      if (!this.mSupport[m]) continue;
+      const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
+      const ia = im[a]!, ib = im[b]!;
+      if (ia === 0 || ib === 0) continue;
+      const aLower = level ? level[a]! < level[b]! : true, bLower = level ? level[b]! < level[a]! : true;
+      if ((aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia)) { any = true; break; }
+    }
+    if (!any) return false;
+    if (!level && !this.warmEnergy) this.islandRoots(ctx, joints);
+    const par = this.isl, lite = this.lite, act = this.activeList;
+    for (let k = 0; k < this.activeCount; k++) lite[act[k]!] = 0;
+    for (let m = 0; m < this.mcount; m++) {
+      if (!this.mSupport[m]) continue;
+      const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
+      const ia = im[a]!, ib = im[b]!;
+      if (ia === 0 || ib === 0) continue;
+      const aLower = level ? level[a]! < level[b]! : true, bLower = level ? level[b]! < level[a]! : true;
+      if ((aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia)) lite[par[a]!] = 1;
+    }
+    return true;
+  }
+
   private islandRoots(ctx: StepContext, joints: ConstraintSystem | null): void {
     const par = this.isl, act = this.activeList, im = this.im, pa = this.pa, pb = this.pb, jnt = this.jnt, active = this.active, sets = this.sets;
     for (let k = 0; k < this.activeCount; k++) { sets.reset(act[k]!); jnt[act[k]!] = 0; }
@@ -778,7 +832,7 @@ export class AccumulatedSolver implements ContactSolver {
    * landing column's impulses are cut at the next substep all the same.
    */
   private warmStart(v: Float64Array, w: Float64Array, bound: boolean): void {
-    if (!this.warmEnergy || !bound) {
+    if (!(this.warmEnergy || this.anyLight) || !bound) {
       this.applyWarm(v, w, null);
       return;
     }
@@ -808,7 +862,7 @@ export class AccumulatedSolver implements ContactSolver {
       const i = act[k]!;
       if (par[i] !== i) continue;
       const L = E[2 * i]!, Q = E[2 * i + 1]!;
-      const alpha = this.jnt[i] ? 1 : energyAlpha(L, Q, 0);
+      const alpha = this.jnt[i] || !(this.warmEnergy || this.lite[i]) ? 1 : energyAlpha(L, Q, 0);
       E[2 * i + 1] = alpha;
       if (alpha < 1) cut = true;
     }
@@ -912,12 +966,13 @@ export class AccumulatedSolver implements ContactSolver {
       const a = pa[r0]!, b = pb[r0]!;
       if (shockLevel) {
         // Shock propagation: the lower body of a supporting manifold is
-        // heavier by 1 / SHOCK_SCALE for this manifold's rows.
+        // heavier by 1 / SHOCK_SCALE for this manifold's rows (a light
+        // support: than its load; supportShare).
         sc[a] = 1; sc[b] = 1;
         if (this.mSupport[m]) {
           const la = shockLevel[a]!, lb = shockLevel[b]!;
-          if (la < lb) sc[a] = SHOCK_SCALE;
-          else if (lb < la) sc[b] = SHOCK_SCALE;
+          if (la < lb) sc[a] = SHOCK_SCALE * supportShare(im[a]!, im[b]!);
+          else if (lb < la) sc[b] = SHOCK_SCALE * supportShare(im[b]!, im[a]!);
         }
       }
       const sa = sc[a]!, sb = sc[b]!;
@@ -1228,6 +1283,45 @@ export class AccumulatedSolver implements ContactSolver {
    */
   private shockRelax(ctx: StepContext, v: Float64Array, w: Float64Array, h: number, so: Soft): void {
     const lv = ctx.level;
+    // A light support's rows act on a body made heavier than its load
+    // (supportShare): their impulses there are not the bodies' own, and
+    // applied again as the next step's warm start they threw the load. Those
+    // rows keep, for the store, what the relax found them with.
+    const keep = this.anyLight ? this.keepLightRows(lv) : 0;
+    this.shockSweep(v, w, h, so, lv);
+    if (keep > 0) this.keepLightRows(lv, true);
+  }
+
+  /** The light supports' rows' impulses (lam, alam) into keptLam, or back from it (restore); returns how many floats. */
+  private keepLightRows(lv: Int32Array, restore = false): number {
+    const im = this.im, pa = this.pa, pb = this.pb, lam = this.lam, al = this.alam;
+    let n = 0;
+    for (let m = 0; m < this.mcount; m++) {
+      if (!this.mSupport[m]) continue;
+      const r0 = this.mStart[m]!, r1 = this.mEnd[m]!, a = pa[r0]!, b = pb[r0]!;
+      const la = lv[a]!, lb = lv[b]!;
+      if (!((la < lb && supportShare(im[a]!, im[b]!) < 1) || (lb < la && supportShare(im[b]!, im[a]!) < 1))) continue;
+      const need = n + 3 * (r1 - r0) + 3;
+      if (!restore && this.keptLam.length < need) {
+        const grown = new Float64Array(2 * need);
+        grown.set(this.keptLam);
+        this.keptLam = grown;
+      }
+      const kept = this.keptLam;
+      for (let i = 3 * r0; i < 3 * r1; i++, n++) {
+        if (restore) lam[i] = kept[n]!;
+        else kept[n] = lam[i]!;
+      }
+      for (let c = 0; c < 3; c++, n++) {
+        if (restore) al[3 * m + c] = kept[n]!;
+        else kept[n] = al[3 * m + c]!;
+      }
+    }
+    return n;
+  }
+
+  /** The last relax's sweeps, level by level (shockRelax). */
+  private shockSweep(v: Float64Array, w: Float64Array, h: number, so: Soft, lv: Int32Array): void {
     let g = 0;
     while (g < this.mcount) {
       const L = this.mLevel[g]!;
