@@ -225,7 +225,7 @@ const LIGHT_SUPPORT = 2;
  * relax cannot stop the load on it (docs/DESIGN.md 4, "Mass ratios").
  */
 function supportShare(il: number, iu: number): number {
-  return il > LIGHT_SUPPORT * iu ? (LIGHT_SUPPORT * iu) / il : 1;
+  return iu > 0 && il > LIGHT_SUPPORT * iu ? (LIGHT_SUPPORT * iu) / il : 1;
 }
 /** Normals within ~37 degrees of a cluster's mean normal join its manifold. */
 const CLUSTER_COS = 0.8;
@@ -760,29 +760,24 @@ export class AccumulatedSolver implements ContactSolver {
    * (restitution 0) back up at 3.3 m/s. Returns whether any island holds one.
    */
   private lightSupports(ctx: StepContext, joints: ConstraintSystem | null, level: Int32Array | null): boolean {
-    const im = this.im, pa = this.pa, pb = this.pb;
     let any = false;
-    for (let m = 0; m < this.mcount; m++) {
-      if (!this.mSupport[m]) continue;
-      const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
-      const ia = im[a]!, ib = im[b]!;
-      if (ia === 0 || ib === 0) continue;
-      const aLower = level ? level[a]! < level[b]! : true, bLower = level ? level[b]! < level[a]! : true;
-      if ((aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia)) { any = true; break; }
-    }
+    for (let m = 0; m < this.mcount && !any; m++) any = this.isLightSupport(m, level);
     if (!any) return false;
     if (!level && !this.warmEnergy) this.islandRoots(ctx, joints);
     const par = this.isl, lite = this.lite, act = this.activeList;
     for (let k = 0; k < this.activeCount; k++) lite[act[k]!] = 0;
-    for (let m = 0; m < this.mcount; m++) {
-      if (!this.mSupport[m]) continue;
-      const a = pa[this.mStart[m]!]!, b = pb[this.mStart[m]!]!;
-      const ia = im[a]!, ib = im[b]!;
-      if (ia === 0 || ib === 0) continue;
-      const aLower = level ? level[a]! < level[b]! : true, bLower = level ? level[b]! < level[a]! : true;
-      if ((aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia)) lite[par[a]!] = 1;
-    }
+    for (let m = 0; m < this.mcount; m++) if (this.isLightSupport(m, level)) lite[par[this.pa[this.mStart[m]!]!]!] = 1;
     return true;
+  }
+
+  /** Whether manifold m supports a body on one more than LIGHT_SUPPORT times lighter, both movable (lightSupports). */
+  private isLightSupport(m: number, level: Int32Array | null): boolean {
+    if (!this.mSupport[m]) return false;
+    const a = this.pa[this.mStart[m]!]!, b = this.pb[this.mStart[m]!]!;
+    const ia = this.im[a]!, ib = this.im[b]!;
+    if (ia === 0 || ib === 0) return false;
+    const aLower = level ? level[a]! < level[b]! : true, bLower = level ? level[b]! < level[a]! : true;
+    return (aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia);
   }
 
   private islandRoots(ctx: StepContext, joints: ConstraintSystem | null): void {
@@ -1294,13 +1289,11 @@ export class AccumulatedSolver implements ContactSolver {
 
   /** The light supports' rows' impulses (lam, alam) into keptLam, or back from it (restore); returns how many floats. */
   private keepLightRows(lv: Int32Array, restore = false): number {
-    const im = this.im, pa = this.pa, pb = this.pb, lam = this.lam, al = this.alam;
+    const lam = this.lam, al = this.alam;
     let n = 0;
     for (let m = 0; m < this.mcount; m++) {
-      if (!this.mSupport[m]) continue;
-      const r0 = this.mStart[m]!, r1 = this.mEnd[m]!, a = pa[r0]!, b = pb[r0]!;
-      const la = lv[a]!, lb = lv[b]!;
-      if (!((la < lb && supportShare(im[a]!, im[b]!) < 1) || (lb < la && supportShare(im[b]!, im[a]!) < 1))) continue;
+      if (!this.isLightSupport(m, lv)) continue;
+      const r0 = this.mStart[m]!, r1 = this.mEnd[m]!;
       const need = n + 3 * (r1 - r0) + 3;
       if (!restore && this.keptLam.length < need) {
         const grown = new Float64Array(2 * need);
