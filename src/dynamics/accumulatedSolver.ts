@@ -746,10 +746,6 @@ export class AccumulatedSolver implements ContactSolver {
   }
 
   /**
-   * The islands of this step's manifolds (bodies joined by a manifold, the
-   * immovable ones joining nothing), as each active body's root in isl.
-   */
-  /**
    * Marks (lite, per island root) the islands that hold a light support: a
    * supporting manifold whose lower body (by level; without levels, either
    * body) is more than LIGHT_SUPPORT times lighter than the other, both
@@ -780,6 +776,10 @@ export class AccumulatedSolver implements ContactSolver {
     return (aLower && ia > LIGHT_SUPPORT * ib) || (bLower && ib > LIGHT_SUPPORT * ia);
   }
 
+  /**
+   * The islands of this step's manifolds (bodies joined by a manifold, the
+   * immovable ones joining nothing), as each active body's root in isl.
+   */
   private islandRoots(ctx: StepContext, joints: ConstraintSystem | null): void {
     const par = this.isl, act = this.activeList, im = this.im, pa = this.pa, pb = this.pb, jnt = this.jnt, active = this.active, sets = this.sets;
     for (let k = 0; k < this.activeCount; k++) { sets.reset(act[k]!); jnt[act[k]!] = 0; }
@@ -1180,8 +1180,8 @@ export class AccumulatedSolver implements ContactSolver {
       sc[a] = 1; sc[b] = 1;
       if (shockLevel && this.mSupport[m]) {
         const la = shockLevel[a]!, lb = shockLevel[b]!;
-        if (la < lb) { if (im[a]! <= LIGHT_SUPPORT * im[b]!) sc[a] = this.pss[a]!; }
-        else if (lb < la) { if (im[b]! <= LIGHT_SUPPORT * im[a]!) sc[b] = this.pss[b]!; }
+        if (la < lb) { if (supportShare(im[a]!, im[b]!) === 1) sc[a] = this.pss[a]!; }
+        else if (lb < la) { if (supportShare(im[b]!, im[a]!) === 1) sc[b] = this.pss[b]!; }
       }
       const sa = sc[a]!, sb = sc[b]!;
       // The rows' depths past the slop and masses hold through the call
