@@ -20,6 +20,8 @@ import type { StepContext } from './stepContext.ts';
 export const PAIR_MESH = 0;
 /** A mesh-plane pair (b is the plane): analytic distance, no query. */
 export const PAIR_PLANE = 1;
+/** Two true spheres (RigidShape.sphere): one exact point, no query. */
+export const PAIR_SPHERES = 2;
 
 /** Floats per pair of the cache's reference pose: A's frame in B's frame, quaternion (4) then translation (3). */
 export const REF_STRIDE = 7;
@@ -209,7 +211,8 @@ export class BroadPhase {
     while (i < ns || j < np) {
       const takeSap = j >= np || (i < ns && (sp[2 * i]! < P[2 * j]! || (sp[2 * i] === P[2 * j] && sp[2 * i + 1]! < P[2 * j + 1]!)));
       if (takeSap) {
-        pairs.add(sp[2 * i]!, sp[2 * i + 1]!, PAIR_MESH);
+        const a = sp[2 * i]!, b = sp[2 * i + 1]!;
+        pairs.add(a, b, ctx.shapeOf(a).sphere && ctx.shapeOf(b).sphere ? PAIR_SPHERES : PAIR_MESH);
         i++;
       } else {
         const a = P[2 * j]!, b = P[2 * j + 1]!;

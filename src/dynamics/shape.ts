@@ -27,4 +27,10 @@ export interface RigidShape {
   radius: number;
   /** Plane only: unit normal in the local frame; the plane passes through the local origin. */
   planeNormal?: Vec3;
+  /**
+   * A `sphere` shape only: the true sphere (its centre in the local frame,
+   * the origin unless its mass came from the field). Two spheres meet at one
+   * point, computed exactly (narrowphase.ts, sphere pairs), not by a query.
+   */
+  sphere?: { centre: Vec3; radius: number };
 }

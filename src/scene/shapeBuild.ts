@@ -655,6 +655,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
     inertiaUnit,
     localBounds: bounds,
     radius,
+    ...(d.type === 'sphere' ? { sphere: { centre: [-com[0], -com[1], -com[2]] as Vec3, radius: d.radius } } : {}),
   };
 }
 

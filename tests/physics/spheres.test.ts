@@ -1,0 +1,110 @@
+/**
+ * Two true spheres meet at one exact point, with no query (narrowphase.ts,
+ * spherePoint; docs/ALGORITHM.md 4.3, "Two spheres"): the analytic answers
+ * of resting, passing and fast impacts, the same on both backends since no
+ * sphere pair reaches either backend.
+ */
+import { describe, expect, it } from 'vitest';
+import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
+import type { World } from '../../src/dynamics/world.ts';
+
+const R = 0.25;
+
+/** A ball on three static balls that touch each other (their centres at y = 0), under gravity. */
+function onThree(solver: string) {
+  const s = (2 * R) / Math.sqrt(3);
+  const bottom = [0, 1, 2].map((i) => {
+    const a = (2 * Math.PI * i) / 3;
+    return { name: `s${i}`, shape: 'ball', static: true, position: [s * Math.cos(a), 0, s * Math.sin(a)] };
+  });
+  return {
+    format: FORMAT, dt: 1 / 60, solver: { contactSolver: solver },
+    shapes: { ball: { type: 'sphere', radius: R } },
+    bodies: [...bottom, { name: 'top', shape: 'ball', position: [0.01, 2 * R * Math.sqrt(2 / 3) + 0.05, -0.005], friction: 0.5 }],
+  };
+}
+
+/** Steps `w` for `steps`, returning the most samples any step sent to the query backend. */
+async function maxQueries(w: World, steps: number): Promise<number> {
+  let most = 0;
+  await run(w, steps, (ww) => {
+    most = Math.max(most, ww.profile.queries);
+  });
+  return most;
+}
+
+describe('two spheres: one exact point, no query', () => {
+  // The accumulated stage closes the gap and sleeps; the seed's passes stop the approach a fraction
+  // of the contact band short (0.58 mm here; through samples 0.3-0.43 mm) and keep the ball awake.
+  for (const [solver, high, off] of [['accumulated', 0.05e-3, 0.05e-3], ['sequential', 1e-3, 2e-3]] as const) {
+    it(`a ball dropped onto three touching static balls rests at 2 r sqrt(2/3) above their centres, over their middle (${solver}: within ${high * 1000} mm), and nothing is queried`, async () => {
+      const w = await worldFrom(onThree(solver));
+      expect(await maxQueries(w, 300)).toBe(0);
+      const p = pos(w, 'top');
+      expect(Math.abs(p[1] - 2 * R * Math.sqrt(2 / 3))).toBeLessThan(high);
+      expect(Math.hypot(p[0], p[2])).toBeLessThan(off);
+      if (solver === 'accumulated') expect(w.bodies.asleep[3]).toBe(1);
+    });
+  }
+
+  it('a ball pile steps the same on the CPU and GPU backends, to the bit (no pair of it reaches a backend)', async () => {
+    const scene = {
+      format: FORMAT, dt: 1 / 60, solver: { contactSolver: 'accumulated' },
+      shapes: { ball: { type: 'sphere', radius: R }, floor: { type: 'plane', normal: [0, 1, 0] } },
+      bodies: [
+        { name: 'floor', shape: 'floor', static: true },
+        ...Array.from({ length: 27 }, (_, i) => ({
+          name: `b${i}`, shape: 'ball',
+          position: [0.55 * (i % 3) + 0.01 * (i % 2), 0.3 + 0.55 * Math.floor(i / 9), 0.55 * (Math.floor(i / 3) % 3) - 0.007 * (i % 5)],
+        })),
+      ],
+    };
+    const cpu = await worldFrom(scene, 'cpu'), gpu = await worldFrom(scene, 'gpu');
+    await run(cpu, 120);
+    await run(gpu, 120);
+    expect(Array.from(gpu.bodies.pos)).toEqual(Array.from(cpu.bodies.pos));
+    expect(Array.from(gpu.bodies.quat)).toEqual(Array.from(cpu.bodies.quat));
+    // They did meet: the pile has spread and come down onto the floor.
+    const lowest = Math.min(...Array.from({ length: 27 }, (_, i) => pos(cpu, `b${i}`)[1]));
+    expect(lowest).toBeLessThan(R + 1e-3);
+  });
+
+  it('two balls passing 1 mm apart at 20 m/s each way do not touch: their velocities stay exactly what they were', async () => {
+    const w = await worldFrom({
+      format: FORMAT, dt: 1 / 60, gravity: [0, 0, 0],
+      shapes: { ball: { type: 'sphere', radius: R } },
+      bodies: [
+        { name: 'a', shape: 'ball', position: [-2, 0, 0], velocity: [20, 0, 0] },
+        { name: 'b', shape: 'ball', position: [2, 2 * R + 0.001, 0], velocity: [-20, 0, 0] },
+      ],
+    });
+    await run(w, 20);
+    expect(vel(w, 'a')).toEqual([20, 0, 0]);
+    expect(vel(w, 'b')).toEqual([-20, 0, 0]);
+  });
+
+  it('a ball at 150 m/s (2.5 m a step) that would pass through a resting one struck off centre hits it: momentum and energy kept, neither spins, the struck one sent off within 4 degrees of the line of centres at impact', async () => {
+    // An impact parameter of 0.6 R: the line of centres where they meet makes asin(0.3) with the path.
+    const b = 0.6 * R;
+    const w = await worldFrom({
+      format: FORMAT, dt: 1 / 60, gravity: [0, 0, 0],
+      shapes: { ball: { type: 'sphere', radius: R } },
+      bodies: [
+        { name: 'a', shape: 'ball', position: [-3, 0, 0], velocity: [150, 0, 0], restitution: 1, friction: 0, mass: 1 },
+        { name: 'b', shape: 'ball', position: [0.1, b, 0], restitution: 1, friction: 0, mass: 1 },
+      ],
+    });
+    await run(w, 3);
+    const va = vel(w, 'a'), vb = vel(w, 'b');
+    expect(va[0] + vb[0]).toBeCloseTo(150, 9);
+    expect(va[1] + vb[1]).toBeCloseTo(0, 9);
+    const ke = 0.5 * (va[0] ** 2 + va[1] ** 2 + va[2] ** 2 + vb[0] ** 2 + vb[1] ** 2 + vb[2] ** 2);
+    expect(ke / (0.5 * 150 * 150)).toBeCloseTo(1, 9);
+    expect(Math.max(...Array.from(w.bodies.angVel, Math.abs))).toBeLessThan(1e-9);
+    // The struck ball leaves on the far side of the path from the striker (+y), near the line where they met;
+    // the striker's path was not let through it.
+    const leave = Math.atan2(vb[1], vb[0]);
+    expect(Math.abs(leave - Math.asin(b / (2 * R)))).toBeLessThan((4 * Math.PI) / 180);
+    expect(Math.hypot(...vb)).toBeGreaterThan(100);
+  });
+});
