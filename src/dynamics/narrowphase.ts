@@ -38,7 +38,10 @@
  * where it touches, its points evaluated to first order from there.
  *
  * A plane pair caches the samples of its body below the plane plus the
- * margin, evaluated exactly (the distance to a plane is linear).
+ * margin, evaluated exactly (the distance to a plane is linear). Two true
+ * spheres, or a sphere and a plane, have one exact point instead, computed
+ * at every evaluation, never queried or cached (spherePoint,
+ * spherePlanePoint).
  *
  * With solver.contactPose "current" (the default), the contact phase takes a
  * touching pair's samples within a band of its closest one *where they are
@@ -226,8 +229,8 @@ export class NarrowPhase {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
-      // Two spheres are never queried: evaluatePair computes their point.
-      if (pairs.kind[k] === PAIR_SPHERES) {
+      // Two spheres, and a sphere on a plane, are never queried: evaluatePair computes their point.
+      if (this.exact(ctx, pairs, k)) {
         this.fresh[k] = Fresh.Keep;
         continue;
       }
@@ -527,8 +530,9 @@ export class NarrowPhase {
     // Set even for an empty cache: evaluate() records it as the pose the
     // (empty) points were made at, and beginPass measures motion from it.
     rel.set(P, Q, a, b);
-    if (pairs.kind[k] === PAIR_SPHERES) {
-      this.spherePoint(ctx, pairs, k);
+    if (this.exact(ctx, pairs, k)) {
+      if (pairs.kind[k] === PAIR_SPHERES) this.spherePoint(ctx, pairs, k);
+      else this.spherePlanePoint(ctx, pairs, k);
       cs.close();
       return;
     }
@@ -690,7 +694,7 @@ export class NarrowPhase {
    * point within the contact band, which is a fraction of a cell).
    */
   nearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean {
-    if (pairs.kind[k] === PAIR_SPHERES) return this.sphereNearest(ctx, pairs, k, reach);
+    if (this.exact(ctx, pairs, k)) return this.sphereNearest(ctx, pairs, k, reach);
     const cnt = pairs.valid[k] ? pairs.cacheCount[k]! : 0;
     if (cnt === 0 || pairs.swept[k] === 1) return false;
     const P = ctx.predPos, Q = ctx.predQuat, RW = ctx.predRot;
@@ -726,6 +730,35 @@ export class NarrowPhase {
     return true;
   }
 
+  /** Whether pair k's point is computed, not queried: two spheres, or a sphere and a plane. */
+  private exact(ctx: StepContext, pairs: PairList, k: number): boolean {
+    const kind = pairs.kind[k];
+    return kind === PAIR_SPHERES || (kind === PAIR_PLANE && ctx.shapeOf(pairs.a[k]!).sphere !== undefined);
+  }
+
+  /**
+   * Pair k of a true sphere (A) and a plane (B): its one point, exact, as
+   * spherePoint's: the plane's normal, phi and gap the centre's height over
+   * the plane less the radius at the predicted and the current pose (the
+   * distance to a plane is linear, so first order is exact), the point under
+   * the centre on A's surface at its current pose. Through samples the
+   * pair was a patch of the samples within the band of the plane, sampled
+   * again whenever the ball had rolled half a cell.
+   */
+  private spherePlanePoint(ctx: StepContext, pairs: PairList, k: number): void {
+    const a = pairs.a[k]!, b = pairs.b[k]!;
+    const sa = ctx.shapeOf(a).sphere!;
+    const band = exactPair(ctx, pairs, k);
+    const c = this.centres;
+    planeGaps(ctx, a, b, sa.centre, c);
+    const phi = c[0]! - sa.radius;
+    if (!(phi < band)) return;
+    const nx = c[3]!, ny = c[4]!, nz = c[5]!;
+    const areas = ctx.shapeOf(a).samples.areas;
+    this.cur.push(a, b, c[6]! - sa.radius * nx, c[7]! - sa.radius * ny, c[8]! - sa.radius * nz,
+      nx, ny, nz, phi, c[1]! - sa.radius, 0, areas ? areas[0]! : 1);
+  }
+
   /**
    * Pair k of two true spheres (PAIR_SPHERES): its one point, exact, in
    * place of samples (no query, no cache: the distance between two spheres
@@ -747,19 +780,15 @@ export class NarrowPhase {
    * (a ball at 150 m/s through another's side: momentum and energy kept, no
    * spin, the struck ball sent off 3.4 degrees from the line where they
    * met; through samples and a sweep, 12.4 degrees off, spinning at 300
-   * rad/s and a third of the energy gone). gap is the exact distance at the current poses. The point is keyed as A's
-   * sample 0 (the contact store's key): a sphere's samples have no creases,
-   * and a single point reads nothing else of them.
+   * rad/s and a third of the energy gone). gap is the exact distance at
+   * the current poses. The point is keyed as A's sample 0 (the contact
+   * store's key): a sphere's samples have no creases, and a single point
+   * reads nothing else of them.
    */
   private spherePoint(ctx: StepContext, pairs: PairList, k: number): void {
-    const B = ctx.bodies;
     const a = pairs.a[k]!, b = pairs.b[k]!;
     const sa = ctx.shapeOf(a).sphere!, sb = ctx.shapeOf(b).sphere!;
-    const band = PATCH_BAND * pairCell(ctx.shapes, B, a, b);
-    pairs.band[k] = band;
-    pairs.valid[k] = 1;
-    pairs.swept[k] = 0;
-    pairs.cacheCount[k] = 0;
+    const band = exactPair(ctx, pairs, k);
     const c = this.centres;
     sphereCentres(ctx, a, b, sa.centre, sb.centre, c);
     const r = sa.radius + sb.radius;
@@ -791,9 +820,23 @@ export class NarrowPhase {
       nx, ny, nz, phi, d0 - r, 0, areas ? areas[0]! : 1);
   }
 
-  /** nearest() for a pair of two spheres: their exact gap at the predicted poses. */
+  /** nearest() for a pair of two spheres, or a sphere and a plane: their exact gap at the predicted poses. */
   private sphereNearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean {
     const a = pairs.a[k]!, b = pairs.b[k]!;
+    if (pairs.kind[k] === PAIR_PLANE) {
+      const sa = ctx.shapeOf(a).sphere!, c = this.centres;
+      planeGaps(ctx, a, b, sa.centre, c);
+      const gap = c[0]! - sa.radius;
+      if (!(gap >= 0 && gap < reach)) return false;
+      const near = this.near;
+      near.gap = gap;
+      near.owner = a;
+      near.other = b;
+      near.nx = c[3]!;
+      near.ny = c[4]!;
+      near.nz = c[5]!;
+      return true;
+    }
     const sa = ctx.shapeOf(a).sphere!, sb = ctx.shapeOf(b).sphere!;
     const c = this.centres;
     sphereCentres(ctx, a, b, sa.centre, sb.centre, c);
@@ -1027,4 +1070,43 @@ function centreOf(ctx: StepContext, pass: number, i: number, c: readonly number[
   out[o] = x;
   out[o + 1] = y;
   out[o + 2] = z;
+}
+
+/**
+ * A sphere's centre (c in body a's frame) over the plane of body b: out[0]
+ * and out[1] its height above the plane at the predicted and the current
+ * pose, out[3..5] the plane's world normal, out[6..8] the centre at the
+ * current pose.
+ */
+function planeGaps(ctx: StepContext, a: number, b: number, c: readonly number[], out: Float64Array): void {
+  const B = ctx.bodies, R = ctx.predRot, o = 9 * b;
+  const nl = ctx.shapeOf(b).planeNormal!;
+  const nx = R[o]! * nl[0] + R[o + 1]! * nl[1] + R[o + 2]! * nl[2];
+  const ny = R[o + 3]! * nl[0] + R[o + 4]! * nl[1] + R[o + 5]! * nl[2];
+  const nz = R[o + 6]! * nl[0] + R[o + 7]! * nl[1] + R[o + 8]! * nl[2];
+  const w = centreScratch;
+  centreOf(ctx, 0, a, c, ctx.predPos, w, 0);
+  centreOf(ctx, 1, a, c, B.pos, w, 3);
+  const P = ctx.predPos;
+  out[0] = nx * (w[0]! - P[3 * b]!) + ny * (w[1]! - P[3 * b + 1]!) + nz * (w[2]! - P[3 * b + 2]!);
+  out[1] = nx * (w[3]! - B.pos[3 * b]!) + ny * (w[4]! - B.pos[3 * b + 1]!) + nz * (w[5]! - B.pos[3 * b + 2]!);
+  out[3] = nx;
+  out[4] = ny;
+  out[5] = nz;
+  out[6] = w[3]!;
+  out[7] = w[4]!;
+  out[8] = w[5]!;
+}
+
+/**
+ * Marks pair k, whose one point is computed (two spheres, a sphere and a
+ * plane), as holding: nothing cached, never swept. Returns its patch band.
+ */
+function exactPair(ctx: StepContext, pairs: PairList, k: number): number {
+  const band = PATCH_BAND * pairCell(ctx.shapes, ctx.bodies, pairs.a[k]!, pairs.b[k]!);
+  pairs.band[k] = band;
+  pairs.valid[k] = 1;
+  pairs.swept[k] = 0;
+  pairs.cacheCount[k] = 0;
+  return band;
 }

@@ -1,8 +1,9 @@
 /**
- * Two true spheres meet at one exact point, with no query (narrowphase.ts,
- * spherePoint; docs/ALGORITHM.md 4.3, "Two spheres"): the analytic answers
- * of resting, passing and fast impacts, the same on both backends since no
- * sphere pair reaches either backend.
+ * Two true spheres, and a sphere and a plane, meet at one exact point, with
+ * no query (narrowphase.ts, spherePoint and spherePlanePoint;
+ * docs/ALGORITHM.md 4.3, "Two spheres"): the analytic answers of rolling,
+ * resting, passing and fast impacts, the same on both backends since no
+ * such pair reaches either backend.
  */
 import { describe, expect, it } from 'vitest';
 import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
@@ -107,4 +108,24 @@ describe('two spheres: one exact point, no query', () => {
     expect(Math.abs(leave - Math.asin(b / (2 * R)))).toBeLessThan((4 * Math.PI) / 180);
     expect(Math.hypot(...vb)).toBeGreaterThan(100);
   });
+
+  for (const backend of ['cpu', 'gpu'] as const) {
+    it(`a ball rolls down a 20 degree plane at (5/7) g sin(theta) to 1e-9, without a query (${backend})`, async () => {
+      const deg = 20, th = (deg * Math.PI) / 180, g = 9.81;
+      const w = await worldFrom({
+        format: FORMAT, dt: 0.005,
+        shapes: { ramp: { type: 'plane', normal: [0, 1, 0] }, ball: { type: 'sphere', radius: 0.2 } },
+        bodies: [
+          { name: 'ramp', shape: 'ramp', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: 0.8 },
+          { name: 'ball', shape: 'ball', position: [-0.2 * Math.sin(th), 0.2 * Math.cos(th), 0], friction: 0.8 },
+        ],
+      }, backend);
+      expect(await maxQueries(w, 200)).toBe(0);
+      const v = vel(w, 'ball');
+      expect(Math.hypot(...v) / ((5 / 7) * g * Math.sin(th) * w.time) - 1).toBeCloseTo(0, 9);
+      // It rolls: the contact point does not slip.
+      const W = w.bodies.angVel;
+      expect(Math.abs(Math.hypot(...v) - 0.2 * Math.hypot(W[3]!, W[4]!, W[5]!))).toBeLessThan(1e-9);
+    });
+  }
 });
