@@ -10,6 +10,9 @@ import * as det from '../util/detmath.ts';
 /** The tallest peg segment of "rings": 512 cells (the most an SDF may have) of the seed's 2.5 cm. */
 const RINGS_MAX_SEGMENT = (512 / 128) * 3.2;
 
+/** The step rate parameter of the built-ins that take one. */
+const HZ_PARAM = { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' } as const;
+
 export const rigidBuiltins: Builtin[] = [
   {
     name: 'tower',
@@ -18,7 +21,7 @@ export const rigidBuiltins: Builtin[] = [
     params: [
       { name: 'height', default: 20, min: 1, max: 400, step: 1, description: 'number of cubes' },
       { name: 'size', default: 1, min: 0.001, max: 100, description: 'edge of each cube (m)' },
-      { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' },
+      HZ_PARAM,
     ],
     count: 'height',
     make: (p) => {
@@ -122,13 +125,12 @@ export const rigidBuiltins: Builtin[] = [
     params: [
       { name: 'count', default: 125, min: 1, max: 8000, step: 1, description: 'number of boxes (a cube of side ceil(count^(1/3)), filled layer by layer)' },
       { name: 'size', default: 0.5, min: 0.01, max: 10, description: 'edge of each box (m)' },
-      { name: 'hz', default: 60, min: 10, max: 1000, step: 1, description: 'steps per second (dt = 1 / hz)' },
+      HZ_PARAM,
     ],
     make: (p) => {
       const n = p['count']!;
       const a = p['size']!;
-      let side = 1; // ceil(cbrt(n)) in exact arithmetic
-      while (side * side * side < n) side++;
+      const side = cubeSide(n);
       // A turned cube reaches sqrt(3)/2 of its edge from its centre: a spacing
       // of 1.8 edges keeps the block apart at the start.
       const spacing = 1.8 * a;
@@ -147,6 +149,63 @@ export const rigidBuiltins: Builtin[] = [
         });
       }
       return { format: FORMAT, dt: 1 / p['hz']!, solver: pileSolver(), shapes: { floor: floorShape, box: { type: 'box', size: [a, a, a], sdf: { cells: 16 } } }, bodies };
+    },
+  },
+  {
+    name: 'balls',
+    title: 'Ball pit: balls dropped into a walled box',
+    description: 'A block of balls falls into a box of four static walls and comes to rest: two balls, and a ball on the floor, meet at one exact point with no query, so only the walls are queried.',
+    count: 'count',
+    params: [
+      { name: 'count', default: 343, min: 1, max: 8000, step: 1, description: 'number of balls (a cube of side ceil(count^(1/3)), filled layer by layer)' },
+      { name: 'radius', default: 0.25, min: 0.01, max: 10, description: 'radius of each ball (m)' },
+      HZ_PARAM,
+      {
+        name: 'spinning', default: 0.05, min: 0, max: 2,
+        description: 'spinning friction of the balls (rad/s per N s): balls touch at points, which hold no spin about their normal; at 0 balls of the bottom layer, pressed between the floor and the balls above, keep turning and creep',
+      },
+    ],
+    make: (p) => {
+      const n = p['count']!;
+      const r = p['radius']!;
+      const side = cubeSide(n);
+      const spacing = 2.4 * r;
+      // The walls stand a fifth of a radius clear of the block, 0.8 radii thick, as high as the block.
+      const half = (side * spacing) / 2 + 0.2 * r, t = 0.8 * r, h = Math.max(8 * r, 2 * r * side);
+      const rnd = lcg(5);
+      const wall = (name: string, x: number, z: number, shape: string): Json => ({ name, shape, static: true, position: [round(x), round(h / 2), round(z)], friction: 0.5 });
+      const bodies: Json[] = [
+        ground({ friction: 0.5 }),
+        wall('wall+x', half + t / 2, 0, 'wallX'), wall('wall-x', -half - t / 2, 0, 'wallX'),
+        wall('wall+z', 0, half + t / 2, 'wallZ'), wall('wall-z', 0, -half - t / 2, 'wallZ'),
+      ];
+      for (let i = 0; i < n; i++) {
+        const ix = i % side, iz = Math.floor(i / side) % side, iy = Math.floor(i / (side * side));
+        // A little jitter sideways, so the block does not land as a lattice.
+        const jx = 0.1 * r * (rnd() - 0.5), jz = 0.1 * r * (rnd() - 0.5);
+        bodies.push({
+          name: `ball${i}`,
+          shape: 'ball',
+          position: [round((ix - (side - 1) / 2) * spacing + jx), round(r + 0.2 * r + iy * spacing), round((iz - (side - 1) / 2) * spacing + jz)],
+          density: 500,
+          restitution: 0.2,
+          friction: 0.5,
+          spinningFriction: p['spinning'],
+        });
+      }
+      const across = 2 * half + 2 * t;
+      // Three cells across a wall's thickness (cells count along its longest side), enough to catch a ball pressing into it.
+      const cells = Math.min(512, Math.ceil((3 * Math.max(across, h)) / t) + 1);
+      return {
+        format: FORMAT, dt: 1 / p['hz']!, solver: pileSolver(),
+        shapes: {
+          floor: floorShape,
+          ball: { type: 'sphere', radius: r },
+          wallX: { type: 'box', size: [round(t), round(h), round(across)], sdf: { cells } },
+          wallZ: { type: 'box', size: [round(across), round(h), round(t)], sdf: { cells } },
+        },
+        bodies,
+      };
     },
   },
   {
@@ -528,4 +587,12 @@ function tumbledInGrid(i: number, cols: number, spacing: number, y0: number, dy:
     position: [round(x), round(y0 + layer * dy), round(z)],
     rotation: { axis: [round(rnd() - 0.5), round(rnd() - 0.5), round(rnd() - 0.5 + 0.01)], degrees: round(rnd() * 360) },
   };
+}
+
+
+/** ceil(cbrt(n)) in exact arithmetic: the side of the smallest cube of cells that holds n bodies. */
+function cubeSide(n: number): number {
+  let side = 1;
+  while (side * side * side < n) side++;
+  return side;
 }

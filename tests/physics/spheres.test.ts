@@ -6,7 +6,7 @@
  * such pair reaches either backend.
  */
 import { describe, expect, it } from 'vitest';
-import { FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
+import { allAsleepAt, builtinWorld, FORMAT, pos, run, vel, worldFrom } from '../dynamics/helpers.ts';
 import type { World } from '../../src/dynamics/world.ts';
 
 const R = 0.25;
@@ -128,4 +128,22 @@ describe('two spheres: one exact point, no query', () => {
       expect(Math.abs(Math.hypot(...v) - 0.2 * Math.hypot(W[3]!, W[4]!, W[5]!))).toBeLessThan(1e-9);
     });
   }
+
+  it('the ball pit built-in comes to rest: 125 and 343 balls in their walled box all asleep by 7 s', async () => {
+    for (const count of [125, 343]) {
+      const w = await builtinWorld('balls', { count });
+      const at = await allAsleepAt(w, 7);
+      expect(at, `${count} balls`).toBeGreaterThan(0);
+      // Nothing went through the floor or a wall (the walls' inner faces lie 0.1 m inside their centres).
+      const inner = pos(w, 'wall+x')[0] - 0.1;
+      let lowest = Infinity, widest = 0;
+      for (let i = 0; i < w.bodies.count; i++) {
+        if (w.bodies.isStatic[i]) continue;
+        lowest = Math.min(lowest, w.bodies.pos[3 * i + 1]!);
+        widest = Math.max(widest, Math.abs(w.bodies.pos[3 * i]!), Math.abs(w.bodies.pos[3 * i + 2]!));
+      }
+      expect(lowest).toBeGreaterThan(0.25 - 1e-3);
+      expect(widest).toBeLessThan(inner - 0.25 + 1e-3);
+    }
+  });
 });

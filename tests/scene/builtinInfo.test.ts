@@ -29,7 +29,7 @@ describe('built-in scene declarations', () => {
 
   it('the declared count parameter sets the number of bodies', () => {
     const counted = all.filter((b) => b.count !== undefined).map((b) => b.name).sort();
-    expect(counted).toEqual(['billiards', 'boxes', 'chain', 'chain-locked', 'cups', 'dominoes', 'jointed-rings', 'jointed-skulls', 'pile', 'rings', 'skulls', 'soft-pegs', 'tops', 'tower']);
+    expect(counted).toEqual(['balls', 'billiards', 'boxes', 'chain', 'chain-locked', 'cups', 'dominoes', 'jointed-rings', 'jointed-skulls', 'pile', 'rings', 'skulls', 'soft-pegs', 'tops', 'tower']);
     for (const b of all) {
       if (b.count === undefined) continue;
       const p = b.params.find((q) => q.name === b.count)!;
