@@ -14,6 +14,7 @@
  */
 import { SweepAndPrune } from '../collision/broadphase.ts';
 import { grown, growColumns, swapColumns } from '../util/growable.ts';
+import type { RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
 
 /** A mesh-mesh pair: both directions go to the penetration query. */
@@ -22,6 +23,8 @@ export const PAIR_MESH = 0;
 export const PAIR_PLANE = 1;
 /** Two true spheres (RigidShape.sphere): one exact point, no query. */
 export const PAIR_SPHERES = 2;
+/** A true sphere and a box (RigidShape.box), either way round: one exact point, no query. */
+export const PAIR_SPHERE_BOX = 3;
 
 /** Floats per pair of the cache's reference pose: A's frame in B's frame, quaternion (4) then translation (3). */
 export const REF_STRIDE = 7;
@@ -212,7 +215,7 @@ export class BroadPhase {
       const takeSap = j >= np || (i < ns && (sp[2 * i]! < P[2 * j]! || (sp[2 * i] === P[2 * j] && sp[2 * i + 1]! < P[2 * j + 1]!)));
       if (takeSap) {
         const a = sp[2 * i]!, b = sp[2 * i + 1]!;
-        pairs.add(a, b, ctx.shapeOf(a).sphere && ctx.shapeOf(b).sphere ? PAIR_SPHERES : PAIR_MESH);
+        pairs.add(a, b, meshPairKind(ctx.shapeOf(a), ctx.shapeOf(b)));
         i++;
       } else {
         const a = P[2 * j]!, b = P[2 * j + 1]!;
@@ -248,4 +251,10 @@ export class BroadPhase {
       }
     }
   }
+}
+
+/** The kind of a pair of two shapes that are not planes: two true spheres and a sphere and a box are computed, the rest queried. */
+function meshPairKind(sa: RigidShape, sb: RigidShape): number {
+  if (sa.sphere) return sb.sphere ? PAIR_SPHERES : sb.box ? PAIR_SPHERE_BOX : PAIR_MESH;
+  return sa.box && sb.sphere ? PAIR_SPHERE_BOX : PAIR_MESH;
 }

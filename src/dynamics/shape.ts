@@ -33,4 +33,11 @@ export interface RigidShape {
    * point, computed exactly (narrowphase.ts, sphere pairs), not by a query.
    */
   sphere?: { centre: Vec3; radius: number };
+  /**
+   * A `box` shape only: the box itself (its centre in the local frame, the
+   * origin unless its mass came from the field, and its half extents along
+   * the local axes). A true sphere meets it at one point, computed exactly
+   * (narrowphase.ts, sphere pairs), not by a query.
+   */
+  box?: { centre: Vec3; half: Vec3 };
 }

@@ -656,6 +656,7 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
     localBounds: bounds,
     radius,
     ...(d.type === 'sphere' ? { sphere: { centre: [-com[0], -com[1], -com[2]] as Vec3, radius: d.radius } } : {}),
+    ...(d.type === 'box' ? { box: { centre: [-com[0], -com[1], -com[2]] as Vec3, half: [d.size[0] / 2, d.size[1] / 2, d.size[2] / 2] as Vec3 } } : {}),
   };
 }
 

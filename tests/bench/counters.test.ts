@@ -51,15 +51,16 @@ class Tally implements PenetrationBackend {
 
 /**
  * The steady state of a scene that keeps querying: a ball rolling across a
- * mesh slab (a box, so the pair goes through the queries, not the analytic
- * plane), and a resting box on it, kept awake.
+ * mesh slab (a box drawn as an extruded rectangle, so the pair goes through
+ * the queries, not the analytic plane or a sphere's exact point on a box),
+ * and a resting box on it, kept awake.
  */
 const rollingJson = () => ({
   format: 'stackfield-scene/1',
   dt: 0.01,
   sleep: false,
   shapes: {
-    slab: { type: 'box', size: [20, 0.4, 4], sdf: { cells: 96 } },
+    slab: { type: 'extrude', polygon: [[-10, -0.2], [10, -0.2], [10, 0.2], [-10, 0.2]], depth: 4, sdf: { cells: 96 } },
     ball: { type: 'sphere', radius: 0.25, segments: [24, 16], sdf: { cells: 24 } },
     crate: { type: 'box', size: [0.5, 0.5, 0.5], sdf: { cells: 16 } },
   },

@@ -15,7 +15,7 @@ import { formatTable, runBenchmark } from '../../src/bench/harness.ts';
 import { createBackend } from '../../src/backends.ts';
 import { validateScene } from '../../src/scene/validate.ts';
 
-/** A ball rolling across a mesh slab (queried, not the analytic plane), kept awake: it queries every few steps. */
+/** A ball rolling across a mesh slab (an extruded rectangle: queried, not the analytic plane or a box's exact point), kept awake: it queries every few steps. */
 const rolling = () =>
   validateScene(
     {
@@ -23,7 +23,7 @@ const rolling = () =>
       dt: 0.01,
       sleep: false,
       shapes: {
-        slab: { type: 'box', size: [20, 0.4, 4], sdf: { cells: 64 } },
+        slab: { type: 'extrude', polygon: [[-10, -0.2], [10, -0.2], [10, 0.2], [-10, 0.2]], depth: 4, sdf: { cells: 64 } },
         ball: { type: 'sphere', radius: 0.25, segments: [16, 12], sdf: { cells: 16 } },
       },
       bodies: [

@@ -177,6 +177,11 @@ describe.each(['cpu', 'gpu'] as const)('rolling under the accumulated contact st
   });
 });
 
+/** A box of the given extents as a mesh (an extruded rectangle), so that a sphere on it is queried as on any mesh. */
+function slab(x: number, y: number, z: number) {
+  return { type: 'extrude', polygon: [[-x / 2, -y / 2], [x / 2, -y / 2], [x / 2, y / 2], [-x / 2, y / 2]], depth: z };
+}
+
 describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are the solids, whatever their segments (%s)', (backend) => {
   // A ball of the format's default tessellation (16 x 12) and a finer one on
   // a plane and on a box ramp. On its facets' vertices alone it rolled like a
@@ -186,7 +191,9 @@ describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are t
     const th = (DEG * Math.PI) / 180, r = 0.25, h = 0.5 + r + 2e-4;
     return {
       format: 'stackfield-scene/1', dt: 0.005,
-      shapes: { slope: { type: 'box', size: [20, 1, 4] }, ball: { type: 'sphere', radius: r, segments } },
+      // The ramp is a box drawn as an extruded rectangle: a `box` meets a
+      // sphere at one exact point (spheres.test.ts); a mesh is queried.
+      shapes: { slope: slab(20, 1, 4), ball: { type: 'sphere', radius: r, segments } },
       bodies: [
         { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: -DEG }, friction: 0.6 },
         { name: 'body', shape: 'ball', position: [Math.sin(th) * h - 4 * Math.cos(th), Math.cos(th) * h + 4 * Math.sin(th), 0], friction: 0.6, restitution: 0 },
@@ -384,7 +391,7 @@ describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are t
   });
 });
 
-describe('rolling on a static mesh (a box ramp, not a plane)', () => {
+describe('rolling on a static mesh (a box ramp drawn as a mesh, not a plane)', () => {
   it('a 48x32 sphere rolls 1.5 s down a 20 degree box ramp at 60 Hz within 2.5 % of the smooth ball, its pair not swept while it turns slowly', async () => {
     // The ramp is a 10 x 0.2 x 2 m box. Spinning at up to 24 rad/s, the ball
     // turns the ramp's far corners through metres in its own frame each
@@ -401,7 +408,7 @@ describe('rolling on a static mesh (a box ramp, not a plane)', () => {
     const n = [-Math.sin(th), Math.cos(th), 0] as const;
     const w = await worldFrom({
       format: 'stackfield-scene/1', dt: 1 / 60, sleep: false,
-      shapes: { ramp: { type: 'box', size: [10, 0.2, 2], sdf: { cells: 150 } }, ball: { type: 'sphere', radius: r, segments: [48, 32], sdf: { cells: 32 } } },
+      shapes: { ramp: { ...slab(10, 0.2, 2), sdf: { cells: 150 } }, ball: { type: 'sphere', radius: r, segments: [48, 32], sdf: { cells: 32 } } },
       bodies: [
         { name: 'ramp', shape: 'ramp', static: true, position: [-n[0] * 0.1, -n[1] * 0.1, 0], rotation: { axis: [0, 0, 1], degrees: DEG }, friction: 0.6, restitution: 0 },
         { name: 'body', shape: 'ball', position: [n[0] * (r + 5e-4) + 2 * Math.cos(th), n[1] * (r + 5e-4) + 2 * Math.sin(th), 0], friction: 0.6, restitution: 0 },
