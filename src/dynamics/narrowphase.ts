@@ -39,8 +39,9 @@
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear). Two true
- * spheres, or a sphere and a plane, have one exact point instead, computed
- * at every evaluation, never queried or cached (spherePoint,
+ * spheres, a sphere and a convex solid (a box, capsule or cylinder), and a
+ * sphere and a plane have one exact point instead, computed at every
+ * evaluation, never queried or cached (spherePoint, sphereConvexPoint,
  * spherePlanePoint).
  *
  * With solver.contactPose "current" (the default), the contact phase takes a
@@ -67,13 +68,13 @@ import { contactShift, ContactSet } from './contacts.ts';
 import { chooseMargins, closingSpeed, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
 import { quatToMat3 } from './math.ts';
 import { pairCell } from './material.ts';
-import { PAIR_PLANE, PAIR_SPHERE_BOX, PAIR_SPHERES, REF_STRIDE, type PairList } from './pairs.ts';
+import { PAIR_PLANE, PAIR_SPHERE_CONVEX, PAIR_SPHERES, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
 import { ensurePredicted } from './predict.ts';
 import type { StepProfile } from './profile.ts';
 import { RelPose } from './relPose.ts';
 import { SampleCache } from './sampleCache.ts';
-import type { RigidShape } from './shape.ts';
+import type { ConvexSolid, RigidShape } from './shape.ts';
 import type { StepContext } from './stepContext.ts';
 import { firstTouch, movesFast, sweepFraction, sweepPoses } from './sweep.ts';
 import { sortIndicesByKey } from '../util/sort.ts';
@@ -533,7 +534,7 @@ export class NarrowPhase {
     if (this.exact(ctx, pairs, k)) {
       const kind = pairs.kind[k];
       if (kind === PAIR_SPHERES) this.spherePoint(ctx, pairs, k);
-      else if (kind === PAIR_SPHERE_BOX) this.sphereBoxPoint(ctx, pairs, k);
+      else if (kind === PAIR_SPHERE_CONVEX) this.sphereConvexPoint(ctx, pairs, k);
       else this.spherePlanePoint(ctx, pairs, k);
       cs.close();
       return;
@@ -732,50 +733,50 @@ export class NarrowPhase {
     return true;
   }
 
-  /** Whether pair k's point is computed, not queried: two spheres, a sphere and a box, or a sphere and a plane. */
+  /** Whether pair k's point is computed, not queried: two spheres, a sphere and a convex solid, or a sphere and a plane. */
   private exact(ctx: StepContext, pairs: PairList, k: number): boolean {
     const kind = pairs.kind[k];
-    return kind === PAIR_SPHERES || kind === PAIR_SPHERE_BOX || (kind === PAIR_PLANE && ctx.shapeOf(pairs.a[k]!).sphere !== undefined);
+    return kind === PAIR_SPHERES || kind === PAIR_SPHERE_CONVEX || (kind === PAIR_PLANE && ctx.shapeOf(pairs.a[k]!).sphere !== undefined);
   }
 
   /**
-   * Pair k of a true sphere and a box (PAIR_SPHERE_BOX, either way round):
-   * its one point, exact, as spherePoint's. The box is convex, so the
-   * sphere meets it at one point, nearest its centre: the feature (face,
-   * edge or corner) nearest the centre at the current poses gives the
-   * normal (out of the box) and the surface point, and phi is the predicted
-   * centre's distance from that feature's tangent plane less the radius,
-   * first order from now (exact on a face). A pair apart now and at the
-   * prediction keeps its exact predicted gap unless the centre's straight
-   * path in the box's frame comes within the radius (the signed distance to
-   * a convex body is convex along a line, so the path's nearest approach
-   * is found by a golden-section search); one that does is struck at the
-   * feature where the path first reaches the radius, not at the one nearest
-   * now (a ball flying past a box's edge onto its top face is struck by the
-   * face). The point lies on the sphere's surface at its current pose,
+   * Pair k of a true sphere and a convex solid (PAIR_SPHERE_CONVEX, either
+   * way round: a box, capsule or cylinder): its one point, exact, as
+   * spherePoint's. The solid is convex, so the sphere meets it at one point,
+   * nearest its centre: the feature (a box's face, edge or corner, a
+   * cylinder's side, cap or rim, a capsule's surface) nearest the centre at
+   * the current poses gives the normal (out of the solid) and the surface
+   * point, and phi is the predicted centre's distance from that feature's
+   * tangent plane less the radius, first order from now (exact on a flat
+   * face). A pair apart now takes the feature from the centre's straight
+   * path in the solid's frame (the signed distance to a convex body is
+   * convex along a line, so the path's nearest approach is found by golden
+   * sections): where it first comes within the radius, or where it passes
+   * nearest, whose tangent plane the whole path stays clear of (a ball
+   * flying past a box's edge onto its top face is struck by the face, or
+   * not at all). The point lies on the sphere's surface at its current pose,
    * keyed as its sample 0 (spherePoint). Through samples, a ball of the
-   * default segments rolled down a box ramp at 0.99 of (5/7) g sin(theta)
-   * and hit a wall with its samples, not its centre, in line.
+   * default segments rolled down a box ramp at 0.99 of (5/7) g sin(theta).
    */
-  private sphereBoxPoint(ctx: StepContext, pairs: PairList, k: number): void {
+  private sphereConvexPoint(ctx: StepContext, pairs: PairList, k: number): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
     const sIsA = ctx.shapeOf(a).sphere !== undefined;
     const s = sIsA ? a : b, x = sIsA ? b : a;
-    const sp = ctx.shapeOf(s).sphere!, bx = ctx.shapeOf(x).box!;
+    const sp = ctx.shapeOf(s).sphere!, h = ctx.shapeOf(x).convex!;
     const band = exactPair(ctx, pairs, k);
-    const L = this.centres, f = this.feature, h = bx.half, r = sp.radius;
-    sphereInBox(ctx, s, sp.centre, x, bx.centre, L);
+    const L = this.centres, f = this.feature, r = sp.radius;
+    sphereInSolid(ctx, s, sp.centre, x, h.centre, L);
     const c1x = L[0]!, c1y = L[1]!, c1z = L[2]!, c0x = L[3]!, c0y = L[4]!, c0z = L[5]!;
-    const sd0 = boxFeature(c0x, c0y, c0z, h, f);
+    const sd0 = convexFeature(c0x, c0y, c0z, h, f);
     if (sd0 >= r) {
       // Apart now. The path's nearest approach, by golden sections (the
       // path runs straight from the current to the predicted centre): if it
       // comes within the radius, the feature where it first does; if not,
       // the feature nearest it, whose tangent plane the path never comes
       // within the radius of.
-      const sd1 = boxFeature(c1x, c1y, c1z, h, this.feature2);
+      const sd1 = convexFeature(c1x, c1y, c1z, h, this.feature2);
       const mx = c1x - c0x, my = c1y - c0y, mz = c1z - c0z;
-      const at = (t: number): number => boxFeature(c0x + t * mx, c0y + t * my, c0z + t * mz, h, this.feature2);
+      const at = (t: number): number => convexFeature(c0x + t * mx, c0y + t * my, c0z + t * mz, h, this.feature2);
       let inn = sd1 < r ? 1 : -1, near = 1, fNear = sd1;
       if (inn < 0) {
         let lo = 0, hi = 1;
@@ -798,7 +799,7 @@ export class NarrowPhase {
         }
       }
       if (inn < 0) {
-        boxFeature(c0x + near * mx, c0y + near * my, c0z + near * mz, h, f);
+        convexFeature(c0x + near * mx, c0y + near * my, c0z + near * mz, h, f);
       } else {
         let out = 0;
         for (let it = 0; it < 48; it++) {
@@ -806,7 +807,7 @@ export class NarrowPhase {
           if (at(t) < r) inn = t;
           else out = t;
         }
-        boxFeature(c0x + out * mx, c0y + out * my, c0z + out * mz, h, f);
+        convexFeature(c0x + out * mx, c0y + out * my, c0z + out * mz, h, f);
       }
     }
     // Both values from the feature's tangent plane (exact on a face): the
@@ -816,8 +817,8 @@ export class NarrowPhase {
     const gap = nlx * (c0x - f[3]!) + nly * (c0y - f[4]!) + nlz * (c0z - f[5]!) - r;
     const phi = nlx * (c1x - f[3]!) + nly * (c1y - f[4]!) + nlz * (c1z - f[5]!) - r;
     if (!(phi < band)) return;
-    // The box's rotation now (sphereInBox) takes the normal into the world.
-    const R = boxRotScratch;
+    // The solid's rotation now (sphereInSolid) takes the normal into the world.
+    const R = solidRotScratch;
     const nx = R[0]! * nlx + R[1]! * nly + R[2]! * nlz;
     const ny = R[3]! * nlx + R[4]! * nly + R[5]! * nlz;
     const nz = R[6]! * nlx + R[7]! * nly + R[8]! * nlz;
@@ -826,7 +827,7 @@ export class NarrowPhase {
       nx, ny, nz, phi, gap, 0, areas ? areas[0]! : 1);
   }
 
-  /** sphereBoxPoint's feature: the box's outward normal (0-2) and the nearest surface point (3-5), in the box's frame. */
+  /** sphereConvexPoint's feature: the solid's outward normal (0-2) and the nearest surface point (3-5), in the solid's frame. */
   private readonly feature = new Float64Array(6);
   private readonly feature2 = new Float64Array(6);
 
@@ -926,13 +927,13 @@ export class NarrowPhase {
   /** nearest() for a pair of two spheres, or a sphere and a plane: their exact gap at the predicted poses. */
   private sphereNearest(ctx: StepContext, pairs: PairList, k: number, reach: number): boolean {
     const a = pairs.a[k]!, b = pairs.b[k]!;
-    if (pairs.kind[k] === PAIR_SPHERE_BOX) {
+    if (pairs.kind[k] === PAIR_SPHERE_CONVEX) {
       const sIsA = ctx.shapeOf(a).sphere !== undefined;
       const s = sIsA ? a : b, x = sIsA ? b : a;
-      const sp = ctx.shapeOf(s).sphere!, bx = ctx.shapeOf(x).box!;
+      const sp = ctx.shapeOf(s).sphere!, h = ctx.shapeOf(x).convex!;
       const L = this.centres, f = this.feature;
-      sphereInBox(ctx, s, sp.centre, x, bx.centre, L);
-      const gap = boxFeature(L[0]!, L[1]!, L[2]!, bx.half, f) - sp.radius;
+      sphereInSolid(ctx, s, sp.centre, x, h.centre, L);
+      const gap = convexFeature(L[0]!, L[1]!, L[2]!, h, f) - sp.radius;
       if (!(gap >= 0 && gap < reach)) return false;
       const R = ctx.predRot, o = 9 * x;
       const near = this.near;
@@ -1169,26 +1170,27 @@ function sphereCentres(ctx: StepContext, a: number, b: number, ca: readonly numb
 
 const centreScratch = new Float64Array(6);
 const rotScratch = new Float64Array(9);
-const boxRotScratch = new Float64Array(9);
+const solidRotScratch = new Float64Array(9);
 /** The golden section's ratio, (sqrt(5) - 1) / 2. */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 /**
- * A sphere's centre (c in body s's frame) in the frame of box body x, about
- * the box's centre cb: out[0..2] at the predicted poses, out[3..5] at the
- * current ones; out[9..11] the sphere's centre in the world at the current
- * pose; boxRotScratch the box's current rotation.
+ * A sphere's centre (c in body s's frame) in the frame of body x, about the
+ * point cb of that frame (its convex solid's centre): out[0..2] at the
+ * predicted poses, out[3..5] at the current ones; out[9..11] the sphere's
+ * centre in the world at the current pose; solidRotScratch x's current
+ * rotation.
  */
-function sphereInBox(ctx: StepContext, s: number, c: readonly number[], x: number, cb: readonly number[], out: Float64Array): void {
+function sphereInSolid(ctx: StepContext, s: number, c: readonly number[], x: number, cb: readonly number[], out: Float64Array): void {
   const B = ctx.bodies, w = centreScratch;
   centreOf(ctx, 0, s, c, ctx.predPos, w, 0);
   centreOf(ctx, 1, s, c, B.pos, w, 3);
-  quatToMat3(B.quat, 4 * x, boxRotScratch, 0);
+  quatToMat3(B.quat, 4 * x, solidRotScratch, 0);
   for (let pass = 0; pass < 2; pass++) {
     const pos = pass === 0 ? ctx.predPos : B.pos;
-    const R = pass === 0 ? ctx.predRot : boxRotScratch, r = pass === 0 ? 9 * x : 0;
+    const R = pass === 0 ? ctx.predRot : solidRotScratch, r = pass === 0 ? 9 * x : 0;
     const dx = w[3 * pass]! - pos[3 * x]!, dy = w[3 * pass + 1]! - pos[3 * x + 1]!, dz = w[3 * pass + 2]! - pos[3 * x + 2]!;
-    // The transpose takes the world into the box's frame.
+    // The transpose takes the world into x's frame.
     out[3 * pass] = R[r]! * dx + R[r + 3]! * dy + R[r + 6]! * dz - cb[0]!;
     out[3 * pass + 1] = R[r + 1]! * dx + R[r + 4]! * dy + R[r + 7]! * dz - cb[1]!;
     out[3 * pass + 2] = R[r + 2]! * dx + R[r + 5]! * dy + R[r + 8]! * dz - cb[2]!;
@@ -1199,11 +1201,34 @@ function sphereInBox(ctx: StepContext, s: number, c: readonly number[], x: numbe
 }
 
 /**
- * The signed distance of point (x, y, z) (a box's frame, about its centre)
- * to the box of half extents h, and the feature it is measured to: out[0..2]
+ * The signed distance of point (x, y, z) (the solid's frame, about its
+ * centre) to convex solid h, and the feature it is measured to: out[0..2]
  * the outward normal there, out[3..5] the nearest point of the surface.
- * Outside, the distance to the point clamped into the box; inside (or on
- * the surface), to the nearest face.
+ */
+function convexFeature(x: number, y: number, z: number, h: ConvexSolid, out: Float64Array): number {
+  if (h.type === 'box') return boxFeature(x, y, z, h.half, out);
+  if (h.type === 'capsule') {
+    // The nearest point of the axis segment, then out along the radius.
+    const sy = Math.min(h.halfLength, Math.max(-h.halfLength, y));
+    const vx = x, vy = y - sy, vz = z;
+    const l = Math.sqrt(vx * vx + vy * vy + vz * vz);
+    if (!(l > 0)) {
+      // On the axis: any direction across it.
+      out[0] = 1; out[1] = 0; out[2] = 0;
+      out[3] = h.radius; out[4] = sy; out[5] = 0;
+      return -h.radius;
+    }
+    out[0] = vx / l; out[1] = vy / l; out[2] = vz / l;
+    out[3] = h.radius * out[0]!; out[4] = sy + h.radius * out[1]!; out[5] = h.radius * out[2]!;
+    return l - h.radius;
+  }
+  return cylinderFeature(x, y, z, h.radius, h.halfLength, out);
+}
+
+/**
+ * convexFeature of a box of half extents h: outside, the distance to the
+ * point clamped into the box; inside (or on the surface), to the nearest
+ * face.
  */
 function boxFeature(x: number, y: number, z: number, h: readonly number[], out: Float64Array): number {
   const hx = h[0]!, hy = h[1]!, hz = h[2]!;
@@ -1227,6 +1252,34 @@ function boxFeature(x: number, y: number, z: number, h: readonly number[], out: 
   out[3] = x; out[4] = y; out[5] = z;
   out[3 + axis] = sign * h[axis]!;
   return e;
+}
+
+/**
+ * convexFeature of a cylinder of radius rc and half height hh along y: its
+ * side, a cap, or (outside both) its rim; inside, the nearer of the side and
+ * the cap.
+ */
+function cylinderFeature(x: number, y: number, z: number, rc: number, hh: number, out: Float64Array): number {
+  const rho = Math.sqrt(x * x + z * z);
+  const ux = rho > 0 ? x / rho : 1, uz = rho > 0 ? z / rho : 0;
+  const sign = y < 0 ? -1 : 1;
+  const dr = rho - rc, dy = Math.abs(y) - hh;
+  if (dr > 0 && dy > 0) {
+    // The rim: the nearest point of its circle.
+    const vx = x - rc * ux, vy = y - sign * hh, vz = z - rc * uz;
+    const l = Math.sqrt(vx * vx + vy * vy + vz * vz);
+    out[0] = vx / l; out[1] = vy / l; out[2] = vz / l;
+    out[3] = rc * ux; out[4] = sign * hh; out[5] = rc * uz;
+    return l;
+  }
+  if (dr > dy) {
+    out[0] = ux; out[1] = 0; out[2] = uz;
+    out[3] = rc * ux; out[4] = y; out[5] = rc * uz;
+    return dr;
+  }
+  out[0] = 0; out[1] = sign; out[2] = 0;
+  out[3] = x; out[4] = sign * hh; out[5] = z;
+  return dy;
 }
 
 /**

@@ -23,8 +23,8 @@ export const PAIR_MESH = 0;
 export const PAIR_PLANE = 1;
 /** Two true spheres (RigidShape.sphere): one exact point, no query. */
 export const PAIR_SPHERES = 2;
-/** A true sphere and a box (RigidShape.box), either way round: one exact point, no query. */
-export const PAIR_SPHERE_BOX = 3;
+/** A true sphere and a convex solid (RigidShape.convex: a box, capsule or cylinder), either way round: one exact point, no query. */
+export const PAIR_SPHERE_CONVEX = 3;
 
 /** Floats per pair of the cache's reference pose: A's frame in B's frame, quaternion (4) then translation (3). */
 export const REF_STRIDE = 7;
@@ -253,8 +253,8 @@ export class BroadPhase {
   }
 }
 
-/** The kind of a pair of two shapes that are not planes: two true spheres and a sphere and a box are computed, the rest queried. */
+/** The kind of a pair of two shapes that are not planes: two true spheres, and a sphere and a convex solid, are computed; the rest queried. */
 function meshPairKind(sa: RigidShape, sb: RigidShape): number {
-  if (sa.sphere) return sb.sphere ? PAIR_SPHERES : sb.box ? PAIR_SPHERE_BOX : PAIR_MESH;
-  return sa.box && sb.sphere ? PAIR_SPHERE_BOX : PAIR_MESH;
+  if (sa.sphere) return sb.sphere ? PAIR_SPHERES : sb.convex ? PAIR_SPHERE_CONVEX : PAIR_MESH;
+  return sa.convex && sb.sphere ? PAIR_SPHERE_CONVEX : PAIR_MESH;
 }

@@ -34,10 +34,22 @@ export interface RigidShape {
    */
   sphere?: { centre: Vec3; radius: number };
   /**
-   * A `box` shape only: the box itself (its centre in the local frame, the
-   * origin unless its mass came from the field, and its half extents along
-   * the local axes). A true sphere meets it at one point, computed exactly
-   * (narrowphase.ts, sphere pairs), not by a query.
+   * A `box`, `capsule` or `cylinder` shape only: the convex solid itself (its
+   * centre in the local frame, the origin unless its mass came from the
+   * field; a capsule's and a cylinder's axis along y). A true sphere meets
+   * it at one point, computed exactly (narrowphase.ts, sphere pairs), not by
+   * a query.
    */
-  box?: { centre: Vec3; half: Vec3 };
+  convex?: ConvexSolid;
 }
+
+/**
+ * A convex solid of a shape's own (RigidShape.convex): a box of half extents
+ * `half`; a capsule, the points within `radius` of the segment from
+ * (0, -halfLength, 0) to (0, halfLength, 0); a cylinder of `radius` and half
+ * height `halfLength` along y. All about `centre`.
+ */
+export type ConvexSolid = { centre: Vec3 } & (
+  | { type: 'box'; half: Vec3 }
+  | { type: 'capsule' | 'cylinder'; radius: number; halfLength: number }
+);

@@ -29,7 +29,7 @@ import { invertInertia, massFromSdf, principalInertia, type MassProperties } fro
 import { analyseSolid, describeSolid, signByWinding, TangledMeshError, type SolidAnalysis } from '../sdf/solid.ts';
 import { gridLayout, type SdfGrid } from '../sdf/grid.ts';
 import { InputError, bareMessage } from '../errors.ts';
-import type { RigidShape } from '../dynamics/shape.ts';
+import type { ConvexSolid, RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, ShapeDesc, SdfSettings } from './types.ts';
 import { fileLabel, quote } from '../util/echo.ts';
 import { checkPositionPrecision } from './precision.ts';
@@ -656,8 +656,16 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
     localBounds: bounds,
     radius,
     ...(d.type === 'sphere' ? { sphere: { centre: [-com[0], -com[1], -com[2]] as Vec3, radius: d.radius } } : {}),
-    ...(d.type === 'box' ? { box: { centre: [-com[0], -com[1], -com[2]] as Vec3, half: [d.size[0] / 2, d.size[1] / 2, d.size[2] / 2] as Vec3 } } : {}),
+    ...convexOf(d, [-com[0], -com[1], -com[2]]),
   };
+}
+
+/** RigidShape.convex of a box, capsule or cylinder about `centre`: a sphere meets it at one exact point. */
+function convexOf(d: ShapeDesc, centre: Vec3): { convex?: ConvexSolid } {
+  if (d.type === 'box') return { convex: { type: 'box', centre, half: [d.size[0] / 2, d.size[1] / 2, d.size[2] / 2] } };
+  if (d.type === 'capsule') return { convex: { type: 'capsule', centre, radius: d.radius, halfLength: d.height / 2 - d.radius } };
+  if (d.type === 'cylinder') return { convex: { type: 'cylinder', centre, radius: d.radius, halfLength: d.height / 2 } };
+  return {};
 }
 
 /** massFromSdf, its failure (no cell inside) and an out-of-range volume as the shape's InputError. */
