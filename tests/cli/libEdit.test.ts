@@ -162,7 +162,9 @@ describe('lib add ... - (the record on standard input)', () => {
     expectBadInput(pipeline(`${add} < <(head -c 300000000 /dev/zero)`, dir), '<stdin>: the record is more than 256 MB; the largest read is 256 MB');
     expectBadInput(pipeline(`${add} < <(printf '{"type":"box","x\\xe9":1}')`, dir), '<stdin>: line 1, column 17: the file is not UTF-8 text (byte 0xe9): save it as UTF-8');
     expect(existsSync(lib)).toBe(false);
-    const slow = pipeline(`${add} < <(sleep 2; echo '${j(PLATE)}')`, dir);
+    // The record comes 4 s late: past the notice's second however long the command takes to
+    // start on a loaded machine (2 s was not always: a start of over a second left no notice).
+    const slow = pipeline(`${add} < <(sleep 4; echo '${j(PLATE)}')`, dir);
     expect(slow.status, slow.stderr).toBe(0);
     expect(slow.stderr).toBe('stackfield: waiting for data on standard input: nothing has written to it yet (Ctrl-C stops)\n');
     expect(JSON.parse(readFileSync(lib, 'utf8')).shapes.z).toEqual(PLATE);
