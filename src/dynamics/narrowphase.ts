@@ -768,16 +768,18 @@ export class NarrowPhase {
     sphereInSolid(ctx, s, sp.centre, x, h.centre, L);
     const c1x = L[0]!, c1y = L[1]!, c1z = L[2]!, c0x = L[3]!, c0y = L[4]!, c0z = L[5]!;
     const sd0 = convexFeature(c0x, c0y, c0z, h, f);
-    if (sd0 >= r) {
+    const mx = c1x - c0x, my = c1y - c0y, mz = c1z - c0z;
+    // Apart now by more than the path is long: the feature nearest now is
+    // clear of the whole path (its tangent plane is within len of sd0).
+    if (sd0 >= r && sd0 - Math.sqrt(mx * mx + my * my + mz * mz) < r) {
       // Apart now. The path's nearest approach, by golden sections (the
       // path runs straight from the current to the predicted centre): if it
       // comes within the radius, the feature where it first does; if not,
       // the feature nearest it, whose tangent plane the path never comes
       // within the radius of.
       const sd1 = convexFeature(c1x, c1y, c1z, h, this.feature2);
-      const mx = c1x - c0x, my = c1y - c0y, mz = c1z - c0z;
       const at = (t: number): number => convexFeature(c0x + t * mx, c0y + t * my, c0z + t * mz, h, this.feature2);
-      let inn = sd1 < r ? 1 : -1, near = 1, fNear = sd1;
+      let inn = sd1 < r ? 1 : -1, near = 1;
       if (inn < 0) {
         let lo = 0, hi = 1;
         let t1 = hi - GOLDEN * (hi - lo), t2 = lo + GOLDEN * (hi - lo);
@@ -793,7 +795,7 @@ export class NarrowPhase {
         else if (f2 < r) inn = t2;
         else {
           near = f1 < f2 ? t1 : t2;
-          fNear = Math.min(f1, f2);
+          const fNear = Math.min(f1, f2);
           if (sd0 <= fNear) near = 0;
           if (sd1 < Math.min(fNear, sd0)) near = 1;
         }
