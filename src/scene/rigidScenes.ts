@@ -154,7 +154,7 @@ export const rigidBuiltins: Builtin[] = [
   {
     name: 'balls',
     title: 'Ball pit: balls dropped into a walled box',
-    description: 'A block of balls falls into a box of four static walls and comes to rest: two balls, and a ball on the floor, meet at one exact point with no query, so only the walls are queried.',
+    description: 'A block of balls falls into a box of four static walls and comes to rest: two balls, a ball and a wall, and a ball on the floor each meet at one exact point, so nothing is queried.',
     count: 'count',
     params: [
       { name: 'count', default: 343, min: 1, max: 8000, step: 1, description: 'number of balls (a cube of side ceil(count^(1/3)), filled layer by layer)' },
