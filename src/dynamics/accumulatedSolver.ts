@@ -109,11 +109,11 @@ import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { quatToMat3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
-import { PAIR_PLANE, type PairList } from './pairs.ts';
+import { PAIR_MESH, PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
-import { flatAround, SurfaceMeet } from './fieldPoint.ts';
+import { fieldAt, flatAround, SurfaceMeet } from './fieldPoint.ts';
 import { creaseAlong, faceLever, onCreaseAt } from './patches.ts';
 
 /** Points per manifold the solver sees. */
@@ -1413,6 +1413,7 @@ export class AccumulatedSolver implements ContactSolver {
     // where the fields meet (through the sphere's grid, half a step on, a
     // ball rolling over a plane changed speed by up to 0.13 % a second).
     const planeLike = (pairs.kind[k] === PAIR_PLANE && ctx.shapeOf(a).sphere === undefined) || this.flatSupport(ctx, cs, nc, a, b, cell);
+    this.ballSide = pairs.kind[k] === PAIR_MESH ? (ctx.shapeOf(a).sphere ? a : ctx.shapeOf(b).sphere ? b : -1) : -1;
     const keepLead = planeLike ? 0 : keepD;
     // Two rounds over the same clusters: the first only sizes them up, the
     // second makes manifolds of all but a face's rim artefacts (dropRim).
@@ -1610,6 +1611,29 @@ export class AccumulatedSolver implements ContactSolver {
     return flatAround(ctx, sa ? a : b, P[3 * deep]!, P[3 * deep + 1]!, P[3 * deep + 2]!, ox, oy, oz, cell, FLAT_SUPPORT_COS);
   }
 
+  /** The true sphere of the mesh pair being reduced (its body), or -1: its manifolds take one point each, under its centre (addManifold). */
+  private ballSide = -1;
+  /** addManifold's scratch: the sphere's rotation, and the other body's field normal at its centre. */
+  private readonly ballRot = new Float64Array(9);
+  private readonly ballN = new Float64Array(7);
+
+  /**
+   * Whether the field of the other body of pair (a, b) reaches the centre of
+   * the true sphere `ball` (one of them) at the current poses: its unit
+   * gradient there into ballN[0..3), its value into ballN[3], the centre
+   * into ballN[4..7).
+   */
+  private ballCentre(ctx: StepContext, ball: number, a: number, b: number): boolean {
+    const c = ctx.shapeOf(ball).sphere!.centre, R = this.ballRot, X = ctx.bodies.pos, N = this.ballN;
+    quatToMat3(ctx.bodies.quat, 4 * ball, R, 0);
+    const cx = X[3 * ball]! + R[0]! * c[0] + R[1]! * c[1] + R[2]! * c[2];
+    const cy = X[3 * ball + 1]! + R[3]! * c[0] + R[4]! * c[1] + R[5]! * c[2];
+    const cz = X[3 * ball + 2]! + R[6]! * c[0] + R[7]! * c[1] + R[8]! * c[2];
+    if (!fieldAt(ctx, ball === a ? b : a, cx, cy, cz, N)) return false;
+    N[4] = cx; N[5] = cy; N[6] = cz;
+    return true;
+  }
+
   /** Whether point i of pair k (body a first) was one of last step's solver points. */
   private isKept(i: number): boolean {
     return this.keptAt[i - this.keptBase] === 1;
@@ -1626,6 +1650,11 @@ export class AccumulatedSolver implements ContactSolver {
     let nch = this.span(cs, lead, nm, nx, ny, nz, cell, false);
     const meetAt = this.meetsCurved(cs, lead, nch, cell);
     if (!this.meshPair && !this.faceFit) nch = this.span(cs, lead, nm, nx, ny, nz, cell, true);
+    // A true sphere meets a mesh at one point of a cluster, on its surface
+    // under its centre (below), where the mesh's grid reaches the centre:
+    // the leader alone.
+    const ball = this.ballSide >= 0 && this.ballCentre(ctx, this.ballSide, a, b) ? this.ballSide : -1;
+    if (ball >= 0) nch = 1;
     // Sort the chosen by key, so the store stays in key order within the pair.
     for (let x = 1; x < nch; x++) {
       const t = ch[x]!, kt = contactKey(cs, a, t);
@@ -1675,7 +1704,7 @@ export class AccumulatedSolver implements ContactSolver {
       // sample on a crease (a box's corner) is the contact point itself and
       // stays, unless the manifold touches with creases the roll runs along
       // (a lying cylinder's rims, a coarse tube's rings: rolls).
-      let met = false, metGap = 0, mnx = 0, mny = 0, mnz = 0;
+      let met = false, metGap = 0, mnx = 0, mny = 0, mnz = 0, ballGap = NaN;
       const creases = ctx.shapeOf(cs.b1[i]!).samples.creases;
       let rolled = false;
       if (rolls) {
@@ -1717,11 +1746,6 @@ export class AccumulatedSolver implements ContactSolver {
           }
         }
       }
-      const rax = px - X[3 * a]!, ray = py - X[3 * a + 1]!, raz = pz - X[3 * a + 2]!;
-      const rbx = px - X[3 * b]!, rby = py - X[3 * b + 1]!, rbz = pz - X[3 * b + 2]!;
-      this.ra[3 * r] = rax; this.ra[3 * r + 1] = ray; this.ra[3 * r + 2] = raz;
-      this.rb[3 * r] = rbx; this.rb[3 * r + 1] = rby; this.rb[3 * r + 2] = rbz;
-      const base = JAC * r;
       // A face's points share its normal; on a curved patch (a ring on a
       // ring, a cup's rim) each point is pushed along its own: a point's gap
       // is measured along its own normal, and the cluster's mean, up to 37
@@ -1737,6 +1761,55 @@ export class AccumulatedSolver implements ContactSolver {
         tb = this.pointBasis;
         tangentBasis(qx, qy, qz, tb);
       }
+      if (ball >= 0) {
+        // Along the other body's field's gradient at the sphere's centre
+        // (the line from its nearest surface point through the centre),
+        // on the sphere's surface where that line leaves it (the normal
+        // points out of b): a push along it then passes through the centre
+        // and turns a frictionless ball not at all, and the ball's own
+        // turning moves the point's separation not at all. (At the samples
+        // where the fields meet, a few millimetres to the side, the pushes
+        // of a ball swinging frictionless in a bowl spun it up to 7 rad/s
+        // in 2 s, half again its energy; moved under the centre but along
+        // the meeting point's normal, read a cell wide, it drifted 23 mm off
+        // its swing plane in 5 s, and along the cluster's mean normal, read
+        // at the predicted pose, it lost a quarter of its energy.)
+        const sph = ctx.shapeOf(ball).sphere!, N = this.ballN;
+        const cx = N[4]!, cy = N[5]!, cz = N[6]!;
+        const sg = ball === a ? 1 : -1;
+        // (A cluster whose normal is far from it, one side of a groove the
+        // ball lies in, keeps its own: the field's gradient at the centre
+        // is one normal, and the groove's sides are two.)
+        const own = sg * (N[0]! * qx + N[1]! * qy + N[2]! * qz) >= CLUSTER_COS;
+        if (own) {
+          qx = sg * N[0]!; qy = sg * N[1]!; qz = sg * N[2]!;
+          ballGap = N[3]! - sph.radius;
+        }
+        // The normal half a step on (MEET_AHEAD, as a meeting point's):
+        // taken at the centre now, it tilts the ball's path onto the tangent
+        // there, which a concave support curves up into, and each step's
+        // push-out lifted a ball swinging in a bowl out of it without
+        // taking its speed, 12 % more energy in 5 s.
+        const other = ball === a ? b : a, V = ctx.bodies.vel, W = ctx.bodies.angVel;
+        const ahead = MEET_AHEAD * ctx.dt;
+        const ox = cx - X[3 * other]!, oy = cy - X[3 * other + 1]!, oz = cz - X[3 * other + 2]!;
+        const wx = W[3 * other]!, wy = W[3 * other + 1]!, wz = W[3 * other + 2]!;
+        const ux = V[3 * ball]! - V[3 * other]! - (wy * oz - wz * oy);
+        const uy = V[3 * ball + 1]! - V[3 * other + 1]! - (wz * ox - wx * oz);
+        const uz = V[3 * ball + 2]! - V[3 * other + 2]! - (wx * oy - wy * ox);
+        if (own && fieldAt(ctx, other, cx + ahead * ux, cy + ahead * uy, cz + ahead * uz, N)) {
+          qx = sg * N[0]!; qy = sg * N[1]!; qz = sg * N[2]!;
+        }
+        tb = this.pointBasis;
+        tangentBasis(qx, qy, qz, tb);
+        const side = ball === a ? -sph.radius : sph.radius;
+        px = cx + side * qx; py = cy + side * qy; pz = cz + side * qz;
+      }
+      const rax = px - X[3 * a]!, ray = py - X[3 * a + 1]!, raz = pz - X[3 * a + 2]!;
+      const rbx = px - X[3 * b]!, rby = py - X[3 * b + 1]!, rbz = pz - X[3 * b + 2]!;
+      this.ra[3 * r] = rax; this.ra[3 * r + 1] = ray; this.ra[3 * r + 2] = raz;
+      this.rb[3 * r] = rbx; this.rb[3 * r + 1] = rby; this.rb[3 * r + 2] = rbz;
+      const base = JAC * r;
       this.setDir(base, 3 * r, qx, qy, qz, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
       if (lever > 0) {
         // Each friction row acts where its direction's line through the
@@ -1751,7 +1824,7 @@ export class AccumulatedSolver implements ContactSolver {
         this.setDir(base + DIR, 3 * r + 1, tb[0]!, tb[1]!, tb[2]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
         this.setDir(base + 2 * DIR, 3 * r + 2, tb[3]!, tb[4]!, tb[5]!, rax, ray, raz, rbx, rby, rbz, a, b, ima, imb, II);
       }
-      this.s0[r] = met ? metGap : rolled ? this.rollGap : this.faceFit ? this.smooth[i]! : cs.gap[i]!;
+      this.s0[r] = ballGap === ballGap ? ballGap : met ? metGap : rolled ? this.rollGap : this.faceFit ? this.smooth[i]! : cs.gap[i]!;
       this.slop[r] = SLOP_CELLS * cell;
       // Warm start from the store.
       const o = this.points.find(k, key);

@@ -191,6 +191,31 @@ export class SurfaceMeet {
   }
 }
 
+/**
+ * Body i's field at world point (x, y, z), at its current pose: its unit
+ * gradient (central differences a cell wide, fieldGradient; a plane body's
+ * normal) into out[0..3) and its value into out[3]; false for a body
+ * without a field or a point beyond its grid.
+ */
+export function fieldAt(ctx: StepContext, i: number, x: number, y: number, z: number, out: Float64Array): boolean {
+  const sh = ctx.shapeOf(i);
+  const B = ctx.bodies;
+  quatToMat3(B.quat, 4 * i, FLAT_ROT, 0);
+  FLAT_POS[0] = B.pos[3 * i]!; FLAT_POS[1] = B.pos[3 * i + 1]!; FLAT_POS[2] = B.pos[3 * i + 2]!;
+  if (sh.kind === 'plane') {
+    const nl = sh.planeNormal!;
+    mulMat3Vec(FLAT_ROT, 0, nl[0], nl[1], nl[2], out);
+    out[3] = out[0]! * (x - FLAT_POS[0]!) + out[1]! * (y - FLAT_POS[1]!) + out[2]! * (z - FLAT_POS[2]!);
+    return true;
+  }
+  const g = sh.sdf;
+  if (!g || !fieldGradient(g, FLAT_POS, FLAT_ROT, 0, x, y, z, out)) return false;
+  const v = fieldValue(g, FLAT_POS, FLAT_ROT, 0, x, y, z);
+  if (v === OUTSIDE_DISTANCE) return false;
+  out[3] = v;
+  return true;
+}
+
 const FLAT_POS = new Float64Array(3);
 const FLAT_ROT = new Float64Array(9);
 const FLAT_N = new Float64Array(3);
