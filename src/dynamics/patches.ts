@@ -35,10 +35,13 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
-import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
+import { norm2, norm3, quatToMat3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
 import { SurfaceMeet } from './fieldPoint.ts';
 import * as det from '../util/detmath.ts';
+
+/** PatchBuilder.underBall's scratch: the sphere's rotation. */
+const BALL_ROT = new Float64Array(9);
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -228,6 +231,7 @@ export class PatchBuilder {
     if (m === 1) {
       this.px = lp[3 * i]!; this.py = lp[3 * i + 1]!; this.pz = lp[3 * i + 2]!;
       this.nx = lnx; this.ny = lny; this.nz = lnz;
+      this.underBall(cs, i);
       return;
     }
     const l = norm3(nx, ny, nz);
@@ -359,6 +363,7 @@ export class PatchBuilder {
       const s = (lp[3 * i]! - this.px) * nx + (lp[3 * i + 1]! - this.py) * ny + (lp[3 * i + 2]! - this.pz) * nz;
       this.px += s * nx; this.py += s * ny; this.pz += s * nz;
     }
+    this.underBall(cs, i);
     // A face taken at the current poses that lies flat on the other (its
     // points' gaps within FLAT_GAP cells): its gap where it is pushed, the
     // mean of its points' (a face tilted by a micro-radian on the one below
@@ -505,6 +510,32 @@ export class PatchBuilder {
     this.nx = m.nx; this.ny = m.ny; this.nz = m.nz;
     this.px = m.px; this.py = m.py; this.pz = m.pz;
     return true;
+  }
+
+  /**
+   * A true sphere's patch against a mesh (a field, not a plane or a convex
+   * solid, whose points are exact already): its point moved onto the
+   * sphere's surface where the patch normal's line through its centre
+   * leaves it, so the impulse passes through the centre (at the samples'
+   * centre, a few millimetres to the side, an impact spun a frictionless
+   * ball dropped into a groove at 0.36 rad/s for good).
+   */
+  private underBall(cs: ContactSet, i: number): void {
+    const ctx = this.ctx;
+    if (!ctx) return;
+    const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
+    const s1 = ctx.shapeOf(b1), s2 = ctx.shapeOf(b2);
+    const ball = s1.sphere ? b1 : s2.sphere ? b2 : -1;
+    if (ball < 0) return;
+    const o = ctx.shapeOf(ball === b1 ? b2 : b1);
+    if (o.sphere || o.convex || !o.sdf) return;
+    const sph = ctx.shapeOf(ball).sphere!, c = sph.centre, R = BALL_ROT, X = ctx.bodies.pos;
+    quatToMat3(ctx.bodies.quat, 4 * ball, R, 0);
+    // The normal pushes body 1 off body 2.
+    const side = ball === b1 ? -sph.radius : sph.radius;
+    this.px = X[3 * ball]! + R[0]! * c[0] + R[1]! * c[1] + R[2]! * c[2] + side * this.nx;
+    this.py = X[3 * ball + 1]! + R[3]! * c[0] + R[4]! * c[1] + R[5]! * c[2] + side * this.ny;
+    this.pz = X[3 * ball + 2]! + R[6]! * c[0] + R[7]! * c[1] + R[8]! * c[2] + side * this.nz;
   }
 
   /**

@@ -78,7 +78,7 @@ describe('ball in a bowl', () => {
     ['cpu', 5],
     ['gpu', 2],
   ] as const)('with contacts where the ball touches now, loses under 12 per cent of its energy per 5 s frictionless and under 10 per cent of its amplitude rolling (%s, %d s)', async (backend, seconds) => {
-    // Measured (120 Hz, 32-cell bowl): frictionless, 10.1 % of the swing's
+    // Measured (120 Hz, 32-cell bowl): frictionless, 7.4 % of the swing's
     // energy lost in 5 s on the cpu, 3.5 % in 2 s on the gpu (43 % in 5 s
     // with the predicted pose); rolling (mu 0.5), the largest |x| over the
     // last second is 0.974 of the start's on the cpu (0.71 with the
