@@ -107,7 +107,7 @@ import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import { quatToMat3, solveDense, tangentBasis } from './math.ts';
+import { bodyPoint, quatToMat3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
 import { PAIR_MESH, PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
@@ -1613,8 +1613,7 @@ export class AccumulatedSolver implements ContactSolver {
 
   /** The true sphere of the mesh pair being reduced (its body), or -1: its manifolds take one point each, under its centre (addManifold). */
   private ballSide = -1;
-  /** addManifold's scratch: the sphere's rotation, and the other body's field normal at its centre. */
-  private readonly ballRot = new Float64Array(9);
+  /** addManifold's scratch: the other body's field at the sphere's centre, and the centre (ballCentre). */
   private readonly ballN = new Float64Array(7);
 
   /**
@@ -1624,14 +1623,9 @@ export class AccumulatedSolver implements ContactSolver {
    * into ballN[4..7).
    */
   private ballCentre(ctx: StepContext, ball: number, a: number, b: number): boolean {
-    const c = ctx.shapeOf(ball).sphere!.centre, R = this.ballRot, X = ctx.bodies.pos, N = this.ballN;
-    quatToMat3(ctx.bodies.quat, 4 * ball, R, 0);
-    const cx = X[3 * ball]! + R[0]! * c[0] + R[1]! * c[1] + R[2]! * c[2];
-    const cy = X[3 * ball + 1]! + R[3]! * c[0] + R[4]! * c[1] + R[5]! * c[2];
-    const cz = X[3 * ball + 2]! + R[6]! * c[0] + R[7]! * c[1] + R[8]! * c[2];
-    if (!fieldAt(ctx, ball === a ? b : a, cx, cy, cz, N)) return false;
-    N[4] = cx; N[5] = cy; N[6] = cz;
-    return true;
+    const N = this.ballN;
+    bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, ctx.shapeOf(ball).sphere!.centre, N, 4);
+    return fieldAt(ctx, ball === a ? b : a, N[4]!, N[5]!, N[6]!, N);
   }
 
   /** Whether point i of pair k (body a first) was one of last step's solver points. */

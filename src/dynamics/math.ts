@@ -34,6 +34,26 @@ export function quatToMat3(q: Arr, o: number, m: Arr, mo = 0): void {
   m[mo + 8] = 1 - 2 * (x * x + y * y);
 }
 
+/** bodyPoint's scratch. */
+const POINT_ROT = new Float64Array(9);
+
+/**
+ * World position of body i's local point c at the pose (pos[3i..], quat[4i..]): pos + R c, into out[o..o+3).
+ */
+export function bodyPoint(pos: Arr, quat: Arr, i: number, c: readonly number[], out: Arr, o = 0): void {
+  let x = pos[3 * i]!, y = pos[3 * i + 1]!, z = pos[3 * i + 2]!;
+  if (c[0] !== 0 || c[1] !== 0 || c[2] !== 0) {
+    const R = POINT_ROT;
+    quatToMat3(quat, 4 * i, R, 0);
+    x += R[0]! * c[0]! + R[1]! * c[1]! + R[2]! * c[2]!;
+    y += R[3]! * c[0]! + R[4]! * c[1]! + R[5]! * c[2]!;
+    z += R[6]! * c[0]! + R[7]! * c[1]! + R[8]! * c[2]!;
+  }
+  out[o] = x;
+  out[o + 1] = y;
+  out[o + 2] = z;
+}
+
 /**
  * q <- the rotation by |omega| dt about omega, then q (reading q from
  * src[so..], writing dst[d..]; may alias): dq q with dq = (sin(|omega| dt / 2)

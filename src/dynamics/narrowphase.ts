@@ -66,7 +66,7 @@ import { OUTSIDE_DISTANCE, sampleSdf } from '../sdf/grid.ts';
 import { growColumns, grown } from '../util/growable.ts';
 import { contactShift, ContactSet } from './contacts.ts';
 import { chooseMargins, closingSpeed, MotionGauge, shapeInfo, sortCutoff, type ShapeInfo } from './margins.ts';
-import { quatToMat3 } from './math.ts';
+import { bodyPoint, quatToMat3 } from './math.ts';
 import { pairCell } from './material.ts';
 import { PAIR_PLANE, PAIR_SPHERE_CONVEX, PAIR_SPHERES, REF_STRIDE, type PairList } from './pairs.ts';
 import { PATCH_BAND } from './patches.ts';
@@ -1171,7 +1171,6 @@ function sphereCentres(ctx: StepContext, a: number, b: number, ca: readonly numb
 }
 
 const centreScratch = new Float64Array(6);
-const rotScratch = new Float64Array(9);
 const solidRotScratch = new Float64Array(9);
 /** The golden section's ratio, (sqrt(5) - 1) / 2. */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
@@ -1290,14 +1289,13 @@ function cylinderFeature(x: number, y: number, z: number, rc: number, hh: number
  * body's origin unless its mass came from the field.
  */
 function centreOf(ctx: StepContext, pass: number, i: number, c: readonly number[], pos: Float64Array, out: Float64Array, o: number): void {
+  if (pass === 1) {
+    bodyPoint(pos, ctx.bodies.quat, i, c, out, o);
+    return;
+  }
   let x = pos[3 * i]!, y = pos[3 * i + 1]!, z = pos[3 * i + 2]!;
   if (c[0] !== 0 || c[1] !== 0 || c[2] !== 0) {
-    let R = ctx.predRot, r = 9 * i;
-    if (pass === 1) {
-      quatToMat3(ctx.bodies.quat, 4 * i, rotScratch, 0);
-      R = rotScratch;
-      r = 0;
-    }
+    const R = ctx.predRot, r = 9 * i;
     x += R[r]! * c[0]! + R[r + 1]! * c[1]! + R[r + 2]! * c[2]!;
     y += R[r + 3]! * c[0]! + R[r + 4]! * c[1]! + R[r + 5]! * c[2]!;
     z += R[r + 6]! * c[0]! + R[r + 7]! * c[1]! + R[r + 8]! * c[2]!;

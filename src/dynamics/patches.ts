@@ -35,13 +35,13 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
-import { norm2, norm3, quatToMat3, solveDense, tangentBasis } from './math.ts';
+import { bodyPoint, norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
 import { SurfaceMeet } from './fieldPoint.ts';
 import * as det from '../util/detmath.ts';
 
-/** PatchBuilder.underBall's scratch: the sphere's rotation. */
-const BALL_ROT = new Float64Array(9);
+/** PatchBuilder.underBall's scratch: the sphere's centre. */
+const BALL_C = new Float64Array(3);
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -529,13 +529,13 @@ export class PatchBuilder {
     if (ball < 0) return;
     const o = ctx.shapeOf(ball === b1 ? b2 : b1);
     if (o.sphere || o.convex || !o.sdf) return;
-    const sph = ctx.shapeOf(ball).sphere!, c = sph.centre, R = BALL_ROT, X = ctx.bodies.pos;
-    quatToMat3(ctx.bodies.quat, 4 * ball, R, 0);
+    const sph = ctx.shapeOf(ball).sphere!, C = BALL_C;
+    bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, sph.centre, C);
     // The normal pushes body 1 off body 2.
     const side = ball === b1 ? -sph.radius : sph.radius;
-    this.px = X[3 * ball]! + R[0]! * c[0] + R[1]! * c[1] + R[2]! * c[2] + side * this.nx;
-    this.py = X[3 * ball + 1]! + R[3]! * c[0] + R[4]! * c[1] + R[5]! * c[2] + side * this.ny;
-    this.pz = X[3 * ball + 2]! + R[6]! * c[0] + R[7]! * c[1] + R[8]! * c[2] + side * this.nz;
+    this.px = C[0]! + side * this.nx;
+    this.py = C[1]! + side * this.ny;
+    this.pz = C[2]! + side * this.nz;
   }
 
   /**

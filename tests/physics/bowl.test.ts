@@ -13,6 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { queryWorld as worldFrom, run } from '../dynamics/helpers.ts';
+import type { World } from '../../src/dynamics/world.ts';
 
 const R = 1, T = 0.1, r = 0.1, G = 9.81, DEG = 10;
 
@@ -57,6 +58,31 @@ async function period(mu: number, backend: 'cpu' | 'gpu', seconds: number): Prom
 
 const finite = 1 + (DEG * Math.PI / 180) ** 2 / 16;
 
+/**
+ * `seconds` of the ball's swing: its energy at the end and the most at any
+ * step (both over the start's), the largest |x| over the last second (over
+ * the start's), the largest spin, and how far it ends off the swing plane.
+ */
+async function swing(w: World, seconds: number): Promise<{ energy: number; high: number; amplitude: number; spin: number; off: number }> {
+  const i = w.bodies.names.indexOf('ball');
+  const B = w.bodies;
+  const m = B.mass[i]!, I = 0.4 * m * r * r;
+  const energy = (): number => {
+    let v2 = 0, w2 = 0;
+    for (let c = 0; c < 3; c++) { v2 += B.vel[3 * i + c]! ** 2; w2 += B.angVel[3 * i + c]! ** 2; }
+    return 0.5 * m * v2 + 0.5 * I * w2 + m * G * (B.pos[3 * i + 1]! - r);
+  };
+  const e0 = energy();
+  const x0 = Math.abs(B.pos[3 * i]!);
+  let xmax = 0, spin = 0, high = 0;
+  await run(w, Math.round(seconds / w.dt), (ww) => {
+    if (ww.time > seconds - 1) xmax = Math.max(xmax, Math.abs(B.pos[3 * i]!));
+    spin = Math.max(spin, Math.hypot(B.angVel[3 * i]!, B.angVel[3 * i + 1]!, B.angVel[3 * i + 2]!));
+    high = Math.max(high, energy() / e0);
+  });
+  return { energy: energy() / e0, high, amplitude: xmax / x0, spin, off: Math.abs(B.pos[3 * i + 2]!) };
+}
+
 describe('ball in a bowl', () => {
   it.each(['cpu', 'gpu'] as const)('rolls with the period 2 pi sqrt(7 (R - r) / (5 g)) within 2 per cent (%s)', async (backend) => {
     const expected = 2 * Math.PI * Math.sqrt((7 * (R - r)) / (5 * G)) * finite;
@@ -86,24 +112,10 @@ describe('ball in a bowl', () => {
     // g dt / (R - r), would take 36 % in 5 s.
     const share = seconds / 5;
     for (const mu of [0, 0.5]) {
-      const w = await worldFrom(bowlScene(mu, 'current'), backend);
-      const i = w.bodies.names.indexOf('ball');
-      const B = w.bodies;
-      const m = B.mass[i]!, I = 0.4 * m * r * r;
-      const energy = (): number => {
-        let v2 = 0, w2 = 0;
-        for (let c = 0; c < 3; c++) { v2 += B.vel[3 * i + c]! ** 2; w2 += B.angVel[3 * i + c]! ** 2; }
-        return 0.5 * m * v2 + 0.5 * I * w2 + m * G * (B.pos[3 * i + 1]! - r);
-      };
-      const e0 = energy();
-      const x0 = Math.abs(B.pos[3 * i]!);
-      let xmax = 0;
-      await run(w, Math.round(seconds / w.dt), (ww) => {
-        if (ww.time > seconds - 1) xmax = Math.max(xmax, Math.abs(B.pos[3 * i]!));
-      });
-      if (mu === 0) expect(1 - energy() / e0, 'energy lost sliding').toBeLessThan(0.12 * share);
-      else expect(xmax / x0, 'amplitude rolling').toBeGreaterThan(1 - 0.1 * share);
-      expect(Math.abs(B.pos[3 * i + 2]!), 'off the swing plane').toBeLessThan(1e-3);
+      const s = await swing(await worldFrom(bowlScene(mu, 'current'), backend), seconds);
+      if (mu === 0) expect(1 - s.energy, 'energy lost sliding').toBeLessThan(0.12 * share);
+      else expect(s.amplitude, 'amplitude rolling').toBeGreaterThan(1 - 0.1 * share);
+      expect(s.off, 'off the swing plane').toBeLessThan(1e-3);
     }
   }, 240_000);
 
@@ -124,31 +136,15 @@ describe('ball in a bowl', () => {
     // (along the meeting point's normal, 23 mm off it in 5 s).
     const share = seconds / 5;
     for (const mu of [0, 0.5]) {
-      const w = await worldFrom(bowlScene(mu, 'predicted', 'accumulated'), backend);
-      const i = w.bodies.names.indexOf('ball');
-      const B = w.bodies;
-      const m = B.mass[i]!, I = 0.4 * m * r * r;
-      const energy = (): number => {
-        let v2 = 0, w2 = 0;
-        for (let c = 0; c < 3; c++) { v2 += B.vel[3 * i + c]! ** 2; w2 += B.angVel[3 * i + c]! ** 2; }
-        return 0.5 * m * v2 + 0.5 * I * w2 + m * G * (B.pos[3 * i + 1]! - r);
-      };
-      const e0 = energy();
-      const x0 = Math.abs(B.pos[3 * i]!);
-      let xmax = 0, spin = 0, high = 0;
-      await run(w, Math.round(seconds / w.dt), (ww) => {
-        if (ww.time > seconds - 1) xmax = Math.max(xmax, Math.abs(B.pos[3 * i]!));
-        spin = Math.max(spin, Math.hypot(B.angVel[3 * i]!, B.angVel[3 * i + 1]!, B.angVel[3 * i + 2]!));
-        high = Math.max(high, energy() / e0);
-      });
-      expect(high, `mu ${mu}: the most energy at any step, over the start's`).toBeLessThan(1.01);
+      const s = await swing(await worldFrom(bowlScene(mu, 'predicted', 'accumulated'), backend), seconds);
+      expect(s.high, `mu ${mu}: the most energy at any step, over the start's`).toBeLessThan(1.01);
       if (mu === 0) {
-        expect(spin, 'frictionless spin').toBeLessThan(0.05);
-        expect(1 - energy() / e0, 'energy lost sliding').toBeLessThan(0.12 * share);
+        expect(s.spin, 'frictionless spin').toBeLessThan(0.05);
+        expect(1 - s.energy, 'energy lost sliding').toBeLessThan(0.12 * share);
       } else {
-        expect(xmax / x0, 'amplitude rolling').toBeGreaterThan(1 - 0.1 * share);
+        expect(s.amplitude, 'amplitude rolling').toBeGreaterThan(1 - 0.1 * share);
       }
-      expect(Math.abs(B.pos[3 * i + 2]!), 'off the swing plane').toBeLessThan(1e-3);
+      expect(s.off, 'off the swing plane').toBeLessThan(1e-3);
     }
   }, 240_000);
 });
