@@ -40,7 +40,7 @@
  *                        joints: one position pass
  *   integrate          x += dt (v + pseudo v), q += dt/2 (omega, 0) q       integrate.ts
  *                      (free flight: x += dt (v + v') / 2, the parabola;
- *                      sequential: the same trapezoid from the step's start
+ *                      sequential, pgs: the same trapezoid from the step's start
  *                      for smooth changes, along the contacts' tangents)
  *   pseudoPositions    (pgs) positions moved by its pseudo velocities
  *   joints             velocity stabilisation
@@ -474,9 +474,9 @@ export class World {
     // the velocity gravity just gave, and a body resting on another collides
     // with it every step.
     const standard = S.scheme === 'standard';
-    // The seed's passes in the separated scheme move smoothly accelerated bodies along the trapezoid
+    // The seed's passes and PGS in the separated scheme move smoothly accelerated bodies along the trapezoid
     // (integrate.ts); not beside soft bodies, whose impulses come after the collision phase and may be blows.
-    const trapezoid = !standard && S.contactSolver === 'sequential' && this.soft === null;
+    const trapezoid = !standard && (S.contactSolver === 'sequential' || S.contactSolver === 'pgs') && this.soft === null;
     if (standard) {
       forgetFreeVelocities(this.ctx);
       this.velocityUpdate();
@@ -538,7 +538,7 @@ export class World {
     solver.finish(phase);
     this.guard('contactSolve');
     // 4. Positions (plus the pseudo velocities of the PGS split impulse; the
-    // seed's passes: of the trapezoid where the velocities changed smoothly).
+    // seed's passes and PGS: of the trapezoid where the velocities changed smoothly).
     this.integrate(trapezoid);
     solver.integrated(this.ctx, prof);
     this.jointPostPositions();
@@ -721,7 +721,7 @@ export class World {
   }
 
   private integrate(trapezoid: boolean): void {
-    if (trapezoid) trapezoidCorrection(this.ctx, this.narrow.cur, this.pairs.count, this.jointedBodies());
+    if (trapezoid) trapezoidCorrection(this.ctx, this.narrow.cur, this.pairs.count, this.jointedBodies(), this.solver.contactSolver === 'pgs' ? 0.05 : 0);
     integratePositions(this.ctx);
     this.profile.end('integrate');
   }
