@@ -37,11 +37,15 @@ import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 import { bodyPoint, norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
-import { SurfaceMeet } from './fieldPoint.ts';
+import { fieldAt, SurfaceMeet } from './fieldPoint.ts';
 import * as det from '../util/detmath.ts';
 
 /** PatchBuilder.underBall's scratch: the sphere's centre. */
 const BALL_C = new Float64Array(3);
+/** ...and the other body's field there (gradient, value). */
+const BALL_N = new Float64Array(4);
+/** A true sphere's patch whose normal lies within ~37 degrees of the other body's field gradient at the sphere's centre takes that gradient. */
+const BALL_CONE = 0.8;
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -514,11 +518,16 @@ export class PatchBuilder {
 
   /**
    * A true sphere's patch against a mesh (a field, not a plane or a convex
-   * solid, whose points are exact already): its point moved onto the
-   * sphere's surface where the patch normal's line through its centre
-   * leaves it, so the impulse passes through the centre (at the samples'
-   * centre, a few millimetres to the side, an impact spun a frictionless
-   * ball dropped into a groove at 0.36 rad/s for good).
+   * solid, whose points are exact already): its normal the mesh's field
+   * gradient at the sphere's centre now, where the patch's own lies within
+   * BALL_CONE of it (along the samples' normals at the predicted pose, which
+   * lean back by v dt / rho on a curved support, the collision phase
+   * dragged a ball swinging in a bowl: 7.4 % of its energy in 5 s under the
+   * seed's passes, now 3.1 %); its point moved onto the sphere's surface
+   * where the normal's line through its centre leaves it, so the impulse
+   * passes through the centre (at the samples' centre, a few millimetres to
+   * the side, an impact spun a frictionless ball dropped into a groove at
+   * 0.36 rad/s for good).
    */
   private underBall(cs: ContactSet, i: number): void {
     const ctx = this.ctx;
@@ -532,7 +541,12 @@ export class PatchBuilder {
     const sph = ctx.shapeOf(ball).sphere!, C = BALL_C;
     bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, sph.centre, C);
     // The normal pushes body 1 off body 2.
-    const side = ball === b1 ? -sph.radius : sph.radius;
+    const sg = ball === b1 ? 1 : -1;
+    const N = BALL_N;
+    if (fieldAt(ctx, ball === b1 ? b2 : b1, C[0]!, C[1]!, C[2]!, N) && sg * (N[0]! * this.nx + N[1]! * this.ny + N[2]! * this.nz) >= BALL_CONE) {
+      this.nx = sg * N[0]!; this.ny = sg * N[1]!; this.nz = sg * N[2]!;
+    }
+    const side = -sg * sph.radius;
     this.px = C[0]! + side * this.nx;
     this.py = C[1]! + side * this.ny;
     this.pz = C[2]! + side * this.nz;
