@@ -192,6 +192,28 @@ export class SurfaceMeet {
 }
 
 /**
+ * A true sphere's contact normal against a mesh that lies within ~37
+ * degrees of the mesh's field gradient at the sphere's centre is replaced
+ * by that gradient (patches.ts underBall, pgs.ts buildRows; the accumulated
+ * stage's clusters, CLUSTER_COS); farther off (the other side of a groove)
+ * it keeps its own.
+ */
+export const BALL_CONE = 0.8;
+
+/**
+ * The true sphere (a `sphere` shape) of pair (a, b) when the other body is a
+ * mesh with a field, or -1: against a plane, a sphere or a convex solid its
+ * contact is one exact point already (narrowphase.ts).
+ */
+export function meshBall(ctx: StepContext, a: number, b: number): number {
+  const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
+  const ball = sa.sphere ? a : sb.sphere ? b : -1;
+  if (ball < 0) return -1;
+  const o = ball === a ? sb : sa;
+  return o.sphere || o.convex || !o.sdf ? -1 : ball;
+}
+
+/**
  * Body i's field at world point (x, y, z), at its current pose: its unit
  * gradient (central differences a cell wide, fieldGradient; a plane body's
  * normal) into out[0..3) and its value into out[3]; false for a body

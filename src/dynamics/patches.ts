@@ -37,15 +37,13 @@ import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
 import { bodyPoint, norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
-import { fieldAt, SurfaceMeet } from './fieldPoint.ts';
+import { BALL_CONE, fieldAt, meshBall, SurfaceMeet } from './fieldPoint.ts';
 import * as det from '../util/detmath.ts';
 
 /** PatchBuilder.underBall's scratch: the sphere's centre. */
 const BALL_C = new Float64Array(3);
 /** ...and the other body's field there (gradient, value). */
 const BALL_N = new Float64Array(4);
-/** A true sphere's patch whose normal lies within ~37 degrees of the other body's field gradient at the sphere's centre takes that gradient. */
-const BALL_CONE = 0.8;
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -533,11 +531,8 @@ export class PatchBuilder {
     const ctx = this.ctx;
     if (!ctx) return;
     const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
-    const s1 = ctx.shapeOf(b1), s2 = ctx.shapeOf(b2);
-    const ball = s1.sphere ? b1 : s2.sphere ? b2 : -1;
+    const ball = meshBall(ctx, b1, b2);
     if (ball < 0) return;
-    const o = ctx.shapeOf(ball === b1 ? b2 : b1);
-    if (o.sphere || o.convex || !o.sdf) return;
     const sph = ctx.shapeOf(ball).sphere!, C = BALL_C;
     bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, sph.centre, C);
     // The normal pushes body 1 off body 2.

@@ -69,7 +69,7 @@ import type { PgsJointRows } from './constraints.ts';
 import { CONTACT_SOLVER_STAGES, type StepProfile } from './profile.ts';
 import { grown, sizeColumns } from '../util/growable.ts';
 import { faceLever } from './patches.ts';
-import { fieldAt } from './fieldPoint.ts';
+import { BALL_CONE, fieldAt, meshBall } from './fieldPoint.ts';
 import { contactKey, ContactStore, STORE_IMPULSE } from './contactStore.ts';
 import type { PairList } from './pairs.ts';
 
@@ -103,20 +103,6 @@ const ARMS = new Float64Array(6);
 /** buildRows' scratch: a true sphere's centre, and the mesh's field there (gradient, value). */
 const BALL_C = new Float64Array(3);
 const BALL_N = new Float64Array(4);
-/** A true sphere's points whose normals lie within ~37 degrees of the mesh's gradient at its centre are one row (accumulatedSolver.ts CLUSTER_COS). */
-const BALL_CONE = 0.8;
-
-/**
- * Which body of pair (a, b) is a true sphere met by a mesh's field (not a
- * plane, sphere or convex solid, whose points are exact), or -1.
- */
-function ballOf(ctx: StepContext, a: number, b: number): number {
-  const sa = ctx.shapeOf(a), sb = ctx.shapeOf(b);
-  const ball = sa.sphere ? a : sb.sphere ? b : -1;
-  if (ball < 0) return -1;
-  const o = ball === a ? sb : sa;
-  return o.sphere || o.convex || !o.sdf ? -1 : ball;
-}
 
 export class PgsSolver implements ContactSolver {
   readonly stages = CONTACT_SOLVER_STAGES.pgs;
@@ -301,7 +287,7 @@ export class PgsSolver implements ContactSolver {
       // accumulated stage's choice, it lost 27 %: PGS moves the ball a whole
       // step on what it solves at the step's start, not in substeps.)
       const p1 = cs.b1[cs.start[k]!]!, p2 = cs.b2[cs.start[k]!]!;
-      const ball = ballOf(ctx, p1, p2);
+      const ball = meshBall(ctx, p1, p2);
       const ballR = ball < 0 ? 0 : ctx.shapeOf(ball).sphere!.radius;
       const ballRow = ball >= 0 && this.ballNormal(ctx, ball, ball === p1 ? p2 : p1);
       const BN = BALL_N;
