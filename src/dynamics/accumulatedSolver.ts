@@ -107,13 +107,13 @@ import { growColumns, sizeColumns } from '../util/growable.ts';
 import type { Material } from './impulse.ts';
 import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
-import { bodyPoint, quatToMat3, solveDense, tangentBasis } from './math.ts';
+import { quatToMat3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
 import { PAIR_MESH, PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
 import { CONTACT_SOLVER_STAGES } from './profile.ts';
-import { fieldAt, flatAround, SurfaceMeet } from './fieldPoint.ts';
+import { ballField, fieldAt, flatAround, meshBall, SurfaceMeet } from './fieldPoint.ts';
 import { creaseAlong, faceLever, onCreaseAt } from './patches.ts';
 
 /** Points per manifold the solver sees. */
@@ -669,6 +669,8 @@ export class AccumulatedSolver implements ContactSolver {
    * manifold says whether the pair is still crossed.
    */
   pairDepth = new Float64Array(0);
+  /** Its substeps move the bodies (x += (dt / SUBSTEPS) v, a t dt / 24 ahead of a smooth path). */
+  readonly trapezoidSpeed = null;
   /** (Sleeping reads pairDepth instead.) */
   restingSlop(): number {
     return 0;
@@ -1413,7 +1415,7 @@ export class AccumulatedSolver implements ContactSolver {
     // where the fields meet (through the sphere's grid, half a step on, a
     // ball rolling over a plane changed speed by up to 0.13 % a second).
     const planeLike = (pairs.kind[k] === PAIR_PLANE && ctx.shapeOf(a).sphere === undefined) || this.flatSupport(ctx, cs, nc, a, b, cell);
-    this.ballSide = pairs.kind[k] === PAIR_MESH ? (ctx.shapeOf(a).sphere ? a : ctx.shapeOf(b).sphere ? b : -1) : -1;
+    this.ballSide = pairs.kind[k] === PAIR_MESH ? meshBall(ctx, a, b) : -1;
     const keepLead = planeLike ? 0 : keepD;
     // Two rounds over the same clusters: the first only sizes them up, the
     // second makes manifolds of all but a face's rim artefacts (dropRim).
@@ -1613,20 +1615,8 @@ export class AccumulatedSolver implements ContactSolver {
 
   /** The true sphere of the mesh pair being reduced (its body), or -1: its manifolds take one point each, under its centre (addManifold). */
   private ballSide = -1;
-  /** addManifold's scratch: the other body's field at the sphere's centre, and the centre (ballCentre). */
+  /** addManifold's scratch: the other body's field at the sphere's centre, and the centre (ballField). */
   private readonly ballN = new Float64Array(7);
-
-  /**
-   * Whether the field of the other body of pair (a, b) reaches the centre of
-   * the true sphere `ball` (one of them) at the current poses: its unit
-   * gradient there into ballN[0..3), its value into ballN[3], the centre
-   * into ballN[4..7).
-   */
-  private ballCentre(ctx: StepContext, ball: number, a: number, b: number): boolean {
-    const N = this.ballN;
-    bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, ctx.shapeOf(ball).sphere!.centre, N, 4);
-    return fieldAt(ctx, ball === a ? b : a, N[4]!, N[5]!, N[6]!, N);
-  }
 
   /** Whether point i of pair k (body a first) was one of last step's solver points. */
   private isKept(i: number): boolean {
@@ -1647,7 +1637,7 @@ export class AccumulatedSolver implements ContactSolver {
     // A true sphere meets a mesh at one point of a cluster, on its surface
     // under its centre (below), where the mesh's grid reaches the centre:
     // the leader alone.
-    const ball = this.ballSide >= 0 && this.ballCentre(ctx, this.ballSide, a, b) ? this.ballSide : -1;
+    const ball = this.ballSide >= 0 && ballField(ctx, this.ballSide, this.ballSide === a ? b : a, this.ballN) ? this.ballSide : -1;
     if (ball >= 0) nch = 1;
     // Sort the chosen by key, so the store stays in key order within the pair.
     for (let x = 1; x < nch; x++) {

@@ -90,6 +90,13 @@ export interface ContactSolver {
    * (Islands, when pairDepth is null).
    */
   restingSlop(ctx: StepContext): number;
+  /**
+   * In the separated scheme, the speed (m/s) above which a body this
+   * solver's contacts accelerated smoothly moves by the trapezoid of its
+   * velocities (integrate.ts trapezoidCorrection; 0: at any speed), or null:
+   * the solver moves its bodies itself (the accumulated stage's substeps).
+   */
+  readonly trapezoidSpeed: number | null;
   /** Forgets what it carries from step to step (a restored state, a new backend). */
   reset(): void;
 }

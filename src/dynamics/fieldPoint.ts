@@ -8,7 +8,7 @@
  * rotation, 9); a plane body's field is its plane, exactly.
  */
 import type { StepContext } from './stepContext.ts';
-import { integrateQuat, mulMat3Vec, norm3, quatToMat3, tangentBasis } from './math.ts';
+import { bodyPoint, integrateQuat, mulMat3Vec, norm3, quatToMat3, tangentBasis } from './math.ts';
 import { OUTSIDE_DISTANCE, sampleSdf, type SdfGrid } from '../sdf/grid.ts';
 
 /** A field's central difference whose length is off 1 by more than this straddles a crease (fieldGradient). */
@@ -211,6 +211,16 @@ export function meshBall(ctx: StepContext, a: number, b: number): number {
   if (ball < 0) return -1;
   const o = ball === a ? sb : sa;
   return o.sphere || o.convex || !o.sdf ? -1 : ball;
+}
+
+/**
+ * For the true sphere `ball` met by body `other`: the sphere's centre at the
+ * current poses into out[4..7), and whether other's field reaches it, with
+ * its unit gradient and value there into out[0..4) (fieldAt).
+ */
+export function ballField(ctx: StepContext, ball: number, other: number, out: Float64Array): boolean {
+  bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, ctx.shapeOf(ball).sphere!.centre, out, 4);
+  return fieldAt(ctx, other, out[4]!, out[5]!, out[6]!, out);
 }
 
 /**

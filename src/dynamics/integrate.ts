@@ -343,12 +343,9 @@ const TRAPEZOID_NORMAL_TOLERANCE = 1e-6;
  * along their parabola), bodies pushed from outside since the last step
  * (World.bodyEdited: the app's drag), jointed bodies (the joints' position
  * pass holds their poses), and the turn (a rolling body's angle does not carry its
- * position; its velocities are unchanged either way). With `minSpeed` (PGS:
- * 0.05 m/s, the sleep test's speed scale), also every body slower than that
- * at the step's start or end: in a settling heap PGS's warm-started rows
- * leave each body's velocity jittering from step to step, and half of each
- * jitter taken as a move kept 207 of 250 boxes awake at 15 s (all asleep
- * from 7.8 s without the trapezoid, from 7.5 s with this bound).
+ * position; its velocities are unchanged either way). With `minSpeed`
+ * (ContactSolver.trapezoidSpeed; PGS's 0.05 m/s), also every body slower
+ * than that at the step's start or end.
  */
 export function trapezoidCorrection(ctx: StepContext, contacts: ContactSet, pairCount: number, jointed: Uint8Array | null, minSpeed = 0): void {
   const B = ctx.bodies, n = B.count;

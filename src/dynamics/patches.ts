@@ -35,15 +35,13 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
-import { bodyPoint, norm2, norm3, solveDense, tangentBasis } from './math.ts';
+import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
-import { BALL_CONE, fieldAt, meshBall, SurfaceMeet } from './fieldPoint.ts';
+import { BALL_CONE, ballField, meshBall, SurfaceMeet } from './fieldPoint.ts';
 import * as det from '../util/detmath.ts';
 
-/** PatchBuilder.underBall's scratch: the sphere's centre. */
-const BALL_C = new Float64Array(3);
-/** ...and the other body's field there (gradient, value). */
-const BALL_N = new Float64Array(4);
+/** PatchBuilder.underBall's scratch: the other body's field at the sphere's centre (gradient, value), then the centre (ballField). */
+const BALL_N = new Float64Array(7);
 
 /** Depth band of a contact patch, in SDF cells. */
 export const PATCH_BAND = 0.25;
@@ -533,18 +531,16 @@ export class PatchBuilder {
     const b1 = cs.b1[i]!, b2 = cs.b2[i]!;
     const ball = meshBall(ctx, b1, b2);
     if (ball < 0) return;
-    const sph = ctx.shapeOf(ball).sphere!, C = BALL_C;
-    bodyPoint(ctx.bodies.pos, ctx.bodies.quat, ball, sph.centre, C);
     // The normal pushes body 1 off body 2.
     const sg = ball === b1 ? 1 : -1;
     const N = BALL_N;
-    if (fieldAt(ctx, ball === b1 ? b2 : b1, C[0]!, C[1]!, C[2]!, N) && sg * (N[0]! * this.nx + N[1]! * this.ny + N[2]! * this.nz) >= BALL_CONE) {
+    if (ballField(ctx, ball, ball === b1 ? b2 : b1, N) && sg * (N[0]! * this.nx + N[1]! * this.ny + N[2]! * this.nz) >= BALL_CONE) {
       this.nx = sg * N[0]!; this.ny = sg * N[1]!; this.nz = sg * N[2]!;
     }
-    const side = -sg * sph.radius;
-    this.px = C[0]! + side * this.nx;
-    this.py = C[1]! + side * this.ny;
-    this.pz = C[2]! + side * this.nz;
+    const side = -sg * ctx.shapeOf(ball).sphere!.radius;
+    this.px = N[4]! + side * this.nx;
+    this.py = N[5]! + side * this.ny;
+    this.pz = N[6]! + side * this.nz;
   }
 
   /**

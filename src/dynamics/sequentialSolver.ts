@@ -142,6 +142,8 @@ export class SequentialSolver implements ContactSolver {
   readonly stages = CONTACT_SOLVER_STAGES.sequential;
   /** Sleeping reads the raw contact points. */
   readonly pairDepth = null;
+  /** Every smoothly accelerated body takes the trapezoid. */
+  readonly trapezoidSpeed = 0;
   /** Position correction leaves a hair (its slop is far below the crossed depth). */
   restingSlop(): number {
     return 0;

@@ -474,9 +474,11 @@ export class World {
     // the velocity gravity just gave, and a body resting on another collides
     // with it every step.
     const standard = S.scheme === 'standard';
-    // The seed's passes and PGS in the separated scheme move smoothly accelerated bodies along the trapezoid
-    // (integrate.ts); not beside soft bodies, whose impulses come after the collision phase and may be blows.
-    const trapezoid = !standard && (S.contactSolver === 'sequential' || S.contactSolver === 'pgs') && this.soft === null;
+    // In the separated scheme the seed's passes and PGS move smoothly accelerated bodies along the trapezoid
+    // (integrate.ts, ContactSolver.trapezoidSpeed); not beside soft bodies, whose impulses come after the
+    // collision phase and may be blows.
+    const trapezoidSpeed = standard || this.soft !== null ? null : this.contactSolver().trapezoidSpeed;
+    const trapezoid = trapezoidSpeed !== null;
     if (standard) {
       forgetFreeVelocities(this.ctx);
       this.velocityUpdate();
@@ -539,7 +541,7 @@ export class World {
     this.guard('contactSolve');
     // 4. Positions (plus the pseudo velocities of the PGS split impulse; the
     // seed's passes and PGS: of the trapezoid where the velocities changed smoothly).
-    this.integrate(trapezoid);
+    this.integrate(trapezoidSpeed);
     solver.integrated(this.ctx, prof);
     this.jointPostPositions();
     this.jointVelocities();
@@ -720,8 +722,8 @@ export class World {
     return levels;
   }
 
-  private integrate(trapezoid: boolean): void {
-    if (trapezoid) trapezoidCorrection(this.ctx, this.narrow.cur, this.pairs.count, this.jointedBodies(), this.solver.contactSolver === 'pgs' ? 0.05 : 0);
+  private integrate(trapezoidSpeed: number | null): void {
+    if (trapezoidSpeed !== null) trapezoidCorrection(this.ctx, this.narrow.cur, this.pairs.count, this.jointedBodies(), trapezoidSpeed);
     integratePositions(this.ctx);
     this.profile.end('integrate');
   }
