@@ -34,7 +34,7 @@ import { STAGES, type Stage } from '../dynamics/profile.ts';
 import type { World } from '../dynamics/world.ts';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
-import { formatSoftBench, SoftBenchCounter, type SoftStageBench } from '../soft/bench.ts';
+import { formatSoftBench, SoftBenchCounter, softContacts, softKineticEnergy, type SoftStageBench } from '../soft/bench.ts';
 
 export interface Stats {
   median: number;
@@ -145,8 +145,9 @@ export interface BackendResult {
   maxReadbacks: number;
   bytesReadBackPerStep: number;
   bytesWrittenPerStep: number;
+  /** Penetrating contact points between rigid bodies per step (StepProfile.contacts). */
   contactsPerStep: number;
-  /** Measured steps with at least one contact point. */
+  /** Measured steps with at least one contact: a rigid contact point, or a soft body's contact that acted. */
   stepsWithContacts: number;
   pairsPerStep: number;
   /** Dynamic bodies awake / asleep per step (means). */
@@ -365,7 +366,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         bytesReadBackPerStep: mean(m.bytesRead),
         bytesWrittenPerStep: mean(m.bytesWritten),
         contactsPerStep: mean(m.contacts),
-        stepsWithContacts: m.contacts.filter((c) => c > 0).length,
+        stepsWithContacts: sum(m.touched),
         pairsPerStep: mean(m.pairs),
         awakePerStep: mean(m.awake),
         asleepPerStep: mean(m.asleep),
@@ -424,11 +425,17 @@ interface StepSeries {
   bytesRead: number[];
   bytesWritten: number[];
   contacts: number[];
+  /** Whether anything touched in the step: rigid contacts, or soft contacts that acted (1 or 0). */
+  touched: number[];
   pairs: number[];
   awake: number[];
   asleep: number[];
   queryTotalMs: number;
-  /** Kinetic energy, contact count and awake dynamic bodies after every step, warm-up included. */
+  /**
+   * Kinetic energy (rigid and soft bodies), contacts (rigid, and the soft
+   * contacts that acted) and awake dynamic bodies after every step, warm-up
+   * included: the phases of a drop (classifyPhases).
+   */
   energyAll: number[];
   contactsAll: number[];
   awakeAll: number[];
@@ -440,7 +447,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
   onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], backendMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
-    sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
+    sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], touched: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], awakeAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
@@ -448,8 +455,9 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
     await world.step();
     onStep();
     const p = world.profile;
-    m.energyAll.push(world.kineticEnergy());
-    m.contactsAll.push(p.contacts);
+    const touching = p.contacts + softContacts(world);
+    m.energyAll.push(world.kineticEnergy() + softKineticEnergy(world));
+    m.contactsAll.push(touching);
     m.awakeAll.push(p.awake);
     if (i >= warmup) {
       m.stepMs.push(p.totalMs);
@@ -469,6 +477,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.bytesRead.push(p.bytesRead);
       m.bytesWritten.push(p.bytesWritten);
       m.contacts.push(p.contacts);
+      m.touched.push(touching > 0 ? 1 : 0);
       m.pairs.push(p.pairs);
       m.awake.push(p.awake);
       m.asleep.push(p.asleep);
@@ -639,7 +648,7 @@ export function formatTable(r: BenchResults): string {
         (x.backend === 'gpu' ? `; ${f(x.submitsPerStep)} submits, ${f(x.readbacksPerStep)} readbacks (at most ${x.maxReadbacks}), ${f(x.bytesReadBackPerStep / 1024)} KiB read back per step` : '') +
         `; ${f(x.shockSweepsPerStep)} shock sweeps, ` +
         (x.pgsIterationsPerStep > 0 ? `${f(x.pgsIterationsPerStep)} PGS iterations, ` : '') +
-        `${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
+        `${f(x.pairsPerStep)} pairs, ${f(x.contactsPerStep)} contacts/step (${x.stepsWithContacts} of ${r.steps} steps with any${x.soft ? ', the soft bodies\' included' : ''}), ${f(x.awakePerStep)} awake / ${f(x.asleepPerStep)} asleep, ` +
         `bake ${(x.bakeNodesPerSecond / 1e6).toFixed(2)} M nodes/s`,
     );
     const sl = x.sleep;

@@ -116,6 +116,23 @@ export interface SoftStageBench {
   stageMs: number;
 }
 
+/**
+ * The soft bodies' kinetic energy after the last step of `world` (0 without
+ * soft bodies): the benchmark's phases (bench/harness.ts, classifyPhases)
+ * read it beside the rigid bodies', so that blobs dropped onto pegs land and
+ * settle there instead of counting as falling for the whole run.
+ */
+export function softKineticEnergy(world: World): number {
+  const soft = world.soft;
+  return soft instanceof SoftCoupling ? soft.kineticEnergy() : 0;
+}
+
+/** The soft contacts (against rigid bodies or between soft bodies) that acted in the last step of `world` (0 without soft bodies). */
+export function softContacts(world: World): number {
+  const soft = world.soft;
+  return soft instanceof SoftCoupling ? soft.stats.active : 0;
+}
+
 export class SoftBenchCounter {
   private steps = 0;
   private samples = 0;
