@@ -17,7 +17,7 @@ export const rigidBuiltins: Builtin[] = [
   {
     name: 'tower',
     title: 'Box tower',
-    description: 'Cubes stacked a hair apart settle into a tower that stands: shock propagation keeps the bottom cube from sinking under the weight above it, at any size and step rate.',
+    description: 'Cubes stacked a hair apart settle into a tower that stands: shock propagation keeps the bottom cube from sinking under the weight above it, at any size and step rate. That is the seed\'s contact passes (the default); under the accumulated stage a tower of more than about 50 cubes bends and falls, under PGS one of 20.',
     params: [
       { name: 'height', default: 20, min: 1, max: 400, step: 1, description: 'number of cubes' },
       { name: 'size', default: 1, min: 0.001, max: 100, description: 'edge of each cube (m)' },
