@@ -150,7 +150,7 @@ export class ControlPanel {
       this.solverBindings.push(b);
     };
     add(solverFolder.addBinding(this.solver, 'scheme', { options: { separated: 'separated', standard: 'standard' } }), 'separated: collisions, then velocities, then contacts (the seed\'s); standard: velocities first');
-    add(solverFolder.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs', accumulated: 'accumulated' } }), 'sequential impulses with shock propagation, projected Gauss-Seidel, or the accumulated (persistent, sub-stepped) contact stage');
+    add(solverFolder.addBinding(this.solver, 'contactSolver', { label: 'contacts', options: { sequential: 'sequential', PGS: 'pgs', accumulated: 'accumulated' } }), 'sequential: the seed\'s impulses with shock propagation (towers of any height stand; big heaps stay awake); pgs: projected Gauss-Seidel (towers of 20 or more fall); accumulated: persistent, sub-stepped contacts (heaps and ring piles come to rest and sleep; towers above about 50 fall)');
     add(solverFolder.addBinding(this.solver, 'contactPose', { label: 'contact pose', options: { current: 'current', predicted: 'predicted' } }), 'where contacts with static bodies are taken: where they touch now, or at the predicted poses (the seed)');
     add(solverFolder.addBinding(this.solver, 'collisionIterations', { label: 'collision it.', min: 0, max: 50, step: 1 }), 'collision passes per step');
     add(solverFolder.addBinding(this.solver, 'contactIterations', { label: 'contact it.', min: 0, max: 50, step: 1 }), 'contact passes per step');
