@@ -366,7 +366,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
         bytesReadBackPerStep: mean(m.bytesRead),
         bytesWrittenPerStep: mean(m.bytesWritten),
         contactsPerStep: mean(m.contacts),
-        stepsWithContacts: sum(m.touched),
+        stepsWithContacts: m.contactsAll.slice(warmup).filter((c) => c > 0).length,
         pairsPerStep: mean(m.pairs),
         awakePerStep: mean(m.awake),
         asleepPerStep: mean(m.asleep),
@@ -425,8 +425,6 @@ interface StepSeries {
   bytesRead: number[];
   bytesWritten: number[];
   contacts: number[];
-  /** Whether anything touched in the step: rigid contacts, or soft contacts that acted (1 or 0). */
-  touched: number[];
   pairs: number[];
   awake: number[];
   asleep: number[];
@@ -447,7 +445,7 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
   onEvery: (i: number) => Promise<void>): Promise<StepSeries> {
   const m: StepSeries = {
     stepMs: [], queryMs: [], gpuQueryMs: [], backendMs: [], stageMs: Object.fromEntries(STAGES.map((st) => [st, [] as number[]])) as Record<Stage, number[]>,
-    sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], touched: [], pairs: [], awake: [], asleep: [],
+    sent: [], evaluated: [], calls: [], shockSweeps: [], pgsSweeps: [], submits: [], readbacks: [], bytesRead: [], bytesWritten: [], contacts: [], pairs: [], awake: [], asleep: [],
     queryTotalMs: 0, energyAll: [], contactsAll: [], awakeAll: [], soft: new SoftBenchCounter(),
   };
   for (let i = 0; i < warmup + steps; i++) {
@@ -477,7 +475,6 @@ async function runSteps(world: World, warmup: number, steps: number, onStep: () 
       m.bytesRead.push(p.bytesRead);
       m.bytesWritten.push(p.bytesWritten);
       m.contacts.push(p.contacts);
-      m.touched.push(touching > 0 ? 1 : 0);
       m.pairs.push(p.pairs);
       m.awake.push(p.awake);
       m.asleep.push(p.asleep);
