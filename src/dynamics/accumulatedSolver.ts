@@ -109,6 +109,7 @@ import { ROW_FLOATS, rowVel, setRow } from './contactRows.ts';
 import { pairCell, pairMaterial } from './material.ts';
 import { quatToMat3, solveDense, tangentBasis } from './math.ts';
 import * as det from '../util/detmath.ts';
+import { exactOnPlane } from './shape.ts';
 import { PAIR_MESH, PAIR_PLANE, type PairList } from './pairs.ts';
 import type { StepContext } from './stepContext.ts';
 import type { ContactPhase, ContactSolver } from './contactSolver.ts';
@@ -1414,7 +1415,9 @@ export class AccumulatedSolver implements ContactSolver {
     // exact, as its point on a box is: taken as a mesh pair's, not re-found
     // where the fields meet (through the sphere's grid, half a step on, a
     // ball rolling over a plane changed speed by up to 0.13 % a second).
-    const planeLike = (pairs.kind[k] === PAIR_PLANE && ctx.shapeOf(a).sphere === undefined) || this.flatSupport(ctx, cs, nc, a, b, cell);
+    // So are a capsule's and a cylinder's points on a plane (roundPlanePoints).
+    const exactPlane = pairs.kind[k] === PAIR_PLANE && exactOnPlane(ctx.shapeOf(a));
+    const planeLike = (pairs.kind[k] === PAIR_PLANE && !exactPlane) || (!exactPlane && this.flatSupport(ctx, cs, nc, a, b, cell));
     this.ballSide = pairs.kind[k] === PAIR_MESH ? meshBall(ctx, a, b) : -1;
     const keepLead = planeLike ? 0 : keepD;
     // Two rounds over the same clusters: the first only sizes them up, the

@@ -35,6 +35,7 @@
  */
 import type { ContactSet } from './contacts.ts';
 import type { StepContext } from './stepContext.ts';
+import { exactOnPlane, type ConvexSolid } from './shape.ts';
 import { norm2, norm3, solveDense, tangentBasis } from './math.ts';
 import { clearColumns, growColumns } from '../util/growable.ts';
 import { BALL_CONE, ballField, meshBall, SurfaceMeet } from './fieldPoint.ts';
@@ -273,6 +274,10 @@ export class PatchBuilder {
     // side of a lying cylinder), whose smooth original rolls that way.
     let curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell) || !this.sharp(cs, m, t, ex, ey);
     let curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell) || !this.sharp(cs, m, t, -ey, ex);
+    // A cylinder's exact points on a plane (narrowphase.ts,
+    // roundPlanePoints), three or more pressed, are its cap lying flat: a
+    // face. (Their indices are no samples, whose creases sharp() reads.)
+    if (cnt >= 3 && this.ctx && roundOnPlane(this.ctx, cs, i)) curve1 = curve2 = false;
     // Curved one way only (a lying cylinder): the straight direction is the
     // axis it rolls about, and the flat points' spread gives it only
     // roughly (which samples of the next facet fall in the torque band
@@ -990,6 +995,7 @@ function vertexTriangles(mesh: { positions: Float64Array; indices: Uint32Array }
  */
 export function faceSpinRadius(ctx: StepContext, cs: ContactSet, members: Int32Array, m: number, leader: number, torqueLimit: number, cx: number, cy: number, cz: number, t: Float64Array): number {
   const lp = cs.p;
+  if (roundOnPlane(ctx, cs, leader)) return exactPlaneLever(cs, members, m, torqueLimit, ctx.shapeOf(cs.b1[leader]!).convex!);
   let best = -1, bestArea = Infinity;
   for (let side = 0; side < 2; side++) {
     // The body whose samples this side's points are: the leader's, then the other.
@@ -1043,6 +1049,34 @@ export function faceSpinRadius(ctx: StepContext, cs: ContactSet, members: Int32A
     }
   }
   return best;
+}
+
+/** Whether point i is one of a capsule's or cylinder's exact points on a plane (narrowphase.ts, roundPlanePoints). */
+function roundOnPlane(ctx: StepContext, cs: ContactSet, i: number): boolean {
+  const own = ctx.shapeOf(cs.b1[i]!);
+  return own.convex !== undefined && exactOnPlane(own) && ctx.shapeOf(cs.b2[i]!).planeNormal !== undefined;
+}
+
+/**
+ * faceSpinRadius of a capsule's or cylinder's exact points on a plane
+ * (narrowphase.ts, roundPlanePoints), whose indices are no mesh vertices:
+ * three or more pressed (a cylinder standing on its cap) are its disc, 2R/3;
+ * two (lying) the line between them under an even pressure, a quarter of
+ * its length; fewer, none.
+ */
+function exactPlaneLever(cs: ContactSet, members: Int32Array, m: number, torqueLimit: number, solid: ConvexSolid): number {
+  let n = 0, first = -1, last = -1;
+  for (let k = 0; k < m; k++) {
+    const j = members[k]!;
+    if (cs.phi[j]! > torqueLimit) continue;
+    if (first < 0) first = j;
+    last = j;
+    n++;
+  }
+  if (n >= 3 && solid.type === 'cylinder') return (2 / 3) * solid.radius;
+  if (n < 2) return 0;
+  const P = cs.p;
+  return 0.25 * norm3(P[3 * last]! - P[3 * first]!, P[3 * last + 1]! - P[3 * first + 1]!, P[3 * last + 2]! - P[3 * first + 2]!);
 }
 
 /**

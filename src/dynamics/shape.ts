@@ -53,3 +53,8 @@ export type ConvexSolid = { centre: Vec3 } & (
   | { type: 'box'; half: Vec3 }
   | { type: 'capsule' | 'cylinder'; radius: number; halfLength: number }
 );
+
+/** Whether a plane meets shape s at points computed exactly (narrowphase.ts): a true sphere, capsule or cylinder. */
+export function exactOnPlane(s: RigidShape): boolean {
+  return s.sphere !== undefined || s.convex?.type === 'capsule' || s.convex?.type === 'cylinder';
+}

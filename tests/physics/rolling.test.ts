@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { World } from '../../src/dynamics/world.ts';
-import { queryWorld as worldFrom, run, vel } from '../dynamics/helpers.ts';
+import { allAsleepAt, pos, queryWorld as worldFrom, run, vel } from '../dynamics/helpers.ts';
 import { cylinderRollAccel, onIncline, rollingDrop, slidingBall, sphereRollAccel } from './scenes.ts';
 
 const DEG = 20;
@@ -256,7 +256,8 @@ describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are t
   });
 
   it('a lying cylinder of the default segments rolls down a 20 degree plane at (2/3) g sin(theta) within 2 %', async () => {
-    // Measured (cpu): -0.9 % (as a prism: -16 %).
+    // Measured (cpu): to 1e-12, its points on a plane computed (below);
+    // through its samples -0.9 % (as a prism: -16 %).
     const r = 0.25;
     const w = await worldFrom(onIncline(DEG, 0.6, { type: 'cylinder', radius: r, height: 0.5 }, r, 0.005, { rotation: { axis: [1, 0, 0], degrees: 90 } }), backend);
     const a = await rollAcceleration(w);
@@ -278,11 +279,13 @@ describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are t
     }
   });
 
-  it('a coin rolling upright on its rim at 1 m/s keeps its speed 2 s: within 2 % at 16 and 48 segments under either contact stage, 0.5 % at 48 under the seed\'s passes', async () => {
+  it('a coin rolling upright on its rim at 1 m/s keeps its speed 2 s within 1e-5 at 16 and 48 segments under either contact stage', async () => {
     // Rolling without slipping on level ground there is nothing to slow it.
-    // Measured (cpu): 0.986 / 0.998 under the seed's passes, 0.987 / 0.982
-    // under the accumulated stage (as a 16-sided prism 0.35, under the seed's
-    // passes; with its caps' samples taken for the side's, 0.96 and 0.76).
+    // Measured (cpu): 1.000000 under each, its rim's points on the plane
+    // computed (narrowphase.ts, roundPlanePoints); through its samples
+    // 0.986 / 0.998 under the seed's passes, 0.987 / 0.982 under the
+    // accumulated stage (as a 16-sided prism 0.35, under the seed's passes;
+    // with its caps' samples taken for the side's, 0.96 and 0.76).
     const r = 0.1, v = 1;
     for (const contactSolver of ['sequential', 'accumulated'] as const) {
       for (const segments of [16, 48]) {
@@ -295,8 +298,7 @@ describe.each(['cpu', 'gpu'] as const)('a sphere, a capsule and a cylinder are t
           ],
         }, backend);
         await run(w, 400);
-        const within = contactSolver === 'sequential' && segments === 48 ? 0.005 : 0.02;
-        expect(Math.abs(w.bodies.vel[3]! / v - 1), `${segments} segments, ${contactSolver}`).toBeLessThan(within);
+        expect(Math.abs(w.bodies.vel[3]! / v - 1), `${segments} segments, ${contactSolver}`).toBeLessThan(1e-5);
         // Still upright, on its rim.
         expect(Math.abs(w.bodies.pos[4]! - r)).toBeLessThan(1e-3);
       }
@@ -476,4 +478,63 @@ describe('a hoop rolling', () => {
       }
     }
   }, 120_000);
+});
+
+describe.each(['cpu', 'gpu'] as const)('a capsule and a cylinder meet a plane at exact points (%s)', (backend) => {
+  // Their points on a plane are computed, as a sphere's is (narrowphase.ts,
+  // roundPlanePoints): under each end of a capsule's segment, on each of a
+  // cylinder's rims where it reaches furthest down. Measured on their samples
+  // (cpu, default segments, 10 degrees): capsule -1.5 % / -7.9 % / -11 % and
+  // cylinder -0.9 % / -3.8 % / -9.0 % under the seed's passes / the
+  // accumulated stage / PGS; now to 1e-12 under each.
+  const r = 0.2, h = 0.8, rc = 0.3;
+  const m1 = Math.PI * r * r * (h - 2 * r), m2 = (4 / 3) * Math.PI * r * r * r;
+  const capsuleK = (0.5 * m1 + 0.4 * m2) / (m1 + m2);
+  const scene = (deg: number, contactSolver: string) => {
+    const th = (deg * Math.PI) / 180, nx = -Math.sin(th), ny = Math.cos(th);
+    return {
+      format: 'stackfield-scene/1', dt: 0.01, solver: { contactSolver },
+      shapes: { slope: { type: 'plane' }, cap: { type: 'capsule', radius: r, height: h }, cyl: { type: 'cylinder', radius: rc, height: 0.5 } },
+      bodies: [
+        { name: 'slope', shape: 'slope', static: true, rotation: { axis: [0, 0, 1], degrees: deg }, friction: 0.5, restitution: 0 },
+        { name: 'cap', shape: 'cap', position: [nx * r, ny * r, 2], rotation: { axis: [1, 0, 0], degrees: 90 }, friction: 0.5, restitution: 0 },
+        { name: 'cyl', shape: 'cyl', position: [nx * rc, ny * rc, -2], rotation: { axis: [1, 0, 0], degrees: 90 }, friction: 0.5, restitution: 0 },
+      ],
+    };
+  };
+  const speed = (w: World, name: string) => Math.hypot(...vel(w, name));
+
+  it.each([10, 30])('lying on a %i degree slope they roll at g sin(theta) / (1 + I / (m r^2)) within 1e-9 under every contact solver, and within 0.01 mm of the fall line', async (deg) => {
+    const s = Math.sin((deg * Math.PI) / 180);
+    for (const contactSolver of ['sequential', 'accumulated', 'pgs']) {
+      const w = await worldFrom(scene(deg, contactSolver), backend);
+      await run(w, 20);
+      const v0 = [speed(w, 'cap'), speed(w, 'cyl')];
+      await run(w, 100);
+      expect(Math.abs((speed(w, 'cap') - v0[0]!) / (G * s / (1 + capsuleK)) - 1), `capsule, ${contactSolver}`).toBeLessThan(1e-9);
+      expect(Math.abs((speed(w, 'cyl') - v0[1]!) / cylinderRollAccel(deg) - 1), `cylinder, ${contactSolver}`).toBeLessThan(1e-9);
+      expect(Math.abs(pos(w, 'cap')[2] - 2), `capsule off the fall line, ${contactSolver}`).toBeLessThan(1e-5);
+      expect(Math.abs(pos(w, 'cyl')[2] + 2), `cylinder off the fall line, ${contactSolver}`).toBeLessThan(1e-5);
+    }
+  });
+
+  it('a cylinder dropped tilted lands, tips onto its cap and rests there level, under every contact solver', async () => {
+    for (const contactSolver of ['sequential', 'accumulated', 'pgs']) {
+      const w = await worldFrom({
+        format: 'stackfield-scene/1', dt: 0.01, solver: { contactSolver },
+        shapes: { floor: { type: 'plane' }, cyl: { type: 'cylinder', radius: rc, height: 0.5 } },
+        bodies: [
+          { name: 'floor', shape: 'floor', static: true },
+          { name: 'cyl', shape: 'cyl', position: [0, 1, 0], rotation: { axis: [1, 0, 1], degrees: 35 } },
+        ],
+      }, backend);
+      const at = await allAsleepAt(w, 5);
+      expect(at, contactSolver).toBeGreaterThan(0);
+      // Its axis upright, its centre half its height up.
+      const q = w.bodies.quat;
+      const up = 1 - 2 * (q[4]! * q[4]! + q[6]! * q[6]!);
+      expect(up, contactSolver).toBeGreaterThan(Math.cos(1e-3));
+      expect(Math.abs(pos(w, 'cyl')[1] - 0.25), contactSolver).toBeLessThan(2e-3);
+    }
+  });
 });
