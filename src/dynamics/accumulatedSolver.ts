@@ -1417,7 +1417,7 @@ export class AccumulatedSolver implements ContactSolver {
     // ball rolling over a plane changed speed by up to 0.13 % a second).
     // So are a capsule's and a cylinder's points on a plane (roundPlanePoints).
     const exactPlane = pairs.kind[k] === PAIR_PLANE && exactOnPlane(ctx.shapeOf(a));
-    const planeLike = (pairs.kind[k] === PAIR_PLANE && !exactPlane) || (!exactPlane && this.flatSupport(ctx, cs, nc, a, b, cell));
+    const planeLike = !exactPlane && (pairs.kind[k] === PAIR_PLANE || this.flatSupport(ctx, cs, nc, a, b, cell));
     this.ballSide = pairs.kind[k] === PAIR_MESH ? meshBall(ctx, a, b) : -1;
     const keepLead = planeLike ? 0 : keepD;
     // Two rounds over the same clusters: the first only sizes them up, the

@@ -40,7 +40,7 @@ const POINT_ROT = new Float64Array(9);
 /**
  * World position of body i's local point c at the pose (pos[3i..], quat[4i..]): pos + R c, into out[o..o+3).
  */
-export function bodyPoint(pos: Arr, quat: Arr, i: number, c: readonly number[], out: Arr, o = 0): void {
+export function bodyPoint(pos: Arr, quat: Arr, i: number, c: ArrayLike<number>, out: Arr, o = 0): void {
   let x = pos[3 * i]!, y = pos[3 * i + 1]!, z = pos[3 * i + 2]!;
   if (c[0] !== 0 || c[1] !== 0 || c[2] !== 0) {
     const R = POINT_ROT;

@@ -872,6 +872,7 @@ export class NarrowPhase {
     const band = exactPair(ctx, pairs, k);
     const h = ctx.shapeOf(a).convex!, c = this.centres;
     const areas = ctx.shapeOf(a).samples.areas;
+    roundPlaneSetup(ctx, a, b, c);
     for (let j = 0, n = roundPlaneCount(h); j < n; j++) {
       roundPlanePoint(ctx, a, b, j, c);
       if (!(c[0]! < band)) continue;
@@ -978,6 +979,7 @@ export class NarrowPhase {
         planeGaps(ctx, a, b, sa.centre, c);
         gap = c[0]! - sa.radius;
       } else {
+        roundPlaneSetup(ctx, a, b, c);
         for (let j = 0, n = roundPlaneCount(ctx.shapeOf(a).convex!); j < n; j++) {
           roundPlanePoint(ctx, a, b, j, c);
           if (c[0]! >= 0 && c[0]! < gap) gap = c[0]!;
@@ -1320,7 +1322,7 @@ function cylinderFeature(x: number, y: number, z: number, rc: number, hh: number
  * or the current one (pass 1), into out[o..o+2]. A sphere's centre is its
  * body's origin unless its mass came from the field.
  */
-function centreOf(ctx: StepContext, pass: number, i: number, c: readonly number[], pos: Float64Array, out: Float64Array, o: number): void {
+function centreOf(ctx: StepContext, pass: number, i: number, c: ArrayLike<number>, pos: Float64Array, out: Float64Array, o: number): void {
   if (pass === 1) {
     bodyPoint(pos, ctx.bodies.quat, i, c, out, o);
     return;
@@ -1337,16 +1339,13 @@ function centreOf(ctx: StepContext, pass: number, i: number, c: readonly number[
   out[o + 2] = z;
 }
 
-/**
- * A sphere's centre (c in body a's frame) over the plane of body b: out[0]
- * and out[1] its height above the plane at the predicted and the current
- * pose, out[3..5] the plane's world normal, out[6..8] the centre at the
- * current pose.
- */
 /** How many points roundPlanePoint gives for solid h: a capsule's 2, a cylinder's 8. */
 function roundPlaneCount(h: ConvexSolid): number {
   return h.type === 'capsule' ? 2 : 8;
 }
+
+/** The convex solids a plane meets at computed points besides a sphere (roundPlanePoint). */
+type RoundSolid = Extract<ConvexSolid, { type: 'capsule' | 'cylinder' }>;
 
 /**
  * A cylinder's rim points follow the direction its axis tilts away from the
@@ -1355,35 +1354,46 @@ function roundPlaneCount(h: ConvexSolid): number {
  * otherwise turn them about its axis from step to step).
  */
 const RIM_TILT = 1e-3;
+/** roundPlaneSetup's result: the direction -n in a's frame at the predicted pose (0-2) and the current one (3-5). */
+const roundDir = new Float64Array(6);
 const roundLocal = new Float64Array(3);
 
 /**
- * Point j of capsule or cylinder a (its convex solid) against plane b, at
- * each pose the solid's point furthest into the plane of its role: the
- * capsule's ends (j = 0, 1) each lowered by the radius along the plane's
- * normal; the cylinder's rim points (j = 4 cap + q, cap 0 at -y), q = 0
- * the rim's lowest, q = 1-3 a quarter turn apart from it. out[0] its
- * height over the plane at the predicted poses (phi), out[1] at the current
- * ones (gap), out[3..5] the plane's normal, out[6..8] the point at the
- * current pose.
+ * For roundPlanePoint's calls on one pair (capsule or cylinder a, plane b):
+ * plane b's normal into out[3..5] and the direction into the plane in a's
+ * frame at each pose into roundDir.
  */
-function roundPlanePoint(ctx: StepContext, a: number, b: number, j: number, out: Float64Array): void {
-  const B = ctx.bodies, R = ctx.predRot;
-  const h = ctx.shapeOf(a).convex! as { centre: readonly number[]; type: 'capsule' | 'cylinder'; radius: number; halfLength: number };
+function roundPlaneSetup(ctx: StepContext, a: number, b: number, out: Float64Array): void {
   planeNormalInto(ctx, b, out);
   const nx = out[3]!, ny = out[4]!, nz = out[5]!;
-  const w = centreScratch, L = roundLocal as unknown as readonly number[] & Float64Array;
+  quatToMat3(ctx.bodies.quat, 4 * a, solidRotScratch, 0);
   for (let pass = 0; pass < 2; pass++) {
-    // The plane's normal in a's frame at this pose: the point's direction.
-    const M = pass === 0 ? R : solidRotScratch, m = pass === 0 ? 9 * a : 0;
-    if (pass === 1) quatToMat3(B.quat, 4 * a, solidRotScratch, 0);
-    const dx = -(M[m]! * nx + M[m + 3]! * ny + M[m + 6]! * nz);
-    const dy = -(M[m + 1]! * nx + M[m + 4]! * ny + M[m + 7]! * nz);
-    const dz = -(M[m + 2]! * nx + M[m + 5]! * ny + M[m + 8]! * nz);
+    const M = pass === 0 ? ctx.predRot : solidRotScratch, m = pass === 0 ? 9 * a : 0, o = 3 * pass;
+    roundDir[o] = -(M[m]! * nx + M[m + 3]! * ny + M[m + 6]! * nz);
+    roundDir[o + 1] = -(M[m + 1]! * nx + M[m + 4]! * ny + M[m + 7]! * nz);
+    roundDir[o + 2] = -(M[m + 2]! * nx + M[m + 5]! * ny + M[m + 8]! * nz);
+  }
+}
+
+/**
+ * Point j of capsule or cylinder a (its convex solid) against plane b, after
+ * roundPlaneSetup, at each pose the solid's point furthest into the plane of
+ * its role: the capsule's ends (j = 0, 1) each lowered by the radius along
+ * the plane's normal; the cylinder's rim points (j = 4 cap + q, cap 0 at
+ * -y), q = 0 the rim's lowest, q = 1-3 a quarter turn apart from it. out[0]
+ * its height over the plane at the predicted poses (phi), out[1] at the
+ * current ones (gap), out[3..5] the plane's normal (left by the setup),
+ * out[6..8] the point at the current pose.
+ */
+function roundPlanePoint(ctx: StepContext, a: number, b: number, j: number, out: Float64Array): void {
+  const h = ctx.shapeOf(a).convex! as RoundSolid;
+  const w = centreScratch, L = roundLocal;
+  for (let pass = 0; pass < 2; pass++) {
+    const dx = roundDir[3 * pass]!, dy = roundDir[3 * pass + 1]!, dz = roundDir[3 * pass + 2]!;
     if (h.type === 'capsule') {
-      L[0] = h.centre[0]! + h.radius * dx;
-      L[1] = h.centre[1]! + (j === 0 ? -h.halfLength : h.halfLength) + h.radius * dy;
-      L[2] = h.centre[2]! + h.radius * dz;
+      L[0] = h.centre[0] + h.radius * dx;
+      L[1] = h.centre[1] + (j === 0 ? -h.halfLength : h.halfLength) + h.radius * dy;
+      L[2] = h.centre[2] + h.radius * dz;
     } else {
       const t = Math.sqrt(dx * dx + dz * dz);
       let ex = 1, ez = 0;
@@ -1392,15 +1402,21 @@ function roundPlanePoint(ctx: StepContext, a: number, b: number, j: number, out:
       // A quarter turn about y: (x, z) -> (z, -x).
       const cx = q === 0 ? ex : q === 1 ? ez : q === 2 ? -ex : -ez;
       const cz = q === 0 ? ez : q === 1 ? -ex : q === 2 ? -ez : ex;
-      L[0] = h.centre[0]! + h.radius * cx;
-      L[1] = h.centre[1]! + (j < 4 ? -h.halfLength : h.halfLength);
-      L[2] = h.centre[2]! + h.radius * cz;
+      L[0] = h.centre[0] + h.radius * cx;
+      L[1] = h.centre[1] + (j < 4 ? -h.halfLength : h.halfLength);
+      L[2] = h.centre[2] + h.radius * cz;
     }
-    centreOf(ctx, pass, a, L, pass === 0 ? ctx.predPos : B.pos, w, 3 * pass);
+    centreOf(ctx, pass, a, L, pass === 0 ? ctx.predPos : ctx.bodies.pos, w, 3 * pass);
   }
   planeHeights(ctx, b, w, out);
 }
 
+/**
+ * A sphere's centre (c in body a's frame) over the plane of body b: out[0]
+ * and out[1] its height above the plane at the predicted and the current
+ * pose, out[3..5] the plane's world normal, out[6..8] the centre at the
+ * current pose.
+ */
 function planeGaps(ctx: StepContext, a: number, b: number, c: readonly number[], out: Float64Array): void {
   const w = centreScratch;
   planeNormalInto(ctx, b, out);
