@@ -171,7 +171,7 @@ export class NarrowPhase {
   impactSpeed = 0;
   /**
    * Plane pairs leave out the samples on seams between coplanar faces
-   * (PlaneCull.inFlat; World sets it under the accumulated stage, which
+   * (PlaneCull.unflat; World sets it under the accumulated stage, which
    * reduces every patch to a few points and reads a face's spin lever from
    * its triangles). A change takes effect as each pair's cache is refreshed;
    * either set of samples is a valid one.
@@ -1101,7 +1101,7 @@ export class NarrowPhase {
     // samples.
     const si = ctx.bodies.shape[a]!;
     const cull = (this.planeCull[si] ??= planeCullOf(s, ctx.shapeOf(a).mesh, n));
-    const sph = cull.spheres, pass = cull.pass, flatOut = this.planeFlatOut ? cull.inFlat : null;
+    const sph = cull.spheres, pass = cull.pass;
     let any = false;
     for (let g = 0; g < cull.groups; g++) {
       const cx = sph[4 * g]!, cy = sph[4 * g + 1]!, cz = sph[4 * g + 2]!;
@@ -1119,14 +1119,13 @@ export class NarrowPhase {
     // sample order, the order the cache takes them in. (Sorting the marked
     // indices instead was most of this function on resting cups: 1 250 of
     // a cup's 21 000 samples lie within the margin of the floor.)
-    const members = cull.members;
+    const members = this.planeFlatOut ? cull.unflat : cull.members, from = this.planeFlatOut ? cull.unflatStart : cull.start;
     const bits = (this.planeBits = grown(this.planeBits, (n + 31) >>> 5));
     let lo = n, hi = -1, marked = 0;
     for (let g = 0; g < cull.groups; g++) {
       if (!pass[g]) continue;
-      for (let q = g * GROUP_SAMPLES, q1 = Math.min(n, q + GROUP_SAMPLES); q < q1; q++) {
+      for (let q = from[g]!, q1 = from[g + 1]!; q < q1; q++) {
         const i = members[q]!;
-        if (flatOut !== null && flatOut[i]) continue;
         const lx = pts[4 * i]!, ly = pts[4 * i + 1]!, lz = pts[4 * i + 2]!;
         const px = R[0]! * lx + R[1]! * ly + R[2]! * lz + rel.tx;
         const py = R[3]! * lx + R[4]! * ly + R[5]! * lz + rel.ty;
@@ -1183,17 +1182,20 @@ interface PlaneCull {
   groups: number;
   /** Bounding sphere per group (x, y, z, radius; the shape's frame), padded by a hair for Float32 points. */
   spheres: Float64Array;
-  /** The samples of group g at [g, g + 1) * GROUP_SAMPLES. */
+  /** The samples of group g at [start[g], start[g + 1]) (start[g] = g GROUP_SAMPLES). */
   members: Uint32Array;
+  start: Int32Array;
+  /**
+   * The same less the samples on seams between coplanar faces
+   * (flatInterior), group g's at [unflatStart[g], unflatStart[g + 1]):
+   * against a plane, whose distance is linear, such a sample is never deeper
+   * than the face's vertices and never outside the polygon they span. Read
+   * under NarrowPhase.planeFlatOut.
+   */
+  unflat: Uint32Array;
+  unflatStart: Int32Array;
   /** Scratch: whether each group reaches below the margin this call. */
   pass: Uint8Array;
-  /**
-   * 1 where a sample lies on a seam between coplanar faces (flatInterior):
-   * against a plane, whose distance is linear, such a sample is never deeper
-   * than the face's vertices and never outside the polygon they span. Left
-   * out under NarrowPhase.planeFlatOut.
-   */
-  inFlat: Uint8Array;
 }
 
 function planeCullOf(s: CollisionSamples, mesh: TriMesh, n: number): PlaneCull {
@@ -1203,12 +1205,21 @@ function planeCullOf(s: CollisionSamples, mesh: TriMesh, n: number): PlaneCull {
   for (let g = 0; g < groups; g++) spheres[4 * g + 3] = spheres[4 * g + 3]! * (1 + 1e-6) + 1e-9;
   const members = new Uint32Array(n);
   for (let pos = 0; pos < n; pos++) members[pos] = k.order === null ? pos : k.order[pos]!;
-  return { groups, spheres, members, pass: new Uint8Array(groups), inFlat: flatInterior(s, mesh, n) };
+  const start = new Int32Array(groups + 1);
+  for (let g = 0; g <= groups; g++) start[g] = Math.min(n, g * GROUP_SAMPLES);
+  const inFlat = flatInterior(s, mesh, n);
+  const unflatStart = new Int32Array(groups + 1);
+  const unflat: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    for (let q = start[g]!; q < start[g + 1]!; q++) if (!inFlat[members[q]!]) unflat.push(members[q]!);
+    unflatStart[g + 1] = unflat.length;
+  }
+  return { groups, spheres, members, start, unflat: Uint32Array.from(unflat), unflatStart, pass: new Uint8Array(groups) };
 }
 
 /**
- * PlaneCull.inFlat of a shape's `n` samples: the interior samples of every
- * seam between two coplanar faces. (The vertices stay, even inside a flat
+ * 1 for each of a shape's `n` samples that lies inside a seam between two
+ * coplanar faces (PlaneCull.unflat leaves them out). (The vertices stay, even inside a flat
  * face: faceSpinRadius reads a face's lever from the triangles whose three
  * vertices press.)
  */
