@@ -39,12 +39,13 @@
  *
  * A plane pair caches the samples of its body below the plane plus the
  * margin, evaluated exactly (the distance to a plane is linear). Under the
- * accumulated stage it leaves out the samples on the seams between coplanar
- * faces (planeFlatOut): never deeper than the face's vertices nor outside
- * the polygon they span, they were 2 240 of the 3 265 points of a cup
- * standing on the floor. The seed's passes weigh every sample by its area in
- * a patch's centre, and keep them (a hemisphere rocking on the samples of
- * its facets' vertices alone lost its swing). Two true
+ * warm-started solvers (accumulated, PGS) it leaves out the samples on the
+ * seams between coplanar faces (planeFlatOut): never deeper than the face's
+ * vertices nor outside the polygon they span, they were 2 240 of the 3 265
+ * points of a cup standing on the floor. The seed's passes weigh every
+ * sample by its area in a patch's centre, and keep them (a hemisphere
+ * rocking without the samples on its flat facets' diagonals stopped within
+ * five swings). Two true
  * spheres, a sphere and a convex solid (a box, capsule or cylinder), and a
  * sphere and a plane have one exact point instead, computed at every
  * evaluation, never queried or cached (spherePoint, sphereConvexPoint,
@@ -171,9 +172,8 @@ export class NarrowPhase {
   impactSpeed = 0;
   /**
    * Plane pairs leave out the samples on seams between coplanar faces
-   * (PlaneCull.unflat; World sets it under the accumulated stage, which
-   * reduces every patch to a few points and reads a face's spin lever from
-   * its triangles). A change takes effect as each pair's cache is refreshed;
+   * (PlaneCull.unflat; World sets it under the accumulated stage and PGS,
+   * which read a face's spin lever from its triangles). A change takes effect as each pair's cache is refreshed;
    * either set of samples is a valid one.
    */
   planeFlatOut = false;
