@@ -1100,7 +1100,7 @@ export class NarrowPhase {
     // centre's less the radius); on a bunny resting on the floor, most of its
     // samples.
     const si = ctx.bodies.shape[a]!;
-    const cull = (this.planeCull[si] ??= planeCullOf(s, ctx.shapeOf(a).mesh, n));
+    const cull = (this.planeCull[si] ??= planeCullOf(s, ctx.shapeOf(a), n));
     const sph = cull.spheres, pass = cull.pass;
     let any = false;
     for (let g = 0; g < cull.groups; g++) {
@@ -1198,7 +1198,7 @@ interface PlaneCull {
   pass: Uint8Array;
 }
 
-function planeCullOf(s: CollisionSamples, mesh: TriMesh, n: number): PlaneCull {
+function planeCullOf(s: CollisionSamples, shape: RigidShape, n: number): PlaneCull {
   const k = prepareKernelSamples(s.points, n, true);
   const nc = Math.ceil(n / CLUSTER_SAMPLES), groups = Math.ceil(n / GROUP_SAMPLES);
   const spheres = k.clusters.slice(4 * nc, 4 * (nc + groups));
@@ -1207,7 +1207,11 @@ function planeCullOf(s: CollisionSamples, mesh: TriMesh, n: number): PlaneCull {
   for (let pos = 0; pos < n; pos++) members[pos] = k.order === null ? pos : k.order[pos]!;
   const start = new Int32Array(groups + 1);
   for (let g = 0; g <= groups; g++) start[g] = Math.min(n, g * GROUP_SAMPLES);
-  const inFlat = flatInterior(s, mesh, n);
+  // A true solid's samples lie on its curved surface, not on its facets
+  // (trueSolids.ts): none is a convex mix of the facets' vertices. (Such a
+  // solid meets a plane at exact points and never comes here; kept apart
+  // all the same.)
+  const inFlat = exactOnPlane(shape) ? new Uint8Array(n) : flatInterior(s, shape.mesh, n);
   const unflatStart = new Int32Array(groups + 1);
   const unflat: number[] = [];
   for (let g = 0; g < groups; g++) {
