@@ -82,7 +82,8 @@ import type { StepProfile } from './profile.ts';
 import { RelPose } from './relPose.ts';
 import { SampleCache } from './sampleCache.ts';
 import { exactOnPlane, type ConvexSolid, type RigidShape } from './shape.ts';
-import type { CollisionSamples } from '../geometry/samples.ts';
+import { edgeSampleStart, type CollisionSamples } from '../geometry/samples.ts';
+import { meshEdges } from '../geometry/edges.ts';
 import type { TriMesh } from '../geometry/mesh.ts';
 import type { StepContext } from './stepContext.ts';
 import { firstTouch, movesFast, sweepFraction, sweepPoses } from './sweep.ts';
@@ -1223,62 +1224,40 @@ function planeCullOf(s: CollisionSamples, shape: RigidShape, n: number): PlaneCu
 
 /**
  * 1 for each of a shape's `n` samples that lies inside a seam between two
- * coplanar faces (PlaneCull.unflat leaves them out). (The vertices stay, even inside a flat
- * face: faceSpinRadius reads a face's lever from the triangles whose three
- * vertices press.)
+ * coplanar faces (within about 1 mrad; PlaneCull.unflat leaves them out).
+ * The vertices stay, even inside a flat face: faceSpinRadius reads a face's
+ * lever from the triangles whose three vertices press.
  */
 function flatInterior(s: CollisionSamples, mesh: TriMesh, n: number): Uint8Array {
   const inFlat = new Uint8Array(n);
-  const flat = flatEdges(s, mesh);
-  for (let e = 0; e < s.edgeCount; e++) {
-    if (!flat[e]) continue;
-    const from = s.vertexCount + (s.edgeStart ? s.edgeStart[e]! : e * s.edgeSamples);
-    const to = s.vertexCount + (s.edgeStart ? s.edgeStart[e + 1]! : (e + 1) * s.edgeSamples);
-    inFlat.fill(1, from, to);
-  }
-  return inFlat;
-}
-
-/**
- * The least |n1 + n2|^2 of the unit normals of two faces whose shared edge
- * counts as lying inside one flat face (flatEdges): 2 + 2 cos(a) for faces
- * at angle a, so within about 1 mrad (a^2 = 1e-6).
- */
-const FLAT_EDGE_SUM2 = 4 - 1e-6;
-
-/** Per unique edge of `s` (its `edges`), 1 where the mesh's two faces on it are coplanar (within FLAT_EDGE_SUM2). */
-function flatEdges(s: CollisionSamples, mesh: TriMesh): Uint8Array {
-  const E = s.edgeCount, nv = mesh.positions.length / 3;
-  const id = new Map<number, number>();
-  for (let e = 0; e < E; e++) {
-    const i = s.edges[2 * e]!, j = s.edges[2 * e + 1]!;
-    id.set(Math.min(i, j) * nv + Math.max(i, j), e);
-  }
+  // The samples' edges are meshEdges' (samples.ts), numbered alike.
+  const me = meshEdges(mesh.indices, s.meshVertexCount ?? s.vertexCount);
+  const p = mesh.positions, idx = mesh.indices, E = s.edgeCount;
+  // Per edge, the sum of its faces' unit normals and their count.
   const sum = new Float64Array(3 * E), count = new Uint8Array(E);
-  const p = mesh.positions, idx = mesh.indices;
   for (let t = 0; t < idx.length; t += 3) {
-    const a = idx[t]!, b = idx[t + 1]!, c = idx[t + 2]!;
-    const ux = p[3 * b]! - p[3 * a]!, uy = p[3 * b + 1]! - p[3 * a + 1]!, uz = p[3 * b + 2]! - p[3 * a + 2]!;
-    const vx = p[3 * c]! - p[3 * a]!, vy = p[3 * c + 1]! - p[3 * a + 1]!, vz = p[3 * c + 2]! - p[3 * a + 2]!;
+    const a = 3 * idx[t]!, b = 3 * idx[t + 1]!, c = 3 * idx[t + 2]!;
+    const ux = p[b]! - p[a]!, uy = p[b + 1]! - p[a + 1]!, uz = p[b + 2]! - p[a + 2]!;
+    const vx = p[c]! - p[a]!, vy = p[c + 1]! - p[a + 1]!, vz = p[c + 2]! - p[a + 2]!;
     const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
     const l = Math.sqrt(nx * nx + ny * ny + nz * nz);
     if (!(l > 0)) continue;
-    const tri = [a, b, c];
-    for (let q = 0; q < 3; q++) {
-      const i = tri[q]!, j = tri[(q + 1) % 3]!;
-      const e = id.get(Math.min(i, j) * nv + Math.max(i, j));
-      if (e === undefined) continue;
+    for (let k = 0; k < 3; k++) {
+      const e = me.edgeOf[t + k]!;
       sum[3 * e] += nx / l; sum[3 * e + 1] += ny / l; sum[3 * e + 2] += nz / l;
       count[e]++;
     }
   }
-  const flat = new Uint8Array(E);
   for (let e = 0; e < E; e++) {
     const x = sum[3 * e]!, y = sum[3 * e + 1]!, z = sum[3 * e + 2]!;
-    flat[e] = count[e] === 2 && x * x + y * y + z * z >= FLAT_EDGE_SUM2 ? 1 : 0;
+    // Two unit normals at angle a sum to |n1 + n2|^2 = 2 + 2 cos(a).
+    if (count[e] === 2 && x * x + y * y + z * z >= FLAT_EDGE_SUM2) inFlat.fill(1, edgeSampleStart(s, e), edgeSampleStart(s, e + 1));
   }
-  return flat;
+  return inFlat;
 }
+
+/** The least |n1 + n2|^2 of two faces' unit normals whose shared edge lies inside one flat face: within about 1 mrad (a^2 = 1e-6). */
+const FLAT_EDGE_SUM2 = 4 - 1e-6;
 
 /**
  * The centres of two spheres (centre ca of body a's shape, cb of b's, each
