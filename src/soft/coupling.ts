@@ -185,7 +185,7 @@ export class SoftCoupling implements StepHook {
   }
 
   kineticEnergy(): number {
-    return this.system.energy().kinetic;
+    return this.system.kineticEnergy();
   }
 
   saveState(): CouplingState {

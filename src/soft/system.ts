@@ -705,6 +705,22 @@ export class SoftSystem extends SoftStore {
   }
 
   /**
+   * Kinetic energy (J) of the particles: what the app's HUD and the
+   * benchmarks read every step, without the springs' and volumes' terms:
+   * energy() sums those too, which on the 20 blobs of soft-pegs costs a
+   * fifth of a whole step (10 ms against 0.03).
+   */
+  kineticEnergy(): number {
+    const v = this.vel;
+    let kinetic = 0;
+    for (let i = 0; i < this.particleCount; i++) {
+      const o = 3 * i;
+      kinetic += 0.5 * this.mass[i]! * (v[o]! * v[o]! + v[o + 1]! * v[o + 1]! + v[o + 2]! * v[o + 2]!);
+    }
+    return kinetic;
+  }
+
+  /**
    * Mechanical energy (J): kinetic, gravitational (zero at the origin),
    * elastic (springs, with the stretch k while stretched under stretch
    * prevention, and the perimeter term k_P (P - P0)^2 / 2) and volume
@@ -712,13 +728,13 @@ export class SoftSystem extends SoftStore {
    * collisions can only lower the sum; the integrators' own error aside.
    */
   energy(): { kinetic: number; gravity: number; springs: number; volume: number; total: number } {
-    const x = this.pos, v = this.vel;
+    const x = this.pos;
     const [gx, gy, gz] = this.gravity;
-    let kinetic = 0, gravity = 0, springs = 0, volume = 0;
+    const kinetic = this.kineticEnergy();
+    let gravity = 0, springs = 0, volume = 0;
     for (let i = 0; i < this.particleCount; i++) {
-      const o = 3 * i, m = this.mass[i]!;
-      kinetic += 0.5 * m * (v[o]! * v[o]! + v[o + 1]! * v[o + 1]! + v[o + 2]! * v[o + 2]!);
-      gravity -= m * (gx * x[o]! + gy * x[o + 1]! + gz * x[o + 2]!);
+      const o = 3 * i;
+      gravity -= this.mass[i]! * (gx * x[o]! + gy * x[o + 1]! + gz * x[o + 2]!);
     }
     for (let s = 0; s < this.springCount; s++) {
       const a = 3 * this.springA[s]!, b = 3 * this.springB[s]!;
