@@ -3,7 +3,7 @@
  * Stackfield as a library: `import { loadScene, createWorld, ... } from 'stackfield'`.
  *
  * A small API over the engine the command line and the app use: load a scene
- * (a file, or a scene object built in code), build a {@link World} on the CPU
+ * (a file, its JSON text, or a scene object built in code), build a {@link World} on the CPU
  * or GPU backend, step it, read poses, switch backends between steps, and
  * bake a mesh's signed distance field. The package exports this entry point
  * alone: {@link World} and its members give the rest (`World.bodies` holds
@@ -31,7 +31,7 @@ import type { TriMesh, Vec3 } from './geometry/mesh.ts';
 import { World } from './dynamics/world.ts';
 import { createWorld as buildWorld } from './scene/build.ts';
 import type { BuildLimits } from './scene/shapeBuild.ts';
-import { checkMeshFiles, loadSceneFile } from './scene/load.ts';
+import { checkMeshFiles, loadSceneFile, parseSceneText } from './scene/load.ts';
 import type { Quat, SceneDesc } from './scene/types.ts';
 import { validateScene } from './scene/validate.ts';
 import { describeValue } from './scene/reader.ts';
@@ -56,14 +56,23 @@ export async function createBackend(kind: BackendKind = 'cpu'): Promise<Backend>
 
 /**
  * A scene, validated and with every default filled in, from a file path
- * (mesh paths resolve against the file's directory) or from a scene object
- * built in code (docs/SCENE_FORMAT.md; mesh paths resolve against the
- * working directory). Throws {@link InputError} naming the file, the JSON
+ * (mesh paths resolve against the file's directory), from the scene's JSON
+ * text (a string that starts with `{`) or from a scene object built in code
+ * (docs/SCENE_FORMAT.md; for both, mesh paths resolve against the working
+ * directory, and `include` needs the scene's file). Throws {@link InputError} naming the file, the JSON
  * path and what was expected. Every mesh file must exist (a missing one is
  * an InputError naming `shapes.NAME.path` and the path looked for); its
  * contents are read and checked by {@link createWorld}.
  */
 export async function loadScene(source: string | object): Promise<SceneDesc> {
+  if (typeof source === 'string' && /^\s*\{/.test(source)) {
+    // Scene JSON as text (no path starts with a brace): checked as a file's
+    // would be, its errors with line and column; mesh paths resolve against
+    // the working directory, and includes need the scene's own file.
+    const scene = parseSceneText(source, '<scene>', process.cwd());
+    await checkMeshFiles(scene, '<scene>', process.cwd(), 'the working directory');
+    return scene;
+  }
   if (typeof source === 'string') return loadSceneFile(source);
   const scene = validateScene(source, '<scene>', process.cwd());
   await checkMeshFiles(scene, '<scene>', process.cwd(), 'the working directory');

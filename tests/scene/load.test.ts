@@ -147,6 +147,17 @@ describe('loadScene', () => {
     expect(scene.shapes['bunny']).toMatchObject({ resolvedPath: join(dir, 'scenes', 'models', 'bunny.obj') });
   });
 
+  test('scene JSON given as text loads as the object would, and its mistakes name the line and column', async () => {
+    const mesh = join(dir, 'scenes', 'models', 'bunny.obj');
+    const text = `  ${meshScene(mesh)}`;
+    expect(await loadScene(text)).toEqual(await loadScene(inCode(mesh)));
+    const e = await refusal(loadScene('{"format": "stackfield-scene/1",\n  "bodies": [}'));
+    expect(e.message).toMatch(/^<scene>: line 2, column 14: invalid JSON: expected a value/);
+    // Not taken for a path: the text's own mistakes, not "scene file not found".
+    const gone = await refusal(loadScene(meshScene(join(dir, 'scenes', 'models', 'gone.obj'))));
+    expect(gone.message).toContain('shapes.bunny.path: mesh file not found');
+  });
+
   test('a scene file whose mesh file is missing is refused by loadScene, naming the scene file', async () => {
     const file = join(dir, 'scenes', 'missing-mesh-api.json');
     await writeFile(file, meshScene('models/dragon.obj'));
