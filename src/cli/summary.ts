@@ -288,6 +288,23 @@ const SOLVER_WORDS: Record<string, string> = {
   accumulated: 'the accumulated contact stage',
 };
 
+/** Awake rigid bodies from which a run under the seed's passes ends with the hint below. */
+export const PILE_HINT_AWAKE = 20;
+
+/**
+ * A pile left awake under the seed's contact passes (the format's default,
+ * which keeps tall towers standing): the accumulated stage puts piles to
+ * sleep (a 1000-box heap by 8-9 s, where the seed's passes have 73 asleep at
+ * 12 s; docs/ALGORITHM.md 4.6). Said once, at the end of the text summary,
+ * when at least PILE_HINT_AWAKE rigid bodies are awake and fewer are asleep.
+ */
+function solverHint(s: RunSummary): string | null {
+  const awake = s.dynamicBodies - s.softBodies - s.asleep;
+  if (s.contactSolver !== 'sequential' || awake < PILE_HINT_AWAKE || s.asleep >= awake) return null;
+  return `${awake} bodies awake under the seed's contact passes: piles settle sooner with --solver accumulated ` +
+    `("contactSolver": "accumulated"); towers stand best as they are`;
+}
+
 /**
  * The summary as a few aligned lines of text. `sceneLabel` is how the first
  * line names the scene (the caller quotes a file name; the summary's `scene`
@@ -311,5 +328,7 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
     `  below ground   ${s.belowGround.length === 0 ? 'none' : `${s.belowGround.length}: ${s.belowGround.slice(0, 5).map(quoteName).join(', ')}${s.belowGround.length > 5 ? ', ...' : ''}`}`,
     `  non-finite     ${s.nonFinite === 0 ? 'none' : s.nonFinite}`,
   ];
+  const hint = solverHint(s);
+  if (hint) lines.push(`  hint           ${hint}`);
   return lines.join('\n');
 }

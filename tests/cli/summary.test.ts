@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createWorld, destroyWorld, loadScene } from '../../src/index.ts';
 import { SimulationError } from '../../src/errors.ts';
-import { formatSummary, nonFiniteFigure, RunTracker } from '../../src/cli/summary.ts';
+import { formatSummary, nonFiniteFigure, PILE_HINT_AWAKE, RunTracker } from '../../src/cli/summary.ts';
 import { SoftCoupling } from '../../src/soft/coupling.ts';
 
 const scene = {
@@ -81,6 +81,18 @@ describe('the run summary', () => {
       expect(energy(0, -2e-11, 50)).toContain('(change 0 J (round-off); kinetic at the end 50 J)');
       expect(energy(0, -2e-7, 50)).toContain('(change -2e-7 J;');
       expect(energy(10, 10.5, 0)).toContain('(change +0.5 J;');
+      // A pile left awake under the seed's passes is pointed to the accumulated stage, once; nothing else is.
+      const pile = (contactSolver: string, dynamicBodies: number, asleep: number, softBodies = 0): string =>
+        formatSummary({ ...s, contactSolver, dynamicBodies, asleep, softBodies }, (n) => n);
+      const hint = pile('sequential', 30, 5);
+      expect(hint.split('\n').at(-1)).toMatch(/^ {2}hint {11}25 bodies awake under the seed's contact passes: .*--solver accumulated/);
+      expect(hint.match(/hint/g)).toHaveLength(1);
+      expect(pile('sequential', PILE_HINT_AWAKE, 0)).toContain('  hint ');
+      expect(pile('sequential', PILE_HINT_AWAKE - 1, 0)).not.toContain('hint');
+      expect(pile('sequential', 30, 15)).not.toContain('hint');
+      expect(pile('sequential', 30, 0, 15)).not.toContain('hint');
+      expect(pile('accumulated', 30, 0)).not.toContain('hint');
+      expect(pile('pgs', 30, 0)).not.toContain('hint');
     } finally {
       destroyWorld(world);
     }
