@@ -272,8 +272,10 @@ export class PatchBuilder {
     // members' depths say so, or the surface around them turns gently: the
     // patch is then a facet of a tessellated curved surface (a ball, the
     // side of a lying cylinder), whose smooth original rolls that way.
-    let curve1 = this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell) || !this.sharp(cs, m, t, ex, ey);
-    let curve2 = this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell) || !this.sharp(cs, m, t, -ey, ex);
+    // (The crease test first: it is the cheaper, and where no crease runs
+    // across, the depths' fit need not be made.)
+    let curve1 = !this.sharp(cs, m, t, ex, ey) || this.curved(cs, m, phi0, ex, ey, TORQUE_BAND * cell);
+    let curve2 = !this.sharp(cs, m, t, -ey, ex) || this.curved(cs, m, phi0, -ey, ex, TORQUE_BAND * cell);
     // A cylinder's exact points on a plane (narrowphase.ts,
     // roundPlanePoints), three or more pressed, are its cap lying flat: a
     // face. (Their indices are no samples, whose creases sharp() reads.)
