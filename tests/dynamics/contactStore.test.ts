@@ -47,6 +47,30 @@ describe('contact store (PGS and the accumulated stage)', () => {
     expect([0, 1, 2, 3].map((k) => st.has(k))).toEqual([false, false, false, false]);
   });
 
+  it('sorts a pair of hundreds of points (PGS keeps a row each) as it sorts a few: by key, each entry whole', () => {
+    // Three pairs: 3 points, 400 points in a scrambled order, 40 already in order.
+    const runs: [number, number, number[]][] = [[0, 1, [5, 1, 3]], [0, 2, []], [1, 2, []]];
+    for (let i = 0; i < 400; i++) runs[1]![2].push(((i * 7919) % 400) + (i % 2) * 4294967296);
+    for (let i = 0; i < 40; i++) runs[2]![2].push(3 * i);
+    const st = new ContactStore();
+    const total = runs.reduce((n, r) => n + r[2].length, 0);
+    st.reserve(total);
+    let at = 0;
+    for (const [a, b, keys] of runs) for (const key of keys) st.set(at++, a, b, key, key + 0.25, -key, key / 2, 1, key % 7);
+    st.commit(total);
+    let x = 0;
+    for (const [a, b, keys] of runs) {
+      const sorted = keys.slice().sort((p, q) => p - q);
+      for (const key of sorted) {
+        expect([st.a[x], st.b[x], st.key[x]]).toEqual([a, b, key]);
+        expect(Array.from(st.imp.subarray(STORE_IMPULSE * x, STORE_IMPULSE * x + 4))).toEqual([key + 0.25, -key, key / 2, 1]);
+        expect(st.flags[x]).toBe(key % 7);
+        x++;
+      }
+    }
+    expect(st.count).toBe(total);
+  });
+
   it('keys a point by its side of the pair and its sample, whichever body the set lists first', () => {
     const cs = new ContactSet();
     // Pair (2, 5): sample 7 of body 2 (in 5's field), then sample 7 of body 5 (in 2's field).
