@@ -7,7 +7,11 @@
  * the sampling:
  *  1. tasks are written into a reused buffer; the host culls a task whose
  *     posed bounding sphere of A misses B's grid box (it cannot have records)
- *     and cuts the rest into chunks of WORKGROUP_SIZE work items;
+ *     and cuts the rest into chunks of WORKGROUP_SIZE work items, leaving out
+ *     each chunk whose own bounding sphere misses the box the same way (a
+ *     mesh's samples run vertex by vertex, edge by edge and face by face, so
+ *     a chunk's lie close together: a static bowl or floor under one ball
+ *     sends the chunks near the ball, not all of its samples);
  *  2. ONE dispatch covers every chunk of every task (2D when the chunk count
  *     exceeds the per-dimension limit);
  *  3. ONE readback copies the record counter and up to `capacity` records
@@ -130,6 +134,10 @@ export class GpuPenetrationBackend implements PenetrationBackend {
   private box = new Float64Array(0);
   /** Per shape: work items (vertices, plus edges when they carry samples). */
   private items = new Uint32Array(0);
+  /** Per shape: its first chunk's entry in chunkSphere. */
+  private chunkSphereAt = new Uint32Array(0);
+  /** Per chunk of each shape's samples (WORKGROUP_SIZE at a time): their bounding sphere (cx, cy, cz, r), local frame. */
+  private chunkSphere = new Float64Array(0);
   /** The shapes' samples and table as uploaded (the sample buffer is rebuilt from them when the sets outgrow it). */
   private shapePoints = new Float32Array(0);
   private shapeTable = new ArrayBuffer(0);
@@ -232,6 +240,13 @@ export class GpuPenetrationBackend implements PenetrationBackend {
     this.sphere = new Float64Array(n * 4);
     this.box = new Float64Array(n * 6);
     this.items = new Uint32Array(n);
+    this.chunkSphereAt = new Uint32Array(n);
+    let chunksIn = 0;
+    for (let s = 0; s < n; s++) {
+      this.chunkSphereAt[s] = chunksIn;
+      chunksIn += Math.ceil(sampleCount(shapes[s]!.samples) / WORKGROUP_SIZE);
+    }
+    this.chunkSphere = new Float64Array(4 * chunksIn);
     let sampleAt = 0;
     let valueAt = 0;
     for (let s = 0; s < n; s++) {
@@ -253,6 +268,9 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       tu[w + SHAPE_INFO.offsets.sampleCount / 4] = count;
       this.items[s] = count;
       this.sphere.set(samplesBoundingSphere(samples, 0, count), 4 * s);
+      for (let c = 0, at = this.chunkSphereAt[s]!; c * WORKGROUP_SIZE < count; c++) {
+        this.chunkSphere.set(samplesBoundingSphere(samples, c * WORKGROUP_SIZE, Math.min(count, (c + 1) * WORKGROUP_SIZE)), 4 * (at + c));
+      }
       for (let k = 0; k < 3; k++) {
         this.box[s * 6 + k] = sdf.origin[k]!;
         this.box[s * 6 + 3 + k] = sdf.origin[k]! + sdf.cellSize * (sdf.dims[k]! - 1);
@@ -419,15 +437,21 @@ export class GpuPenetrationBackend implements PenetrationBackend {
       const items = isSet ? this.setCount[set]! : this.items[a]!;
       const overlaps = isSet ? this.mayOverlap(this.setSphere[set]!, 0, b, batch.poses, t, batch.margin[t]!) : this.mayOverlap(this.sphere, 4 * a, b, batch.poses, t, batch.margin[t]!);
       if (items === 0 || !overlaps) continue;
-      bound += items;
       const chunks = Math.ceil(items / WORKGROUP_SIZE);
       this.ensureChunkData(chunkCount + chunks);
+      // A shape's chunks each culled as the task was (a set's points are
+      // few and change every call: sent whole).
+      const cullChunks = !isSet && chunks > 1, at = cullChunks ? 4 * this.chunkSphereAt[a]! : 0;
+      let kept = 0;
       for (let c = 0; c < chunks; c++) {
-        const o = ((chunkCount + c) * CHUNK.size) / 4;
+        if (cullChunks && !this.mayOverlap(this.chunkSphere, at + 4 * c, b, batch.poses, t, batch.margin[t]!)) continue;
+        const o = ((chunkCount + kept) * CHUNK.size) / 4;
         this.chunkData[o + CHUNK.offsets.task / 4] = t;
         this.chunkData[o + CHUNK.offsets.firstSample / 4] = c * WORKGROUP_SIZE;
+        bound += Math.min(WORKGROUP_SIZE, items - c * WORKGROUP_SIZE);
+        kept++;
       }
-      chunkCount += chunks;
+      chunkCount += kept;
     }
     taskChunk[tasks] = chunkCount;
     // A record's key is its chunk index times WORKGROUP_SIZE plus its lane, in a u32.
