@@ -32,6 +32,7 @@ import type { BackendKind } from '../collision/query.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { STAGES, type Stage } from '../dynamics/profile.ts';
 import type { World } from '../dynamics/world.ts';
+import type { RigidShape } from '../dynamics/shape.ts';
 import { triangleCount } from '../geometry/mesh.ts';
 import { nodeCount } from '../sdf/grid.ts';
 import { formatSoftBench, SoftBenchCounter, softContacts, softKineticEnergy, type SoftStageBench } from '../soft/bench.ts';
@@ -291,22 +292,25 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       for (let r = 0; r < repeats; r++) {
         const io = { readText: env.readText, stage };
         const started: UnbakedShape[] = [];
+        // Planes, and spheres, capsules and cylinders (their solids' exact fields: nothing to bake).
+        const finished: RigidShape[] = [];
         for (const [index, sname] of used.entries()) {
           const s = await startShape(sname, scene.shapes[sname]!, scene, io, { index, count: used.length });
           if ('job' in s) started.push(s);
+          else finished.push(s);
         }
         progress(`${kind}: SDF bake ${r + 1}/${repeats}, baking`);
         const t0 = performance.now();
-        const grids = await backend.bakeAll(started.map((u) => u.job));
+        const grids = started.length > 0 ? await backend.bakeAll(started.map((u) => u.job)) : [];
         const ms = performance.now() - t0;
         nodes = 0;
-        started.forEach((u, i) => {
-          const shape = finishShape(u, grids[i]!);
-          nodes += shape.sdf ? nodeCount(shape.sdf) : 0;
+        const baked = started.map((u, i) => finishShape(u, grids[i]!));
+        for (const shape of baked) nodes += shape.sdf ? nodeCount(shape.sdf) : 0;
+        for (const shape of [...baked, ...finished.filter((s) => s.sdf)]) {
           if (r === 0 && results.length === 0) {
-            shapeInfo.push({ name: u.name, triangles: triangleCount(shape.mesh), nodes: shape.sdf ? nodeCount(shape.sdf) : 0 });
+            shapeInfo.push({ name: shape.name, triangles: triangleCount(shape.mesh), nodes: shape.sdf ? nodeCount(shape.sdf) : 0 });
           }
-        });
+        }
         bakeTimes.push(ms);
         done++;
         progress(`${kind}: SDF bake ${r + 1}/${repeats}`);

@@ -583,15 +583,23 @@ export async function startShape(name: string, d: ShapeDesc, scene: SceneDesc, i
   // boundary of what it encloses, signed by the mesh's winding (bakeSolid).
   const boundary = solid.simple ? null : translatedMesh(solid.boundary, com);
   const job: BakeJob = { mesh: boundary ?? mesh, cells: sdfOpts.cells, padding: sdfOpts.padding, ...(onProgress ? { onProgress } : {}) };
-  return { name, desc: d, scene, io, mesh, com, size, mass, signBy: boundary ? mesh : null, job, at, estimate };
+  const u: UnbakedShape = { name, desc: d, scene, io, mesh, com, size, mass, signBy: boundary ? mesh : null, job, at, estimate };
+  // A sphere, capsule or cylinder takes the exact field of its solid
+  // (finishShape), not its tessellation's: it has nothing to bake (a GPU
+  // bake of the 2 944-triangle default sphere took 20 s on SwiftShader, to
+  // be thrown away).
+  if (trueSolid(d)) {
+    const shape = finishShape(u, null);
+    onProgress?.(1);
+    return shape;
+  }
+  return u;
 }
 
-/** The shape from its baked field (the rest of buildShape after the bake). */
-export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
+/** The shape from its baked field (the rest of buildShape after the bake; null for a true solid, which bakes nothing). */
+export function finishShape(u: UnbakedShape, baked: SdfGrid | null): RigidShape {
   const { name, desc: d, scene, io, com, size, mass: mp } = u;
   let mesh = u.mesh;
-  let sdf = baked;
-  if (u.signBy) signByWinding(sdf, u.signBy);
   // A sphere or capsule is the solid, not its tessellation
   // (trueSolids.ts): its field the exact distance to it, so a sphere's
   // contact normals point at its centre and a frictionless impact along a
@@ -599,7 +607,12 @@ export function finishShape(u: UnbakedShape, baked: SdfGrid): RigidShape {
   // half a facet: two 16 x 12 spheres struck at 30 degrees left 87.6 degrees
   // apart, spinning at 2.2 rad/s).
   const solidOf = trueSolid(d);
+  let sdf: SdfGrid;
   if (solidOf) sdf = exactField(solidOf, [-com[0], -com[1], -com[2]], u.job.cells ?? DEFAULT_CELLS, u.job.padding ?? DEFAULT_PADDING);
+  else if (baked) {
+    sdf = baked;
+    if (u.signBy) signByWinding(sdf, u.signBy);
+  } else throw new Error(`shape ${quote(name)} was finished without its baked field`);
   if (!hasInsideNode(sdf)) {
     io.warn?.(
       `${fileLabel(scene.file)}: ${childPath('shapes', name)}: no SDF grid node lies inside the shape (cell ${fmtValue(sdf.cellSize)} m is too coarse for its thinnest part), ` +

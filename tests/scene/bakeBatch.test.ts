@@ -36,15 +36,35 @@ function scene(boxShape: object = { type: 'box', size: [1, 0.5, 0.8], sdf: { cel
 }
 
 describe('the shapes of a scene are baked in one batch', () => {
-  test('one bakeAll call for the three mesh shapes bodies use (not the plane, not the unused shape), each grid as built alone', async () => {
-    const calls: number[] = [];
+  test('one bakeAll call for the two mesh shapes bodies use (not the plane, not the unused shape, not the sphere, whose field is its solid\'s), each grid as built alone', async () => {
+    const calls: number[][] = [];
     const bakeAll = async (jobs: readonly BakeJob[]): Promise<SdfGrid[]> => {
-      calls.push(jobs.length);
+      calls.push(jobs.map((j) => j.mesh.indices.length / 3));
       return jobs.map(({ mesh, ...o }) => bakeSdfCpu(mesh, o));
     };
     const s = scene();
-    const world = await createWorld(s, new CpuPenetrationBackend(), { readText: async () => '', bakeAll });
-    expect(calls).toEqual([3]);
+    const fractions = new Map<string, number[]>();
+    const progress = (p: { shape: string; fraction: number }) => fractions.set(p.shape, [...(fractions.get(p.shape) ?? []), p.fraction]);
+    const world = await createWorld(s, new CpuPenetrationBackend(), { readText: async () => '', bakeAll, progress });
+    // The ring (16 x 8 segments, 256 triangles) and the box (12).
+    expect(calls).toEqual([[256, 12]]);
+    // Every shape's progress still runs from 0 to 1 (the sphere's with nothing baked).
+    for (const name of ['ring', 'box', 'ball']) {
+      const f = fractions.get(name)!;
+      expect([f[0], f.at(-1)], name).toEqual([0, 1]);
+      expect(f.every((x, i) => i === 0 || x >= f[i - 1]!), name).toBe(true);
+    }
+    expect(fractions.get('ball')).toEqual([0, 1]);
+    // The sphere's field: the distance to the solid at every node, to f32 rounding.
+    const ball = world.shapes.find((x) => x.name === 'ball')!;
+    const g = ball.sdf!;
+    const [nx, ny] = g.dims;
+    let worst = 0;
+    for (let i = 0; i < g.values.length; i++) {
+      const x = g.origin[0] + (i % nx) * g.cellSize, y = g.origin[1] + (Math.floor(i / nx) % ny) * g.cellSize, z = g.origin[2] + Math.floor(i / (nx * ny)) * g.cellSize;
+      worst = Math.max(worst, Math.abs(g.values[i]! - (Math.sqrt(x * x + y * y + z * z) - 0.3)));
+    }
+    expect(worst).toBeLessThan(1e-7);
     expect(world.shapes.map((x) => x.name)).toEqual(['floor', 'ring', 'box', 'ball']);
     for (const shape of world.shapes.slice(1)) {
       const alone = await buildShape(shape.name, s.shapes[shape.name]!, s, { readText: async () => '' });

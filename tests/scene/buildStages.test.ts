@@ -43,7 +43,7 @@ const io = (events: string[], stages: BuildStage[]) => ({
 });
 
 describe('the build names its steps that report no progress (SceneIo.stage)', () => {
-  it('each shape is parsed (a mesh file), checked and analysed before the bake, sampled after it; the samples are prepared last', async () => {
+  it('each shape is parsed (a mesh file), checked and analysed before the bake, sampled after it (a sphere, which bakes nothing, at once); the samples are prepared last', async () => {
     const scene = validateScene(sceneJson(), 'scene.json', '/scenes');
     const b = await createBackend('cpu');
     const events: string[] = [];
@@ -55,8 +55,8 @@ describe('the build names its steps that report no progress (SceneIo.stage)', ()
     }
     expect(events).toEqual([
       'cube parsing', 'cube validating', 'cube analysing', 'cube bake',
-      'ball validating', 'ball analysing', 'ball bake',
-      'cube sampling', 'ball sampling',
+      'ball validating', 'ball analysing', 'ball bake', 'ball sampling',
+      'cube sampling',
       '(all) preparing',
     ]);
     // Which shape of how many (the floor's plane is the first), its triangles (the file's guessed
