@@ -79,8 +79,14 @@ async function command(argv: string[]): Promise<number> {
         return 0;
       }
       if (rest.length > 0) throw new InputError(`${name} takes no arguments or one command name, got ${rest.map((a) => quote(a)).join(' ')}`, undefined, 'command line');
-      process.stdout.write(usage);
-      return name ? 0 : 2;
+      if (name) {
+        process.stdout.write(usage);
+        return 0;
+      }
+      // No command at all: the usage, then the error, both on standard error (exit 2, as for any bad input).
+      process.stderr.write(usage);
+      say(`stackfield: error: no command given; expected one of: ${Object.keys(commands).join(', ')} (or --help, --version)`);
+      return 2;
     }
     if (name === '--version' || name === '-V' || name === 'version') {
       if (rest.length > 0) throw new InputError(`${name} takes no arguments, got ${rest.map((a) => quote(a)).join(' ')}`, undefined, 'command line');

@@ -194,6 +194,10 @@ describe('command-line details', () => {
     expectBadInput(stackfield(['--version', '--bogus']), 'command line: --version takes no arguments, got "--bogus"');
     expect(stackfield(['help', 'sdf']).stdout).toBe(stackfield(['sdf', '--help']).stdout);
     expectBadInput(stackfield(['--help', 'x', 'y']), '--help takes no arguments or one command name');
+    // No command at all: the usage and the error on standard error, nothing on standard output.
+    const none = stackfield([]);
+    expectBadInput(none, 'Usage: stackfield <command>', /stackfield: error: no command given; expected one of: run, .*\n$/);
+    expect(none.stdout).toBe('');
     // Names an object literal holds but no command is: refused like any unknown name, not an internal error.
     expectBadInput(stackfield(['constructor']), 'unknown command "constructor"');
     expectBadInput(stackfield(['help', '__proto__']), 'help takes no arguments or one command name, got "__proto__"');
