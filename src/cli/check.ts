@@ -23,7 +23,7 @@ import { checkLibrarySource, checkMapped, librarySummary, type CheckedLibrary, t
 import { librarySearchPath, loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
 import { fileLabel, quote } from '../util/echo.ts';
 import { readMeshText } from './nodeIo.ts';
-import { buildSoftSystem } from '../soft/build.ts';
+import { buildSoftSystem, softCostWarning } from '../soft/build.ts';
 import { say } from './output.ts';
 import { Progress } from './progress.ts';
 
@@ -38,7 +38,8 @@ every body's mass, and prints a one-line summary. Steps nothing, and bakes no
 field but a soft body's (its particles, pins and substep budget are checked
 on the lattice the field gives).
 Warns as run does (a repaired mesh, a shape no body uses, bodies that start
-exactly on each other, a joint that starts open), but for what needs a baked
+exactly on each other, a joint that starts open, soft bodies whose every step
+takes a second or more), but for what needs a baked
 field: bodies that start deep inside each other, and a shape too thin for any
 node of its field to lie inside it; run says those.
 --max-triangles and --max-sdf-nodes raise the most a shape may cost, as for
@@ -85,7 +86,11 @@ export async function checkFile(file: string, warn: (m: string) => void, limits?
   warnOpenJointsAtStart(s, shapes, warn);
   // A soft body's particles come from its shape's field: its construction, pins and substep budget are checked
   // only once they exist, so its shapes are baked here (run refuses the same scenes with the same messages).
-  if (s.softBodies.length > 0) await buildSoftSystem(s, { readText: readMeshText, warn: () => {} });
+  if (s.softBodies.length > 0) {
+    const { system } = await buildSoftSystem(s, { readText: readMeshText, warn: () => {} });
+    const slow = softCostWarning(system, s);
+    if (slow) warn(slow);
+  }
   const robots = Array.isArray(root.json['robots']) ? (root.json['robots'] as unknown[]).length : 0;
   const inc = loaded.files.length - 1;
   return `scene, ${plural(s.bodies.length, 'body', 'bodies')}${robots > 0 ? ` (${plural(robots, 'robot')})` : ''}, ` +

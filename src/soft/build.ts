@@ -22,7 +22,7 @@ import { translatedMesh } from '../geometry/mesh.ts';
 import { extrudeMesh } from '../geometry/shapes.ts';
 import { InputError } from '../errors.ts';
 import { buildShape, fmtValue, inRange, type SceneIo } from '../scene/shapeBuild.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 import type { RigidShape } from '../dynamics/shape.ts';
 import type { SceneDesc, SoftBodyDesc } from '../scene/types.ts';
 import { buildLatticeModel } from './lattice.ts';
@@ -119,6 +119,8 @@ export async function attachSoftBodies(world: World, scene: SceneDesc, io: Scene
   }
   const coupling = new SoftCoupling(system, staticPlanes(scene), restShape, world);
   addSoftBodies(system, scene, shapes, coupling.pinFrames(world));
+  const slow = softCostWarning(system, scene);
+  if (slow) io.warn?.(slow);
   world.soft = coupling;
   return coupling;
 }
@@ -193,6 +195,41 @@ function addSoftBodies(system: SoftSystem, scene: SceneDesc, shapes: readonly Ri
       for (const p of chosen) system.addPin(p, rb, frames);
     });
   }
+}
+
+/** Force evaluations per substep of each integrator (integrate.ts). */
+const EVALUATIONS: Record<SceneDesc['softSolver']['integrator'], number> = { semiImplicit: 1, euler: 1, rk2: 2, rk4: 4 };
+/**
+ * Seconds a spring's force evaluation takes at the least: the compiled spring
+ * passes run at 10-30 ns on a desktop (docs/soft-bodies.md, "Speed"), and a
+ * whole substep costs more per spring (collisions, pins, volume, stretch
+ * limits: 70-590 ns a spring on a 2-core VM).
+ */
+const SPRING_SECONDS = 2e-8;
+/** A soft system whose step takes at least this long (s) by that rate is named at load time. */
+const SLOW_STEP_SECONDS = 1;
+
+/**
+ * The warning for a soft system whose every step takes a second or more
+ * (its substeps, force evaluations and springs at SPRING_SECONDS), or null:
+ * a tiny scene asking for 10 000 substeps of rk4 on a fine lattice ran minutes
+ * a step with nothing said. `run` and `check` give it.
+ */
+export function softCostWarning(system: SoftSystem, scene: SceneDesc): string | null {
+  const springs = system.springCount;
+  if (springs === 0) return null;
+  const { integrator } = scene.softSolver;
+  const n = system.substepsFor(scene.dt);
+  const evals = EVALUATIONS[integrator];
+  const seconds = n * evals * springs * SPRING_SECONDS;
+  if (!(seconds >= SLOW_STEP_SECONDS)) return null;
+  const work = `${n} substeps of ${springs} springs${evals > 1 ? `, ${evals} force evaluations each (${integrator})` : ''}`;
+  // More substeps than asked for: the stiffest body's stability needs them (SoftSystem.substepsFor).
+  const cuts = [n > scene.softSolver.substeps ? 'softer materials (the stiffest body needs that many substeps to stay stable)' : 'fewer "substeps"'];
+  if (evals > 1) cuts.push('the "semiImplicit" integrator');
+  cuts.push('a coarser "construction"');
+  return `${fileLabel(scene.file)}: softSolver: each step will take at least about ${fmtValue(Number(seconds.toPrecision(2)))} s (${work}); ` +
+    `${cuts.slice(0, -1).join(', ')} or ${cuts.at(-1)} cut it`;
 }
 
 /** A body that needs more substeps than softSolver.maxSubsteps at the scene's dt is refused at load time. */

@@ -23,6 +23,24 @@ describe('stackfield run with soft bodies', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('says up front, in check and run, when every step will take a second or more (substeps x force evaluations x springs)', () => {
+    const file = join(dir, 'slow.json');
+    const blob = { name: 'blob', shape: 'ball', position: [0, 1, 0], construction: { resolution: 4 } };
+    writeFileSync(file, JSON.stringify(scene({ softSolver: { integrator: 'rk4', substeps: 10000, maxSubsteps: 10000 }, softBodies: [blob] })));
+    const warning = /softSolver: each step will take at least about ([\d.]+) s \(10000 substeps of (\d+) springs, 4 force evaluations each \(rk4\)\); fewer "substeps", the "semiImplicit" integrator or a coarser "construction" cut it/;
+    const checked = spawnSync(process.execPath, [BIN, 'check', file], { encoding: 'utf8', timeout: 60_000 });
+    expect(checked.status, checked.stderr).toBe(0);
+    const m = warning.exec(checked.stderr)!;
+    expect(m, checked.stderr).not.toBeNull();
+    // At 20 ns a spring's evaluation: the least a desktop takes.
+    expect(Number(m[1])).toBeCloseTo(10000 * 4 * Number(m[2]) * 2e-8, 1);
+    expect(checked.stderr).toContain(`warning: ${file}: softSolver:`);
+    // run says it before its first (long) step; at the default substeps nothing is said (the next test).
+    const ran = spawnSync(process.execPath, [BIN, 'run', file, '--steps', '1', '--summary', 'none'], { encoding: 'utf8', timeout: 120_000 });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stderr).toMatch(warning);
+  }, 180_000);
+
   it('writes each soft body\'s centre and volume ratio per line, and with --particles every particle', () => {
     const file = join(dir, 'ok.json');
     writeFileSync(file, JSON.stringify(scene({ softBodies: [{ name: 'blob', shape: 'ball', position: [0, 1, 0], construction: { resolution: 4 } }] })));
