@@ -17,7 +17,7 @@ import { parseArgs } from './args.ts';
 import { LIMIT_FLAGS, limitFlags } from './sceneArgs.ts';
 import { buildStageText, shapeCost, type BuildLimits, type BuildStage } from '../scene/shapeBuild.ts';
 import { InputError } from '../errors.ts';
-import { unusedShapes, unusedShapeWarning, warnCoincident, warnOpenJointsAtStart } from '../scene/build.ts';
+import { unusedShapes, unusedShapeWarning, warnBehindPlanes, warnCoincident, warnOpenJointsAtStart } from '../scene/build.ts';
 import { EITHER_TOP_LEVEL, readSource, type SourceFile } from '../scene/library.ts';
 import { checkLibrarySource, checkMapped, librarySummary, type CheckedLibrary, type CheckStage } from '../scene/libraryCheck.ts';
 import { librarySearchPath, loadSceneFileWithSources, readTextFile } from '../scene/load.ts';
@@ -38,8 +38,8 @@ every body's mass, and prints a one-line summary. Steps nothing, and bakes no
 field but a soft body's (its particles, pins and substep budget are checked
 on the lattice the field gives).
 Warns as run does (a repaired mesh, a shape no body uses, bodies that start
-exactly on each other, a joint that starts open, soft bodies whose every step
-takes a second or more), but for what needs a baked
+exactly on each other or behind a floor plane, a joint that starts open, soft
+bodies whose every step takes a second or more), but for what needs a baked
 field: bodies that start deep inside each other, and a shape too thin for any
 node of its field to lie inside it; run says those.
 --max-triangles and --max-sdf-nodes raise the most a shape may cost, as for
@@ -83,6 +83,7 @@ export async function checkFile(file: string, warn: (m: string) => void, limits?
   // The warnings createWorld gives that need no baked field (the help says which others run adds).
   for (const name of unusedShapes(s)) warn(unusedShapeWarning(s, name));
   warnCoincident(s, { warn });
+  warnBehindPlanes(s, (name) => shapes.get(name)?.comOffset ?? null, warn);
   warnOpenJointsAtStart(s, shapes, warn);
   // A soft body's particles come from its shape's field: its construction, pins and substep budget are checked
   // only once they exist, so its shapes are baked here (run refuses the same scenes with the same messages).

@@ -178,6 +178,29 @@ describe('every shape of the scene is loaded (item 8)', () => {
     expect(e.message).toMatch(/^scene\.json: shapes\.spare\.path: open\.obj: edge \d+-\d+: mesh is not closed/);
   });
 
+  it('a dynamic body whose centre of mass starts behind a static plane is named in a warning, by its centre of mass and not its origin', async () => {
+    const behind = (position: number[], extra: Json = {}, mesh = false): Json => {
+      const j = scene(mesh ? { type: 'mesh', path: 'cube.obj' } : { type: 'box', size: [1, 1, 1] }, { position }) as { bodies: Json[]; shapes: Json };
+      Object.assign(j.shapes, { wall: { type: 'plane', normal: [-1, 0, 0] } });
+      j.bodies.push({ name: 'wall', shape: 'wall', static: true, position: [3, 0, 0], ...extra });
+      return j;
+    };
+    const warned = async (j: Json) => (await build(j, { 'cube.obj': CUBE.join('\n') })).warnings.filter((w) => w.includes('behind the plane'));
+    expect(await warned(behind([0, -5, 0]))).toEqual([
+      'scene.json: bodies[1] ("thing") starts with its centre of mass 5 m behind the plane of bodies[0] ("ground"): ' +
+        "a plane pushes a body out of it only slowly, so it may stay inside; move it to the plane's front",
+    ]);
+    // Half sunk but its centre in front: nothing said. The wall (normal -x, through x = 3) faces the body.
+    expect(await warned(behind([0, 0.2, 0]))).toEqual([]);
+    // Turned to face the other way (normal +x), the wall has the body 3 m behind it.
+    expect(await warned(behind([0, 2, 0], { rotation: { axis: [0, 1, 0], degrees: 180 } }))).toEqual([
+      expect.stringContaining('bodies[1] ("thing") starts with its centre of mass 3 m behind the plane of bodies[2] ("wall")'),
+    ]);
+    // The unit cube's mesh has its origin at a corner: its centre of mass is 0.5 m above its position.
+    expect(await warned(behind([0, -0.3, 0], {}, true))).toEqual([]);
+    expect((await warned(behind([0, -0.7, 0], {}, true)))[0]).toContain('centre of mass 0.2 m behind the plane of bodies[0] ("ground")');
+  });
+
   it('a body that starts exactly where another of the same shape is (same orientation) is named in a warning', async () => {
     // Their samples lie on each other's surfaces (phi = 0), never inside:
     // the pair is never seen to overlap and never comes apart.
