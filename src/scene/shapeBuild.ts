@@ -23,7 +23,7 @@ import {
   boxMesh, capsuleMesh, cylinderMesh, extrudeMesh, planeQuadMesh, revolveMesh, sphereMesh, torusMesh,
 } from '../geometry/shapes.ts';
 import { parseObjWithWarnings } from '../geometry/obj.ts';
-import { validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
+import { MIN_THICKNESS_REL, validateMesh, type ValidatedMesh } from '../geometry/validate.ts';
 import { DEFAULT_CELLS, DEFAULT_PADDING, bakeSdfCpu, type BakeJob, type BakeOptions } from '../sdf/bake.ts';
 import { invertInertia, massFromSdf, principalInertia, type MassProperties } from '../sdf/mass.ts';
 import { analyseSolid, describeSolid, signByWinding, TangledMeshError, type SolidAnalysis } from '../sdf/solid.ts';
@@ -303,6 +303,40 @@ function checkCost(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>, mesh:
 }
 
 /**
+ * A box, cylinder, capsule or torus thinner than MIN_THICKNESS_REL of its
+ * size, as bad input at the key that makes it so (its mesh would be refused
+ * as degenerate triangles or as too thin, naming neither the key nor the
+ * value the file gave).
+ */
+function checkThinParameters(name: string, d: ShapeDesc, scene: SceneDesc): void {
+  const r = (x: number) => fmtValue(Number(x.toPrecision(3)));
+  const thin = (key: string, ratio: number, message: string): void => {
+    if (!(ratio < MIN_THICKNESS_REL)) return;
+    throw new InputError(message, scene.file, childPath(childPath('shapes', name), key));
+  };
+  switch (d.type) {
+    case 'box': {
+      const [x, y, z] = d.size;
+      const ratio = Math.min(x, y, z) / Math.max(x, y, z);
+      thin('size', ratio, `the box is ${fmtValue(x)} x ${fmtValue(y)} x ${fmtValue(z)} m, its shortest side ${r(ratio)} of its longest; expected every side at least ${MIN_THICKNESS_REL} of the longest`);
+      break;
+    }
+    case 'cylinder':
+    case 'capsule': {
+      const ratio = Math.min(d.radius, d.height) / Math.max(d.radius, d.height);
+      const [small, big] = d.radius < d.height ? ['radius', 'height'] : ['height', 'radius'];
+      thin(small, ratio, `the ${d.type}'s ${small} is ${r(ratio)} of its ${big} (radius ${fmtValue(d.radius)} m, height ${fmtValue(d.height)} m); expected at least ${MIN_THICKNESS_REL} of it`);
+      break;
+    }
+    case 'torus': {
+      const ratio = d.minorRadius / d.majorRadius;
+      thin('minorRadius', ratio, `minorRadius ${fmtValue(d.minorRadius)} m is ${r(ratio)} of majorRadius ${fmtValue(d.majorRadius)} m; expected at least ${MIN_THICKNESS_REL} of it`);
+      break;
+    }
+  }
+}
+
+/**
  * The shape's mesh in its own frame, validated and repaired. Errors name the
  * scene, the shape (and for a mesh file, the file and its line or edge) once each.
  */
@@ -318,6 +352,7 @@ async function shapeMesh(name: string, d: Exclude<ShapeDesc, { type: 'plane' }>,
     }
     throw new InputError(`${d.type} shape: ${(e as Error).message}`, scene.file, where);
   };
+  checkThinParameters(name, d, scene);
   let mesh: TriMesh;
   /** An OBJ's vertex numbers and face lines, so mesh errors count as the file does. */
   let numbering: MeshNumbering = {};

@@ -83,6 +83,24 @@ describe('derived quantities must be finite and in range (item 1)', () => {
     );
   });
 
+  it('a box, cylinder, capsule or torus thinner than 1e-7 of its size is bad input at the key and value that make it so', async () => {
+    // Built, such a mesh was refused as degenerate triangles or as no volume, naming neither.
+    const cases: [Json, string, string][] = [
+      [{ type: 'box', size: [1e-30, 1, 1] }, 'shapes.s.size', 'the box is 1e-30 x 1 x 1 m, its shortest side 1e-30 of its longest; expected every side at least 1e-7 of the longest'],
+      [{ type: 'torus', majorRadius: 1, minorRadius: 1e-12 }, 'shapes.s.minorRadius', 'minorRadius 1e-12 m is 1e-12 of majorRadius 1 m; expected at least 1e-7 of it'],
+      [{ type: 'cylinder', radius: 1e-9, height: 2 }, 'shapes.s.radius', "the cylinder's radius is 5e-10 of its height (radius 1e-9 m, height 2 m); expected at least 1e-7 of it"],
+    ];
+    for (const [shape, where, message] of cases) {
+      const e = await refused(scene(shape));
+      expect(e.where).toBe(where);
+      expect(e.message).toBe(`scene.json: ${where}: ${message}`);
+    }
+    // Within the bound they build: a capsule that is nearly a ball, a box 1e-6 of its size thin, a thin ring and rod.
+    for (const shape of [{ type: 'capsule', radius: 1, height: 2 + 1e-9, segments: [8, 4] }, { type: 'box', size: [1e-6, 1, 1], sdf: { cells: 16 } }, { type: 'torus', majorRadius: 1, minorRadius: 0.01 }, { type: 'cylinder', radius: 0.01, height: 2 }]) {
+      expect((await build(scene(shape))).warnings.every((w) => !w.includes('error'))).toBe(true);
+    }
+  });
+
   it('a mass that leaves the inertia out of range is bad input naming the principal moments', async () => {
     // 1e-95 kg is in range, but its moments for a 1 mm box are ~1e-102 kg m^2.
     const e = await refused(scene({ type: 'box', size: [1e-3, 1e-3, 1e-3] }, { mass: 1e-95 }));
