@@ -142,10 +142,15 @@ describe('procedural shapes at any sane scale (item 8)', () => {
     expect(warnings.length).toBeLessThanOrEqual(2);
   });
 
-  it('a truly degenerate box is refused as such, naming the shape, its extents and the limit', async () => {
+  it('a truly degenerate box is refused as such, naming the shape, its size and the limit', async () => {
     const e = await refused(scene({ type: 'box', size: [1, 1e-9, 1] }));
-    expect(e.where).toBe('shapes.s');
-    expect(e.message).toMatch(/^scene\.json: shapes\.s: the shape is degenerate: too thin for its size \(.*extents 1 x 1e-9 x 1: .*\); expected a solid at least 1e-7 of its size thick$/);
+    expect(e.where).toBe('shapes.s.size');
+    expect(e.message).toBe('scene.json: shapes.s.size: the box is 1 x 1e-9 x 1 m, its shortest side 1e-9 of its longest; expected every side at least 1e-7 of the longest');
+    // A mesh that thin is refused by its extents.
+    const flat = CUBE.map((l) => (l.startsWith('v ') ? 'v ' + l.slice(2).split(' ').map((x, k) => (k === 1 ? Number(x) * 1e-9 : Number(x))).join(' ') : l)).join('\n');
+    const m = await refused(scene({ type: 'mesh', path: 'flat.obj' }), { 'flat.obj': flat });
+    expect(m.where).toBe('shapes.s.path');
+    expect(m.message).toMatch(/^scene\.json: shapes\.s\.path: flat\.obj: the shape is degenerate: too thin for its size \(.*extents 1 x 1e-9 x 1: .*\); expected a solid at least 1e-7 of its size thick$/);
   });
 
   it.each([
