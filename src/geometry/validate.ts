@@ -203,6 +203,9 @@ export function validateMesh(input: TriMesh, file: string, numbering: MeshNumber
       edges = analyseEdges(mesh);
     }
   }
+  // A mesh whose every triangle is flat is refused as such before a hole
+  // filling adds triangles to the count (one flat face read "all 2 triangles").
+  if (edges.boundary > 0 && degenerateTriangles(mesh).count === mesh.indices.length / 3) checkDegenerate(mesh, file, names);
   // Holes are only looked for in an otherwise sound surface: a flipped or
   // over-shared edge also shows up as a one-sided directed edge.
   if (edges.boundary > 0 && edges.nonManifold === 0 && edges.misoriented === 0) {

@@ -854,6 +854,10 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     const line = join(dir, 'line.obj');
     writeFileSync(line, 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n');
     expectBadInput(stackfield(['sdf', line, '--out', join(dir, 'g.json')]), 'line.obj: line 5: all 4 triangles are degenerate (three points on one line)');
+    // One such face, open: counted before a hole filling adds to it.
+    const one = join(dir, 'one.obj');
+    writeFileSync(one, 'v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n');
+    expectBadInput(stackfield(['sdf', one, '--out', join(dir, 'g.json')]), 'one.obj: line 4: 1 degenerate triangle (three points on one line), first: triangle 1 (line 4)');
     expectBadInput(stackfield(['lib', 'add', join(dir, 'nowhere', 'x.library.json'), 'shape', 'b', '{"type": "box"}']), 'x.library.json: cannot write the library: its folder', 'nowhere" does not exist');
     expectBadInput(stackfield(['lib', 'add', join(dir, 'y.library.json'), 'shape', 'b', '@']), 'command line VALUE: expected @FILE (the record in a JSON file), got "@" alone');
   });
