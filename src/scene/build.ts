@@ -238,26 +238,6 @@ function startKey(b: Pick<BodyDesc, 'shape' | 'position' | 'orientation'>): stri
 }
 
 /**
- * Warns of bodies that start exactly where another body of the same shape
- * is, turned the same way (not both static): every sample of each lies on
- * the other's surface (phi = 0, not inside), so the query finds neither in
- * the other and they never come apart. Any offset, however small, makes the
- * samples penetrate and the pair is pushed apart. (createWorld and
- * `stackfield check` of a scene call it; not checkScene, which also checks a
- * library by placing all it defines at the origin.)
- *
- * Soft bodies likewise, against each other and against rigid bodies (static
- * ones too). Two such soft bodies lie each inside the other, and their
- * particle pairs can only push them apart particle by particle, along
- * directions rounding picks: two 0.5 m lattice boxes so started and dropped
- * 0.75 m were still one inside the other after 0.5 s, their energy up from
- * 2.5 kJ to 4.6 kJ on the way (to 34 kJ within three steps before the
- * pairs' push was capped, contact.ts). A soft body on a rigid
- * body of its shape has its particles on and inside the rigid body's
- * surface, all pushed out at once: a 0.5 m box threw the rigid one at
- * 23 m/s within a second.
- */
-/**
  * Warns of dynamic bodies whose centre of mass starts behind a static plane
  * (under a floor). A plane holds everything behind it, but pushes a body out
  * only as fast as the contact passes lift a deep overlap: a box started 5 m
@@ -299,6 +279,26 @@ export function warnBehindPlanes(scene: SceneDesc, comOffsetOf: (shape: string) 
   if (more > 0) warn(`${fileLabel(scene.file)}: ${more} more bod${more === 1 ? 'y starts' : 'ies start'} with its centre of mass behind a static plane`);
 }
 
+/**
+ * Warns of bodies that start exactly where another body of the same shape
+ * is, turned the same way (not both static): every sample of each lies on
+ * the other's surface (phi = 0, not inside), so the query finds neither in
+ * the other and they never come apart. Any offset, however small, makes the
+ * samples penetrate and the pair is pushed apart. (createWorld and
+ * `stackfield check` of a scene call it; not checkScene, which also checks a
+ * library by placing all it defines at the origin.)
+ *
+ * Soft bodies likewise, against each other and against rigid bodies (static
+ * ones too). Two such soft bodies lie each inside the other, and their
+ * particle pairs can only push them apart particle by particle, along
+ * directions rounding picks: two 0.5 m lattice boxes so started and dropped
+ * 0.75 m were still one inside the other after 0.5 s, their energy up from
+ * 2.5 kJ to 4.6 kJ on the way (to 34 kJ within three steps before the
+ * pairs' push was capped, contact.ts). A soft body on a rigid
+ * body of its shape has its particles on and inside the rigid body's
+ * surface, all pushed out at once: a 0.5 m box threw the rigid one at
+ * 23 m/s within a second.
+ */
 /** Coincident bodies warnCoincident names one by one before it counts the rest. */
 const COINCIDENT_TOLD = 10;
 
