@@ -48,6 +48,8 @@ export function describeValue(v: unknown): string {
       return quote(v, 40);
     case 'number':
       // JSON has no infinity, but JSON.parse turns 1e999 into one; NaN comes only from code (the library).
+      // -0 as written (String gives "0", which reads as if a 0 was refused).
+      if (Object.is(v, -0)) return '-0';
       return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NaN (not a number)' : `${v} (the number is too large for a 64-bit float)`;
     case 'boolean':
       return String(v);

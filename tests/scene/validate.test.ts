@@ -511,6 +511,7 @@ describe('bodies', () => {
   test('zero or negative mass and density say they must be positive', () => {
     expectError((s) => (s['bodies'][2].mass = 0), 'bodies[2].mass', 'expected a positive number (> 0), got 0');
     expectError((s) => (s['bodies'][2].mass = -3), 'bodies[2].mass', 'expected a positive number (> 0), got -3');
+    expectError((s) => (s['bodies'][2].mass = -0), 'bodies[2].mass', 'expected a positive number (> 0), got -0');
     expectError((s) => (s['bodies'][1].density = 0), 'bodies[1].density', 'expected a positive number (> 0), got 0');
   });
 
