@@ -67,7 +67,7 @@ async function buildWorld(scene: SceneDesc, backend: PenetrationBackend, io: Sce
     io.warn?.(unusedShapeWarning(scene, name));
   }
   warnCoincident(scene, io);
-  warnBehindPlanes(scene, (name) => world.shapes.find((x) => x.name === name)?.comOffset ?? null, io.warn);
+  warnBehindPlanes(scene, (name) => world.shapes[shapeIndex.get(name)!]?.comOffset ?? null, io.warn);
   const B = world.bodies;
   scene.bodies.forEach((b, bi) => {
     const si = shapeIndex.get(b.shape)!;
