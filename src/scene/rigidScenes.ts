@@ -191,6 +191,10 @@ export const rigidBuiltins: Builtin[] = [
           restitution: 0.2,
           friction: 0.5,
           spinningFriction: p['spinning'],
+          // Slows a lone ball of radius 0.25 rolling on the floor by about
+          // 0.16 m/s^2. Without it a ball the heap leaves rolling free rolls
+          // on for ever: 343 balls of radius 0.3 were not all asleep by 10 s.
+          rollingFriction: 0.002,
         });
       }
       const across = 2 * half + 2 * t;
