@@ -152,7 +152,8 @@ export class DistanceRows implements PgsJointRows {
       // second order in the turn). Held at 0 instead, each step's turn took
       // the swing's speed by the cosine of its angle: a 1 m pendulum let go
       // at 60 degrees lost 5.3 % of its energy in 10 s.
-      let target = n === NOW ? acrossTurn(d, n, a, b, v, w, dt) : -(d - (n[0]! * GAP.gx + n[1]! * GAP.gy + n[2]! * GAP.gz)) / dt;
+      // (A slack rope's target is set below.)
+      let target = n !== NOW ? -(d - (n[0]! * GAP.gx + n[1]! * GAP.gy + n[2]! * GAP.gz)) / dt : slack ? 0 : acrossTurn(d, n, dt);
       let warm = true;
       if (this.rope[k]) {
         const e = P.ref[4 * p + 2]!;
@@ -273,16 +274,14 @@ export class DistanceRows implements PgsJointRows {
 }
 
 /**
- * The row velocity (-n . u, u the anchors' relative velocity at the arms in
- * ARM) that keeps a rod of length d at d over the step: the anchors'
+ * The row velocity (-n . u, u the anchors' relative velocity at their arms,
+ * UREL as rowDirection left it) that keeps a rod of length d at d over the step: the anchors'
  * motion across n, u_t, turns the rod, and |g + dt u| = d takes an approach
  * along n of (d - sqrt(d^2 - dt^2 |u_t|^2)) / dt. 0 where the turn is past
  * TURN_START.
  */
-function acrossTurn(d: number, n: Float64Array, a: number, b: number, v: Float64Array, w: Float64Array, dt: number): number {
-  const ux = v[3 * a]! + w[3 * a + 1]! * ARM[2]! - w[3 * a + 2]! * ARM[1]! - (v[3 * b]! + w[3 * b + 1]! * ARM[5]! - w[3 * b + 2]! * ARM[4]!);
-  const uy = v[3 * a + 1]! + w[3 * a + 2]! * ARM[0]! - w[3 * a]! * ARM[2]! - (v[3 * b + 1]! + w[3 * b + 2]! * ARM[3]! - w[3 * b]! * ARM[5]!);
-  const uz = v[3 * a + 2]! + w[3 * a]! * ARM[1]! - w[3 * a + 1]! * ARM[0]! - (v[3 * b + 2]! + w[3 * b]! * ARM[4]! - w[3 * b + 1]! * ARM[3]!);
+function acrossTurn(d: number, n: Float64Array, dt: number): number {
+  const ux = UREL[0]!, uy = UREL[1]!, uz = UREL[2]!;
   const un = ux * n[0]! + uy * n[1]! + uz * n[2]!;
   const across = Math.max(0, ux * ux + uy * uy + uz * uz - un * un) * dt * dt;
   // Only for a turn the direction now resolves (below TURN_START); a rod
