@@ -1,6 +1,8 @@
 /**
  * A bob on a distance joint swings with the exact pendulum's period and
- * keeps its energy at any amplitude. The seed's passes: solve.ts alongRod,
+ * keeps its energy at any amplitude, and on a rope wherever the rope stays
+ * taut; a rope caught after a free fall loses the speed along it, no more.
+ * The seed's passes: solve.ts alongRod,
  * the position impulse along the rod's direction now, not at the end of the
  * step, which leaned against the swing (a 1.5 m pendulum let go level lost
  * 31 % of its energy in 10 s and swung 3.6 % fast). PGS: pgsRows.ts
