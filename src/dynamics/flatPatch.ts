@@ -34,12 +34,24 @@ const x6b = new Float64Array(6);
  * the face carries (applyPatchTorque's limits). Returns j_n (and into `out`:
  * sticking, the tangential impulse jt, the torqueLoad of T), or -1 when it is
  * not (the caller falls back to the point impulse and the alternation of
- * torque and friction). Solving the coupled rows at once matters for a tall
+ * torque and friction), FACE_SLIDES when the rest it asks for lies outside
+ * the friction cone: the face as a whole slides. Solving the coupled rows at once matters for a tall
  * body on a slope: friction at its foot tips it, the torque that rights it
  * shifts the foot's velocity, and alternating the two (three rounds) left a
  * little rotation every step that tilted a 1 m box on a 20 degree incline by
  * half a degree until its uphill edge lifted.
  */
+/**
+ * applyFlatStick's answer for a face whose rest would need more friction
+ * than mu j_n: it slides, and its friction is the dynamic one (a point of
+ * it may still stop where the face's rotation carries it, but the face's
+ * total is bounded by mu_d j_n, not mu_s j_n).
+ */
+export const FACE_SLIDES = -2;
+
+/** With FACE_SLIDES: the normal and tangential impulse (magnitudes) the face's rest asked for. */
+export const faceNeed = new Float64Array(2);
+
 export function applyFlatStick(
   s: ImpulseState, b1: number, b2: number, at: Float64Array, o: number,
   target: number, mu: number, extent: Float64Array, out: ImpulseResult,
@@ -50,7 +62,11 @@ export function applyFlatStick(
   const jn = Jx * nx + Jy * ny + Jz * nz;
   if (!(jn > 0)) return -1;
   const jt = norm3(Jx - jn * nx, Jy - jn * ny, Jz - jn * nz);
-  if (jt > mu * jn) return -1;
+  if (jt > mu * jn) {
+    faceNeed[0] = jn;
+    faceNeed[1] = jt;
+    return FACE_SLIDES;
+  }
   const t1 = Tx * extent[4]! + Ty * extent[5]! + Tz * extent[6]!, t2 = Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
   if (octagonScale(-t2 / jn, t1 / jn, extent) < 1) return -1;
   const tn = Tx * nx + Ty * ny + Tz * nz;
@@ -75,7 +91,8 @@ export function applyFlatStick(
  * the octagon of j_n + spareT and the spin limit of mu j_n + spareS
  * (applyPatchTorque's bounds).
  * Returns -1 when neither is (the caller falls back to the rows one by
- * one), 1 when applied (`out.sticking` set), 0 when there was nothing to
+ * one), FACE_SLIDES when it is the friction total that is out of bounds
+ * (the rows then take the dynamic cone), 1 when applied (`out.sticking` set), 0 when there was nothing to
  * do (the patch at rest to within `tol`, m/s and rad/s: round-off).
  * Solving the rows together brings a face patch to rest in one sweep; the
  * rows one by one converge geometrically, and a box resting on another
@@ -125,7 +142,7 @@ function applyFlatTotals(
   const t2 = acc[o + 5]! + Tx * extent[7]! + Ty * extent[8]! + Tz * extent[9]!;
   const tn = acc[o + 6]! + Tx * nx + Ty * ny + Tz * nz;
   const tx = acc[o + 1]! + Jx - dn * nx, ty = acc[o + 2]! + Jy - dn * ny, tz = acc[o + 3]! + Jz - dn * nz;
-  if (norm3(tx, ty, tz) > mu * jn + spareF) return -1;
+  if (norm3(tx, ty, tz) > mu * jn + spareF) return FACE_SLIDES;
   const jl = jn + spareT;
   if (jl > 0 ? octagonScale(-t2 / jl, t1 / jl, extent) < 1 : t1 !== 0 || t2 !== 0) return -1;
   // A spin is held by friction (of the cone, and what the passes left of it for spin), not by the normal's offset.

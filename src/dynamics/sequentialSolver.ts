@@ -20,7 +20,7 @@ import type { ContactPhase, Contacts, ContactSolver } from './contactSolver.ts';
 import type { ContactSet } from './contacts.ts';
 import { applyContactImpulse, applyRollingFriction, surfaceRestitution } from './contactImpulse.ts';
 import { EnergyBound } from './energyBound.ts';
-import { applyFlatAccumulated, applyFlatStick } from './flatPatch.ts';
+import { applyFlatAccumulated, applyFlatStick, FACE_SLIDES, faceNeed } from './flatPatch.ts';
 import { normalVelocity, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
 import { applyPatchTorque, spinFriction, torqueLoad } from './patchTorque.ts';
 import { applyPseudoImpulse } from './pseudoImpulse.ts';
@@ -160,6 +160,19 @@ export class SequentialSolver implements ContactSolver {
   /** ACC_FLOATS per patch (PatchCache index): the shock pass's accumulated impulses. */
   private acc = new Float64Array(0);
   private readonly mat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
+  /** A sliding face's material (slidingMaterial). */
+  private readonly slideMat: Material = { restitution: 0, friction: 0, staticFriction: 0, rolling: 0, spinning: 0 };
+
+  /** `m` with its static friction taken down to the dynamic one (a face that slides as a whole). */
+  private slidingMaterial(m: Material): Material {
+    const s = this.slideMat;
+    s.restitution = m.restitution;
+    s.friction = m.friction;
+    s.staticFriction = Math.min(m.staticFriction, m.friction);
+    s.rolling = m.rolling;
+    s.spinning = m.spinning;
+    return s;
+  }
   /** What the last impulse reported (ImpulseResult), passed to every impulse that reports. */
   private readonly impulse: ImpulseResult = { sticking: false, jt: 0, torqueLoad: 0, spin: 0 };
   private readonly state: ImpulseState = {
@@ -547,6 +560,7 @@ export class SequentialSolver implements ContactSolver {
       // meet, the gap they are still apart closed under gravity first
       // (surfaceRestitution).
       const e = useOwn ? this.bounceRestitution(ctx, st, b1, b2, d, o, useEps) : useEps;
+      let mq = m;
       if (flat && m.staticFriction > 0) {
         const un = normalVelocity(st, b1, b2, d, o);
         if (!(un < -close - ROUNDOFF_SPEED)) continue;
@@ -556,8 +570,14 @@ export class SequentialSolver implements ContactSolver {
           any = true;
           continue;
         }
+        // A face that cannot stick as a whole slides: its friction is the
+        // dynamic one, at the point and in the torque rounds alike. (Each
+        // alone sticks where the other turns the box: a box on a slope a
+        // degree past atan mu_s crept at mu_s until it went 2.5 cm/s, a
+        // fifth of its correct acceleration.)
+        if (fs === FACE_SLIDES && this.slidesOverStep(k, m, useOwn)) mq = this.slidingMaterial(m);
       }
-      const jn = applyContactImpulse(st, b1, b2, d, o, e, m, res, close);
+      const jn = applyContactImpulse(st, b1, b2, d, o, e, mq, res, close);
       if (jn === 0) continue;
       any = true;
       let jt = res.jt, load = 0, spin = 0;
@@ -567,11 +587,11 @@ export class SequentialSolver implements ContactSolver {
         // a few times so a sticking patch ends neither spinning nor
         // creeping, within what is left of its friction cone.
         const sticking = res.sticking;
-        let budget = m.staticFriction * jn - res.jt;
+        let budget = mq.staticFriction * jn - res.jt;
         const acc = this.torqueAcc;
         acc.fill(0);
         for (let r = 0; r < 3; r++) {
-          applyPatchTorque(st, b1, b2, d, o, jn, spread, (sticking ? m.staticFriction : m.friction) * jn, acc);
+          applyPatchTorque(st, b1, b2, d, o, jn, spread, (sticking ? mq.staticFriction : mq.friction) * jn, acc);
           if (sticking && budget > 0) {
             const t = applyTangentialStick(st, b1, b2, d, o, budget);
             budget -= t;
@@ -642,6 +662,7 @@ export class SequentialSolver implements ContactSolver {
       const close = Math.max(d[o + PATCH_GAP]!, 0) / ctx.dt;
       // A face patch's rows solved together, where the totals stay in bounds.
       const face = pc.flat[q] === PATCH_FLAT;
+      let slides = false;
       const pF = q === main ? spareF : 0, pD = q === main ? spareD : 0, pT = q === main ? spareT : 0, pS = q === main ? spareS : 0;
       if (face && m.staticFriction > 0) {
         for (let c = 0; c < SPREAD_FLOATS; c++) spread[c] = d[o + 6 + c]!;
@@ -654,6 +675,10 @@ export class SequentialSolver implements ContactSolver {
           if (dj > 0 && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
           continue;
         }
+        // A face whose rest asks more of the static cone than it has slides:
+        // its friction rows below take the dynamic cone (and what the passes
+        // left of it), as resolvePair's do.
+        slides = fr === FACE_SLIDES && (ctx.bodies.isStatic[a] === 1 || ctx.bodies.isStatic[b] === 1);
       }
       const dj = applyNormalAccumulated(st, b1, b2, d, o, acc, s, close);
       const jn = acc[s]!;
@@ -670,7 +695,8 @@ export class SequentialSolver implements ContactSolver {
       }
       if (m.friction > 0 || m.staticFriction > 0) {
         // Sticking within mu_s, sliding on mu_d.
-        if (applyTangentialAccumulated(st, b1, b2, d, o, m.staticFriction * jn + pF, acc, s + 1, res, m.friction * jn + pD) > 0) any = true;
+        const dynamic = m.friction * jn + pD;
+        if (applyTangentialAccumulated(st, b1, b2, d, o, slides ? dynamic : m.staticFriction * jn + pF, acc, s + 1, res, dynamic) > 0) any = true;
         if (dj > 0 && res.sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(st, b1, b2, d, o, dj, m);
       }
     }
@@ -713,6 +739,22 @@ export class SequentialSolver implements ContactSolver {
       if (Math.abs(st.vel[3 * b + c]! - v[6 + c]!) > ROUNDOFF_SPEED || Math.abs(st.angVel[3 * b + c]! - v[9 + c]!) > ROUNDOFF_SPEED) return true;
     }
     return false;
+  }
+
+  /**
+   * Whether a face whose rest asks more than its static cone (FACE_SLIDES,
+   * the request in faceNeed) slides: judged on the pair's totals over the
+   * step's contact passes with the request added, not on the request alone.
+   * A load arriving from above in a later pass can ask more of one impulse
+   * than the cone gives while the step's totals stay inside it: a stack of
+   * two boxes half a degree below atan mu_s slid away when each such pass
+   * slid. The collision phase keeps no totals and judges the request alone.
+   */
+  private slidesOverStep(k: number, m: Material, useOwn: boolean): boolean {
+    const jn = faceNeed[0]!, jt = faceNeed[1]!;
+    const po = PASS_FLOATS * k;
+    if (useOwn || po >= this.pass.length) return jt > m.staticFriction * jn;
+    return this.pass[po + 1]! + jt > m.staticFriction * (this.pass[po]! + jn);
   }
 
   private clearPassTotals(n: number): void {

@@ -4,7 +4,7 @@
  * on a frozen support (body 0), one face patch off the cube's centre.
  */
 import { describe, expect, it } from 'vitest';
-import { applyFlatAccumulated } from '../../src/dynamics/flatPatch.ts';
+import { applyFlatAccumulated, FACE_SLIDES } from '../../src/dynamics/flatPatch.ts';
 import type { ImpulseResult, ImpulseState } from '../../src/dynamics/impulse.ts';
 
 /** The cube (mass 1, edge 1: I = 1/6) at (0, 0.5, 0) over a frozen body at the origin. */
@@ -87,11 +87,11 @@ describe('applyFlatAccumulated', () => {
     expect(acc[0]).toBeCloseTo(0.3, 12);
   });
 
-  it('declines when the friction the stop needs is outside the cone, and changes nothing', () => {
+  it('declines when the friction the stop needs is outside the cone, says the face slides, and changes nothing', () => {
     const s = cubeOnSupport([2, -0.1, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
     const before = Float64Array.from(s.vel);
-    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.3, faceExtent(P[0]!, P[2]!), acc, 0, 0, 0, 0, TOL, res)).toBe(-1);
+    expect(applyFlatAccumulated(s, 1, 0, site(P[0]!, P[1]!, P[2]!), 0, 0, 0.3, faceExtent(P[0]!, P[2]!), acc, 0, 0, 0, 0, TOL, res)).toBe(FACE_SLIDES);
     expect(Array.from(s.vel)).toEqual(Array.from(before));
     expect(Array.from(acc)).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
@@ -116,9 +116,9 @@ describe('applyFlatAccumulated', () => {
     expect(Math.hypot(acc[1]!, acc[2]!, acc[3]!)).toBeLessThanOrEqual(1 + 1e-12);
   });
 
-  it('without spare friction, a separating face that slides is left to the rows one by one', () => {
+  it('without spare friction, a separating face that slides is left to the rows one by one, as sliding', () => {
     const s = cubeOnSupport([0.2, 0.3, 0], [0, 0, 0]);
     const acc = new Float64Array(7);
-    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 0, 0, 0, TOL, res)).toBe(-1);
+    expect(applyFlatAccumulated(s, 1, 0, site(0, 0, 0), 0, 0, 0.5, faceExtent(0, 0), acc, 0, 0, 0, 0, TOL, res)).toBe(FACE_SLIDES);
   });
 });
