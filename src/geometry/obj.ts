@@ -626,8 +626,11 @@ function endsWithBackslash(s: string, a: number, b: number): boolean {
 
 /** The vertex index of a well-formed face corner s[a, b) as written (its digits before any '/'). */
 function cornerIndexText(s: string, a: number, b: number): string {
-  const slash = s.indexOf('/', a);
-  return s.slice(a, slash >= 0 && slash < b ? slash : b);
+  // Scanned within the corner: indexOf from a would search the rest of the
+  // file for a corner without a slash, a time quadratic in the file's size.
+  let i = a;
+  while (i < b && s.charCodeAt(i) !== SLASH) i++;
+  return s.slice(a, i);
 }
 
 /**
