@@ -315,7 +315,10 @@ export function formatSummary(s: RunSummary, quoteName: (name: string) => string
   const lines = [
     `stackfield: ${sceneLabel}: ${s.steps} step${s.steps === 1 ? '' : 's'} of ${num(s.dt)} s (${num(s.simulatedTime)} s simulated) in ${duration(s.stepSeconds)}` +
       `${s.steps > 0 ? `, ${num(s.msPerStep, 3)} ms per step` : ''} on the ${s.backend} backend${s.threads > 1 ? ` (${s.threads} threads)` : ''}, ${SOLVER_WORDS[s.contactSolver] ?? s.contactSolver}; world built in ${duration(s.buildSeconds)}`,
-    `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.softBodies > 0 ? ` (${s.softBodies} soft)` : ''}${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
+    // (With no step run a body at rest has not been seen to stay so: a box let go in mid-air read as resting.)
+    s.steps === 0
+      ? `  resting        not judged: no step run (${s.dynamicBodies} dynamic bod${s.dynamicBodies === 1 ? 'y' : 'ies'})`
+      : `  resting        ${s.atRest} of ${s.dynamicBodies} dynamic bodies${s.softBodies > 0 ? ` (${s.softBodies} soft)` : ''}${s.asleep > 0 ? ` (${s.asleep} asleep)` : ''}`,
     // (Below a picometre a depth is round-off, as in length(): none.)
     !(pen.max >= 1e-12)
       ? '  penetration    none'

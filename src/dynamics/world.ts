@@ -306,7 +306,25 @@ export class World {
     if (B.isStatic[i]) throw new RangeError(`applyImpulse: body ${quote(B.names[i]!)} is static; only dynamic bodies move`);
     const r = point ? [point[0] - B.pos[3 * i]!, point[1] - B.pos[3 * i + 1]!, point[2] - B.pos[3 * i + 2]!] : [0, 0, 0];
     const t = [r[1]! * impulse[2] - r[2]! * impulse[1], r[2]! * impulse[0] - r[0]! * impulse[2], r[0]! * impulse[1] - r[1]! * impulse[0]];
+    const v0 = B.vel.slice(3 * i, 3 * i + 3), w0 = B.angVel.slice(3 * i, 3 * i + 3);
     applyImpulseAt(B, i, impulse, t);
+    // The limits a scene's own velocities have (docs/SCENE_FORMAT.md,
+    // "Limits on magnitudes"): an impulse of 1e308 N s left a box at 1e305
+    // m/s and 1e303 m away after a step.
+    const v = B.vel, w = B.angVel;
+    const speed = Math.sqrt(v[3 * i]! * v[3 * i]! + v[3 * i + 1]! * v[3 * i + 1]! + v[3 * i + 2]! * v[3 * i + 2]!);
+    const spin = Math.sqrt(w[3 * i]! * w[3 * i]! + w[3 * i + 1]! * w[3 * i + 1]! + w[3 * i + 2]! * w[3 * i + 2]!);
+    if (!(speed <= LIGHT_SPEED) || !(spin * this.dt <= Math.PI)) {
+      v.set(v0, 3 * i);
+      w.set(w0, 3 * i);
+      throw new RangeError(
+        `applyImpulse: it would leave body ${quote(B.names[i]!)} (mass ${B.mass[i]!.toPrecision(4)} kg) ` +
+          (speed <= LIGHT_SPEED
+            ? `turning at ${spin.toPrecision(4)} rad/s, more than half a turn per step (pi / dt = ${(Math.PI / this.dt).toPrecision(4)} rad/s)`
+            : `at ${speed.toPrecision(4)} m/s, more than the speed of light (299792458 m/s)`) +
+          '; expected a smaller impulse, or one nearer the centre of mass',
+      );
+    }
     this.wakeBody(i);
     if (i < this.ctx.version.length) this.ctx.markMoved(i);
   }
@@ -867,6 +885,9 @@ export class World {
     // (Booked by step(), which reads the step's total off the same clock.)
   }
 }
+
+/** The most a body's speed may be (m/s), as in a scene (scene/magnitudes.ts SPEED_MAX). */
+const LIGHT_SPEED = 299_792_458;
 
 /** Throws RangeError unless v is three finite numbers. */
 function checkVector(method: string, name: string, v: unknown): void {

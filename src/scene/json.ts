@@ -19,6 +19,9 @@ import { encodingProblem, NUL_MESSAGE } from '../util/text.ts';
  * A leading UTF-8 byte order mark is skipped (some editors write one) and
  * not counted in columns, since editors do not show it.
  */
+/** The first statement of a Wavefront OBJ file: a vertex, face, object, group or material line, or a comment. */
+const OBJ_START = /^(#|(v|vn|vt|f|o|g|s|mtllib|usemtl)[ \t])/;
+
 export function parseJsonText(text: string, file: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const encoding = encodingProblem(body);
@@ -31,6 +34,10 @@ export function parseJsonText(text: string, file: string): unknown {
   try {
     value = JSON.parse(body);
   } catch (e) {
+    // A mesh given where a scene or library belongs: say what it is.
+    if (problem && problem.offset === body.length - body.trimStart().length && OBJ_START.test(body.slice(problem.offset, problem.offset + 80))) {
+      throw new InputError('this is a Wavefront OBJ mesh, not JSON; expected a scene or library file (a mesh is named by a shape\'s "path" in one)', file, 'line 1');
+    }
     if (problem) throw new InputError(`invalid JSON: ${problem.message}`, file, lineColumn(body, problem.offset));
     // The scanner found nothing: fall back to whatever position the engine's message gives.
     const native = e instanceof Error ? e.message : String(e);
@@ -132,7 +139,12 @@ function tokenAt(text: string, i: number): string {
   if (c === 0x22) return 'a string';
   if (c === 0x2d || isDigit(c)) return 'a number';
   const m = /^[A-Za-z_$][\w$]*/.exec(text.slice(i, i + 40));
-  return quote(m ? m[0] : String.fromCodePoint(text.codePointAt(i)!));
+  if (m) return quote(m[0]);
+  const cp = text.codePointAt(i)!;
+  // A space JSON does not allow (a no-break space pasted from a web page)
+  // would print as a blank between the quotes: name it by its code point.
+  if (cp > 0x7f && /\s/u.test(String.fromCodePoint(cp))) return `a white-space character JSON does not allow (U+${cp.toString(16).toUpperCase().padStart(4, '0')}; only space, tab and line breaks)`;
+  return quote(String.fromCodePoint(cp));
 }
 
 /**
@@ -228,7 +240,7 @@ function scanJson(text: string): JsonProblem | undefined {
 
   /** "expected X, found Y", with specific wording for the usual mistakes (trailing comma, comments, single quotes). */
   const unexpected = (what: string): JsonProblem => {
-    if (i >= n) return fail(i, n === 0 || /^\s*$/.test(text) ? 'the file is empty' : `unexpected end of input (expected ${what})`);
+    if (i >= n) return fail(i, n === 0 ? 'the file is empty' : /^\s*$/.test(text) ? 'the file holds only white space' : `unexpected end of input (expected ${what})`);
     const c = text[i]!;
     if (commaAt >= 0 && (c === '}' || c === ']')) return fail(commaAt, `trailing comma before "${c}" (remove this ",")`);
     if (c === '/') return fail(i, 'comments are not allowed in JSON');

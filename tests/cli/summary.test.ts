@@ -69,6 +69,8 @@ describe('the run summary', () => {
       expect(Math.abs(s.highestPoint! - (1.3 - drop))).toBeLessThan(0.01);
       const text = formatSummary(s, (n) => n);
       expect(text).toContain('resting        0 of 1 dynamic bodies (1 soft)');
+      // With no step run nothing is judged resting (a box let go in mid-air read as resting).
+      expect(formatSummary({ ...s, steps: 0, atRest: 1 }, (n) => n)).toContain('  resting        not judged: no step run (1 dynamic body)');
       expect(text).not.toContain('no dynamic bodies');
       expect(nonFiniteFigure(s)).toBeUndefined();
       // A depth of round-off (a box resting exactly on its floor ends 1e-23 m in) is none, not "0 mm (step 4)".

@@ -54,4 +54,13 @@ describe('joints that start open', () => {
     ]);
     expect(await warnings(pendulum(0))).toEqual([]);
   });
+
+  it('many open joints: ten named, the rest counted', async () => {
+    const json = pendulum(1) as { joints: Record<string, unknown>[] };
+    json.joints = Array.from({ length: 25 }, (_, k) => ({ ...json.joints[0]!, name: `hang${k}` }));
+    const out = await warnings(json);
+    expect(out).toHaveLength(11);
+    expect(out[9]).toContain('joints[9] ("hang9"): its anchors are 1 m apart');
+    expect(out[10]).toBe('s.json: 15 more joints start open');
+  });
 });

@@ -266,6 +266,22 @@ describe('an impulse at a point', () => {
     }
   });
 
+  it('is refused, changing nothing, where it would leave the body faster than light or turning more than half a turn a step', async () => {
+    const w = await worldFrom({
+      format: FORMAT, gravity: [0, 0, 0],
+      shapes: { box: BOX },
+      bodies: [{ name: 'b', shape: 'box', mass: 2, velocity: [0.1, 0, 0] }],
+    });
+    const v0 = vel(w, 'b'), w0 = angVel(w, 'b');
+    expect(() => w.applyImpulse('b', [1e308, 1e308, 0])).toThrow(/^applyImpulse: it would leave body "b" \(mass 2\.000 kg\) at .* m\/s, more than the speed of light/);
+    expect(() => w.applyImpulse('b', [0, 1e6, 0], [1e6, 0, 0])).toThrow(/turning at .* rad\/s, more than half a turn per step \(pi \/ dt = 314\.2 rad\/s\)/);
+    expect(vel(w, 'b')).toEqual(v0);
+    expect(angVel(w, 'b')).toEqual(w0);
+    // Up to the limit it is applied.
+    w.applyImpulse('b', [2 * 299_792_458 - 0.2 - 1, 0, 0]);
+    expect(vel(w, 'b')[0]).toBeCloseTo(299_792_458 - 0.5, 3);
+  });
+
   it('fires from a scene once, at the start of the step nearest its time, at a point in the shape frame', async () => {
     const dt = 0.01, m = 2;
     const w = await worldFrom({

@@ -61,9 +61,24 @@ describe('JSON syntax errors name the file, line and column', () => {
     expect(e.message).toContain('unexpected end of input');
   });
 
-  test('an empty file says it is empty', () => {
-    const e = inputError(() => parseJsonText('  \n', 'empty.json'));
-    expect(e.message).toContain('the file is empty');
+  test('an empty file says it is empty, and one of only white space says so', () => {
+    expect(inputError(() => parseJsonText('', 'empty.json')).message).toContain('the file is empty');
+    const e = inputError(() => parseJsonText('  \n', 'blank.json'));
+    expect(e.message).toContain('the file holds only white space');
+    expect(e.where).toBe('line 2, column 1');
+  });
+
+  test('a Wavefront OBJ mesh given as JSON says what it is', () => {
+    for (const text of ['v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n', '# made by hand\nv 0 0 0\n', '\n  o cube\nv 0 0 0\n']) {
+      const e = inputError(() => parseJsonText(text, 'cube.obj'));
+      expect(e.message).toBe('cube.obj: line 1: this is a Wavefront OBJ mesh, not JSON; expected a scene or library file (a mesh is named by a shape\'s "path" in one)');
+    }
+    // A word that only starts like one is not taken for a mesh.
+    expect(inputError(() => parseJsonText('value', 'x.json')).message).toContain('invalid JSON');
+  });
+
+  test('a white-space character JSON does not allow is named by its code point, not printed as a blank', () => {
+    expect(inputError(() => parseJsonText('{"a":\u00a01}', 'x.json')).message).toContain('found a white-space character JSON does not allow (U+00A0; only space, tab and line breaks)');
   });
 
   test('comments, single quotes, NaN and leading zeros get specific messages', () => {
