@@ -139,6 +139,12 @@ const DAMPING_RATIO = 10;
 const MAX_PUSH = 3;
 /** Tangential speed (m/s) past which a manifold whose friction met its static cone breaks loose. */
 const SLIP_SPEED = 1e-4;
+/**
+ * A manifold whose normal impulse changed over the step's last substep by
+ * more than this fraction is still taking up its load: not judged sliding
+ * (slips).
+ */
+const LOAD_SETTLED = 0.01;
 /** Depth (in the pair's SDF cells) the bias leaves alone, so a resting contact stays touching (at 0.005 a stack of five rocked at 5-10 cm/s). */
 const SLOP_CELLS = 0.02;
 /** A static body's normals at a moving body's samples within ~2 degrees of each other: a flat support, treated as a plane. */
@@ -282,7 +288,7 @@ const AJAC = 3 * ADIR;
 
 /** The stage's tables (AccumulatedSolver's fields of the same names). */
 const POINT_COLUMNS = { pa: 1, pb: 1, pm: 1, pkey: 1, jac: JAC, ka: 3, kb: 3, kinv: 3, ra: 3, rb: 3, s0: 1, slop: 1, lam: 3, vn0: 1, lamMax: 1, lamP: 1, sepNow: 1, massNow: 1 } as const;
-const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mRest: 1, mRoll: 1, mSpin: 1, mLever: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
+const MANIFOLD_COLUMNS = { mStart: 1, mEnd: 1, mPair: 1, mLevel: 1, mSupport: 1, mMu: 1, mMuS: 1, mSlide: 1, mClamp: 1, mSlip0: 1, mLoad0: 1, mRest: 1, mRoll: 1, mSpin: 1, mLever: 1, ajac: AJAC, aka: 3, akb: 3, alam: 3 } as const;
 const BODY_COLUMNS = { dp: 3, dq: 3, v0: 3, w0: 3, active: 1, touched: 1, activeList: 1, scale: 1, pv: 3, pw: 3, vw: 3, ww: 3, hw: 3, isl: 1, jnt: 1, lite: 1, eA: 2, pss: 1, col: 2 } as const;
 const STORE_MANIFOLD_COLUMNS = { smA: 1, smB: 1, smData: SM } as const;
 const CARRY_MANIFOLD_COLUMNS = { cmA: 1, cmB: 1, cmData: SM } as const;
@@ -398,6 +404,12 @@ export class AccumulatedSolver implements ContactSolver {
   /** Static friction (mu_s >= mMu, the dynamic one); whether the manifold slides (mu_d) or sticks (mu_s), and whether its last friction rows met their cone. */
   mMuS = new Float64Array(0);
   mSlide = new Uint8Array(0);
+  /** Manifold m's largest slip speed at its points at the start of the step's last substep (m/s; slips). */
+  mSlip0 = new Float64Array(0);
+  /** Manifold m's normal impulse (summed over its points) at the start of the step's last substep (slips). */
+  mLoad0 = new Float64Array(0);
+  /** |g| dt of the step: a slip above it is not the creep a new contact's first steps leave (store). */
+  private slipScale = 0;
   mClamp = new Uint8Array(0);
   mRest = new Float64Array(0);
   mRoll = new Float64Array(0);
@@ -591,6 +603,7 @@ export class AccumulatedSolver implements ContactSolver {
       this.dq[3 * i] = 0; this.dq[3 * i + 1] = 0; this.dq[3 * i + 2] = 0;
       this.scale[i] = 1;
     }
+    this.slipScale = Math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * dt;
     if (this.warmEnergy) this.islandRoots(ctx, joints);
     const shockLevel = this.shock && ctx.settings.shockPropagation && ctx.settings.contactGraph ? ctx.level : null;
     if (shockLevel) this.columnScales(ctx, joints, shockLevel);
@@ -599,6 +612,16 @@ export class AccumulatedSolver implements ContactSolver {
     const hz = Math.min(CONTACT_HERTZ, 0.25 / h);
     const soft = softness(hz, DAMPING_RATIO, h);
     for (let s = 0; s < nsub; s++) {
+      // Each manifold's slip at the last substep's start, against which
+      // store() judges its end: by then the substeps have built the normal
+      // impulses up to the load, and the static cone either slows the slip
+      // over this one or cannot.
+      if (s === nsub - 1) {
+        for (let m = 0; m < this.mcount; m++) {
+          this.mSlip0[m] = this.slip(m);
+          this.mLoad0[m] = this.load(m);
+        }
+      }
       for (let k = 0; k < na; k++) {
         const i = act[k]!;
         v[3 * i] += h * (g[0] + ea[3 * i]!); v[3 * i + 1] += h * (g[1] + ea[3 * i + 1]!); v[3 * i + 2] += h * (g[2] + ea[3 * i + 2]!);
@@ -2252,16 +2275,47 @@ export class AccumulatedSolver implements ContactSolver {
   }
 
   private sortBuf = new Int32Array(64);
-  /** Whether manifold m's surfaces slip at any of its points (final velocities) faster than SLIP_SPEED. */
+  /**
+   * Whether manifold m's surfaces slip at the end of the step (final
+   * velocities) so that it breaks loose: at any point faster than
+   * SLIP_SPEED, and either no slower than at the last substep's start (the
+   * static cone, with the normal impulses built up, could not slow it) or
+   * faster than |g| dt (a slide, not a creep the static cone is stopping).
+   * A new contact's first substeps' soft normal impulses fall short of the
+   * load while friction must stop the whole slip, so its rows end the step
+   * on their cones: two boxes at rest, stacked on a slope half a degree
+   * below atan mu_s, crept 3 mm/s after it and, judged sliding on that
+   * alone, slid off on mu_d.
+   */
   private slips(m: number): boolean {
+    const u = this.slip(m);
+    if (!(u > SLIP_SPEED)) return false;
+    if (u > this.slipScale) return true;
+    // Only on the cone the normal impulses have reached: a load still
+    // arriving (LOAD_SETTLED) is not yet the one the slip is judged against.
+    const n = this.load(m);
+    return u >= this.mSlip0[m]! && Math.abs(n - this.mLoad0[m]!) <= LOAD_SETTLED * n;
+  }
+
+  /** Manifold m's normal impulse, summed over its points. */
+  private load(m: number): number {
+    let n = 0;
+    for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) n += this.lam[3 * r]!;
+    return n;
+  }
+
+  /** Manifold m's largest slip speed at its points (m/s) at the bodies' velocities now. */
+  private slip(m: number): number {
     const v = this.velRef, w = this.angRef;
-    if (!v || !w) return false;
+    if (!v || !w) return 0;
+    let most = 0;
     for (let r = this.mStart[m]!; r < this.mEnd[m]!; r++) {
       const a = this.pa[r]!, b = this.pb[r]!, base = JAC * r;
       const u1 = rowVel(this.jac, base + DIR, v, w, a, b), u2 = rowVel(this.jac, base + 2 * DIR, v, w, a, b);
-      if (u1 * u1 + u2 * u2 > SLIP_SPEED * SLIP_SPEED) return true;
+      const u = u1 * u1 + u2 * u2;
+      if (u > most) most = u;
     }
-    return false;
+    return Math.sqrt(most);
   }
   private velRef: Float64Array | null = null;
   private angRef: Float64Array | null = null;
