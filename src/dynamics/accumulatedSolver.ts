@@ -2283,9 +2283,9 @@ export class AccumulatedSolver implements ContactSolver {
    * faster than |g| dt (a slide, not a creep the static cone is stopping).
    * A new contact's first substeps' soft normal impulses fall short of the
    * load while friction must stop the whole slip, so its rows end the step
-   * on their cones: two boxes at rest, stacked on a slope half a degree
-   * below atan mu_s, crept 3 mm/s after it and, judged sliding on that
-   * alone, slid off on mu_d.
+   * on their cones: two cubes at rest, stacked on a slope 3 degrees below
+   * atan mu_s, crept at their cone after it and, judged sliding on that
+   * alone, slid off on mu_d (3.8 m in 2 s; docs/DESIGN.md 6 for 2 degrees).
    */
   private slips(m: number): boolean {
     const u = this.slip(m);
