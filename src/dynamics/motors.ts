@@ -38,6 +38,13 @@
  */
 import type { Vec3 } from '../geometry/mesh.ts';
 import type { BodyStore } from './bodies.ts';
+
+/** The accelerations the step's velocity update gave each body before the motors act (StepContext's fields of these names). */
+export interface MotorLoads {
+  readonly gravity: ArrayLike<number>;
+  readonly extAcc: Float64Array;
+  readonly extAngAcc: Float64Array;
+}
 import { quatMul, quatToMat3, relativePointVelocity, worldInverseInertia } from './math.ts';
 import * as det from '../util/detmath.ts';
 
@@ -136,6 +143,8 @@ export class MotorSet {
   private readonly lastSpeed: Float64Array;
   private readonly lastK: Float64Array;
   private readonly lastTorque: Float64Array;
+  /** What the step's velocity update gave the bodies before the motors (apply's `loads`; null: nothing known). */
+  private loads: MotorLoads | null = null;
   /** Body motors: the direction (+1 or -1 along the axis) of the last step. */
   private readonly lastSign: Int8Array;
   /**
@@ -344,7 +353,8 @@ export class MotorSet {
   }
 
   /** Applies every active motor for the step [t, t + dt). Returns true if any velocity changed. */
-  apply(B: BodyStore, t: number, dt: number): boolean {
+  apply(B: BodyStore, t: number, dt: number, loads: MotorLoads | null = null): boolean {
+    this.loads = loads;
     let changed = false;
     const mid = t + 0.5 * dt;
     for (let m = 0; m < this.count; m++) {
@@ -376,6 +386,40 @@ export class MotorSet {
     const last = this.lastSpeed[m]!;
     if (last !== last) return 0;
     return (last + dt * this.lastK[m]! * this.lastTorque[m]! - speed) / (dt * k);
+  }
+
+  /**
+   * What this step's velocity update gave the speed along motor m's axis
+   * before the motor acts (gravity and the external forces of `loads`): the
+   * load observer compares the last step's end with the speed before it, so
+   * that a load the step already holds is not counted twice. Counted twice,
+   * gravity along a slider's axis left it at its target plus g dt: told to
+   * hold still on a 30 degree rail, a slider crept up it at 4.9 cm/s.
+   * `arms`: a slider's lever arms to its point of action, B's then A's;
+   * null for a hinge or a body motor, whose speed is angular.
+   */
+  private preLoad(B: BodyStore, m: number, x: number, y: number, z: number, dt: number, arms: Float64Array | null): number {
+    const L = this.loads;
+    if (!L) return 0;
+    let sum = 0;
+    for (let side = 0; side < 2; side++) {
+      const i = side === 0 ? this.body[m]! : this.bodyA[m]!;
+      if (i < 0 || B.isStatic[i] || B.asleep[i]) continue;
+      const sgn = side === 0 ? 1 : -1;
+      const al = L.extAngAcc, ax = al[3 * i]!, ay = al[3 * i + 1]!, az = al[3 * i + 2]!;
+      if (arms) {
+        const a = L.extAcc, g = L.gravity;
+        const o = 3 * side, rx = arms[o]!, ry = arms[o + 1]!, rz = arms[o + 2]!;
+        // (g + a) + alpha x r, along the axis.
+        const lx = g[0]! + a[3 * i]! + ay * rz - az * ry;
+        const ly = g[1]! + a[3 * i + 1]! + az * rx - ax * rz;
+        const lz = g[2]! + a[3 * i + 2]! + ax * ry - ay * rx;
+        sum += sgn * (lx * x + ly * y + lz * z);
+      } else {
+        sum += sgn * (ax * x + ay * y + az * z);
+      }
+    }
+    return dt * sum;
   }
 
   private observe(m: number, speed: number, k: number, torque: number): void {
@@ -423,7 +467,7 @@ export class MotorSet {
     const az = IA[6]! * dx + IA[7]! * dy + IA[8]! * dz;
     const gain = ax * dx + ay * dy + az * dz;
     if (!(gain > 0)) return false;
-    const needed = (speed - along) / (dt * gain) + this.loadTorque(m, along, gain, dt);
+    const needed = (speed - along) / (dt * gain) + this.loadTorque(m, along - this.preLoad(B, m, dx, dy, dz, dt, null), gain, dt);
     const tau = Math.max(0, Math.min(this.torque[m]!, needed));
     this.observe(m, along, gain, tau);
     let acted = false;
@@ -457,8 +501,8 @@ export class MotorSet {
    * target takes (at least startTorque) once it is within reach, so a servo
    * holding a load keeps the torque that holds it.
    */
-  private servo(m: number, target: number, speed: number, k: number, dt: number): number {
-    const needed = (target - speed) / (dt * k) + this.loadTorque(m, speed, k, dt);
+  private servo(m: number, target: number, speed: number, k: number, dt: number, pre: number): number {
+    const needed = (target - speed) / (dt * k) + this.loadTorque(m, speed - pre, k, dt);
     const cap = this.torque[m]!;
     const out = Math.abs(needed) <= cap ? needed : needed > 0 ? cap : -cap;
     this.torque[m] = Math.abs(needed) <= cap ? Math.max(this.startTorque[m]!, Math.abs(needed)) : Math.min(this.maxTorque[m]!, cap + this.torqueIncrement[m]!);
@@ -537,7 +581,7 @@ export class MotorSet {
     const k = x * (uax + ubx) + y * (uay + uby) + z * (uaz + ubz);
     if (!(k > 0)) return false;
     const target = this.tracking[m] ? this.track(m, speed, this.hingeAngle(B, m), dt) : speed;
-    const tau = this.servo(m, target, rel, k, dt);
+    const tau = this.servo(m, target, rel, k, dt, this.preLoad(B, m, x, y, z, dt, null));
     if (tau === 0) return false;
     const h = dt * tau;
     w[3 * b] += h * ubx; w[3 * b + 1] += h * uby; w[3 * b + 2] += h * ubz;
@@ -581,7 +625,7 @@ export class MotorSet {
       if (!this.on[m]) this.ref[4 * m] = d;
       target = this.track(m, speed, d - this.ref[4 * m]!, dt);
     }
-    const f = this.servo(m, target, rel, k, dt);
+    const f = this.servo(m, target, rel, k, dt, this.preLoad(B, m, x, y, z, dt, ARMS));
     if (f === 0) return false;
     const h = dt * f;
     v[3 * b] += h * mb * x; v[3 * b + 1] += h * mb * y; v[3 * b + 2] += h * mb * z;

@@ -225,7 +225,7 @@ export class JointSystem implements ConstraintSystem {
   }
 
   applyForces(ctx: StepContext, dt: number): boolean {
-    return this.motors.apply(ctx.bodies, ctx.time, dt);
+    return this.motors.apply(ctx.bodies, ctx.time, dt, ctx);
   }
 
   awakeBodies(ctx: StepContext, keep: (i: number) => void): void {
