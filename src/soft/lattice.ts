@@ -15,13 +15,17 @@
  * 3. The kept cells' corners are the particles. Corners outside the shape are
  *    moved onto the surface along the SDF gradient (a few Newton steps,
  *    x -= phi grad phi), so the net has the shape's outline, not a staircase;
- *    but only as far as keeps every tetrahedron at the node (step 6) at
- *    MIN_TET_QUALITY of its nominal volume: where the surface cuts a cell
+ *    but only as far as keeps every tetrahedron at the node at
+ *    MIN_TET_QUALITY of its nominal volume (Kuhn's split about each of the
+ *    cell's four diagonals, a set every mirror of the cell keeps; KUHN_ALL):
+ *    where the surface cuts a cell
  *    obliquely, a full snap would squash the cell flat, leaving a particle
  *    whose springs nearly lie in a plane, with almost no stiffness across it;
  *    such a particle gets pushed through, the net inverts there and does not
  *    recover (measured: a soft ball blew up a few seconds after landing).
- *    Three passes let a node go further once its neighbours have moved; a
+ *    Three passes let a node go further once its neighbours have moved (in
+ *    a pass all nodes move together, judged against where the pass found
+ *    the others, so a mirror-symmetric shape gets a mirror-symmetric net); a
  *    sphere at resolution 7 then has every particle within 0.2 spacings of
  *    its surface, a torus within 0.35. The drawn surface is exact regardless
  *    (step 8).
@@ -96,6 +100,32 @@ const KUHN = [
   [0, 6, 4, 7], [0, 4, 5, 7], [0, 5, 1, 7],
 ] as const;
 
+/**
+ * Kuhn's split about each of the cube's four body diagonals: 24 tetrahedra,
+ * a set every reflection of the cube maps onto itself. Snapping judges a
+ * node by these (step 3): judged by the one split about 0-7, which no
+ * mirror keeps, a sphere's lattice came out up to 13 mm off its mirror
+ * image (at resolution 5, radius 0.2), and a soft ball dropped straight
+ * down rolled 0.19 m off along that diagonal and never came to rest.
+ */
+const KUHN_ALL: readonly (readonly number[])[] = (() => {
+  const out: number[][] = [];
+  const bits = [1, 2, 4];
+  const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+  for (let a = 0; a < 4; a++) {
+    for (const o of orders) {
+      const b = a ^ bits[o[0]!]!, c = b ^ bits[o[1]!]!;
+      // Ordered so that the unit cube's tetrahedron has a positive volume, as KUHN's do.
+      const t = [a, b, c, a ^ 7];
+      const [p, q, r, u] = t.map((k) => CORNER[k]!);
+      const e1 = [q![0] - p![0], q![1] - p![1], q![2] - p![2]], e2 = [r![0] - p![0], r![1] - p![1], r![2] - p![2]], e3 = [u![0] - p![0], u![1] - p![1], u![2] - p![2]];
+      const det = e1[0]! * (e2[1]! * e3[2]! - e2[2]! * e3[1]!) - e1[1]! * (e2[0]! * e3[2]! - e2[2]! * e3[0]!) + e1[2]! * (e2[0]! * e3[1]! - e2[1]! * e3[0]!);
+      out.push(det > 0 ? t : [a, c, b, a ^ 7]);
+    }
+  }
+  return out;
+})();
+
 /** Corner pairs of a cell's springs: 12 edges, 12 face diagonals, 4 body diagonals. */
 const CELL_SPRINGS: readonly (readonly [number, number, SpringKind])[] = (() => {
   const out: [number, number, SpringKind][] = [];
@@ -167,14 +197,14 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
   }
   const cellVolume = step[0] * step[1] * step[2];
   /** Smallest volume (in nominal Kuhn tetrahedra, cellVolume / 6) of the kept cells' tetrahedra at node (i, j, k). */
-  const incidentQuality = (i: number, j: number, k: number): number => {
+  const incidentQuality = (i: number, j: number, k: number, pos: Float64Array): number => {
     let q = Infinity;
     for (let c = 0; c < 8; c++) {
       const ci = i - CORNER[c][0], cj = j - CORNER[c][1], ck = k - CORNER[c][2];
       if (ci < 0 || cj < 0 || ck < 0 || ci >= mx || cj >= my || ck >= mz || !kept[ci + mx * (cj + my * ck)]) continue;
-      for (const t of KUHN) {
-        if (!(t as readonly number[]).includes(c)) continue;
-        const ids = t.map((corner) => nodeId(ci + CORNER[corner][0], cj + CORNER[corner][1], ck + CORNER[corner][2]));
+      for (const t of KUHN_ALL) {
+        if (!t.includes(c)) continue;
+        const ids = t.map((corner) => nodeId(ci + CORNER[corner]![0], cj + CORNER[corner]![1], ck + CORNER[corner]![2]));
         q = Math.min(q, tetVolume(pos, ids[0]!, ids[1]!, ids[2]!, ids[3]!) / cellVolume);
       }
     }
@@ -182,15 +212,22 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
   };
   const normal = new Float64Array(3);
   const snapped = new Uint8Array(nodeTotal);
-  // Several passes: a node held back by a neighbour that had not moved yet may go further once it has.
+  // Several passes: a node held back by a neighbour that had not moved yet may
+  // go further once it has. Within a pass every node is judged against the
+  // others where the pass found them and all move together, so the result
+  // does not depend on the order the nodes are visited in (in turn, the
+  // later ones saw the earlier ones moved, and a sphere's lattice lost its
+  // mirror symmetry).
+  const start = new Float64Array(pos.length);
   for (let pass = 0; pass < SNAP_PASSES; pass++) {
+    start.set(pos);
     for (let k = 0; k <= mz; k++) {
       for (let j = 0; j <= my; j++) {
         for (let i = 0; i <= mx; i++) {
           const id = nodeId(i, j, k);
           if (!used[id] || !(samplePhi[2 * i + sx * (2 * j + sy * 2 * k)]! > 0)) continue;
           snapped[id] = 1;
-          const ox = pos[3 * id]!, oy = pos[3 * id + 1]!, oz = pos[3 * id + 2]!;
+          const ox = start[3 * id]!, oy = start[3 * id + 1]!, oz = start[3 * id + 2]!;
           let x = ox, y = oy, z = oz;
           for (let s = 0; s < SNAP_STEPS; s++) {
             const phi = sampleSdf(sdf, x, y, z, normal);
@@ -201,10 +238,21 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
           }
           // As far towards the surface as the node's tetrahedra allow (file comment, step 3).
           for (const t of SNAP_FRACTIONS) {
-            pos[3 * id] = ox + t * (x - ox);
-            pos[3 * id + 1] = oy + t * (y - oy);
-            pos[3 * id + 2] = oz + t * (z - oz);
-            if (t === 0 || incidentQuality(i, j, k) >= MIN_TET_QUALITY) break;
+            start[3 * id] = ox + t * (x - ox);
+            start[3 * id + 1] = oy + t * (y - oy);
+            start[3 * id + 2] = oz + t * (z - oz);
+            const fits = t === 0 || incidentQuality(i, j, k, start) >= MIN_TET_QUALITY;
+            if (fits) {
+              pos[3 * id] = start[3 * id]!;
+              pos[3 * id + 1] = start[3 * id + 1]!;
+              pos[3 * id + 2] = start[3 * id + 2]!;
+            }
+            if (fits) {
+              start[3 * id] = ox;
+              start[3 * id + 1] = oy;
+              start[3 * id + 2] = oz;
+              break;
+            }
           }
         }
       }
