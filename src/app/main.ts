@@ -386,7 +386,7 @@ class App {
     if (name) {
       // Say what the link asked for that the scene cannot be (a clamped count, an unknown key).
       const info = this.builtins.find((b) => b.name === name)!;
-      const { params, notes: adjusted } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`);
+      const { params, notes: adjusted } = checkSceneParams(info.params, name === url.scene ? url.params : {}, `“${info.title}”`, name === url.scene ? url.texts : {});
       const notes = [...url.unreadable, ...adjusted];
       if (notes.length > 0) this.notice(`The link's parameters were adjusted: ${notes.join(' ')}`, 'warn');
       await this.openBuiltin(name, params, true);

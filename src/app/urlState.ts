@@ -22,12 +22,14 @@ export interface AppUrlState {
   scene: string | null;
   /** Raw numeric scene parameters found in the URL (not yet checked against a scene). */
   params: Record<string, number>;
+  /** The other scene parameters, whose values are not numbers (checkSceneParams says what is done with each). */
+  texts: Record<string, string>;
   backend: BackendKind | null;
   /** The `views` parameter as written (see views.ts), or null. */
   views: string | null;
   /** Name of a scene file the user opened (informative: a link cannot carry the file). */
   file: string | null;
-  /** A sentence for each value of the link that could not be read (a parameter that is not a number, an unknown backend): ignored. */
+  /** A sentence for each value of the link that could not be read (an unknown backend): ignored. (A scene parameter that is not a number is in texts.) */
   unreadable: string[];
 }
 
@@ -36,19 +38,21 @@ const RESERVED = new Set(['scene', 'backend', 'views', 'file']);
 export function parseAppUrl(search: string): AppUrlState {
   const q = new URLSearchParams(search);
   const params: Record<string, number> = {};
+  const texts: Record<string, string> = {};
   const unreadable: string[] = [];
   for (const [k, v] of q) {
     if (RESERVED.has(k)) continue;
     const x = Number(v);
     // define, not assignment: ?__proto__=1 is a parameter name like any other.
     if (v.trim() !== '' && Number.isFinite(x)) define(params, k, x);
-    else unreadable.push(`${k}=${JSON.stringify(v)} is not a number; ignored.`);
+    else define(texts, k, v);
   }
   const b = q.get('backend');
   if (b !== null && b !== 'cpu' && b !== 'gpu') unreadable.push(`backend=${JSON.stringify(b)} is not a backend (cpu or gpu); ignored.`);
   return {
     scene: q.get('scene') || null,
     params,
+    texts,
     backend: b === 'cpu' || b === 'gpu' ? b : null,
     views: q.get('views'),
     file: q.get('file') || null,
@@ -56,7 +60,7 @@ export function parseAppUrl(search: string): AppUrlState {
   };
 }
 
-export function formatAppUrl(s: Omit<AppUrlState, 'unreadable'>): string {
+export function formatAppUrl(s: Omit<AppUrlState, 'unreadable' | 'texts'>): string {
   const q = new URLSearchParams();
   if (s.file) q.set('file', s.file);
   else if (s.scene) q.set('scene', s.scene);
@@ -85,6 +89,7 @@ export function checkSceneParams(
   specs: readonly ParamSpec[],
   raw: Record<string, number>,
   scene = 'this scene',
+  texts: Record<string, string> = {},
 ): { params: Record<string, number>; notes: string[] } {
   const params: Record<string, number> = {};
   const notes: string[] = [];
@@ -95,6 +100,10 @@ export function checkSceneParams(
     if (p.step && p.step > 0) v = Number((p.min + Math.round((v - p.min) / p.step) * p.step).toPrecision(12));
     const clamped = Math.min(p.max, Math.max(p.min, v));
     params[p.name] = clamped;
+    if (given === undefined && Object.hasOwn(texts, p.name)) {
+      notes.push(`${p.name}=${JSON.stringify(texts[p.name])} is not a number; ${scene} uses ${p.name}=${clamped}.`);
+      continue;
+    }
     if (given === undefined || clamped === given) continue;
     if (given < p.min || given > p.max) {
       notes.push(`${p.name}=${given} is outside ${p.min} … ${p.max}; ${scene} uses ${p.name}=${clamped}.`);
@@ -102,7 +111,8 @@ export function checkSceneParams(
       notes.push(`${p.name}=${given} is not a multiple of its step ${p.step} from ${p.min}; ${scene} uses ${p.name}=${clamped}.`);
     }
   }
-  const unknown = Object.keys(raw).filter((k) => !specs.some((p) => p.name === k));
+  // Every key the scene does not have, whatever its value (?gravity=banana too).
+  const unknown = [...Object.keys(raw), ...Object.keys(texts)].filter((k) => !specs.some((p) => p.name === k));
   if (unknown.length > 0) {
     const has = specs.length > 0 ? `its parameters are ${specs.map((p) => p.name).join(', ')}` : 'it has no parameters';
     notes.push(`${scene} has no parameter ${unknown.map((k) => `"${k}"`).join(', ')} (${has}); ignored.`);

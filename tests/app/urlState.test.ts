@@ -9,15 +9,25 @@ describe('app URL', () => {
   it('reads the scene, its numeric parameters, the backend and the views', () => {
     const s = parseAppUrl('?scene=rings&rings=60&backend=gpu&views=contacts&junk=abc');
     expect(s).toEqual({
-      scene: 'rings', params: { rings: 60 }, backend: 'gpu', views: 'contacts', file: null,
-      unreadable: ['junk="abc" is not a number; ignored.'],
+      scene: 'rings', params: { rings: 60 }, texts: { junk: 'abc' }, backend: 'gpu', views: 'contacts', file: null,
+      unreadable: [],
     });
   });
 
   it('ignores a backend that is neither cpu nor gpu, and says so', () => {
     const s = parseAppUrl('?backend=cuda&pegs=');
     expect(s.backend).toBeNull();
-    expect(s.unreadable).toEqual(['pegs="" is not a number; ignored.', 'backend="cuda" is not a backend (cpu or gpu); ignored.']);
+    expect(s.texts).toEqual({ pegs: '' });
+    expect(s.unreadable).toEqual(['backend="cuda" is not a backend (cpu or gpu); ignored.']);
+  });
+
+  it('says of a parameter that is not a number that the scene does not have it, or what it uses instead', () => {
+    const specs = [{ name: 'count', default: 30, min: 1, max: 500, step: 1, description: '' }];
+    const { params, texts } = parseAppUrl('?scene=pile&foo=bar&gravity=banana&count=lots');
+    expect(checkSceneParams(specs, params, 'Pile', texts)).toEqual({
+      params: { count: 30 },
+      notes: ['count="lots" is not a number; Pile uses count=30.', 'Pile has no parameter "foo", "gravity" (its parameters are count); ignored.'],
+    });
   });
 
   it('round-trips through formatAppUrl', () => {
