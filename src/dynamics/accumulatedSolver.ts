@@ -616,8 +616,10 @@ export class AccumulatedSolver implements ContactSolver {
       // store() judges its end: by then the substeps have built the normal
       // impulses up to the load, and the static cone either slows the slip
       // over this one or cannot.
+      // (Only where the cone can change: with mu_s = mu_d the slide flag changes nothing.)
       if (s === nsub - 1) {
         for (let m = 0; m < this.mcount; m++) {
+          if (!(this.mMuS[m]! > this.mMu[m]!)) continue;
           this.mSlip0[m] = this.slip(m);
           this.mLoad0[m] = this.load(m);
         }
@@ -2269,7 +2271,7 @@ export class AccumulatedSolver implements ContactSolver {
       let total = 0;
       for (let r = r0; r < this.mEnd[m]!; r++) total += this.lam[3 * r]!;
       d[SM * z + 6] = total;
-      d[SM * z + 7] = this.mClamp[m] && this.slips(m) ? 1 : 0;
+      d[SM * z + 7] = this.mClamp[m] && this.mMuS[m]! > this.mMu[m]! && this.slips(m) ? 1 : 0;
     }
     this.smCount = w;
   }

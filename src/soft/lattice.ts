@@ -108,6 +108,9 @@ const KUHN = [
  * image (at resolution 5, radius 0.2), and a soft ball dropped straight
  * down rolled 0.19 m off along that diagonal and never came to rest.
  */
+/** The unit cube's corners as positions (CORNER, flat), for tetVolume. */
+const UNIT_CUBE = Float64Array.from(CORNER.flat());
+
 const KUHN_ALL: readonly (readonly number[])[] = (() => {
   const out: number[][] = [];
   const bits = [1, 2, 4];
@@ -116,11 +119,7 @@ const KUHN_ALL: readonly (readonly number[])[] = (() => {
     for (const o of orders) {
       const b = a ^ bits[o[0]!]!, c = b ^ bits[o[1]!]!;
       // Ordered so that the unit cube's tetrahedron has a positive volume, as KUHN's do.
-      const t = [a, b, c, a ^ 7];
-      const [p, q, r, u] = t.map((k) => CORNER[k]!);
-      const e1 = [q![0] - p![0], q![1] - p![1], q![2] - p![2]], e2 = [r![0] - p![0], r![1] - p![1], r![2] - p![2]], e3 = [u![0] - p![0], u![1] - p![1], u![2] - p![2]];
-      const det = e1[0]! * (e2[1]! * e3[2]! - e2[2]! * e3[1]!) - e1[1]! * (e2[0]! * e3[2]! - e2[2]! * e3[0]!) + e1[2]! * (e2[0]! * e3[1]! - e2[1]! * e3[0]!);
-      out.push(det > 0 ? t : [a, c, b, a ^ 7]);
+      out.push(tetVolume(UNIT_CUBE, a, b, c, a ^ 7) > 0 ? [a, b, c, a ^ 7] : [a, c, b, a ^ 7]);
     }
   }
   return out;
@@ -241,13 +240,10 @@ export function buildLatticeModel(mesh: TriMesh, sdf: SdfGrid, resolution: numbe
             start[3 * id] = ox + t * (x - ox);
             start[3 * id + 1] = oy + t * (y - oy);
             start[3 * id + 2] = oz + t * (z - oz);
-            const fits = t === 0 || incidentQuality(i, j, k, start) >= MIN_TET_QUALITY;
-            if (fits) {
+            if (t === 0 || incidentQuality(i, j, k, start) >= MIN_TET_QUALITY) {
               pos[3 * id] = start[3 * id]!;
               pos[3 * id + 1] = start[3 * id + 1]!;
               pos[3 * id + 2] = start[3 * id + 2]!;
-            }
-            if (fits) {
               start[3 * id] = ox;
               start[3 * id + 1] = oy;
               start[3 * id + 2] = oz;
