@@ -113,7 +113,7 @@ const enum Fresh {
 }
 
 /** The narrow phase's own per-pair columns. */
-const PAIR_COLUMNS = { fresh: 1, early: 1, firstTask: 1, poses: 1, sweepFrom: 1, sweepTo: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
+const PAIR_COLUMNS = { fresh: 1, early: 1, firstTask: 1, poses: 1, sweepFrom: 1, sweepTo: 1, sweepStep: 1, evalPhase: 1, evalVa: 1, evalVb: 1, dirty: 1, evalRef: REF_STRIDE } as const;
 
 export class NarrowPhase {
   /** Contact points of the current pairs (each made current by ensure()). */
@@ -132,6 +132,8 @@ export class NarrowPhase {
   /** Per pair of the current refresh that is swept: the window its poses span, as fractions of the step's motion (sweep.ts). */
   sweepFrom = new Float64Array(64);
   sweepTo = new Float64Array(64);
+  /** ... and the fraction of the motion its first poses lie apart. */
+  sweepStep = new Float64Array(64);
   /** Per pair: the phase and body versions its points were evaluated at (-1: never in this step). */
   evalPhase = new Int32Array(64);
   evalVa = new Uint32Array(64);
@@ -157,7 +159,7 @@ export class NarrowPhase {
   private gaps = new Float64Array(64);
   private readonly sub = new RelPose();
   /** sweepPoses' window (scratch). */
-  private readonly window = new Float64Array(2);
+  private readonly window = new Float64Array(3);
   private readonly shift = new Float64Array(3);
   private readonly curRot = new Float64Array(18);
   /** A cached sample at the current poses (SampleCache.evaluate: position in the other frame, value), then the field's normal there. */
@@ -304,6 +306,7 @@ export class NarrowPhase {
         if (swept > 0) {
           this.sweepFrom[k] = win[0]!;
           this.sweepTo[k] = win[1]!;
+          this.sweepStep[k] = win[2]!;
           m = swept;
           // A swept pair is cached at the pose where it first touches and
           // evaluated from there to first order (sweep.ts): only the
@@ -313,7 +316,7 @@ export class NarrowPhase {
           chooseMargins(ctx, pairs, k, ia, ib, plane, true);
         }
         for (let j = 1; j < m; j++) {
-          this.sub.lerp(now, rel, sweepFraction(win[0]!, win[1]!, m, j));
+          this.sub.lerp(now, rel, sweepFraction(win[0]!, win[1]!, win[2]!, m, j));
           this.pushTasks(batch, this.sub, sa, sb, pairs, k);
         }
       }
@@ -368,7 +371,7 @@ export class NarrowPhase {
         this.pairSamples(batch, res!, t0, sortCutoff(pairs, k), c);
         if (hit < m - 1) {
           this.now.set(ctx.bodies.pos, ctx.bodies.quat, a, b);
-          this.sub.lerp(this.now, this.rel, sweepFraction(this.sweepFrom[k]!, this.sweepTo[k]!, m, hit + 1));
+          this.sub.lerp(this.now, this.rel, sweepFraction(this.sweepFrom[k]!, this.sweepTo[k]!, this.sweepStep[k]!, m, hit + 1));
           this.sub.store(pairs.ref, REF_STRIDE * k);
         } else {
           this.rel.store(pairs.ref, REF_STRIDE * k);

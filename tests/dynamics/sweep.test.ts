@@ -37,9 +37,19 @@ describe('sweep window', () => {
 
   it('spreads the poses over the window, the prediction last', () => {
     // Window [0.4, 0.6] with 4 poses in it, then the prediction: m = 5.
-    const f = [1, 2, 3, 4, 5].map((j) => sweepFraction(0.4, 0.6, 5, j));
+    const f = [1, 2, 3, 4, 5].map((j) => sweepFraction(0.4, 0.6, 0.05, 5, j));
     [0.45, 0.5, 0.55, 0.6, 1].forEach((x, j) => expect(f[j]).toBeCloseTo(x, 14));
     // A window that reaches the prediction ends on it: the whole step is j / m.
-    expect([1, 2, 3, 4].map((j) => sweepFraction(0, 1, 4, j))).toEqual([0.25, 0.5, 0.75, 1]);
+    expect([1, 2, 3, 4].map((j) => sweepFraction(0, 1, 0.25, 4, j))).toEqual([0.25, 0.5, 0.75, 1]);
+  });
+
+  it('keeps a long window\'s first poses one step apart and spreads the rest over what is left', () => {
+    // Window [0.2, 0.9], poses 0.001 apart would take 700: 64 in it, then the prediction.
+    const f = Array.from({ length: 65 }, (_, i) => sweepFraction(0.2, 0.9, 0.001, 65, i + 1));
+    for (let j = 1; j <= 32; j++) expect(f[j - 1]).toBeCloseTo(0.2 + 0.001 * j, 14);
+    // The other 32 evenly from 0.232 to the window's end, then the prediction.
+    for (let j = 33; j <= 64; j++) expect(f[j - 1]).toBeCloseTo(0.232 + ((0.9 - 0.232) * (j - 32)) / 32, 14);
+    expect(f[64]).toBe(1);
+    for (let j = 1; j < 65; j++) expect(f[j]!).toBeGreaterThan(f[j - 1]!);
   });
 });

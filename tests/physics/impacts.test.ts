@@ -109,6 +109,37 @@ describe.each(['cpu', 'gpu'] as const)('impacts (%s)', (backend) => {
     expect(Math.hypot(vel(w, 'ball')[1], vel(w, 'ball')[2])).toBeLessThan(1e-6 * 150);
   });
 
+  // A long body's sweep window starts where its box, turned into the wall's
+  // frame, first reaches the wall, and its first poses lie a half thickness
+  // apart from there (sweep.ts). Bounded by spheres round the origins, the
+  // window spanned 1.45 m of the plate's 2 m step, and its 64 poses lay
+  // 2.3 cm apart, more than the wall's thickness: the plate passed through
+  // the wall edge first from some starts, and from others bounced at
+  // 0.08-0.22 v, turning, or was stopped dead.
+  it.each([
+    ['edge first', 0],
+    ['face first', 90],
+  ])('a 1 m plate 2 cm thick shot %s at 200 m/s bounces off a 2 cm wall at e v, from every start', async (_how, turn) => {
+    for (const start of [-3.03, -2.8, -2.6, -2.1]) {
+      const w = await worldFrom({
+        format: FORMAT, dt: 0.01, gravity: [0, 0, 0], solver: { ccd: true },
+        shapes: { wall: { type: 'box', size: [0.02, 1.6, 1.6], sdf: { cells: 240 } }, plate: { type: 'box', size: [1, 0.02, 1], sdf: { cells: 150 } } },
+        bodies: [
+          { name: 'wall', shape: 'wall', static: true, restitution: 1 },
+          { name: 'plate', shape: 'plate', position: [start, 0.013, 0.021], rotation: { axis: [0, 0, 1], degrees: turn }, velocity: [200, 0, 0], restitution: 0.5 },
+        ],
+      }, backend);
+      let farthest = -Infinity;
+      await run(w, 5, (ww) => {
+        farthest = Math.max(farthest, pos(ww, 'plate')[0]);
+      });
+      // Its leading edge (0.5 m ahead edge first, 1 cm face first) never past the wall's near face.
+      expect(farthest + (turn === 0 ? 0.5 : 0.01), `from ${start}`).toBeLessThan(0);
+      expect(vel(w, 'plate')[0] / 200, `from ${start}`).toBeCloseTo(-0.5, 6);
+      expect(Math.hypot(vel(w, 'plate')[1], vel(w, 'plate')[2], ...w.bodies.angVel.subarray(3 * bodyIndex(w, 'plate'), 3 * bodyIndex(w, 'plate') + 3)), `from ${start}`).toBeLessThan(1e-6 * 200);
+    }
+  });
+
   it.each([[1, 3, 1], [1, 10, 1], [3, 1, 1], [1, 3, 0.5]])('spheres of %s and %s kg head on at restitution %s leave with (m1 - e m2) v / (m1 + m2) and (1 + e) m1 v / (m1 + m2)', async (m1, m2, e) => {
     const v = 2, r = 0.1;
     const w = await worldFrom({
