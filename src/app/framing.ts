@@ -358,6 +358,14 @@ function energyCeilings(world: FramingWorld, js: JointSystem): Float64Array {
  * 7-8 cm/s (soft-volume) while the rest lay still, which the fastest
  * particle would read as awake for ever; one moving, spinning or wobbling
  * as a whole moves all its particles.
+ *
+ * Once every body is at rest (asleep, or a soft body still as above), the
+ * view glides in on the scene as a new scene is framed (frameWorld), where
+ * that brings it nearer than REST_ZOOM of its distance: rings dropped
+ * from a tall column onto pegs, framed at their start, ended a small heap
+ * in the middle of the view. Once per rest: a body that moves and comes to
+ * rest again lets it look again, and nothing is done while a body that
+ * left the scene is still there to be framed.
  */
 export class AutoFrame {
   /** Whether it may move the camera (off once the user has). */
@@ -374,6 +382,10 @@ export class AutoFrame {
   /** The soft system and its time when softStill was last brought up to date (null: start the clocks again). */
   private softSeen: SoftSystem | null = null;
   private softTime = 0;
+  /** Whether the scene at rest has been framed since a body last moved (the class comment's last paragraph). */
+  private restFramed = false;
+  /** While gliding in on the scene at rest: the view it glides to. */
+  private restAim: OrbitCamera | null = null;
 
   /** Starts it for a newly framed scene: `region` from frameWorld bounds what it will follow. */
   arm(world: FramingWorld, region: FramedRegion): void {
@@ -396,6 +408,8 @@ export class AutoFrame {
   resume(): void {
     this.active = this.home.radius > 0;
     this.gliding = false;
+    this.restFramed = false;
+    this.restAim = null;
     // The soft bodies' clocks did not run while it was off: they start again, the bodies awake.
     this.softSeen = null;
   }
@@ -404,6 +418,7 @@ export class AutoFrame {
   stop(): void {
     this.active = false;
     this.gliding = false;
+    this.restAim = null;
   }
 
   /**
@@ -413,10 +428,9 @@ export class AutoFrame {
   update(c: OrbitCamera, world: FramingWorld, v: Viewport, dt: number): boolean {
     if (!this.active) return false;
     const n = this.gather(world);
-    if (n === 0) {
-      this.gliding = false;
-      return false;
-    }
+    if (n === 0) return this.frameRest(c, world, v, dt);
+    this.restFramed = false;
+    this.restAim = null;
     const pts = this.points.subarray(0, 3 * n);
     if (!this.gliding && pointsFit(c, v, pts, EDGE_MARGIN)) return false;
     const goal = widenToFit(c, v, pts, ROOM_MARGIN, this.goal);
@@ -431,6 +445,50 @@ export class AutoFrame {
     panBy(c, a * goal.across, a * goal.up);
     c.distance += a * (goal.distance - c.distance);
     return true;
+  }
+
+  /**
+   * One frame with every body at rest: glides in on the scene as frameWorld
+   * frames it, once, where that view is nearer than REST_ZOOM of this one.
+   * True when it moved the camera.
+   */
+  private frameRest(c: OrbitCamera, world: FramingWorld, v: Viewport, dt: number): boolean {
+    this.gliding = false;
+    let aim = this.restAim;
+    if (!aim) {
+      if (this.restFramed) return false;
+      this.restFramed = true;
+      // A body that left the scene would be framed too, the rest a speck beside it.
+      if (this.anyGone(world)) return false;
+      aim = { ...c, target: [c.target[0], c.target[1], c.target[2]] };
+      if (!frameWorld(aim, world, v) || !(aim.distance < REST_ZOOM * c.distance)) return false;
+      this.restAim = aim;
+    }
+    const a = 1 - Math.exp(-Math.max(0, dt) / TAU);
+    let off = Math.abs(aim.distance - c.distance);
+    for (let k = 0; k < 3; k++) {
+      c.target[k] = c.target[k]! + a * (aim.target[k]! - c.target[k]!);
+      off += Math.abs(aim.target[k]! - c.target[k]!);
+    }
+    c.distance += a * (aim.distance - c.distance);
+    // Close enough: a thousandth of the view is less than a pixel.
+    if (off <= 1e-3 * c.distance) {
+      c.target = [aim.target[0], aim.target[1], aim.target[2]];
+      c.distance = aim.distance;
+      this.restAim = null;
+      return true;
+    }
+    this.gliding = true;
+    return true;
+  }
+
+  /** Whether a dynamic rigid body has left the scene (gone). */
+  private anyGone(world: FramingWorld): boolean {
+    const b = world.bodies;
+    for (let i = 0; i < b.count; i++) {
+      if (!b.isStatic[i] && world.shapes[b.shape[i]!]!.kind !== 'plane' && this.gone(b.pos[3 * i]!, b.pos[3 * i + 1]!, b.pos[3 * i + 2]!)) return true;
+    }
+    return false;
   }
 
   /** The box corners of the awake dynamic bodies still in the scene, rigid and soft, into this.points; their count. */
@@ -491,6 +549,13 @@ const EDGE_MARGIN = 1.05;
 const ROOM_MARGIN = 1.25;
 /** Time constant of the widening (s): quick enough to keep up with a swing, slow enough to read as a glide. */
 const TAU = 0.25;
+/**
+ * AutoFrame glides in on a scene come to rest only where framing it brings
+ * the camera nearer than this share of its distance: a pile under the tall
+ * column it fell from (60 rings on pegs: 0.57 of the start's distance), not
+ * a scene whose start already framed it.
+ */
+const REST_ZOOM = 0.8;
 /** Bodies farther than this many framed radii from the framed middle have left the scene (AutoFrame). */
 export const FAR_RADII = 4;
 /**

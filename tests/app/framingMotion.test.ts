@@ -158,6 +158,51 @@ describe('the safety net (AutoFrame)', () => {
     expect(c.distance).toBeGreaterThan(d);
   });
 
+  it('rings come to rest on their pegs: the view glides in on the heap, once, keeping every ring inside (the column they fell from stayed framed)', async () => {
+    const w = await builtinWorld('rings', { rings: 60 });
+    const region = newRegion();
+    const c = framed(w, region);
+    const d0 = c.distance;
+    const auto = new AutoFrame();
+    auto.arm(w, region);
+    let steps = 0;
+    const resting = (): boolean => w.bodies.asleep.every((a, i) => a === 1 || w.bodies.isStatic[i] === 1);
+    while (steps < 1000 && !resting()) {
+      auto.update(c, w, VIEW, 1 / 60);
+      await w.step();
+      steps++;
+    }
+    expect(steps).toBeLessThan(1000);
+    // Falling, the view never zoomed in.
+    expect(c.distance).toBeGreaterThanOrEqual(d0);
+    const d1 = c.distance;
+    expect(auto.update(c, w, VIEW, 1 / 60)).toBe(true);
+    // A glide: the first frame went a small part of the way.
+    const first = d1 - c.distance;
+    for (let f = 0; f < 240 && auto.update(c, w, VIEW, 1 / 60); f++);
+    expect(auto.gliding).toBe(false);
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBeLessThan(0.2 * (d1 - c.distance));
+    expect(c.distance).toBeLessThan(0.8 * d0);
+    expect(outside(c, w)).toEqual([]);
+    // Where a new scene of the heap as it lies would be framed.
+    const fresh = framed(w);
+    expect(c.distance).toBeCloseTo(fresh.distance, 9);
+    c.target.forEach((x, k) => expect(x).toBeCloseTo(fresh.target[k]!, 9));
+    // Once: nothing more while it rests.
+    const after = { target: [...c.target], distance: c.distance };
+    for (let f = 0; f < 30; f++) expect(auto.update(c, w, VIEW, 1 / 60)).toBe(false);
+    expect({ target: [...c.target], distance: c.distance }).toEqual(after);
+  }, 60_000);
+
+  it('a scene framed at rest is left as it is when it rests', async () => {
+    const { w, c, auto } = await tower();
+    const before = { target: [...c.target], distance: c.distance };
+    w.bodies.asleep.fill(1);
+    for (let f = 0; f < 30; f++) expect(auto.update(c, w, VIEW, 1 / 60)).toBe(false);
+    expect({ target: [...c.target], distance: c.distance }).toEqual(before);
+  });
+
   it('sleeping bodies are not followed out', async () => {
     const { w, c, auto, top } = await tower();
     const d = c.distance;
