@@ -166,7 +166,7 @@ describe('the safety net (AutoFrame)', () => {
     const auto = new AutoFrame();
     auto.arm(w, region);
     let steps = 0;
-    const resting = (): boolean => w.bodies.asleep.every((a, i) => a === 1 || w.bodies.isStatic[i] === 1);
+    const resting = (): boolean => w.bodies.asleep.subarray(0, w.bodies.count).every((a, i) => a === 1 || w.bodies.isStatic[i] === 1);
     while (steps < 1000 && !resting()) {
       auto.update(c, w, VIEW, 1 / 60);
       await w.step();
