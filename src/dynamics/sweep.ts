@@ -24,7 +24,7 @@ const MAX_SWEEP_POSES = 64;
  * (current and predicted): more than its thinner body's half thickness.
  */
 export function movesFast(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeInfo): boolean {
-  return sweptMotion(now, pred, ia.radius, ib.radius) > Math.min(ia.halfThickness, ib.halfThickness);
+  return sweptMotion(now, pred, ia.radius, ib.radius, turnAngle(now, pred)) > Math.min(ia.halfThickness, ib.halfThickness);
 }
 
 /**
@@ -51,7 +51,8 @@ export function movesFast(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeI
  */
 export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeInfo, out: Float64Array): number {
   const thin = Math.min(ia.halfThickness, ib.halfThickness);
-  const move = sweptMotion(now, pred, ia.radius, ib.radius);
+  const angle = turnAngle(now, pred);
+  const move = sweptMotion(now, pred, ia.radius, ib.radius, angle);
   if (!(move > thin)) return 0;
   if (!sweepWindow(now, pred, ib.box, ia.radius + thin, out)) return 0;
   let s0 = out[0]!, s1 = out[1]!;
@@ -65,8 +66,7 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
   // (u = -R^T t); turning by theta moves it off by at most 2 theta max |t|,
   // which the reach takes in, and only while that is under half the
   // thickness (a turning pair keeps A's window alone).
-  const dot = Math.abs(now.qx * pred.qx + now.qy * pred.qy + now.qz * pred.qz + now.qw * pred.qw);
-  const bend = 4 * det.acos(Math.min(1, dot)) * Math.max(norm3(now.tx, now.ty, now.tz), norm3(pred.tx, pred.ty, pred.tz));
+  const bend = 2 * angle * Math.max(norm3(now.tx, now.ty, now.tz), norm3(pred.tx, pred.ty, pred.tz));
   if (bend < 0.5 * thin) {
     if (!sweepWindowOf(now.ux, now.uy, now.uz, pred.ux, pred.uy, pred.uz, ia.box, ib.radius + thin + bend, WINDOW)) return 0;
     if (WINDOW[0]! > s0) s0 = WINDOW[0]!;
@@ -78,7 +78,7 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
   // Tighter still: A's sample box, turned into B's frame, against B's
   // (the spheres above reach r_A round A's origin, where a long body's box
   // reaches only its half length ahead of it).
-  if (!turnedBoxWindow(now, pred, ia, ib, thin, WINDOW)) return 0;
+  if (!turnedBoxWindow(now, pred, ia, ib, thin + angle * ia.radius, WINDOW)) return 0;
   if (WINDOW[0]! > s0) s0 = WINDOW[0]!;
   if (WINDOW[1]! < s1) s1 = WINDOW[1]!;
   if (!(s0 <= s1)) return 0;
@@ -100,12 +100,10 @@ const GROWN = new Float64Array(6);
  * angle |x| <= angle r_A of t(s) + R x, and t(s) + R x runs through the box
  * A's box makes turned by now's R, whose centre moves on t's straight line:
  * the window of that centre against B's box grown by the turned box's half
- * extents, the angle's reach and `reach`.
+ * extents and `reach` (which must take in angle r_A).
  */
 function turnedBoxWindow(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeInfo, reach: number, out: Float64Array): boolean {
   const R = now.R, a = ia.box, b = ib.box;
-  const dot = Math.abs(now.qx * pred.qx + now.qy * pred.qy + now.qz * pred.qz + now.qw * pred.qw);
-  const grow = reach + 2 * det.acos(Math.min(1, dot)) * ia.radius;
   const cx = 0.5 * (a[0]! + a[3]!), cy = 0.5 * (a[1]! + a[4]!), cz = 0.5 * (a[2]! + a[5]!);
   const hx = 0.5 * (a[3]! - a[0]!), hy = 0.5 * (a[4]! - a[1]!), hz = 0.5 * (a[5]! - a[2]!);
   for (let c = 0; c < 3; c++) {
@@ -115,7 +113,7 @@ function turnedBoxWindow(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeIn
     GROWN[c] = b[c]! - half - centre;
     GROWN[3 + c] = b[3 + c]! + half - centre;
   }
-  return sweepWindowOf(now.tx, now.ty, now.tz, pred.tx, pred.ty, pred.tz, GROWN, grow, out);
+  return sweepWindowOf(now.tx, now.ty, now.tz, pred.tx, pred.ty, pred.tz, GROWN, reach, out);
 }
 
 /**
@@ -198,10 +196,17 @@ function touches(res: QueryResult, task: number): boolean {
   return false;
 }
 
+/** The angle (radians) the relative rotation turns through between two relative poses. */
+function turnAngle(p: RelPose, q: RelPose): number {
+  const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
+  return 2 * det.acos(Math.min(1, dot));
+}
+
 /**
  * Upper bound of how far a sample that can reach into the other body moves
- * between two relative poses (either side). Every sample of A (within r_A
- * of A's origin) moves at most |dt| + angle r_A in B's frame. Only those
+ * between two relative poses (either side), which turn through `angle`.
+ * Every sample of A (within r_A of A's origin) moves at most |dt| +
+ * angle r_A in B's frame. Only those
  * that come within r_B of B's origin can enter B, though, and turned about
  * B's origin a sample at x_1 moves by (dR - I) x_1 + e, |e| = |t_2 - dR t_1|:
  * at most e + angle |x_1|, so only those with |x_1| <= (r_B + e) / (1 - angle)
@@ -211,9 +216,7 @@ function touches(res: QueryResult, task: number): boolean {
  * (with the first bound alone every rolling step was swept, 64 poses, and
  * its points extrapolated from the first: a ball rolled 2 % short at 60 Hz).
  */
-function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number): number {
-  const dot = Math.abs(p.qx * q.qx + p.qy * q.qy + p.qz * q.qz + p.qw * q.qw);
-  const angle = 2 * det.acos(Math.min(1, dot));
+function sweptMotion(p: RelPose, q: RelPose, ra: number, rb: number, angle: number): number {
   let d0 = norm3(p.tx - q.tx, p.ty - q.ty, p.tz - q.tz) + angle * ra;
   let d1 = norm3(p.ux - q.ux, p.uy - q.uy, p.uz - q.uz) + angle * rb;
   if (angle < 0.5) {
