@@ -44,12 +44,13 @@ describe('sweep window', () => {
   });
 
   it('keeps a long window\'s first poses one step apart and spreads the rest over what is left', () => {
-    // Window [0.2, 0.9], poses 0.001 apart would take 700: 64 in it, then the prediction.
-    const f = Array.from({ length: 65 }, (_, i) => sweepFraction(0.2, 0.9, 0.001, 65, i + 1));
+    // Window [0.2, 0.9], poses 0.001 apart would take 700: 96 in it (32 + 64), then the prediction.
+    const f = Array.from({ length: 97 }, (_, i) => sweepFraction(0.2, 0.9, 0.001, 97, i + 1));
     for (let j = 1; j <= 32; j++) expect(f[j - 1]).toBeCloseTo(0.2 + 0.001 * j, 14);
-    // The other 32 evenly from 0.232 to the window's end, then the prediction.
-    for (let j = 33; j <= 64; j++) expect(f[j - 1]).toBeCloseTo(0.232 + ((0.9 - 0.232) * (j - 32)) / 32, 14);
-    expect(f[64]).toBe(1);
-    for (let j = 1; j < 65; j++) expect(f[j]!).toBeGreaterThan(f[j - 1]!);
+    // The other 64 evenly from 0.232 to the window's end (no farther apart than 64 over the whole window), then the prediction.
+    for (let j = 33; j <= 96; j++) expect(f[j - 1]).toBeCloseTo(0.232 + ((0.9 - 0.232) * (j - 32)) / 64, 14);
+    expect((0.9 - 0.232) / 64).toBeLessThan(0.7 / 64);
+    expect(f[96]).toBe(1);
+    for (let j = 1; j < 97; j++) expect(f[j]!).toBeGreaterThan(f[j - 1]!);
   });
 });
