@@ -10,6 +10,9 @@
 import { J3, K, applyAngularImpulsePair, applyImpulsePair, collisionMatrix, kin, pointKinematics, type ImpulseResult, type ImpulseState, type Material } from './impulse.ts';
 import { invert3, norm3 } from './math.ts';
 
+/** Energy a friction impulse may add (applyContactImpulse), as a share of |J|^2 N.K.N: round-off. */
+const ENERGY_ROUNDOFF = 1e-9;
+
 const Kinv = new Float64Array(9);
 const L = new Float64Array(9);
 const Linv = new Float64Array(9);
@@ -123,6 +126,26 @@ export function applyContactImpulse(
     }
   }
 
+  if (Jx !== jn * nx || Jy !== jn * ny || Jz !== jn * nz) {
+    // An impulse J at the point changes the pair's kinetic energy by
+    // J . u + J . K J / 2. Friction that would add energy (the sliding
+    // impulse opposes the slip before it; where the point's motion couples
+    // strongly to a small moment of inertia, it can more than reverse it) is
+    // dropped: the frictionless impulse, which cannot, goes in instead. A
+    // 2 m rod 3 cm thick, spinning into a plane at 200 m/s end first, took
+    // 66 000 rad/s about its own axis from one sliding impulse (17 kJ to 686).
+    const KJx = K[0]! * Jx + K[1]! * Jy + K[2]! * Jz;
+    const KJy = K[3]! * Jx + K[4]! * Jy + K[5]! * Jz;
+    const KJz = K[6]! * Jx + K[7]! * Jy + K[8]! * Jz;
+    const dE = Jx * (ux + 0.5 * KJx) + Jy * (uy + 0.5 * KJy) + Jz * (uz + 0.5 * KJz);
+    if (dE > ENERGY_ROUNDOFF * (Jx * Jx + Jy * Jy + Jz * Jz) * nKn) {
+      jn = dun / nKn;
+      Jx = jn * nx;
+      Jy = jn * ny;
+      Jz = jn * nz;
+      sticking = false;
+    }
+  }
   J3[0] = Jx; J3[1] = Jy; J3[2] = Jz;
   applyImpulsePair(s, b1, b2);
   if (sticking && (m.rolling > 0 || m.spinning > 0)) applyRollingFriction(s, b1, b2, at, o, jn, m);
