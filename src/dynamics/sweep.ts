@@ -138,7 +138,8 @@ function turnedBoxWindow(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeIn
     AXES[3 * k + 1] = R[3 + k]!;
     AXES[3 * k + 2] = R[6 + k]!;
   }
-  let s0 = 0, s1 = 1;
+  out[0] = 0;
+  out[1] = 1;
   for (let ax = 0; ax < 15; ax++) {
     let lx: number, ly: number, lz: number;
     if (ax < 3) {
@@ -161,24 +162,26 @@ function turnedBoxWindow(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeIn
       + haz * Math.abs(lx * AXES[6]! + ly * AXES[7]! + lz * AXES[8]!);
     const rb = hbx * Math.abs(lx) + hby * Math.abs(ly) + hbz * Math.abs(lz);
     const r = ra + rb + reach * len;
-    const p = lx * d0x + ly * d0y + lz * d0z, dp = lx * ddx + ly * ddy + lz * ddz;
-    if (dp === 0) {
-      if (!(Math.abs(p) <= r)) return false;
-      continue;
-    }
-    let lo = (-r - p) / dp, hi = (r - p) / dp;
-    if (lo > hi) {
-      const t = lo;
-      lo = hi;
-      hi = t;
-    }
-    if (lo > s0) s0 = lo;
-    if (hi < s1) s1 = hi;
-    if (!(s0 <= s1)) return false;
+    if (!clipSlab(lx * d0x + ly * d0y + lz * d0z, lx * ddx + ly * ddy + lz * ddz, -r, r, out)) return false;
   }
-  out[0] = s0;
-  out[1] = s1;
   return true;
+}
+
+/**
+ * Narrows the window [out[0], out[1]] to the fractions s at which p + s d
+ * lies in [lo, hi]; false when nothing is left.
+ */
+function clipSlab(p: number, d: number, lo: number, hi: number, out: Float64Array): boolean {
+  if (d === 0) return p >= lo && p <= hi;
+  let a = (lo - p) / d, b = (hi - p) / d;
+  if (a > b) {
+    const t = a;
+    a = b;
+    b = t;
+  }
+  if (a > out[0]!) out[0] = a;
+  if (b < out[1]!) out[1] = b;
+  return out[0]! <= out[1]!;
 }
 
 /**
@@ -225,28 +228,11 @@ const WINDOW = new Float64Array(2);
 
 /** sweepWindow for a point moving on the straight line from (x0, y0, z0) to (x1, y1, z1). */
 function sweepWindowOf(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, box: Float64Array, reach: number, out: Float64Array): boolean {
-  let s0 = 0, s1 = 1;
-  for (let c = 0; c < 3; c++) {
-    const p = c === 0 ? x0 : c === 1 ? y0 : z0;
-    const d = (c === 0 ? x1 : c === 1 ? y1 : z1) - p;
-    const lo = box[c]! - reach, hi = box[3 + c]! + reach;
-    if (d === 0) {
-      if (!(p >= lo && p <= hi)) return false;
-      continue;
-    }
-    let a = (lo - p) / d, b = (hi - p) / d;
-    if (a > b) {
-      const t = a;
-      a = b;
-      b = t;
-    }
-    if (a > s0) s0 = a;
-    if (b < s1) s1 = b;
-    if (!(s0 <= s1)) return false;
-  }
-  out[0] = s0;
-  out[1] = s1;
-  return true;
+  out[0] = 0;
+  out[1] = 1;
+  return clipSlab(x0, x1 - x0, box[0]! - reach, box[3]! + reach, out)
+    && clipSlab(y0, y1 - y0, box[1]! - reach, box[4]! + reach, out)
+    && clipSlab(z0, z1 - z0, box[2]! - reach, box[5]! + reach, out);
 }
 
 /**
