@@ -464,13 +464,10 @@ export class AutoFrame {
       if (!frameWorld(aim, world, v) || !(aim.distance < REST_ZOOM * c.distance)) return false;
       this.restAim = aim;
     }
-    const a = 1 - Math.exp(-Math.max(0, dt) / TAU);
+    followPoint(c, aim.target, dt, TAU);
+    c.distance += (1 - Math.exp(-Math.max(0, dt) / TAU)) * (aim.distance - c.distance);
     let off = Math.abs(aim.distance - c.distance);
-    for (let k = 0; k < 3; k++) {
-      c.target[k] = c.target[k]! + a * (aim.target[k]! - c.target[k]!);
-      off += Math.abs(aim.target[k]! - c.target[k]!);
-    }
-    c.distance += a * (aim.distance - c.distance);
+    for (let k = 0; k < 3; k++) off += Math.abs(aim.target[k]! - c.target[k]!);
     // Close enough: a thousandth of the view is less than a pixel.
     if (off <= 1e-3 * c.distance) {
       c.target = [aim.target[0], aim.target[1], aim.target[2]];

@@ -82,7 +82,7 @@ export function applyContactImpulse(
   // Frictionless (7.15-7.16), unless friction below finds its impulse.
   let jn = dun / nKn;
   let Jx = jn * nx, Jy = jn * ny, Jz = jn * nz;
-  let sticking = false;
+  let sticking = false, friction = false;
   if ((mu > 0 || muS > 0) && invert3(K, Kinv)) {
     // Sticking: u_rel' = -eps u_n N (7.20), i.e. (target - u_n) N - u_t.
     const dx = (dun + un) * nx - ux, dy = (dun + un) * ny - uy, dz = (dun + un) * nz - uz;
@@ -94,6 +94,7 @@ export function applyContactImpulse(
     const jt = norm3(tx, ty, tz);
     if (sn > 0 && jt <= muS * sn) {
       sticking = true;
+      friction = true;
       jn = sn;
       Jx = sx;
       Jy = sy;
@@ -117,6 +118,7 @@ export function applyContactImpulse(
         const ax = nx - mu * Tx, ay = ny - mu * Ty, az = nz - mu * Tz;
         const den = KNx * ax + KNy * ay + KNz * az; // N^T K (N - mu T), K symmetric
         if (den > 1e-12 * nKn) {
+          friction = true;
           jn = dun / den;
           Jx = jn * ax;
           Jy = jn * ay;
@@ -126,7 +128,7 @@ export function applyContactImpulse(
     }
   }
 
-  if (Jx !== jn * nx || Jy !== jn * ny || Jz !== jn * nz) {
+  if (friction) {
     // An impulse J at the point changes the pair's kinetic energy by
     // J . u + J . K J / 2. Friction that would add energy (the sliding
     // impulse opposes the slip before it; where the point's motion couples

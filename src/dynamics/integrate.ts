@@ -264,14 +264,13 @@ export function integratePositions(ctx: StepContext): void {
       mom[2] += carry[3 * i + 2]!;
     }
     integrateQuat(B.quat, 4 * i, wx + pw[3 * i]!, wy + pw[3 * i + 1]!, wz + pw[3 * i + 2]!, dt, B.quat, 4 * i);
-    if (turns && !endRate(B, i, I0, mom)) {
+    if (turns && !endRate(B, i, I0)) {
       // The momentum read at the new orientation carries more energy than
       // it had (GYRO_SLACK): the body keeps the rate it turned at, in its
       // own frame (omega' = R' R^T omega), which keeps the energy exactly.
       const bx = rot[0]! * wx + rot[3]! * wy + rot[6]! * wz;
       const by = rot[1]! * wx + rot[4]! * wy + rot[7]! * wz;
       const bz = rot[2]! * wx + rot[5]! * wy + rot[8]! * wz;
-      quatToMat3(B.quat, 4 * i, rotEnd);
       B.angVel[3 * i] = rotEnd[0]! * bx + rotEnd[1]! * by + rotEnd[2]! * bz;
       B.angVel[3 * i + 1] = rotEnd[3]! * bx + rotEnd[4]! * by + rotEnd[5]! * bz;
       B.angVel[3 * i + 2] = rotEnd[6]! * bx + rotEnd[7]! * by + rotEnd[8]! * bz;
@@ -283,24 +282,23 @@ export function integratePositions(ctx: StepContext): void {
 }
 
 /**
- * Sets body i's end-of-step rate I_w(q')^-1 L from L in `mom` and its
- * orientation now (rot: the step's start orientation, as a matrix). With
- * `check`, false (the rate left as it was) where that rate carries more
- * than 1 + GYRO_SLACK times the energy the momentum had at the start,
- * L . I_w(q)^-1 L (torque-free motion keeps it).
+ * Sets body i's end-of-step rate I_w(q')^-1 L from L in `mom`, its
+ * orientation now (into rotEnd) and rot, the step's start orientation;
+ * false (the rate left as it was) where that rate carries more than
+ * 1 + GYRO_SLACK times the energy the momentum had at the start,
+ * L_b . I0^-1 L_b with L_b = R^T L (torque-free motion keeps it).
  */
-function endRate(B: StepContext['bodies'], i: number, I0: Float64Array, check: Float64Array | null): boolean {
+function endRate(B: StepContext['bodies'], i: number, I0: Float64Array): boolean {
   const Lx = mom[0]!, Ly = mom[1]!, Lz = mom[2]!;
   quatToMat3(B.quat, 4 * i, rotEnd);
   worldInverseInertia(rotEnd, 0, I0, 9 * i, inertiaW, 0);
   mulMat3Vec(inertiaW, 0, Lx, Ly, Lz, omega);
-  if (check) {
-    const e1 = Lx * omega[0]! + Ly * omega[1]! + Lz * omega[2]!;
-    worldInverseInertia(rot, 0, I0, 9 * i, inertiaW, 0);
-    mulMat3Vec(inertiaW, 0, Lx, Ly, Lz, body);
-    const e0 = Lx * body[0]! + Ly * body[1]! + Lz * body[2]!;
-    if (e1 > (1 + GYRO_SLACK) * e0) return false;
-  }
+  const e1 = Lx * omega[0]! + Ly * omega[1]! + Lz * omega[2]!;
+  const bx = rot[0]! * Lx + rot[3]! * Ly + rot[6]! * Lz;
+  const by = rot[1]! * Lx + rot[4]! * Ly + rot[7]! * Lz;
+  const bz = rot[2]! * Lx + rot[5]! * Ly + rot[8]! * Lz;
+  mulMat3Vec(I0, 9 * i, bx, by, bz, body);
+  if (e1 > (1 + GYRO_SLACK) * (bx * body[0]! + by * body[1]! + bz * body[2]!)) return false;
   B.angVel[3 * i] = omega[0]!;
   B.angVel[3 * i + 1] = omega[1]!;
   B.angVel[3 * i + 2] = omega[2]!;
@@ -309,9 +307,9 @@ function endRate(B: StepContext['bodies'], i: number, I0: Float64Array, check: F
 
 /**
  * How much more energy than its momentum had at the start (a share) a
- * body's end-of-step rate may carry before integratePositions turns it by
- * the momentum's free motion instead of the rate the step solved for. That
- * rate is the midpoint rate plus the step's impulses; where they changed a
+ * body's end-of-step rate may carry before integratePositions keeps the
+ * body-frame rate the step turned it at instead. The body turns at the
+ * midpoint rate plus the step's impulses; where they changed a
  * fast turn a lot, turning by it and then reading the rate off the momentum
  * at the new orientation breaks the midpoint rule's balance: a 2 m rod
  * 3 cm thick, tumbling end over end at 100 rad/s into a wall, was turned a

@@ -38,8 +38,8 @@ export function movesFast(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeI
  *
  * The poses lie one half thickness of the thinner body apart (at most
  * MAX_SWEEP_POSES; past that, HEAD_POSES so from the start and
- * MAX_SWEEP_POSES spread over the rest: sweepFraction) over the part of the motion where the two can touch at
- * all: where A's origin, moving in B's frame on the straight line the lerp
+ * MAX_SWEEP_POSES spread over the rest: sweepFraction) over the part of
+ * the motion where the two can touch at all: where A's origin, moving in B's frame on the straight line the lerp
  * takes it, is within r_A of B's sample box (sweepWindow), where A's box
  * turned into B's frame overlaps B's (turnedBoxWindow), and, for a pair
  * that hardly turns, where B's origin is within r_B of A's box too. A body shot at
@@ -55,7 +55,6 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
   const move = sweptMotion(now, pred, ia.radius, ib.radius, angle);
   if (!(move > thin)) return 0;
   if (!sweepWindow(now, pred, ib.box, ia.radius + thin, out)) return 0;
-  let s0 = out[0]!, s1 = out[1]!;
   // The same from the other side, B's origin near A's box, where the pair
   // hardly turns: A's window is as wide as A's radius, and a 10 cm ball shot
   // at 150 m/s at a 2 m wall (the pair's A) had the whole 1.5 m of its step
@@ -67,14 +66,7 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
   // which the reach takes in, and only while that is under half the
   // thickness (a turning pair keeps A's window alone).
   const bend = 2 * angle * Math.max(norm3(now.tx, now.ty, now.tz), norm3(pred.tx, pred.ty, pred.tz));
-  if (bend < 0.5 * thin) {
-    if (!sweepWindowOf(now.ux, now.uy, now.uz, pred.ux, pred.uy, pred.uz, ia.box, ib.radius + thin + bend, WINDOW)) return 0;
-    if (WINDOW[0]! > s0) s0 = WINDOW[0]!;
-    if (WINDOW[1]! < s1) s1 = WINDOW[1]!;
-    if (!(s0 <= s1)) return 0;
-    out[0] = s0;
-    out[1] = s1;
-  }
+  if (bend < 0.5 * thin && !clipBox(now.ux, now.uy, now.uz, pred.ux, pred.uy, pred.uz, ia.box, ib.radius + thin + bend, out)) return 0;
   // Tighter still: A's sample box, turned into B's frame, against B's
   // (the spheres above reach r_A round A's origin, where a long body's box
   // reaches only its half length ahead of it). Grown by half the thickness,
@@ -85,12 +77,8 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
   // An L-block shot at a 2 cm wall at 100 m/s, its window exactly 44 poses
   // long, passed through it; from half a thickness early, the first pose
   // inside lies a quarter of the wall deep.
-  if (!turnedBoxWindow(now, pred, ia, ib, 0.5 * thin + angle * ia.radius, WINDOW)) return 0;
-  if (WINDOW[0]! > s0) s0 = WINDOW[0]!;
-  if (WINDOW[1]! < s1) s1 = WINDOW[1]!;
-  if (!(s0 <= s1)) return 0;
-  out[0] = s0;
-  out[1] = s1;
+  if (!turnedBoxWindow(now, pred, ia, ib, 0.5 * thin + angle * ia.radius, out)) return 0;
+  const s0 = out[0]!, s1 = out[1]!;
   // Poses one half thickness apart, at most MAX_SWEEP_POSES; a longer
   // window gets HEAD_POSES so from its start and MAX_SWEEP_POSES more over
   // the rest (sweepFraction), where its start is where the bodies first
@@ -109,9 +97,9 @@ export function sweepPoses(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: Shape
 const AXES = new Float64Array(12);
 
 /**
- * The fraction of the motion from `now` to `pred` in which A's sample box
- * can overlap B's grown by `reach`, as [s0, s1] in out[0], out[1]; false
- * when it never can. A point x of A lies at t(s) + R(s) x in B's frame;
+ * Narrows the window [out[0], out[1]] (fractions of the motion from `now`
+ * to `pred`) to where A's sample box can overlap B's grown by `reach`;
+ * false when it never can. A point x of A lies at t(s) + R(s) x in B's frame;
  * R(s) stays within the step's relative angle of now's R, so it lies within
  * angle |x| <= angle r_A of t(s) + R x: A's box turned by now's R, its
  * centre moving on t's straight line, grown by `reach` (which must take in
@@ -138,8 +126,6 @@ function turnedBoxWindow(now: RelPose, pred: RelPose, ia: ShapeInfo, ib: ShapeIn
     AXES[3 * k + 1] = R[3 + k]!;
     AXES[3 * k + 2] = R[6 + k]!;
   }
-  out[0] = 0;
-  out[1] = 1;
   for (let ax = 0; ax < 15; ax++) {
     let lx: number, ly: number, lz: number;
     if (ax < 3) {
@@ -220,16 +206,13 @@ const HEAD_POSES = 32;
  * the box grown by reach on every side: a superset, as a window must be.)
  */
 export function sweepWindow(now: RelPose, pred: RelPose, box: Float64Array, reach: number, out: Float64Array): boolean {
-  return sweepWindowOf(now.tx, now.ty, now.tz, pred.tx, pred.ty, pred.tz, box, reach, out);
-}
-
-/** sweepPoses' second window (scratch). */
-const WINDOW = new Float64Array(2);
-
-/** sweepWindow for a point moving on the straight line from (x0, y0, z0) to (x1, y1, z1). */
-function sweepWindowOf(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, box: Float64Array, reach: number, out: Float64Array): boolean {
   out[0] = 0;
   out[1] = 1;
+  return clipBox(now.tx, now.ty, now.tz, pred.tx, pred.ty, pred.tz, box, reach, out);
+}
+
+/** Narrows the window [out[0], out[1]] to where a point moving on the straight line from (x0, y0, z0) to (x1, y1, z1) lies within `reach` of the box; false when nothing is left. */
+function clipBox(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, box: Float64Array, reach: number, out: Float64Array): boolean {
   return clipSlab(x0, x1 - x0, box[0]! - reach, box[3]! + reach, out)
     && clipSlab(y0, y1 - y0, box[1]! - reach, box[4]! + reach, out)
     && clipSlab(z0, z1 - z0, box[2]! - reach, box[5]! + reach, out);
