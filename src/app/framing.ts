@@ -365,7 +365,8 @@ function energyCeilings(world: FramingWorld, js: JointSystem): Float64Array {
  * from a tall column onto pegs, framed at their start, ended a small heap
  * in the middle of the view. Once per rest: a body that moves and comes to
  * rest again lets it look again, and nothing is done while a body that
- * left the scene is still there to be framed.
+ * left the scene is still there to be framed. Bodies that come to rest
+ * outside the view while it widens after them are widened for first.
  */
 export class AutoFrame {
   /** Whether it may move the camera (off once the user has). */
@@ -427,7 +428,13 @@ export class AutoFrame {
    */
   update(c: OrbitCamera, world: FramingWorld, v: Viewport, dt: number): boolean {
     if (!this.active) return false;
-    const n = this.gather(world);
+    let n = this.gather(world, false);
+    // Bodies that came to rest while the view widened after them: it widens on while they do not
+    // fit (a box thrown off a tower fell asleep out of the view, the glide stopped halfway).
+    if (n === 0 && this.gliding) {
+      n = this.gather(world, true);
+      if (pointsFit(c, v, this.points.subarray(0, 3 * n), EDGE_MARGIN)) n = 0;
+    }
     if (n === 0) return this.frameRest(c, world, v, dt);
     this.restFramed = false;
     this.restAim = null;
@@ -488,13 +495,13 @@ export class AutoFrame {
     return false;
   }
 
-  /** The box corners of the awake dynamic bodies still in the scene, rigid and soft, into this.points; their count. */
-  private gather(world: FramingWorld): number {
+  /** The box corners of the awake (`resting`: and the resting) dynamic bodies still in the scene, rigid and soft, into this.points; their count. */
+  private gather(world: FramingWorld, resting: boolean): number {
     const b = world.bodies;
     let n = 0;
     for (let i = 0; i < b.count; i++) {
       const s = world.shapes[b.shape[i]!]!;
-      if (b.isStatic[i] || b.asleep[i] || s.kind === 'plane') continue;
+      if (b.isStatic[i] || (b.asleep[i] && !resting) || s.kind === 'plane') continue;
       if (this.gone(b.pos[3 * i]!, b.pos[3 * i + 1]!, b.pos[3 * i + 2]!)) continue;
       worldAabb(s.localBounds, b.pos, 3 * i, b.quat, 4 * i, scratchBox);
       n = this.pushBox(n);
@@ -514,7 +521,7 @@ export class AutoFrame {
       if (sys.bodies[k]!.particleCount === 0) continue;
       const v2 = softBodyBox(sys, k, scratchBox);
       this.softStill[k] = v2 > SOFT_REST_SPEED * SOFT_REST_SPEED ? 0 : this.softStill[k]! + dt;
-      if (this.softStill[k]! >= SOFT_REST_TIME) continue;
+      if (this.softStill[k]! >= SOFT_REST_TIME && !resting) continue;
       if (this.gone(0.5 * (scratchBox[0]! + scratchBox[3]!), 0.5 * (scratchBox[1]! + scratchBox[4]!), 0.5 * (scratchBox[2]! + scratchBox[5]!))) continue;
       n = this.pushBox(n);
     }

@@ -203,6 +203,21 @@ describe('the safety net (AutoFrame)', () => {
     expect({ target: [...c.target], distance: c.distance }).toEqual(before);
   });
 
+  it('a body that comes to rest while the view widens after it is given its room all the same (a thrown box fell asleep out of the view, the glide stopped halfway)', async () => {
+    const { w, c, auto, top } = await tower();
+    w.bodies.pos[3 * top] = w.bodies.pos[3 * top]! + 4;
+    for (let f = 0; f < 3; f++) expect(auto.update(c, w, VIEW, 1 / 60)).toBe(true);
+    expect(outside(c, w)).toEqual([w.bodies.names[top]]);
+    w.bodies.asleep.fill(1);
+    let last = c.distance;
+    for (let f = 0; f < 240 && auto.update(c, w, VIEW, 1 / 60); f++) {
+      expect(c.distance).toBeGreaterThanOrEqual(last);
+      last = c.distance;
+    }
+    expect(auto.gliding).toBe(false);
+    expect(outside(c, w)).toEqual([]);
+  });
+
   it('sleeping bodies are not followed out', async () => {
     const { w, c, auto, top } = await tower();
     const d = c.distance;
