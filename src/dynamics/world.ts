@@ -541,7 +541,7 @@ export class World {
     this.jointVelocities();
     // 2. Velocities.
     if (!standard) {
-      if (trapezoid) markImpacts(this.ctx, this.gravity);
+      markImpacts(this.ctx, this.gravity, trapezoid);
       this.velocityUpdate();
       this.jointVelocities();
       this.guard('velocityUpdate');

@@ -55,6 +55,23 @@ export async function apexHeights(world: World, name: string, lift: number, step
   return apex;
 }
 
+/**
+ * The heights (less `lift`) each bounce of body `name` sends it to: read in
+ * the step after it turns upward, from its height and speed there (free
+ * flight is an exact parabola, so y + vy^2 / 2g is its apex, without the
+ * up to g dt^2 / 8 a step's sampling of the top misses).
+ */
+export async function bounceApexes(world: World, name: string, lift: number, steps: number, g = 9.81): Promise<number[]> {
+  const apex: number[] = [];
+  let prev = 0;
+  await run(world, steps, (w) => {
+    const vy = vel(w, name)[1];
+    if (prev <= 0 && vy > 0) apex.push(pos(w, name)[1] - lift + (vy * vy) / (2 * g));
+    prev = vy;
+  });
+  return apex;
+}
+
 export function bodyIndex(world: World, name: string): number {
   const i = world.bodies.names.indexOf(name);
   if (i < 0) throw new Error(`no body ${name}`);
