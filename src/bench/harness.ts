@@ -25,7 +25,7 @@
 import { validateScene } from '../scene/validate.ts';
 import { builtinScene } from '../scene/builtins.ts';
 import { createWorld } from '../scene/build.ts';
-import { buildStageText, finishShape, startShape, type BuildProgress, type BuildStage, type UnbakedShape } from '../scene/shapeBuild.ts';
+import { buildStageText, finishShape, startShape, type BuildLimits, type BuildProgress, type BuildStage, type UnbakedShape } from '../scene/shapeBuild.ts';
 import { quote } from '../util/echo.ts';
 import { createBackend } from '../backends.ts';
 import type { BackendKind } from '../collision/query.ts';
@@ -238,6 +238,8 @@ export interface BenchOptions {
   backends: BackendKind[];
   /** Threads for the CPU queries (createBackend; default 1). */
   threads?: number;
+  /** The most a shape may cost, and how a refusal says to raise it (SceneIo.limits; default BUILD_LIMITS). */
+  limits?: BuildLimits;
 }
 
 export interface BenchEnv {
@@ -270,6 +272,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
   const warmup = opts.warmup ?? Math.min(20, Math.max(2, Math.floor(opts.steps / 10)));
   const repeats = opts.bakeRepeats ?? 3;
   const warmCode = opts.warmCode ?? 0;
+  const limits = opts.limits ? { limits: opts.limits } : {};
   const results: BackendResult[] = [];
   const shapeInfo: BenchResults['shapes'] = [];
   const totalWork = opts.backends.length * (repeats + warmCode + warmup + opts.steps);
@@ -290,7 +293,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       const bakeTimes: number[] = [];
       let nodes = 0;
       for (let r = 0; r < repeats; r++) {
-        const io = { readText: env.readText, stage };
+        const io = { readText: env.readText, stage, ...limits };
         const started: UnbakedShape[] = [];
         // Planes, and spheres, capsules and cylinders (their solids' exact fields: nothing to bake).
         const finished: RigidShape[] = [];
@@ -319,7 +322,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
       // 2. Steps, with every query worker started (and the code warmed on a copy if asked).
       await backend.ready();
       if (warmCode > 0) {
-        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking });
+        const copy = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking, ...limits });
         for (let i = 0; i < warmCode; i++) {
           await copy.step();
           done++;
@@ -329,7 +332,7 @@ export async function runBenchmark(opts: BenchOptions, env: BenchEnv, onProgress
           }
         }
       }
-      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking });
+      const world = await createWorld(scene, backend.query, { readText: env.readText, bake: backend.bake, bakeAll: backend.bakeAll, stage, progress: baking, ...limits });
       let gcFrom: { ms: number; pauses: number } | null = null;
       const m = await runSteps(world, warmup, opts.steps, () => {
         done++;

@@ -8,13 +8,14 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import os from 'node:os';
 import type { Command } from './command.ts';
 import { intFlag, parseArgs, stringFlag, type ParsedArgs } from './args.ts';
-import { applySolverFlag, extractParams, loadSceneArgWithSources, sceneInputs, threadsFlag } from './sceneArgs.ts';
+import { applySolverFlag, extractParams, LIMIT_FLAGS, limitFlags, loadSceneArgWithSources, sceneInputs, threadsFlag } from './sceneArgs.ts';
 import type { SceneDesc } from '../scene/types.ts';
 import { InputError } from '../errors.ts';
 import { OutputFile } from './output.ts';
 import { readMeshText } from './nodeIo.ts';
-import { parseCells } from './sdf.ts';
+import { gridNodesWithin, parseCells, SDF_DEFAULT_PADDING } from './sdf.ts';
 import { terminalSafe } from '../util/echo.ts';
+import { BUILD_LIMITS, type BuildLimits } from '../scene/shapeBuild.ts';
 import { DEFAULT_BENCH_STEPS, formatTable, runBenchmark, stats, type BenchResults } from '../bench/harness.ts';
 import { listBuiltins } from '../scene/builtins.ts';
 import { createBackend, parseBackendKind } from '../backends.ts';
@@ -30,7 +31,7 @@ const help = `stackfield bench - time SDF bakes, penetration queries and whole s
 
 Usage:
   stackfield bench [SCENE.json | --builtin NAME [--bodies N] [--param k=v ...]] [options]
-  stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu]
+  stackfield bench --sdf [--cells 64,128] [--backend cpu,gpu] [--max-sdf-nodes N]
 
 Options:
   --builtin NAME      a built-in scene (default: rings)
@@ -49,6 +50,9 @@ Options:
   --sdf               bake-only benchmark: a sphere (2944 triangles), a nonconvex cup and the Stanford
                       bunny (3674 triangles) at each of --cells (default 64,128)
   --repeats N         SDF bake repeats (default 3)
+  --max-triangles N   refuse a scene's shape with more triangles (default ${BUILD_LIMITS.maxTriangles})
+  --max-sdf-nodes N   refuse a shape (or with --sdf, a mesh at one of --cells) whose SDF grid has
+                      more nodes (default ${BUILD_LIMITS.maxSdfNodes}); checked before anything is baked
 
 Reports median and p95 per phase (milliseconds), queries per second, pairs and contacts per step,
 and Node's garbage collection pauses per measured step. GPU times are wall-clock around submit +
@@ -76,8 +80,27 @@ async function sdfBenchMeshes(): Promise<{ name: string; mesh: TriMesh }[]> {
   ];
 }
 
-async function sdfBench(backends: BackendKind[], cellsList: number[], repeats: number, json: boolean): Promise<unknown> {
+/**
+ * What `bench --sdf` bakes: its meshes and --cells, each grid checked
+ * against --max-sdf-nodes (as \`sdf\` checks its one) before anything is baked.
+ */
+interface SdfBenchPlan {
+  meshes: { name: string; mesh: TriMesh }[];
+  cells: number[];
+}
+
+async function sdfBenchPlan(args: ParsedArgs, limits: BuildLimits): Promise<SdfBenchPlan> {
+  // Each entry as sdf reads its --cells (decimal digits, the same range).
+  const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map(parseCells);
   const meshes = await sdfBenchMeshes();
+  for (const { name, mesh } of meshes) {
+    for (const c of cells) gridNodesWithin(mesh, c, SDF_DEFAULT_PADDING, limits.maxSdfNodes, { what: `the grid of the ${name} at --cells ${c}`, json: false });
+  }
+  return { meshes, cells };
+}
+
+async function sdfBench(backends: BackendKind[], plan: SdfBenchPlan, repeats: number, json: boolean): Promise<unknown> {
+  const { meshes, cells: cellsList } = plan;
   const out: unknown[] = [];
   for (const kind of backends) {
     const b = await createBackend(kind);
@@ -89,7 +112,7 @@ async function sdfBench(backends: BackendKind[], cellsList: number[], repeats: n
           let nodes = 0;
           for (let r = 0; r < repeats; r++) {
             const t0 = performance.now();
-            const g = await b.bake(mesh, { cells, padding: 2 });
+            const g = await b.bake(mesh, { cells, padding: SDF_DEFAULT_PADDING });
             times.push(performance.now() - t0);
             nodes = nodeCount(g);
           }
@@ -119,7 +142,7 @@ export const benchCommand: Command = {
   help,
   async run(argv) {
     const { rest, params } = extractParams(argv);
-    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'warm-code', 'backend', 'out', 'cells', 'repeats', 'threads', 'solver']);
+    const args = parseArgs(rest, ['json', 'sdf'], ['builtin', 'bodies', 'steps', 'warmup', 'warm-code', 'backend', 'out', 'cells', 'repeats', 'threads', 'solver', ...LIMIT_FLAGS]);
     const backends = parseBackends(stringFlag(args, 'backend'));
     const json = args.flags.has('json');
     const repeats = intFlag(args, 'repeats', 3, 1, 1000);
@@ -129,11 +152,13 @@ export const benchCommand: Command = {
     // of steps; it replaces the target only once the results are complete.
     // The scene is loaded first (cheap: no bake), so that the output may not
     // be any file it reads: the scene, its meshes, the libraries it includes.
+    // The bake benchmark's grids are checked against the limits here too: a grid too big is refused before anything runs.
     refuseUnused(args, params);
-    const loaded = args.flags.has('sdf') ? null : await benchScene(args, params);
-    const sink = out !== undefined ? await OutputFile.open(out, loaded?.inputs ?? []) : null;
+    const limits = limitFlags(args);
+    const loaded = args.flags.has('sdf') ? await sdfBenchPlan(args, limits) : await benchScene(args, params);
+    const sink = out !== undefined ? await OutputFile.open(out, 'inputs' in loaded ? loaded.inputs : []) : null;
     try {
-      const result = await measure(args, loaded, backends, json, repeats);
+      const result = await measure(args, loaded, backends, json, repeats, limits);
       // JSON.stringify escapes C0 controls; terminalSafe the rest (bidi marks) as \uXXXX, line breaks kept: still valid JSON.
       if (json) process.stdout.write(terminalSafe(JSON.stringify(result, null, 2), Infinity) + '\n');
       if (sink) {
@@ -161,6 +186,7 @@ function refuseUnused(args: ParsedArgs, params: Record<string, number>): void {
   const why: Record<string, string> = {
     builtin: 'the bake benchmark bakes its own three meshes', bodies: 'the bake has no bodies', threads: 'the bake runs on one thread',
     'warm-code': 'the bake has no steps', steps: 'the bake has no steps', warmup: 'the bake has no steps', solver: 'the bake has no contacts',
+    'max-triangles': 'the bake benchmark bakes its own three meshes',
   };
   for (const [flag, reason] of Object.entries(why)) if (args.flags.has(flag)) wrong(`--${flag}`, reason);
   if (Object.keys(params).length > 0) wrong('--param', 'the bake benchmark bakes its own three meshes');
@@ -210,12 +236,10 @@ async function benchScene(args: ParsedArgs, params: Record<string, number>): Pro
 }
 
 /** The benchmark the arguments ask for (an SDF bake, or the steps of `loaded`), its table printed unless --json. */
-async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: BackendKind[], json: boolean, repeats: number): Promise<unknown> {
+async function measure(args: ParsedArgs, loaded: BenchScene | SdfBenchPlan, backends: BackendKind[], json: boolean, repeats: number, limits: BuildLimits): Promise<unknown> {
   let result: unknown;
-  if (loaded === null) {
-    // Each entry as sdf reads its --cells (decimal digits, the same range).
-    const cells = (stringFlag(args, 'cells') ?? '64,128').split(',').map(parseCells);
-    result = await sdfBench(backends, cells, repeats, json);
+  if (!('scene' in loaded)) {
+    result = await sdfBench(backends, loaded, repeats, json);
   } else {
     const { scene, builtin, params: p } = loaded;
     applySolverFlag(args, scene);
@@ -234,7 +258,7 @@ async function measure(args: ParsedArgs, loaded: BenchScene | null, backends: Ba
     let r: BenchResults;
     try {
       r = await runBenchmark(
-        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args) },
+        { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args), limits },
         // Mesh files read as run reads them (UTF-8 checked, size capped).
         { readText: readMeshText, platform: platform(), gc: gc.read },
         tty ? onProgress : undefined,

@@ -60,6 +60,30 @@ export function parseCells(v: string): number {
   return n;
 }
 
+/**
+ * The nodes of `mesh`'s grid at `cells` and `padding`, or, over `maxNodes`,
+ * bad input that says what the grid would cost and how to lower --cells or
+ * raise --max-sdf-nodes (\`sdf\`, and each mesh and --cells of \`bench --sdf\`,
+ * checked before anything is baked). `grid.what` names the grid in the message
+ * (bench: the mesh and its --cells); `grid.json`: the grid is to be written
+ * as JSON (sdf), whose size the message gives too.
+ */
+export function gridNodesWithin(mesh: TriMesh, cells: number, padding: number, maxNodes: number, grid: { what: string; json: boolean }): number {
+  const dims = gridLayout(meshBounds(mesh), cells, padding).dims;
+  const nodes = dims[0] * dims[1] * dims[2];
+  if (nodes > maxNodes) {
+    const cost = shapeCost(triangleCount(mesh), nodes);
+    throw new InputError(
+      `${grid.what} would have ${dims.join(' x ')} = ${nodes} nodes, more than the limit of ${maxNodes} ` +
+        `(about ${fmtSeconds(cost.seconds)} to bake, ${fmtBytes(cost.bytes)} of memory${grid.json ? ` and ${fmtBytes(11 * nodes)} of JSON` : ''}); ` +
+        `lower --cells, or raise the limit with --max-sdf-nodes ${nodes}`,
+      undefined,
+      'command line',
+    );
+  }
+  return nodes;
+}
+
 const help = `stackfield sdf - bake a signed distance field and mass properties
 
 Usage:
@@ -113,18 +137,7 @@ export const sdfCommand: Command = {
     try {
       const { mesh, names } = await loadMesh(file, maxTriangles, progress);
       // Refuse what cannot be baked and written in reasonable time and memory, before starting.
-      const dims = gridLayout(meshBounds(mesh), cells, padding).dims;
-      const nodes = dims[0] * dims[1] * dims[2];
-      if (nodes > maxNodes) {
-        const cost = shapeCost(triangleCount(mesh), nodes);
-        throw new InputError(
-          `the grid would have ${dims.join(' x ')} = ${nodes} nodes, more than the limit of ${maxNodes} ` +
-            `(about ${fmtSeconds(cost.seconds)} to bake, ${fmtBytes(cost.bytes)} of memory and ${fmtBytes(11 * nodes)} of JSON); ` +
-            `lower --cells, or raise the limit with --max-sdf-nodes ${nodes}`,
-          undefined,
-          'command line',
-        );
-      }
+      const nodes = gridNodesWithin(mesh, cells, padding, maxNodes, { what: 'the grid', json: true });
       const inputs = [{ path: file, what: 'the mesh file' }];
       // A self-intersecting or nested mesh: the mass and field of what it encloses (src/sdf/solid.ts).
       const tris = triangleCount(mesh);

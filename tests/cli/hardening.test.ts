@@ -914,6 +914,35 @@ describe('encodings, pipes, limits and magnitudes a hostile probe found', () => 
     expectBadInput(stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '0x10', '--out', join(dir, 'g.json')]), 'command line: --cells expects an integer from 8 to 1024, got "0x10"');
   });
 
+  it('bench --sdf refuses a grid over --max-sdf-nodes at once, as sdf does, before anything is baked', () => {
+    // It had baked a 1029^3 grid for minutes while its memory climbed to gigabytes.
+    const t0 = Date.now();
+    expectBadInput(stackfield(['bench', '--sdf', '--cells', '64,1024', '--repeats', '1'], { timeout: 30_000 }),
+      'command line: the grid of the sphere at --cells 1024 would have 1029 x 1029 x 1029 = 1089547389 nodes, more than the limit of 33554432 (about ',
+      'lower --cells, or raise the limit with --max-sdf-nodes 1089547389');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    // The limit is --max-sdf-nodes, as sdf's and run's: 8 cells with 2 of padding on the sphere's cube are 13^3 nodes.
+    expectBadInput(stackfield(['bench', '--sdf', '--cells', '8', '--repeats', '1', '--max-sdf-nodes', '2000']),
+      'command line: the grid of the sphere at --cells 8 would have 13 x 13 x 13 = 2197 nodes, more than the limit of 2000');
+    expectBadInput(stackfield(['bench', '--sdf', '--max-triangles', '10']), 'command line: --max-triangles applies to scene benchmarks, not to --sdf');
+  });
+
+  it('bench over a size limit names the options that raise it, as run does (--max-sdf-nodes, --max-triangles), and honours them', () => {
+    // It had named the library's "limits.maxSdfNodes = N", which the command line cannot set.
+    const cells = join(dir, 'cells512.json');
+    writeFileSync(cells, scene([{ shape: 'b' }], { b: { type: 'box', sdf: { cells: 512 } } }));
+    const segments = join(dir, 'segments1024.json');
+    writeFileSync(segments, scene([{ shape: 'b' }], { b: { type: 'sphere', segments: [1024, 1024] } }));
+    for (const command of ['run', 'bench']) {
+      expectBadInput(stackfield([command, cells, '--steps', '1']), `${cells}: shapes.b: its SDF grid would have 138188413 nodes`, 'raise the limit (--max-sdf-nodes 138188413)');
+      expectBadInput(stackfield([command, segments, '--steps', '1']), `${segments}: shapes.b: the shape has 2095104 triangles`, 'raise the limit (--max-triangles 2095104)');
+      // A lower limit is the one in force: the 8-cell box of the usual scene (13^3 nodes) is over 1000.
+      const small = join(dir, 'small-limit.json');
+      writeFileSync(small, scene([box()]));
+      expectBadInput(stackfield([command, small, '--steps', '1', '--max-sdf-nodes', '1000']), 'more than the limit of 1000 per shape', '(--max-sdf-nodes ');
+    }
+  });
+
   it('bench reads a scene\'s mesh files as run does: one that is not UTF-8 is refused', () => {
     writeFileSync(join(dir, 'latin.obj'), Buffer.concat([Buffer.from('# caf\xe9 mesh\n', 'latin1'), Buffer.from(CUBE_OBJ)]));
     const latin = join(dir, 'latin.json');
