@@ -31,7 +31,7 @@ import {
 import { MAX_BODIES, MAX_JOINTS, MOTOR_ALTERNATIVES, SCENE_FORMAT_ID, checkCount, tooManyMessage, validateScene } from './validate.ts';
 import { Reader, childPath, define, has, indexPath, joinPath, readOrientation, readRotation, unknownName, type JsonObject } from './reader.ts';
 import type { Quat, SceneDesc } from './types.ts';
-import { quote } from '../util/echo.ts';
+import { fileLabel, quote } from '../util/echo.ts';
 
 /** Where a value of the flattened scene came from. */
 export interface Origin {
@@ -41,15 +41,39 @@ export interface Origin {
   copy: boolean;
 }
 
+/**
+ * What a robot instance's override changed in one flat body or motor: its
+ * keys (each with where it is written) and the library keys it replaced
+ * (an alternative of an override's key, removed: key -> the override's key).
+ */
+interface Overridden {
+  keys: Map<string, Origin>;
+  replaced: Map<string, string>;
+}
+
 /** Flat path -> origin, and the mapping of errors back to the files the user wrote. */
 export class Origins {
   private readonly map = new Map<string, Origin>();
+  /** Flat body or motor path (`bodies[3]`, `motors[0]`) -> what an instance's override changed in it. */
+  private readonly overrides = new Map<string, Overridden>();
 
   /** `file`: the name the flattened scene is validated under. */
   constructor(readonly file: string) {}
 
   set(flat: string, origin: Origin): void {
     this.map.set(flat, origin);
+  }
+
+  /**
+   * Records that `key` of the flat body or motor at `flat` was set by an
+   * instance's override, written at `origin`, replacing the keys `replaces`
+   * that the library gave.
+   */
+  override(flat: string, key: string, origin: Origin, replaces: readonly string[] = []): void {
+    let o = this.overrides.get(flat);
+    if (!o) this.overrides.set(flat, (o = { keys: new Map(), replaced: new Map() }));
+    o.keys.set(key, origin);
+    for (const r of replaces) o.replaced.set(r, key);
   }
 
   /** The origin of a flat path: its own, or its nearest ancestor's (with the rest of the path, for copies). */
@@ -73,7 +97,44 @@ export class Origins {
     const m = /^(.*?)( \(".*"\))?$/.exec(e.where)!;
     const o = this.lookup(m[1]!);
     if (!o) return e;
-    return new InputError(bareMessage(e), o.file, o.path + (m[2] ?? ''));
+    return this.blameOverride(e, m[1]!, o, m[2] ?? '') ?? new InputError(bareMessage(e), o.file, o.path + (m[2] ?? ''));
+  }
+
+  /**
+   * An error at a library's value of a body or motor that a robot instance
+   * overrides, caused by the override: the library's values passed on their
+   * own (checkLibraryValues), so the error is reported at the override's key
+   * (docs/LIBRARY_FORMAT.md: a bad value is reported where it is written).
+   * That is the key the error replaced (a "speed" override removes the
+   * motor's "targetAngularVelocity"), or the first overridden key the message
+   * names ("expected maxTorque >= startTorque (100)", `mass ... (from
+   * "mass")`). Null when the error is not one of these: the library's own.
+   */
+  private blameOverride(e: InputError, flat: string, at: { file: string; path: string }, suffix: string): InputError | null {
+    if (at.file === this.file) return null;
+    const m = /^((?:bodies|motors)\[\d+\])(?:\.([A-Za-z_$][\w$]*))?/.exec(flat);
+    const ov = m ? this.overrides.get(m[1]!) : undefined;
+    if (!m || !ov) return null;
+    const key = m[2];
+    const replacer = key !== undefined ? ov.replaced.get(key) : undefined;
+    if (replacer !== undefined) {
+      const origin = ov.keys.get(replacer)!;
+      return new InputError(
+        `${quote(replacer)} replaces the motor's ${quote(key!)} (${fileLabel(at.file)}: ${at.path}), and without it: ${bareMessage(e)}`,
+        origin.file,
+        origin.path + suffix,
+      );
+    }
+    const message = bareMessage(e);
+    let best: { at: number; origin: Origin; key: string } | null = null;
+    for (const [k, origin] of ov.keys) {
+      const i = message.search(new RegExp(`(?<![\\w$])${k}(?![\\w$])`));
+      if (i >= 0 && (!best || i < best.at)) best = { at: i, origin, key: k };
+    }
+    if (!best) return null;
+    // The other value the message compares comes from the library: say where.
+    const other = key !== undefined && key !== best.key ? ` (${quote(key)} from ${fileLabel(at.file)}: ${at.path})` : '';
+    return new InputError(`${message}${other}`, best.origin.file, best.origin.path + suffix);
   }
 }
 
@@ -299,7 +360,13 @@ class Flattener {
       this.ownLayers(L, part.value, def.source, part.path, ['shape', 'static', ...PROPERTY_KEYS]);
       if (has(part.value, 'shape')) this.useShape(part.value['shape'] as string, def.source, part.path);
       const ov = partOverrides.get(part.alias);
-      if (ov) this.ownLayers(L, ov.value, this.root, ov.path, PROPERTY_KEYS);
+      if (ov) {
+        this.ownLayers(L, ov.value, this.root, ov.path, PROPERTY_KEYS);
+        // The body emitBody writes next: an error its override causes is the override's (Origins.remap).
+        for (const key of PROPERTY_KEYS) {
+          if (has(ov.value, key)) this.origins.override(indexPath('bodies', this.bodies.length), key, { file: this.root.file, path: childPath(ov.path, key), copy: true });
+        }
+      }
       const world = compose(pose, readPose(rr, part.value, part.path));
       const name = `${inst}/${part.alias}`;
       this.claim(name, { file: this.root.file, path, copy: false });
@@ -318,9 +385,19 @@ class Flattener {
       const ov = motorOverrides.get(m.name);
       if (ov) {
         for (const key of Object.keys(ov.value)) {
-          for (const group of MOTOR_ALTERNATIVES) if (group.includes(key)) for (const other of group) if (other !== key) delete out[other];
+          const replaced: string[] = [];
+          for (const group of MOTOR_ALTERNATIVES) {
+            if (!group.includes(key)) continue;
+            for (const other of group) {
+              if (other === key || !has(out, other)) continue;
+              delete out[other];
+              if (!has(ov.value, other)) replaced.push(other);
+            }
+          }
           out[key] = ov.value[key];
-          this.origins.set(childPath(fpath, key), { file: this.root.file, path: childPath(ov.path, key), copy: true });
+          const origin: Origin = { file: this.root.file, path: childPath(ov.path, key), copy: true };
+          this.origins.set(childPath(fpath, key), origin);
+          this.origins.override(fpath, key, origin, replaced);
         }
       }
       if (typeof out['body'] === 'string') out['body'] = `${inst}/${out['body']}`;

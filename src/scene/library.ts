@@ -19,7 +19,7 @@
  */
 import { InputError, bareMessage } from '../errors.ts';
 import { DisjointSets } from '../geometry/disjointSets.ts';
-import { BODY_KEYS, BODY_LIBRARY_KEYS, MATERIAL_RULES, MOTOR_KEYS, SCENE_FORMAT_ID, SCENE_LIBRARY_KEYS, TOP_KEYS, type MaterialKey } from './validate.ts';
+import { BODY_KEYS, BODY_LIBRARY_KEYS, MATERIAL_RULES, checkStaticFriction, MOTOR_KEYS, SCENE_FORMAT_ID, SCENE_LIBRARY_KEYS, TOP_KEYS, type MaterialKey } from './validate.ts';
 import { Reader, childPath, define, describeValue, has, indexPath, joinPath, unknownName, type JsonObject } from './reader.ts';
 import { parseJsonText } from './json.ts';
 import { fileLabel, quote } from '../util/echo.ts';
@@ -338,6 +338,8 @@ export function readMaterial(r: Reader, o: JsonObject, path: string): Partial<Re
   r.keys(o, path, MATERIAL_KEYS);
   const out: Partial<Record<MaterialKey, number>> = {};
   for (const k of MATERIAL_KEYS) if (has(o, k)) out[k] = r.num(o, path, k, undefined, MATERIAL_RULES[k]);
+  // Both given: the rule a body's pair is held to, said here where they are written, used or not.
+  if (out.friction !== undefined && out.staticFriction !== undefined) checkStaticFriction(r, path, out.friction, out.staticFriction);
   return out;
 }
 

@@ -639,6 +639,20 @@ function readName(r: Reader, o: JsonObject, path: string, i: number, list: strin
   return name;
 }
 
+/**
+ * Static friction is at least the dynamic one: checked for a body, and for a
+ * library material (or a scene's "defaults") that gives both
+ * (library.ts readMaterial), where it is written.
+ */
+export function checkStaticFriction(r: Reader, path: string, friction: number, staticFriction: number): void {
+  if (staticFriction < friction) {
+    r.fail(
+      childPath(path, 'staticFriction'),
+      `expected a static friction at least the dynamic "friction" (${friction}), got ${staticFriction}: a contact that starts to slide at mu_s cannot be held back harder by mu_d`,
+    );
+  }
+}
+
 function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, ShapeDesc>, byName: NameIndex): BodyDesc {
   const path = indexPath('bodies', i);
   const o = r.object(v, path, 'a body object like {"shape": "box", "position": [0, 1, 0]}');
@@ -679,12 +693,7 @@ function readBody(r: Reader, v: unknown, i: number, shapes: Record<string, Shape
   const friction = r.num(o, path, 'friction', DEFAULT_BODY.friction, MATERIAL_RULES.friction);
   // Static friction: the sticking limit, "friction" (the dynamic one) unless given.
   const staticFriction = r.num(o, path, 'staticFriction', friction, MATERIAL_RULES.staticFriction);
-  if (staticFriction < friction) {
-    r.fail(
-      childPath(path, 'staticFriction'),
-      `expected a static friction at least the dynamic "friction" (${friction}), got ${staticFriction}: a contact that starts to slide at mu_s cannot be held back harder by mu_d`,
-    );
-  }
+  checkStaticFriction(r, path, friction, staticFriction);
   const body: BodyDesc = {
     name,
     shape,

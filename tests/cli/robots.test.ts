@@ -35,6 +35,44 @@ describe('stackfield check', () => {
     expect(cli(['check', join(dir, 'none.json')]).stderr).toContain('none.json: file not found');
   });
 
+  it('refuses a library material whose staticFriction is below its friction, used or not, where it is written', () => {
+    // check had passed the library, and only a scene using the material was refused.
+    const dir = writeFiles({
+      'm.library.json': { format: 'stackfield-library/1', materials: { m: { friction: 1, staticFriction: 0.5 } } },
+      'uses.json': { format: 'stackfield-scene/1', include: ['m.library.json'], shapes: { b: { type: 'box' } }, bodies: [{ shape: 'b', material: 'm' }] },
+      'defaults.json': { format: 'stackfield-scene/1', shapes: { b: { type: 'box' } }, defaults: { friction: 0.8, staticFriction: 0.2 }, bodies: [{ shape: 'b' }] },
+    });
+    const message = 'materials.m.staticFriction: expected a static friction at least the dynamic "friction" (1), got 0.5';
+    expectBadInput(stackfield(['check', join(dir, 'm.library.json')]), `stackfield: error: ${join(dir, 'm.library.json')}: ${message}`);
+    expectBadInput(stackfield(['check', join(dir, 'uses.json')]), `stackfield: error: ${join(dir, 'm.library.json')}: ${message}`);
+    expectBadInput(stackfield(['check', join(dir, 'defaults.json')]), `${join(dir, 'defaults.json')}: defaults.staticFriction: expected a static friction at least the dynamic "friction" (0.8), got 0.2`);
+    // Equal, or only one of the two given: fine.
+    writeFileSync(join(dir, 'm.library.json'), JSON.stringify({ format: 'stackfield-library/1', materials: { m: { friction: 1, staticFriction: 1 }, s: { staticFriction: 0.1 } } }));
+    expect(cli(['check', join(dir, 'm.library.json')]).status).toBe(0);
+  });
+
+  it("blames a robot instance's override, not the unchanged library, for what the override breaks", () => {
+    const dir = writeFiles({});
+    copyFileSync(LIBRARY, join(dir, 'robots.library.json'));
+    const lib = `${join(dir, 'robots.library.json')}: robots.caterpillar.motors[0]`;
+    const cases: [string, unknown, string][] = [
+      ['startTorque.json', { motors: { drive: { startTorque: 100 } } }, `robots[0].motors.drive.startTorque: expected maxTorque >= startTorque (100), got 60 ("maxTorque" from ${lib}.maxTorque)`],
+      ['speed.json', { motors: { drive: { speed: 1e9 } } }, `robots[0].motors.drive.speed: "speed" replaces the motor's "targetAngularVelocity" (${lib}.targetAngularVelocity), and without it: missing required key "targetAngularVelocity"`],
+      ['program.json', { motors: { drive: { program: [] } } }, `robots[0].motors.drive.program: "program" replaces the motor's "targetAngularVelocity"`],
+      ['mass.json', { parts: { h0: { mass: 1e-300 } } }, 'robots[0].parts.h0.mass ("c/h0"): mass 1e-300 kg (from "mass") is outside the range'],
+    ];
+    for (const [file, override, where] of cases) {
+      writeFileSync(join(dir, file), JSON.stringify({ format: 'stackfield-scene/1', include: ['robots.library.json'], bodies: [{ template: 'ground' }], robots: [{ robot: 'caterpillar', name: 'c', ...(override as object) }] }));
+      for (const command of ['check', 'run']) {
+        const r = stackfield([command, join(dir, file), '--steps', '1'].slice(0, command === 'check' ? 2 : 4));
+        expectBadInput(r, `stackfield: error: ${join(dir, file)}: ${where}`);
+        expect(r.stderr).not.toContain(`error: ${join(dir, 'robots.library.json')}`);
+      }
+    }
+    // The library's own error is still the library's.
+    expect(cli(['check', join(dir, 'robots.library.json')]).status).toBe(0);
+  });
+
   it('loads every mesh and checks every body mass, as run would, without baking a field', () => {
     const dir = writeFiles({
       'lib.json': { format: 'stackfield-library/1', shapes: { m: { type: 'mesh', path: 'gone.obj' } }, bodies: { t: { shape: 'm' } } },
