@@ -242,6 +242,7 @@ export function integratePositions(ctx: StepContext): void {
   const carry = ctx.gyroCarry;
   const I0 = B.invInertia;
   const free = ctx.freeVel, g = ctx.gravity, a = ctx.extAcc, half = 0.5 * dt * dt;
+  const shift = ctx.touchShift;
   for (let i = 0; i < B.count; i++) {
     if (B.isStatic[i] || B.asleep[i]) continue;
     B.pos[3 * i] += dt * (B.vel[3 * i]! + pv[3 * i]!);
@@ -249,9 +250,12 @@ export function integratePositions(ctx: StepContext): void {
     B.pos[3 * i + 2] += dt * (B.vel[3 * i + 2]! + pv[3 * i + 2]!);
     if (B.vel[3 * i] === free[3 * i] && B.vel[3 * i + 1] === free[3 * i + 1] && B.vel[3 * i + 2] === free[3 * i + 2] &&
       pv[3 * i] === 0 && pv[3 * i + 1] === 0 && pv[3 * i + 2] === 0) {
-      B.pos[3 * i] -= half * (g[0] + a[3 * i]!);
-      B.pos[3 * i + 1] -= half * (g[1] + a[3 * i + 1]!);
-      B.pos[3 * i + 2] -= half * (g[2] + a[3 * i + 2]!);
+      // In free flight (from the step's start, or from a blow: markImpacts),
+      // and from the moment of a blow where two balls touched (ctx.touchShift).
+      // A body the contacts acted on after the blow ends where they solved it.
+      B.pos[3 * i] -= half * (g[0] + a[3 * i]!) - shift[3 * i]!;
+      B.pos[3 * i + 1] -= half * (g[1] + a[3 * i + 1]!) - shift[3 * i + 1]!;
+      B.pos[3 * i + 2] -= half * (g[2] + a[3 * i + 2]!) - shift[3 * i + 2]!;
     }
     const wx = B.angVel[3 * i]!, wy = B.angVel[3 * i + 1]!, wz = B.angVel[3 * i + 2]!;
     const turns = (wx !== 0 || wy !== 0 || wz !== 0) && !isotropic(I0, 9 * i);
@@ -278,6 +282,8 @@ export function integratePositions(ctx: StepContext): void {
     carry[3 * i] = 0; carry[3 * i + 1] = 0; carry[3 * i + 2] = 0;
     pv[3 * i] = 0; pv[3 * i + 1] = 0; pv[3 * i + 2] = 0;
     pw[3 * i] = 0; pw[3 * i + 1] = 0; pw[3 * i + 2] = 0;
+    // (Set only for moving bodies struck in this step: a static or sleeping one has none to clear.)
+    shift[3 * i] = 0; shift[3 * i + 1] = 0; shift[3 * i + 2] = 0;
   }
 }
 

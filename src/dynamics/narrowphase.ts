@@ -903,28 +903,30 @@ export class NarrowPhase {
   /**
    * Pair k of two true spheres (PAIR_SPHERES): its one point, exact, in
    * place of samples (no query, no cache: the distance between two spheres
-   * is that of their centres less the radii). The normal is the line of
-   * centres at the current poses, out of B, and phi the predicted centres'
-   * distance along it less the radii: first order from now, as a cached
-   * sample is from its query, so an impact is taken along the line it is
-   * struck along and a blow passes through both centres (a frictionless
-   * impact turns neither ball; along the predicted line of centres, which
-   * the step's sideways motion tilts, two balls struck at 30 degrees left
-   * 89.975 degrees apart, spinning at 0.09 rad/s). The point lies on that
-   * line, on A's surface at its current pose, so both bodies take the
-   * impulse at one point (momentum and angular momentum kept). A pair that
-   * is apart now and at the prediction and whose relative motion (a
-   * straight line between the centres) never comes within reach keeps its
-   * exact gap at the prediction, so balls passing at speed feel no contact
-   * the first-order value would invent; one that passes through the other
-   * within the step is struck along the line of centres at the step's start
-   * (a ball at 150 m/s through another's side: momentum and energy kept, no
-   * spin, the struck ball sent off 3.4 degrees from the line where they
-   * met; through samples and a sweep, 12.4 degrees off, spinning at 300
-   * rad/s and a third of the energy gone). gap is the exact distance at
-   * the current poses. The point is keyed as A's sample 0 (the contact
-   * store's key): a sphere's samples have no creases, and a single point
-   * reads nothing else of them.
+   * is that of their centres less the radii). The normal, out of B, is the
+   * line of centres where the balls touch: at the current poses for balls
+   * touching or crossed now, else where their relative motion in the step (a
+   * straight line between the centres, now and predicted) first comes within
+   * reach, and phi is the predicted centres' distance along it less the
+   * radii: first order from now, as a cached sample is from its query. So an
+   * oblique blow is taken along the line it is struck along (along the line
+   * now, balls of 0.5 m, one at 2 m/s struck a radius off centre, left 1.2 %
+   * slow at dt = 0.01; along the predicted line, which the step's sideways
+   * motion tilts, balls struck at 30 degrees left 89.975 degrees apart,
+   * spinning at 0.09 rad/s), and the collision phase takes it where they
+   * touch (SequentialSolver.resolvePair), through both centres: a
+   * frictionless impact turns neither ball, and momentum and angular
+   * momentum are kept. The point lies on A's surface at its current pose. A
+   * pair whose relative motion never comes within reach takes the line of
+   * centres at its nearest approach, so balls passing at speed feel no
+   * contact the first-order value would invent; one that would pass through
+   * the other within the step is struck where it would first touch it (a
+   * ball at 150 m/s through another's side: momentum and energy kept, no
+   * spin; through samples and a sweep, 12.4 degrees off, spinning at 300
+   * rad/s and a third of the energy gone). gap is the distance along the
+   * normal at the current poses (the exact one for balls touching now). The
+   * point is keyed as A's sample 0 (the contact store's key): a sphere's
+   * samples have no creases, and a single point reads nothing else of them.
    */
   private spherePoint(ctx: StepContext, pairs: PairList, k: number): void {
     const a = pairs.a[k]!, b = pairs.b[k]!;
@@ -943,26 +945,41 @@ export class NarrowPhase {
       nx = e1x / d1; ny = e1y / d1; nz = e1z / d1;
     }
     let phi = nx * e1x + ny * e1y + nz * e1z - r, gap = d0 - r;
-    if (d0 >= r && !(d1 < r)) {
-      // Apart now and at the prediction: a miss unless the relative motion
-      // e0 -> e1, a straight line, passes within r (a fast ball through the
-      // other). A path that does pass within r closes
-      // along the line of centres now (phi < 0 above), since it enters the
-      // ball of radius r from outside.
+    if (d0 > r) {
+      // Apart now: the relative motion e0 -> e1, a straight line (both fall
+      // alike), meets within the step where it first comes within r, and
+      // the balls touch along the line of centres there: the normal an
+      // oblique blow takes (along the line now, balls of 0.5 m, one at 2 m/s
+      // struck a radius off centre, left 1.2 % slow at dt = 0.01). A path
+      // that stays outside r is a miss: along the line of centres at its
+      // nearest approach, which the whole path keeps at least that far (the
+      // accumulated stage moves a point's separation from gap to first
+      // order; along the line now, balls passing 1 mm apart at 20 m/s met
+      // halfway). gap = n . e0 - r >= 0 then, and phi = n . e1 - r < 0 where
+      // they meet, the fraction of the step they meet at gap / (gap - phi)
+      // (SequentialSolver.resolvePair takes the blow there).
       const mx = e1x - e0x, my = e1y - e0y, mz = e1z - e0z;
       const mm = mx * mx + my * my + mz * mz;
-      const t = mm > 0 ? Math.min(1, Math.max(0, -(e0x * mx + e0y * my + e0z * mz) / mm)) : 0;
+      const em = e0x * mx + e0y * my + e0z * mz;
+      const t = mm > 0 ? Math.min(1, Math.max(0, -em / mm)) : 0;
       const cx = e0x + t * mx, cy = e0y + t * my, cz = e0z + t * mz;
       const dc = Math.sqrt(cx * cx + cy * cy + cz * cz);
-      if (!(dc < r) && dc > 0) {
-        // A miss: along the line of centres at the nearest approach, which
-        // the whole path keeps at least that far (the accumulated stage
-        // moves a point's separation from gap to first order; along the
-        // line now, balls passing 1 mm apart at 20 m/s met halfway).
-        nx = cx / dc; ny = cy / dc; nz = cz / dc;
-        phi = nx * e1x + ny * e1y + nz * e1z - r;
-        gap = nx * e0x + ny * e0y + nz * e0z - r;
+      if (!(dc < r)) {
+        if (dc > 0) {
+          nx = cx / dc; ny = cy / dc; nz = cz / dc;
+        }
+      } else {
+        // The first root of |e0 + s m| = r (em < 0: closing), in the stable form.
+        const c0 = d0 * d0 - r * r, q = -em + Math.sqrt(Math.max(0, em * em - mm * c0));
+        const f = q > 0 ? Math.min(1, c0 / q) : 0;
+        const tx = e0x + f * mx, ty = e0y + f * my, tz = e0z + f * mz;
+        const dt = Math.sqrt(tx * tx + ty * ty + tz * tz);
+        if (dt > 0) {
+          nx = tx / dt; ny = ty / dt; nz = tz / dt;
+        }
       }
+      phi = nx * e1x + ny * e1y + nz * e1z - r;
+      gap = nx * e0x + ny * e0y + nz * e0z - r;
     }
     if (!(phi < band)) return;
     const areas = ctx.shapeOf(a).samples.areas;

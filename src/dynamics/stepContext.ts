@@ -50,6 +50,14 @@ export class StepContext {
   /** Pseudo velocities of the position correction (linear, angular; 3 per body): they move positions in integrate, then are cleared. */
   pseudoVel = new Float64Array(0);
   pseudoAngVel = new Float64Array(0);
+  /**
+   * Per body (3): for two balls struck where they touch within the step,
+   * minus the time to the touch times the velocity the blow gave
+   * (SequentialSolver.resolvePair): integratePositions adds it to the step's
+   * move of a body that flies freely from the blow, which puts it on its
+   * exact path, and clears it.
+   */
+  touchShift = new Float64Array(0);
   /** Per body (3): L - I_w(q) omega_m from the velocity update, so integrate can recover L plus the step's angular impulses (integrate.ts). */
   gyroCarry = new Float64Array(0);
   /**
@@ -114,6 +122,7 @@ export class StepContext {
     this.predPhase = new Int32Array(n).fill(-1);
     this.pseudoVel = new Float64Array(3 * n);
     this.pseudoAngVel = new Float64Array(3 * n);
+    this.touchShift = new Float64Array(3 * n);
     this.gyroCarry = new Float64Array(3 * n);
     this.freeVel = new Float64Array(3 * n).fill(NaN);
     this.edited = new Uint8Array(n);
