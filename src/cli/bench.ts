@@ -12,6 +12,7 @@ import { applySolverFlag, extractParams, LIMIT_FLAGS, limitFlags, loadSceneArgWi
 import type { SceneDesc } from '../scene/types.ts';
 import { InputError } from '../errors.ts';
 import { OutputFile } from './output.ts';
+import { Progress } from './progress.ts';
 import { readMeshText } from './nodeIo.ts';
 import { gridNodesWithin, parseCells, SDF_DEFAULT_PADDING } from './sdf.ts';
 import { terminalSafe } from '../util/echo.ts';
@@ -246,14 +247,10 @@ async function measure(args: ParsedArgs, loaded: BenchScene | SdfBenchPlan, back
     const steps = intFlag(args, 'steps', DEFAULT_BENCH_STEPS, 1, 1_000_000);
     const warmup = args.flags.has('warmup') ? intFlag(args, 'warmup', 0, 0, 1_000_000) : undefined;
     const warmCode = intFlag(args, 'warm-code', 0, 0, 1_000_000);
-    const tty = process.stderr.isTTY === true;
-    // The line redrawn in place, padded to blank what is left of a longer one (a shape's build step).
-    let drawn = 0;
-    const onProgress = (f: number, m: string) => {
-      const line = `${(f * 100).toFixed(0).padStart(3)}% ${terminalSafe(m, 200)}`;
-      process.stderr.write(`\r${line.padEnd(Math.max(drawn, 55))}`);
-      drawn = line.length;
-    };
+    // As run shows its own: a line redrawn in place on a terminal, a plain line every few seconds in
+    // a log (a long bench printed nothing at all through a pipe).
+    const progress = new Progress(true);
+    const onProgress = (f: number, m: string) => progress.update(`${(f * 100).toFixed(0).padStart(3)}% ${m}`);
     const gc = gcClock();
     let r: BenchResults;
     try {
@@ -261,12 +258,12 @@ async function measure(args: ParsedArgs, loaded: BenchScene | SdfBenchPlan, back
         { scene, params: p, steps, ...(warmup !== undefined ? { warmup } : {}), warmCode, bakeRepeats: repeats, backends, threads: await threadsFlag(args), limits },
         // Mesh files read as run reads them (UTF-8 checked, size capped).
         { readText: readMeshText, platform: platform(), gc: gc.read },
-        tty ? onProgress : undefined,
+        onProgress,
       );
     } finally {
       gc.stop();
+      progress.done();
     }
-    if (tty) process.stderr.write('\n');
     if (builtin) r.scene = builtin;
     result = r;
     // File and shape names come from the user: escaped, like every line the command line prints (src/util/echo.ts).

@@ -570,6 +570,10 @@ describe('sizes that would run almost for ever are refused up front', () => {
     const sdf = stackfield(['sdf', join(dir, 'cube.obj'), '--cells', '16', '--out', join(dir, 'g.json')], { env: { STACKFIELD_PROGRESS_AFTER_MS: '0' } });
     expect(sdf.status, sdf.stderr).toBe(0);
     expect(sdf.stderr).toMatch(/stackfield: baking \d+ nodes: \d+%/);
+    // bench too, through a pipe as in a log (it showed progress on a terminal only: nothing for minutes).
+    const bench = stackfield(['bench', '--builtin', 'tower', '--param', 'height=3', '--steps', '3', '--warmup', '0', '--threads', '1'], { env: { STACKFIELD_PROGRESS_AFTER_MS: '0' } });
+    expect(bench.status, bench.stderr).toBe(0);
+    expect(bench.stderr).toMatch(/stackfield: +\d+% cpu: /);
   });
 });
 
