@@ -17,6 +17,16 @@ const scene = {
   bodies: [{ name: 'ground', shape: 'floor', static: true }, { name: 'box', shape: 'box', position: [0, 2, 0] }],
 };
 
+/** Steps `world` up to `steps` times; what a step threw, or undefined. */
+async function stepUntilThrown(world: Awaited<ReturnType<typeof createWorld>>, steps: number): Promise<unknown> {
+  try {
+    for (let i = 0; i < steps; i++) await world.step();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 describe('the run summary', () => {
   it('a finite run has no non-finite figure', async () => {
     const world = await createWorld(await loadScene(scene));
@@ -119,12 +129,7 @@ describe('the run summary', () => {
     try {
       // What the scene file can no longer say (a speed is at most the speed of light).
       world.bodies.vel[0] = Infinity;
-      let error: unknown;
-      try {
-        for (let i = 0; i < 300; i++) await world.step();
-      } catch (e) {
-        error = e;
-      }
+      const error = await stepUntilThrown(world, 300);
       expect(error).toBeInstanceOf(SimulationError);
       expect((error as Error).message).toMatch(/^non-finite state of body "bullet\u001b\[2J" after stage \w+ at step \d+/);
     } finally {
@@ -140,12 +145,7 @@ describe('the run summary', () => {
       joints: [{ type: 'rope', bodyA: 'post', bodyB: 'weight', anchorA: [0, 0, 0], anchorB: [0, 0, 1e9], length: 1e-9, restitution: 1 }],
     }));
     try {
-      let error: unknown;
-      try {
-        for (let i = 0; i < 200; i++) await world.step();
-      } catch (e) {
-        error = e;
-      }
+      const error = await stepUntilThrown(world, 200);
       expect(error).toBeInstanceOf(SimulationError);
       expect((error as Error).message).toMatch(/^body "weight" moves at [\d.e+]+ m\/s, more than ten times the speed of light, after stage \w+ at step \d+/);
       for (const x of world.bodies.vel.subarray(0, 6)) expect(Math.abs(x)).toBeLessThan(1e300);
